@@ -1,0 +1,141 @@
+//! Compiles `kernels/*.cu` into fatbins when nvcc is available, otherwise embeds the
+//! sources for NVRTC at run time. Either way `OUT_DIR/kernel_images.rs` describes them.
+//!
+//! nvcc is searched in `$NVCC`, `$CUDA_PATH/bin`, then `PATH`. `CUDALENS_REQUIRE_NVCC=1`
+//! (set by CI) turns a missing nvcc into a build error, so a kernel that does not compile
+//! always fails CI.
+
+use std::env;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Filter kernels: plain fatbins.
+const FILTER_KERNELS: [&str; 5] = [
+    "sobel",
+    "box_filter",
+    "convolution",
+    "histogram",
+    "transpose",
+];
+/// Kernels that launch kernels (dynamic parallelism): relocatable code, device-linked
+/// with libcudadevrt.
+const RDC_KERNELS: [&str; 1] = ["mandelbrot"];
+/// Machine code for these architectures, plus PTX for the newest (JIT for later GPUs).
+const ARCHS: [&str; 5] = ["75", "80", "86", "89", "90"];
+
+fn find_nvcc() -> Option<PathBuf> {
+    if let Ok(p) = env::var("NVCC") {
+        return Some(PathBuf::from(p));
+    }
+    if let Ok(root) = env::var("CUDA_PATH") {
+        let p = Path::new(&root).join("bin/nvcc");
+        if p.exists() {
+            return Some(p);
+        }
+    }
+    env::var_os("PATH").and_then(|paths| {
+        env::split_paths(&paths)
+            .map(|d| d.join("nvcc"))
+            .find(|p| p.exists())
+    })
+}
+
+fn gencode_args() -> Vec<String> {
+    let mut args = Vec::new();
+    for a in ARCHS {
+        args.push(format!("-gencode=arch=compute_{a},code=sm_{a}"));
+    }
+    let last = ARCHS[ARCHS.len() - 1];
+    args.push(format!("-gencode=arch=compute_{last},code=compute_{last}"));
+    args
+}
+
+/// Directory holding libcudadevrt.a next to this nvcc (toolkit or pip wheel layout).
+fn cudadevrt_dir(nvcc: &Path) -> Option<PathBuf> {
+    let root = nvcc.parent()?.parent()?;
+    [
+        root.join("lib64"),
+        root.join("lib"),
+        root.join("targets/x86_64-linux/lib"),
+    ]
+    .into_iter()
+    .find(|d| d.join("libcudadevrt.a").exists())
+}
+
+fn run(cmd: &mut Command, what: &str) {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run nvcc for {what}: {e}"));
+    if !out.status.success() {
+        panic!(
+            "nvcc failed on {what}:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+fn compile(nvcc: &Path, name: &str, rdc: bool, out_dir: &Path) -> PathBuf {
+    let src = Path::new("kernels").join(format!("{name}.cu"));
+    let fatbin = out_dir.join(format!("{name}.fatbin"));
+    let mut cmd = Command::new(nvcc);
+    cmd.args(["-O3", "-std=c++17", "-Ikernels", "--fatbin"])
+        .args(gencode_args())
+        .arg("-o")
+        .arg(&fatbin);
+    if rdc {
+        let lib = cudadevrt_dir(nvcc)
+            .unwrap_or_else(|| panic!("libcudadevrt.a not found next to {}", nvcc.display()));
+        cmd.args(["-rdc=true", "-dlink"])
+            .arg(format!("-L{}", lib.display()))
+            .arg("-lcudadevrt");
+    }
+    cmd.arg(&src);
+    run(&mut cmd, &src.display().to_string());
+    fatbin
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=kernels");
+    println!("cargo:rerun-if-env-changed=NVCC");
+    println!("cargo:rerun-if-env-changed=CUDA_PATH");
+    println!("cargo:rerun-if-env-changed=CUDALENS_REQUIRE_NVCC");
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let nvcc = find_nvcc();
+    if nvcc.is_none() && env::var("CUDALENS_REQUIRE_NVCC").as_deref() == Ok("1") {
+        panic!("CUDALENS_REQUIRE_NVCC=1 but no nvcc found (set NVCC or put nvcc on PATH)");
+    }
+    let manifest = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let mut table = String::from("pub static KERNEL_IMAGES: &[KernelImage] = &[\n");
+    let all = FILTER_KERNELS
+        .iter()
+        .map(|k| (*k, false))
+        .chain(RDC_KERNELS.iter().map(|k| (*k, true)));
+    for (name, rdc) in all {
+        let fatbin = match &nvcc {
+            Some(nvcc) => {
+                let path = compile(nvcc, name, rdc, &out_dir);
+                format!("Some(include_bytes!({:?}))", path.display().to_string())
+            }
+            None => "None".to_string(),
+        };
+        let _ = writeln!(
+            table,
+            "    KernelImage {{ name: {name:?}, relocatable: {rdc}, fatbin: {fatbin}, source: include_str!({:?}) }},",
+            format!("{manifest}/kernels/{name}.cu")
+        );
+    }
+    table.push_str("];\n");
+    let _ = writeln!(
+        table,
+        "pub const COMMON_HEADER: &str = include_str!({:?});",
+        format!("{manifest}/kernels/common.cuh")
+    );
+    let _ = writeln!(
+        table,
+        "pub const BUILT_WITH_NVCC: bool = {};",
+        nvcc.is_some()
+    );
+    std::fs::write(out_dir.join("kernel_images.rs"), table).expect("write kernel_images.rs");
+}

@@ -1,0 +1,155 @@
+//! The menu bar and keyboard shortcuts; both produce [`Action`]s.
+
+use super::recent::RecentFiles;
+use egui::{Key, KeyboardShortcut, Modifiers, Ui};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Open,
+    OpenPath(PathBuf),
+    SaveAs,
+    Quit,
+    Fit,
+    OneToOne,
+    ToggleSplit,
+    ToggleContinuous,
+    ShowImage,
+    ShowMandelbrot,
+}
+
+const OPEN: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
+const SAVE: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
+const QUIT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Q);
+const IMAGE_TAB: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Num1);
+const MANDEL_TAB: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Num2);
+const FIT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::F);
+const ONE_TO_ONE: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::Num1);
+const SPLIT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::B);
+const CONTINUOUS: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::C);
+
+/// Shortcuts pressed this frame (plain keys only while no widget has keyboard focus).
+pub fn shortcut_actions(ctx: &egui::Context) -> Vec<Action> {
+    let typing = ctx.memory(|m| m.focused().is_some());
+    let mut out = Vec::new();
+    ctx.input_mut(|i| {
+        let with_command = [
+            (OPEN, Action::Open),
+            (SAVE, Action::SaveAs),
+            (QUIT, Action::Quit),
+            (IMAGE_TAB, Action::ShowImage),
+            (MANDEL_TAB, Action::ShowMandelbrot),
+        ];
+        for (shortcut, action) in with_command {
+            if i.consume_shortcut(&shortcut) {
+                out.push(action);
+            }
+        }
+        if !typing {
+            for (shortcut, action) in [
+                (FIT, Action::Fit),
+                (ONE_TO_ONE, Action::OneToOne),
+                (SPLIT, Action::ToggleSplit),
+                (CONTINUOUS, Action::ToggleContinuous),
+            ] {
+                if i.consume_shortcut(&shortcut) {
+                    out.push(action);
+                }
+            }
+        }
+    });
+    out
+}
+
+fn item(
+    ui: &mut Ui,
+    label: &str,
+    shortcut: &KeyboardShortcut,
+    action: Action,
+    out: &mut Vec<Action>,
+) {
+    let text = ui.ctx().format_shortcut(shortcut);
+    if ui
+        .add(egui::Button::new(label).shortcut_text(text))
+        .clicked()
+    {
+        out.push(action);
+        ui.close();
+    }
+}
+
+/// The menu bar; `split` and `continuous` show as checked items.
+pub fn menu_bar_ui(
+    ui: &mut Ui,
+    recent: &RecentFiles,
+    split: bool,
+    continuous: bool,
+) -> Vec<Action> {
+    let mut out = Vec::new();
+    egui::MenuBar::new().ui(ui, |ui| {
+        ui.menu_button("File", |ui| {
+            item(ui, "Open…", &OPEN, Action::Open, &mut out);
+            ui.menu_button("Open Recent", |ui| {
+                if recent.paths.is_empty() {
+                    ui.weak("(none)");
+                }
+                for p in &recent.paths {
+                    if ui.button(p.display().to_string()).clicked() {
+                        out.push(Action::OpenPath(p.clone()));
+                        ui.close();
+                    }
+                }
+            });
+            item(ui, "Save Result As…", &SAVE, Action::SaveAs, &mut out);
+            ui.separator();
+            item(ui, "Quit", &QUIT, Action::Quit, &mut out);
+        });
+        ui.menu_button("View", |ui| {
+            item(ui, "Image", &IMAGE_TAB, Action::ShowImage, &mut out);
+            item(
+                ui,
+                "Mandelbrot",
+                &MANDEL_TAB,
+                Action::ShowMandelbrot,
+                &mut out,
+            );
+            ui.separator();
+            item(ui, "Fit to Window", &FIT, Action::Fit, &mut out);
+            item(
+                ui,
+                "Actual Pixels (1:1)",
+                &ONE_TO_ONE,
+                Action::OneToOne,
+                &mut out,
+            );
+            item(
+                ui,
+                if split {
+                    "✔ Before/After Split"
+                } else {
+                    "Before/After Split"
+                },
+                &SPLIT,
+                Action::ToggleSplit,
+                &mut out,
+            );
+            item(
+                ui,
+                if continuous {
+                    "✔ Continuous Processing"
+                } else {
+                    "Continuous Processing"
+                },
+                &CONTINUOUS,
+                Action::ToggleContinuous,
+                &mut out,
+            );
+        });
+        ui.menu_button("Help", |ui| {
+            ui.label("Wheel: zoom at the cursor · drag: pan");
+            ui.label("Shift+drag: move the before/after split");
+            ui.label("Mandelbrot: wheel/drag, +/− zoom, arrows pan, R reset, O overlay");
+        });
+    });
+    out
+}

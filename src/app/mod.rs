@@ -1,0 +1,30 @@
+//! The egui application: winit event handling, GL context, and the panels (`*_ui`
+//! functions). Talks to `pipeline` for all image work; knows no CUDA details.
+
+mod filter_stack;
+mod handler;
+mod histogram_panel;
+mod image_document;
+mod image_view;
+mod mandelbrot_view;
+mod menu;
+mod recent;
+mod state;
+mod status_bar;
+
+use crate::cli::GuiArgs;
+use std::path::PathBuf;
+
+/// The image shown when no file is given.
+pub fn default_image_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/chelsea.png")
+}
+
+/// Opens the window and runs until it is closed (or `--frames` frames were drawn).
+pub fn run_app(file: Option<PathBuf>, args: GuiArgs) -> anyhow::Result<()> {
+    let event_loop = winit::event_loop::EventLoop::new()
+        .map_err(|e| anyhow::anyhow!("cannot open a window (is there a display?): {e}"))?;
+    let mut handler = handler::Handler::new(file.unwrap_or_else(default_image_path), args);
+    event_loop.run_app(&mut handler)?;
+    handler.into_result()
+}

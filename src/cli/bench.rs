@@ -1,0 +1,165 @@
+//! `cudalens bench`: per-stage medians over many runs after warm-up (CUDA events on the
+//! GPU, wall clock on the CPU), effective bandwidth as a fraction of the device's measured
+//! device-to-device copy bandwidth, and the Mandelbrot modes side by side.
+
+use super::{BenchArgs, CliError};
+use crate::gl::{GlTexture, HeadlessGl};
+use crate::mandelbrot::{Mode, Precision, View};
+use crate::ops::Filter;
+use crate::pipeline::{
+    BackendKind, FrameRunner, MandelbrotRenderer, MandelbrotSettings, StageTime,
+};
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+
+const WARM_UP: usize = 3;
+
+fn cases() -> Vec<(&'static str, Vec<Filter>)> {
+    vec![
+        ("copy + histogram", vec![]),
+        ("sobel", vec![Filter::Sobel { scale: 1.0 }]),
+        ("box r=5", vec![Filter::Box { radius: 5 }]),
+        ("box r=64", vec![Filter::Box { radius: 64 }]),
+        ("gaussian σ=2 (r=6)", vec![Filter::gaussian(2.0)]),
+        ("gaussian σ=16 (r=48)", vec![Filter::gaussian(16.0)]),
+        ("transpose", vec![Filter::Transpose]),
+    ]
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Medians per stage name over runs of `run`.
+fn stage_medians(
+    runs: usize,
+    mut run: impl FnMut() -> Result<Vec<StageTime>, CliError>,
+) -> Result<BTreeMap<String, f64>, CliError> {
+    for _ in 0..WARM_UP {
+        run()?;
+    }
+    let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for _ in 0..runs.max(1) {
+        for s in run()? {
+            samples.entry(s.name).or_default().push(s.ms);
+        }
+    }
+    Ok(samples.into_iter().map(|(k, v)| (k, median(v))).collect())
+}
+
+fn random_image(w: u32, h: u32) -> image::RgbaImage {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(42);
+    let mut img = image::RgbaImage::new(w, h);
+    rng.fill(&mut img.as_mut()[..]);
+    img
+}
+
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    let (w, h) = args.size;
+    let image = random_image(w, h);
+    let gl =
+        HeadlessGl::new().map_err(|e| CliError::usage(format!("bench needs OpenGL (EGL): {e}")))?;
+    let gl = &gl.gl;
+    let source = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(CliError::internal)?;
+    let mut runner = FrameRunner::new(gl, args.backend, w, h)?;
+    let backend = runner.status.kind;
+    println!("backend: {} — {}", backend, runner.status.reason);
+    let copy_gbps = match (backend, runner.cuda_device()) {
+        (BackendKind::Cuda, Some(d)) => {
+            Some(crate::cuda::measure_copy_bandwidth(d).map_err(CliError::internal)?)
+        }
+        _ => None,
+    };
+    if let Some(bw) = copy_gbps {
+        println!("device copy bandwidth (cuMemcpyDtoD, read + write): {bw:.0} GB/s");
+    }
+    println!(
+        "image {w}×{h}, {} runs after {WARM_UP} warm-up, medians in ms",
+        args.runs
+    );
+    let pixel_bytes = 8.0 * f64::from(w) * f64::from(h); // read RGBA8 once + write once
+    let mut json = serde_json::Map::new();
+    for (name, filters) in cases() {
+        let medians = stage_medians(args.runs, || {
+            runner
+                .run(gl, &source, &image, &filters)
+                .map(|r| r.stages)
+                .map_err(CliError::from)
+        })?;
+        let kernel_ms: f64 = filters
+            .first()
+            .and_then(|f| medians.get(f.name()))
+            .copied()
+            .unwrap_or(f64::NAN);
+        let total: f64 = medians.values().sum();
+        let line: Vec<String> = medians.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
+        let bandwidth = if filters.is_empty() {
+            None
+        } else {
+            Some(pixel_bytes / (kernel_ms * 1e-3) / 1e9)
+        };
+        let fraction = bandwidth.zip(copy_gbps).map(|(b, c)| b / c);
+        println!(
+            "{name:<22} total {total:>8.3} | {}{}",
+            line.join(", "),
+            match (bandwidth, fraction) {
+                (Some(b), Some(f)) =>
+                    format!(" | effective {b:.0} GB/s = {:.0}% of copy", f * 100.0),
+                (Some(b), None) => format!(" | effective {b:.1} GB/s"),
+                _ => String::new(),
+            }
+        );
+        json.insert(name.into(), serde_json::json!({ "stages_ms": medians, "total_ms": total, "effective_gbps": bandwidth, "fraction_of_copy": fraction }));
+    }
+    runner.destroy(gl);
+    source.destroy(gl);
+    if args.mandelbrot {
+        json.insert("mandelbrot".into(), bench_mandelbrot(gl, args)?);
+    }
+    if let Some(path) = &args.json {
+        let doc = serde_json::json!({ "backend": backend.to_string(), "size": [w, h], "copy_gbps": copy_gbps, "cases": json });
+        std::fs::write(path, doc.to_string()).map_err(CliError::internal)?;
+    }
+    Ok(())
+}
+
+fn bench_mandelbrot(gl: &glow::Context, args: &BenchArgs) -> Result<serde_json::Value, CliError> {
+    let mut renderer = MandelbrotRenderer::new(gl, args.backend, None)?;
+    if renderer.status.kind != BackendKind::Cuda {
+        println!("mandelbrot: skipped on the CPU backend (sizes up to 16384² are a GPU benchmark)");
+        renderer.destroy(gl);
+        return Ok(serde_json::Value::Null);
+    }
+    println!("mandelbrot dwell kernels, centre (-0.5, 0), span 2.0, f32 (auto), medians in ms:");
+    let mut out = Vec::new();
+    for size in [4096u32, 16384] {
+        for max_dwell in [512u32, 2048] {
+            let mut time = |mode| {
+                let settings = MandelbrotSettings {
+                    view: View {
+                        center: (-0.5, 0.0),
+                        span: 2.0,
+                        width: size,
+                        height: size,
+                        max_dwell,
+                    },
+                    mode,
+                    precision: Precision::Auto,
+                    ..MandelbrotSettings::default()
+                };
+                let runs = if size > 8192 { 5 } else { args.runs.min(15) };
+                stage_medians(runs, || {
+                    renderer.time_dwells(&settings).map_err(CliError::from)
+                })
+                .map(|m| m.get("dwell").copied().unwrap_or(f64::NAN))
+            };
+            let per_pixel = time(Mode::PerPixel)?;
+            let ms = time(Mode::MarianiSilver)?;
+            println!("  {size}² max dwell {max_dwell:>5}: per-pixel {per_pixel:>9.3}  Mariani–Silver {ms:>9.3}  speed-up {:.2}×", per_pixel / ms);
+            out.push(serde_json::json!({ "size": size, "max_dwell": max_dwell, "per_pixel_ms": per_pixel, "mariani_silver_ms": ms, "speedup": per_pixel / ms }));
+        }
+    }
+    renderer.destroy(gl);
+    Ok(out.into())
+}

@@ -1,0 +1,38 @@
+//! `cudalens doctor`: what this machine offers and which backend would run, and why.
+
+use super::CliError;
+use crate::cuda::{kernel_build_description, CudaDevice};
+use crate::gl::HeadlessGl;
+use crate::pipeline::probe_cuda;
+
+pub fn run() -> Result<(), CliError> {
+    println!("cudalens {}", env!("CARGO_PKG_VERSION"));
+    println!("kernels:        {}", kernel_build_description());
+    match HeadlessGl::new() {
+        Ok(gl) => println!("OpenGL (EGL):   {}", gl.renderer),
+        Err(e) => println!("OpenGL (EGL):   unavailable ({e})"),
+    }
+    match CudaDevice::count() {
+        Ok(n) => {
+            println!("CUDA devices:   {n}");
+            for i in 0..n {
+                match CudaDevice::new(i) {
+                    Ok(d) => println!("  [{i}] {}", d.info),
+                    Err(e) => println!("  [{i}] cannot open: {e}"),
+                }
+            }
+        }
+        Err(e) => println!("CUDA devices:   none ({e})"),
+    }
+    match probe_cuda() {
+        Ok((renderer, info)) => {
+            println!(
+                "backend (auto): CUDA on {} — interop with {renderer} works",
+                info.name
+            );
+        }
+        Err(reason) => println!("backend (auto): CPU — CUDA unavailable: {reason}"),
+    }
+    println!("CPU threads:    {}", rayon::current_num_threads());
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! `cudalens mandelbrot`: one view to a PNG (coloured, or 16-bit dwells with --dwell).
+
+use super::{CliError, MandelbrotArgs};
+use crate::image_io::{check_save_target, SaveOptions};
+use crate::mandelbrot::{View, MAX_DWELL_LIMIT};
+use crate::pipeline::{render_mandelbrot_headless, MandelbrotSettings};
+
+fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
+    if args.width == 0 || args.height == 0 || args.width > 32768 || args.height > 32768 {
+        return Err(CliError::usage(format!(
+            "size {}×{}: width and height must be 1..=32768",
+            args.width, args.height
+        )));
+    }
+    if !(args.span.is_finite() && args.span > 0.0) {
+        return Err(CliError::usage(format!(
+            "span {}: must be a positive number",
+            args.span
+        )));
+    }
+    if args.max_dwell == 0 || args.max_dwell > MAX_DWELL_LIMIT {
+        return Err(CliError::usage(format!(
+            "max dwell {}: must be 1..={MAX_DWELL_LIMIT}",
+            args.max_dwell
+        )));
+    }
+    Ok(())
+}
+
+pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
+    validate(args)?;
+    let options = SaveOptions {
+        overwrite: args.force,
+        protected: Vec::new(),
+    };
+    check_save_target(&args.output, &options)?;
+    if !args
+        .output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"))
+    {
+        return Err(CliError::usage(format!(
+            "{}: the Mandelbrot output is PNG (.png)",
+            args.output.display()
+        )));
+    }
+    let settings = MandelbrotSettings {
+        view: View {
+            center: args.center,
+            span: args.span,
+            width: args.width,
+            height: args.height,
+            max_dwell: args.max_dwell,
+        },
+        mode: args.mode,
+        precision: args.precision,
+        palette: args.palette,
+        ..MandelbrotSettings::default()
+    };
+    let (dwells, image, frame, status) =
+        render_mandelbrot_headless(&settings, args.backend, args.dwell)?;
+    match (dwells, image) {
+        (Some(d), _) => {
+            let gray = d
+                .to_gray16()
+                .ok_or_else(|| CliError::internal("dwell buffer size mismatch"))?;
+            crate::image_io::save_dynamic(
+                &image::DynamicImage::ImageLuma16(gray),
+                &args.output,
+                &options,
+            )?
+        }
+        (None, Some(img)) => crate::image_io::save_image(&img, &args.output, &options)?,
+        (None, None) => return Err(CliError::internal("renderer returned nothing")),
+    }
+    eprintln!(
+        "{} ({}×{}, {:?}, {} backend, precision {:?}, dwell {:.2} ms)",
+        args.output.display(),
+        args.width,
+        args.height,
+        args.mode,
+        status.kind,
+        frame.precision,
+        frame.dwell_ms()
+    );
+    Ok(())
+}

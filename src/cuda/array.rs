@@ -1,0 +1,46 @@
+//! A CUDA-owned 2-D RGBA8 array usable as both texture and surface (pipeline intermediates).
+
+use super::{check, CudaError};
+use cudarc::driver::sys::{self, CUarray, CUarray_format, CUDA_ARRAY3D_DESCRIPTOR};
+
+/// RGBA8 array created with surface load/store; destroyed on drop.
+pub struct CudaArray2d {
+    raw: CUarray,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl CudaArray2d {
+    /// Allocates a `width × height` RGBA8 array. The CUDA context must be current.
+    pub fn new(width: u32, height: u32) -> Result<Self, CudaError> {
+        // Every field set explicitly: a zeroed descriptor has no valid format value.
+        let desc = CUDA_ARRAY3D_DESCRIPTOR {
+            Width: width as usize,
+            Height: height as usize,
+            Depth: 0,
+            Format: CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8,
+            NumChannels: 4,
+            Flags: sys::CUDA_ARRAY3D_SURFACE_LDST,
+        };
+        let mut raw: CUarray = std::ptr::null_mut();
+        // SAFETY: `desc` is fully initialised and `raw` is a valid out-pointer.
+        check("cuArray3DCreate", unsafe {
+            sys::cuArray3DCreate_v2(&mut raw, &desc)
+        })?;
+        Ok(Self { raw, width, height })
+    }
+
+    pub fn raw(&self) -> CUarray {
+        self.raw
+    }
+}
+
+impl Drop for CudaArray2d {
+    fn drop(&mut self) {
+        // SAFETY: `raw` was created by cuArray3DCreate and is destroyed once, here.
+        let status = unsafe { sys::cuArrayDestroy(self.raw) };
+        if let Err(e) = check("cuArrayDestroy", status) {
+            log::error!("{e}");
+        }
+    }
+}

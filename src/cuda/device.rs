@@ -1,0 +1,122 @@
+//! The CUDA device and context the app uses, created for the current GL context.
+
+use super::{ffi, CudaError};
+use cudarc::driver::sys::CUdevice_attribute;
+use cudarc::driver::{CudaContext, CudaStream};
+use std::sync::Arc;
+
+/// Facts about a device, for `doctor` and the status bar.
+#[derive(Debug, Clone)]
+pub struct DeviceInfo {
+    pub ordinal: usize,
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    pub sm_count: u32,
+    pub total_memory: usize,
+    pub max_shared_per_block_optin: u32,
+    pub driver_version: i32,
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (major, minor) = self.compute_capability;
+        write!(
+            f,
+            "{} (device {}, sm_{major}{minor}, {} SMs, {:.1} GiB, driver {}.{})",
+            self.name,
+            self.ordinal,
+            self.sm_count,
+            self.total_memory as f64 / (1u64 << 30) as f64,
+            self.driver_version / 1000,
+            (self.driver_version % 1000) / 10
+        )
+    }
+}
+
+/// A CUDA context (primary, device `ordinal`) with one stream that all work goes to.
+#[derive(Clone)]
+pub struct CudaDevice {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    pub info: DeviceInfo,
+}
+
+impl CudaDevice {
+    /// Number of CUDA devices, or why there are none.
+    pub fn count() -> Result<usize, CudaError> {
+        ffi::driver_library_present()?;
+        // SAFETY: only reads whether the library loads.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(CudaError::NoDriver("libcuda not found".into()));
+        }
+        let n = CudaContext::device_count().map_err(CudaError::driver("cuDeviceGetCount"))?;
+        Ok(n.max(0) as usize)
+    }
+
+    /// Opens device `ordinal`.
+    pub fn new(ordinal: usize) -> Result<Self, CudaError> {
+        if Self::count()? <= ordinal {
+            return Err(CudaError::NoDevice);
+        }
+        let ctx = CudaContext::new(ordinal).map_err(CudaError::driver("cuCtxCreate"))?;
+        let stream = ctx.default_stream();
+        let attr = |a| {
+            ctx.attribute(a)
+                .map_err(CudaError::driver("cuDeviceGetAttribute"))
+        };
+        let info = DeviceInfo {
+            ordinal,
+            name: ctx.name().map_err(CudaError::driver("cuDeviceGetName"))?,
+            compute_capability: ctx
+                .compute_capability()
+                .map_err(CudaError::driver("cuDeviceComputeCapability"))?,
+            sm_count: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            total_memory: ctx
+                .total_mem()
+                .map_err(CudaError::driver("cuDeviceTotalMem"))?,
+            max_shared_per_block_optin: attr(
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )? as u32,
+            driver_version: driver_version()?,
+        };
+        Ok(Self { ctx, stream, info })
+    }
+
+    /// Opens the CUDA device that the current GL context runs on. Fails with
+    /// [`CudaError::GlNotOnCuda`] under Mesa or any GL that is not NVIDIA's.
+    pub fn for_current_gl() -> Result<Self, CudaError> {
+        Self::count()?;
+        // cuGLGetDevices needs an initialised driver: creating a context on device 0
+        // first would bind the wrong device, so initialise explicitly.
+        // SAFETY: cuInit(0) has no preconditions.
+        super::check("cuInit", unsafe { cudarc::driver::sys::cuInit(0) })?;
+        let devices = ffi::gl_cuda_devices().map_err(|e| CudaError::GlNotOnCuda(e.to_string()))?;
+        let first = *devices
+            .first()
+            .ok_or_else(|| CudaError::GlNotOnCuda("cuGLGetDevices found no device".into()))?;
+        Self::new(first as usize)
+    }
+
+    /// Makes this context current on the calling thread (raw `sys` calls need it).
+    pub fn bind(&self) -> Result<(), CudaError> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(CudaError::driver("cuCtxSetCurrent"))
+    }
+
+    /// Waits for all work on the stream and reports any asynchronous kernel fault.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        self.stream
+            .synchronize()
+            .map_err(CudaError::driver("cuStreamSynchronize"))
+    }
+}
+
+fn driver_version() -> Result<i32, CudaError> {
+    let mut version = 0;
+    // SAFETY: `version` is a valid out-pointer.
+    super::check("cuDriverGetVersion", unsafe {
+        cudarc::driver::sys::cuDriverGetVersion(&mut version)
+    })?;
+    Ok(version)
+}

@@ -1,0 +1,132 @@
+//! CUDA–OpenGL interop as a consuming state machine:
+//! [`Registered`] `--map(self)-->` [`Mapped`] `--unmap(self)-->` [`Registered`].
+//!
+//! All of a frame's resources are registered together and mapped and unmapped with one
+//! call each. Dropping a `Mapped` unmaps (errors are logged); dropping a registration
+//! unregisters. Nothing here panics in `drop`.
+
+use super::{check, ffi, CudaError};
+use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUgraphicsResource, CUstream};
+
+/// One registered GL object; unregistered on drop.
+pub struct GraphicsResource {
+    raw: CUgraphicsResource,
+}
+
+impl GraphicsResource {
+    /// Registers a GL 2-D texture. `flags`: [`ffi::REGISTER_READ_ONLY`] for sources,
+    /// [`ffi::REGISTER_SURFACE_LDST`] for targets.
+    pub fn texture(texture: glow::NativeTexture, flags: u32) -> Result<Self, CudaError> {
+        ffi::register_gl_image(texture.0.get(), glow::TEXTURE_2D, flags).map(|raw| Self { raw })
+    }
+
+    /// Registers a GL buffer object (bins, pixel buffers).
+    pub fn buffer(buffer: glow::NativeBuffer, flags: u32) -> Result<Self, CudaError> {
+        ffi::register_gl_buffer(buffer.0.get(), flags).map(|raw| Self { raw })
+    }
+}
+
+impl Drop for GraphicsResource {
+    fn drop(&mut self) {
+        // SAFETY: `raw` came from a successful registration and is unregistered once.
+        let status = unsafe { sys::cuGraphicsUnregisterResource(self.raw) };
+        if let Err(e) = check("cuGraphicsUnregisterResource", status) {
+            log::error!("{e}");
+        }
+    }
+}
+
+/// A set of registered resources, not mapped: GL may use them.
+pub struct Registered {
+    resources: Vec<GraphicsResource>,
+}
+
+/// The same resources mapped for CUDA on a stream: GL must not touch them.
+pub struct Mapped {
+    registered: Option<Registered>,
+    stream: CUstream,
+}
+
+fn raw_handles(resources: &[GraphicsResource]) -> Vec<CUgraphicsResource> {
+    resources.iter().map(|r| r.raw).collect()
+}
+
+fn unmap_all(registered: &Registered, stream: CUstream) -> Result<(), CudaError> {
+    let mut handles = raw_handles(&registered.resources);
+    // SAFETY: the handles are mapped (Mapped exists only between map and unmap).
+    check("cuGraphicsUnmapResources", unsafe {
+        sys::cuGraphicsUnmapResources(handles.len() as u32, handles.as_mut_ptr(), stream)
+    })
+}
+
+impl Registered {
+    pub fn new(resources: Vec<GraphicsResource>) -> Self {
+        Self { resources }
+    }
+
+    /// Maps every resource with one call, ordered after prior GL work.
+    pub fn map(self, stream: CUstream) -> Result<Mapped, CudaError> {
+        let mut handles = raw_handles(&self.resources);
+        // SAFETY: registered, unmapped handles; `stream` belongs to the current context.
+        check("cuGraphicsMapResources", unsafe {
+            sys::cuGraphicsMapResources(handles.len() as u32, handles.as_mut_ptr(), stream)
+        })?;
+        Ok(Mapped {
+            registered: Some(self),
+            stream,
+        })
+    }
+}
+
+impl Mapped {
+    fn resource(&self, index: usize) -> Result<CUgraphicsResource, CudaError> {
+        self.registered
+            .as_ref()
+            .and_then(|r| r.resources.get(index))
+            .map(|r| r.raw)
+            .ok_or(CudaError::Driver {
+                call: "Mapped::resource",
+                reason: format!("no resource {index}"),
+            })
+    }
+
+    /// The CUDA array behind mapped texture `index` (valid until unmap).
+    pub fn array(&self, index: usize) -> Result<CUarray, CudaError> {
+        let mut array: CUarray = std::ptr::null_mut();
+        // SAFETY: the resource is a mapped texture; `array` is a valid out-pointer.
+        check("cuGraphicsSubResourceGetMappedArray", unsafe {
+            sys::cuGraphicsSubResourceGetMappedArray(&mut array, self.resource(index)?, 0, 0)
+        })?;
+        Ok(array)
+    }
+
+    /// Device pointer and size of mapped buffer `index` (valid until unmap).
+    pub fn pointer(&self, index: usize) -> Result<(CUdeviceptr, usize), CudaError> {
+        let (mut ptr, mut size) = (0, 0);
+        // SAFETY: the resource is a mapped buffer; both out-pointers are valid.
+        check("cuGraphicsResourceGetMappedPointer", unsafe {
+            sys::cuGraphicsResourceGetMappedPointer_v2(&mut ptr, &mut size, self.resource(index)?)
+        })?;
+        Ok((ptr, size))
+    }
+
+    /// Unmaps every resource with one call and hands the registration back.
+    pub fn unmap(mut self) -> Result<Registered, CudaError> {
+        let registered = self.registered.take().ok_or(CudaError::Driver {
+            call: "Mapped::unmap",
+            reason: "already unmapped".into(),
+        })?;
+        unmap_all(&registered, self.stream)?;
+        Ok(registered)
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        if let Some(registered) = self.registered.take() {
+            if let Err(e) = unmap_all(&registered, self.stream) {
+                log::error!("unmapping on drop: {e}");
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! Thin `Result` wrappers for the raw memory calls on mapped resources (arrays and
+//! device pointers owned by GL), which cudarc's typed slices do not cover.
+
+use super::{check, CudaError};
+use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUmemorytype, CUstream};
+
+/// Copies a `width × height` RGBA8 array into another of the same size, on `stream`.
+pub fn copy_array(
+    src: CUarray,
+    dst: CUarray,
+    width: u32,
+    height: u32,
+    stream: CUstream,
+) -> Result<(), CudaError> {
+    let copy = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        srcHost: std::ptr::null(),
+        srcDevice: 0,
+        srcArray: src,
+        srcPitch: 0,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: 0,
+        dstArray: dst,
+        dstPitch: 0,
+        WidthInBytes: width as usize * 4,
+        Height: height as usize,
+    };
+    // SAFETY: both arrays are live, mapped or owned, and at least width × height RGBA8.
+    check("cuMemcpy2DAsync", unsafe {
+        sys::cuMemcpy2DAsync_v2(&copy, stream)
+    })
+}
+
+/// Sets `count` u32 at `ptr` to zero, on `stream`.
+pub fn zero_u32(ptr: CUdeviceptr, count: usize, stream: CUstream) -> Result<(), CudaError> {
+    // SAFETY: the caller's pointer covers `count` u32 (a mapped buffer of known size).
+    check("cuMemsetD32Async", unsafe {
+        sys::cuMemsetD32Async(ptr, 0, count, stream)
+    })
+}
+
+/// Copies `out.len()` u32 from `ptr` to the host, ordered after the stream's work.
+pub fn read_u32(ptr: CUdeviceptr, out: &mut [u32], stream: CUstream) -> Result<(), CudaError> {
+    // SAFETY: `out` is a writable host slice of the copied size; `ptr` covers it.
+    check("cuMemcpyDtoHAsync", unsafe {
+        sys::cuMemcpyDtoHAsync_v2(
+            out.as_mut_ptr().cast(),
+            ptr,
+            std::mem::size_of_val(out),
+            stream,
+        )
+    })?;
+    // SAFETY: waits on a valid stream; `out` must not be read before this returns.
+    check("cuStreamSynchronize", unsafe {
+        sys::cuStreamSynchronize(stream)
+    })
+}

@@ -1,0 +1,65 @@
+//! A texture object over a CUDA array: point sampling, clamp-to-edge, integer reads.
+
+use super::{check, CudaError};
+use cudarc::driver::sys::{self, CUarray};
+
+/// Texture object reading an RGBA8 array as `uchar4` with clamp addressing (the border
+/// rule of the operation contract); destroyed on drop.
+pub struct TextureObject {
+    raw: sys::CUtexObject,
+}
+
+/// A resource descriptor naming one CUDA array.
+pub(super) fn array_resource(array: CUarray) -> sys::CUDA_RESOURCE_DESC {
+    let mut res = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
+        reserved: sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5 { reserved: [0; 32] },
+    };
+    res.array = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 { hArray: array };
+    sys::CUDA_RESOURCE_DESC {
+        resType: sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY,
+        res,
+        flags: 0,
+    }
+}
+
+impl TextureObject {
+    /// Creates a texture object over `array`, which must outlive it.
+    pub fn from_array(array: CUarray) -> Result<Self, CudaError> {
+        let resource = array_resource(array);
+        let clamp = sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP;
+        let desc = sys::CUDA_TEXTURE_DESC {
+            addressMode: [clamp; 3],
+            filterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            flags: sys::CU_TRSF_READ_AS_INTEGER,
+            maxAnisotropy: 0,
+            mipmapFilterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            mipmapLevelBias: 0.0,
+            minMipmapLevelClamp: 0.0,
+            maxMipmapLevelClamp: 0.0,
+            borderColor: [0.0; 4],
+            reserved: [0; 12],
+        };
+        let mut raw = 0;
+        // SAFETY: both descriptors are fully initialised; `raw` is a valid out-pointer.
+        check("cuTexObjectCreate", unsafe {
+            sys::cuTexObjectCreate(&mut raw, &resource, &desc, std::ptr::null())
+        })?;
+        Ok(Self { raw })
+    }
+
+    /// The handle passed to kernels (`cudaTextureObject_t`).
+    pub fn handle(&self) -> u64 {
+        self.raw
+    }
+}
+
+impl Drop for TextureObject {
+    fn drop(&mut self) {
+        // SAFETY: created by cuTexObjectCreate, destroyed once.
+        if let Err(e) = check("cuTexObjectDestroy", unsafe {
+            sys::cuTexObjectDestroy(self.raw)
+        }) {
+            log::error!("{e}");
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! A GL buffer object: histogram bins (drawn as a texture buffer) and pixel buffers.
+
+use super::{check_gl, GlError};
+use glow::HasContext;
+
+/// GL buffer with its size in bytes. Release with [`GlBuffer::destroy`].
+#[derive(Debug)]
+pub struct GlBuffer {
+    pub id: glow::Buffer,
+    pub size: usize,
+}
+
+impl GlBuffer {
+    /// A zero-filled buffer of `size` bytes.
+    pub fn new(gl: &glow::Context, size: usize) -> Result<Self, GlError> {
+        // SAFETY: a new buffer name; the data slice has exactly `size` bytes.
+        unsafe {
+            let id = gl.create_buffer().map_err(|reason| GlError::Create {
+                what: "buffer",
+                reason,
+            })?;
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(id));
+            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &vec![0u8; size], glow::DYNAMIC_DRAW);
+            gl.bind_buffer(glow::ARRAY_BUFFER, None);
+            check_gl(gl, "glBufferData")?;
+            Ok(Self { id, size })
+        }
+    }
+
+    /// Writes `bytes` at offset 0 (the CPU backend's bins).
+    pub fn write(&self, gl: &glow::Context, bytes: &[u8]) -> Result<(), GlError> {
+        if bytes.len() > self.size {
+            return Err(GlError::Create {
+                what: "buffer write",
+                reason: format!("{} > {} bytes", bytes.len(), self.size),
+            });
+        }
+        // SAFETY: the write stays inside the buffer (checked above).
+        unsafe {
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.id));
+            gl.buffer_sub_data_u8_slice(glow::ARRAY_BUFFER, 0, bytes);
+            gl.bind_buffer(glow::ARRAY_BUFFER, None);
+        }
+        check_gl(gl, "glBufferSubData")
+    }
+
+    /// Reads the whole buffer back (tests).
+    pub fn read(&self, gl: &glow::Context) -> Result<Vec<u8>, GlError> {
+        let mut out = vec![0u8; self.size];
+        // SAFETY: `out` has exactly the buffer's size.
+        unsafe {
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.id));
+            gl.get_buffer_sub_data(glow::ARRAY_BUFFER, 0, &mut out);
+            gl.bind_buffer(glow::ARRAY_BUFFER, None);
+        }
+        check_gl(gl, "glGetBufferSubData").map(|_| out)
+    }
+
+    /// Deletes the GL buffer.
+    pub fn destroy(self, gl: &glow::Context) {
+        // SAFETY: the name belongs to this context and is not used afterwards.
+        unsafe { gl.delete_buffer(self.id) };
+    }
+}

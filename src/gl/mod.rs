@@ -1,0 +1,92 @@
+//! OpenGL: the window context (winit + glutin), a headless EGL context for the command
+//! line and GPU tests, textures, buffers, shader programs (from `shaders/`) and reading
+//! pixels back. Knows nothing of CUDA.
+
+mod buffer;
+mod headless;
+mod histogram_renderer;
+mod shader;
+mod texture;
+mod window;
+
+pub use buffer::GlBuffer;
+pub use headless::HeadlessGl;
+pub use histogram_renderer::{HistogramRenderer, HistogramStyle};
+pub use shader::Program;
+pub use texture::GlTexture;
+pub use window::GlWindow;
+
+use glow::HasContext;
+
+/// Errors of the GL layer.
+#[derive(Debug, thiserror::Error)]
+pub enum GlError {
+    #[error("cannot create an OpenGL context: {0}")]
+    Context(String),
+    #[error("cannot create {what}: {reason}")]
+    Create { what: &'static str, reason: String },
+    #[error("image of {width}×{height} exceeds this GPU's texture limit of {max}")]
+    TooLarge { width: u32, height: u32, max: u32 },
+    #[error("shader {name}: {log}")]
+    Shader { name: String, log: String },
+    #[error("OpenGL error 0x{code:04X} in {call}")]
+    Call { call: &'static str, code: u32 },
+}
+
+/// Fails if GL recorded an error since the last check.
+pub fn check_gl(gl: &glow::Context, call: &'static str) -> Result<(), GlError> {
+    // SAFETY: glGetError has no preconditions beyond a current context.
+    let code = unsafe { gl.get_error() };
+    if code == glow::NO_ERROR {
+        Ok(())
+    } else {
+        Err(GlError::Call { call, code })
+    }
+}
+
+/// "renderer (version)" of the current context.
+pub fn renderer_description(gl: &glow::Context) -> String {
+    // SAFETY: string queries valid on any current context.
+    unsafe {
+        format!(
+            "{} — OpenGL {} ({})",
+            gl.get_parameter_string(glow::RENDERER),
+            gl.get_parameter_string(glow::VERSION),
+            gl.get_parameter_string(glow::VENDOR)
+        )
+    }
+}
+
+/// Largest texture side of the current context.
+pub fn max_texture_size(gl: &glow::Context) -> u32 {
+    // SAFETY: integer query valid on any current context.
+    unsafe { gl.get_parameter_i32(glow::MAX_TEXTURE_SIZE).max(0) as u32 }
+}
+
+/// Reads `width × height` RGBA8 pixels of the bound read framebuffer, in GL row order
+/// (row 0 = GL's y = 0: the bottom of a window, the first row of a texture).
+pub fn read_pixels(
+    gl: &glow::Context,
+    width: u32,
+    height: u32,
+) -> Result<image::RgbaImage, GlError> {
+    let mut pixels = vec![0u8; width as usize * height as usize * 4];
+    // SAFETY: `pixels` holds exactly width·height RGBA8 texels with PACK_ALIGNMENT 4.
+    unsafe {
+        gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
+        gl.read_pixels(
+            0,
+            0,
+            width as i32,
+            height as i32,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut pixels)),
+        );
+    }
+    check_gl(gl, "glReadPixels")?;
+    image::RgbaImage::from_raw(width, height, pixels).ok_or(GlError::Create {
+        what: "readback image",
+        reason: "size".into(),
+    })
+}

@@ -1,0 +1,216 @@
+//! An RGBA8 2-D texture: the source image, the displayed result, the Mandelbrot view.
+
+use super::{check_gl, max_texture_size, read_pixels, GlBuffer, GlError};
+use glow::HasContext;
+use image::RgbaImage;
+
+/// GL texture with its size. Release with [`GlTexture::destroy`].
+#[derive(Debug)]
+pub struct GlTexture {
+    pub id: glow::Texture,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl GlTexture {
+    /// Creates a `width × height` GL_RGBA8 texture, filled from `pixels` when given.
+    pub fn new(
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+        pixels: Option<&[u8]>,
+    ) -> Result<Self, GlError> {
+        let max = max_texture_size(gl);
+        if width == 0 || height == 0 || width > max || height > max {
+            return Err(GlError::TooLarge { width, height, max });
+        }
+        // SAFETY: a new texture name, bound and specified with matching data size.
+        let id = unsafe {
+            let id = gl.create_texture().map_err(|reason| GlError::Create {
+                what: "texture",
+                reason,
+            })?;
+            gl.bind_texture(glow::TEXTURE_2D, Some(id));
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_MIN_FILTER,
+                glow::LINEAR as i32,
+            );
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_MAG_FILTER,
+                glow::NEAREST as i32,
+            );
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_WRAP_S,
+                glow::CLAMP_TO_EDGE as i32,
+            );
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_WRAP_T,
+                glow::CLAMP_TO_EDGE as i32,
+            );
+            id
+        };
+        let texture = Self { id, width, height };
+        texture.specify(gl, pixels)?;
+        Ok(texture)
+    }
+
+    /// (Re)allocates storage at the current size.
+    fn specify(&self, gl: &glow::Context, pixels: Option<&[u8]>) -> Result<(), GlError> {
+        // SAFETY: `pixels`, when given, holds width·height RGBA8 texels (checked by callers).
+        unsafe {
+            gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
+            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
+            gl.tex_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                glow::RGBA8 as i32,
+                self.width as i32,
+                self.height as i32,
+                0,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelUnpackData::Slice(pixels),
+            );
+        }
+        check_gl(gl, "glTexImage2D")
+    }
+
+    /// Resizes (contents undefined). Unregister any CUDA registration first.
+    pub fn resize(&mut self, gl: &glow::Context, width: u32, height: u32) -> Result<(), GlError> {
+        let max = max_texture_size(gl);
+        if width == 0 || height == 0 || width > max || height > max {
+            return Err(GlError::TooLarge { width, height, max });
+        }
+        (self.width, self.height) = (width, height);
+        self.specify(gl, None)
+    }
+
+    /// Uploads `image`, resizing if its size differs.
+    pub fn upload(&mut self, gl: &glow::Context, image: &RgbaImage) -> Result<(), GlError> {
+        if (image.width(), image.height()) != (self.width, self.height) {
+            (self.width, self.height) = (image.width(), image.height());
+            return self.specify(gl, Some(image.as_raw()));
+        }
+        // SAFETY: the image has exactly width·height RGBA8 texels.
+        unsafe {
+            gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
+            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
+            gl.tex_sub_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                0,
+                0,
+                self.width as i32,
+                self.height as i32,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelUnpackData::Slice(Some(image.as_raw())),
+            );
+        }
+        check_gl(gl, "glTexSubImage2D")
+    }
+
+    /// Fills the texture with one colour (tests poison outputs with this).
+    pub fn fill(&mut self, gl: &glow::Context, rgba: [u8; 4]) -> Result<(), GlError> {
+        let img = RgbaImage::from_pixel(self.width, self.height, image::Rgba(rgba));
+        self.upload(gl, &img)
+    }
+
+    /// Copies a pixel buffer of width·height RGBA8 texels into the texture on the GL side.
+    pub fn upload_from_pbo(&self, gl: &glow::Context, pbo: &GlBuffer) -> Result<(), GlError> {
+        if pbo.size < self.width as usize * self.height as usize * 4 {
+            return Err(GlError::Create {
+                what: "PBO upload",
+                reason: "buffer smaller than texture".into(),
+            });
+        }
+        // SAFETY: with a PIXEL_UNPACK_BUFFER bound, the data argument is an offset (0)
+        // into a buffer large enough for the whole texture (checked above).
+        unsafe {
+            gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, Some(pbo.id));
+            gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
+            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
+            gl.tex_sub_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                0,
+                0,
+                self.width as i32,
+                self.height as i32,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelUnpackData::BufferOffset(0),
+            );
+            gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
+        }
+        check_gl(gl, "glTexSubImage2D(PBO)")
+    }
+
+    /// Reads the texture back (saving results, tests): attaches it to a temporary
+    /// framebuffer and reads its pixels.
+    pub fn read(&self, gl: &glow::Context) -> Result<RgbaImage, GlError> {
+        // SAFETY: a temporary framebuffer with this texture as colour attachment 0;
+        // deleted before returning; the previous binding is restored to the default.
+        unsafe {
+            let fbo = gl.create_framebuffer().map_err(|reason| GlError::Create {
+                what: "framebuffer",
+                reason,
+            })?;
+            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(fbo));
+            gl.framebuffer_texture_2d(
+                glow::READ_FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                Some(self.id),
+                0,
+            );
+            // Texture row 0 is the image's top row: no flip.
+            let result = read_pixels(gl, self.width, self.height);
+            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
+            gl.delete_framebuffer(fbo);
+            result
+        }
+    }
+
+    /// Reads one texel (the pixel inspector).
+    pub fn read_pixel(&self, gl: &glow::Context, x: u32, y: u32) -> Option<[u8; 4]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let mut px = [0u8; 4];
+        // SAFETY: as in `read`, for a 1×1 region inside the texture.
+        unsafe {
+            let fbo = gl.create_framebuffer().ok()?;
+            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(fbo));
+            gl.framebuffer_texture_2d(
+                glow::READ_FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                Some(self.id),
+                0,
+            );
+            gl.read_pixels(
+                x as i32,
+                y as i32,
+                1,
+                1,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelPackData::Slice(Some(&mut px)),
+            );
+            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
+            gl.delete_framebuffer(fbo);
+        }
+        check_gl(gl, "glReadPixels(1x1)").ok().map(|_| px)
+    }
+
+    /// Deletes the GL texture.
+    pub fn destroy(self, gl: &glow::Context) {
+        // SAFETY: the name belongs to this context and is not used afterwards.
+        unsafe { gl.delete_texture(self.id) };
+    }
+}

@@ -1,0 +1,276 @@
+//! Loading: any format the image crate decodes, converted to RGBA8.
+
+use image::{ColorType, ImageReader, Limits, RgbaImage};
+use std::path::{Path, PathBuf};
+
+/// Largest width or height accepted (the GL texture limit of current NVIDIA GPUs).
+pub const MAX_IMAGE_SIDE: u32 = 32768;
+/// Largest decoder allocation (bytes).
+const MAX_DECODE_BYTES: u64 = 4 << 30;
+
+/// An image decoded to RGBA8, with what was converted.
+#[derive(Debug, Clone)]
+pub struct LoadedImage {
+    pub image: RgbaImage,
+    pub path: PathBuf,
+    /// Format and colour type of the file, e.g. "PNG, L8".
+    pub source_description: String,
+    /// Set when the pixels were converted (greyscale, 16-bit, palette, no alpha...).
+    pub conversion_note: Option<String>,
+}
+
+/// Why a file could not be loaded. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: no such file")]
+    NotFound { path: PathBuf },
+    #[error("{path}: is a directory, not an image file")]
+    IsDirectory { path: PathBuf },
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a supported image format (PNG, JPEG, TIFF, BMP, WebP, GIF)")]
+    UnknownFormat { path: PathBuf },
+    #[error("{path}: image is {width}×{height}, larger than the {max}×{max} limit")]
+    TooLarge {
+        path: PathBuf,
+        width: u32,
+        height: u32,
+        max: u32,
+    },
+    #[error("{path}: image has no pixels ({width}×{height})")]
+    Empty {
+        path: PathBuf,
+        width: u32,
+        height: u32,
+    },
+    #[error("{path}: cannot decode: {reason}")]
+    Decode { path: PathBuf, reason: String },
+}
+
+fn decoder_limits() -> Limits {
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    limits
+}
+
+fn conversion_note(color: ColorType) -> Option<String> {
+    match color {
+        ColorType::Rgba8 => None,
+        ColorType::Rgb8 => Some("RGB converted to RGBA8 (opaque alpha)".into()),
+        ColorType::L8 => Some("8-bit greyscale converted to RGBA8".into()),
+        ColorType::La8 => Some("greyscale with alpha converted to RGBA8".into()),
+        ColorType::L16 | ColorType::La16 => {
+            Some("16-bit greyscale reduced to 8 bits and converted to RGBA8".into())
+        }
+        ColorType::Rgb16 | ColorType::Rgba16 => Some("16-bit colour reduced to 8 bits".into()),
+        ColorType::Rgb32F | ColorType::Rgba32F => {
+            Some("floating-point image clamped and reduced to 8 bits".into())
+        }
+        other => Some(format!("{other:?} converted to RGBA8")),
+    }
+}
+
+/// Loads `path` as RGBA8. Huge declared dimensions are refused before any pixel buffer
+/// is allocated; nothing is ever written.
+pub fn load_image(path: &Path) -> Result<LoadedImage, LoadError> {
+    let p = path.to_path_buf();
+    let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => LoadError::NotFound { path: p.clone() },
+        _ => LoadError::Io {
+            path: p.clone(),
+            source,
+        },
+    })?;
+    if meta.is_dir() {
+        return Err(LoadError::IsDirectory { path: p });
+    }
+    let io_error = |source| LoadError::Io {
+        path: p.clone(),
+        source,
+    };
+    // The content decides the format, never the extension: a text file named .png is
+    // "not an image", not a PNG that fails to decode.
+    let format = sniff_format(path)
+        .map_err(io_error)?
+        .ok_or_else(|| LoadError::UnknownFormat { path: p.clone() })?;
+    let mut reader = ImageReader::open(path).map_err(io_error)?;
+    reader.set_format(format);
+    let mut decoder = reader.into_decoder().map_err(|e| classify(&p, e))?;
+    // Dimensions come from the header alone: check them before any pixel allocation.
+    let (width, height) = image::ImageDecoder::dimensions(&decoder);
+    if width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE {
+        return Err(LoadError::TooLarge {
+            path: p,
+            width,
+            height,
+            max: MAX_IMAGE_SIDE,
+        });
+    }
+    if width == 0 || height == 0 {
+        return Err(LoadError::Empty {
+            path: p,
+            width,
+            height,
+        });
+    }
+    image::ImageDecoder::set_limits(&mut decoder, decoder_limits()).map_err(|e| classify(&p, e))?;
+    let color = image::ImageDecoder::color_type(&decoder);
+    let decoded = image::DynamicImage::from_decoder(decoder).map_err(|e| classify(&p, e))?;
+    Ok(LoadedImage {
+        image: decoded.into_rgba8(),
+        path: p,
+        source_description: format!("{format:?}, {color:?}"),
+        conversion_note: conversion_note(color),
+    })
+}
+
+/// The format named by the file's first bytes, if any.
+fn sniff_format(path: &Path) -> std::io::Result<Option<image::ImageFormat>> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(64);
+    std::fs::File::open(path)?.take(64).read_to_end(&mut head)?;
+    Ok(image::guess_format(&head).ok())
+}
+
+fn classify(path: &Path, err: image::ImageError) -> LoadError {
+    let path = path.to_path_buf();
+    match err {
+        image::ImageError::Limits(_) => LoadError::Decode {
+            path,
+            reason: format!("refused by the decoder limits ({err})"),
+        },
+        image::ImageError::Unsupported(e) => LoadError::Decode {
+            path,
+            reason: format!("unsupported: {e}"),
+        },
+        // A decoder running out of bytes means the file is cut short, not that the disk failed.
+        image::ImageError::IoError(source)
+            if source.kind() == std::io::ErrorKind::UnexpectedEof =>
+        {
+            LoadError::Decode {
+                path,
+                reason: "the file is truncated (unexpected end of data)".into(),
+            }
+        }
+        image::ImageError::IoError(source) => LoadError::Io { path, source },
+        other => LoadError::Decode {
+            path,
+            reason: other.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::File::create(&path)
+            .and_then(|mut f| f.write_all(bytes))
+            .expect("write test file");
+        path
+    }
+
+    fn png_bytes(img: &image::DynamicImage) -> Vec<u8> {
+        let mut buf = std::io::Cursor::new(Vec::new());
+        img.write_to(&mut buf, image::ImageFormat::Png)
+            .expect("encode");
+        buf.into_inner()
+    }
+
+    /// A PNG header declaring `w × h` pixels followed by nothing useful.
+    pub(crate) fn huge_png_header(w: u32, h: u32) -> Vec<u8> {
+        let mut ihdr = Vec::new();
+        ihdr.extend_from_slice(b"IHDR");
+        ihdr.extend_from_slice(&w.to_be_bytes());
+        ihdr.extend_from_slice(&h.to_be_bytes());
+        ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
+        let crc = crc32(&ihdr);
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        out.extend_from_slice(&13u32.to_be_bytes());
+        out.extend_from_slice(&ihdr);
+        out.extend_from_slice(&crc.to_be_bytes());
+        out
+    }
+
+    fn crc32(data: &[u8]) -> u32 {
+        let mut crc = 0xFFFF_FFFFu32;
+        for &b in data {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 != 0 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    #[test]
+    fn converts_greyscale_16_bit_and_alpha() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let grey =
+            image::DynamicImage::ImageLuma8(image::GrayImage::from_pixel(3, 2, image::Luma([77])));
+        let grey16 = image::DynamicImage::ImageLuma16(image::ImageBuffer::from_pixel(
+            2,
+            2,
+            image::Luma([65535u16]),
+        ));
+        let la = image::DynamicImage::ImageLumaA8(image::ImageBuffer::from_pixel(
+            2,
+            2,
+            image::LumaA([9u8, 100]),
+        ));
+        for (name, img, want) in [
+            ("g.png", grey, [77, 77, 77, 255]),
+            ("g16.png", grey16, [255, 255, 255, 255]),
+            ("la.png", la, [9, 9, 9, 100]),
+        ] {
+            let path = write(dir.path(), name, &png_bytes(&img));
+            let loaded = load_image(&path).expect("loads");
+            assert_eq!(loaded.image.get_pixel(0, 0).0, want, "{name}");
+            assert!(loaded.conversion_note.is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn refuses_bad_files_clearly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let good = png_bytes(&image::DynamicImage::ImageRgba8(RgbaImage::from_pixel(
+            64,
+            64,
+            image::Rgba([1, 2, 3, 4]),
+        )));
+        let cases = [
+            (write(dir.path(), "empty.png", b""), "not a supported"),
+            (
+                write(dir.path(), "text.png", b"hello, I am not an image"),
+                "not a supported",
+            ),
+            (
+                write(dir.path(), "trunc.png", &good[..good.len() / 2]),
+                "truncated",
+            ),
+            (
+                write(dir.path(), "huge.png", &huge_png_header(100_000, 100_000)),
+                "larger than",
+            ),
+            (dir.path().to_path_buf(), "is a directory"),
+            (dir.path().join("missing.png"), "no such file"),
+        ];
+        for (path, needle) in cases {
+            let err = load_image(&path).expect_err("must fail").to_string();
+            assert!(err.contains(needle), "{}: {err}", path.display());
+            assert!(err.contains(&*path.to_string_lossy()), "{err}");
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The view: centre, span and size, with the pixel → c mapping of the contract.
+
+use std::str::FromStr;
+
+/// What part of the plane a W×H image shows. `span` is the width on the real axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct View {
+    pub center: (f64, f64),
+    pub span: f64,
+    pub width: u32,
+    pub height: u32,
+    pub max_dwell: u32,
+}
+
+/// Per-pixel escape time, or Mariani–Silver refinement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    PerPixel,
+    MarianiSilver,
+}
+
+/// Floating-point precision of the GPU iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Precision {
+    F32,
+    F64,
+    Auto,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        Self {
+            center: (-0.5, 0.0),
+            span: 3.0,
+            width: 1024,
+            height: 768,
+            max_dwell: 1024,
+        }
+    }
+}
+
+impl View {
+    /// Width of one pixel in the plane: S / W.
+    pub fn pixel_size(&self) -> f64 {
+        self.span / f64::from(self.width.max(1))
+    }
+
+    /// c of pixel (x, y): (cx + (x + 0.5 − W/2)·S/W, cy − (y + 0.5 − H/2)·S/W).
+    pub fn point(&self, x: u32, y: u32) -> (f64, f64) {
+        let step = self.pixel_size();
+        (
+            self.center.0 + (f64::from(x) + 0.5 - f64::from(self.width) * 0.5) * step,
+            self.center.1 - (f64::from(y) + 0.5 - f64::from(self.height) * 0.5) * step,
+        )
+    }
+
+    /// f32 while a pixel is at least 2⁻¹⁴ of the coordinates' magnitude (f32 keeps
+    /// ~10 bits below the pixel for the iteration), f64 beyond.
+    pub fn resolve_precision(&self, requested: Precision) -> Precision {
+        match requested {
+            Precision::Auto => {
+                let magnitude = self.center.0.abs().max(self.center.1.abs()).max(1.0);
+                if self.pixel_size() >= magnitude * 2f64.powi(-14) {
+                    Precision::F32
+                } else {
+                    Precision::F64
+                }
+            }
+            p => p,
+        }
+    }
+
+    /// Zooms by `factor` (< 1 zooms in) keeping the plane point under pixel (px, py) fixed.
+    pub fn zoom_at(&mut self, px: f64, py: f64, factor: f64) {
+        let step = self.pixel_size();
+        let dx = (px - f64::from(self.width) * 0.5) * step;
+        let dy = (py - f64::from(self.height) * 0.5) * step;
+        self.center.0 += dx * (1.0 - factor);
+        self.center.1 -= dy * (1.0 - factor);
+        self.span = (self.span * factor).clamp(1e-13, 16.0);
+    }
+
+    /// Moves the view by a pixel offset (drag).
+    pub fn pan_pixels(&mut self, dx: f64, dy: f64) {
+        let step = self.pixel_size();
+        self.center.0 -= dx * step;
+        self.center.1 += dy * step;
+    }
+}
+
+/// Parses "RE,IM".
+pub fn parse_center(text: &str) -> Result<(f64, f64), String> {
+    let (re, im) = text
+        .split_once(',')
+        .ok_or_else(|| format!("'{text}': expected RE,IM"))?;
+    let parse = |s: &str| f64::from_str(s.trim()).map_err(|_| format!("'{s}' is not a number"));
+    let c = (parse(re)?, parse(im)?);
+    if c.0.is_finite() && c.1.is_finite() {
+        Ok(c)
+    } else {
+        Err(format!("'{text}': not finite"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pixel_centres_follow_the_contract() {
+        let v = View {
+            center: (-0.5, 0.25),
+            span: 2.0,
+            width: 4,
+            height: 2,
+            max_dwell: 10,
+        };
+        assert_eq!(v.point(0, 0), (-0.5 - 0.75, 0.25 + 0.25));
+        assert_eq!(v.point(3, 1), (-0.5 + 0.75, 0.25 - 0.25));
+    }
+
+    #[test]
+    fn zoom_keeps_the_point_under_the_cursor() {
+        let mut v = View::default();
+        let before = v.point(100, 200);
+        v.zoom_at(100.5, 200.5, 0.5);
+        let after = v.point(100, 200);
+        assert!((before.0 - after.0).abs() < 1e-3 * v.span);
+        assert!((before.1 - after.1).abs() < 1e-3 * v.span);
+    }
+
+    #[test]
+    fn precision_switches_to_f64_when_zoomed() {
+        let mut v = View::default();
+        assert_eq!(v.resolve_precision(Precision::Auto), Precision::F32);
+        v.span = 1e-9;
+        assert_eq!(v.resolve_precision(Precision::Auto), Precision::F64);
+        assert_eq!(v.resolve_precision(Precision::F32), Precision::F32);
+    }
+
+    #[test]
+    fn parses_centres() {
+        assert_eq!(parse_center("-0.5,0"), Ok((-0.5, 0.0)));
+        assert!(parse_center("1").is_err());
+        assert!(parse_center("x,1").is_err());
+        assert!(parse_center("nan,1").is_err());
+    }
+}

@@ -1,0 +1,62 @@
+//! CPU reference implementations of the operation contract, parallel over rows (rayon).
+//!
+//! Every later backend is tested against these functions; each file also checks itself
+//! against a plain, obviously correct version.
+
+mod box_filter;
+mod gaussian;
+mod histogram;
+mod rows;
+mod sobel;
+mod transpose;
+
+pub use box_filter::box_filter;
+pub use gaussian::{gaussian, gaussian_weights};
+pub use histogram::histogram;
+pub use sobel::sobel;
+pub use transpose::transpose;
+
+use super::Filter;
+use image::RgbaImage;
+
+/// Applies one filter.
+pub fn apply_filter(image: &RgbaImage, filter: &Filter) -> RgbaImage {
+    match *filter {
+        Filter::Sobel { scale } => sobel(image, scale),
+        Filter::Box { radius } => box_filter(image, radius),
+        Filter::Gaussian { sigma, radius } => gaussian(image, sigma, radius),
+        Filter::Transpose => transpose(image),
+    }
+}
+
+/// Applies the filters in order.
+pub fn apply_filters(image: &RgbaImage, filters: &[Filter]) -> RgbaImage {
+    filters
+        .iter()
+        .fold(image.clone(), |img, filter| apply_filter(&img, filter))
+}
+
+#[cfg(test)]
+pub(crate) mod test_images {
+    use image::RgbaImage;
+    use rand::{Rng, SeedableRng};
+
+    /// A reproducible random RGBA image (never all zero).
+    pub fn random(width: u32, height: u32, seed: u64) -> RgbaImage {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut img = RgbaImage::new(width, height);
+        for p in img.pixels_mut() {
+            p.0 = rng.random();
+        }
+        img
+    }
+
+    /// Clamp-to-edge pixel fetch.
+    pub fn at(img: &RgbaImage, x: i64, y: i64) -> [u8; 4] {
+        let x = x.clamp(0, i64::from(img.width()) - 1) as u32;
+        let y = y.clamp(0, i64::from(img.height()) - 1) as u32;
+        img.get_pixel(x, y).0
+    }
+
+    pub const SIZES: [(u32, u32); 6] = [(1, 1), (7, 3), (3, 7), (1, 9), (16, 16), (33, 20)];
+}

@@ -1,0 +1,151 @@
+//! Headless runs for the command line and the GPU tests: the CPU directly, or CUDA through
+//! the same interop path as the window, on a surfaceless EGL context.
+
+use super::cpu_frame::process_on_cpu;
+use super::mandelbrot_renderer::cpu_dwells;
+use super::{
+    BackendKind, BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotFrame,
+    MandelbrotRenderer, MandelbrotSettings, PipelineError,
+};
+use crate::cuda::{CudaDevice, DeviceInfo, FilterKernels};
+use crate::gl::{GlTexture, HeadlessGl};
+use crate::mandelbrot::Dwells;
+use crate::ops::Filter;
+use image::RgbaImage;
+
+/// A processed image with its report and the backend that made it.
+pub struct HeadlessOutput {
+    pub image: RgbaImage,
+    pub report: FrameReport,
+    pub status: BackendStatus,
+}
+
+/// Why CUDA cannot be used here, checked without creating any GL context.
+fn cuda_absent_reason() -> Option<String> {
+    match CudaDevice::count() {
+        Ok(0) => Some("no CUDA device".into()),
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// For `auto`/`cuda`: a headless GL context with CUDA behind it, or the reason there is none.
+fn headless_gl_for_cuda(
+    request: BackendRequest,
+) -> Result<Result<HeadlessGl, String>, PipelineError> {
+    if request == BackendRequest::Cpu {
+        return Ok(Err("requested with --backend cpu".into()));
+    }
+    let attempt = match cuda_absent_reason() {
+        Some(reason) => Err(reason),
+        None => HeadlessGl::new().map_err(|e| format!("headless OpenGL: {e}")),
+    };
+    match attempt {
+        Err(reason) if request == BackendRequest::Cuda => {
+            Err(PipelineError::CudaUnavailable(reason))
+        }
+        other => Ok(other),
+    }
+}
+
+fn cpu_status(reason: String) -> BackendStatus {
+    BackendStatus {
+        kind: BackendKind::Cpu,
+        reason,
+    }
+}
+
+/// Runs `filters` on `image` with the requested backend.
+pub fn process_headless(
+    image: &RgbaImage,
+    filters: &[Filter],
+    request: BackendRequest,
+) -> Result<HeadlessOutput, PipelineError> {
+    let gl = match headless_gl_for_cuda(request)? {
+        Ok(gl) => gl,
+        Err(reason) => {
+            let (image, report) = process_on_cpu(image, filters);
+            return Ok(HeadlessOutput {
+                image,
+                report,
+                status: cpu_status(reason),
+            });
+        }
+    };
+    let gl = &gl.gl;
+    let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
+    let result =
+        FrameRunner::new(gl, request, image.width(), image.height()).and_then(|mut runner| {
+            let out = runner
+                .run(gl, &source, image, filters)
+                .and_then(|report| Ok((runner.targets.output.read(gl)?, report)));
+            let status = runner.status.clone();
+            runner.destroy(gl);
+            out.map(|(image, report)| HeadlessOutput {
+                image,
+                report,
+                status,
+            })
+        });
+    source.destroy(gl);
+    result
+}
+
+/// What `doctor` reports about CUDA: the GL renderer CUDA would share and the device.
+pub fn probe_cuda() -> Result<(String, DeviceInfo), String> {
+    if let Some(reason) = cuda_absent_reason() {
+        return Err(reason);
+    }
+    let gl = HeadlessGl::new().map_err(|e| format!("headless OpenGL: {e}"))?;
+    let device = CudaDevice::for_current_gl().map_err(|e| e.to_string())?;
+    FilterKernels::load(&device).map_err(|e| e.to_string())?;
+    Ok((gl.renderer.clone(), device.info))
+}
+
+/// A Mandelbrot view rendered headless: the dwells, or the coloured image (through the
+/// PBO path on CUDA).
+pub fn render_mandelbrot_headless(
+    settings: &MandelbrotSettings,
+    request: BackendRequest,
+    want_dwells: bool,
+) -> Result<
+    (
+        Option<Dwells>,
+        Option<RgbaImage>,
+        MandelbrotFrame,
+        BackendStatus,
+    ),
+    PipelineError,
+> {
+    let gl = match headless_gl_for_cuda(request)? {
+        Ok(gl) => gl,
+        Err(reason) => {
+            let (dwells, frame) = cpu_dwells(settings);
+            let status = cpu_status(reason);
+            if want_dwells {
+                return Ok((Some(dwells), None, frame, status));
+            }
+            let lut = settings
+                .palette
+                .lut(settings.view.max_dwell, settings.interior);
+            return Ok((
+                None,
+                Some(crate::mandelbrot::colorize(&dwells, &lut)),
+                frame,
+                status,
+            ));
+        }
+    };
+    let gl = &gl.gl;
+    let mut renderer = MandelbrotRenderer::new(gl, request, None)?;
+    let result = if want_dwells {
+        renderer.dwells(settings).map(|(d, f)| (Some(d), None, f))
+    } else {
+        renderer
+            .render(gl, settings)
+            .and_then(|f| Ok((None, Some(renderer.texture.read(gl)?), f)))
+    };
+    let status = renderer.status.clone();
+    renderer.destroy(gl);
+    result.map(|(d, i, f)| (d, i, f, status))
+}

@@ -1,0 +1,44 @@
+//! Ping-pong CUDA arrays between filter stages, reallocated only when a size changes.
+
+use crate::cuda::{CudaArray2d, CudaError, SurfaceObject, TextureObject};
+
+/// One intermediate image with its texture (read) and surface (write) objects.
+pub struct Intermediate {
+    pub array: CudaArray2d,
+    pub texture: TextureObject,
+    pub surface: SurfaceObject,
+}
+
+impl Intermediate {
+    fn new(width: u32, height: u32) -> Result<Self, CudaError> {
+        let array = CudaArray2d::new(width, height)?;
+        Ok(Self {
+            texture: TextureObject::from_array(array.raw())?,
+            surface: SurfaceObject::from_array(array.raw())?,
+            array,
+        })
+    }
+}
+
+/// Two slots; stage k writes slot k % 2 and reads slot (k − 1) % 2.
+#[derive(Default)]
+pub struct Intermediates {
+    slots: [Option<Intermediate>; 2],
+}
+
+impl Intermediates {
+    /// Makes slot `k % 2` hold a `width × height` image.
+    pub fn ensure(&mut self, k: usize, width: u32, height: u32) -> Result<(), CudaError> {
+        let slot = &mut self.slots[k % 2];
+        if !matches!(slot, Some(i) if i.array.width == width && i.array.height == height) {
+            *slot = None; // free before allocating the replacement
+            *slot = Some(Intermediate::new(width, height)?);
+        }
+        Ok(())
+    }
+
+    /// The slot written by stage `k`.
+    pub fn get(&self, k: usize) -> Option<&Intermediate> {
+        self.slots[k % 2].as_ref()
+    }
+}
