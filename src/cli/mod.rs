@@ -104,7 +104,7 @@ pub struct MandelbrotArgs {
     #[arg(long, default_value = "-0.5,0", value_parser = crate::mandelbrot::parse_center_arg, allow_hyphen_values = true)]
     pub center: (f64, f64),
     /// Width of the view on the real axis.
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, default_value_t = 3.0, allow_negative_numbers = true)]
     pub span: f64,
     #[arg(long, default_value_t = 1024)]
     pub max_dwell: u32,

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs on the lent GPU machine (no Rust there), from the repository root, after
+# scripts/gpu/prepare.sh staged the binaries in .carry/. Everything goes to $OUT:
+#   run.log (every step's output), summary.txt (one line per step), bench.json, images.
+# Steps: nvidia-smi, doctor, GPU tests (real interop path vs CPU reference), apply on a
+# photograph with --backend cuda vs cpu, compute-sanitizer memcheck and racecheck over the
+# GPU tests (quick sizes), and the benchmark. Usage: bash scripts/gpu/run.sh [STEP...]
+set -u
+OUT=${OUT:-/tmp/cudalens-out}
+mkdir -p "$OUT"
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export CUDALENS_BIN="$PWD/.carry/cudalens" RUST_BACKTRACE=1
+B=.carry
+LOG="$OUT/run.log"
+
+step() {
+    local name=$1 limit=$2
+    shift 2
+    echo "=== $name: $*" | tee -a "$LOG"
+    local start=$SECONDS
+    timeout "$limit" "$@" >>"$LOG" 2>&1
+    local rc=$?
+    echo "$name rc=$rc $((SECONDS - start))s" | tee -a "$OUT/summary.txt" "$LOG"
+}
+
+compare() {
+    python3 - "$@" <<'PY'
+import sys
+import numpy as np
+from PIL import Image
+a = np.asarray(Image.open(sys.argv[1]).convert("RGBA"), dtype=np.int16)
+b = np.asarray(Image.open(sys.argv[2]).convert("RGBA"), dtype=np.int16)
+assert a.shape == b.shape, (a.shape, b.shape)
+d = np.abs(a - b)
+print(f"{sys.argv[1]} vs {sys.argv[2]}: shape {a.shape}, max diff {d.max()}, differing values {(d > 0).sum()}")
+sys.exit(0 if d.max() <= 1 else 1)
+PY
+}
+
+apply_both() {
+    local out
+    for backend in cuda cpu; do
+        out="$OUT/astronaut-$backend.png"
+        "$B/cudalens" apply tests/data/astronaut.png -o "$out" --force --backend "$backend" \
+            --filter gaussian:sigma=3 --filter sobel:scale=2 --filter box:radius=4 || return 1
+    done
+    compare "$OUT/astronaut-cuda.png" "$OUT/astronaut-cpu.png"
+}
+
+steps=${*:-"smi doctor tests apply memcheck racecheck bench"}
+for s in $steps; do
+    case $s in
+        smi) step nvidia-smi 60 nvidia-smi ;;
+        doctor) step doctor 120 "$B/cudalens" doctor ;;
+        tests) step gpu-tests 420 "$B/gpu-tests" --test-threads=1 --nocapture ;;
+        apply) step apply-cuda-vs-cpu 120 apply_both ;;
+        memcheck) step memcheck 400 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 ;;
+        racecheck) step racecheck 400 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 histogram filters_match_the_cpu_reference_on_random ;;
+        bench) step bench 400 "$B/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/bench.json" ;;
+        *) echo "unknown step $s" ;;
+    esac
+done
+echo "=== summary"; cat "$OUT/summary.txt"

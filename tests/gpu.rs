@@ -1,0 +1,208 @@
+//! GPU tests: every kernel against the CPU reference through the real CUDA–OpenGL interop
+//! path (headless EGL context on the NVIDIA GPU → GL textures registered with CUDA →
+//! kernels → GL texture and GL bin buffer read back from GL). Outputs are poisoned first.
+//!
+//! Without a CUDA device each test prints "skipped: no CUDA device" and passes.
+//! `CUDALENS_GPU_QUICK=1` keeps only the small sizes (for compute-sanitizer runs).
+
+mod common;
+
+use common::{max_difference, photo, random_image};
+use cudalens::cuda::CudaDevice;
+use cudalens::gl::{GlTexture, HeadlessGl};
+use cudalens::mandelbrot::{colorize, render_per_pixel, Mode, Precision, View, BOOKMARKS};
+use cudalens::ops::{cpu, Filter, Histogram};
+use cudalens::pipeline::{BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings};
+use image::RgbaImage;
+use std::io::Write;
+use std::time::Instant;
+
+const POISON: [u8; 4] = [0xAB, 0xCD, 0xEF, 0x12];
+
+fn quick() -> bool {
+    std::env::var("CUDALENS_GPU_QUICK").is_ok_and(|v| v == "1")
+}
+
+/// A headless GL context with CUDA behind it, or None (with the skip message).
+fn gpu() -> Option<HeadlessGl> {
+    let reason = match CudaDevice::count() {
+        Ok(0) => "no device".to_string(),
+        Ok(_) => return Some(HeadlessGl::new().expect("a CUDA machine must offer headless EGL")),
+        Err(e) => e.to_string(),
+    };
+    // Written to the process's stderr directly so that it shows through libtest's capture.
+    let _ = writeln!(std::io::stderr(), "skipped: no CUDA device ({reason})");
+    None
+}
+
+/// Runs `filters` on `image` through the CUDA frame pipeline with poisoned outputs; returns
+/// the output read back from GL, the report's histogram and the GL bin buffer's contents.
+fn run_cuda(gl: &glow::Context, image: &RgbaImage, filters: &[Filter]) -> (RgbaImage, Histogram, Vec<u32>) {
+    let (w, h) = filters.iter().fold(image.dimensions(), |(w, h), f| f.output_size(w, h));
+    let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw())).expect("source texture");
+    let mut runner = FrameRunner::new(gl, BackendRequest::Cuda, w, h).expect("CUDA backend");
+    assert_eq!(runner.status.kind, BackendKind::Cuda);
+    runner.targets.output.fill(gl, POISON).expect("poison output");
+    runner.targets.bins.write(gl, &[0x5A; 4096]).expect("poison bins");
+    let report = runner.run(gl, &source, image, filters).expect("CUDA frame");
+    assert_eq!(report.backend, BackendKind::Cuda);
+    let out = runner.targets.output.read(gl).expect("read output");
+    let gl_bins: Vec<u32> = runner
+        .targets
+        .bins
+        .read(gl)
+        .expect("read bins")
+        .chunks_exact(4)
+        .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    runner.destroy(gl);
+    source.destroy(gl);
+    (out, report.histogram, gl_bins)
+}
+
+fn exact(filters: &[Filter]) -> bool {
+    filters.iter().all(|f| matches!(f, Filter::Transpose | Filter::Box { .. }))
+}
+
+/// Compares one case; panics with a precise message on mismatch.
+fn check_case(gl: &glow::Context, label: &str, image: &RgbaImage, filters: &[Filter]) {
+    let start = Instant::now();
+    let want = cpu::apply_filters(image, filters);
+    let cpu_ms = start.elapsed().as_secs_f64() * 1e3;
+    let start = Instant::now();
+    let (got, histogram, gl_bins) = run_cuda(gl, image, filters);
+    let gpu_ms = start.elapsed().as_secs_f64() * 1e3;
+    let (max, count) = max_difference(&got, &want);
+    let tolerance = if exact(filters) { 0 } else { 1 };
+    let specs: Vec<String> = filters.iter().map(|f| f.to_string()).collect();
+    assert!(max <= tolerance, "{label} [{}]: max difference {max} (> {tolerance}) in {count} channel values", specs.join(" → "));
+    // Alpha is never filtered, only moved: it must match exactly.
+    assert!(got.pixels().zip(want.pixels()).all(|(a, b)| a.0[3] == b.0[3]), "{label}: alpha differs");
+    // The histogram kernel counts exactly what the GPU produced, and the GL buffer holds it.
+    assert_eq!(histogram, cpu::histogram(&got), "{label}: histogram of the GPU output");
+    assert_eq!(gl_bins, histogram.flat(), "{label}: GL bin buffer");
+    println!(
+        "ok {label:<28} {:<40} max diff {max} ({count} values) cpu {cpu_ms:8.1} ms, gpu round trip {gpu_ms:8.1} ms",
+        specs.join(" → ")
+    );
+}
+
+fn all_filter_cases() -> Vec<Vec<Filter>> {
+    vec![
+        vec![],
+        vec![Filter::Sobel { scale: 1.0 }],
+        vec![Filter::Sobel { scale: 0.05 }],
+        vec![Filter::Sobel { scale: 64.0 }],
+        vec![Filter::Box { radius: 1 }],
+        vec![Filter::Box { radius: 255 }],
+        vec![Filter::Gaussian { sigma: 0.1, radius: 1 }],
+        vec![Filter::gaussian(2.0)],
+        vec![Filter::Gaussian { sigma: 32.0, radius: 96 }],
+        vec![Filter::Transpose],
+        vec![Filter::gaussian(1.5), Filter::Transpose, Filter::Sobel { scale: 2.0 }, Filter::Box { radius: 3 }],
+    ]
+}
+
+#[test]
+fn filters_match_the_cpu_reference_on_photographs() {
+    let Some(ctx) = gpu() else { return };
+    for name in ["astronaut.png", "coffee.png", "camera.png", "logo.png"] {
+        let image = photo(name);
+        for filters in all_filter_cases() {
+            check_case(&ctx.gl, name, &image, &filters);
+        }
+    }
+}
+
+#[test]
+fn filters_match_the_cpu_reference_on_random_images() {
+    let Some(ctx) = gpu() else { return };
+    let mut sizes = vec![(1, 1), (7, 3), (3, 7), (1917, 1081)];
+    if !quick() {
+        sizes.extend([(3840, 2160), (7680, 4320)]);
+    }
+    for (i, (w, h)) in sizes.into_iter().enumerate() {
+        let image = random_image(w, h, 1000 + i as u64);
+        let label = format!("random {w}x{h}");
+        let cases = if w * h > 4_000_000 {
+            // The CPU reference is the slow side here: the extremes only.
+            vec![
+                vec![],
+                vec![Filter::Sobel { scale: 1.0 }],
+                vec![Filter::Box { radius: 255 }],
+                vec![Filter::Gaussian { sigma: 32.0, radius: 96 }],
+                vec![Filter::Transpose],
+            ]
+        } else {
+            all_filter_cases()
+        };
+        for filters in cases {
+            check_case(&ctx.gl, &label, &image, &filters);
+        }
+    }
+}
+
+#[test]
+fn histogram_and_transpose_are_exact() {
+    let Some(ctx) = gpu() else { return };
+    for (i, (w, h)) in [(1, 1), (7, 3), (257, 129), (1917, 1081)].into_iter().enumerate() {
+        let image = random_image(w, h, 77 + i as u64);
+        let (copy, histogram, _) = run_cuda(&ctx.gl, &image, &[]);
+        assert_eq!(copy, image, "{w}x{h}: identity");
+        assert_eq!(histogram, cpu::histogram(&image), "{w}x{h}: histogram");
+        let (t, _, _) = run_cuda(&ctx.gl, &image, &[Filter::Transpose]);
+        assert_eq!(t, cpu::transpose(&image), "{w}x{h}: transpose");
+    }
+}
+
+fn share(mismatches: usize, total: usize) -> f64 {
+    mismatches as f64 / total.max(1) as f64
+}
+
+#[test]
+fn mandelbrot_matches_the_cpu_reference() {
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let mut renderer = MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+    let sizes: &[(u32, u32)] = if quick() { &[(1, 1), (7, 3), (97, 61)] } else { &[(1, 1), (7, 3), (317, 211), (640, 480), (1920, 1080)] };
+    for (name, center, span, max_dwell) in BOOKMARKS {
+        for &(width, height) in sizes {
+            let view = View { center, span, width, height, max_dwell };
+            let reference = render_per_pixel(&view);
+            let total = reference.values.len();
+            let mut dwells = |mode, precision| {
+                let s = MandelbrotSettings { view, mode, precision, overlay: mode == Mode::MarianiSilver, ..MandelbrotSettings::default() };
+                renderer.dwells(&s).expect("GPU dwells").0
+            };
+            let pp64 = dwells(Mode::PerPixel, Precision::F64);
+            let ms64 = dwells(Mode::MarianiSilver, Precision::F64);
+            let pp32 = dwells(Mode::PerPixel, Precision::F32);
+            let ms32 = dwells(Mode::MarianiSilver, Precision::F32);
+            let (a, b, c) = (pp64.mismatches(&reference), ms64.mismatches(&pp64), ms32.mismatches(&pp32));
+            println!("ok {name:<16} {width}x{height}: f64 per-pixel vs CPU {a}/{total}, f64 M-S vs per-pixel {b}/{total}, f32 M-S vs per-pixel {c}/{total}");
+            for (what, bad) in [("GPU f64 per-pixel vs CPU f64", a), ("GPU f64 Mariani–Silver vs per-pixel", b), ("GPU f32 Mariani–Silver vs per-pixel", c)] {
+                assert!(share(bad, total) <= 0.001, "{name} {width}x{height}: {what}: {bad} of {total} pixels differ");
+            }
+        }
+    }
+    renderer.destroy(gl);
+}
+
+#[test]
+fn mandelbrot_colours_reach_gl_through_the_pixel_buffer() {
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let mut renderer = MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+    for (mode, (w, h)) in [(Mode::PerPixel, (1, 1)), (Mode::MarianiSilver, (333, 222)), (Mode::PerPixel, (1024, 768))] {
+        let s = MandelbrotSettings { view: View { width: w, height: h, ..View::default() }, mode, ..MandelbrotSettings::default() };
+        renderer.texture.resize(gl, w, h).expect("resize");
+        renderer.texture.fill(gl, POISON).expect("poison");
+        let frame = renderer.render(gl, &s).expect("render");
+        assert_eq!(frame.backend, BackendKind::Cuda);
+        let shown = renderer.texture.read(gl).expect("read texture");
+        let (dwells, _) = renderer.dwells(&s).expect("dwells");
+        let want = colorize(&dwells, &s.palette.lut(s.view.max_dwell, s.interior));
+        assert_eq!(shown, want, "{mode:?} {w}x{h}: texture differs from LUT(dwells)");
+    }
+    renderer.destroy(gl);
+}
