@@ -2,17 +2,23 @@
 
 use super::{check, CudaError};
 use cudarc::driver::sys::{self, CUarray, CUarray_format, CUDA_ARRAY3D_DESCRIPTOR};
+use cudarc::driver::CudaContext;
+use std::sync::Arc;
 
-/// RGBA8 array created with surface load/store; destroyed on drop.
+/// RGBA8 array created with surface load/store; destroyed on drop (its context is kept
+/// alive until then).
 pub struct CudaArray2d {
     raw: CUarray,
+    ctx: Arc<CudaContext>,
     pub width: u32,
     pub height: u32,
 }
 
 impl CudaArray2d {
-    /// Allocates a `width × height` RGBA8 array. The CUDA context must be current.
-    pub fn new(width: u32, height: u32) -> Result<Self, CudaError> {
+    /// Allocates a `width × height` RGBA8 array in `ctx`.
+    pub fn new(ctx: &Arc<CudaContext>, width: u32, height: u32) -> Result<Self, CudaError> {
+        ctx.bind_to_thread()
+            .map_err(CudaError::driver("cuCtxSetCurrent"))?;
         // Every field set explicitly: a zeroed descriptor has no valid format value.
         let desc = CUDA_ARRAY3D_DESCRIPTOR {
             Width: width as usize,
@@ -27,7 +33,12 @@ impl CudaArray2d {
         check("cuArray3DCreate", unsafe {
             sys::cuArray3DCreate_v2(&mut raw, &desc)
         })?;
-        Ok(Self { raw, width, height })
+        Ok(Self {
+            raw,
+            ctx: ctx.clone(),
+            width,
+            height,
+        })
     }
 
     pub fn raw(&self) -> CUarray {
@@ -37,7 +48,11 @@ impl CudaArray2d {
 
 impl Drop for CudaArray2d {
     fn drop(&mut self) {
-        // SAFETY: `raw` was created by cuArray3DCreate and is destroyed once, here.
+        if let Err(e) = self.ctx.bind_to_thread() {
+            log::error!("destroying a CUDA array: cannot bind its context: {e:?}");
+            return;
+        }
+        // SAFETY: `raw` was created by cuArray3DCreate in this context, destroyed once.
         let status = unsafe { sys::cuArrayDestroy(self.raw) };
         if let Err(e) = check("cuArrayDestroy", status) {
             log::error!("{e}");

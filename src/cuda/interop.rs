@@ -7,28 +7,55 @@
 
 use super::{check, ffi, CudaError};
 use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUgraphicsResource, CUstream};
+use cudarc::driver::CudaContext;
+use std::sync::Arc;
 
-/// One registered GL object; unregistered on drop.
+/// One registered GL object; unregistered on drop. Holds its context so that the context
+/// outlives the registration whatever order its owners drop in.
 pub struct GraphicsResource {
     raw: CUgraphicsResource,
+    ctx: Arc<CudaContext>,
 }
 
 impl GraphicsResource {
     /// Registers a GL 2-D texture. `flags`: [`ffi::REGISTER_READ_ONLY`] for sources,
     /// [`ffi::REGISTER_SURFACE_LDST`] for targets.
-    pub fn texture(texture: glow::NativeTexture, flags: u32) -> Result<Self, CudaError> {
-        ffi::register_gl_image(texture.0.get(), glow::TEXTURE_2D, flags).map(|raw| Self { raw })
+    pub fn texture(
+        ctx: &Arc<CudaContext>,
+        texture: glow::NativeTexture,
+        flags: u32,
+    ) -> Result<Self, CudaError> {
+        ctx.bind_to_thread()
+            .map_err(CudaError::driver("cuCtxSetCurrent"))?;
+        ffi::register_gl_image(texture.0.get(), glow::TEXTURE_2D, flags).map(|raw| Self {
+            raw,
+            ctx: ctx.clone(),
+        })
     }
 
     /// Registers a GL buffer object (bins, pixel buffers).
-    pub fn buffer(buffer: glow::NativeBuffer, flags: u32) -> Result<Self, CudaError> {
-        ffi::register_gl_buffer(buffer.0.get(), flags).map(|raw| Self { raw })
+    pub fn buffer(
+        ctx: &Arc<CudaContext>,
+        buffer: glow::NativeBuffer,
+        flags: u32,
+    ) -> Result<Self, CudaError> {
+        ctx.bind_to_thread()
+            .map_err(CudaError::driver("cuCtxSetCurrent"))?;
+        ffi::register_gl_buffer(buffer.0.get(), flags).map(|raw| Self {
+            raw,
+            ctx: ctx.clone(),
+        })
     }
 }
 
 impl Drop for GraphicsResource {
     fn drop(&mut self) {
-        // SAFETY: `raw` came from a successful registration and is unregistered once.
+        if let Err(e) = self.ctx.bind_to_thread() {
+            log::error!("unregistering a GL resource: cannot bind its context: {e:?}");
+            return;
+        }
+        // SAFETY: `raw` came from a successful registration in this (live, current)
+        // context and is unregistered once.
         let status = unsafe { sys::cuGraphicsUnregisterResource(self.raw) };
         if let Err(e) = check("cuGraphicsUnregisterResource", status) {
             log::error!("{e}");

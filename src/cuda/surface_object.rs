@@ -3,22 +3,30 @@
 use super::texture_object::array_resource;
 use super::{check, CudaError};
 use cudarc::driver::sys::{self, CUarray};
+use cudarc::driver::CudaContext;
+use std::sync::Arc;
 
 /// Surface object for `surf2Dwrite`; destroyed on drop.
 pub struct SurfaceObject {
     raw: sys::CUsurfObject,
+    ctx: Arc<CudaContext>,
 }
 
 impl SurfaceObject {
     /// Creates a surface object over `array`, which must outlive it.
-    pub fn from_array(array: CUarray) -> Result<Self, CudaError> {
+    pub fn from_array(ctx: &Arc<CudaContext>, array: CUarray) -> Result<Self, CudaError> {
+        ctx.bind_to_thread()
+            .map_err(CudaError::driver("cuCtxSetCurrent"))?;
         let resource = array_resource(array);
         let mut raw = 0;
         // SAFETY: the descriptor is fully initialised; `raw` is a valid out-pointer.
         check("cuSurfObjectCreate", unsafe {
             sys::cuSurfObjectCreate(&mut raw, &resource)
         })?;
-        Ok(Self { raw })
+        Ok(Self {
+            raw,
+            ctx: ctx.clone(),
+        })
     }
 
     /// The handle passed to kernels (`cudaSurfaceObject_t`).
@@ -29,6 +37,10 @@ impl SurfaceObject {
 
 impl Drop for SurfaceObject {
     fn drop(&mut self) {
+        if let Err(e) = self.ctx.bind_to_thread() {
+            log::error!("destroying a CUDA object: cannot bind its context: {e:?}");
+            return;
+        }
         // SAFETY: created by cuSurfObjectCreate, destroyed once.
         if let Err(e) = check("cuSurfObjectDestroy", unsafe {
             sys::cuSurfObjectDestroy(self.raw)

@@ -2,11 +2,14 @@
 
 use super::{check, CudaError};
 use cudarc::driver::sys::{self, CUarray};
+use cudarc::driver::CudaContext;
+use std::sync::Arc;
 
 /// Texture object reading an RGBA8 array as `uchar4` with clamp addressing (the border
 /// rule of the operation contract); destroyed on drop.
 pub struct TextureObject {
     raw: sys::CUtexObject,
+    ctx: Arc<CudaContext>,
 }
 
 /// A resource descriptor naming one CUDA array.
@@ -24,7 +27,9 @@ pub(super) fn array_resource(array: CUarray) -> sys::CUDA_RESOURCE_DESC {
 
 impl TextureObject {
     /// Creates a texture object over `array`, which must outlive it.
-    pub fn from_array(array: CUarray) -> Result<Self, CudaError> {
+    pub fn from_array(ctx: &Arc<CudaContext>, array: CUarray) -> Result<Self, CudaError> {
+        ctx.bind_to_thread()
+            .map_err(CudaError::driver("cuCtxSetCurrent"))?;
         let resource = array_resource(array);
         let clamp = sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP;
         let desc = sys::CUDA_TEXTURE_DESC {
@@ -44,7 +49,10 @@ impl TextureObject {
         check("cuTexObjectCreate", unsafe {
             sys::cuTexObjectCreate(&mut raw, &resource, &desc, std::ptr::null())
         })?;
-        Ok(Self { raw })
+        Ok(Self {
+            raw,
+            ctx: ctx.clone(),
+        })
     }
 
     /// The handle passed to kernels (`cudaTextureObject_t`).
@@ -55,6 +63,10 @@ impl TextureObject {
 
 impl Drop for TextureObject {
     fn drop(&mut self) {
+        if let Err(e) = self.ctx.bind_to_thread() {
+            log::error!("destroying a CUDA object: cannot bind its context: {e:?}");
+            return;
+        }
         // SAFETY: created by cuTexObjectCreate, destroyed once.
         if let Err(e) = check("cuTexObjectDestroy", unsafe {
             sys::cuTexObjectDestroy(self.raw)

@@ -60,9 +60,9 @@ impl CudaFrame {
             }
         }
         Ok(Registered::new(vec![
-            GraphicsResource::texture(key.source.0, ffi::REGISTER_READ_ONLY)?,
-            GraphicsResource::texture(key.output.0, ffi::REGISTER_SURFACE_LDST)?,
-            GraphicsResource::buffer(key.bins, 0)?,
+            GraphicsResource::texture(&self.device.ctx, key.source.0, ffi::REGISTER_READ_ONLY)?,
+            GraphicsResource::texture(&self.device.ctx, key.output.0, ffi::REGISTER_SURFACE_LDST)?,
+            GraphicsResource::buffer(&self.device.ctx, key.bins, 0)?,
         ]))
     }
 
@@ -146,14 +146,15 @@ impl CudaFrame {
                 reason: format!("bin buffer of {bins_size} B"),
             });
         }
-        let source_texture = TextureObject::from_array(source_array)?;
-        let output_surface = SurfaceObject::from_array(output_array)?;
+        let ctx = self.device.ctx.clone();
+        let source_texture = TextureObject::from_array(&ctx, source_array)?;
+        let output_surface = SurfaceObject::from_array(&ctx, output_array)?;
         let (mut w, mut h) = (source.width, source.height);
         for (k, filter) in filters.iter().enumerate() {
             let (ow, oh) = filter.output_size(w, h);
             let last = k + 1 == filters.len();
             if !last {
-                self.intermediates.ensure(k, ow, oh)?;
+                self.intermediates.ensure(&ctx, k, ow, oh)?;
             }
             let input = if k == 0 {
                 &source_texture
@@ -196,7 +197,7 @@ impl CudaFrame {
             memory::copy_array(source_array, output_array, w, h, stream.cu_stream())?;
             timeline.mark("copy", &stream)?;
         }
-        let output_texture = TextureObject::from_array(output_array)?;
+        let output_texture = TextureObject::from_array(&ctx, output_array)?;
         memory::zero_u32(bins_ptr, 4 * HISTOGRAM_BINS, stream.cu_stream())?;
         self.kernels
             .histogram(&stream, &output_texture, w, h, bins_ptr)?;

@@ -91,10 +91,18 @@ impl CudaMandelbrot {
             old.buffer.destroy(gl);
         }
         let buffer = GlBuffer::new(gl, bytes)?;
-        let registered = Registered::new(vec![GraphicsResource::buffer(
+        let resource = match GraphicsResource::buffer(
+            &self.device.ctx,
             buffer.id,
             ffi::REGISTER_WRITE_DISCARD,
-        )?]);
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                buffer.destroy(gl);
+                return Err(e.into());
+            }
+        };
+        let registered = Registered::new(vec![resource]);
         self.pbo = Some(Pbo {
             buffer,
             registered: Some(registered),

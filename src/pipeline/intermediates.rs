@@ -1,20 +1,23 @@
 //! Ping-pong CUDA arrays between filter stages, reallocated only when a size changes.
 
 use crate::cuda::{CudaArray2d, CudaError, SurfaceObject, TextureObject};
+use cudarc::driver::CudaContext;
+use std::sync::Arc;
 
-/// One intermediate image with its texture (read) and surface (write) objects.
+/// One intermediate image with its texture (read) and surface (write) objects. Fields drop
+/// in order: the objects before the array they view.
 pub struct Intermediate {
-    pub array: CudaArray2d,
     pub texture: TextureObject,
     pub surface: SurfaceObject,
+    pub array: CudaArray2d,
 }
 
 impl Intermediate {
-    fn new(width: u32, height: u32) -> Result<Self, CudaError> {
-        let array = CudaArray2d::new(width, height)?;
+    fn new(ctx: &Arc<CudaContext>, width: u32, height: u32) -> Result<Self, CudaError> {
+        let array = CudaArray2d::new(ctx, width, height)?;
         Ok(Self {
-            texture: TextureObject::from_array(array.raw())?,
-            surface: SurfaceObject::from_array(array.raw())?,
+            texture: TextureObject::from_array(ctx, array.raw())?,
+            surface: SurfaceObject::from_array(ctx, array.raw())?,
             array,
         })
     }
@@ -28,11 +31,17 @@ pub struct Intermediates {
 
 impl Intermediates {
     /// Makes slot `k % 2` hold a `width × height` image.
-    pub fn ensure(&mut self, k: usize, width: u32, height: u32) -> Result<(), CudaError> {
+    pub fn ensure(
+        &mut self,
+        ctx: &Arc<CudaContext>,
+        k: usize,
+        width: u32,
+        height: u32,
+    ) -> Result<(), CudaError> {
         let slot = &mut self.slots[k % 2];
         if !matches!(slot, Some(i) if i.array.width == width && i.array.height == height) {
             *slot = None; // free before allocating the replacement
-            *slot = Some(Intermediate::new(width, height)?);
+            *slot = Some(Intermediate::new(ctx, width, height)?);
         }
         Ok(())
     }
