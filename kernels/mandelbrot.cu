@@ -41,18 +41,29 @@
 #define MS_KIND_SPLIT 1
 #define MS_KIND_LEAF 2
 
+// Arithmetic of the iteration. f64 follows the Rust reference operation for operation
+// (each product and sum rounded, no FMA contraction), so GPU f64 dwells equal the CPU's
+// exactly; f32 is left free to contract (it is the fast mode, compared within tolerance).
+__device__ __forceinline__ double mul_(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double add_(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ double sub_(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float mul_(float a, float b) { return a * b; }
+__device__ __forceinline__ float add_(float a, float b) { return a + b; }
+__device__ __forceinline__ float sub_(float a, float b) { return a - b; }
+
 template <typename T>
 __device__ __forceinline__ int dwell_at(int x, int y, int width, int height, double cx, double cy,
                                         double step, int max_dwell)
 {
     const T s = (T)step;
-    const T cr = (T)cx + ((T)x + (T)0.5 - (T)width * (T)0.5) * s;
-    const T ci = (T)cy - ((T)y + (T)0.5 - (T)height * (T)0.5) * s;
+    // c = (cx + (x + 0.5 - W/2) s, cy - (y + 0.5 - H/2) s), in the reference's order.
+    const T cr = add_((T)cx, mul_(sub_(add_((T)x, (T)0.5), mul_((T)width, (T)0.5)), s));
+    const T ci = sub_((T)cy, mul_(sub_(add_((T)y, (T)0.5), mul_((T)height, (T)0.5)), s));
     T zr = cr, zi = ci;
     int n = 0;
-    while (n < max_dwell && zr * zr + zi * zi < (T)4) {
-        const T t = zr * zr - zi * zi + cr;
-        zi = (T)2 * zr * zi + ci;
+    while (n < max_dwell && add_(mul_(zr, zr), mul_(zi, zi)) < (T)4) {
+        const T t = add_(sub_(mul_(zr, zr), mul_(zi, zi)), cr);
+        zi = add_(mul_(mul_((T)2, zr), zi), ci);
         zr = t;
         ++n;
     }
