@@ -48,6 +48,20 @@ fn headless_gl_for_cuda(
     }
 }
 
+/// Logs the wall time of each phase of a headless run (`RUST_LOG=info`).
+struct Phases(std::time::Instant);
+
+impl Phases {
+    fn start() -> Self {
+        Self(std::time::Instant::now())
+    }
+
+    fn done(&mut self, what: &str) {
+        log::info!("{what}: {:.1} ms", self.0.elapsed().as_secs_f64() * 1e3);
+        self.0 = std::time::Instant::now();
+    }
+}
+
 fn cpu_status(reason: String) -> BackendStatus {
     BackendStatus {
         kind: BackendKind::Cpu,
@@ -73,12 +87,18 @@ pub fn process_headless(
         }
     };
     let gl = &gl.gl;
+    let mut phase = Phases::start();
     let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
+    phase.done("upload source texture");
     let result =
         FrameRunner::new(gl, request, image.width(), image.height()).and_then(|mut runner| {
-            let out = runner
-                .run(gl, &source, image, filters)
-                .and_then(|report| Ok((runner.targets.output.read(gl)?, report)));
+            phase.done("open backend");
+            let out = runner.run(gl, &source, image, filters).and_then(|report| {
+                phase.done("run frame");
+                let pixels = runner.targets.output.read(gl)?;
+                phase.done("read output texture");
+                Ok((pixels, report))
+            });
             let status = runner.status.clone();
             runner.destroy(gl);
             out.map(|(image, report)| HeadlessOutput {
@@ -88,6 +108,7 @@ pub fn process_headless(
             })
         });
     source.destroy(gl);
+    phase.done("release");
     result
 }
 
