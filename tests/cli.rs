@@ -23,8 +23,15 @@ fn refuses(args: &[&str], needle: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
     assert!(stderr.contains(needle), "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: one line expected: {stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
+        "{args:?}: {stderr}"
+    );
+    assert_eq!(
+        stderr.trim().lines().count(),
+        1,
+        "{args:?}: one line expected: {stderr}"
+    );
 }
 
 #[test]
@@ -33,14 +40,39 @@ fn apply_matches_the_library_and_writes_atomically() {
     let out = dir.path().join("out.png");
     let input = data("astronaut.png");
     cudalens()
-        .args(["apply", input.to_str().expect("utf-8"), "-o", out.to_str().expect("utf-8")])
-        .args(["--filter", "gaussian:sigma=1.5", "--filter", "sobel:scale=2", "--filter", "transpose", "--backend", "cpu"])
+        .args([
+            "apply",
+            input.to_str().expect("utf-8"),
+            "-o",
+            out.to_str().expect("utf-8"),
+        ])
+        .args([
+            "--filter",
+            "gaussian:sigma=1.5",
+            "--filter",
+            "sobel:scale=2",
+            "--filter",
+            "transpose",
+            "--backend",
+            "cpu",
+        ])
         .assert()
         .success()
         .stderr(predicate::str::contains("CPU backend"));
-    let want = cpu::apply_filters(&photo("astronaut.png"), &[Filter::gaussian(1.5), Filter::Sobel { scale: 2.0 }, Filter::Transpose]);
+    let want = cpu::apply_filters(
+        &photo("astronaut.png"),
+        &[
+            Filter::gaussian(1.5),
+            Filter::Sobel { scale: 2.0 },
+            Filter::Transpose,
+        ],
+    );
     assert_eq!(image::open(&out).expect("output").into_rgba8(), want);
-    let names: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").flatten().map(|e| e.file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("ls")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
     assert_eq!(names.len(), 1, "temporary files left: {names:?}");
 }
 
@@ -51,14 +83,37 @@ fn apply_never_overwrites_the_input_or_an_existing_output() {
     std::fs::copy(data("coffee.png"), &input).expect("copy");
     let before = std::fs::read(&input).expect("read");
     let i = input.to_str().expect("utf-8");
-    refuses(&["apply", i, "-o", i, "--filter", "sobel", "--force"], "refusing to overwrite the input");
+    refuses(
+        &["apply", i, "-o", i, "--filter", "sobel", "--force"],
+        "refusing to overwrite the input",
+    );
     let existing = dir.path().join("existing.png");
     std::fs::write(&existing, b"keep me").expect("write");
     let e = existing.to_str().expect("utf-8");
-    refuses(&["apply", i, "-o", e, "--filter", "sobel"], "already exists");
+    refuses(
+        &["apply", i, "-o", e, "--filter", "sobel"],
+        "already exists",
+    );
     assert_eq!(std::fs::read(&existing).expect("read"), b"keep me");
-    cudalens().args(["apply", i, "-o", e, "--filter", "sobel", "--force", "--backend", "cpu"]).assert().success();
-    assert_eq!(std::fs::read(&input).expect("read"), before, "input changed");
+    cudalens()
+        .args([
+            "apply",
+            i,
+            "-o",
+            e,
+            "--filter",
+            "sobel",
+            "--force",
+            "--backend",
+            "cpu",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(&input).expect("read"),
+        before,
+        "input changed"
+    );
 }
 
 #[test]
@@ -67,9 +122,17 @@ fn bad_inputs_get_one_clear_line_and_exit_code_2() {
     let good = std::fs::read(data("coffee.png")).expect("read");
     let cases: Vec<(String, &[u8], &str)> = vec![
         ("zero.png".into(), b"", "not a supported image format"),
-        ("text.png".into(), b"this is text, not a PNG", "not a supported image format"),
+        (
+            "text.png".into(),
+            b"this is text, not a PNG",
+            "not a supported image format",
+        ),
         ("truncated.png".into(), &good[..good.len() / 3], "truncated"),
-        ("huge.png".into(), Box::leak(common::png_declaring(100_000, 100_000).into_boxed_slice()), "larger than"),
+        (
+            "huge.png".into(),
+            Box::leak(common::png_declaring(100_000, 100_000).into_boxed_slice()),
+            "larger than",
+        ),
     ];
     let out = dir.path().join("o.png");
     let o = out.to_str().expect("utf-8");
@@ -90,12 +153,25 @@ fn bad_inputs_get_one_clear_line_and_exit_code_2() {
 fn bad_usage_exits_2() {
     let input = data("coffee.png");
     let i = input.to_str().expect("utf-8");
-    for (spec, needle) in [("blur", "unknown filter"), ("box:radius=0", "outside"), ("gaussian:sigma=40", "outside")] {
-        let out = cudalens().args(["apply", i, "-o", "/tmp/never-written.png", "--filter", spec]).output().expect("runs");
+    for (spec, needle) in [
+        ("blur", "unknown filter"),
+        ("box:radius=0", "outside"),
+        ("gaussian:sigma=40", "outside"),
+    ] {
+        let out = cudalens()
+            .args(["apply", i, "-o", "/tmp/never-written.png", "--filter", spec])
+            .output()
+            .expect("runs");
         assert_eq!(out.status.code(), Some(2), "{spec}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{spec}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(needle),
+            "{spec}"
+        );
     }
-    refuses(&["apply", i, "-o", "/tmp/x.unknown", "--filter", "sobel"], "cannot write this format");
+    refuses(
+        &["apply", i, "-o", "/tmp/x.unknown", "--filter", "sobel"],
+        "cannot write this format",
+    );
 }
 
 #[test]
@@ -105,13 +181,30 @@ fn cuda_backend_without_cuda_is_a_clear_usage_error() {
         return;
     }
     let input = data("coffee.png");
-    refuses(&["histogram", input.to_str().expect("utf-8"), "--backend", "cuda"], "CUDA backend is not available");
+    refuses(
+        &[
+            "histogram",
+            input.to_str().expect("utf-8"),
+            "--backend",
+            "cuda",
+        ],
+        "CUDA backend is not available",
+    );
 }
 
 #[test]
 fn histogram_json_equals_the_reference() {
     let input = data("logo.png");
-    let out = cudalens().args(["histogram", input.to_str().expect("utf-8"), "--json", "--backend", "cpu"]).output().expect("runs");
+    let out = cudalens()
+        .args([
+            "histogram",
+            input.to_str().expect("utf-8"),
+            "--json",
+            "--backend",
+            "cpu",
+        ])
+        .output()
+        .expect("runs");
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let want = cpu::histogram(&photo("logo.png"));
@@ -121,7 +214,11 @@ fn histogram_json_equals_the_reference() {
         let got: Vec<u32> = serde_json::from_value(v[*key].clone()).expect("256 counts");
         assert_eq!(got, want.bins[i].to_vec(), "{key}");
     }
-    cudalens().args(["histogram", input.to_str().expect("utf-8")]).assert().success().stdout(predicate::str::contains("median"));
+    cudalens()
+        .args(["histogram", input.to_str().expect("utf-8")])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("median"));
 }
 
 #[test]
@@ -129,21 +226,62 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("d.png");
     cudalens()
-        .args(["mandelbrot", "-o", out.to_str().expect("utf-8"), "--width", "97", "--height", "61", "--center=-0.75,0.1"])
-        .args(["--span", "2.5", "--max-dwell", "300", "--mode", "per-pixel", "--dwell", "--backend", "cpu"])
+        .args([
+            "mandelbrot",
+            "-o",
+            out.to_str().expect("utf-8"),
+            "--width",
+            "97",
+            "--height",
+            "61",
+            "--center=-0.75,0.1",
+        ])
+        .args([
+            "--span",
+            "2.5",
+            "--max-dwell",
+            "300",
+            "--mode",
+            "per-pixel",
+            "--dwell",
+            "--backend",
+            "cpu",
+        ])
         .assert()
         .success();
     let png = image::open(&out).expect("png");
     let gray = png.as_luma16().expect("16-bit greyscale");
-    let view = cudalens::mandelbrot::View { center: (-0.75, 0.1), span: 2.5, width: 97, height: 61, max_dwell: 300 };
+    let view = cudalens::mandelbrot::View {
+        center: (-0.75, 0.1),
+        span: 2.5,
+        width: 97,
+        height: 61,
+        max_dwell: 300,
+    };
     let want = cudalens::mandelbrot::render_per_pixel(&view);
     let got: Vec<u32> = gray.pixels().map(|p| u32::from(p.0[0])).collect();
     assert_eq!(got, want.values);
     let coloured = dir.path().join("c.png");
-    cudalens().args(["mandelbrot", "-o", coloured.to_str().expect("utf-8"), "--width", "64", "--height", "48", "--backend", "cpu"]).assert().success();
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            coloured.to_str().expect("utf-8"),
+            "--width",
+            "64",
+            "--height",
+            "48",
+            "--backend",
+            "cpu",
+        ])
+        .assert()
+        .success();
     let c = image::open(&coloured).expect("png");
     assert_eq!((c.width(), c.height()), (64, 48));
-    refuses(&["mandelbrot", "-o", "/tmp/m.png", "--max-dwell", "70000"], "max dwell");
+    refuses(
+        &["mandelbrot", "-o", "/tmp/m.png", "--max-dwell", "70000"],
+        "max dwell",
+    );
     refuses(&["mandelbrot", "-o", "/tmp/m.png", "--span", "-1"], "span");
 }
 
@@ -161,5 +299,7 @@ fn doctor_reports_the_backend_and_why() {
 
 #[test]
 fn the_default_asset_exists() {
-    assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/chelsea.png").exists());
+    assert!(Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/chelsea.png")
+        .exists());
 }

@@ -11,10 +11,26 @@ use cudalens::ops::{cpu, Filter};
 
 fn cases() -> Vec<(&'static str, &'static str, Vec<Filter>)> {
     vec![
-        ("astronaut.png", "astronaut-sobel.png", vec![Filter::Sobel { scale: 1.0 }]),
-        ("coffee.png", "coffee-gaussian3.png", vec![Filter::gaussian(3.0)]),
-        ("camera.png", "camera-box7.png", vec![Filter::Box { radius: 7 }]),
-        ("logo.png", "logo-transpose-sobel.png", vec![Filter::Transpose, Filter::Sobel { scale: 2.0 }]),
+        (
+            "astronaut.png",
+            "astronaut-sobel.png",
+            vec![Filter::Sobel { scale: 1.0 }],
+        ),
+        (
+            "coffee.png",
+            "coffee-gaussian3.png",
+            vec![Filter::gaussian(3.0)],
+        ),
+        (
+            "camera.png",
+            "camera-box7.png",
+            vec![Filter::Box { radius: 7 }],
+        ),
+        (
+            "logo.png",
+            "logo-transpose-sobel.png",
+            vec![Filter::Transpose, Filter::Sobel { scale: 2.0 }],
+        ),
     ]
 }
 
@@ -30,6 +46,9 @@ fn cpu_backend_reproduces_the_golden_outputs() {
         }
         let want = image::open(&path).expect("golden exists").into_rgba8();
         let (max, count) = max_difference(&got, &want);
-        assert_eq!(max, 0, "{golden}: {count} channel values differ (max {max})");
+        assert_eq!(
+            max, 0,
+            "{golden}: {count} channel values differ (max {max})"
+        );
     }
 }

@@ -12,7 +12,9 @@ use cudalens::cuda::CudaDevice;
 use cudalens::gl::{GlTexture, HeadlessGl};
 use cudalens::mandelbrot::{colorize, render_per_pixel, Mode, Precision, View, BOOKMARKS};
 use cudalens::ops::{cpu, Filter, Histogram};
-use cudalens::pipeline::{BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings};
+use cudalens::pipeline::{
+    BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings,
+};
 use image::RgbaImage;
 use std::io::Write;
 use std::time::Instant;
@@ -37,13 +39,28 @@ fn gpu() -> Option<HeadlessGl> {
 
 /// Runs `filters` on `image` through the CUDA frame pipeline with poisoned outputs; returns
 /// the output read back from GL, the report's histogram and the GL bin buffer's contents.
-fn run_cuda(gl: &glow::Context, image: &RgbaImage, filters: &[Filter]) -> (RgbaImage, Histogram, Vec<u32>) {
-    let (w, h) = filters.iter().fold(image.dimensions(), |(w, h), f| f.output_size(w, h));
-    let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw())).expect("source texture");
+fn run_cuda(
+    gl: &glow::Context,
+    image: &RgbaImage,
+    filters: &[Filter],
+) -> (RgbaImage, Histogram, Vec<u32>) {
+    let (w, h) = filters
+        .iter()
+        .fold(image.dimensions(), |(w, h), f| f.output_size(w, h));
+    let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))
+        .expect("source texture");
     let mut runner = FrameRunner::new(gl, BackendRequest::Cuda, w, h).expect("CUDA backend");
     assert_eq!(runner.status.kind, BackendKind::Cuda);
-    runner.targets.output.fill(gl, POISON).expect("poison output");
-    runner.targets.bins.write(gl, &[0x5A; 4096]).expect("poison bins");
+    runner
+        .targets
+        .output
+        .fill(gl, POISON)
+        .expect("poison output");
+    runner
+        .targets
+        .bins
+        .write(gl, &[0x5A; 4096])
+        .expect("poison bins");
     let report = runner.run(gl, &source, image, filters).expect("CUDA frame");
     assert_eq!(report.backend, BackendKind::Cuda);
     let out = runner.targets.output.read(gl).expect("read output");
@@ -61,7 +78,9 @@ fn run_cuda(gl: &glow::Context, image: &RgbaImage, filters: &[Filter]) -> (RgbaI
 }
 
 fn exact(filters: &[Filter]) -> bool {
-    filters.iter().all(|f| matches!(f, Filter::Transpose | Filter::Box { .. }))
+    filters
+        .iter()
+        .all(|f| matches!(f, Filter::Transpose | Filter::Box { .. }))
 }
 
 /// Compares one case; panics with a precise message on mismatch.
@@ -75,11 +94,24 @@ fn check_case(gl: &glow::Context, label: &str, image: &RgbaImage, filters: &[Fil
     let (max, count) = max_difference(&got, &want);
     let tolerance = if exact(filters) { 0 } else { 1 };
     let specs: Vec<String> = filters.iter().map(|f| f.to_string()).collect();
-    assert!(max <= tolerance, "{label} [{}]: max difference {max} (> {tolerance}) in {count} channel values", specs.join(" → "));
+    assert!(
+        max <= tolerance,
+        "{label} [{}]: max difference {max} (> {tolerance}) in {count} channel values",
+        specs.join(" → ")
+    );
     // Alpha is never filtered, only moved: it must match exactly.
-    assert!(got.pixels().zip(want.pixels()).all(|(a, b)| a.0[3] == b.0[3]), "{label}: alpha differs");
+    assert!(
+        got.pixels()
+            .zip(want.pixels())
+            .all(|(a, b)| a.0[3] == b.0[3]),
+        "{label}: alpha differs"
+    );
     // The histogram kernel counts exactly what the GPU produced, and the GL buffer holds it.
-    assert_eq!(histogram, cpu::histogram(&got), "{label}: histogram of the GPU output");
+    assert_eq!(
+        histogram,
+        cpu::histogram(&got),
+        "{label}: histogram of the GPU output"
+    );
     assert_eq!(gl_bins, histogram.flat(), "{label}: GL bin buffer");
     println!(
         "ok {label:<28} {:<40} max diff {max} ({count} values) cpu {cpu_ms:8.1} ms, gpu round trip {gpu_ms:8.1} ms",
@@ -95,11 +127,22 @@ fn all_filter_cases() -> Vec<Vec<Filter>> {
         vec![Filter::Sobel { scale: 64.0 }],
         vec![Filter::Box { radius: 1 }],
         vec![Filter::Box { radius: 255 }],
-        vec![Filter::Gaussian { sigma: 0.1, radius: 1 }],
+        vec![Filter::Gaussian {
+            sigma: 0.1,
+            radius: 1,
+        }],
         vec![Filter::gaussian(2.0)],
-        vec![Filter::Gaussian { sigma: 32.0, radius: 96 }],
+        vec![Filter::Gaussian {
+            sigma: 32.0,
+            radius: 96,
+        }],
         vec![Filter::Transpose],
-        vec![Filter::gaussian(1.5), Filter::Transpose, Filter::Sobel { scale: 2.0 }, Filter::Box { radius: 3 }],
+        vec![
+            Filter::gaussian(1.5),
+            Filter::Transpose,
+            Filter::Sobel { scale: 2.0 },
+            Filter::Box { radius: 3 },
+        ],
     ]
 }
 
@@ -130,7 +173,10 @@ fn filters_match_the_cpu_reference_on_random_images() {
                 vec![],
                 vec![Filter::Sobel { scale: 1.0 }],
                 vec![Filter::Box { radius: 255 }],
-                vec![Filter::Gaussian { sigma: 32.0, radius: 96 }],
+                vec![Filter::Gaussian {
+                    sigma: 32.0,
+                    radius: 96,
+                }],
                 vec![Filter::Transpose],
             ]
         } else {
@@ -145,7 +191,10 @@ fn filters_match_the_cpu_reference_on_random_images() {
 #[test]
 fn histogram_and_transpose_are_exact() {
     let Some(ctx) = gpu() else { return };
-    for (i, (w, h)) in [(1, 1), (7, 3), (257, 129), (1917, 1081)].into_iter().enumerate() {
+    for (i, (w, h)) in [(1, 1), (7, 3), (257, 129), (1917, 1081)]
+        .into_iter()
+        .enumerate()
+    {
         let image = random_image(w, h, 77 + i as u64);
         let (copy, histogram, _) = run_cuda(&ctx.gl, &image, &[]);
         assert_eq!(copy, image, "{w}x{h}: identity");
@@ -163,25 +212,53 @@ fn share(mismatches: usize, total: usize) -> f64 {
 fn mandelbrot_matches_the_cpu_reference() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
-    let mut renderer = MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
-    let sizes: &[(u32, u32)] = if quick() { &[(1, 1), (7, 3), (97, 61)] } else { &[(1, 1), (7, 3), (317, 211), (640, 480), (1920, 1080)] };
+    let mut renderer =
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+    let sizes: &[(u32, u32)] = if quick() {
+        &[(1, 1), (7, 3), (97, 61)]
+    } else {
+        &[(1, 1), (7, 3), (317, 211), (640, 480), (1920, 1080)]
+    };
     for (name, center, span, max_dwell) in BOOKMARKS {
         for &(width, height) in sizes {
-            let view = View { center, span, width, height, max_dwell };
+            let view = View {
+                center,
+                span,
+                width,
+                height,
+                max_dwell,
+            };
             let reference = render_per_pixel(&view);
             let total = reference.values.len();
             let mut dwells = |mode, precision| {
-                let s = MandelbrotSettings { view, mode, precision, overlay: mode == Mode::MarianiSilver, ..MandelbrotSettings::default() };
+                let s = MandelbrotSettings {
+                    view,
+                    mode,
+                    precision,
+                    overlay: mode == Mode::MarianiSilver,
+                    ..MandelbrotSettings::default()
+                };
                 renderer.dwells(&s).expect("GPU dwells").0
             };
             let pp64 = dwells(Mode::PerPixel, Precision::F64);
             let ms64 = dwells(Mode::MarianiSilver, Precision::F64);
             let pp32 = dwells(Mode::PerPixel, Precision::F32);
             let ms32 = dwells(Mode::MarianiSilver, Precision::F32);
-            let (a, b, c) = (pp64.mismatches(&reference), ms64.mismatches(&pp64), ms32.mismatches(&pp32));
+            let (a, b, c) = (
+                pp64.mismatches(&reference),
+                ms64.mismatches(&pp64),
+                ms32.mismatches(&pp32),
+            );
             println!("ok {name:<16} {width}x{height}: f64 per-pixel vs CPU {a}/{total}, f64 M-S vs per-pixel {b}/{total}, f32 M-S vs per-pixel {c}/{total}");
-            for (what, bad) in [("GPU f64 per-pixel vs CPU f64", a), ("GPU f64 Mariani–Silver vs per-pixel", b), ("GPU f32 Mariani–Silver vs per-pixel", c)] {
-                assert!(share(bad, total) <= 0.001, "{name} {width}x{height}: {what}: {bad} of {total} pixels differ");
+            for (what, bad) in [
+                ("GPU f64 per-pixel vs CPU f64", a),
+                ("GPU f64 Mariani–Silver vs per-pixel", b),
+                ("GPU f32 Mariani–Silver vs per-pixel", c),
+            ] {
+                assert!(
+                    share(bad, total) <= 0.001,
+                    "{name} {width}x{height}: {what}: {bad} of {total} pixels differ"
+                );
             }
         }
     }
@@ -192,9 +269,22 @@ fn mandelbrot_matches_the_cpu_reference() {
 fn mandelbrot_colours_reach_gl_through_the_pixel_buffer() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
-    let mut renderer = MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
-    for (mode, (w, h)) in [(Mode::PerPixel, (1, 1)), (Mode::MarianiSilver, (333, 222)), (Mode::PerPixel, (1024, 768))] {
-        let s = MandelbrotSettings { view: View { width: w, height: h, ..View::default() }, mode, ..MandelbrotSettings::default() };
+    let mut renderer =
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+    for (mode, (w, h)) in [
+        (Mode::PerPixel, (1, 1)),
+        (Mode::MarianiSilver, (333, 222)),
+        (Mode::PerPixel, (1024, 768)),
+    ] {
+        let s = MandelbrotSettings {
+            view: View {
+                width: w,
+                height: h,
+                ..View::default()
+            },
+            mode,
+            ..MandelbrotSettings::default()
+        };
         renderer.texture.resize(gl, w, h).expect("resize");
         renderer.texture.fill(gl, POISON).expect("poison");
         let frame = renderer.render(gl, &s).expect("render");
@@ -202,7 +292,10 @@ fn mandelbrot_colours_reach_gl_through_the_pixel_buffer() {
         let shown = renderer.texture.read(gl).expect("read texture");
         let (dwells, _) = renderer.dwells(&s).expect("dwells");
         let want = colorize(&dwells, &s.palette.lut(s.view.max_dwell, s.interior));
-        assert_eq!(shown, want, "{mode:?} {w}x{h}: texture differs from LUT(dwells)");
+        assert_eq!(
+            shown, want,
+            "{mode:?} {w}x{h}: texture differs from LUT(dwells)"
+        );
     }
     renderer.destroy(gl);
 }

@@ -18,7 +18,16 @@ impl Drop for Xvfb {
 
 fn start_xvfb(display: u32) -> Option<Xvfb> {
     let child = Command::new("Xvfb")
-        .args([format!(":{display}").as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp", "+extension", "GLX"])
+        .args([
+            format!(":{display}").as_str(),
+            "-screen",
+            "0",
+            "1280x800x24",
+            "-nolisten",
+            "tcp",
+            "+extension",
+            "GLX",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -38,7 +47,11 @@ fn screenshot(display: u32, dir: &Path, name: &str, extra: &[&str]) -> image::Rg
         .args(extra)
         .output()
         .expect("app runs");
-    assert!(out.status.success(), "app failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "app failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     image::open(&shot).expect("screenshot written").into_rgba8()
 }
 
@@ -55,21 +68,42 @@ fn distinct_colours(img: &image::RgbaImage, x0: u32, y0: u32, w: u32, h: u32) ->
 
 #[test]
 fn app_renders_the_default_image_and_the_mandelbrot_view() {
-    if Command::new("Xvfb").arg("-help").stderr(Stdio::null()).stdout(Stdio::null()).status().is_err() {
+    if Command::new("Xvfb")
+        .arg("-help")
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .is_err()
+    {
         let _ = writeln!(std::io::stderr(), "skipped: no Xvfb on this machine");
         return;
     }
     let display = 90 + std::process::id() % 9;
-    let Some(_xvfb) = start_xvfb(display) else { panic!("Xvfb did not start") };
+    let Some(_xvfb) = start_xvfb(display) else {
+        panic!("Xvfb did not start")
+    };
     let dir = tempfile::tempdir().expect("tempdir");
-    let img = screenshot(display, dir.path(), "image.png", &["--filter", "gaussian:sigma=1"]);
+    let img = screenshot(
+        display,
+        dir.path(),
+        "image.png",
+        &["--filter", "gaussian:sigma=1"],
+    );
     assert_eq!(img.dimensions(), (1200, 760));
     // The photograph fills the centre of the view: many colours there.
     let centre = distinct_colours(&img, 500, 250, 300, 200);
     assert!(centre > 2000, "image view looks blank: {centre} colours");
     // The histogram panel (bottom) is drawn.
-    assert!(distinct_colours(&img, 320, 600, 500, 120) > 4, "histogram panel looks blank");
-    let m = screenshot(display, dir.path(), "mandel.png", &["--mandelbrot", "--overlay"]);
+    assert!(
+        distinct_colours(&img, 320, 600, 500, 120) > 4,
+        "histogram panel looks blank"
+    );
+    let m = screenshot(
+        display,
+        dir.path(),
+        "mandel.png",
+        &["--mandelbrot", "--overlay"],
+    );
     let centre = distinct_colours(&m, 400, 200, 500, 300);
     assert!(centre > 50, "Mandelbrot view looks blank: {centre} colours");
 }

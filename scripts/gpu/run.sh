@@ -19,7 +19,8 @@ step() {
     shift 2
     echo "=== $name: $*" | tee -a "$LOG"
     local start=$SECONDS
-    timeout "$limit" "$@" >>"$LOG" 2>&1
+    # Through bash -c so that steps may be the exported shell functions below.
+    timeout "$limit" bash -c '"$@"' step "$@" >>"$LOG" 2>&1
     local rc=$?
     echo "$name rc=$rc $((SECONDS - start))s" | tee -a "$OUT/summary.txt" "$LOG"
 }
@@ -48,6 +49,8 @@ apply_both() {
     compare "$OUT/astronaut-cuda.png" "$OUT/astronaut-cpu.png"
 }
 
+export -f compare apply_both
+export B OUT
 steps=${*:-"smi doctor tests apply memcheck racecheck bench"}
 for s in $steps; do
     case $s in

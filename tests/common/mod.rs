@@ -6,12 +6,16 @@ use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 
 pub fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 /// A test photograph as RGBA8 (through the app's own loader: greyscale and alpha converted).
 pub fn photo(name: &str) -> RgbaImage {
-    cudalens::image_io::load_image(&data(name)).expect("test image loads").image
+    cudalens::image_io::load_image(&data(name))
+        .expect("test image loads")
+        .image
 }
 
 /// A reproducible random image; never all zero.
@@ -39,7 +43,11 @@ fn crc32(data: &[u8]) -> u32 {
     for &b in data {
         crc ^= u32::from(b);
         for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc
@@ -60,7 +68,11 @@ pub fn png_declaring(w: u32, h: u32) -> Vec<u8> {
     ihdr.extend_from_slice(&h.to_be_bytes());
     ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
     png_chunk(&mut out, b"IHDR", &ihdr);
-    png_chunk(&mut out, b"IDAT", &[0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
+    png_chunk(
+        &mut out,
+        b"IDAT",
+        &[0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
+    );
     png_chunk(&mut out, b"IEND", &[]);
     out
 }
