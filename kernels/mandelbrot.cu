@@ -11,15 +11,22 @@
 // mandel_ms (Mariani-Silver): a grid of blocks, one rectangle each. The block evaluates
 //   its rectangle's border (threads stride over the perimeter) and reduces the border
 //   dwells to one "common dwell" (or MS_DIFFERENT) in shared memory. Then thread 0:
-//   - common dwell: fill the rectangle with it (child grid of mandel_fill, or in-block
-//     when the rectangle has fewer than MS_LAUNCH_MIN_PIXELS pixels);
-//   - else, while depth + 1 < MS_MAX_DEPTH and the parts stay >= MS_MIN_SIZE: launch a
-//     child mandel_ms grid of MS_SUBDIV x MS_SUBDIV blocks on the parts;
-//   - else: evaluate every pixel (child grid of mandel_per_pixel_rect, or in-block below
-//     MS_LAUNCH_MIN_PIXELS).
+//   - common dwell: fill the rectangle with it (child grid of fill_rect, or in-block when
+//     the rectangle has fewer than launch_min_pixels pixels);
+//   - else, while depth + 1 < max_depth and the parts stay >= min_size: launch a child
+//     grid of subdiv x subdiv blocks on the parts;
+//   - else: evaluate every pixel (child grid of per_pixel_rect, or in-block below
+//     launch_min_pixels).
+//   Each pixel is computed at most once: the host sets every dwell to -1 first, border
+//   evaluation stores what it computes, and children and leaves reuse stored dwells (the
+//   border of a part lies partly on its parent's border). Sibling rectangles are disjoint,
+//   so a stored dwell always comes from dwell_at, never from a fill; a store not yet visible
+//   to another grid only costs a recomputation of the same value.
 //   Child grids go to the fire-and-forget stream: CDP2 has no device-side synchronize, and
 //   the host's stream completes only when every descendant grid has.
-//   The first grid is MS_INIT_SUBDIV x MS_INIT_SUBDIV rectangles over the whole image.
+//   The first grid is init_subdiv x init_subdiv rectangles over the whole image. The
+//   tuning values (init_subdiv, subdiv, max_depth, min_size, launch_min_pixels) come from
+//   the host (MsTuning in src/cuda/tiles.rs, chosen by `cudalens bench --ms-sweep`).
 //   Optionally every decision is appended to a record buffer (x, y, w, h | kind << 28)
 //   that the UI draws as an overlay. Failed child launches are counted (counters[1]).
 //
@@ -30,11 +37,6 @@
 #define MANDEL_BLOCK_X 32
 #define MANDEL_BLOCK_Y 8
 #define MS_BLOCK 128
-#define MS_INIT_SUBDIV 16
-#define MS_SUBDIV 4
-#define MS_MAX_DEPTH 5
-#define MS_MIN_SIZE 16
-#define MS_LAUNCH_MIN_PIXELS 4096
 #define MS_DIFFERENT (-1)
 #define MS_NONE (-2)
 #define MS_KIND_FILL 0
@@ -78,7 +80,22 @@ struct MsArgs {
     int4* records;          // overlay records, or unused when record_capacity == 0
     unsigned int* counters; // [0] records written (may exceed capacity), [1] failed child launches
     int record_capacity;
+    int init_subdiv, subdiv, max_depth, min_size, launch_min_pixels;
 };
+
+// The dwell of pixel (x, y): the stored one when an earlier border evaluation computed it,
+// otherwise computed now (and stored when `keep`).
+template <typename T>
+__device__ __forceinline__ int dwell_once(const MsArgs& a, int x, int y, bool keep)
+{
+    int* slot = &a.dwells[(size_t)y * a.width + x];
+    int d = *slot;
+    if (d < 0) {
+        d = dwell_at<T>(x, y, a.width, a.height, a.cx, a.cy, a.step, a.max_dwell);
+        if (keep) *slot = d;
+    }
+    return d;
+}
 
 __device__ void ms_record(const MsArgs& a, int x0, int y0, int w, int h, int kind)
 {
@@ -93,7 +110,7 @@ __global__ void per_pixel_rect(MsArgs a, int x0, int y0, int w, int h)
     const int x = x0 + blockIdx.x * blockDim.x + threadIdx.x;
     const int y = y0 + blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= x0 + w || y >= y0 + h) return;
-    a.dwells[(size_t)y * a.width + x] = dwell_at<T>(x, y, a.width, a.height, a.cx, a.cy, a.step, a.max_dwell);
+    a.dwells[(size_t)y * a.width + x] = dwell_once<T>(a, x, y, false);
 }
 
 __global__ void fill_rect(MsArgs a, int x0, int y0, int w, int h, int dwell)
@@ -131,7 +148,7 @@ __device__ int border_dwell(const MsArgs& a, int x0, int y0, int w, int h)
         else if (i < 2 * w) { x = x0 + i - w; y = y0 + h - 1; }
         else if (i < 2 * w + h - 2) { x = x0; y = y0 + 1 + (i - 2 * w); }
         else { x = x0 + w - 1; y = y0 + 1 + (i - 2 * w - (h - 2)); }
-        common = same_dwell(common, dwell_at<T>(x, y, a.width, a.height, a.cx, a.cy, a.step, a.max_dwell));
+        common = same_dwell(common, dwell_once<T>(a, x, y, true));
     }
     partial[threadIdx.x] = common;
     __syncthreads();
@@ -157,7 +174,7 @@ __device__ void ms_rect(const MsArgs& a, int px0, int py0, int pw, int ph, int s
     if (w <= 0 || h <= 0) return;
 
     const int common = border_dwell<T>(a, x0, y0, w, h);
-    const bool small = w * h < MS_LAUNCH_MIN_PIXELS;
+    const bool small = w * h < a.launch_min_pixels;
     const dim3 block(MANDEL_BLOCK_X, MANDEL_BLOCK_Y);
     const dim3 grid(div_up(w, MANDEL_BLOCK_X), div_up(h, MANDEL_BLOCK_Y));
     if (common >= 0) {
@@ -169,11 +186,11 @@ __device__ void ms_rect(const MsArgs& a, int px0, int py0, int pw, int ph, int s
             fill_rect<<<grid, block, 0, cudaStreamFireAndForget>>>(a, x0, y0, w, h, common);
             check_child_launch(a);
         }
-    } else if (depth + 1 < MS_MAX_DEPTH && w / MS_SUBDIV >= MS_MIN_SIZE && h / MS_SUBDIV >= MS_MIN_SIZE) {
+    } else if (depth + 1 < a.max_depth && w / a.subdiv >= a.min_size && h / a.subdiv >= a.min_size) {
         if (threadIdx.x == 0) {
             ms_record(a, x0, y0, w, h, MS_KIND_SPLIT);
-            ms_block<T><<<dim3(MS_SUBDIV, MS_SUBDIV), MS_BLOCK, 0, cudaStreamFireAndForget>>>(
-                a, x0, y0, w, h, MS_SUBDIV, depth + 1);
+            ms_block<T><<<dim3(a.subdiv, a.subdiv), MS_BLOCK, 0, cudaStreamFireAndForget>>>(
+                a, x0, y0, w, h, a.subdiv, depth + 1);
             check_child_launch(a);
         }
     } else {
@@ -181,7 +198,7 @@ __device__ void ms_rect(const MsArgs& a, int px0, int py0, int pw, int ph, int s
         if (small) {
             for (int i = threadIdx.x; i < w * h; i += MS_BLOCK) {
                 const int x = x0 + i % w, y = y0 + i / w;
-                a.dwells[(size_t)y * a.width + x] = dwell_at<T>(x, y, a.width, a.height, a.cx, a.cy, a.step, a.max_dwell);
+                a.dwells[(size_t)y * a.width + x] = dwell_once<T>(a, x, y, false);
             }
         } else if (threadIdx.x == 0) {
             per_pixel_rect<T><<<grid, block, 0, cudaStreamFireAndForget>>>(a, x0, y0, w, h);
@@ -213,10 +230,10 @@ __device__ void per_pixel(int* dwells, int width, int height, double cx, double 
     {                                                                                                   \
         per_pixel<T>(dwells, width, height, cx, cy, step, max_dwell);                                   \
     }                                                                                                   \
-    /* The host launches MS_INIT_SUBDIV x MS_INIT_SUBDIV blocks of MS_BLOCK threads. */              \
+    /* The host launches init_subdiv x init_subdiv blocks of MS_BLOCK threads. */                   \
     extern "C" __global__ void __launch_bounds__(MS_BLOCK) mandel_ms_##SUFFIX(MsArgs a)                \
     {                                                                                                   \
-        ms_rect<T>(a, 0, 0, a.width, a.height, MS_INIT_SUBDIV, 0);                                      \
+        ms_rect<T>(a, 0, 0, a.width, a.height, a.init_subdiv, 0);                                       \
     }
 
 MANDEL_ENTRY_POINTS(float, f32)

@@ -3,6 +3,7 @@
 //! device-to-device copy bandwidth, and the Mandelbrot modes side by side.
 
 use super::{BenchArgs, CliError};
+use crate::cuda::tiles::{MsTuning, MS_TUNING};
 use crate::gl::{GlTexture, HeadlessGl};
 use crate::mandelbrot::{Mode, Precision, View};
 use crate::ops::Filter;
@@ -114,7 +115,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     runner.destroy(gl);
     source.destroy(gl);
-    if args.mandelbrot {
+    if args.mandelbrot || args.ms_sweep {
         json.insert("mandelbrot".into(), bench_mandelbrot(gl, args)?);
     }
     if let Some(path) = &args.json {
@@ -122,6 +123,35 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         std::fs::write(path, doc.to_string()).map_err(CliError::internal)?;
     }
     Ok(())
+}
+
+/// The four benchmark points of the explorer issue: 4096² and 16384², max dwell 512 and 2048.
+const MANDEL_POINTS: [(u32, u32); 4] = [(4096, 512), (4096, 2048), (16384, 512), (16384, 2048)];
+
+fn mandel_settings(size: u32, max_dwell: u32, mode: Mode, tuning: MsTuning) -> MandelbrotSettings {
+    MandelbrotSettings {
+        view: View {
+            center: (-0.5, 0.0),
+            span: 2.0,
+            width: size,
+            height: size,
+            max_dwell,
+        },
+        mode,
+        precision: Precision::Auto,
+        tuning,
+        ..MandelbrotSettings::default()
+    }
+}
+
+/// Median dwell time of one configuration.
+fn time_mandel(
+    renderer: &mut MandelbrotRenderer,
+    s: &MandelbrotSettings,
+    runs: usize,
+) -> Result<f64, CliError> {
+    stage_medians(runs, || renderer.time_dwells(s).map_err(CliError::from))
+        .map(|m| m.get("dwell").copied().unwrap_or(f64::NAN))
 }
 
 fn bench_mandelbrot(gl: &glow::Context, args: &BenchArgs) -> Result<serde_json::Value, CliError> {
@@ -132,34 +162,89 @@ fn bench_mandelbrot(gl: &glow::Context, args: &BenchArgs) -> Result<serde_json::
         return Ok(serde_json::Value::Null);
     }
     println!("mandelbrot dwell kernels, centre (-0.5, 0), span 2.0, f32 (auto), medians in ms:");
+    let runs_for = |size: u32| if size > 8192 { 5 } else { args.runs.min(15) };
+    let mut per_pixel = Vec::new();
     let mut out = Vec::new();
-    for size in [4096u32, 16384] {
-        for max_dwell in [512u32, 2048] {
-            let mut time = |mode| {
-                let settings = MandelbrotSettings {
-                    view: View {
-                        center: (-0.5, 0.0),
-                        span: 2.0,
-                        width: size,
-                        height: size,
-                        max_dwell,
-                    },
-                    mode,
-                    precision: Precision::Auto,
-                    ..MandelbrotSettings::default()
-                };
-                let runs = if size > 8192 { 5 } else { args.runs.min(15) };
-                stage_medians(runs, || {
-                    renderer.time_dwells(&settings).map_err(CliError::from)
-                })
-                .map(|m| m.get("dwell").copied().unwrap_or(f64::NAN))
-            };
-            let per_pixel = time(Mode::PerPixel)?;
-            let ms = time(Mode::MarianiSilver)?;
-            println!("  {size}² max dwell {max_dwell:>5}: per-pixel {per_pixel:>9.3}  Mariani–Silver {ms:>9.3}  speed-up {:.2}×", per_pixel / ms);
-            out.push(serde_json::json!({ "size": size, "max_dwell": max_dwell, "per_pixel_ms": per_pixel, "mariani_silver_ms": ms, "speedup": per_pixel / ms }));
-        }
+    for (size, max_dwell) in MANDEL_POINTS {
+        let pp = time_mandel(
+            &mut renderer,
+            &mandel_settings(size, max_dwell, Mode::PerPixel, MS_TUNING),
+            runs_for(size),
+        )?;
+        let ms = time_mandel(
+            &mut renderer,
+            &mandel_settings(size, max_dwell, Mode::MarianiSilver, MS_TUNING),
+            runs_for(size),
+        )?;
+        println!("  {size}² max dwell {max_dwell:>5}: per-pixel {pp:>9.3}  Mariani–Silver {ms:>9.3}  speed-up {:.2}×", pp / ms);
+        out.push(serde_json::json!({ "size": size, "max_dwell": max_dwell, "per_pixel_ms": pp, "mariani_silver_ms": ms, "speedup": pp / ms }));
+        per_pixel.push(pp);
+    }
+    let mut result = serde_json::json!({ "tuned": out });
+    if args.ms_sweep {
+        result["sweep"] = ms_sweep(&mut renderer, &per_pixel)?;
     }
     renderer.destroy(gl);
-    Ok(out.into())
+    Ok(result)
+}
+
+/// Speed-ups over per-pixel for a grid of refinement parameters, best geometric mean first.
+/// A configuration whose child launches fail (e.g. over the pending-launch limit) is
+/// reported as failed, not timed.
+fn ms_sweep(
+    renderer: &mut MandelbrotRenderer,
+    per_pixel: &[f64],
+) -> Result<serde_json::Value, CliError> {
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for init_subdiv in [16, 32, 64] {
+        for subdiv in [2, 4, 8] {
+            for min_size in [8, 16, 32] {
+                for launch_min_pixels in [4096, 16384, 65536] {
+                    let tuning = MsTuning {
+                        init_subdiv,
+                        subdiv,
+                        max_depth: 8,
+                        min_size,
+                        launch_min_pixels,
+                    };
+                    let mut speedups = Vec::new();
+                    for (i, (size, max_dwell)) in MANDEL_POINTS.into_iter().enumerate() {
+                        match time_mandel(
+                            renderer,
+                            &mandel_settings(size, max_dwell, Mode::MarianiSilver, tuning),
+                            3,
+                        ) {
+                            Ok(ms) => speedups.push(per_pixel[i] / ms),
+                            Err(e) => {
+                                failed.push(format!("{tuning:?}: {}", e.message));
+                                break;
+                            }
+                        }
+                    }
+                    if speedups.len() == MANDEL_POINTS.len() {
+                        let geo =
+                            speedups.iter().map(|s| s.ln()).sum::<f64>() / speedups.len() as f64;
+                        rows.push((geo.exp(), tuning, speedups));
+                    }
+                }
+            }
+        }
+    }
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    println!("Mariani–Silver sweep (speed-up over per-pixel at 4096²/512, 4096²/2048, 16384²/512, 16384²/2048):");
+    for (geo, t, s) in rows.iter().take(15) {
+        println!(
+            "  init {:>2} subdiv {} min {:>2} launch ≥{:>5} px: {:.2}× {:.2}× {:.2}× {:.2}×  (geo-mean {geo:.2}×)",
+            t.init_subdiv, t.subdiv, t.min_size, t.launch_min_pixels, s[0], s[1], s[2], s[3]
+        );
+    }
+    println!("  {} configurations failed", failed.len());
+    for f in failed.iter().take(5) {
+        println!("    {f}");
+    }
+    Ok(serde_json::json!({
+        "results": rows.iter().map(|(geo, t, s)| serde_json::json!({ "tuning": format!("{t:?}"), "speedups": s, "geo_mean": geo })).collect::<Vec<_>>(),
+        "failed": failed,
+    }))
 }

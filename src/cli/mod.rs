@@ -42,6 +42,9 @@ pub struct GuiArgs {
     /// Draw the Mariani–Silver rectangles at start.
     #[arg(long)]
     pub overlay: bool,
+    /// Start with the before/after split view.
+    #[arg(long)]
+    pub split: bool,
     /// Write a screenshot of the window after the last frame (PNG).
     #[arg(long, value_name = "PATH")]
     pub screenshot: Option<PathBuf>,
@@ -136,6 +139,9 @@ pub struct BenchArgs {
     /// Also benchmark the Mandelbrot modes.
     #[arg(long)]
     pub mandelbrot: bool,
+    /// Time Mariani–Silver over a grid of refinement parameters (implies --mandelbrot).
+    #[arg(long)]
+    pub ms_sweep: bool,
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,

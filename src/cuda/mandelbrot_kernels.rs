@@ -2,7 +2,7 @@
 //! parallelism) dwells in f32 or f64, and LUT colouring.
 
 use super::tiles::*;
-use super::{check, load_module, CudaDevice, CudaError};
+use super::{check, load_module, memory, CudaDevice, CudaError};
 use crate::mandelbrot::{Mode, MsRecord, Precision, RectKind, View};
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
@@ -24,6 +24,11 @@ struct MsArgs {
     records: u64,
     counters: u64,
     record_capacity: i32,
+    init_subdiv: i32,
+    subdiv: i32,
+    max_depth: i32,
+    min_size: i32,
+    launch_min_pixels: i32,
 }
 
 // SAFETY: MsArgs is #[repr(C)], Copy, and matches the kernel's struct field for field.
@@ -154,6 +159,7 @@ impl MandelbrotKernels {
         view: &View,
         mode: Mode,
         precision: Precision,
+        tuning: &MsTuning,
         dwells: &mut CudaSlice<i32>,
         records: &mut MsRecordBuffer,
         record: bool,
@@ -187,8 +193,20 @@ impl MandelbrotKernels {
                 stream
                     .memset_zeros(&mut records.counters)
                     .map_err(CudaError::driver("cuMemsetD32(counters)"))?;
+                if tuning.init_subdiv == 0
+                    || tuning.subdiv < 2
+                    || tuning.max_depth == 0
+                    || tuning.min_size == 0
+                {
+                    return Err(CudaError::Launch {
+                        kernel: "mandel_ms",
+                        reason: format!("invalid tuning {tuning:?}"),
+                    });
+                }
                 let args = {
                     let (d, _g1) = dwells.device_ptr(stream);
+                    // Every dwell "not computed yet" (-1): the refinement computes each pixel once.
+                    memory::fill_u32(d, u32::MAX, w as usize * h as usize, stream)?;
                     let (r, _g2) = records.records.device_ptr(stream);
                     let (c, _g3) = records.counters.device_ptr(stream);
                     MsArgs {
@@ -202,10 +220,15 @@ impl MandelbrotKernels {
                         records: r,
                         counters: c,
                         record_capacity: if record { records.capacity as i32 } else { 0 },
+                        init_subdiv: tuning.init_subdiv as i32,
+                        subdiv: tuning.subdiv as i32,
+                        max_depth: tuning.max_depth as i32,
+                        min_size: tuning.min_size as i32,
+                        launch_min_pixels: tuning.launch_min_pixels as i32,
                     }
                 };
                 let cfg = LaunchConfig {
-                    grid_dim: (MS_INIT_SUBDIV, MS_INIT_SUBDIV, 1),
+                    grid_dim: (tuning.init_subdiv, tuning.init_subdiv, 1),
                     block_dim: (MS_BLOCK, 1, 1),
                     shared_mem_bytes: 0,
                 };

@@ -25,11 +25,6 @@ pub const TRANSPOSE_ROWS: u32 = 8;
 pub const MANDEL_BLOCK_X: u32 = 32;
 pub const MANDEL_BLOCK_Y: u32 = 8;
 pub const MS_BLOCK: u32 = 128;
-pub const MS_INIT_SUBDIV: u32 = 16;
-pub const MS_SUBDIV: u32 = 4;
-pub const MS_MAX_DEPTH: u32 = 5;
-pub const MS_MIN_SIZE: u32 = 16;
-pub const MS_LAUNCH_MIN_PIXELS: u32 = 4096;
 pub const MS_KIND_FILL: u32 = 0;
 pub const MS_KIND_SPLIT: u32 = 1;
 pub const MS_KIND_LEAF: u32 = 2;
@@ -55,15 +50,43 @@ pub const MIRRORED: &[(&str, &str, u32)] = &[
     ("mandelbrot", "MANDEL_BLOCK_X", MANDEL_BLOCK_X),
     ("mandelbrot", "MANDEL_BLOCK_Y", MANDEL_BLOCK_Y),
     ("mandelbrot", "MS_BLOCK", MS_BLOCK),
-    ("mandelbrot", "MS_INIT_SUBDIV", MS_INIT_SUBDIV),
-    ("mandelbrot", "MS_SUBDIV", MS_SUBDIV),
-    ("mandelbrot", "MS_MAX_DEPTH", MS_MAX_DEPTH),
-    ("mandelbrot", "MS_MIN_SIZE", MS_MIN_SIZE),
-    ("mandelbrot", "MS_LAUNCH_MIN_PIXELS", MS_LAUNCH_MIN_PIXELS),
     ("mandelbrot", "MS_KIND_FILL", MS_KIND_FILL),
     ("mandelbrot", "MS_KIND_SPLIT", MS_KIND_SPLIT),
     ("mandelbrot", "MS_KIND_LEAF", MS_KIND_LEAF),
 ];
+
+/// Mariani–Silver refinement parameters, shared by the CUDA kernel (passed in `MsArgs`)
+/// and the CPU reference, so both cut the image the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MsTuning {
+    /// The first grid is `init_subdiv × init_subdiv` rectangles.
+    pub init_subdiv: u32,
+    /// A split rectangle becomes `subdiv × subdiv` parts.
+    pub subdiv: u32,
+    /// Levels of rectangles at most (the first grid is level 0).
+    pub max_depth: u32,
+    /// Parts are never smaller than this (pixels per side); smaller ones are leaves.
+    pub min_size: u32,
+    /// Rectangles with fewer pixels are filled or evaluated by their own block instead of
+    /// a child grid (a launch costs more than it saves there).
+    pub launch_min_pixels: u32,
+}
+
+/// The tuned values: best geometric-mean speed-up over per-pixel in `cudalens bench
+/// --ms-sweep` on an H200 (81 configurations; docs/gpu-runs.md).
+pub const MS_TUNING: MsTuning = MsTuning {
+    init_subdiv: 32,
+    subdiv: 8,
+    max_depth: 8,
+    min_size: 16,
+    launch_min_pixels: 65536,
+};
+
+impl Default for MsTuning {
+    fn default() -> Self {
+        MS_TUNING
+    }
+}
 
 /// Grid size covering `n` items with `per_block` items per block.
 pub fn blocks(n: u32, per_block: u32) -> u32 {

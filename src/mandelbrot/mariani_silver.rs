@@ -3,7 +3,7 @@
 
 use super::cpu::dwell_at;
 use super::{Dwells, View};
-use crate::cuda::tiles::{MS_INIT_SUBDIV, MS_MAX_DEPTH, MS_MIN_SIZE, MS_SUBDIV};
+use crate::cuda::tiles::MsTuning;
 use rayon::prelude::*;
 
 /// What the refinement did with a rectangle (drawn by the overlay).
@@ -64,16 +64,21 @@ fn border_dwell(view: &View, (x0, y0, w, h): (u32, u32, u32, u32)) -> Option<u32
         .then_some(first)
 }
 
-fn refine(view: &View, rect: (u32, u32, u32, u32), depth: u32) -> Vec<(MsRecord, Pixels)> {
+fn refine(
+    view: &View,
+    t: &MsTuning,
+    rect: (u32, u32, u32, u32),
+    depth: u32,
+) -> Vec<(MsRecord, Pixels)> {
     let (x, y, w, h) = rect;
     let record = |kind| MsRecord { x, y, w, h, kind };
     if let Some(d) = border_dwell(view, rect) {
         return vec![(record(RectKind::Fill), Pixels::Fill(d))];
     }
-    if depth + 1 < MS_MAX_DEPTH && w / MS_SUBDIV >= MS_MIN_SIZE && h / MS_SUBDIV >= MS_MIN_SIZE {
-        let mut out: Vec<_> = parts(rect, MS_SUBDIV)
+    if depth + 1 < t.max_depth && w / t.subdiv >= t.min_size && h / t.subdiv >= t.min_size {
+        let mut out: Vec<_> = parts(rect, t.subdiv)
             .into_par_iter()
-            .flat_map_iter(|part| refine(view, part, depth + 1))
+            .flat_map_iter(|part| refine(view, t, part, depth + 1))
             .collect();
         out.push((record(RectKind::Split), Pixels::None));
         return out;
@@ -88,12 +93,14 @@ fn refine(view: &View, rect: (u32, u32, u32, u32), depth: u32) -> Vec<(MsRecord,
     vec![(record(RectKind::Leaf), Pixels::Each(values))]
 }
 
-/// Dwells by Mariani–Silver refinement, with the record of every decision.
+/// Dwells by Mariani–Silver refinement (the tuned parameters), with the record of every
+/// decision.
 pub fn render_mariani_silver(view: &View) -> (Dwells, Vec<MsRecord>) {
+    let t = MsTuning::default();
     let (w, h) = (view.width, view.height);
-    let results: Vec<_> = parts((0, 0, w, h), MS_INIT_SUBDIV)
+    let results: Vec<_> = parts((0, 0, w, h), t.init_subdiv)
         .into_par_iter()
-        .flat_map_iter(|part| refine(view, part, 0))
+        .flat_map_iter(|part| refine(view, &t, part, 0))
         .collect();
     let mut values = vec![0u32; w as usize * h as usize];
     let mut records = Vec::with_capacity(results.len());

@@ -20,11 +20,17 @@ struct Pbo {
     registered: Option<Registered>,
 }
 
+/// The colour table on the device, with what it was built for.
+struct Lut {
+    key: (Palette, u32, [u8; 4]),
+    table: CudaSlice<u8>,
+}
+
 pub struct CudaMandelbrot {
     pub device: CudaDevice,
     kernels: MandelbrotKernels,
     dwells: Option<CudaSlice<i32>>,
-    lut: Option<((Palette, u32, [u8; 4]), CudaSlice<u8>)>,
+    lut: Option<Lut>,
     records: MsRecordBuffer,
     pbo: Option<Pbo>,
 }
@@ -59,7 +65,7 @@ impl CudaMandelbrot {
 
     fn ensure_lut(&mut self, s: &MandelbrotSettings) -> Result<(), CudaError> {
         let key = (s.palette, s.view.max_dwell, s.interior);
-        if self.lut.as_ref().is_some_and(|(k, _)| *k == key) {
+        if self.lut.as_ref().is_some_and(|l| l.key == key) {
             return Ok(());
         }
         let bytes: Vec<u8> = s
@@ -73,7 +79,7 @@ impl CudaMandelbrot {
             .stream
             .clone_htod(&bytes)
             .map_err(CudaError::driver("cuMemcpyHtoD(lut)"))?;
-        self.lut = Some((key, lut));
+        self.lut = Some(Lut { key, table: lut });
         Ok(())
     }
 
@@ -125,6 +131,7 @@ impl CudaMandelbrot {
             &s.view,
             s.mode,
             s.precision,
+            &s.tuning,
             dwells,
             &mut self.records,
             s.overlay,
@@ -152,7 +159,7 @@ impl CudaMandelbrot {
             .registered
             .take()
             .ok_or(CudaError::NoDevice)?
-            .map(stream.cu_stream())?;
+            .map(&stream)?;
         timeline.mark("map", &stream)?;
         let (ptr, size) = mapped.pointer(0)?;
         if size < w as usize * h as usize * 4 {
@@ -163,7 +170,7 @@ impl CudaMandelbrot {
             .into());
         }
         let (dwells, lut) = match (&self.dwells, &self.lut) {
-            (Some(d), Some((_, l))) => (d, l),
+            (Some(d), Some(l)) => (d, &l.table),
             _ => return Err(CudaError::NoDevice.into()),
         };
         self.kernels.colorize(&stream, dwells, lut, ptr, w, h)?;

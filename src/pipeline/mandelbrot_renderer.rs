@@ -21,6 +21,8 @@ pub struct MandelbrotSettings {
     pub interior: [u8; 4],
     /// Keep the Mariani–Silver rectangles for the overlay.
     pub overlay: bool,
+    /// Refinement parameters of the CUDA kernel (the CPU reference uses the tuned ones).
+    pub tuning: crate::cuda::tiles::MsTuning,
 }
 
 impl Default for MandelbrotSettings {
@@ -32,6 +34,7 @@ impl Default for MandelbrotSettings {
             palette: Palette::Classic,
             interior: [0, 0, 0, 255],
             overlay: false,
+            tuning: crate::cuda::tiles::MsTuning::default(),
         }
     }
 }
