@@ -109,14 +109,14 @@ pub fn filter_stack_ui(ui: &mut Ui, stack: &mut FilterStack) -> bool {
                 );
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if ui
-                        .add_enabled(i + 1 < n, egui::Button::new("↓"))
+                        .add_enabled(i + 1 < n, egui::Button::new("down"))
                         .on_hover_text("apply later")
                         .clicked()
                     {
                         swap = Some((i, i + 1));
                     }
                     if ui
-                        .add_enabled(i > 0, egui::Button::new("↑"))
+                        .add_enabled(i > 0, egui::Button::new("up"))
                         .on_hover_text("apply earlier")
                         .clicked()
                     {
@@ -134,7 +134,7 @@ pub fn filter_stack_ui(ui: &mut Ui, stack: &mut FilterStack) -> bool {
     ui.weak(if order.is_empty() {
         "no filter: the original is shown".to_string()
     } else {
-        format!("order: {}", order.join(" → "))
+        format!("order: {}", order.join(", then "))
     });
     *stack != before
 }

@@ -83,7 +83,10 @@ impl AppState {
             frame_ms: 0.0,
             dirty: true,
             continuous: false,
-            view: ImageViewState::default(),
+            view: ImageViewState {
+                split: args.split.then_some(0.5),
+                ..ImageViewState::default()
+            },
             histogram,
             recent: RecentFiles::load(),
             message: None,
@@ -133,21 +136,16 @@ impl AppState {
         }
     }
 
-    fn save_result(&mut self, gl: &glow::Context, path: &Path) {
-        let result = self
-            .runner
-            .targets
-            .output
-            .read(gl)
+    /// Saves pixels read back from GL to `path` (the dialog already asked before replacing
+    /// a file; the input image stays protected) and reports in the status bar.
+    fn save_pixels(&mut self, pixels: Result<image::RgbaImage, crate::gl::GlError>, path: &Path) {
+        let options = SaveOptions {
+            overwrite: true,
+            protected: vec![self.document.path.clone()],
+        };
+        let result = pixels
             .map_err(|e| e.to_string())
-            .and_then(|img| {
-                // The dialog already asked before replacing a file; the input stays protected.
-                let options = SaveOptions {
-                    overwrite: true,
-                    protected: vec![self.document.path.clone()],
-                };
-                save_image(&img, path, &options).map_err(|e| e.to_string())
-            });
+            .and_then(|img| save_image(&img, path, &options).map_err(|e| e.to_string()));
         self.message = Some(match result {
             Ok(()) => (format!("saved {}", path.display()), false),
             Err(e) => (e, true),
@@ -155,34 +153,13 @@ impl AppState {
     }
 
     fn save_mandelbrot(&mut self, gl: &glow::Context) {
-        let Some(path) = rfd::FileDialog::new()
+        let dialog = rfd::FileDialog::new()
             .add_filter("PNG", &["png"])
-            .set_file_name("mandelbrot.png")
-            .save_file()
-        else {
-            return;
-        };
-        let result = self
-            .mandelbrot
-            .renderer
-            .texture
-            .read(gl)
-            .map_err(|e| e.to_string())
-            .and_then(|img| {
-                save_image(
-                    &img,
-                    &path,
-                    &SaveOptions {
-                        overwrite: true,
-                        protected: Vec::new(),
-                    },
-                )
-                .map_err(|e| e.to_string())
-            });
-        self.message = Some(match result {
-            Ok(()) => (format!("saved {}", path.display()), false),
-            Err(e) => (e, true),
-        });
+            .set_file_name("mandelbrot.png");
+        if let Some(path) = dialog.save_file() {
+            let pixels = self.mandelbrot.renderer.texture.read(gl);
+            self.save_pixels(pixels, &path);
+        }
     }
 
     fn apply(&mut self, gl: &glow::Context, action: Action) {
@@ -212,7 +189,8 @@ impl AppState {
                     .set_file_name(format!("{stem}-cudalens.png"))
                     .save_file()
                 {
-                    self.save_result(gl, &p);
+                    let pixels = self.runner.targets.output.read(gl);
+                    self.save_pixels(pixels, &p);
                 }
             }
             Action::Quit => self.quit = true,

@@ -48,14 +48,9 @@ impl CudaArray2d {
 
 impl Drop for CudaArray2d {
     fn drop(&mut self) {
-        if let Err(e) = self.ctx.bind_to_thread() {
-            log::error!("destroying a CUDA array: cannot bind its context: {e:?}");
-            return;
-        }
         // SAFETY: `raw` was created by cuArray3DCreate in this context, destroyed once.
-        let status = unsafe { sys::cuArrayDestroy(self.raw) };
-        if let Err(e) = check("cuArrayDestroy", status) {
-            log::error!("{e}");
-        }
+        super::release_in(&self.ctx, "cuArrayDestroy", || unsafe {
+            sys::cuArrayDestroy(self.raw)
+        });
     }
 }

@@ -75,3 +75,19 @@ pub fn check(call: &'static str, status: CUresult) -> Result<(), CudaError> {
         Err(CudaError::driver(call)(DriverError(status)))
     }
 }
+
+/// Releases a raw CUDA handle from `Drop`: binds the owner's context, runs `destroy`, and
+/// logs (never panics) if either fails. `call` names the destroy call for the log.
+pub fn release_in(
+    ctx: &cudarc::driver::CudaContext,
+    call: &'static str,
+    destroy: impl FnOnce() -> CUresult,
+) {
+    if let Err(e) = ctx.bind_to_thread() {
+        log::error!("{call}: cannot bind the owning context: {e:?}");
+        return;
+    }
+    if let Err(e) = check(call, destroy()) {
+        log::error!("{e}");
+    }
+}

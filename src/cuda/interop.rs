@@ -6,8 +6,8 @@
 //! unregisters. Nothing here panics in `drop`.
 
 use super::{check, ffi, CudaError};
-use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUgraphicsResource, CUstream};
-use cudarc::driver::CudaContext;
+use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUgraphicsResource};
+use cudarc::driver::{CudaContext, CudaStream};
 use std::sync::Arc;
 
 /// One registered GL object; unregistered on drop. Holds its context so that the context
@@ -50,16 +50,11 @@ impl GraphicsResource {
 
 impl Drop for GraphicsResource {
     fn drop(&mut self) {
-        if let Err(e) = self.ctx.bind_to_thread() {
-            log::error!("unregistering a GL resource: cannot bind its context: {e:?}");
-            return;
-        }
-        // SAFETY: `raw` came from a successful registration in this (live, current)
-        // context and is unregistered once.
-        let status = unsafe { sys::cuGraphicsUnregisterResource(self.raw) };
-        if let Err(e) = check("cuGraphicsUnregisterResource", status) {
-            log::error!("{e}");
-        }
+        // SAFETY: `raw` came from a successful registration in this context and is
+        // unregistered once.
+        super::release_in(&self.ctx, "cuGraphicsUnregisterResource", || unsafe {
+            sys::cuGraphicsUnregisterResource(self.raw)
+        });
     }
 }
 
@@ -71,18 +66,22 @@ pub struct Registered {
 /// The same resources mapped for CUDA on a stream: GL must not touch them.
 pub struct Mapped {
     registered: Option<Registered>,
-    stream: CUstream,
+    stream: Arc<CudaStream>,
 }
 
 fn raw_handles(resources: &[GraphicsResource]) -> Vec<CUgraphicsResource> {
     resources.iter().map(|r| r.raw).collect()
 }
 
-fn unmap_all(registered: &Registered, stream: CUstream) -> Result<(), CudaError> {
+fn unmap_all(registered: &Registered, stream: &CudaStream) -> Result<(), CudaError> {
     let mut handles = raw_handles(&registered.resources);
     // SAFETY: the handles are mapped (Mapped exists only between map and unmap).
     check("cuGraphicsUnmapResources", unsafe {
-        sys::cuGraphicsUnmapResources(handles.len() as u32, handles.as_mut_ptr(), stream)
+        sys::cuGraphicsUnmapResources(
+            handles.len() as u32,
+            handles.as_mut_ptr(),
+            stream.cu_stream(),
+        )
     })
 }
 
@@ -92,15 +91,19 @@ impl Registered {
     }
 
     /// Maps every resource with one call, ordered after prior GL work.
-    pub fn map(self, stream: CUstream) -> Result<Mapped, CudaError> {
+    pub fn map(self, stream: &Arc<CudaStream>) -> Result<Mapped, CudaError> {
         let mut handles = raw_handles(&self.resources);
         // SAFETY: registered, unmapped handles; `stream` belongs to the current context.
         check("cuGraphicsMapResources", unsafe {
-            sys::cuGraphicsMapResources(handles.len() as u32, handles.as_mut_ptr(), stream)
+            sys::cuGraphicsMapResources(
+                handles.len() as u32,
+                handles.as_mut_ptr(),
+                stream.cu_stream(),
+            )
         })?;
         Ok(Mapped {
             registered: Some(self),
-            stream,
+            stream: stream.clone(),
         })
     }
 }
@@ -143,7 +146,7 @@ impl Mapped {
             call: "Mapped::unmap",
             reason: "already unmapped".into(),
         })?;
-        unmap_all(&registered, self.stream)?;
+        unmap_all(&registered, &self.stream)?;
         Ok(registered)
     }
 }
@@ -151,7 +154,7 @@ impl Mapped {
 impl Drop for Mapped {
     fn drop(&mut self) {
         if let Some(registered) = self.registered.take() {
-            if let Err(e) = unmap_all(&registered, self.stream) {
+            if let Err(e) = unmap_all(&registered, &self.stream) {
                 log::error!("unmapping on drop: {e}");
             }
         }

@@ -2,7 +2,8 @@
 //! device pointers owned by GL), which cudarc's typed slices do not cover.
 
 use super::{check, CudaError};
-use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUmemorytype, CUstream};
+use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUmemorytype};
+use cudarc::driver::CudaStream;
 
 /// Copies a `width × height` RGBA8 array into another of the same size, on `stream`.
 pub fn copy_array(
@@ -10,7 +11,7 @@ pub fn copy_array(
     dst: CUarray,
     width: u32,
     height: u32,
-    stream: CUstream,
+    stream: &CudaStream,
 ) -> Result<(), CudaError> {
     let copy = sys::CUDA_MEMCPY2D {
         srcXInBytes: 0,
@@ -32,31 +33,36 @@ pub fn copy_array(
     };
     // SAFETY: both arrays are live, mapped or owned, and at least width × height RGBA8.
     check("cuMemcpy2DAsync", unsafe {
-        sys::cuMemcpy2DAsync_v2(&copy, stream)
+        sys::cuMemcpy2DAsync_v2(&copy, stream.cu_stream())
     })
 }
 
-/// Sets `count` u32 at `ptr` to zero, on `stream`.
-pub fn zero_u32(ptr: CUdeviceptr, count: usize, stream: CUstream) -> Result<(), CudaError> {
-    // SAFETY: the caller's pointer covers `count` u32 (a mapped buffer of known size).
+/// Sets `count` u32 at `ptr` to `value`, on `stream`.
+pub fn fill_u32(
+    ptr: CUdeviceptr,
+    value: u32,
+    count: usize,
+    stream: &CudaStream,
+) -> Result<(), CudaError> {
+    // SAFETY: the caller's pointer covers `count` u32 (an allocation of known size).
     check("cuMemsetD32Async", unsafe {
-        sys::cuMemsetD32Async(ptr, 0, count, stream)
+        sys::cuMemsetD32Async(ptr, value, count, stream.cu_stream())
     })
 }
 
 /// Copies `out.len()` u32 from `ptr` to the host, ordered after the stream's work.
-pub fn read_u32(ptr: CUdeviceptr, out: &mut [u32], stream: CUstream) -> Result<(), CudaError> {
+pub fn read_u32(ptr: CUdeviceptr, out: &mut [u32], stream: &CudaStream) -> Result<(), CudaError> {
     // SAFETY: `out` is a writable host slice of the copied size; `ptr` covers it.
     check("cuMemcpyDtoHAsync", unsafe {
         sys::cuMemcpyDtoHAsync_v2(
             out.as_mut_ptr().cast(),
             ptr,
             std::mem::size_of_val(out),
-            stream,
+            stream.cu_stream(),
         )
     })?;
     // SAFETY: waits on a valid stream; `out` must not be read before this returns.
     check("cuStreamSynchronize", unsafe {
-        sys::cuStreamSynchronize(stream)
+        sys::cuStreamSynchronize(stream.cu_stream())
     })
 }

@@ -23,7 +23,7 @@ mod timeline;
 pub use array::CudaArray2d;
 pub use bandwidth::measure_copy_bandwidth;
 pub use device::{CudaDevice, DeviceInfo};
-pub use error::{check, CudaError};
+pub use error::{check, release_in, CudaError};
 pub use filter_kernels::{FilterKernels, SCRATCH_BYTES_PER_PIXEL};
 pub use mandelbrot_kernels::{MandelbrotKernels, MsRecordBuffer};
 pub use modules::{kernel_build_description, load_module};

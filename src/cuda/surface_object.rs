@@ -37,15 +37,9 @@ impl SurfaceObject {
 
 impl Drop for SurfaceObject {
     fn drop(&mut self) {
-        if let Err(e) = self.ctx.bind_to_thread() {
-            log::error!("destroying a CUDA object: cannot bind its context: {e:?}");
-            return;
-        }
-        // SAFETY: created by cuSurfObjectCreate, destroyed once.
-        if let Err(e) = check("cuSurfObjectDestroy", unsafe {
+        // SAFETY: created by cuSurfObjectCreate in this context, destroyed once.
+        super::release_in(&self.ctx, "cuSurfObjectDestroy", || unsafe {
             sys::cuSurfObjectDestroy(self.raw)
-        }) {
-            log::error!("{e}");
-        }
+        });
     }
 }

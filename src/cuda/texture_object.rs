@@ -63,15 +63,9 @@ impl TextureObject {
 
 impl Drop for TextureObject {
     fn drop(&mut self) {
-        if let Err(e) = self.ctx.bind_to_thread() {
-            log::error!("destroying a CUDA object: cannot bind its context: {e:?}");
-            return;
-        }
-        // SAFETY: created by cuTexObjectCreate, destroyed once.
-        if let Err(e) = check("cuTexObjectDestroy", unsafe {
+        // SAFETY: created by cuTexObjectCreate in this context, destroyed once.
+        super::release_in(&self.ctx, "cuTexObjectDestroy", || unsafe {
             sys::cuTexObjectDestroy(self.raw)
-        }) {
-            log::error!("{e}");
-        }
+        });
     }
 }

@@ -96,6 +96,17 @@ impl GlTexture {
             return self.specify(gl, Some(image.as_raw()));
         }
         // SAFETY: the image has exactly width·height RGBA8 texels.
+        unsafe { self.sub_image(gl, glow::PixelUnpackData::Slice(Some(image.as_raw()))) };
+        check_gl(gl, "glTexSubImage2D")
+    }
+
+    /// Replaces all texels from `data`.
+    ///
+    /// # Safety
+    /// `data` must cover width·height RGBA8 texels: a slice of that size, or an offset
+    /// into a bound PIXEL_UNPACK_BUFFER that holds them.
+    unsafe fn sub_image(&self, gl: &glow::Context, data: glow::PixelUnpackData<'_>) {
+        // SAFETY: guaranteed by the caller (see # Safety).
         unsafe {
             gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
             gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
@@ -108,10 +119,9 @@ impl GlTexture {
                 self.height as i32,
                 glow::RGBA,
                 glow::UNSIGNED_BYTE,
-                glow::PixelUnpackData::Slice(Some(image.as_raw())),
+                data,
             );
         }
-        check_gl(gl, "glTexSubImage2D")
     }
 
     /// Fills the texture with one colour (tests poison outputs with this).
@@ -128,23 +138,11 @@ impl GlTexture {
                 reason: "buffer smaller than texture".into(),
             });
         }
-        // SAFETY: with a PIXEL_UNPACK_BUFFER bound, the data argument is an offset (0)
-        // into a buffer large enough for the whole texture (checked above).
+        // SAFETY: with the PIXEL_UNPACK_BUFFER bound, offset 0 addresses a buffer large
+        // enough for the whole texture (checked above); it is unbound afterwards.
         unsafe {
             gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, Some(pbo.id));
-            gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
-            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
-            gl.tex_sub_image_2d(
-                glow::TEXTURE_2D,
-                0,
-                0,
-                0,
-                self.width as i32,
-                self.height as i32,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelUnpackData::BufferOffset(0),
-            );
+            self.sub_image(gl, glow::PixelUnpackData::BufferOffset(0));
             gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
         }
         check_gl(gl, "glTexSubImage2D(PBO)")

@@ -103,7 +103,7 @@ fn channel_stats(bins: &[u32; HISTOGRAM_BINS]) -> ChannelStats {
             .map(|(v, _)| v as u8)
     };
     let min = occupied().next().unwrap_or(0);
-    let max = occupied().last().unwrap_or(0);
+    let max = occupied().next_back().unwrap_or(0);
     let sum: f64 = bins
         .iter()
         .enumerate()

@@ -111,9 +111,8 @@ impl CudaFrame {
         };
         self.ensure_scratch(filters, source.width, source.height)?;
         let stream = self.device.stream.clone();
-        let raw_stream = stream.cu_stream();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
-        let mapped = self.registered(key)?.map(raw_stream)?;
+        let mapped = self.registered(key)?.map(&stream)?;
         timeline.mark("map", &stream)?;
         let histogram = self.run_mapped(&mapped, source, filters, &mut timeline)?;
         let registered = mapped.unmap()?;
@@ -194,16 +193,16 @@ impl CudaFrame {
             (w, h) = (ow, oh);
         }
         if filters.is_empty() {
-            memory::copy_array(source_array, output_array, w, h, stream.cu_stream())?;
+            memory::copy_array(source_array, output_array, w, h, &stream)?;
             timeline.mark("copy", &stream)?;
         }
         let output_texture = TextureObject::from_array(&ctx, output_array)?;
-        memory::zero_u32(bins_ptr, 4 * HISTOGRAM_BINS, stream.cu_stream())?;
+        memory::fill_u32(bins_ptr, 0, 4 * HISTOGRAM_BINS, &stream)?;
         self.kernels
             .histogram(&stream, &output_texture, w, h, bins_ptr)?;
         timeline.mark("histogram", &stream)?;
         let mut flat = vec![0u32; 4 * HISTOGRAM_BINS];
-        memory::read_u32(bins_ptr, &mut flat, stream.cu_stream())?;
+        memory::read_u32(bins_ptr, &mut flat, &stream)?;
         Histogram::from_flat(w, h, &flat).ok_or(missing_stage())
     }
 }
