@@ -282,6 +282,17 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
         &["mandelbrot", "-o", "/tmp/m.png", "--max-dwell", "70000"],
         "max dwell",
     );
+    refuses(
+        &[
+            "mandelbrot",
+            "-o",
+            "/tmp/m.png",
+            "--max-dwell",
+            "65536",
+            "--dwell",
+        ],
+        "16-bit",
+    );
     refuses(&["mandelbrot", "-o", "/tmp/m.png", "--span", "-1"], "span");
 }
 

@@ -2,7 +2,7 @@
 
 use super::{CliError, MandelbrotArgs};
 use crate::image_io::{check_save_target, SaveOptions};
-use crate::mandelbrot::{View, MAX_DWELL_LIMIT};
+use crate::mandelbrot::{View, MAX_DWELL_16_BIT, MAX_DWELL_LIMIT};
 use crate::pipeline::{render_mandelbrot_headless, MandelbrotSettings};
 
 fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
@@ -18,9 +18,19 @@ fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
             args.span
         )));
     }
-    if args.max_dwell == 0 || args.max_dwell > MAX_DWELL_LIMIT {
+    let limit = if args.dwell {
+        MAX_DWELL_16_BIT
+    } else {
+        MAX_DWELL_LIMIT
+    };
+    if args.max_dwell == 0 || args.max_dwell > limit {
+        let why = if args.dwell {
+            " (a 16-bit dwell PNG)"
+        } else {
+            ""
+        };
         return Err(CliError::usage(format!(
-            "max dwell {}: must be 1..={MAX_DWELL_LIMIT}",
+            "max dwell {}: must be 1..={limit}{why}",
             args.max_dwell
         )));
     }

@@ -14,8 +14,10 @@ pub use mariani_silver::{render_mariani_silver, MsRecord, RectKind};
 pub use palette::{colorize, Palette};
 pub use view::{parse_center as parse_center_arg, Mode, Precision, View};
 
-/// Largest max dwell (it must fit a 16-bit dwell PNG).
-pub const MAX_DWELL_LIMIT: u32 = 65535;
+/// Largest max dwell.
+pub const MAX_DWELL_LIMIT: u32 = 65536;
+/// Largest max dwell a 16-bit dwell PNG can hold.
+pub const MAX_DWELL_16_BIT: u32 = 65535;
 
 /// The dwells of a view, row-major, one per pixel.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +40,11 @@ impl Dwells {
 
     /// The dwells as a 16-bit greyscale image (values are the dwells).
     pub fn to_gray16(&self) -> Option<image::ImageBuffer<image::Luma<u16>, Vec<u16>>> {
-        let values = self.values.iter().map(|&d| d.min(65535) as u16).collect();
+        let values = self
+            .values
+            .iter()
+            .map(|&d| d.min(MAX_DWELL_16_BIT) as u16)
+            .collect();
         image::ImageBuffer::from_raw(self.width, self.height, values)
     }
 }
