@@ -299,3 +299,28 @@ fn mandelbrot_colours_reach_gl_through_the_pixel_buffer() {
     }
     renderer.destroy(gl);
 }
+
+#[test]
+fn a_new_image_in_the_same_texture_is_not_served_stale() {
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let (a, b) = (random_image(640, 360, 1), random_image(640, 360, 2));
+    let mut source = GlTexture::new(gl, 640, 360, Some(a.as_raw())).expect("source texture");
+    let mut runner = FrameRunner::new(gl, BackendRequest::Cuda, 640, 360).expect("CUDA backend");
+    let filters = [Filter::Box { radius: 2 }];
+    runner.run(gl, &source, &a, &filters).expect("frame A");
+    assert_eq!(
+        runner.targets.output.read(gl).expect("read"),
+        cpu::apply_filters(&a, &filters)
+    );
+    // What the app does on load: release CUDA's hold, then re-specify the same texture.
+    runner.release_registrations();
+    source.upload(gl, &b).expect("upload B");
+    runner.run(gl, &source, &b, &filters).expect("frame B");
+    assert_eq!(
+        runner.targets.output.read(gl).expect("read"),
+        cpu::apply_filters(&b, &filters)
+    );
+    runner.destroy(gl);
+    source.destroy(gl);
+}

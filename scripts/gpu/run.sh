@@ -59,7 +59,9 @@ for s in $steps; do
         tests) step gpu-tests 420 "$B/gpu-tests" --test-threads=1 --nocapture ;;
         apply) step apply-cuda-vs-cpu 120 apply_both ;;
         memcheck) step memcheck 400 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 ;;
-        racecheck) step racecheck 400 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 histogram filters_match_the_cpu_reference_on_random ;;
+        # racecheck does not support dynamic parallelism (it warns on the Mandelbrot module and
+        # counts the warning as a hazard): it checks the filter kernels; memcheck covers all.
+        racecheck) step racecheck 400 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 histogram filters_match a_new_image ;;
         bench) step bench 400 "$B/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/bench.json" ;;
         *) echo "unknown step $s" ;;
     esac

@@ -153,6 +153,10 @@ mod tests {
                 let (ms, records) = render_mariani_silver(&view);
                 let pp = render_per_pixel(&view);
                 let bad = ms.mismatches(&pp);
+                println!(
+                    "{name} {w}x{h}: Mariani–Silver differs from per-pixel on {bad} of {} pixels",
+                    pp.values.len()
+                );
                 assert!(
                     bad as f64 <= 0.001 * pp.values.len() as f64,
                     "{name} {w}x{h}: {bad} of {} pixels differ",
