@@ -67,9 +67,8 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
         palette: args.palette,
         ..MandelbrotSettings::default()
     };
-    let (dwells, image, frame, status) =
-        render_mandelbrot_headless(&settings, args.backend, args.dwell)?;
-    match (dwells, image) {
+    let out = render_mandelbrot_headless(&settings, args.backend, args.dwell)?;
+    match (out.dwells, out.image) {
         (Some(d), _) => {
             let gray = d
                 .to_gray16()
@@ -89,9 +88,9 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
         args.width,
         args.height,
         args.mode,
-        status.kind,
-        frame.precision,
-        frame.dwell_ms()
+        out.status.kind,
+        out.frame.precision,
+        out.frame.dwell_ms()
     );
     Ok(())
 }

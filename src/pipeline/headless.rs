@@ -75,18 +75,35 @@ pub fn process_headless(
     filters: &[Filter],
     request: BackendRequest,
 ) -> Result<HeadlessOutput, PipelineError> {
-    let gl = match headless_gl_for_cuda(request)? {
-        Ok(gl) => gl,
-        Err(reason) => {
-            let (image, report) = process_on_cpu(image, filters);
-            return Ok(HeadlessOutput {
-                image,
-                report,
-                status: cpu_status(reason),
-            });
+    let on_cpu = |reason: String| {
+        let (image, report) = process_on_cpu(image, filters);
+        HeadlessOutput {
+            image,
+            report,
+            status: cpu_status(reason),
         }
     };
-    let gl = &gl.gl;
+    let gl = match headless_gl_for_cuda(request)? {
+        Ok(gl) => gl,
+        Err(reason) => return Ok(on_cpu(reason)),
+    };
+    match process_on_gl(&gl.gl, image, filters, request) {
+        // `auto` promises the CPU whenever the GPU path cannot do the work (an image over
+        // the texture limit, GPU memory exhausted, ...), with the reason.
+        Err(e) if request == BackendRequest::Auto => {
+            Ok(on_cpu(format!("CUDA path failed ({e}); used the CPU")))
+        }
+        other => other,
+    }
+}
+
+/// The interop path: source texture → frame → output texture read back.
+fn process_on_gl(
+    gl: &glow::Context,
+    image: &RgbaImage,
+    filters: &[Filter],
+    request: BackendRequest,
+) -> Result<HeadlessOutput, PipelineError> {
     let mut phase = Phases::start();
     let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
     phase.done("upload source texture");
@@ -123,41 +140,60 @@ pub fn probe_cuda() -> Result<(String, DeviceInfo), String> {
     Ok((gl.renderer.clone(), device.info))
 }
 
-/// A Mandelbrot view rendered headless: the dwells, or the coloured image (through the
-/// PBO path on CUDA).
+/// A Mandelbrot view rendered headless: the dwells (`want_dwells`) or the coloured image.
+pub struct MandelbrotOutput {
+    pub dwells: Option<Dwells>,
+    pub image: Option<RgbaImage>,
+    pub frame: MandelbrotFrame,
+    pub status: BackendStatus,
+}
+
+/// Renders a view headless; on CUDA the image comes through the PBO path and the GL texture.
 pub fn render_mandelbrot_headless(
     settings: &MandelbrotSettings,
     request: BackendRequest,
     want_dwells: bool,
-) -> Result<
-    (
-        Option<Dwells>,
-        Option<RgbaImage>,
-        MandelbrotFrame,
-        BackendStatus,
-    ),
-    PipelineError,
-> {
-    let gl = match headless_gl_for_cuda(request)? {
-        Ok(gl) => gl,
-        Err(reason) => {
-            let (dwells, frame) = cpu_dwells(settings);
-            let status = cpu_status(reason);
-            if want_dwells {
-                return Ok((Some(dwells), None, frame, status));
-            }
-            let lut = settings
-                .palette
-                .lut(settings.view.max_dwell, settings.interior);
-            return Ok((
-                None,
-                Some(crate::mandelbrot::colorize(&dwells, &lut)),
+) -> Result<MandelbrotOutput, PipelineError> {
+    let on_cpu = |reason: String| {
+        let (dwells, frame) = cpu_dwells(settings);
+        let status = cpu_status(reason);
+        if want_dwells {
+            return MandelbrotOutput {
+                dwells: Some(dwells),
+                image: None,
                 frame,
                 status,
-            ));
+            };
+        }
+        let lut = settings
+            .palette
+            .lut(settings.view.max_dwell, settings.interior);
+        let image = Some(crate::mandelbrot::colorize(&dwells, &lut));
+        MandelbrotOutput {
+            dwells: None,
+            image,
+            frame,
+            status,
         }
     };
-    let gl = &gl.gl;
+    let gl = match headless_gl_for_cuda(request)? {
+        Ok(gl) => gl,
+        Err(reason) => return Ok(on_cpu(reason)),
+    };
+    match mandelbrot_on_gl(&gl.gl, settings, request, want_dwells) {
+        Err(e) if request == BackendRequest::Auto => {
+            Ok(on_cpu(format!("CUDA path failed ({e}); used the CPU")))
+        }
+        other => other,
+    }
+}
+
+fn mandelbrot_on_gl(
+    gl: &glow::Context,
+    settings: &MandelbrotSettings,
+    request: BackendRequest,
+    want_dwells: bool,
+) -> Result<MandelbrotOutput, PipelineError> {
     let mut renderer = MandelbrotRenderer::new(gl, request, None)?;
     let result = if want_dwells {
         renderer.dwells(settings).map(|(d, f)| (Some(d), None, f))
@@ -168,5 +204,10 @@ pub fn render_mandelbrot_headless(
     };
     let status = renderer.status.clone();
     renderer.destroy(gl);
-    result.map(|(d, i, f)| (d, i, f, status))
+    result.map(|(dwells, image, frame)| MandelbrotOutput {
+        dwells,
+        image,
+        frame,
+        status,
+    })
 }

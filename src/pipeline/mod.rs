@@ -17,6 +17,8 @@ pub use backend::{BackendKind, BackendRequest, BackendStatus};
 pub use error::PipelineError;
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;
-pub use headless::{probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput};
+pub use headless::{
+    probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
+};
 pub use mandelbrot_renderer::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
 pub use report::{FrameReport, StageTime};
