@@ -42,10 +42,18 @@ fn conv_columns_shared(radius: u32) -> u32 {
     (CONV_COL_BLOCK_Y * CONV_COL_RESULTS + 2 * radius) * CONV_COL_BLOCK_X * 16
 }
 
-/// Segment length of the running-sum passes: long enough that starting a window (2R+1
-/// reads) costs at most a quarter of the run.
+/// Segment length of the column pass's running sums: long enough that starting a window
+/// (2R+1 reads) costs at most a quarter of the run.
 fn box_segment(radius: u32) -> u32 {
     BOX_MIN_SEGMENT.max(4 * (2 * radius + 1))
+}
+
+/// Outputs per warp of the row pass (a multiple of the warp width): the 2R+1 apron costs at
+/// most a quarter of the work.
+fn box_row_segment(radius: u32) -> u32 {
+    BOX_ROW_MIN_SEGMENT
+        .max(4 * (2 * radius + 1))
+        .next_multiple_of(32)
 }
 
 fn launch_error(kernel: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> CudaError {
@@ -164,14 +172,17 @@ impl FilterKernels {
     ) -> Result<(), CudaError> {
         Self::check_scratch("box_rows", scratch, w, h)?;
         let segment = box_segment(radius);
+        let row_segment = box_row_segment(radius);
         let rows_cfg = LaunchConfig {
-            grid_dim: (blocks(h * blocks(w, segment), BOX_BLOCK), 1, 1),
-            block_dim: (BOX_BLOCK, 1, 1),
-            shared_mem_bytes: 0,
+            grid_dim: (blocks(w, row_segment), h, 1),
+            block_dim: (32, 1, 1),
+            // R, G and B prefix sums over the segment and its apron.
+            shared_mem_bytes: 3 * 4 * (row_segment + 2 * radius + 1),
         };
         let cols_cfg = LaunchConfig {
             grid_dim: (blocks(w * blocks(h, segment), BOX_BLOCK), 1, 1),
-            ..rows_cfg
+            block_dim: (BOX_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
         };
         self.check_config("box_rows", &rows_cfg)?;
         self.check_config("box_columns", &cols_cfg)?;
@@ -183,13 +194,14 @@ impl FilterKernels {
             radius as i32,
             segment as i32,
         );
+        let row_seg = row_segment as i32;
         let mut rows = stream.launch_builder(&self.box_rows);
         rows.arg(&s)
             .arg(&mut *scratch)
             .arg(&wi)
             .arg(&hi)
             .arg(&r)
-            .arg(&seg);
+            .arg(&row_seg);
         // SAFETY: matches `box_rows(tex, uint4*, int, int, int, int)`; scratch holds
         // w·h uint4 (checked above).
         unsafe { rows.launch(rows_cfg) }.map_err(launch_error("box_rows"))?;

@@ -7,6 +7,7 @@ pub const SOBEL_PIXELS_PER_THREAD: u32 = 4;
 
 pub const BOX_BLOCK: u32 = 128;
 pub const BOX_MIN_SEGMENT: u32 = 64;
+pub const BOX_ROW_MIN_SEGMENT: u32 = 256;
 
 pub const CONV_MAX_RADIUS: u32 = 96;
 pub const CONV_ROW_BLOCK_X: u32 = 64;
@@ -36,6 +37,7 @@ pub const MIRRORED: &[(&str, &str, u32)] = &[
     ("sobel", "SOBEL_PIXELS_PER_THREAD", SOBEL_PIXELS_PER_THREAD),
     ("box_filter", "BOX_BLOCK", BOX_BLOCK),
     ("box_filter", "BOX_MIN_SEGMENT", BOX_MIN_SEGMENT),
+    ("box_filter", "BOX_ROW_MIN_SEGMENT", BOX_ROW_MIN_SEGMENT),
     ("convolution", "CONV_MAX_RADIUS", CONV_MAX_RADIUS),
     ("convolution", "CONV_ROW_BLOCK_X", CONV_ROW_BLOCK_X),
     ("convolution", "CONV_ROW_BLOCK_Y", CONV_ROW_BLOCK_Y),
