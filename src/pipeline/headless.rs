@@ -29,22 +29,34 @@ fn cuda_absent_reason() -> Option<String> {
     }
 }
 
-/// For `auto`/`cuda`: a headless GL context with CUDA behind it, or the reason there is none.
-fn headless_gl_for_cuda(
-    request: BackendRequest,
-) -> Result<Result<HeadlessGl, String>, PipelineError> {
-    if request == BackendRequest::Cpu {
-        return Ok(Err("requested with --backend cpu".into()));
-    }
-    let attempt = match cuda_absent_reason() {
+/// A headless GL context on a machine with a CUDA device, or why there is none.
+fn cuda_headless_gl() -> Result<HeadlessGl, String> {
+    match cuda_absent_reason() {
         Some(reason) => Err(reason),
         None => HeadlessGl::new().map_err(|e| format!("headless OpenGL: {e}")),
-    };
-    match attempt {
-        Err(reason) if request == BackendRequest::Cuda => {
-            Err(PipelineError::CudaUnavailable(reason))
-        }
-        other => Ok(other),
+    }
+}
+
+/// The backend policy of every headless entry point. `cpu`: `on_cpu`. `cuda`: `on_gl` on a
+/// headless GL context with CUDA behind it, or [`PipelineError::CudaUnavailable`]. `auto`:
+/// `on_gl` when CUDA is there, and `on_cpu` with the reason when it is not or when the GPU
+/// path cannot do the work (an image over the texture limit, GPU memory exhausted, ...).
+fn on_backend<T>(
+    request: BackendRequest,
+    on_cpu: impl FnOnce(String) -> T,
+    on_gl: impl FnOnce(&glow::Context) -> Result<T, PipelineError>,
+) -> Result<T, PipelineError> {
+    if request == BackendRequest::Cpu {
+        return Ok(on_cpu("requested with --backend cpu".into()));
+    }
+    match (cuda_headless_gl(), request) {
+        (Err(reason), BackendRequest::Cuda) => Err(PipelineError::CudaUnavailable(reason)),
+        (Err(reason), _) => Ok(on_cpu(reason)),
+        (Ok(gl), BackendRequest::Auto) => match on_gl(&gl.gl) {
+            Err(e) => Ok(on_cpu(format!("CUDA path failed ({e}); used the CPU"))),
+            ok => ok,
+        },
+        (Ok(gl), _) => on_gl(&gl.gl),
     }
 }
 
@@ -75,26 +87,18 @@ pub fn process_headless(
     filters: &[Filter],
     request: BackendRequest,
 ) -> Result<HeadlessOutput, PipelineError> {
-    let on_cpu = |reason: String| {
-        let (image, report) = process_on_cpu(image, filters);
-        HeadlessOutput {
-            image,
-            report,
-            status: cpu_status(reason),
-        }
-    };
-    let gl = match headless_gl_for_cuda(request)? {
-        Ok(gl) => gl,
-        Err(reason) => return Ok(on_cpu(reason)),
-    };
-    match process_on_gl(&gl.gl, image, filters, request) {
-        // `auto` promises the CPU whenever the GPU path cannot do the work (an image over
-        // the texture limit, GPU memory exhausted, ...), with the reason.
-        Err(e) if request == BackendRequest::Auto => {
-            Ok(on_cpu(format!("CUDA path failed ({e}); used the CPU")))
-        }
-        other => other,
-    }
+    on_backend(
+        request,
+        |reason| {
+            let (image, report) = process_on_cpu(image, filters);
+            HeadlessOutput {
+                image,
+                report,
+                status: cpu_status(reason),
+            }
+        },
+        |gl| process_on_gl(gl, image, filters, request),
+    )
 }
 
 /// The interop path: source texture → frame → output texture read back.
@@ -131,10 +135,7 @@ fn process_on_gl(
 
 /// What `doctor` reports about CUDA: the GL renderer CUDA would share and the device.
 pub fn probe_cuda() -> Result<(String, DeviceInfo), String> {
-    if let Some(reason) = cuda_absent_reason() {
-        return Err(reason);
-    }
-    let gl = HeadlessGl::new().map_err(|e| format!("headless OpenGL: {e}"))?;
+    let gl = cuda_headless_gl()?;
     let device = CudaDevice::for_current_gl().map_err(|e| e.to_string())?;
     FilterKernels::load(&device).map_err(|e| e.to_string())?;
     Ok((gl.renderer.clone(), device.info))
@@ -176,16 +177,9 @@ pub fn render_mandelbrot_headless(
             status,
         }
     };
-    let gl = match headless_gl_for_cuda(request)? {
-        Ok(gl) => gl,
-        Err(reason) => return Ok(on_cpu(reason)),
-    };
-    match mandelbrot_on_gl(&gl.gl, settings, request, want_dwells) {
-        Err(e) if request == BackendRequest::Auto => {
-            Ok(on_cpu(format!("CUDA path failed ({e}); used the CPU")))
-        }
-        other => other,
-    }
+    on_backend(request, on_cpu, |gl| {
+        mandelbrot_on_gl(gl, settings, request, want_dwells)
+    })
 }
 
 fn mandelbrot_on_gl(
