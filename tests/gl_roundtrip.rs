@@ -2,10 +2,8 @@
 //! textures and buffers round-trip exactly, including the PBO → texture copy the Mandelbrot
 //! view uses and the pack-buffer readback used to save results.
 
-mod common;
-
-use common::random_image;
 use cudalens::gl::{GlBuffer, GlTexture, HeadlessGl};
+use cudalens::ops::random_image;
 use std::io::Write;
 
 fn headless() -> Option<HeadlessGl> {

@@ -7,10 +7,11 @@
 
 mod common;
 
-use common::{max_difference, photo, random_image};
+use common::{max_difference, photo};
 use cudalens::cuda::CudaDevice;
 use cudalens::gl::{GlTexture, HeadlessGl};
 use cudalens::mandelbrot::{colorize, render_per_pixel, Mode, Precision, View, BOOKMARKS};
+use cudalens::ops::random_image;
 use cudalens::ops::{cpu, Filter, Histogram};
 use cudalens::pipeline::{
     BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings,

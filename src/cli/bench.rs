@@ -10,7 +10,6 @@ use crate::ops::Filter;
 use crate::pipeline::{
     BackendKind, FrameRunner, MandelbrotRenderer, MandelbrotSettings, StageTime,
 };
-use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 
 const WARM_UP: usize = 3;
@@ -49,16 +48,9 @@ fn stage_medians(
     Ok(samples.into_iter().map(|(k, v)| (k, median(v))).collect())
 }
 
-fn random_image(w: u32, h: u32) -> image::RgbaImage {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(42);
-    let mut img = image::RgbaImage::new(w, h);
-    rng.fill(&mut img.as_mut()[..]);
-    img
-}
-
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let (w, h) = args.size;
-    let image = random_image(w, h);
+    let image = crate::ops::random_image(w, h, 42);
     let gl =
         HeadlessGl::new().map_err(|e| CliError::usage(format!("bench needs OpenGL (EGL): {e}")))?;
     let gl = &gl.gl;
@@ -67,9 +59,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let backend = runner.status.kind;
     println!("backend: {} — {}", backend, runner.status.reason);
     let copy_gbps = match (backend, runner.cuda_device()) {
-        (BackendKind::Cuda, Some(d)) => {
-            Some(crate::cuda::measure_copy_bandwidth(d).map_err(CliError::internal)?)
-        }
+        (BackendKind::Cuda, Some(d)) => Some(median(
+            crate::cuda::copy_bandwidth_samples(d).map_err(CliError::internal)?,
+        )),
         _ => None,
     };
     if let Some(bw) = copy_gbps {

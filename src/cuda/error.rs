@@ -40,6 +40,14 @@ impl CudaError {
         }
     }
 
+    /// Wraps a failed kernel launch with the kernel's name.
+    pub fn launch(kernel: &'static str) -> impl FnOnce(DriverError) -> CudaError {
+        move |e| CudaError::Launch {
+            kernel,
+            reason: format!("{e:?}"),
+        }
+    }
+
     /// An error from a raw call that returned an integer status (our own FFI).
     pub fn raw(call: &'static str, code: i32) -> CudaError {
         match code {

@@ -3,7 +3,7 @@
 //! device's limits before launching, and reports the launch status.
 
 use super::tiles::*;
-use super::{load_module, CudaDevice, CudaError, SurfaceObject, TextureObject};
+use super::{load_function, load_module, CudaDevice, CudaError, SurfaceObject, TextureObject};
 use cudarc::driver::sys::{CUdeviceptr, CUfunction_attribute};
 use cudarc::driver::{
     CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
@@ -25,13 +25,6 @@ pub struct FilterKernels {
     convolution_module: Arc<CudaModule>,
     sm_count: u32,
     max_shared: u32,
-}
-
-fn function(module: &Arc<CudaModule>, name: &str) -> Result<CudaFunction, CudaError> {
-    module.load_function(name).map_err(|e| CudaError::Module {
-        name: name.to_string(),
-        reason: format!("{e:?}"),
-    })
 }
 
 fn conv_rows_shared(radius: u32) -> u32 {
@@ -56,13 +49,6 @@ fn box_row_segment(radius: u32) -> u32 {
         .next_multiple_of(32)
 }
 
-fn launch_error(kernel: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> CudaError {
-    move |e| CudaError::Launch {
-        kernel,
-        reason: format!("{e:?}"),
-    }
-}
-
 impl FilterKernels {
     /// Loads the five filter modules and prepares kernel attributes.
     pub fn load(device: &CudaDevice) -> Result<Self, CudaError> {
@@ -72,13 +58,13 @@ impl FilterKernels {
         let histogram = load_module(device, "histogram")?;
         let transpose = load_module(device, "transpose")?;
         let kernels = Self {
-            sobel: function(&sobel, "sobel")?,
-            box_rows: function(&box_filter, "box_rows")?,
-            box_columns: function(&box_filter, "box_columns")?,
-            conv_rows: function(&convolution, "conv_rows")?,
-            conv_columns: function(&convolution, "conv_columns")?,
-            histogram: function(&histogram, "histogram")?,
-            transpose: function(&transpose, "transpose")?,
+            sobel: load_function(&sobel, "sobel")?,
+            box_rows: load_function(&box_filter, "box_rows")?,
+            box_columns: load_function(&box_filter, "box_columns")?,
+            conv_rows: load_function(&convolution, "conv_rows")?,
+            conv_columns: load_function(&convolution, "conv_columns")?,
+            histogram: load_function(&histogram, "histogram")?,
+            transpose: load_function(&transpose, "transpose")?,
             convolution_module: convolution,
             sm_count: device.info.sm_count.max(1),
             max_shared: device.info.max_shared_per_block_optin,
@@ -155,7 +141,7 @@ impl FilterKernels {
         // writes inside `w × h` of `dst`, which has that size.
         unsafe { b.launch(cfg) }
             .map(|_| ())
-            .map_err(launch_error("sobel"))
+            .map_err(CudaError::launch("sobel"))
     }
 
     /// Box mean of radius `radius`; `scratch` holds ≥ 16 bytes per pixel.
@@ -204,7 +190,7 @@ impl FilterKernels {
             .arg(&row_seg);
         // SAFETY: matches `box_rows(tex, uint4*, int, int, int, int)`; scratch holds
         // w·h uint4 (checked above).
-        unsafe { rows.launch(rows_cfg) }.map_err(launch_error("box_rows"))?;
+        unsafe { rows.launch(rows_cfg) }.map_err(CudaError::launch("box_rows"))?;
         let mut cols = stream.launch_builder(&self.box_columns);
         cols.arg(&*scratch)
             .arg(&s)
@@ -216,7 +202,7 @@ impl FilterKernels {
         // SAFETY: matches `box_columns(const uint4*, tex, surf, int, int, int, int)`.
         unsafe { cols.launch(cols_cfg) }
             .map(|_| ())
-            .map_err(launch_error("box_columns"))
+            .map_err(CudaError::launch("box_columns"))
     }
 
     /// Separable convolution with the `2R+1` weights; `scratch` holds ≥ 16 bytes per pixel.
@@ -282,7 +268,7 @@ impl FilterKernels {
         let mut rows = stream.launch_builder(&self.conv_rows);
         rows.arg(&s).arg(&mut *scratch).arg(&wi).arg(&hi).arg(&r);
         // SAFETY: matches `conv_rows(tex, float4*, int, int, int)`; scratch holds w·h float4.
-        unsafe { rows.launch(rows_cfg) }.map_err(launch_error("conv_rows"))?;
+        unsafe { rows.launch(rows_cfg) }.map_err(CudaError::launch("conv_rows"))?;
         let mut cols = stream.launch_builder(&self.conv_columns);
         cols.arg(&*scratch)
             .arg(&s)
@@ -293,7 +279,7 @@ impl FilterKernels {
         // SAFETY: matches `conv_columns(const float4*, tex, surf, int, int, int)`.
         unsafe { cols.launch(cols_cfg) }
             .map(|_| ())
-            .map_err(launch_error("conv_columns"))
+            .map_err(CudaError::launch("conv_columns"))
     }
 
     /// Transpose of `src` (`w × h`) into `dst` (`h × w`).
@@ -317,7 +303,7 @@ impl FilterKernels {
         // SAFETY: matches `transpose(tex, surf, int, int)`; dst is h × w.
         unsafe { b.launch(cfg) }
             .map(|_| ())
-            .map_err(launch_error("transpose"))
+            .map_err(CudaError::launch("transpose"))
     }
 
     /// Adds the R, G, B and luma counts of `src` to the 4 × 256 `u32` bins at `bins`
@@ -348,6 +334,6 @@ impl FilterKernels {
         // 4 · HIST_BINS u32 (the mapped bin buffer).
         unsafe { b.launch(cfg) }
             .map(|_| ())
-            .map_err(launch_error("histogram"))
+            .map_err(CudaError::launch("histogram"))
     }
 }

@@ -2,7 +2,7 @@
 //! parallelism) dwells in f32 or f64, and LUT colouring.
 
 use super::tiles::*;
-use super::{check, load_module, memory, CudaDevice, CudaError};
+use super::{check, load_function, load_module, memory, CudaDevice, CudaError};
 use crate::mandelbrot::{Mode, MsRecord, Precision, RectKind, View};
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
@@ -94,23 +94,6 @@ pub struct MandelbrotKernels {
     colorize: CudaFunction,
 }
 
-fn function(
-    module: &std::sync::Arc<cudarc::driver::CudaModule>,
-    name: &str,
-) -> Result<CudaFunction, CudaError> {
-    module.load_function(name).map_err(|e| CudaError::Module {
-        name: name.into(),
-        reason: format!("{e:?}"),
-    })
-}
-
-fn launch_error(kernel: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> CudaError {
-    move |e| CudaError::Launch {
-        kernel,
-        reason: format!("{e:?}"),
-    }
-}
-
 fn pixel_grid(width: u32, height: u32) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (
@@ -138,14 +121,14 @@ impl MandelbrotKernels {
         })?;
         Ok(Self {
             per_pixel: [
-                function(&module, "mandel_per_pixel_f32")?,
-                function(&module, "mandel_per_pixel_f64")?,
+                load_function(&module, "mandel_per_pixel_f32")?,
+                load_function(&module, "mandel_per_pixel_f64")?,
             ],
             mariani_silver: [
-                function(&module, "mandel_ms_f32")?,
-                function(&module, "mandel_ms_f64")?,
+                load_function(&module, "mandel_ms_f32")?,
+                load_function(&module, "mandel_ms_f64")?,
             ],
-            colorize: function(&module, "mandel_colorize")?,
+            colorize: load_function(&module, "mandel_colorize")?,
         })
     }
 
@@ -187,7 +170,8 @@ impl MandelbrotKernels {
                     .arg(&md);
                 // SAFETY: matches mandel_per_pixel_*(int*, int, int, double, double, double, int);
                 // the buffer holds W·H dwells (checked above).
-                unsafe { b.launch(pixel_grid(w, h)) }.map_err(launch_error("mandel_per_pixel"))?;
+                unsafe { b.launch(pixel_grid(w, h)) }
+                    .map_err(CudaError::launch("mandel_per_pixel"))?;
             }
             Mode::MarianiSilver => {
                 stream
@@ -236,7 +220,7 @@ impl MandelbrotKernels {
                 b.arg(&args);
                 // SAFETY: matches mandel_ms_*(MsArgs); every pointer in `args` refers to a
                 // live allocation of the documented size for the duration of the stream work.
-                unsafe { b.launch(cfg) }.map_err(launch_error("mandel_ms"))?;
+                unsafe { b.launch(cfg) }.map_err(CudaError::launch("mandel_ms"))?;
             }
         }
         Ok(used)
@@ -260,6 +244,6 @@ impl MandelbrotKernels {
         // dwells are all ≤ max_dwell so every LUT index is in range.
         unsafe { b.launch(pixel_grid(width, height)) }
             .map(|_| ())
-            .map_err(launch_error("mandel_colorize"))
+            .map_err(CudaError::launch("mandel_colorize"))
     }
 }

@@ -21,12 +21,12 @@ pub mod tiles;
 mod timeline;
 
 pub use array::CudaArray2d;
-pub use bandwidth::measure_copy_bandwidth;
+pub use bandwidth::copy_bandwidth_samples;
 pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
 pub use filter_kernels::{FilterKernels, SCRATCH_BYTES_PER_PIXEL};
 pub use mandelbrot_kernels::{MandelbrotKernels, MsRecordBuffer};
-pub use modules::{kernel_build_description, load_module};
+pub use modules::{kernel_build_description, load_function, load_module};
 pub use surface_object::SurfaceObject;
 pub use texture_object::TextureObject;
 pub use timeline::GpuTimeline;

@@ -2,7 +2,7 @@
 //! run time when the binary was built without nvcc.
 
 use super::{CudaDevice, CudaError};
-use cudarc::driver::CudaModule;
+use cudarc::driver::{CudaFunction, CudaModule};
 use cudarc::nvrtc::{CompileOptions, Ptx};
 use std::sync::Arc;
 
@@ -56,6 +56,14 @@ pub fn load_module(device: &CudaDevice, name: &str) -> Result<Arc<CudaModule>, C
         .ctx
         .load_module(ptx)
         .map_err(|e| module_error(format!("cannot load: {e:?}")))
+}
+
+/// Function `name` of a loaded module.
+pub fn load_function(module: &Arc<CudaModule>, name: &str) -> Result<CudaFunction, CudaError> {
+    module.load_function(name).map_err(|e| CudaError::Module {
+        name: name.to_string(),
+        reason: format!("{e:?}"),
+    })
 }
 
 fn compile_with_nvrtc(device: &CudaDevice, kernel: &KernelImage) -> Result<Ptx, String> {

@@ -8,6 +8,7 @@ pub mod cpu;
 mod filter;
 pub mod histogram;
 mod luma;
+mod random;
 
 pub use filter::{
     default_gaussian_radius as filter_default_gaussian_radius, Filter, FilterSpecError,
@@ -15,3 +16,4 @@ pub use filter::{
 };
 pub use histogram::{ChannelStats, Histogram, HISTOGRAM_BINS};
 pub use luma::{luma, luma_bin};
+pub use random::random_image;

@@ -2,7 +2,6 @@
 #![allow(dead_code)]
 
 use image::RgbaImage;
-use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 
 pub fn data(name: &str) -> PathBuf {
@@ -16,16 +15,6 @@ pub fn photo(name: &str) -> RgbaImage {
     cudalens::image_io::load_image(&data(name))
         .expect("test image loads")
         .image
-}
-
-/// A reproducible random image; never all zero.
-pub fn random_image(width: u32, height: u32, seed: u64) -> RgbaImage {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let mut img = RgbaImage::new(width, height);
-    let pixels: &mut [u8] = &mut img;
-    rng.fill(pixels);
-    pixels[0] |= 1;
-    img
 }
 
 /// Largest per-channel difference, and how many channel values differ.

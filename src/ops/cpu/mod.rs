@@ -39,17 +39,8 @@ pub fn apply_filters(image: &RgbaImage, filters: &[Filter]) -> RgbaImage {
 #[cfg(test)]
 pub(crate) mod test_images {
     use image::RgbaImage;
-    use rand::{Rng, SeedableRng};
 
-    /// A reproducible random RGBA image (never all zero).
-    pub fn random(width: u32, height: u32, seed: u64) -> RgbaImage {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let mut img = RgbaImage::new(width, height);
-        for p in img.pixels_mut() {
-            p.0 = rng.random();
-        }
-        img
-    }
+    pub use crate::ops::random_image as random;
 
     /// Clamp-to-edge pixel fetch.
     pub fn at(img: &RgbaImage, x: i64, y: i64) -> [u8; 4] {
