@@ -225,6 +225,7 @@ impl AppState {
             Ok(report) => {
                 self.frame_ms = start.elapsed().as_secs_f64() * 1e3;
                 self.report = Some(report);
+                self.inspected = None; // the output changed under the cursor
             }
             Err(e) => self.message = Some((format!("processing failed: {e}"), true)),
         }
@@ -353,9 +354,13 @@ impl AppState {
                 original_size: self.document.size(),
             };
             let out = image_view_ui(ui, &mut self.view, &textures);
-            self.inspected = out
-                .hovered_pixel
-                .and_then(|(x, y)| output.read_pixel(gl, x, y).map(|px| ((x, y), px)));
+            // A GL readback stalls the pipeline: read only when the hovered pixel changed
+            // (a processed frame clears the cached value).
+            self.inspected = match out.hovered_pixel {
+                Some(p) if self.inspected.is_some_and(|(q, _)| q == p) => self.inspected,
+                Some((x, y)) => output.read_pixel(gl, x, y).map(|px| ((x, y), px)),
+                None => None,
+            };
         });
     }
 
