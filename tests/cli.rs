@@ -5,7 +5,8 @@ mod common;
 
 use assert_cmd::Command;
 use common::{data, photo};
-use cudalens::ops::{cpu, Filter};
+use cudalens::filters::{apply_cpu, Filter};
+use cudalens::ops::cpu;
 use predicates::prelude::*;
 use std::path::Path;
 
@@ -59,14 +60,11 @@ fn apply_matches_the_library_and_writes_atomically() {
         .assert()
         .success()
         .stderr(predicate::str::contains("CPU backend"));
-    let want = cpu::apply_filters(
-        &photo("astronaut.png"),
-        &[
-            Filter::gaussian(1.5),
-            Filter::Sobel { scale: 2.0 },
-            Filter::Transpose,
-        ],
-    );
+    let filters: Vec<Filter> = ["gaussian:sigma=1.5", "sobel:scale=2", "transpose"]
+        .iter()
+        .map(|s| s.parse().expect("spec"))
+        .collect();
+    let want = apply_cpu(&photo("astronaut.png"), &filters);
     assert_eq!(image::open(&out).expect("output").into_rgba8(), want);
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .expect("ls")

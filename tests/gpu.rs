@@ -9,10 +9,11 @@ mod common;
 
 use common::{max_difference, photo};
 use cudalens::cuda::CudaDevice;
+use cudalens::filters::{apply_cpu, gpu_tolerance, Filter, FILTERS};
 use cudalens::gl::{GlTexture, HeadlessGl};
 use cudalens::mandelbrot::{colorize, render_per_pixel, Mode, Precision, View, BOOKMARKS};
 use cudalens::ops::random_image;
-use cudalens::ops::{cpu, Filter, Histogram};
+use cudalens::ops::{cpu, Histogram};
 use cudalens::pipeline::{
     BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings,
 };
@@ -78,22 +79,16 @@ fn run_cuda(
     (out, report.histogram, gl_bins)
 }
 
-fn exact(filters: &[Filter]) -> bool {
-    filters
-        .iter()
-        .all(|f| matches!(f, Filter::Transpose | Filter::Box { .. }))
-}
-
 /// Compares one case; panics with a precise message on mismatch.
 fn check_case(gl: &glow::Context, label: &str, image: &RgbaImage, filters: &[Filter]) {
     let start = Instant::now();
-    let want = cpu::apply_filters(image, filters);
+    let want = apply_cpu(image, filters);
     let cpu_ms = start.elapsed().as_secs_f64() * 1e3;
     let start = Instant::now();
     let (got, histogram, gl_bins) = run_cuda(gl, image, filters);
     let gpu_ms = start.elapsed().as_secs_f64() * 1e3;
     let (max, count) = max_difference(&got, &want);
-    let tolerance = if exact(filters) { 0 } else { 1 };
+    let tolerance = gpu_tolerance(filters);
     let specs: Vec<String> = filters.iter().map(|f| f.to_string()).collect();
     assert!(
         max <= tolerance,
@@ -120,31 +115,42 @@ fn check_case(gl: &glow::Context, label: &str, image: &RgbaImage, filters: &[Fil
     );
 }
 
+fn parse(specs: &[&str]) -> Vec<Filter> {
+    specs
+        .iter()
+        .map(|s| s.parse().expect("test spec parses"))
+        .collect()
+}
+
+/// No filter, every filter's test specifications (its parameter extremes) alone, and two
+/// chains.
 fn all_filter_cases() -> Vec<Vec<Filter>> {
-    vec![
-        vec![],
-        vec![Filter::Sobel { scale: 1.0 }],
-        vec![Filter::Sobel { scale: 0.05 }],
-        vec![Filter::Sobel { scale: 64.0 }],
-        vec![Filter::Box { radius: 1 }],
-        vec![Filter::Box { radius: 255 }],
-        vec![Filter::Gaussian {
-            sigma: 0.1,
-            radius: 1,
-        }],
-        vec![Filter::gaussian(2.0)],
-        vec![Filter::Gaussian {
-            sigma: 32.0,
-            radius: 96,
-        }],
-        vec![Filter::Transpose],
-        vec![
-            Filter::gaussian(1.5),
-            Filter::Transpose,
-            Filter::Sobel { scale: 2.0 },
-            Filter::Box { radius: 3 },
-        ],
-    ]
+    let mut cases = vec![vec![]];
+    for def in FILTERS {
+        cases.extend(def.test_specs().iter().map(|s| parse(&[s])));
+    }
+    cases.push(parse(&[
+        "gaussian:sigma=1.5",
+        "transpose",
+        "sobel:scale=2",
+        "box:radius=3",
+    ]));
+    cases.push(parse(&[
+        "median:radius=2",
+        "unsharp:sigma=1,amount=2",
+        "transpose",
+        "equalize",
+    ]));
+    cases
+}
+
+/// No filter and each filter's last (most extreme) test specification.
+fn extreme_filter_cases() -> Vec<Vec<Filter>> {
+    let mut cases = vec![vec![]];
+    for def in FILTERS {
+        cases.extend(def.test_specs().last().map(|s| parse(&[s])));
+    }
+    cases
 }
 
 #[test]
@@ -170,16 +176,7 @@ fn filters_match_the_cpu_reference_on_random_images() {
         let label = format!("random {w}x{h}");
         let cases = if w * h > 4_000_000 {
             // The CPU reference is the slow side here: the extremes only.
-            vec![
-                vec![],
-                vec![Filter::Sobel { scale: 1.0 }],
-                vec![Filter::Box { radius: 255 }],
-                vec![Filter::Gaussian {
-                    sigma: 32.0,
-                    radius: 96,
-                }],
-                vec![Filter::Transpose],
-            ]
+            extreme_filter_cases()
         } else {
             all_filter_cases()
         };
@@ -200,7 +197,7 @@ fn histogram_and_transpose_are_exact() {
         let (copy, histogram, _) = run_cuda(&ctx.gl, &image, &[]);
         assert_eq!(copy, image, "{w}x{h}: identity");
         assert_eq!(histogram, cpu::histogram(&image), "{w}x{h}: histogram");
-        let (t, _, _) = run_cuda(&ctx.gl, &image, &[Filter::Transpose]);
+        let (t, _, _) = run_cuda(&ctx.gl, &image, &parse(&["transpose"]));
         assert_eq!(t, cpu::transpose(&image), "{w}x{h}: transpose");
     }
 }
@@ -308,11 +305,11 @@ fn a_new_image_in_the_same_texture_is_not_served_stale() {
     let (a, b) = (random_image(640, 360, 1), random_image(640, 360, 2));
     let mut source = GlTexture::new(gl, 640, 360, Some(a.as_raw())).expect("source texture");
     let mut runner = FrameRunner::new(gl, BackendRequest::Cuda, 640, 360).expect("CUDA backend");
-    let filters = [Filter::Box { radius: 2 }];
+    let filters = parse(&["box:radius=2"]);
     runner.run(gl, &source, &a, &filters).expect("frame A");
     assert_eq!(
         runner.targets.output.read(gl).expect("read"),
-        cpu::apply_filters(&a, &filters)
+        apply_cpu(&a, &filters)
     );
     // What the app does on load: release CUDA's hold, then re-specify the same texture.
     runner.release_registrations();
@@ -320,7 +317,7 @@ fn a_new_image_in_the_same_texture_is_not_served_stale() {
     runner.run(gl, &source, &b, &filters).expect("frame B");
     assert_eq!(
         runner.targets.output.read(gl).expect("read"),
-        cpu::apply_filters(&b, &filters)
+        apply_cpu(&b, &filters)
     );
     runner.destroy(gl);
     source.destroy(gl);

@@ -4,9 +4,9 @@
 
 use super::{BenchArgs, CliError};
 use crate::cuda::tiles::{MsTuning, MS_TUNING};
+use crate::filters::{Filter, FILTERS};
 use crate::gl::{GlTexture, HeadlessGl};
 use crate::mandelbrot::{Mode, Precision, View};
-use crate::ops::Filter;
 use crate::pipeline::{
     BackendKind, FrameRunner, MandelbrotRenderer, MandelbrotSettings, StageTime,
 };
@@ -14,16 +14,18 @@ use std::collections::BTreeMap;
 
 const WARM_UP: usize = 3;
 
-fn cases() -> Vec<(&'static str, Vec<Filter>)> {
-    vec![
-        ("copy + histogram", vec![]),
-        ("sobel", vec![Filter::Sobel { scale: 1.0 }]),
-        ("box r=5", vec![Filter::Box { radius: 5 }]),
-        ("box r=64", vec![Filter::Box { radius: 64 }]),
-        ("gaussian σ=2 (r=6)", vec![Filter::gaussian(2.0)]),
-        ("gaussian σ=16 (r=48)", vec![Filter::gaussian(16.0)]),
-        ("transpose", vec![Filter::Transpose]),
-    ]
+/// The copy case, then every filter's benchmark specifications (from the registry).
+fn cases() -> Vec<(String, Vec<Filter>)> {
+    let mut cases = vec![("copy + histogram".to_string(), vec![])];
+    for def in FILTERS {
+        for spec in def.bench_specs() {
+            match spec.parse::<Filter>() {
+                Ok(f) => cases.push((f.to_string(), vec![f])),
+                Err(e) => log::error!("bench case '{spec}' does not parse: {e}"),
+            }
+        }
+    }
+    cases
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -103,7 +105,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 _ => String::new(),
             }
         );
-        json.insert(name.into(), serde_json::json!({ "stages_ms": medians, "total_ms": total, "effective_gbps": bandwidth, "fraction_of_copy": fraction }));
+        json.insert(name, serde_json::json!({ "stages_ms": medians, "total_ms": total, "effective_gbps": bandwidth, "fraction_of_copy": fraction }));
     }
     runner.destroy(gl);
     source.destroy(gl);

@@ -9,8 +9,8 @@ mod mandelbrot;
 
 pub use error::CliError;
 
+use crate::filters::{help_lines, Filter};
 use crate::mandelbrot::{Mode, Palette, Precision};
-use crate::ops::Filter;
 use crate::pipeline::BackendRequest;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -34,7 +34,7 @@ pub struct GuiArgs {
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
     /// Filters enabled at start, in order (same syntax as `apply --filter`).
-    #[arg(long = "filter", value_name = "SPEC")]
+    #[arg(long = "filter", value_name = "SPEC", long_help = filter_long_help())]
     pub filters: Vec<Filter>,
     /// Start in the Mandelbrot explorer.
     #[arg(long)]
@@ -56,6 +56,15 @@ pub struct GuiArgs {
     pub size: (u32, u32),
 }
 
+/// The `--filter` help: every registered filter's syntax.
+fn filter_long_help() -> String {
+    format!(
+        "A filter specification, repeatable, applied in order. Borders clamp to the edge; \
+         alpha passes through.\n{}",
+        help_lines()
+    )
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Apply filters to an image headless and save the result.
@@ -75,8 +84,8 @@ pub struct ApplyArgs {
     pub input: PathBuf,
     #[arg(short, long)]
     pub output: PathBuf,
-    /// sobel[:scale=S] | box:radius=R | gaussian:sigma=S[,radius=R] | transpose; repeatable, applied in order.
-    #[arg(long = "filter", value_name = "SPEC", required = true)]
+    /// A filter specification (see --help for all); repeatable, applied in order.
+    #[arg(long = "filter", value_name = "SPEC", required = true, long_help = filter_long_help())]
     pub filters: Vec<Filter>,
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,

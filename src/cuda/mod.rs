@@ -1,6 +1,7 @@
 //! The CUDA layer: raw FFI for the `cudaGL.h` calls that cudarc lacks (`ffi`), thin
 //! `Result` functions, and RAII types on top (device, arrays, texture and surface objects,
-//! the interop state machine, event timelines), plus one launcher per kernel file.
+//! the interop state machine, event timelines), plus the kernel set every launcher draws from (the filters' launchers live with their
+//! descriptors in `filters/`).
 //!
 //! Everything here runs on the thread where the GL context is current and the CUDA context
 //! is bound (the main thread): see ARCHITECTURE.md.
@@ -10,8 +11,8 @@ mod bandwidth;
 mod device;
 mod error;
 pub mod ffi;
-mod filter_kernels;
 pub mod interop;
+mod kernel_set;
 mod mandelbrot_kernels;
 pub mod memory;
 mod modules;
@@ -24,9 +25,12 @@ pub use array::CudaArray2d;
 pub use bandwidth::copy_bandwidth_samples;
 pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
-pub use filter_kernels::{FilterKernels, SCRATCH_BYTES_PER_PIXEL};
+pub use kernel_set::{check_scratch, KernelSet};
 pub use mandelbrot_kernels::{MandelbrotKernels, MsRecordBuffer};
-pub use modules::{kernel_build_description, load_function, load_module};
+#[cfg(test)]
+pub use modules::kernel_define;
+pub use modules::{kernel_build_description, kernel_embedded, load_function, load_module};
 pub use surface_object::SurfaceObject;
 pub use texture_object::TextureObject;
+pub use tiles::blocks;
 pub use timeline::GpuTimeline;

@@ -3,8 +3,9 @@
 use super::frame_targets::FrameTargets;
 use super::report::{FrameReport, StageTime};
 use super::BackendKind;
+use crate::filters::Filter;
 use crate::gl::GlError;
-use crate::ops::{cpu, Filter};
+use crate::ops::cpu;
 use image::RgbaImage;
 use std::time::Instant;
 
@@ -23,7 +24,7 @@ pub fn process_on_cpu(image: &RgbaImage, filters: &[Filter]) -> (RgbaImage, Fram
     let mut stages = Vec::new();
     let mut current = image.clone();
     for f in filters {
-        current = timed(&mut stages, f.name(), || cpu::apply_filter(&current, f));
+        current = timed(&mut stages, f.name(), || f.apply_cpu(&current));
     }
     let histogram = timed(&mut stages, "histogram", || cpu::histogram(&current));
     let report = FrameReport {

@@ -11,11 +11,11 @@ use super::report::{stages_from, FrameReport};
 use super::BackendKind;
 use crate::cuda::interop::{GraphicsResource, Mapped, Registered};
 use crate::cuda::{
-    ffi, memory, CudaDevice, CudaError, FilterKernels, GpuTimeline, SurfaceObject, TextureObject,
+    ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
 };
+use crate::filters::{kernel_modules, launch_histogram, Filter, GpuStage};
 use crate::gl::GlTexture;
-use crate::ops::cpu::gaussian_weights;
-use crate::ops::{Filter, Histogram, HISTOGRAM_BINS};
+use crate::ops::{Histogram, HISTOGRAM_BINS};
 use cudarc::driver::CudaSlice;
 
 /// What the registration was made for: re-register when any of it changes.
@@ -29,7 +29,7 @@ struct RegistrationKey {
 /// CUDA state kept between frames.
 pub struct CudaFrame {
     pub device: CudaDevice,
-    kernels: FilterKernels,
+    kernels: KernelSet,
     registration: Option<(RegistrationKey, Registered)>,
     intermediates: Intermediates,
     scratch: Option<CudaSlice<u8>>,
@@ -38,7 +38,7 @@ pub struct CudaFrame {
 impl CudaFrame {
     pub fn new(device: CudaDevice) -> Result<Self, CudaError> {
         device.bind()?;
-        let kernels = FilterKernels::load(&device)?;
+        let kernels = KernelSet::load(&device, kernel_modules())?;
         Ok(Self {
             device,
             kernels,
@@ -66,17 +66,16 @@ impl CudaFrame {
         ]))
     }
 
+    /// Makes the scratch hold what the largest stage needs (at least one byte).
     fn ensure_scratch(
         &mut self,
         filters: &[Filter],
         mut w: u32,
         mut h: u32,
     ) -> Result<(), CudaError> {
-        let mut need = 0usize;
+        let mut need = 1usize;
         for f in filters {
-            if matches!(f, Filter::Box { .. } | Filter::Gaussian { .. }) {
-                need = need.max(w as usize * h as usize * crate::cuda::SCRATCH_BYTES_PER_PIXEL);
-            }
+            need = need.max(f.def().scratch_bytes(w, h, f.params()));
             (w, h) = f.output_size(w, h);
         }
         if need > self.scratch.as_ref().map_or(0, |s| s.len()) {
@@ -169,26 +168,17 @@ impl CudaFrame {
             } else {
                 &self.intermediates.get(k).ok_or(missing_stage())?.surface
             };
-            let scratch = self.scratch.as_mut();
-            match (*filter, scratch) {
-                (Filter::Sobel { scale }, _) => {
-                    self.kernels.sobel(&stream, input, output, w, h, scale)?
-                }
-                (Filter::Box { radius }, Some(s)) => self
-                    .kernels
-                    .box_filter(&stream, input, output, w, h, radius, s)?,
-                (Filter::Gaussian { sigma, radius }, Some(s)) => self.kernels.convolve(
-                    &stream,
-                    input,
-                    output,
-                    w,
-                    h,
-                    &gaussian_weights(sigma, radius),
-                    s,
-                )?,
-                (Filter::Transpose, _) => self.kernels.transpose(&stream, input, output, w, h)?,
-                (_, None) => return Err(missing_stage()),
-            }
+            let scratch = self.scratch.as_mut().ok_or(missing_stage())?;
+            let mut stage = GpuStage {
+                kernels: &self.kernels,
+                stream: &stream,
+                input,
+                output,
+                width: w,
+                height: h,
+                scratch,
+            };
+            filter.def().launch(&mut stage, filter.params())?;
             timeline.mark(filter.name(), &stream)?;
             (w, h) = (ow, oh);
         }
@@ -198,8 +188,9 @@ impl CudaFrame {
         }
         let output_texture = TextureObject::from_array(&ctx, output_array)?;
         memory::fill_u32(bins_ptr, 0, 4 * HISTOGRAM_BINS, &stream)?;
-        self.kernels
-            .histogram(&stream, &output_texture, w, h, bins_ptr)?;
+        // SAFETY: `bins_ptr` is the mapped GL bin buffer, checked above to hold
+        // BIN_BUFFER_BYTES, mapped until `unmap` after this frame's work.
+        unsafe { launch_histogram(&self.kernels, &stream, &output_texture, w, h, bins_ptr)? };
         timeline.mark("histogram", &stream)?;
         let mut flat = vec![0u32; 4 * HISTOGRAM_BINS];
         memory::read_u32(bins_ptr, &mut flat, &stream)?;

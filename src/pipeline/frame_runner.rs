@@ -5,8 +5,8 @@ use super::cpu_frame::run_cpu_frame;
 use super::cuda_frame::CudaFrame;
 use super::{BackendKind, BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
+use crate::filters::Filter;
 use crate::gl::GlTexture;
-use crate::ops::Filter;
 use image::RgbaImage;
 
 /// The frame pipeline of one GL context.

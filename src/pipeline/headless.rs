@@ -7,10 +7,10 @@ use super::{
     BackendKind, BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotFrame,
     MandelbrotRenderer, MandelbrotSettings, PipelineError,
 };
-use crate::cuda::{CudaDevice, DeviceInfo, FilterKernels};
+use crate::cuda::{CudaDevice, DeviceInfo, KernelSet};
+use crate::filters::{kernel_modules, Filter};
 use crate::gl::{GlTexture, HeadlessGl};
 use crate::mandelbrot::Dwells;
-use crate::ops::Filter;
 use image::RgbaImage;
 
 /// A processed image with its report and the backend that made it.
@@ -137,7 +137,7 @@ fn process_on_gl(
 pub fn probe_cuda() -> Result<(String, DeviceInfo), String> {
     let gl = cuda_headless_gl()?;
     let device = CudaDevice::for_current_gl().map_err(|e| e.to_string())?;
-    FilterKernels::load(&device).map_err(|e| e.to_string())?;
+    KernelSet::load(&device, kernel_modules()).map_err(|e| e.to_string())?;
     Ok((gl.renderer.clone(), device.info))
 }
 

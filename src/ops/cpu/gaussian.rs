@@ -31,20 +31,29 @@ fn convolve_row(src: &[[f32; 3]], out: &mut [[f32; 3]], weights: &[f32]) {
 
 /// Rounds a filtered value to 8 bits: `clamp(round(v), 0, 255)`.
 #[inline]
-pub(super) fn to_u8(v: f32) -> u8 {
+pub fn to_u8(v: f32) -> u8 {
     v.round().clamp(0.0, 255.0) as u8
+}
+
+/// The blurred RGB plane before rounding (row pass, then column pass, in f32): what
+/// `gaussian` rounds and `unsharp` subtracts.
+pub fn gaussian_plane(image: &RgbaImage, sigma: f32, radius: u32) -> Vec<[f32; 3]> {
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    if w == 0 || h == 0 {
+        return Vec::new();
+    }
+    let weights = gaussian_weights(sigma, radius);
+    separable(&rgb_plane::<f32>(image.as_raw()), w, h, |row, out| {
+        convolve_row(row, out, &weights)
+    })
 }
 
 /// Gaussian blur per RGB channel; alpha unchanged.
 pub fn gaussian(image: &RgbaImage, sigma: f32, radius: u32) -> RgbaImage {
-    let (w, h) = (image.width() as usize, image.height() as usize);
-    if w == 0 || h == 0 {
+    let blurred = gaussian_plane(image, sigma, radius);
+    if blurred.is_empty() {
         return image.clone();
     }
-    let weights = gaussian_weights(sigma, radius);
-    let blurred = separable(&rgb_plane::<f32>(image.as_raw()), w, h, |row, out| {
-        convolve_row(row, out, &weights)
-    });
     with_rgb(image, |i| blurred[i].map(to_u8))
 }
 
