@@ -135,11 +135,14 @@ fn all_filter_cases() -> Vec<Vec<Filter>> {
         "sobel:scale=2",
         "box:radius=3",
     ]));
+    // Exact filters chained stay exact. (An exact but non-linear stage after one that is
+    // within 1, e.g. equalize after unsharp, may turn a difference of 1 into several: a
+    // chain's tolerance holds when its inexact stages come last.)
+    cases.push(parse(&["median:radius=2", "transpose", "equalize", "box:radius=2"]));
     cases.push(parse(&[
-        "median:radius=2",
-        "unsharp:sigma=1,amount=2",
-        "transpose",
         "equalize",
+        "median:radius=1",
+        "unsharp:sigma=1,amount=2",
     ]));
     cases
 }

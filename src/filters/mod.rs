@@ -73,7 +73,9 @@ pub fn apply_cpu(image: &image::RgbaImage, filters: &[Filter]) -> image::RgbaIma
         .fold(image.clone(), |img, f| f.apply_cpu(&img))
 }
 
-/// The largest tolerance among `filters` (0: the chain must be exact on the GPU).
+/// The largest tolerance among `filters` (0: the chain must be exact on the GPU). It bounds
+/// the chain when the inexact stages come last: an exact but non-linear stage (equalize,
+/// median) after an inexact one may enlarge a difference of 1.
 pub fn gpu_tolerance(filters: &[Filter]) -> u8 {
     filters
         .iter()

@@ -1,5 +1,6 @@
 //! A GL buffer object: histogram bins (drawn as a texture buffer) and pixel buffers.
 
+use super::destroy_guard::DestroyGuard;
 use super::{check_gl, GlError};
 use glow::HasContext;
 
@@ -8,6 +9,7 @@ use glow::HasContext;
 pub struct GlBuffer {
     pub id: glow::Buffer,
     pub size: usize,
+    guard: DestroyGuard,
 }
 
 impl GlBuffer {
@@ -23,7 +25,11 @@ impl GlBuffer {
             gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &vec![0u8; size], glow::DYNAMIC_DRAW);
             gl.bind_buffer(glow::ARRAY_BUFFER, None);
             check_gl(gl, "glBufferData")?;
-            Ok(Self { id, size })
+            Ok(Self {
+                id,
+                size,
+                guard: DestroyGuard::new("GlBuffer"),
+            })
         }
     }
 
@@ -57,8 +63,9 @@ impl GlBuffer {
     }
 
     /// Deletes the GL buffer.
-    pub fn destroy(self, gl: &glow::Context) {
+    pub fn destroy(mut self, gl: &glow::Context) {
         // SAFETY: the name belongs to this context and is not used afterwards.
         unsafe { gl.delete_buffer(self.id) };
+        self.guard.disarm();
     }
 }

@@ -2,6 +2,7 @@
 //! line and GPU tests, textures, buffers, shader programs (from `shaders/`) and reading
 //! pixels back. Knows nothing of CUDA.
 
+mod destroy_guard;
 mod buffer;
 mod headless;
 mod histogram_renderer;
@@ -29,6 +30,12 @@ pub enum GlError {
     TooLarge { width: u32, height: u32, max: u32 },
     #[error("shader {name}: {log}")]
     Shader { name: String, log: String },
+    #[error("{what}: {got} bytes of pixels for a texture that needs {expected}")]
+    DataSize {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
     #[error("OpenGL error 0x{code:04X} in {call}")]
     Call { call: &'static str, code: u32 },
 }

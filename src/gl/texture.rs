@@ -1,5 +1,6 @@
 //! An RGBA8 2-D texture: the source image, the displayed result, the Mandelbrot view.
 
+use super::destroy_guard::DestroyGuard;
 use super::{check_gl, max_texture_size, GlBuffer, GlError};
 use glow::HasContext;
 use image::RgbaImage;
@@ -10,6 +11,7 @@ pub struct GlTexture {
     pub id: glow::Texture,
     pub width: u32,
     pub height: u32,
+    guard: DestroyGuard,
 }
 
 impl GlTexture {
@@ -53,14 +55,27 @@ impl GlTexture {
             );
             id
         };
-        let texture = Self { id, width, height };
+        let texture = Self {
+            id,
+            width,
+            height,
+            guard: DestroyGuard::new("GlTexture"),
+        };
         texture.specify(gl, pixels)?;
         Ok(texture)
     }
 
     /// (Re)allocates storage at the current size.
     fn specify(&self, gl: &glow::Context, pixels: Option<&[u8]>) -> Result<(), GlError> {
-        // SAFETY: `pixels`, when given, holds width·height RGBA8 texels (checked by callers).
+        let expected = 4 * self.width as usize * self.height as usize;
+        if let Some(p) = pixels.filter(|p| p.len() != expected) {
+            return Err(GlError::DataSize {
+                what: "glTexImage2D",
+                expected,
+                got: p.len(),
+            });
+        }
+        // SAFETY: `pixels`, when given, holds exactly width·height RGBA8 texels (checked).
         unsafe {
             gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
             gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
@@ -218,8 +233,9 @@ impl GlTexture {
     }
 
     /// Deletes the GL texture.
-    pub fn destroy(self, gl: &glow::Context) {
+    pub fn destroy(mut self, gl: &glow::Context) {
         // SAFETY: the name belongs to this context and is not used afterwards.
         unsafe { gl.delete_texture(self.id) };
+        self.guard.disarm();
     }
 }
