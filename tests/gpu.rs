@@ -138,7 +138,12 @@ fn all_filter_cases() -> Vec<Vec<Filter>> {
     // Exact filters chained stay exact. (An exact but non-linear stage after one that is
     // within 1, e.g. equalize after unsharp, may turn a difference of 1 into several: a
     // chain's tolerance holds when its inexact stages come last.)
-    cases.push(parse(&["median:radius=2", "transpose", "equalize", "box:radius=2"]));
+    cases.push(parse(&[
+        "median:radius=2",
+        "transpose",
+        "equalize",
+        "box:radius=2",
+    ]));
     cases.push(parse(&[
         "equalize",
         "median:radius=1",

@@ -27,7 +27,11 @@ fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
         let Some(first) = rel.components().next() else {
             continue;
         };
-        let module = first.as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
+        let module = first
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
         if module == "main" || module == "lib" {
             continue;
         }

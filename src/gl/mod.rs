@@ -2,8 +2,8 @@
 //! line and GPU tests, textures, buffers, shader programs (from `shaders/`) and reading
 //! pixels back. Knows nothing of CUDA.
 
-mod destroy_guard;
 mod buffer;
+mod destroy_guard;
 mod headless;
 mod histogram_renderer;
 mod shader;

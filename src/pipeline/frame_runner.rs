@@ -1,9 +1,10 @@
 //! Runs frames on the chosen backend and falls back to the CPU when CUDA fails (in
 //! `auto` mode), keeping the reason for the status bar.
 
+use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::run_cpu_frame;
 use super::cuda_frame::CudaFrame;
-use super::{BackendKind, BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
+use super::{BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::filters::Filter;
 use crate::gl::GlTexture;
@@ -33,26 +34,19 @@ impl FrameRunner {
         height: u32,
     ) -> Result<Self, PipelineError> {
         let targets = FrameTargets::new(gl, width, height)?;
-        let (cuda, status) = match request {
-            BackendRequest::Cpu => (None, cpu_status("requested with --backend cpu".into())),
-            BackendRequest::Auto | BackendRequest::Cuda => match open_cuda() {
-                Ok(frame) => {
-                    let status = BackendStatus {
-                        kind: BackendKind::Cuda,
-                        reason: format!(
-                            "{}; kernels: {}",
-                            frame.device.info,
-                            kernel_build_description()
-                        ),
-                    };
-                    (Some(frame), status)
-                }
-                Err(reason) if request == BackendRequest::Cuda => {
-                    targets.destroy(gl);
-                    return Err(PipelineError::CudaUnavailable(reason));
-                }
-                Err(reason) => (None, cpu_status(format!("CUDA unavailable: {reason}"))),
-            },
+        let describe = |frame: &CudaFrame| {
+            format!(
+                "{}; kernels: {}",
+                frame.device.info,
+                kernel_build_description()
+            )
+        };
+        let (cuda, status) = match choose_backend(request, open_cuda, describe) {
+            Ok(chosen) => chosen,
+            Err(e) => {
+                targets.destroy(gl);
+                return Err(e);
+            }
         };
         Ok(Self {
             targets,
@@ -96,12 +90,10 @@ impl FrameRunner {
         if let Some(cuda) = self.cuda.as_mut() {
             match cuda.run(source, &self.targets, filters) {
                 Ok(report) => return Ok(report),
-                Err(e) if self.request == BackendRequest::Auto => {
-                    log::error!("CUDA frame failed, falling back to the CPU: {e}");
+                Err(e) => {
+                    self.status = fall_back_after(self.request, e)?;
                     self.cuda = None;
-                    self.status = cpu_status(format!("CUDA failed ({e}); switched to the CPU"));
                 }
-                Err(e) => return Err(e.into()),
             }
         }
         Ok(run_cpu_frame(gl, image, &mut self.targets, filters)?)
@@ -111,12 +103,5 @@ impl FrameRunner {
     pub fn destroy(mut self, gl: &glow::Context) {
         self.cuda = None;
         self.targets.destroy(gl);
-    }
-}
-
-fn cpu_status(reason: String) -> BackendStatus {
-    BackendStatus {
-        kind: BackendKind::Cpu,
-        reason,
     }
 }

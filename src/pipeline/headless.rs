@@ -1,11 +1,12 @@
 //! Headless runs for the command line and the GPU tests: the CPU directly, or CUDA through
 //! the same interop path as the window, on a surfaceless EGL context.
 
+use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::process_on_cpu;
 use super::mandelbrot_renderer::cpu_dwells;
 use super::{
-    BackendKind, BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotFrame,
-    MandelbrotRenderer, MandelbrotSettings, PipelineError,
+    BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotFrame, MandelbrotRenderer,
+    MandelbrotSettings, PipelineError,
 };
 use crate::cuda::{CudaDevice, DeviceInfo, KernelSet};
 use crate::filters::{kernel_modules, Filter};
@@ -37,26 +38,20 @@ fn cuda_headless_gl() -> Result<HeadlessGl, String> {
     }
 }
 
-/// The backend policy of every headless entry point. `cpu`: `on_cpu`. `cuda`: `on_gl` on a
-/// headless GL context with CUDA behind it, or [`PipelineError::CudaUnavailable`]. `auto`:
-/// `on_gl` when CUDA is there, and `on_cpu` with the reason when it is not or when the GPU
-/// path cannot do the work (an image over the texture limit, GPU memory exhausted, ...).
+/// Headless runs under the one backend policy ([`choose_backend`]): `on_gl` on a headless GL
+/// context with CUDA behind it, or `on_cpu` with the reason; with `auto`, also `on_cpu` when
+/// the GPU path cannot do the work (an image over the texture limit, GPU memory exhausted…).
 fn on_backend<T>(
     request: BackendRequest,
     on_cpu: impl FnOnce(String) -> T,
     on_gl: impl FnOnce(&glow::Context) -> Result<T, PipelineError>,
 ) -> Result<T, PipelineError> {
-    if request == BackendRequest::Cpu {
-        return Ok(on_cpu("requested with --backend cpu".into()));
-    }
-    match (cuda_headless_gl(), request) {
-        (Err(reason), BackendRequest::Cuda) => Err(PipelineError::CudaUnavailable(reason)),
-        (Err(reason), _) => Ok(on_cpu(reason)),
-        (Ok(gl), BackendRequest::Auto) => match on_gl(&gl.gl) {
-            Err(e) => Ok(on_cpu(format!("CUDA path failed ({e}); used the CPU"))),
-            ok => ok,
+    match choose_backend(request, cuda_headless_gl, |gl| gl.renderer.clone())? {
+        (None, status) => Ok(on_cpu(status.reason)),
+        (Some(gl), _) => match on_gl(&gl.gl) {
+            Ok(out) => Ok(out),
+            Err(e) => Ok(on_cpu(fall_back_after(request, e)?.reason)),
         },
-        (Ok(gl), _) => on_gl(&gl.gl),
     }
 }
 
@@ -74,13 +69,6 @@ impl Phases {
     }
 }
 
-fn cpu_status(reason: String) -> BackendStatus {
-    BackendStatus {
-        kind: BackendKind::Cpu,
-        reason,
-    }
-}
-
 /// Runs `filters` on `image` with the requested backend.
 pub fn process_headless(
     image: &RgbaImage,
@@ -94,7 +82,7 @@ pub fn process_headless(
             HeadlessOutput {
                 image,
                 report,
-                status: cpu_status(reason),
+                status: BackendStatus::cpu(reason),
             }
         },
         |gl| process_on_gl(gl, image, filters, request),
@@ -157,7 +145,7 @@ pub fn render_mandelbrot_headless(
 ) -> Result<MandelbrotOutput, PipelineError> {
     let on_cpu = |reason: String| {
         let (dwells, frame) = cpu_dwells(settings);
-        let status = cpu_status(reason);
+        let status = BackendStatus::cpu(reason);
         if want_dwells {
             return MandelbrotOutput {
                 dwells: Some(dwells),
