@@ -96,10 +96,10 @@ impl ParamDef {
         above_min && value <= self.max
     }
 
-    /// The range as written in help texts and errors: `1..=255`, `0 < S ≤ 64`.
+    /// The range as written in help texts and errors: `1..=255`, `0 < scale ≤ 64`.
     pub fn range_text(&self) -> String {
         if self.min_exclusive {
-            format!("> {} and ≤ {}", self.min, self.max)
+            format!("{} < {} ≤ {}", self.min, self.name, self.max)
         } else {
             format!("{}..={}", self.min, self.max)
         }

@@ -17,7 +17,7 @@ pub enum FilterSpecError {
         param: &'static str,
         value: String,
     },
-    #[error("parameter '{param}' of '{filter}' is {value}; it must be {range}")]
+    #[error("parameter '{param}' of '{filter}' is {value}, outside {range}")]
     OutOfRange {
         filter: &'static str,
         param: &'static str,

@@ -130,11 +130,11 @@ fn errors_say_what_is_wrong() {
     let err = |s: &str| s.parse::<Filter>().unwrap_err().to_string();
     assert_eq!(
         err("box:radius=-1"),
-        "parameter 'radius' of 'box' is -1; it must be 1..=255"
+        "parameter 'radius' of 'box' is -1, outside 1..=255"
     );
     assert_eq!(
         err("sobel:scale=0"),
-        "parameter 'scale' of 'sobel' is 0; it must be > 0 and ≤ 64"
+        "parameter 'scale' of 'sobel' is 0, outside 0 < scale ≤ 64"
     );
     assert!(err("blur").contains("median"), "{}", err("blur"));
 }
