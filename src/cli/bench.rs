@@ -8,11 +8,11 @@ use crate::gl::{GlTexture, HeadlessGl};
 use crate::mandelbrot::{Mode, Precision, View};
 use crate::ops::Filter;
 use crate::pipeline::{
-    BackendKind, FrameRunner, MandelbrotRenderer, MandelbrotSettings, StageTime,
+    BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings, StageTime,
 };
 use std::collections::BTreeMap;
 
-const WARM_UP: usize = 3;
+pub(super) const WARM_UP: usize = 3;
 
 fn cases() -> Vec<(&'static str, Vec<Filter>)> {
     vec![
@@ -26,7 +26,7 @@ fn cases() -> Vec<(&'static str, Vec<Filter>)> {
     ]
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(super) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
@@ -49,6 +49,9 @@ fn stage_medians(
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    if args.backend == BackendRequest::Cpu {
+        return super::bench_cpu::run(args);
+    }
     let (w, h) = args.size;
     let image = crate::ops::random_image(w, h, 42);
     let gl =
