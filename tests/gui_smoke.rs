@@ -106,4 +106,18 @@ fn app_renders_the_default_image_and_the_mandelbrot_view() {
     );
     let centre = distinct_colours(&m, 400, 200, 500, 300);
     assert!(centre > 50, "Mandelbrot view looks blank: {centre} colours");
+    // A restart restores the session: a run with a stack and the split saves them on exit;
+    // the next run, given nothing, starts from them (and saves what it restored).
+    screenshot(
+        display,
+        dir.path(),
+        "first.png",
+        &["--filter", "sobel:scale=2", "--split"],
+    );
+    screenshot(display, dir.path(), "second.png", &[]);
+    let saved = std::fs::read(dir.path().join("cudalens/settings.json")).expect("saved");
+    let saved: serde_json::Value = serde_json::from_slice(&saved).expect("JSON");
+    assert_eq!(saved["filters"][0]["spec"], "sobel:scale=2", "{saved}");
+    assert_eq!(saved["filters"][0]["enabled"], true, "{saved}");
+    assert_eq!(saved["split"], 0.5, "{saved}");
 }

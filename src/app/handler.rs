@@ -1,5 +1,7 @@
 //! winit event handling: the window, egui_glow, redraws, dropped files, screenshots.
 
+use super::config_dir::config_dir;
+use super::settings::{SavedWindow, Settings, SettingsStore};
 use super::state::AppState;
 use crate::cli::GuiArgs;
 use crate::gl::GlWindow;
@@ -24,16 +26,55 @@ pub struct Handler {
     running: Option<Running>,
     frames: u32,
     error: Option<anyhow::Error>,
+    store: SettingsStore,
+    /// The saved session read at start, and why it could not be read.
+    saved: Option<Settings>,
+    settings_problem: Option<String>,
 }
+
+/// Default window size when neither `--size` nor saved settings give one.
+const DEFAULT_SIZE: (u32, u32) = (1400, 900);
 
 impl Handler {
     pub fn new(initial: PathBuf, args: GuiArgs) -> Self {
+        let mut store = SettingsStore::in_dir(config_dir().as_deref());
+        let (saved, settings_problem) = if args.reset_settings {
+            (None, None)
+        } else {
+            match store.load() {
+                Ok(saved) => (saved, None),
+                Err(e) => {
+                    log::warn!("{e}");
+                    (None, Some(e.to_string()))
+                }
+            }
+        };
         Self {
             initial,
             args,
             running: None,
             frames: 0,
             error: None,
+            store,
+            saved,
+            settings_problem,
+        }
+    }
+
+    /// Saves the session now (failures logged and shown, never fatal).
+    fn save_settings(&mut self) {
+        let Some(r) = self.running.as_mut() else {
+            return;
+        };
+        let window = &r.window.window;
+        let size = window.inner_size();
+        let geometry = SavedWindow {
+            size: Some([size.width, size.height]),
+            position: window.outer_position().ok().map(|p| [p.x, p.y]),
+        };
+        if let Err(e) = self.store.save(&r.state.settings(geometry)) {
+            log::warn!("{e}");
+            r.state.message = Some((e.to_string(), true));
         }
     }
 
@@ -43,14 +84,29 @@ impl Handler {
     }
 
     fn start(&self, event_loop: &ActiveEventLoop) -> anyhow::Result<Running> {
-        let (w, h) = self.args.size;
-        let attributes = winit::window::Window::default_attributes()
+        let saved_window = self.saved.as_ref().map(|s| &s.window);
+        let saved_size = saved_window.and_then(|w| w.size).map(|[w, h]| (w, h));
+        let (w, h) = self.args.size.or(saved_size).unwrap_or(DEFAULT_SIZE);
+        let mut attributes = winit::window::Window::default_attributes()
             .with_title("cudalens")
-            .with_inner_size(winit::dpi::PhysicalSize::new(w, h));
+            .with_inner_size(winit::dpi::PhysicalSize::new(w.max(200), h.max(150)));
+        if let (None, Some([x, y])) = (self.args.size, saved_window.and_then(|w| w.position)) {
+            attributes = attributes.with_position(winit::dpi::PhysicalPosition::new(x, y));
+        }
         let (window, gl) = GlWindow::new(event_loop, attributes)?;
         let gl = Arc::new(gl);
         let mut egui = egui_glow::EguiGlow::new(event_loop, gl.clone(), None, None, true);
-        let state = AppState::new(&gl, &mut egui.painter, &self.initial, &self.args)?;
+        let mut state = AppState::new(&gl, &mut egui.painter, &self.initial, &self.args)?;
+        if let Some(saved) = &self.saved {
+            let notes = state.restore(saved, &self.args);
+            notes.iter().for_each(|n| log::warn!("{n}"));
+            if !notes.is_empty() {
+                state.message = Some((notes.join("; "), true));
+            }
+        }
+        if let Some(problem) = &self.settings_problem {
+            state.message = Some((problem.clone(), true));
+        }
         log::info!("OpenGL: {}", crate::gl::renderer_description(&gl));
         Ok(Running {
             window,
@@ -66,6 +122,7 @@ impl Handler {
     }
 
     fn shutdown(&mut self, event_loop: &ActiveEventLoop) {
+        self.save_settings();
         if let Some(mut r) = self.running.take() {
             r.state.destroy(&r.gl);
             r.egui.destroy();
@@ -120,6 +177,9 @@ impl Handler {
             || r.egui.egui_ctx.has_requested_repaint()
         {
             r.window.window.request_redraw();
+        }
+        if self.store.save_due() {
+            self.save_settings();
         }
     }
 }

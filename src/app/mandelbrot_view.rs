@@ -1,6 +1,8 @@
 //! The Mandelbrot explorer: a live view rendered at the panel's pixel size, controls,
 //! bookmarks, per-mode GPU times side by side and the Mariani–Silver overlay.
 
+use super::settings::UserBookmark;
+use super::user_bookmarks::user_bookmarks_ui;
 use crate::mandelbrot::{
     Mode, MsRecord, Palette, Precision, RectKind, View, BOOKMARKS, MAX_DWELL_LIMIT,
 };
@@ -19,6 +21,9 @@ pub struct MandelbrotView {
     pub mode_ms: [Option<f64>; 2],
     pub dirty: bool,
     pub error: Option<String>,
+    /// The user's bookmarks (saved with the settings) and the name being typed.
+    pub user_bookmarks: Vec<UserBookmark>,
+    pub new_bookmark_name: String,
 }
 
 fn mode_index(mode: Mode) -> usize {
@@ -39,6 +44,8 @@ impl MandelbrotView {
             mode_ms: [None, None],
             dirty: true,
             error: None,
+            user_bookmarks: Vec::new(),
+            new_bookmark_name: String::new(),
         }
     }
 
@@ -240,6 +247,12 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
             (s.view.center, s.view.span, s.view.max_dwell) = (center, span, max_dwell);
         }
     }
+    user_bookmarks_ui(
+        ui,
+        &mut m.user_bookmarks,
+        &mut m.new_bookmark_name,
+        &mut s.view,
+    );
     ui.separator();
     let used = m.frame.as_ref().map(|f| f.precision);
     ui.label(format!(

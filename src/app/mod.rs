@@ -1,6 +1,7 @@
 //! The egui application: winit event handling, GL context, and the panels (`*_ui`
 //! functions). Talks to `pipeline` for all image work; knows no CUDA details.
 
+mod config_dir;
 mod filter_stack;
 mod handler;
 mod histogram_panel;
@@ -8,9 +9,17 @@ mod image_document;
 mod image_view;
 mod mandelbrot_view;
 mod menu;
+pub mod presets;
+mod presets_ui;
 mod recent;
+mod session;
+mod settings;
 mod state;
 mod status_bar;
+mod user_bookmarks;
+
+pub use config_dir::{config_dir, CONFIG_DIR_ENV};
+pub use filter_stack::{FilterEntry, FilterStack};
 
 use crate::cli::GuiArgs;
 use std::path::PathBuf;

@@ -6,6 +6,7 @@ use super::image_document::ImageDocument;
 use super::image_view::{image_view_ui, ImageViewState, ViewTextures};
 use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
 use super::menu::{menu_bar_ui, shortcut_actions, Action};
+use super::presets_ui::{presets_ui, PresetsPanel};
 use super::recent::RecentFiles;
 use super::status_bar::{status_bar_ui, StatusLine};
 use crate::cli::GuiArgs;
@@ -39,6 +40,7 @@ pub struct AppState {
     pub message: Option<(String, bool)>,
     pub mandelbrot: MandelbrotView,
     pub inspected: Option<((u32, u32), [u8; 4])>,
+    pub presets: PresetsPanel,
     pub quit: bool,
 }
 
@@ -92,6 +94,7 @@ impl AppState {
             message: None,
             mandelbrot: MandelbrotView::new(mandel, mandel_id, args.overlay),
             inspected: None,
+            presets: PresetsPanel::new(),
             quit: false,
         };
         state.open(gl, initial);
@@ -319,6 +322,12 @@ impl AppState {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     ui.heading("Filters");
                     self.dirty |= filter_stack_ui(ui, &mut self.stack);
+                    ui.collapsing("Presets", |ui| {
+                        let out =
+                            presets_ui(ui, &mut self.presets, &mut self.stack, &self.document.path);
+                        self.dirty |= out.stack_changed;
+                        self.message = out.message.or(self.message.take());
+                    });
                     ui.separator();
                     ui.checkbox(&mut self.continuous, "continuous (re-run every frame)");
                     ui.separator();

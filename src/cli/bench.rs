@@ -8,11 +8,11 @@ use crate::filters::{Filter, FILTERS};
 use crate::gl::{GlTexture, HeadlessGl};
 use crate::mandelbrot::{Mode, Precision, View};
 use crate::pipeline::{
-    BackendKind, FrameRunner, MandelbrotRenderer, MandelbrotSettings, StageTime,
+    BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings, StageTime,
 };
 use std::collections::BTreeMap;
 
-const WARM_UP: usize = 3;
+pub(super) const WARM_UP: usize = 3;
 
 /// The copy case, then every filter's benchmark specifications (from the registry).
 fn cases() -> Vec<(String, Vec<Filter>)> {
@@ -28,7 +28,7 @@ fn cases() -> Vec<(String, Vec<Filter>)> {
     cases
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(super) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
@@ -51,6 +51,9 @@ fn stage_medians(
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    if args.backend == BackendRequest::Cpu {
+        return super::bench_cpu::run(args);
+    }
     let (w, h) = args.size;
     let image = crate::ops::random_image(w, h, 42);
     let gl =

@@ -69,3 +69,16 @@ impl From<PipelineError> for CliError {
         }
     }
 }
+
+impl From<crate::app::presets::PresetError> for CliError {
+    fn from(e: crate::app::presets::PresetError) -> Self {
+        let code = match e {
+            crate::app::presets::PresetError::Io { .. } => EXIT_INTERNAL,
+            _ => EXIT_USAGE,
+        };
+        Self {
+            code,
+            message: e.to_string(),
+        }
+    }
+}

@@ -1,23 +1,47 @@
 //! The command line (clap): the app by default, and headless subcommands, one file each.
 
 mod apply;
+mod batch;
+mod batch_engine;
 mod bench;
+mod bench_cpu;
 mod doctor;
 mod error;
 mod histogram;
 mod mandelbrot;
 
+pub use batch::OutputFormat;
 pub use error::CliError;
 
 use crate::filters::{help_lines, Filter};
 use crate::mandelbrot::{Mode, Palette, Precision};
 use crate::pipeline::BackendRequest;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
+
+/// Examples shown at the end of `cudalens --help`.
+const EXAMPLES: &str = "\
+Examples:
+  cudalens photo.jpg --filter gaussian:sigma=2        open the app with a blur switched on
+  cudalens apply in.png -o out.png --filter box:radius=5 --filter sobel
+  cudalens apply photos/*.jpg -o out/ --filter gaussian:sigma=1.5 --format png
+  cudalens apply photos/ -o out/ --preset 'soft edges' --backend cuda
+  cudalens histogram photo.jpg --json
+  cudalens mandelbrot -o set.png --width 2048 --height 1536 --center -0.745,0.113 --span 0.01
+  cudalens bench --backend cpu --size 1920x1080
+  cudalens completions bash > ~/.local/share/bash-completion/completions/cudalens
+
+Filter specifications: `cudalens apply --help` lists every filter's syntax.
+Settings and presets live in the platform config folder (CUDALENS_CONFIG_DIR overrides it).";
 
 /// Live GPU image processing and Mandelbrot exploration (CUDA–OpenGL interop, CPU fallback).
 #[derive(Debug, Parser)]
-#[command(name = "cudalens", version, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "cudalens",
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = EXAMPLES
+)]
 pub struct Cli {
     /// Image to open in the app (default: the shipped sample image).
     pub file: Option<PathBuf>,
@@ -51,9 +75,12 @@ pub struct GuiArgs {
     /// Quit after this many frames (0: run until closed).
     #[arg(long, default_value_t = 0)]
     pub frames: u32,
-    /// Window size, WIDTHxHEIGHT.
-    #[arg(long, default_value = "1400x900", value_parser = parse_size)]
-    pub size: (u32, u32),
+    /// Window size, WIDTHxHEIGHT (default: the last session's, else 1400x900).
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<(u32, u32)>,
+    /// Start from the default settings, ignoring the saved ones (they are replaced on exit).
+    #[arg(long)]
+    pub reset_settings: bool,
 }
 
 /// The `--filter` help: every registered filter's syntax.
@@ -77,39 +104,67 @@ pub enum Command {
     Doctor,
     /// Time the filters and the Mandelbrot modes (median of many runs).
     Bench(BenchArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(CompletionsArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
+    /// Image to process (PNG, JPEG, TIFF, BMP, WebP, GIF), or a folder of them.
     pub input: PathBuf,
+    /// More images or folders: a batch, written into the folder OUTPUT.
+    #[arg(value_name = "MORE")]
+    pub more_inputs: Vec<PathBuf>,
+    /// Output file (format from its extension: png, jpg, tif, bmp, webp); for a batch, the
+    /// output folder (created if missing), where each result is named <stem>.<ext>.
     #[arg(short, long)]
     pub output: PathBuf,
     /// A filter specification (see --help for all); repeatable, applied in order.
-    #[arg(long = "filter", value_name = "SPEC", required = true, long_help = filter_long_help())]
+    #[arg(
+        long = "filter",
+        value_name = "SPEC",
+        required_unless_present = "preset",
+        long_help = filter_long_help()
+    )]
     pub filters: Vec<Filter>,
+    /// Use the filters of a preset saved in the app (Presets menu) instead of --filter.
+    #[arg(long, value_name = "NAME", conflicts_with = "filters")]
+    pub preset: Option<String>,
+    /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
-    /// Replace OUTPUT if it exists (never the input).
+    /// Replace existing output files (never an input).
     #[arg(long)]
     pub force: bool,
+    /// Batch: threads decoding and threads encoding images (default: the number of CPUs).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: Option<u32>,
+    /// Batch: write this format instead of each input's own.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<OutputFormat>,
 }
 
 #[derive(Debug, Args)]
 pub struct HistogramArgs {
+    /// Image to measure (PNG, JPEG, TIFF, BMP, WebP, GIF).
     pub input: PathBuf,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
 }
 
 #[derive(Debug, Args)]
 pub struct MandelbrotArgs {
+    /// PNG file to write (refused if it exists, unless --force).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Image width in pixels.
     #[arg(long, default_value_t = 1024)]
     pub width: u32,
+    /// Image height in pixels.
     #[arg(long, default_value_t = 768)]
     pub height: u32,
     /// Centre of the view, RE,IM.
@@ -118,19 +173,25 @@ pub struct MandelbrotArgs {
     /// Width of the view on the real axis.
     #[arg(long, default_value_t = 3.0, allow_negative_numbers = true)]
     pub span: f64,
+    /// Iterations before a point counts as inside the set.
     #[arg(long, default_value_t = 1024)]
     pub max_dwell: u32,
+    /// per-pixel escape time, or Mariani–Silver refinement of uniform rectangles.
     #[arg(long, value_enum, default_value_t = Mode::MarianiSilver)]
     pub mode: Mode,
+    /// Floating point of the iteration: f32, f64, or auto (chosen by the zoom depth).
     #[arg(long, value_enum, default_value_t = Precision::Auto)]
     pub precision: Precision,
+    /// Colour scheme.
     #[arg(long, value_enum, default_value_t)]
     pub palette: Palette,
+    /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
     /// Write the dwells as a 16-bit greyscale PNG instead of colours.
     #[arg(long)]
     pub dwell: bool,
+    /// Replace OUTPUT if it exists.
     #[arg(long)]
     pub force: bool,
 }
@@ -143,6 +204,7 @@ pub struct BenchArgs {
     /// Timed runs per case (after warm-up).
     #[arg(long, default_value_t = 30)]
     pub runs: usize,
+    /// Backend: auto, cuda, or cpu (the CPU functions timed directly, as a table).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
     /// Also benchmark the Mandelbrot modes.
@@ -154,6 +216,13 @@ pub struct BenchArgs {
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Parses WIDTHxHEIGHT.
@@ -177,10 +246,56 @@ pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         None => crate::app::run_app(cli.file, cli.gui).map_err(CliError::internal),
-        Some(Command::Apply(a)) => apply::run(&a),
+        Some(Command::Apply(mut a)) => {
+            if let Some(name) = &a.preset {
+                a.filters = crate::app::presets::load_preset(name)?.filters;
+            }
+            if batch::is_batch(&a) {
+                batch::run(&a)
+            } else {
+                apply::run(&a)
+            }
+        }
         Some(Command::Histogram(a)) => histogram::run(&a),
         Some(Command::Mandelbrot(a)) => mandelbrot::run(&a),
         Some(Command::Doctor) => doctor::run(),
         Some(Command::Bench(a)) => bench::run(&a),
+        Some(Command::Completions(a)) => {
+            let mut command = Cli::command();
+            clap_complete::generate(a.shell, &mut command, "cudalens", &mut std::io::stdout());
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_help(command: &clap::Command, path: &str) {
+        for arg in command.get_arguments() {
+            let id = arg.get_id().as_str();
+            if !matches!(id, "help" | "version") {
+                assert!(
+                    arg.get_help().is_some(),
+                    "`{path}` argument {id} has no help"
+                );
+            }
+        }
+        for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
+            assert!(
+                sub.get_about().is_some(),
+                "`{path} {}` has no about",
+                sub.get_name()
+            );
+            check_help(sub, &format!("{path} {}", sub.get_name()));
+        }
+    }
+
+    #[test]
+    fn every_argument_has_help() {
+        let command = Cli::command();
+        command.clone().debug_assert();
+        check_help(&command, "cudalens");
     }
 }

@@ -31,7 +31,7 @@ fn cuda_absent_reason() -> Option<String> {
 }
 
 /// A headless GL context on a machine with a CUDA device, or why there is none.
-fn cuda_headless_gl() -> Result<HeadlessGl, String> {
+pub fn cuda_headless_gl() -> Result<HeadlessGl, String> {
     match cuda_absent_reason() {
         Some(reason) => Err(reason),
         None => HeadlessGl::new().map_err(|e| format!("headless OpenGL: {e}")),

@@ -18,7 +18,8 @@ pub use error::PipelineError;
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;
 pub use headless::{
-    probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
+    cuda_headless_gl, probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput,
+    MandelbrotOutput,
 };
 pub use mandelbrot_renderer::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
 pub use report::{FrameReport, StageTime};

@@ -7,6 +7,7 @@ mod box_filter;
 mod gaussian;
 mod histogram;
 mod rows;
+mod simd;
 mod sobel;
 mod transpose;
 
