@@ -43,11 +43,20 @@ impl Handler {
     }
 
     fn start(&self, event_loop: &ActiveEventLoop) -> anyhow::Result<Running> {
-        let (w, h) = self.args.size;
+        let (w, h) = window_size(self.args.size, largest_display(event_loop))?;
         let attributes = winit::window::Window::default_attributes()
             .with_title("cudalens")
             .with_inner_size(winit::dpi::PhysicalSize::new(w, h));
         let (window, gl) = GlWindow::new(event_loop, attributes)?;
+        let (vw, vh) = crate::gl::max_viewport(&gl);
+        if w > vw || h > vh {
+            return Err(WindowTooLarge {
+                size: (w, h),
+                limit: (vw, vh),
+                what: "the GPU's viewport limit",
+            }
+            .into());
+        }
         let gl = Arc::new(gl);
         let mut egui = egui_glow::EguiGlow::new(event_loop, gl.clone(), None, None, true);
         let state = AppState::new(&gl, &mut egui.painter, &self.initial, &self.args)?;
@@ -98,14 +107,12 @@ impl Handler {
                     .screenshot(&r.gl)
                     .map_err(anyhow::Error::from)
                     .and_then(|img| {
-                        let options = crate::image_io::SaveOptions {
-                            overwrite: true,
-                            protected: Vec::new(),
-                        };
+                        let options =
+                            crate::cli::screenshot_options(&self.initial, self.args.force);
                         Ok(crate::image_io::save_image(&img, &path, &options)?)
                     });
                 if let Err(e) = shot {
-                    return self.fail(event_loop, e.context("screenshot"));
+                    return self.fail(event_loop, e.context("screenshot not saved"));
                 }
             }
         }
@@ -121,6 +128,45 @@ impl Handler {
         {
             r.window.window.request_redraw();
         }
+    }
+}
+
+/// A window size over what the display or the GPU can show (exit code 2).
+#[derive(Debug, thiserror::Error)]
+#[error("window size {}x{} is larger than {what} ({}x{})", size.0, size.1, limit.0, limit.1)]
+pub struct WindowTooLarge {
+    pub size: (u32, u32),
+    pub limit: (u32, u32),
+    pub what: &'static str,
+}
+
+/// The window size when none is given.
+const DEFAULT_WINDOW: (u32, u32) = (1400, 900);
+
+/// The largest width and height of the connected displays, if the system tells.
+fn largest_display(event_loop: &ActiveEventLoop) -> Option<(u32, u32)> {
+    event_loop
+        .available_monitors()
+        .map(|m| m.size())
+        .map(|s| (s.width, s.height))
+        .filter(|&(w, h)| w > 0 && h > 0)
+        .reduce(|a, b| (a.0.max(b.0), a.1.max(b.1)))
+}
+
+/// The size to open: an explicit size must fit the display; the default shrinks to fit.
+fn window_size(
+    requested: Option<(u32, u32)>,
+    display: Option<(u32, u32)>,
+) -> Result<(u32, u32), WindowTooLarge> {
+    match (requested, display) {
+        (Some((w, h)), Some((dw, dh))) if w > dw || h > dh => Err(WindowTooLarge {
+            size: (w, h),
+            limit: (dw, dh),
+            what: "the display",
+        }),
+        (Some(size), _) => Ok(size),
+        (None, Some((dw, dh))) => Ok((DEFAULT_WINDOW.0.min(dw), DEFAULT_WINDOW.1.min(dh))),
+        (None, None) => Ok(DEFAULT_WINDOW),
     }
 }
 

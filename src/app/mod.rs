@@ -12,6 +12,8 @@ mod recent;
 mod state;
 mod status_bar;
 
+pub use handler::WindowTooLarge;
+
 use crate::cli::GuiArgs;
 use std::path::PathBuf;
 

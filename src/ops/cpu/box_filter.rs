@@ -1,38 +1,68 @@
 //! Box filter: the exact mean of the `(2R+1)²` window, by running sums (cost independent
 //! of the radius), integer arithmetic throughout.
 
-use super::rows::{clamp_index, rgb_plane, separable, with_rgb};
+use super::rows::clamp_index;
+use super::stripes::{for_each_stripe, Passes, Ring};
 use image::RgbaImage;
+use std::ops::Range;
 
-/// Running sum of `2r+1` clamped neighbours along one row.
-fn box_row(src: &[[u32; 3]], out: &mut [[u32; 3]], r: usize) {
-    let n = src.len();
+/// Sum of `2r+1` clamped neighbours of each column of `columns` in one RGBA row: the
+/// first by adding, the rest by a running sum.
+fn box_row(rgba: &[u8], columns: &Range<usize>, out: &mut [[u32; 3]], r: usize) {
+    let n = rgba.len() / 4;
     let r = r as isize;
+    let at = |x: isize| {
+        let i = 4 * clamp_index(x, n);
+        [rgba[i], rgba[i + 1], rgba[i + 2]].map(u32::from)
+    };
+    let x0 = columns.start as isize;
     let mut sum = [0u32; 3];
     for k in -r..=r {
-        let v = src[clamp_index(k, n)];
+        let v = at(x0 + k);
         (0..3).for_each(|c| sum[c] += v[c]);
     }
-    for x in 0..n {
-        out[x] = sum;
-        let add = src[clamp_index(x as isize + r + 1, n)];
-        let sub = src[clamp_index(x as isize - r, n)];
+    for (o, x) in out.iter_mut().zip(x0..) {
+        *o = sum;
+        let (add, sub) = (at(x + r + 1), at(x - r));
         (0..3).for_each(|c| sum[c] = sum[c] + add[c] - sub[c]);
     }
 }
 
 /// Mean of the `(2R+1)²` window per RGB channel, rounded to nearest; alpha unchanged.
+/// Rows by running sums in the row pass, columns by running sums kept per stripe column.
 pub fn box_filter(image: &RgbaImage, radius: u32) -> RgbaImage {
-    let (w, h) = (image.width() as usize, image.height() as usize);
-    if w == 0 || h == 0 {
-        return image.clone();
-    }
+    let h = image.height() as usize;
     let r = radius as usize;
-    let sums = separable(&rgb_plane::<u32>(image.as_raw()), w, h, |row, out| {
-        box_row(row, out, r)
-    });
     let n = ((2 * r + 1) * (2 * r + 1)) as u32;
-    with_rgb(image, |i| sums[i].map(|s| ((s + n / 2) / n) as u8))
+    let passes = Passes {
+        behind: r,
+        ahead: r + 1,
+        row_pass: move |row: &[u8], columns: &Range<usize>, out: &mut [[u32; 3]]| {
+            box_row(row, columns, out, r)
+        },
+        make_column: move |width| {
+            let mut sums = vec![[0u32; 3]; width];
+            move |y: usize, ring: &Ring<u32>, out: &mut [u8]| {
+                let row = |dy: isize| ring.row(clamp_index(y as isize + dy, h));
+                if y == 0 {
+                    sums.fill([0; 3]);
+                    for k in -(r as isize)..=(r as isize) {
+                        for (s, v) in sums.iter_mut().zip(row(k)) {
+                            (0..3).for_each(|c| s[c] += v[c]);
+                        }
+                    }
+                }
+                for (p, s) in out.chunks_exact_mut(4).zip(&sums) {
+                    p[..3].copy_from_slice(&s.map(|s| ((s + n / 2) / n) as u8));
+                }
+                let (add, sub) = (row(r as isize + 1), row(-(r as isize)));
+                for ((s, a), d) in sums.iter_mut().zip(add).zip(sub) {
+                    (0..3).for_each(|c| s[c] = s[c] + a[c] - d[c]);
+                }
+            }
+        },
+    };
+    for_each_stripe(image, passes)
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
 //! Separable Gaussian: normalised weights `exp(-x²/2σ²)` for `|x| ≤ R`, a row pass and a
 //! column pass in f32, rounded to nearest at the end.
 
-use super::rows::{clamp_index, rgb_plane, separable, with_rgb};
+use super::rows::clamp_index;
+use super::stripes::{for_each_stripe, Passes, Ring};
 use image::RgbaImage;
+use std::ops::Range;
 
 /// The `2R+1` normalised weights (computed in f64, stored as f32; the CUDA backend
 /// uploads exactly these values).
@@ -16,20 +18,21 @@ pub fn gaussian_weights(sigma: f32, radius: u32) -> Vec<f32> {
     raw.iter().map(|w| (w / total) as f32).collect()
 }
 
-fn convolve_row(src: &[[f32; 3]], out: &mut [[f32; 3]], weights: &[f32]) {
-    let n = src.len();
+/// Row pass of one stripe row: `out[i]` is the weighted sum of the clamped taps around
+/// column `columns.start + i`, accumulated in tap order (the column pass does the same).
+fn convolve_row(rgba: &[u8], columns: &Range<usize>, out: &mut [[f32; 3]], weights: &[f32]) {
+    let n = rgba.len() / 4;
     let r = (weights.len() / 2) as isize;
-    for (x, o) in out.iter_mut().enumerate() {
+    for (o, x) in out.iter_mut().zip(columns.clone()) {
         let mut acc = [0f32; 3];
         for (k, &w) in weights.iter().enumerate() {
-            let v = src[clamp_index(x as isize + k as isize - r, n)];
-            (0..3).for_each(|c| acc[c] += w * v[c]);
+            let i = 4 * clamp_index(x as isize + k as isize - r, n);
+            (0..3).for_each(|c| acc[c] += w * f32::from(rgba[i + c]));
         }
         *o = acc;
     }
 }
 
-/// Rounds a filtered value to 8 bits: `clamp(round(v), 0, 255)`.
 #[inline]
 pub(super) fn to_u8(v: f32) -> u8 {
     v.round().clamp(0.0, 255.0) as u8
@@ -37,15 +40,29 @@ pub(super) fn to_u8(v: f32) -> u8 {
 
 /// Gaussian blur per RGB channel; alpha unchanged.
 pub fn gaussian(image: &RgbaImage, sigma: f32, radius: u32) -> RgbaImage {
-    let (w, h) = (image.width() as usize, image.height() as usize);
-    if w == 0 || h == 0 {
-        return image.clone();
-    }
-    let weights = gaussian_weights(sigma, radius);
-    let blurred = separable(&rgb_plane::<f32>(image.as_raw()), w, h, |row, out| {
-        convolve_row(row, out, &weights)
-    });
-    with_rgb(image, |i| blurred[i].map(to_u8))
+    let h = image.height() as usize;
+    let weights = &gaussian_weights(sigma, radius);
+    let r = radius as usize;
+    let passes = Passes {
+        behind: r,
+        ahead: r,
+        row_pass: |row: &[u8], columns: &Range<usize>, out: &mut [[f32; 3]]| {
+            convolve_row(row, columns, out, weights)
+        },
+        make_column: move |_| {
+            move |y: usize, ring: &Ring<f32>, out: &mut [u8]| {
+                for (i, p) in out.chunks_exact_mut(4).enumerate() {
+                    let mut acc = [0f32; 3];
+                    for (k, &wk) in weights.iter().enumerate() {
+                        let v = ring.row(clamp_index(y as isize + k as isize - r as isize, h))[i];
+                        (0..3).for_each(|c| acc[c] += wk * v[c]);
+                    }
+                    p[..3].copy_from_slice(&acc.map(to_u8));
+                }
+            }
+        },
+    };
+    for_each_stripe(image, passes)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ mod gaussian;
 mod histogram;
 mod rows;
 mod sobel;
+mod stripes;
 mod transpose;
 
 pub use box_filter::box_filter;

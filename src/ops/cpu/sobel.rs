@@ -2,32 +2,50 @@
 
 use super::super::luma;
 use super::gaussian::to_u8;
-use super::rows::{clamp_index, with_rgb};
+use super::rows::clamp_index;
 use image::RgbaImage;
 use rayon::prelude::*;
 
-/// Gradient magnitude at `(x, y)` of a clamp-addressed luma plane.
-fn magnitude(l: &[f32], w: usize, h: usize, x: usize, y: usize) -> f32 {
-    let at = |dx: isize, dy: isize| {
-        l[clamp_index(y as isize + dy, h) * w + clamp_index(x as isize + dx, w)]
-    };
+/// Gradient magnitude from a clamp-addressed luma lookup `at(dx, dy)`.
+fn magnitude(at: impl Fn(isize, isize) -> f32) -> f32 {
     let gx = (at(1, -1) + 2.0 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2.0 * at(-1, 0) + at(-1, 1));
     let gy = (at(-1, 1) + 2.0 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2.0 * at(0, -1) + at(1, -1));
     (gx * gx + gy * gy).sqrt()
 }
 
-/// Sobel edge magnitude scaled by `scale`; alpha unchanged.
+/// Rows per parallel band; a band holds the luma of its rows and one above and below.
+const BAND: usize = 64;
+
+/// Gradient magnitude of the luma, scaled, rounded, written to R, G and B; alpha kept.
 pub fn sobel(image: &RgbaImage, scale: f32) -> RgbaImage {
     let (w, h) = (image.width() as usize, image.height() as usize);
-    let lumas: Vec<f32> = image
-        .as_raw()
-        .par_chunks_exact(4)
-        .map(|p| luma(p[0], p[1], p[2]))
-        .collect();
-    with_rgb(image, |i| {
-        let v = to_u8(scale * magnitude(&lumas, w, h, i % w, i / w));
-        [v; 3]
-    })
+    let mut out = image.clone();
+    if w == 0 || h == 0 {
+        return out;
+    }
+    let src = image.as_raw();
+    out.par_chunks_mut(4 * w * BAND)
+        .enumerate()
+        .for_each(|(b, band)| {
+            let y0 = b * BAND;
+            let first = y0.saturating_sub(1);
+            let last = (y0 + band.len() / (4 * w)).min(h - 1);
+            let lumas: Vec<f32> = src[first * 4 * w..(last + 1) * 4 * w]
+                .chunks_exact(4)
+                .map(|p| luma(p[0], p[1], p[2]))
+                .collect();
+            for (dy, row) in band.chunks_exact_mut(4 * w).enumerate() {
+                let y = y0 + dy;
+                for (x, p) in row.chunks_exact_mut(4).enumerate() {
+                    let m = magnitude(|ox, oy| {
+                        let sy = clamp_index(y as isize + oy, h) - first;
+                        lumas[sy * w + clamp_index(x as isize + ox, w)]
+                    });
+                    p[..3].fill(to_u8(scale * m));
+                }
+            }
+        });
+    out
 }
 
 #[cfg(test)]

@@ -1,19 +1,24 @@
 //! Transpose: `out(x, y) = in(y, x)`; alpha moves with its pixel.
 
-use super::rows::transpose_plane;
+use rayon::prelude::*;
 use image::RgbaImage;
 
 /// The H×W transpose of a W×H image.
 pub fn transpose(image: &RgbaImage) -> RgbaImage {
-    let (w, h) = (image.width(), image.height());
-    let pixels: Vec<[u8; 4]> = image
-        .as_raw()
-        .chunks_exact(4)
-        .map(|p| [p[0], p[1], p[2], p[3]])
-        .collect();
-    let flipped = transpose_plane(&pixels, w as usize, h as usize);
-    RgbaImage::from_raw(h, w, flipped.into_iter().flatten().collect())
-        .unwrap_or_else(|| RgbaImage::new(h, w))
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    let src = image.as_raw();
+    let mut out = RgbaImage::new(h as u32, w as u32);
+    if w == 0 || h == 0 {
+        return out;
+    }
+    // Output row x holds input column x; the output is the only allocation.
+    out.par_chunks_mut(4 * h).enumerate().for_each(|(x, row)| {
+        for (y, p) in row.chunks_exact_mut(4).enumerate() {
+            let i = 4 * (y * w + x);
+            p.copy_from_slice(&src[i..i + 4]);
+        }
+    });
+    out
 }
 
 #[cfg(test)]
