@@ -7,6 +7,7 @@
 pub mod app;
 pub mod cli;
 pub mod cuda;
+pub mod fault;
 pub mod filters;
 pub mod gl;
 pub mod image_io;

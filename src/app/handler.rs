@@ -32,9 +32,6 @@ pub struct Handler {
     settings_problem: Option<String>,
 }
 
-/// Default window size when neither `--size` nor saved settings give one.
-const DEFAULT_SIZE: (u32, u32) = (1400, 900);
-
 impl Handler {
     pub fn new(initial: PathBuf, args: GuiArgs) -> Self {
         let mut store = SettingsStore::in_dir(config_dir().as_deref());
@@ -86,7 +83,12 @@ impl Handler {
     fn start(&self, event_loop: &ActiveEventLoop) -> anyhow::Result<Running> {
         let saved_window = self.saved.as_ref().map(|s| &s.window);
         let saved_size = saved_window.and_then(|w| w.size).map(|[w, h]| (w, h));
-        let (w, h) = self.args.size.or(saved_size).unwrap_or(DEFAULT_SIZE);
+        let display = largest_display(event_loop);
+        // An explicit --size must fit; a remembered one is shrunk to the display.
+        let (w, h) = match (self.args.size, saved_size) {
+            (None, Some((sw, sh))) => display.map_or((sw, sh), |(dw, dh)| (sw.min(dw), sh.min(dh))),
+            (requested, _) => window_size(requested, display)?,
+        };
         let mut attributes = winit::window::Window::default_attributes()
             .with_title("cudalens")
             .with_inner_size(winit::dpi::PhysicalSize::new(w.max(200), h.max(150)));
@@ -94,6 +96,15 @@ impl Handler {
             attributes = attributes.with_position(winit::dpi::PhysicalPosition::new(x, y));
         }
         let (window, gl) = GlWindow::new(event_loop, attributes)?;
+        let (vw, vh) = crate::gl::max_viewport(&gl);
+        if w > vw || h > vh {
+            return Err(WindowTooLarge {
+                size: (w, h),
+                limit: (vw, vh),
+                what: "the GPU's viewport limit",
+            }
+            .into());
+        }
         let gl = Arc::new(gl);
         let mut egui = egui_glow::EguiGlow::new(event_loop, gl.clone(), None, None, true);
         let mut state = AppState::new(&gl, &mut egui.painter, &self.initial, &self.args)?;
@@ -155,14 +166,12 @@ impl Handler {
                     .screenshot(&r.gl)
                     .map_err(anyhow::Error::from)
                     .and_then(|img| {
-                        let options = crate::image_io::SaveOptions {
-                            overwrite: true,
-                            protected: Vec::new(),
-                        };
+                        let options =
+                            crate::cli::screenshot_options(&self.initial, self.args.force);
                         Ok(crate::image_io::save_image(&img, &path, &options)?)
                     });
                 if let Err(e) = shot {
-                    return self.fail(event_loop, e.context("screenshot"));
+                    return self.fail(event_loop, e.context("screenshot not saved"));
                 }
             }
         }
@@ -181,6 +190,45 @@ impl Handler {
         if self.store.save_due() {
             self.save_settings();
         }
+    }
+}
+
+/// A window size over what the display or the GPU can show (exit code 2).
+#[derive(Debug, thiserror::Error)]
+#[error("window size {}x{} is larger than {what} ({}x{})", size.0, size.1, limit.0, limit.1)]
+pub struct WindowTooLarge {
+    pub size: (u32, u32),
+    pub limit: (u32, u32),
+    pub what: &'static str,
+}
+
+/// The window size when none is given.
+const DEFAULT_WINDOW: (u32, u32) = (1400, 900);
+
+/// The largest width and height of the connected displays, if the system tells.
+fn largest_display(event_loop: &ActiveEventLoop) -> Option<(u32, u32)> {
+    event_loop
+        .available_monitors()
+        .map(|m| m.size())
+        .map(|s| (s.width, s.height))
+        .filter(|&(w, h)| w > 0 && h > 0)
+        .reduce(|a, b| (a.0.max(b.0), a.1.max(b.1)))
+}
+
+/// The size to open: an explicit size must fit the display; the default shrinks to fit.
+fn window_size(
+    requested: Option<(u32, u32)>,
+    display: Option<(u32, u32)>,
+) -> Result<(u32, u32), WindowTooLarge> {
+    match (requested, display) {
+        (Some((w, h)), Some((dw, dh))) if w > dw || h > dh => Err(WindowTooLarge {
+            size: (w, h),
+            limit: (dw, dh),
+            what: "the display",
+        }),
+        (Some(size), _) => Ok(size),
+        (None, Some((dw, dh))) => Ok((DEFAULT_WINDOW.0.min(dw), DEFAULT_WINDOW.1.min(dh))),
+        (None, None) => Ok(DEFAULT_WINDOW),
     }
 }
 

@@ -21,6 +21,8 @@ mod user_bookmarks;
 pub use config_dir::{config_dir, CONFIG_DIR_ENV};
 pub use filter_stack::{FilterEntry, FilterStack};
 
+pub use handler::WindowTooLarge;
+
 use crate::cli::GuiArgs;
 use std::path::PathBuf;
 

@@ -50,15 +50,38 @@ fn stage_medians(
     Ok(samples.into_iter().map(|(k, v)| (k, median(v))).collect())
 }
 
+/// Checks the size against the GPU's texture limit, the memory budgets and the --json
+/// path, all before the image is made.
+fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError> {
+    let (w, h) = args.size;
+    let max = crate::gl::max_texture_size(gl);
+    if w > max || h > max {
+        return Err(CliError::usage(format!(
+            "bench size {w}x{h} is over this GPU's texture limit of {max}"
+        )));
+    }
+    if let Some(path) = &args.json {
+        crate::image_io::check_output_path(path, true)?;
+    }
+    let image = u64::from(w) * u64::from(h) * 4;
+    crate::image_io::budget::check_host(&format!("bench at {w}x{h}"), 3 * image + (64 << 20))
+        .map_err(CliError::usage)?;
+    // Every case's filters in one chain: an upper bound of any case's memory.
+    let worst: Vec<Filter> = cases().into_iter().flat_map(|(_, f)| f).collect();
+    crate::pipeline::check_gpu_frame(gl, w, h, &worst)?;
+    Ok(())
+}
+
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     if args.backend == BackendRequest::Cpu {
         return super::bench_cpu::run(args);
     }
     let (w, h) = args.size;
-    let image = crate::ops::random_image(w, h, 42);
     let gl =
         HeadlessGl::new().map_err(|e| CliError::usage(format!("bench needs OpenGL (EGL): {e}")))?;
     let gl = &gl.gl;
+    check_bench(gl, args)?;
+    let image = crate::ops::random_image(w, h, 42);
     let source = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(CliError::internal)?;
     let mut runner = FrameRunner::new(gl, args.backend, w, h)?;
     let backend = runner.status.kind;
@@ -117,7 +140,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     if let Some(path) = &args.json {
         let doc = serde_json::json!({ "backend": backend.to_string(), "size": [w, h], "copy_gbps": copy_gbps, "cases": json });
-        std::fs::write(path, doc.to_string()).map_err(CliError::internal)?;
+        crate::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
     }
     Ok(())
 }

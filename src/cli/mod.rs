@@ -11,13 +11,13 @@ mod histogram;
 mod mandelbrot;
 
 pub use batch::OutputFormat;
-pub use error::CliError;
+pub use error::{clap_error_line, CliError, EXIT_USAGE};
 
 use crate::filters::{help_lines, Filter};
 use crate::mandelbrot::{Mode, Palette, Precision};
 use crate::pipeline::BackendRequest;
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Examples shown at the end of `cudalens --help`.
 const EXAMPLES: &str = "\
@@ -69,18 +69,34 @@ pub struct GuiArgs {
     /// Start with the before/after split view.
     #[arg(long)]
     pub split: bool,
-    /// Write a screenshot of the window after the last frame (PNG).
+    /// Write a screenshot of the window after the last frame (needs --frames; never over
+    /// the input, an existing file only with --force).
     #[arg(long, value_name = "PATH")]
     pub screenshot: Option<PathBuf>,
+    /// Replace the --screenshot file if it exists (never the input).
+    #[arg(long)]
+    pub force: bool,
     /// Quit after this many frames (0: run until closed).
     #[arg(long, default_value_t = 0)]
     pub frames: u32,
-    /// Window size, WIDTHxHEIGHT (default: the last session's, else 1400x900).
-    #[arg(long, value_parser = parse_size)]
+    /// Window size, WIDTHxHEIGHT (default 1400x900, shrunk to fit the display; an explicit
+    /// size must fit the display and the GPU).
+    #[arg(long, value_parser = parse_window_size)]
     pub size: Option<(u32, u32)>,
     /// Start from the default settings, ignoring the saved ones (they are replaced on exit).
     #[arg(long)]
     pub reset_settings: bool,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+/// The memory budget option shared by every command that loads or makes images.
+#[derive(Debug, Args, Clone, Default)]
+pub struct MemoryArgs {
+    /// Most memory (host, and GPU) one image's work may take, e.g. 2G or 512M (default:
+    /// 3/4 of the available host memory, 9/10 of the free GPU memory).
+    #[arg(long, value_name = "SIZE", value_parser = crate::image_io::budget::parse_memory_size)]
+    pub max_memory: Option<u64>,
 }
 
 /// The `--filter` help: every registered filter's syntax.
@@ -142,6 +158,8 @@ pub struct ApplyArgs {
     /// Batch: write this format instead of each input's own.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<OutputFormat>,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 #[derive(Debug, Args)]
@@ -154,6 +172,8 @@ pub struct HistogramArgs {
     /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 #[derive(Debug, Args)]
@@ -194,6 +214,8 @@ pub struct MandelbrotArgs {
     /// Replace OUTPUT if it exists.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 #[derive(Debug, Args)]
@@ -216,6 +238,8 @@ pub struct BenchArgs {
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 #[derive(Debug, Args)]
@@ -225,8 +249,22 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-/// Parses WIDTHxHEIGHT.
+/// Largest window side accepted on the command line (X11 windows stop at 32767, and GL
+/// implementations guarantee viewports of 16384 at least); the display and the GPU are
+/// checked too when the window opens.
+pub const MAX_WINDOW_SIDE: u32 = 16384;
+
+/// Parses WIDTHxHEIGHT for an image (1 to the image side limit).
 pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    parse_size_up_to(text, crate::image_io::MAX_IMAGE_SIDE)
+}
+
+/// Parses WIDTHxHEIGHT for a window.
+pub fn parse_window_size(text: &str) -> Result<(u32, u32), String> {
+    parse_size_up_to(text, MAX_WINDOW_SIDE)
+}
+
+fn parse_size_up_to(text: &str, max: u32) -> Result<(u32, u32), String> {
     let (w, h) = text
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("'{text}': expected WIDTHxHEIGHT"))?;
@@ -236,16 +274,67 @@ pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
             .map_err(|_| format!("'{s}' is not a size"))
     };
     let (w, h) = (parse(w)?, parse(h)?);
-    if w == 0 || h == 0 || w > 65536 || h > 65536 {
-        return Err(format!("'{text}': sizes must be 1..=65536"));
+    if w == 0 || h == 0 || w > max || h > max {
+        return Err(format!("'{text}': width and height must be 1..={max}"));
     }
     Ok((w, h))
 }
 
+/// The subcommands, for the message when a word is neither one of them nor a file.
+const SUBCOMMANDS: &str = "apply, histogram, mandelbrot, doctor, bench";
+
+/// Checks the app's arguments before any window exists: the file, and the screenshot
+/// path under the same rules as `apply`'s output.
+fn check_gui_args(file: Option<&Path>, gui: &GuiArgs) -> Result<(), CliError> {
+    if let Some(f) = file {
+        if let Err(e) = std::fs::metadata(f) {
+            let word = f.to_string_lossy();
+            let plain_word = !word.contains(['/', '.']);
+            return Err(CliError::usage(match e.kind() {
+                std::io::ErrorKind::NotFound if plain_word => {
+                    format!("'{word}' is neither a command ({SUBCOMMANDS}) nor an existing file")
+                }
+                std::io::ErrorKind::NotFound => format!("{word}: no such file"),
+                _ => format!("{word}: cannot read: {e}"),
+            }));
+        }
+    }
+    if let Some(shot) = &gui.screenshot {
+        if gui.frames == 0 {
+            return Err(CliError::usage(
+                "--screenshot needs --frames N (the screenshot is taken after frame N)",
+            ));
+        }
+        let input = file.map_or_else(crate::app::default_image_path, Path::to_path_buf);
+        crate::image_io::check_save_target(shot, &screenshot_options(&input, gui.force))?;
+    }
+    Ok(())
+}
+
+/// How a screenshot is saved: never over `input`, over an existing file only with --force.
+pub fn screenshot_options(input: &Path, force: bool) -> crate::image_io::SaveOptions {
+    crate::image_io::SaveOptions {
+        overwrite: force,
+        protected: vec![input.to_path_buf()],
+    }
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
+    let memory = match &cli.command {
+        None => &cli.gui.memory,
+        Some(Command::Apply(a)) => &a.memory,
+        Some(Command::Histogram(a)) => &a.memory,
+        Some(Command::Mandelbrot(a)) => &a.memory,
+        Some(Command::Bench(a)) => &a.memory,
+        Some(Command::Doctor | Command::Completions(_)) => &MemoryArgs { max_memory: None },
+    };
+    crate::image_io::budget::configure_max_memory(memory.max_memory);
     match cli.command {
-        None => crate::app::run_app(cli.file, cli.gui).map_err(CliError::internal),
+        None => {
+            check_gui_args(cli.file.as_deref(), &cli.gui)?;
+            crate::app::run_app(cli.file, cli.gui).map_err(CliError::from_app)
+        }
         Some(Command::Apply(mut a)) => {
             if let Some(name) = &a.preset {
                 a.filters = crate::app::presets::load_preset(name)?.filters;

@@ -27,6 +27,9 @@ impl GraphicsResource {
     ) -> Result<Self, CudaError> {
         ctx.bind_to_thread()
             .map_err(CudaError::driver("cuCtxSetCurrent"))?;
+        if crate::fault::injected(crate::fault::Fault::Register) {
+            return Err(CudaError::raw("cuGraphicsGLRegisterImage", 999));
+        }
         ffi::register_gl_image(texture.0.get(), glow::TEXTURE_2D, flags).map(|raw| Self {
             raw,
             ctx: ctx.clone(),

@@ -68,7 +68,9 @@ impl KernelSet {
     /// shared memory.
     pub fn check_config(&self, kernel: &'static str, cfg: &LaunchConfig) -> Result<(), CudaError> {
         let (gx, gy, gz) = cfg.grid_dim;
-        let reason = if gx == 0 || gy == 0 || gz == 0 {
+        let reason = if crate::fault::injected(crate::fault::Fault::Launch) {
+            Some("launch refused (CUDALENS_FAULT=launch)".to_string())
+        } else if gx == 0 || gy == 0 || gz == 0 {
             Some("empty grid".to_string())
         } else if gy > 65535 || gz > 65535 {
             Some(format!("grid {gx}×{gy}×{gz} exceeds the y/z limit"))

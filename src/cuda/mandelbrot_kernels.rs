@@ -116,7 +116,11 @@ impl MandelbrotKernels {
         check("cuCtxSetLimit(DEV_RUNTIME_PENDING_LAUNCH_COUNT)", unsafe {
             sys::cuCtxSetLimit(
                 sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
-                PENDING_LAUNCH_LIMIT,
+                if crate::fault::injected(crate::fault::Fault::ChildLaunch) {
+                    1
+                } else {
+                    PENDING_LAUNCH_LIMIT
+                },
             )
         })?;
         Ok(Self {

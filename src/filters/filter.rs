@@ -55,6 +55,22 @@ impl Filter {
 }
 
 impl Filter {
+    /// Checks every parameter against its range (parsing guarantees it; fuzzing checks it).
+    pub fn validate(&self) -> Result<(), FilterSpecError> {
+        for (i, p) in self.def.params().iter().enumerate() {
+            let v = self.params.get(i);
+            if !p.in_range(v) || (p.integer && v.fract() != 0.0) {
+                return Err(FilterSpecError::OutOfRange {
+                    filter: self.def.name(),
+                    param: p.name,
+                    value: v.to_string(),
+                    range: p.range_text(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Recomputes the derived parameters from the others (the UI's "auto").
     pub fn rederive(&mut self) {
         self.def.derive(&mut self.params);

@@ -80,6 +80,11 @@ impl CudaFrame {
         }
         if need > self.scratch.as_ref().map_or(0, |s| s.len()) {
             self.scratch = None;
+            if crate::fault::injected(crate::fault::Fault::OomScratch) {
+                return Err(CudaError::OutOfMemory {
+                    call: "cuMemAlloc(scratch)",
+                });
+            }
             self.scratch = Some(
                 self.device
                     .stream

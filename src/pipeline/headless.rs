@@ -97,6 +97,7 @@ fn process_on_gl(
     request: BackendRequest,
 ) -> Result<HeadlessOutput, PipelineError> {
     let mut phase = Phases::start();
+    super::check_gpu_frame(gl, image.width(), image.height(), filters)?;
     let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
     phase.done("upload source texture");
     let result =

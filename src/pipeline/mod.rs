@@ -12,6 +12,7 @@ mod headless;
 mod intermediates;
 mod mandelbrot_renderer;
 mod report;
+mod working_set;
 
 pub use backend::{BackendKind, BackendRequest, BackendStatus};
 pub use error::PipelineError;
@@ -23,3 +24,4 @@ pub use headless::{
 };
 pub use mandelbrot_renderer::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
 pub use report::{FrameReport, StageTime};
+pub use working_set::{check_gpu_frame, gpu_frame_bytes};
