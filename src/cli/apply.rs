@@ -15,7 +15,7 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
     if let Some(note) = &loaded.conversion_note {
         eprintln!("note: {}: {note}", args.input.display());
     }
-    let out = process_headless(&loaded.image, &args.filters, args.backend)?;
+    let out = process_headless(&loaded.image, &args.filters, args.backend, args.interop)?;
     save_image(&out.image, &args.output, &options)?;
     eprintln!(
         "{} → {} ({}×{}, {} backend, {:.2} ms: {})",

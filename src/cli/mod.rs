@@ -11,7 +11,7 @@ pub use error::CliError;
 
 use crate::mandelbrot::{Mode, Palette, Precision};
 use crate::ops::Filter;
-use crate::pipeline::BackendRequest;
+use crate::pipeline::{BackendRequest, InteropRequest};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -33,6 +33,10 @@ pub struct GuiArgs {
     /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda.
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
     /// Filters enabled at start, in order (same syntax as `apply --filter`).
     #[arg(long = "filter", value_name = "SPEC")]
     pub filters: Vec<Filter>,
@@ -80,6 +84,10 @@ pub struct ApplyArgs {
     pub filters: Vec<Filter>,
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
     /// Replace OUTPUT if it exists (never the input).
     #[arg(long)]
     pub force: bool,
@@ -93,6 +101,10 @@ pub struct HistogramArgs {
     pub json: bool,
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
 }
 
 #[derive(Debug, Args)]
@@ -119,6 +131,10 @@ pub struct MandelbrotArgs {
     pub palette: Palette,
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
     /// Write the dwells as a 16-bit greyscale PNG instead of colours.
     #[arg(long)]
     pub dwell: bool,
@@ -136,6 +152,10 @@ pub struct BenchArgs {
     pub runs: usize,
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
     /// Also benchmark the Mandelbrot modes.
     #[arg(long)]
     pub mandelbrot: bool,

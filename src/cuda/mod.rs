@@ -1,6 +1,7 @@
 //! The CUDA layer: raw FFI for the `cudaGL.h` calls that cudarc lacks (`ffi`), thin
 //! `Result` functions, and RAII types on top (device, arrays, texture and surface objects,
-//! the interop state machine, event timelines), plus one launcher per kernel file.
+//! the map/unmap interop state machine, memory and semaphores imported from Vulkan, event
+//! timelines), plus one launcher per kernel file.
 //!
 //! Everything here runs on the thread where the GL context is current and the CUDA context
 //! is bound (the main thread): see ARCHITECTURE.md.
@@ -9,6 +10,8 @@ mod array;
 mod bandwidth;
 mod device;
 mod error;
+mod external_memory;
+mod external_semaphore;
 pub mod ffi;
 mod filter_kernels;
 pub mod interop;
@@ -24,6 +27,8 @@ pub use array::CudaArray2d;
 pub use bandwidth::copy_bandwidth_samples;
 pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
+pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};
+pub use external_semaphore::ExternalSemaphore;
 pub use filter_kernels::{FilterKernels, SCRATCH_BYTES_PER_PIXEL};
 pub use mandelbrot_kernels::{MandelbrotKernels, MsRecordBuffer};
 pub use modules::{kernel_build_description, load_function, load_module};

@@ -3,8 +3,11 @@
 //! pixels back. Knows nothing of CUDA.
 
 mod buffer;
+pub mod ext_ffi;
 mod headless;
 mod histogram_renderer;
+mod memory_object;
+mod semaphore;
 mod shader;
 mod texture;
 mod window;
@@ -12,6 +15,8 @@ mod window;
 pub use buffer::GlBuffer;
 pub use headless::HeadlessGl;
 pub use histogram_renderer::{HistogramRenderer, HistogramStyle};
+pub use memory_object::GlMemoryObject;
+pub use semaphore::{GlSemaphore, SharedObjects};
 pub use shader::Program;
 pub use texture::GlTexture;
 pub use window::GlWindow;
@@ -31,6 +36,8 @@ pub enum GlError {
     Shader { name: String, log: String },
     #[error("OpenGL error 0x{code:04X} in {call}")]
     Call { call: &'static str, code: u32 },
+    #[error("OpenGL external objects: {0}")]
+    Extension(String),
 }
 
 /// Fails if GL recorded an error since the last check.

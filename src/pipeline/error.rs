@@ -8,10 +8,15 @@ pub enum PipelineError {
     /// `--backend cuda` where CUDA cannot work: a usage error, not a crash.
     #[error("the CUDA backend is not available: {0}")]
     CudaUnavailable(String),
+    /// `--interop external` where the driver does not offer it.
+    #[error("the external-memory interop path is not available: {0}")]
+    InteropUnavailable(String),
     #[error(transparent)]
     Cuda(#[from] CudaError),
     #[error(transparent)]
     Gl(#[from] GlError),
+    #[error("Vulkan: {0}")]
+    Vk(#[from] crate::vk::VkError),
 }
 
 impl PipelineError {
@@ -20,7 +25,9 @@ impl PipelineError {
     pub fn is_user_error(&self) -> bool {
         matches!(
             self,
-            PipelineError::CudaUnavailable(_) | PipelineError::Gl(GlError::TooLarge { .. })
+            PipelineError::CudaUnavailable(_)
+                | PipelineError::InteropUnavailable(_)
+                | PipelineError::Gl(GlError::TooLarge { .. })
         )
     }
 }

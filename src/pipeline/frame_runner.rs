@@ -3,6 +3,7 @@
 
 use super::cpu_frame::run_cpu_frame;
 use super::cuda_frame::CudaFrame;
+use super::interop_mode::{choose_interop, InteropKind, InteropRequest, InteropStatus};
 use super::{BackendKind, BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::gl::GlTexture;
@@ -13,6 +14,8 @@ use image::RgbaImage;
 pub struct FrameRunner {
     pub targets: FrameTargets,
     pub status: BackendStatus,
+    /// The interop path of the CUDA backend (None on the CPU).
+    pub interop: Option<InteropStatus>,
     request: BackendRequest,
     cuda: Option<CudaFrame>,
 }
@@ -24,41 +27,55 @@ fn open_cuda() -> Result<CudaFrame, String> {
 }
 
 impl FrameRunner {
-    /// Creates the targets (`width × height`) and the backend. With
+    /// Creates the backend and the targets (`width × height`). With
     /// [`BackendRequest::Cuda`], CUDA not working is an error; with `Auto` it is a reason.
+    /// `interop` chooses how CUDA reaches the GL objects (see [`choose_interop`]).
     pub fn new(
         gl: &glow::Context,
         request: BackendRequest,
+        interop: InteropRequest,
         width: u32,
         height: u32,
     ) -> Result<Self, PipelineError> {
-        let targets = FrameTargets::new(gl, width, height)?;
-        let (cuda, status) = match request {
-            BackendRequest::Cpu => (None, cpu_status("requested with --backend cpu".into())),
-            BackendRequest::Auto | BackendRequest::Cuda => match open_cuda() {
-                Ok(frame) => {
-                    let status = BackendStatus {
-                        kind: BackendKind::Cuda,
-                        reason: format!(
-                            "{}; kernels: {}",
-                            frame.device.info,
-                            kernel_build_description()
-                        ),
-                    };
-                    (Some(frame), status)
-                }
-                Err(reason) if request == BackendRequest::Cuda => {
-                    targets.destroy(gl);
-                    return Err(PipelineError::CudaUnavailable(reason));
-                }
-                Err(reason) => (None, cpu_status(format!("CUDA unavailable: {reason}"))),
-            },
+        let opened = match request {
+            BackendRequest::Cpu => Err("requested with --backend cpu".to_string()),
+            BackendRequest::Auto | BackendRequest::Cuda => open_cuda(),
+        };
+        let frame = match opened {
+            Ok(frame) => frame,
+            Err(reason) if request == BackendRequest::Cuda => {
+                return Err(PipelineError::CudaUnavailable(reason))
+            }
+            Err(reason) => {
+                let status = if request == BackendRequest::Cpu {
+                    cpu_status(reason)
+                } else {
+                    cpu_status(format!("CUDA unavailable: {reason}"))
+                };
+                return Ok(Self {
+                    targets: FrameTargets::new(gl, width, height)?,
+                    status,
+                    interop: None,
+                    request,
+                    cuda: None,
+                });
+            }
+        };
+        let (targets, interop) = cuda_targets(gl, &frame, interop, width, height)?;
+        let status = BackendStatus {
+            kind: BackendKind::Cuda,
+            reason: format!(
+                "{}; kernels: {}",
+                frame.device.info,
+                kernel_build_description()
+            ),
         };
         Ok(Self {
             targets,
             status,
+            interop: Some(interop),
             request,
-            cuda,
+            cuda: Some(frame),
         })
     }
 
@@ -91,17 +108,18 @@ impl FrameRunner {
             if let Some(cuda) = self.cuda.as_mut() {
                 cuda.release_registrations();
             }
-            self.targets.output.resize(gl, w, h)?;
+            self.targets.resize_output(gl, w, h)?;
         }
         if let Some(cuda) = self.cuda.as_mut() {
-            match cuda.run(source, &self.targets, filters) {
+            match cuda.run(gl, source, &mut self.targets, filters) {
                 Ok(report) => return Ok(report),
                 Err(e) if self.request == BackendRequest::Auto => {
                     log::error!("CUDA frame failed, falling back to the CPU: {e}");
                     self.cuda = None;
+                    self.interop = None;
                     self.status = cpu_status(format!("CUDA failed ({e}); switched to the CPU"));
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(e),
             }
         }
         Ok(run_cpu_frame(gl, image, &mut self.targets, filters)?)
@@ -111,6 +129,33 @@ impl FrameRunner {
     pub fn destroy(mut self, gl: &glow::Context) {
         self.cuda = None;
         self.targets.destroy(gl);
+    }
+}
+
+/// The targets for a CUDA frame on the interop path `request` allows, and that path.
+fn cuda_targets(
+    gl: &glow::Context,
+    frame: &CudaFrame,
+    request: InteropRequest,
+    width: u32,
+    height: u32,
+) -> Result<(FrameTargets, InteropStatus), PipelineError> {
+    let (external, status) = choose_interop(gl, &frame.device, request)?;
+    let Some(external) = external else {
+        return Ok((FrameTargets::new(gl, width, height)?, status));
+    };
+    match FrameTargets::shared(gl, external, width, height) {
+        Ok(targets) => Ok((targets, status)),
+        Err(e) if request == InteropRequest::External => {
+            Err(PipelineError::InteropUnavailable(e.to_string()))
+        }
+        Err(e) => Ok((
+            FrameTargets::new(gl, width, height)?,
+            InteropStatus {
+                kind: InteropKind::Classic,
+                reason: format!("external memory failed ({e})"),
+            },
+        )),
     }
 }
 

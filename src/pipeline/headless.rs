@@ -2,6 +2,7 @@
 //! the same interop path as the window, on a surfaceless EGL context.
 
 use super::cpu_frame::process_on_cpu;
+use super::interop_mode::{choose_interop, InteropRequest, InteropStatus};
 use super::mandelbrot_renderer::cpu_dwells;
 use super::{
     BackendKind, BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotFrame,
@@ -13,11 +14,12 @@ use crate::mandelbrot::Dwells;
 use crate::ops::Filter;
 use image::RgbaImage;
 
-/// A processed image with its report and the backend that made it.
+/// A processed image with its report and the backend (and interop path) that made it.
 pub struct HeadlessOutput {
     pub image: RgbaImage,
     pub report: FrameReport,
     pub status: BackendStatus,
+    pub interop: Option<InteropStatus>,
 }
 
 /// Why CUDA cannot be used here, checked without creating any GL context.
@@ -81,11 +83,12 @@ fn cpu_status(reason: String) -> BackendStatus {
     }
 }
 
-/// Runs `filters` on `image` with the requested backend.
+/// Runs `filters` on `image` with the requested backend and interop path.
 pub fn process_headless(
     image: &RgbaImage,
     filters: &[Filter],
     request: BackendRequest,
+    interop: InteropRequest,
 ) -> Result<HeadlessOutput, PipelineError> {
     on_backend(
         request,
@@ -95,9 +98,10 @@ pub fn process_headless(
                 image,
                 report,
                 status: cpu_status(reason),
+                interop: None,
             }
         },
-        |gl| process_on_gl(gl, image, filters, request),
+        |gl| process_on_gl(gl, image, filters, request, interop),
     )
 }
 
@@ -107,12 +111,13 @@ fn process_on_gl(
     image: &RgbaImage,
     filters: &[Filter],
     request: BackendRequest,
+    interop: InteropRequest,
 ) -> Result<HeadlessOutput, PipelineError> {
     let mut phase = Phases::start();
     let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
     phase.done("upload source texture");
-    let result =
-        FrameRunner::new(gl, request, image.width(), image.height()).and_then(|mut runner| {
+    let result = FrameRunner::new(gl, request, interop, image.width(), image.height()).and_then(
+        |mut runner| {
             phase.done("open backend");
             let out = runner.run(gl, &source, image, filters).and_then(|report| {
                 phase.done("run frame");
@@ -120,25 +125,30 @@ fn process_on_gl(
                 phase.done("read output texture");
                 Ok((pixels, report))
             });
-            let status = runner.status.clone();
+            let (status, interop) = (runner.status.clone(), runner.interop.clone());
             runner.destroy(gl);
             out.map(|(image, report)| HeadlessOutput {
                 image,
                 report,
                 status,
+                interop,
             })
-        });
+        },
+    );
     source.destroy(gl);
     phase.done("release");
     result
 }
 
-/// What `doctor` reports about CUDA: the GL renderer CUDA would share and the device.
-pub fn probe_cuda() -> Result<(String, DeviceInfo), String> {
+/// What `doctor` reports about CUDA: the GL renderer CUDA would share, the device, and
+/// the interop path `auto` would take, with its reason.
+pub fn probe_cuda() -> Result<(String, DeviceInfo, InteropStatus), String> {
     let gl = cuda_headless_gl()?;
     let device = CudaDevice::for_current_gl().map_err(|e| e.to_string())?;
     FilterKernels::load(&device).map_err(|e| e.to_string())?;
-    Ok((gl.renderer.clone(), device.info))
+    let (_, interop) =
+        choose_interop(&gl.gl, &device, InteropRequest::Auto).map_err(|e| e.to_string())?;
+    Ok((gl.renderer.clone(), device.info, interop))
 }
 
 /// A Mandelbrot view rendered headless: the dwells (`want_dwells`) or the coloured image.
@@ -153,6 +163,7 @@ pub struct MandelbrotOutput {
 pub fn render_mandelbrot_headless(
     settings: &MandelbrotSettings,
     request: BackendRequest,
+    interop: InteropRequest,
     want_dwells: bool,
 ) -> Result<MandelbrotOutput, PipelineError> {
     let on_cpu = |reason: String| {
@@ -178,7 +189,7 @@ pub fn render_mandelbrot_headless(
         }
     };
     on_backend(request, on_cpu, |gl| {
-        mandelbrot_on_gl(gl, settings, request, want_dwells)
+        mandelbrot_on_gl(gl, settings, request, interop, want_dwells)
     })
 }
 
@@ -186,9 +197,10 @@ fn mandelbrot_on_gl(
     gl: &glow::Context,
     settings: &MandelbrotSettings,
     request: BackendRequest,
+    interop: InteropRequest,
     want_dwells: bool,
 ) -> Result<MandelbrotOutput, PipelineError> {
-    let mut renderer = MandelbrotRenderer::new(gl, request, None)?;
+    let mut renderer = MandelbrotRenderer::new(gl, request, interop, None)?;
     let result = if want_dwells {
         renderer.dwells(settings).map(|(d, f)| (Some(d), None, f))
     } else {

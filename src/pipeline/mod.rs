@@ -6,12 +6,17 @@ mod cpu_frame;
 mod cuda_frame;
 mod cuda_mandelbrot;
 mod error;
+mod external;
 mod frame_runner;
 mod frame_targets;
 mod headless;
 mod intermediates;
+mod interop_mode;
+mod interop_resources;
 mod mandelbrot_renderer;
 mod report;
+mod shared_pbo;
+mod shared_targets;
 
 pub use backend::{BackendKind, BackendRequest, BackendStatus};
 pub use error::PipelineError;
@@ -20,5 +25,6 @@ pub use frame_targets::FrameTargets;
 pub use headless::{
     probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
 };
+pub use interop_mode::{InteropKind, InteropRequest, InteropStatus};
 pub use mandelbrot_renderer::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
 pub use report::{FrameReport, StageTime};
