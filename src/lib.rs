@@ -14,3 +14,4 @@ pub mod image_io;
 pub mod mandelbrot;
 pub mod ops;
 pub mod pipeline;
+pub mod vk;

@@ -1,9 +1,12 @@
 //! GPU tests: every kernel against the CPU reference through the real CUDA–OpenGL interop
-//! path (headless EGL context on the NVIDIA GPU → GL textures registered with CUDA →
-//! kernels → GL texture and GL bin buffer read back from GL). Outputs are poisoned first.
+//! paths (headless EGL context on the NVIDIA GPU → GL textures reached by CUDA through
+//! external memory or through registration and map/unmap → kernels → GL texture and GL bin
+//! buffer read back from GL). Outputs are poisoned first; both paths must agree bit for bit.
 //!
 //! Without a CUDA device each test prints "skipped: no CUDA device" and passes.
 //! `CUDALENS_GPU_QUICK=1` keeps only the small sizes (for compute-sanitizer runs).
+//! `external_path_leaks_no_gpu_memory` is ignored by default (10 000 frames): run it with
+//! `--ignored`.
 
 mod common;
 
@@ -15,13 +18,20 @@ use cudalens::mandelbrot::{colorize, render_per_pixel, Mode, Precision, View, BO
 use cudalens::ops::random_image;
 use cudalens::ops::{cpu, Histogram};
 use cudalens::pipeline::{
-    BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings,
+    BackendKind, BackendRequest, FrameRunner, InteropKind, InteropRequest, MandelbrotRenderer,
+    MandelbrotSettings,
 };
 use image::RgbaImage;
 use std::io::Write;
 use std::time::Instant;
 
 const POISON: [u8; 4] = [0xAB, 0xCD, 0xEF, 0x12];
+
+/// Both interop paths, each forced (a path that cannot open is an error, not a skip).
+const PATHS: [(InteropRequest, InteropKind); 2] = [
+    (InteropRequest::Classic, InteropKind::Classic),
+    (InteropRequest::External, InteropKind::External),
+];
 
 fn quick() -> bool {
     std::env::var("CUDALENS_GPU_QUICK").is_ok_and(|v| v == "1")
@@ -39,10 +49,21 @@ fn gpu() -> Option<HeadlessGl> {
     None
 }
 
-/// Runs `filters` on `image` through the CUDA frame pipeline with poisoned outputs; returns
-/// the output read back from GL, the report's histogram and the GL bin buffer's contents.
+/// A CUDA frame runner on interop path `path` (checked to be the one in use).
+fn cuda_runner(gl: &glow::Context, path: InteropRequest, w: u32, h: u32) -> FrameRunner {
+    let runner = FrameRunner::new(gl, BackendRequest::Cuda, path, w, h).expect("CUDA backend");
+    assert_eq!(runner.status.kind, BackendKind::Cuda);
+    let want = PATHS.iter().find(|(r, _)| *r == path).map(|(_, k)| *k);
+    assert_eq!(runner.interop.as_ref().map(|i| i.kind), want, "{path:?}");
+    runner
+}
+
+/// Runs `filters` on `image` through the CUDA frame pipeline on interop path `path` with
+/// poisoned outputs; returns the output read back from GL, the report's histogram and the
+/// GL bin buffer's contents.
 fn run_cuda(
     gl: &glow::Context,
+    path: InteropRequest,
     image: &RgbaImage,
     filters: &[Filter],
 ) -> (RgbaImage, Histogram, Vec<u32>) {
@@ -51,8 +72,7 @@ fn run_cuda(
         .fold(image.dimensions(), |(w, h), f| f.output_size(w, h));
     let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))
         .expect("source texture");
-    let mut runner = FrameRunner::new(gl, BackendRequest::Cuda, w, h).expect("CUDA backend");
-    assert_eq!(runner.status.kind, BackendKind::Cuda);
+    let mut runner = cuda_runner(gl, path, w, h);
     runner
         .targets
         .output
@@ -85,8 +105,14 @@ fn check_case(gl: &glow::Context, label: &str, image: &RgbaImage, filters: &[Fil
     let want = apply_cpu(image, filters);
     let cpu_ms = start.elapsed().as_secs_f64() * 1e3;
     let start = Instant::now();
-    let (got, histogram, gl_bins) = run_cuda(gl, image, filters);
+    let (got, histogram, gl_bins) = run_cuda(gl, InteropRequest::Classic, image, filters);
     let gpu_ms = start.elapsed().as_secs_f64() * 1e3;
+    let (external, external_histogram, external_bins) =
+        run_cuda(gl, InteropRequest::External, image, filters);
+    assert!(
+        external == got && external_histogram == histogram && external_bins == gl_bins,
+        "{label}: the external-memory path differs from map/unmap"
+    );
     let (max, count) = max_difference(&got, &want);
     let tolerance = gpu_tolerance(filters);
     let specs: Vec<String> = filters.iter().map(|f| f.to_string()).collect();
@@ -202,11 +228,17 @@ fn histogram_and_transpose_are_exact() {
         .enumerate()
     {
         let image = random_image(w, h, 77 + i as u64);
-        let (copy, histogram, _) = run_cuda(&ctx.gl, &image, &[]);
-        assert_eq!(copy, image, "{w}x{h}: identity");
-        assert_eq!(histogram, cpu::histogram(&image), "{w}x{h}: histogram");
-        let (t, _, _) = run_cuda(&ctx.gl, &image, &parse(&["transpose"]));
-        assert_eq!(t, cpu::transpose(&image), "{w}x{h}: transpose");
+        for (path, _) in PATHS {
+            let (copy, histogram, _) = run_cuda(&ctx.gl, path, &image, &[]);
+            assert_eq!(copy, image, "{w}x{h} {path:?}: identity");
+            assert_eq!(
+                histogram,
+                cpu::histogram(&image),
+                "{w}x{h} {path:?}: histogram"
+            );
+            let (t, _, _) = run_cuda(&ctx.gl, path, &image, &parse(&["transpose"]));
+            assert_eq!(t, cpu::transpose(&image), "{w}x{h} {path:?}: transpose");
+        }
     }
 }
 
@@ -218,8 +250,10 @@ fn share(mismatches: usize, total: usize) -> f64 {
 fn mandelbrot_matches_the_cpu_reference() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
+    // Dwells never cross the interop (they are copied to the host): one path serves.
     let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, InteropRequest::Auto, None)
+            .expect("CUDA Mandelbrot");
     let sizes: &[(u32, u32)] = if quick() {
         &[(1, 1), (7, 3), (97, 61)]
     } else {
@@ -275,58 +309,151 @@ fn mandelbrot_matches_the_cpu_reference() {
 fn mandelbrot_colours_reach_gl_through_the_pixel_buffer() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
-    let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
-    for (mode, (w, h)) in [
-        (Mode::PerPixel, (1, 1)),
-        (Mode::MarianiSilver, (333, 222)),
-        (Mode::PerPixel, (1024, 768)),
-    ] {
-        let s = MandelbrotSettings {
-            view: View {
-                width: w,
-                height: h,
-                ..View::default()
-            },
-            mode,
-            ..MandelbrotSettings::default()
-        };
-        renderer.texture.resize(gl, w, h).expect("resize");
-        renderer.texture.fill(gl, POISON).expect("poison");
-        let frame = renderer.render(gl, &s).expect("render");
-        assert_eq!(frame.backend, BackendKind::Cuda);
-        let shown = renderer.texture.read(gl).expect("read texture");
-        let (dwells, _) = renderer.dwells(&s).expect("dwells");
-        let want = colorize(&dwells, &s.palette.lut(s.view.max_dwell, s.interior));
-        assert_eq!(
-            shown, want,
-            "{mode:?} {w}x{h}: texture differs from LUT(dwells)"
-        );
+    for (path, kind) in PATHS {
+        let mut renderer =
+            MandelbrotRenderer::new(gl, BackendRequest::Cuda, path, None).expect("CUDA Mandelbrot");
+        assert_eq!(renderer.interop.as_ref().map(|i| i.kind), Some(kind));
+        for (mode, (w, h)) in [
+            (Mode::PerPixel, (1, 1)),
+            (Mode::MarianiSilver, (333, 222)),
+            (Mode::PerPixel, (1024, 768)),
+            (Mode::MarianiSilver, (1024, 768)),
+        ] {
+            let s = MandelbrotSettings {
+                view: View {
+                    width: w,
+                    height: h,
+                    ..View::default()
+                },
+                mode,
+                ..MandelbrotSettings::default()
+            };
+            renderer.texture.resize(gl, w, h).expect("resize");
+            renderer.texture.fill(gl, POISON).expect("poison");
+            let frame = renderer.render(gl, &s).expect("render");
+            assert_eq!(frame.backend, BackendKind::Cuda);
+            let shown = renderer.texture.read(gl).expect("read texture");
+            let (dwells, _) = renderer.dwells(&s).expect("dwells");
+            let want = colorize(&dwells, &s.palette.lut(s.view.max_dwell, s.interior));
+            assert_eq!(
+                shown, want,
+                "{path:?} {mode:?} {w}x{h}: texture differs from LUT(dwells)"
+            );
+        }
+        renderer.destroy(gl);
     }
-    renderer.destroy(gl);
 }
 
 #[test]
 fn a_new_image_in_the_same_texture_is_not_served_stale() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
-    let (a, b) = (random_image(640, 360, 1), random_image(640, 360, 2));
-    let mut source = GlTexture::new(gl, 640, 360, Some(a.as_raw())).expect("source texture");
-    let mut runner = FrameRunner::new(gl, BackendRequest::Cuda, 640, 360).expect("CUDA backend");
-    let filters = parse(&["box:radius=2"]);
-    runner.run(gl, &source, &a, &filters).expect("frame A");
-    assert_eq!(
-        runner.targets.output.read(gl).expect("read"),
-        apply_cpu(&a, &filters)
-    );
-    // What the app does on load: release CUDA's hold, then re-specify the same texture.
-    runner.release_registrations();
-    source.upload(gl, &b).expect("upload B");
-    runner.run(gl, &source, &b, &filters).expect("frame B");
-    assert_eq!(
-        runner.targets.output.read(gl).expect("read"),
-        apply_cpu(&b, &filters)
-    );
+    for (path, _) in PATHS {
+        let (a, b) = (random_image(640, 360, 1), random_image(640, 360, 2));
+        let mut source = GlTexture::new(gl, 640, 360, Some(a.as_raw())).expect("source texture");
+        let mut runner = cuda_runner(gl, path, 640, 360);
+        let filters = parse(&["box:radius=2"]);
+        runner.run(gl, &source, &a, &filters).expect("frame A");
+        assert_eq!(
+            runner.targets.output.read(gl).expect("read"),
+            apply_cpu(&a, &filters),
+            "{path:?}: frame A"
+        );
+        // What the app does on load: release CUDA's hold, then re-specify the same texture.
+        runner.release_registrations();
+        source.upload(gl, &b).expect("upload B");
+        runner.run(gl, &source, &b, &filters).expect("frame B");
+        assert_eq!(
+            runner.targets.output.read(gl).expect("read"),
+            apply_cpu(&b, &filters),
+            "{path:?}: frame B"
+        );
+        runner.destroy(gl);
+        source.destroy(gl);
+    }
+}
+
+#[test]
+fn auto_prefers_external_memory_and_says_why() {
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let runner = FrameRunner::new(gl, BackendRequest::Cuda, InteropRequest::Auto, 64, 64)
+        .expect("CUDA backend");
+    let interop = runner.interop.clone().expect("an interop path on CUDA");
+    println!("auto: {interop}");
+    assert_eq!(interop.kind, InteropKind::External, "{}", interop.reason);
+    assert!(!interop.reason.is_empty());
+    runner.destroy(gl);
+}
+
+/// A reproducible random filter stack of up to four stages.
+fn random_stack(rng: &mut impl rand::Rng) -> Vec<Filter> {
+    (0..rng.random_range(0..=4))
+        .map(|_| {
+            let spec = match rng.random_range(0..4) {
+                0 => format!("sobel:scale={:.2}", rng.random_range(0.1..4.0f32)),
+                1 => format!("box:radius={}", rng.random_range(1..=32)),
+                2 => format!("gaussian:sigma={:.2}", rng.random_range(0.5..6.0f32)),
+                _ => "transpose".to_string(),
+            };
+            spec.parse().expect("valid spec")
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "10 000 frames: run on the GPU machine with --ignored"]
+fn external_path_leaks_no_gpu_memory() {
+    use rand::SeedableRng;
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let frames: usize = std::env::var("CUDALENS_SOAK_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let device = CudaDevice::new(0).expect("device 0");
+    let free = || device.memory_info().expect("cuMemGetInfo").0 as i64;
+    let mib = |b: i64| b as f64 / (1 << 20) as f64;
+    let (w, h) = (1024, 768);
+    let images = [random_image(w, h, 5), random_image(w, h, 6)];
+    let before = free();
+    let mut source = GlTexture::new(gl, w, h, Some(images[0].as_raw())).expect("source");
+    let mut runner = cuda_runner(gl, InteropRequest::External, w, h);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(10);
+    let mut warm = 0;
+    let start = Instant::now();
+    for frame in 0..frames {
+        if frame % 500 == 250 {
+            runner.release_registrations();
+            source
+                .upload(gl, &images[(frame / 500) % 2])
+                .expect("new source");
+        }
+        let filters = random_stack(&mut rng);
+        runner
+            .run(gl, &source, &images[0], &filters)
+            .unwrap_or_else(|e| panic!("frame {frame} {filters:?}: {e}"));
+        if frame == 199 {
+            warm = free();
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let after_frames = free();
     runner.destroy(gl);
     source.destroy(gl);
+    let after = free();
+    println!(
+        "{frames} frames in {elapsed:.1} s; free device memory: before {:.1} MiB, after 200 frames {:.1} MiB, after {frames} frames {:.1} MiB, after release {:.1} MiB",
+        mib(before), mib(warm), mib(after_frames), mib(after)
+    );
+    assert!(
+        warm - after_frames <= 2 << 20,
+        "{:.1} MiB lost over the frames",
+        mib(warm - after_frames)
+    );
+    assert!(
+        before - after <= 2 << 20,
+        "{:.1} MiB not returned after release",
+        mib(before - after)
+    );
 }

@@ -14,7 +14,8 @@ use cudalens::filters::{apply_cpu, Filter, ParamDefault, FILTERS};
 use cudalens::gl::{GlTexture, HeadlessGl};
 use cudalens::mandelbrot::{render_per_pixel, Mode, Precision, View};
 use cudalens::pipeline::{
-    BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings,
+    BackendKind, BackendRequest, FrameRunner, InteropRequest, MandelbrotRenderer,
+    MandelbrotSettings,
 };
 use image::RgbaImage;
 use rand::{Rng, SeedableRng};
@@ -219,9 +220,15 @@ fn soak_random_frames_on_cuda() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000);
     let gl = HeadlessGl::new().expect("headless GL");
-    let runner = FrameRunner::new(&gl.gl, BackendRequest::Cuda, 1, 1).expect("CUDA backend");
-    let mandel = MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_device())
-        .expect("CUDA Mandelbrot");
+    let runner = FrameRunner::new(&gl.gl, BackendRequest::Cuda, InteropRequest::Auto, 1, 1)
+        .expect("CUDA backend");
+    let mandel = MandelbrotRenderer::new(
+        &gl.gl,
+        BackendRequest::Cuda,
+        InteropRequest::Auto,
+        runner.cuda_device(),
+    )
+    .expect("CUDA Mandelbrot");
     let image = common::photo("coffee.png");
     let source = GlTexture::new(&gl.gl, image.width(), image.height(), Some(image.as_raw()))
         .expect("texture");

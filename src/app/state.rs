@@ -62,14 +62,14 @@ impl AppState {
             description: "no image".into(),
             conversion_note: None,
         };
-        let runner = FrameRunner::new(gl, args.backend, 1, 1)?;
+        let runner = FrameRunner::new(gl, args.backend, args.interop, 1, 1)?;
         let output_id = painter.register_native_texture(runner.targets.output.id);
         let histogram = HistogramPanel {
             renderer: Arc::new(HistogramRenderer::new(gl, &runner.targets.bins)?),
             log_scale: false,
             channels: [true; 4],
         };
-        let mandel = MandelbrotRenderer::new(gl, args.backend, runner.cuda_device())?;
+        let mandel = MandelbrotRenderer::new(gl, args.backend, args.interop, runner.cuda_device())?;
         let mandel_id = painter.register_native_texture(mandel.texture.id);
         let mut state = Self {
             tab: if args.mandelbrot {
@@ -261,10 +261,11 @@ impl AppState {
         if self.tab == Tab::Image {
             self.process_if_needed(gl);
         }
-        let backend = if self.tab == Tab::Image {
-            self.runner.status.clone()
+        let (backend, interop) = if self.tab == Tab::Image {
+            (self.runner.status.clone(), self.runner.interop.clone())
         } else {
-            self.mandelbrot.renderer.status.clone()
+            let r = &self.mandelbrot.renderer;
+            (r.status.clone(), r.interop.clone())
         };
         let (size, stages) = match (&self.tab, &self.report, &self.mandelbrot.frame) {
             (Tab::Image, Some(r), _) => (Some((r.width, r.height)), r.stages.clone()),
@@ -287,6 +288,7 @@ impl AppState {
                 ui,
                 &StatusLine {
                     backend: &backend,
+                    interop: interop.as_ref(),
                     size,
                     frame_ms,
                     stages: &stages,

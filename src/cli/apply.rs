@@ -3,7 +3,7 @@
 use super::{ApplyArgs, CliError};
 use crate::filters::Filter;
 use crate::image_io::{load_image, save_image, SaveOptions};
-use crate::pipeline::{process_headless, BackendRequest};
+use crate::pipeline::{process_headless, BackendRequest, InteropRequest};
 use std::path::Path;
 
 pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
@@ -12,6 +12,7 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
         &args.output,
         &args.filters,
         args.backend,
+        args.interop,
         args.force,
     )
 }
@@ -23,6 +24,7 @@ pub fn apply_file(
     output: &Path,
     filters: &[Filter],
     backend: BackendRequest,
+    interop: InteropRequest,
     force: bool,
 ) -> Result<(), CliError> {
     let options = SaveOptions {
@@ -35,7 +37,7 @@ pub fn apply_file(
     if let Some(note) = &loaded.conversion_note {
         eprintln!("note: {}: {note}", input.display());
     }
-    let out = process_headless(&loaded.image, filters, backend)?;
+    let out = process_headless(&loaded.image, filters, backend, interop)?;
     drop(loaded); // the input is not needed while the result is encoded
     if out.status.kind == crate::pipeline::BackendKind::Cpu && backend == BackendRequest::Auto {
         eprintln!("note: CPU backend: {}", out.status.reason);

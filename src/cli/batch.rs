@@ -231,7 +231,7 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
     };
     let total = inputs.len();
     let (jobs, refused) = plan(inputs, dir, args.format, &options);
-    let mut engine = BatchEngine::open(args.backend)?;
+    let mut engine = BatchEngine::open(args.backend, args.interop)?;
     let backend = engine.describe();
     let outcome = Outcome {
         bar: progress_bar(total),

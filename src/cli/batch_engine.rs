@@ -5,7 +5,10 @@
 use super::CliError;
 use crate::filters::Filter;
 use crate::gl::{GlTexture, HeadlessGl};
-use crate::pipeline::{cuda_headless_gl, BackendKind, BackendRequest, FrameRunner, PipelineError};
+use crate::pipeline::{
+    choose_backend, cuda_headless_gl, BackendKind, BackendRequest, FrameRunner, InteropRequest,
+    PipelineError,
+};
 use image::RgbaImage;
 
 /// The GPU side: context, runner and the source texture of the last image.
@@ -23,35 +26,24 @@ pub enum BatchEngine {
 impl BatchEngine {
     /// Opens the backend once for the whole batch, with the policy of `apply`: `cuda`
     /// without CUDA is a usage error, `auto` falls back to the CPU and says why.
-    pub fn open(request: BackendRequest) -> Result<Self, CliError> {
-        if request == BackendRequest::Cpu {
+    pub fn open(request: BackendRequest, interop: InteropRequest) -> Result<Self, CliError> {
+        let (gl, status) = choose_backend(request, cuda_headless_gl, |gl| gl.renderer.clone())?;
+        let Some(gl) = gl else {
             return Ok(Self::Cpu {
-                reason: "requested with --backend cpu".into(),
+                reason: status.reason,
             });
+        };
+        let runner = FrameRunner::new(&gl.gl, request, interop, 1, 1)?;
+        if runner.status.kind == BackendKind::Cuda {
+            return Ok(Self::Gpu(Box::new(GpuEngine {
+                gl,
+                runner,
+                source: None,
+            })));
         }
-        let opened = cuda_headless_gl().and_then(|gl| {
-            FrameRunner::new(&gl.gl, request, 1, 1)
-                .map(|runner| (gl, runner))
-                .map_err(|e| e.to_string())
-        });
-        match opened {
-            Ok((gl, runner)) if runner.status.kind == BackendKind::Cuda => {
-                Ok(Self::Gpu(Box::new(GpuEngine {
-                    gl,
-                    runner,
-                    source: None,
-                })))
-            }
-            Ok((gl, runner)) => {
-                let reason = runner.status.reason.clone();
-                runner.destroy(&gl.gl);
-                Ok(Self::Cpu { reason })
-            }
-            Err(reason) if request == BackendRequest::Cuda => {
-                Err(PipelineError::CudaUnavailable(reason).into())
-            }
-            Err(reason) => Ok(Self::Cpu { reason }),
-        }
+        let reason = runner.status.reason.clone();
+        runner.destroy(&gl.gl);
+        Ok(Self::Cpu { reason })
     }
 
     /// The backend in use and why.

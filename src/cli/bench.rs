@@ -11,21 +11,45 @@ use crate::pipeline::{
     BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings, StageTime,
 };
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 pub(super) const WARM_UP: usize = 3;
 
-/// The copy case, then every filter's benchmark specifications (from the registry).
+/// The copy case, every filter's benchmark specifications (from the registry), and the
+/// frame of the interop goal (issue 10): gaussian σ=2 → sobel → box r=5 → transpose.
 fn cases() -> Vec<(String, Vec<Filter>)> {
     let mut cases = vec![("copy + histogram".to_string(), vec![])];
+    let parse = |spec: &str| {
+        spec.parse::<Filter>()
+            .map_err(|e| log::error!("bench case '{spec}' does not parse: {e}"))
+            .ok()
+    };
     for def in FILTERS {
-        for spec in def.bench_specs() {
-            match spec.parse::<Filter>() {
-                Ok(f) => cases.push((f.to_string(), vec![f])),
-                Err(e) => log::error!("bench case '{spec}' does not parse: {e}"),
-            }
-        }
+        cases.extend(
+            def.bench_specs()
+                .iter()
+                .filter_map(|s| parse(s))
+                .map(|f| (f.to_string(), vec![f])),
+        );
     }
+    let chain = ["gaussian:sigma=2", "sobel", "box:radius=5", "transpose"];
+    let chain: Vec<Filter> = chain.iter().filter_map(|s| parse(s)).collect();
+    cases.push((
+        "gaussian σ=2 → sobel → box r=5 → transpose".to_string(),
+        chain,
+    ));
     cases
+}
+
+/// The name under which `stage_medians` reports the per-frame interop cost: the hand-over
+/// to CUDA plus the hand-back to GL, summed per run before the median.
+const INTEROP: &str = "interop (in+out)";
+/// The name of the per-run wall-clock time of the whole call (CPU side, for reference).
+const WALL: &str = "wall clock";
+
+/// Whether a stage is part of the GPU timeline (the total), not a derived line.
+fn on_timeline(name: &str) -> bool {
+    name != INTEROP && name != WALL
 }
 
 pub(super) fn median(mut v: Vec<f64>) -> f64 {
@@ -33,7 +57,8 @@ pub(super) fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-/// Medians per stage name over runs of `run`.
+/// Medians per stage name over runs of `run`, plus [`INTEROP`] (the "interop in" and
+/// "interop out" stages summed per run) and [`WALL`].
 fn stage_medians(
     runs: usize,
     mut run: impl FnMut() -> Result<Vec<StageTime>, CliError>,
@@ -43,7 +68,24 @@ fn stage_medians(
     }
     let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for _ in 0..runs.max(1) {
-        for s in run()? {
+        let start = Instant::now();
+        let stages = run()?;
+        samples
+            .entry(WALL.into())
+            .or_default()
+            .push(start.elapsed().as_secs_f64() * 1e3);
+        let interop: Vec<f64> = stages
+            .iter()
+            .filter(|s| s.name.starts_with("interop "))
+            .map(|s| s.ms)
+            .collect();
+        if !interop.is_empty() {
+            samples
+                .entry(INTEROP.into())
+                .or_default()
+                .push(interop.iter().sum());
+        }
+        for s in stages {
             samples.entry(s.name).or_default().push(s.ms);
         }
     }
@@ -83,9 +125,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     check_bench(gl, args)?;
     let image = crate::ops::random_image(w, h, 42);
     let source = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(CliError::internal)?;
-    let mut runner = FrameRunner::new(gl, args.backend, w, h)?;
+    let mut runner = FrameRunner::new(gl, args.backend, args.interop, w, h)?;
     let backend = runner.status.kind;
     println!("backend: {} — {}", backend, runner.status.reason);
+    let interop = runner.interop.clone();
+    if let Some(i) = &interop {
+        println!("interop: {i}");
+    }
     let copy_gbps = match (backend, runner.cuda_device()) {
         (BackendKind::Cuda, Some(d)) => Some(median(
             crate::cuda::copy_bandwidth_samples(d).map_err(CliError::internal)?,
@@ -113,7 +159,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             .and_then(|f| medians.get(f.name()))
             .copied()
             .unwrap_or(f64::NAN);
-        let total: f64 = medians.values().sum();
+        let total: f64 = medians
+            .iter()
+            .filter(|(k, _)| on_timeline(k))
+            .map(|(_, v)| v)
+            .sum();
         let line: Vec<String> = medians.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
         let bandwidth = if filters.is_empty() {
             None
@@ -139,7 +189,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         json.insert("mandelbrot".into(), bench_mandelbrot(gl, args)?);
     }
     if let Some(path) = &args.json {
-        let doc = serde_json::json!({ "backend": backend.to_string(), "size": [w, h], "copy_gbps": copy_gbps, "cases": json });
+        let interop = interop.map(|i| i.kind.to_string());
+        let doc = serde_json::json!({ "backend": backend.to_string(), "interop": interop, "size": [w, h], "copy_gbps": copy_gbps, "cases": json });
         crate::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
     }
     Ok(())
@@ -175,7 +226,7 @@ fn time_mandel(
 }
 
 fn bench_mandelbrot(gl: &glow::Context, args: &BenchArgs) -> Result<serde_json::Value, CliError> {
-    let mut renderer = MandelbrotRenderer::new(gl, args.backend, None)?;
+    let mut renderer = MandelbrotRenderer::new(gl, args.backend, args.interop, None)?;
     if renderer.status.kind != BackendKind::Cuda {
         println!("mandelbrot: skipped on the CPU backend (sizes up to 16384² are a GPU benchmark)");
         renderer.destroy(gl);
@@ -200,12 +251,47 @@ fn bench_mandelbrot(gl: &glow::Context, args: &BenchArgs) -> Result<serde_json::
         out.push(serde_json::json!({ "size": size, "max_dwell": max_dwell, "per_pixel_ms": pp, "mariani_silver_ms": ms, "speedup": pp / ms }));
         per_pixel.push(pp);
     }
-    let mut result = serde_json::json!({ "tuned": out });
+    let mut result = serde_json::json!({ "tuned": out, "render_1080p": bench_mandel_render(gl, &mut renderer, args.runs)? });
     if args.ms_sweep {
         result["sweep"] = ms_sweep(&mut renderer, &per_pixel)?;
     }
     renderer.destroy(gl);
     Ok(result)
+}
+
+/// A whole frame of the explorer as the window renders it (dwells, colour, interop, the
+/// GL copy into the texture) at 1920×1080, the whole set, max dwell 1024.
+fn mandel_render_settings() -> MandelbrotSettings {
+    MandelbrotSettings {
+        view: View {
+            center: (-0.5, 0.0),
+            span: 3.0,
+            width: 1920,
+            height: 1080,
+            max_dwell: 1024,
+        },
+        ..MandelbrotSettings::default()
+    }
+}
+
+fn bench_mandel_render(
+    gl: &glow::Context,
+    renderer: &mut MandelbrotRenderer,
+    runs: usize,
+) -> Result<serde_json::Value, CliError> {
+    let s = mandel_render_settings();
+    let medians = stage_medians(runs, || {
+        renderer
+            .render(gl, &s)
+            .map(|f| f.stages)
+            .map_err(CliError::from)
+    })?;
+    let line: Vec<String> = medians.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
+    println!(
+        "mandelbrot frame 1920×1080, whole set, max dwell 1024: {}",
+        line.join(", ")
+    );
+    Ok(serde_json::json!({ "stages_ms": medians }))
 }
 
 /// Speed-ups over per-pixel for a grid of refinement parameters, best geometric mean first.

@@ -67,7 +67,7 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
         palette: args.palette,
         ..MandelbrotSettings::default()
     };
-    let out = render_mandelbrot_headless(&settings, args.backend, args.dwell)?;
+    let out = render_mandelbrot_headless(&settings, args.backend, args.interop, args.dwell)?;
     match (out.dwells, out.image) {
         (Some(d), _) => {
             let gray = d

@@ -15,7 +15,7 @@ pub use error::{clap_error_line, CliError, EXIT_USAGE};
 
 use crate::filters::{help_lines, Filter};
 use crate::mandelbrot::{Mode, Palette, Precision};
-use crate::pipeline::BackendRequest;
+use crate::pipeline::{BackendRequest, InteropRequest};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
@@ -57,6 +57,10 @@ pub struct GuiArgs {
     /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda.
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
     /// Filters enabled at start, in order (same syntax as `apply --filter`).
     #[arg(long = "filter", value_name = "SPEC", long_help = filter_long_help())]
     pub filters: Vec<Filter>,
@@ -149,6 +153,10 @@ pub struct ApplyArgs {
     /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
     /// Replace existing output files (never an input).
     #[arg(long)]
     pub force: bool,
@@ -172,6 +180,10 @@ pub struct HistogramArgs {
     /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
     #[command(flatten)]
     pub memory: MemoryArgs,
 }
@@ -208,6 +220,10 @@ pub struct MandelbrotArgs {
     /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
     /// Write the dwells as a 16-bit greyscale PNG instead of colours.
     #[arg(long)]
     pub dwell: bool,
@@ -229,6 +245,10 @@ pub struct BenchArgs {
     /// Backend: auto, cuda, or cpu (the CPU functions timed directly, as a table).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
     /// Also benchmark the Mandelbrot modes.
     #[arg(long)]
     pub mandelbrot: bool,

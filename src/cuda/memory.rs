@@ -66,3 +66,21 @@ pub fn read_u32(ptr: CUdeviceptr, out: &mut [u32], stream: &CudaStream) -> Resul
         sys::cuStreamSynchronize(stream.cu_stream())
     })
 }
+
+/// Queues a copy of `out.len()` u32 from `ptr` into page-locked host memory on `stream`;
+/// the values may be read once the stream has reached this point (synchronize first).
+pub fn read_u32_async(
+    ptr: CUdeviceptr,
+    out: &mut cudarc::driver::PinnedHostSlice<u32>,
+    stream: &CudaStream,
+) -> Result<(), CudaError> {
+    let bytes = out.num_bytes();
+    // The slice's own event is never recorded here, so this does not wait.
+    let dst = out
+        .as_mut_ptr()
+        .map_err(CudaError::driver("cuEventSynchronize"))?;
+    // SAFETY: `dst` is page-locked host memory of `bytes`; `ptr` covers as many bytes.
+    check("cuMemcpyDtoHAsync", unsafe {
+        sys::cuMemcpyDtoHAsync_v2(dst.cast(), ptr, bytes, stream.cu_stream())
+    })
+}

@@ -1,7 +1,8 @@
 //! The CUDA layer: raw FFI for the `cudaGL.h` calls that cudarc lacks (`ffi`), thin
 //! `Result` functions, and RAII types on top (device, arrays, texture and surface objects,
-//! the interop state machine, event timelines), plus the kernel set every launcher draws from (the filters' launchers live with their
-//! descriptors in `filters/`).
+//! the map/unmap interop state machine, memory and semaphores imported from Vulkan, event
+//! timelines), plus the kernel set every launcher draws from (the filters' launchers live
+//! with their descriptors in `filters/`).
 //!
 //! Everything here runs on the thread where the GL context is current and the CUDA context
 //! is bound (the main thread): see ARCHITECTURE.md.
@@ -10,6 +11,8 @@ mod array;
 mod bandwidth;
 mod device;
 mod error;
+mod external_memory;
+mod external_semaphore;
 pub mod ffi;
 pub mod interop;
 mod kernel_set;
@@ -25,6 +28,8 @@ pub use array::CudaArray2d;
 pub use bandwidth::copy_bandwidth_samples;
 pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
+pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};
+pub use external_semaphore::ExternalSemaphore;
 pub use kernel_set::{check_scratch, KernelSet};
 pub use mandelbrot_kernels::{MandelbrotKernels, MsRecordBuffer};
 #[cfg(test)]

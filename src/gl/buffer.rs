@@ -13,6 +13,15 @@ pub struct GlBuffer {
 }
 
 impl GlBuffer {
+    /// Wraps a buffer name of this context (`destroy` deletes it).
+    pub(super) fn from_name(id: glow::Buffer, size: usize) -> Self {
+        Self {
+            id,
+            size,
+            guard: DestroyGuard::new("GlBuffer"),
+        }
+    }
+
     /// A zero-filled buffer of `size` bytes.
     pub fn new(gl: &glow::Context, size: usize) -> Result<Self, GlError> {
         // SAFETY: a new buffer name; the data slice has exactly `size` bytes.
@@ -25,11 +34,7 @@ impl GlBuffer {
             gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &vec![0u8; size], glow::DYNAMIC_DRAW);
             gl.bind_buffer(glow::ARRAY_BUFFER, None);
             check_gl(gl, "glBufferData")?;
-            Ok(Self {
-                id,
-                size,
-                guard: DestroyGuard::new("GlBuffer"),
-            })
+            Ok(Self::from_name(id, size))
         }
     }
 

@@ -4,8 +4,11 @@
 
 mod buffer;
 mod destroy_guard;
+pub mod ext_ffi;
 mod headless;
 mod histogram_renderer;
+mod memory_object;
+mod semaphore;
 mod shader;
 mod texture;
 mod window;
@@ -13,6 +16,8 @@ mod window;
 pub use buffer::GlBuffer;
 pub use headless::HeadlessGl;
 pub use histogram_renderer::{HistogramRenderer, HistogramStyle};
+pub use memory_object::GlMemoryObject;
+pub use semaphore::{GlSemaphore, SharedObjects};
 pub use shader::Program;
 pub use texture::GlTexture;
 pub use window::GlWindow;
@@ -38,6 +43,8 @@ pub enum GlError {
     },
     #[error("OpenGL error 0x{code:04X} in {call}")]
     Call { call: &'static str, code: u32 },
+    #[error("OpenGL external objects: {0}")]
+    Extension(String),
 }
 
 /// Fails if GL recorded an error since the last check.

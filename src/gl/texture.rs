@@ -26,43 +26,42 @@ impl GlTexture {
         if width == 0 || height == 0 || width > max || height > max {
             return Err(GlError::TooLarge { width, height, max });
         }
-        // SAFETY: a new texture name, bound and specified with matching data size.
-        let id = unsafe {
+        let id = Self::new_name(gl)?;
+        let texture = Self::from_name(id, width, height);
+        texture.specify(gl, pixels)?;
+        Ok(texture)
+    }
+
+    /// Wraps a texture name of this context (`destroy` deletes it).
+    pub(super) fn from_name(id: glow::Texture, width: u32, height: u32) -> Self {
+        Self {
+            id,
+            width,
+            height,
+            guard: DestroyGuard::new("GlTexture"),
+        }
+    }
+
+    /// A new texture name, bound to TEXTURE_2D, with the sampling every texture here uses
+    /// (linear minification, nearest magnification, clamped edges); no storage yet.
+    pub(super) fn new_name(gl: &glow::Context) -> Result<glow::Texture, GlError> {
+        // SAFETY: a new texture name, bound and given parameters only.
+        unsafe {
             let id = gl.create_texture().map_err(|reason| GlError::Create {
                 what: "texture",
                 reason,
             })?;
             gl.bind_texture(glow::TEXTURE_2D, Some(id));
-            gl.tex_parameter_i32(
-                glow::TEXTURE_2D,
-                glow::TEXTURE_MIN_FILTER,
-                glow::LINEAR as i32,
-            );
-            gl.tex_parameter_i32(
-                glow::TEXTURE_2D,
-                glow::TEXTURE_MAG_FILTER,
-                glow::NEAREST as i32,
-            );
-            gl.tex_parameter_i32(
-                glow::TEXTURE_2D,
-                glow::TEXTURE_WRAP_S,
-                glow::CLAMP_TO_EDGE as i32,
-            );
-            gl.tex_parameter_i32(
-                glow::TEXTURE_2D,
-                glow::TEXTURE_WRAP_T,
-                glow::CLAMP_TO_EDGE as i32,
-            );
-            id
-        };
-        let texture = Self {
-            id,
-            width,
-            height,
-            guard: DestroyGuard::new("GlTexture"),
-        };
-        texture.specify(gl, pixels)?;
-        Ok(texture)
+            for (name, value) in [
+                (glow::TEXTURE_MIN_FILTER, glow::LINEAR),
+                (glow::TEXTURE_MAG_FILTER, glow::NEAREST),
+                (glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE),
+                (glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE),
+            ] {
+                gl.tex_parameter_i32(glow::TEXTURE_2D, name, value as i32);
+            }
+            Ok(id)
+        }
     }
 
     /// (Re)allocates storage at the current size.

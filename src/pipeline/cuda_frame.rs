@@ -1,22 +1,23 @@
 //! One frame of the filter stack on CUDA, through GL interop.
 //!
-//! source GL texture (registered read-only) → texture object → stage kernels (ping-pong
-//! CUDA arrays) → output GL texture (registered surface load/store) → histogram kernel →
-//! GL bin buffer (registered). The three resources are mapped with one call and unmapped
-//! with one call; registration happens when a texture changes, not every frame.
+//! source GL texture → texture object → stage kernels (ping-pong CUDA arrays) → output GL
+//! texture (surface object) → histogram kernel → GL bin buffer. The three GL objects reach
+//! CUDA through [`InteropResources`]: on the external-memory path they live in shared
+//! memory and a semaphore pair hands them over; on the map/unmap path they are registered
+//! (when a texture changes, not every frame) and mapped and unmapped with one call each.
 
 use super::frame_targets::{FrameTargets, BIN_BUFFER_BYTES};
 use super::intermediates::Intermediates;
+use super::interop_resources::{ClassicResources, InteropResources, InteropViews};
 use super::report::{stages_from, FrameReport};
-use super::BackendKind;
-use crate::cuda::interop::{GraphicsResource, Mapped, Registered};
+use super::{BackendKind, PipelineError};
 use crate::cuda::{
     ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
 };
 use crate::filters::{kernel_modules, launch_histogram, Filter, GpuStage};
 use crate::gl::GlTexture;
 use crate::ops::{Histogram, HISTOGRAM_BINS};
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaSlice, PinnedHostSlice};
 
 /// What the registration was made for: re-register when any of it changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,40 +31,57 @@ struct RegistrationKey {
 pub struct CudaFrame {
     pub device: CudaDevice,
     kernels: KernelSet,
-    registration: Option<(RegistrationKey, Registered)>,
+    registration: Option<(RegistrationKey, ClassicResources)>,
+    /// The source's pixels were replaced since the last frame (the external path copies
+    /// them into shared memory then).
+    source_changed: bool,
     intermediates: Intermediates,
     scratch: Option<CudaSlice<u8>>,
+    /// The bins on the host, copied without blocking so that the hand-back to GL is queued
+    /// right after the histogram (read after the stream synchronizes).
+    bins_host: PinnedHostSlice<u32>,
 }
 
 impl CudaFrame {
     pub fn new(device: CudaDevice) -> Result<Self, CudaError> {
         device.bind()?;
         let kernels = KernelSet::load(&device, kernel_modules())?;
+        // SAFETY: the bins are only read after a copy into them completed.
+        let bins_host = unsafe { device.ctx.alloc_pinned_with_flags(4 * HISTOGRAM_BINS, 0) }
+            .map_err(CudaError::driver("cuMemHostAlloc(bins)"))?;
         Ok(Self {
             device,
             kernels,
             registration: None,
+            source_changed: true,
             intermediates: Intermediates::default(),
             scratch: None,
+            bins_host,
         })
     }
 
-    /// Drops the GL registrations (before a registered texture is resized or deleted).
+    /// Drops the GL registrations (before a registered texture is resized, deleted or
+    /// given new pixels).
     pub fn release_registrations(&mut self) {
         self.registration = None;
+        self.source_changed = true;
     }
 
-    fn registered(&mut self, key: RegistrationKey) -> Result<Registered, CudaError> {
+    /// The map/unmap resources for `key`, registered again when the objects changed.
+    fn classic(&mut self, key: RegistrationKey) -> Result<ClassicResources, CudaError> {
         if let Some((k, r)) = self.registration.take() {
-            if k == key {
+            if k == key && r.usable() {
                 return Ok(r);
             }
         }
-        Ok(Registered::new(vec![
-            GraphicsResource::texture(&self.device.ctx, key.source.0, ffi::REGISTER_READ_ONLY)?,
-            GraphicsResource::texture(&self.device.ctx, key.output.0, ffi::REGISTER_SURFACE_LDST)?,
-            GraphicsResource::buffer(&self.device.ctx, key.bins, 0)?,
-        ]))
+        ClassicResources::register(
+            &self.device.ctx,
+            &[
+                (key.source.0, ffi::REGISTER_READ_ONLY),
+                (key.output.0, ffi::REGISTER_SURFACE_LDST),
+            ],
+            &[(key.bins, 0)],
+        )
     }
 
     /// Makes the scratch hold what the largest stage needs (at least one byte).
@@ -99,10 +117,11 @@ impl CudaFrame {
     /// size) and returns the timings and the histogram.
     pub fn run(
         &mut self,
+        gl: &glow::Context,
         source: &GlTexture,
-        targets: &FrameTargets,
+        targets: &mut FrameTargets,
         filters: &[Filter],
-    ) -> Result<FrameReport, CudaError> {
+    ) -> Result<FrameReport, PipelineError> {
         self.device.bind()?;
         let key = RegistrationKey {
             source: (source.id, source.width, source.height),
@@ -113,20 +132,40 @@ impl CudaFrame {
             ),
             bins: targets.bins.id,
         };
+        let (width, height) = (targets.output.width, targets.output.height);
         self.ensure_scratch(filters, source.width, source.height)?;
+        if let Some(shared) = targets.external() {
+            shared.prepare_source(gl, source, self.source_changed)?;
+        }
+        self.source_changed = false;
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
-        let mapped = self.registered(key)?.map(&stream)?;
-        timeline.mark("map", &stream)?;
-        let histogram = self.run_mapped(&mapped, source, filters, &mut timeline)?;
-        let registered = mapped.unmap()?;
-        timeline.mark("unmap", &stream)?;
+        let mut classic = None;
+        let resources: &mut dyn InteropResources = match targets.external() {
+            Some(shared) => shared,
+            None => classic.insert(self.classic(key)?),
+        };
+        let views = resources.acquire(gl, &stream)?;
+        timeline.mark("interop in", &stream)?;
+        let (w, h) = (width, height);
+        let ran = self.run_mapped(&views, source, filters, &mut timeline);
+        let released = resources.release(gl, &stream);
+        timeline.mark("interop out", &stream)?;
+        let ((), ()) = (ran?, released?);
         let stages = timeline.stage_times()?;
-        self.registration = Some((key, registered));
+        self.device.synchronize()?; // the bins copy is done
+        let flat = self
+            .bins_host
+            .as_slice()
+            .map_err(CudaError::driver("cuEventSynchronize"))?;
+        let histogram = Histogram::from_flat(w, h, flat).ok_or(missing_stage())?;
+        if let Some(c) = classic {
+            self.registration = Some((key, c));
+        }
         Ok(FrameReport {
             backend: BackendKind::Cuda,
-            width: targets.output.width,
-            height: targets.output.height,
+            width,
+            height,
             histogram,
             stages: stages_from(stages),
         })
@@ -134,15 +173,15 @@ impl CudaFrame {
 
     fn run_mapped(
         &mut self,
-        mapped: &Mapped,
+        mapped: &InteropViews,
         source: &GlTexture,
         filters: &[Filter],
         timeline: &mut GpuTimeline,
-    ) -> Result<Histogram, CudaError> {
+    ) -> Result<(), CudaError> {
         let stream = self.device.stream.clone();
         let source_array = mapped.array(0)?;
         let output_array = mapped.array(1)?;
-        let (bins_ptr, bins_size) = mapped.pointer(2)?;
+        let (bins_ptr, bins_size) = mapped.pointer(0)?;
         if bins_size < BIN_BUFFER_BYTES {
             return Err(CudaError::Launch {
                 kernel: "histogram",
@@ -193,13 +232,11 @@ impl CudaFrame {
         }
         let output_texture = TextureObject::from_array(&ctx, output_array)?;
         memory::fill_u32(bins_ptr, 0, 4 * HISTOGRAM_BINS, &stream)?;
-        // SAFETY: `bins_ptr` is the mapped GL bin buffer, checked above to hold
-        // BIN_BUFFER_BYTES, mapped until `unmap` after this frame's work.
+        // SAFETY: `bins_ptr` is the frame's bin buffer, checked above to hold
+        // BIN_BUFFER_BYTES, valid until the frame's work is released.
         unsafe { launch_histogram(&self.kernels, &stream, &output_texture, w, h, bins_ptr)? };
-        timeline.mark("histogram", &stream)?;
-        let mut flat = vec![0u32; 4 * HISTOGRAM_BINS];
-        memory::read_u32(bins_ptr, &mut flat, &stream)?;
-        Histogram::from_flat(w, h, &flat).ok_or(missing_stage())
+        memory::read_u32_async(bins_ptr, &mut self.bins_host, &stream)?;
+        timeline.mark("histogram", &stream)
     }
 }
 

@@ -1,24 +1,21 @@
 //! Mandelbrot on CUDA: dwell kernels (per-pixel or Mariani–Silver with dynamic
-//! parallelism) → dwell buffer → colour kernel → mapped PBO → `glTexSubImage2D` into the
-//! display texture on the GL side. No host round-trip for the picture.
+//! parallelism) → dwell buffer → colour kernel → pixel buffer (shared memory or mapped PBO,
+//! see `shared_pbo.rs`) → `glTexSubImage2D` into the display texture on the GL side. No
+//! host round-trip for the picture.
 
+use super::external::ExternalInterop;
+use super::interop_resources::InteropResources;
 use super::mandelbrot_renderer::{MandelbrotFrame, MandelbrotSettings};
 use super::report::stages_from;
+use super::shared_pbo::Pbo;
 use super::{BackendKind, PipelineError};
-use crate::cuda::interop::{GraphicsResource, Registered};
-use crate::cuda::{ffi, CudaDevice, CudaError, GpuTimeline, MandelbrotKernels, MsRecordBuffer};
-use crate::gl::{GlBuffer, GlTexture};
+use crate::cuda::{CudaDevice, CudaError, GpuTimeline, MandelbrotKernels, MsRecordBuffer};
+use crate::gl::GlTexture;
 use crate::mandelbrot::{Dwells, Mode, Palette};
 use cudarc::driver::CudaSlice;
 
 /// Overlay records kept per frame at most.
 const RECORD_CAPACITY: usize = 1 << 16;
-
-/// Pixel buffer and its registration (re-made when the size changes).
-struct Pbo {
-    buffer: GlBuffer,
-    registered: Option<Registered>,
-}
 
 /// The colour table on the device, with what it was built for.
 struct Lut {
@@ -33,10 +30,12 @@ pub struct CudaMandelbrot {
     lut: Option<Lut>,
     records: MsRecordBuffer,
     pbo: Option<Pbo>,
+    /// Present on the external-memory interop path.
+    external: Option<ExternalInterop>,
 }
 
 impl CudaMandelbrot {
-    pub fn new(device: CudaDevice) -> Result<Self, CudaError> {
+    pub fn new(device: CudaDevice, external: Option<ExternalInterop>) -> Result<Self, CudaError> {
         device.bind()?;
         let kernels = MandelbrotKernels::load(&device)?;
         let records = MsRecordBuffer::new(&device.stream, RECORD_CAPACITY)?;
@@ -47,6 +46,7 @@ impl CudaMandelbrot {
             lut: None,
             records,
             pbo: None,
+            external,
         })
     }
 
@@ -84,35 +84,18 @@ impl CudaMandelbrot {
     }
 
     fn ensure_pbo(&mut self, gl: &glow::Context, bytes: usize) -> Result<(), PipelineError> {
-        // A failed frame drops the registration with its `Mapped`: re-register then too.
+        // A failed frame drops a map/unmap registration: make the buffer again then too.
         if self
             .pbo
             .as_ref()
-            .is_some_and(|p| p.buffer.size == bytes && p.registered.is_some())
+            .is_some_and(|p| p.buffer.size == bytes && p.usable())
         {
             return Ok(());
         }
         if let Some(old) = self.pbo.take() {
-            drop(old.registered);
-            old.buffer.destroy(gl);
+            old.destroy(gl);
         }
-        let buffer = GlBuffer::new(gl, bytes)?;
-        let resource = match GraphicsResource::buffer(
-            &self.device.ctx,
-            buffer.id,
-            ffi::REGISTER_WRITE_DISCARD,
-        ) {
-            Ok(r) => r,
-            Err(e) => {
-                buffer.destroy(gl);
-                return Err(e.into());
-            }
-        };
-        let registered = Registered::new(vec![resource]);
-        self.pbo = Some(Pbo {
-            buffer,
-            registered: Some(registered),
-        });
+        self.pbo = Some(Pbo::new(gl, &self.device, self.external.as_ref(), bytes)?);
         Ok(())
     }
 
@@ -155,28 +138,26 @@ impl CudaMandelbrot {
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let precision = self.compute_dwells(s, &mut timeline)?;
         let pbo = self.pbo.as_mut().ok_or(CudaError::NoDevice)?;
-        let mapped = pbo
-            .registered
-            .take()
-            .ok_or(CudaError::NoDevice)?
-            .map(&stream)?;
-        timeline.mark("map", &stream)?;
-        let (ptr, size) = mapped.pointer(0)?;
-        if size < w as usize * h as usize * 4 {
-            return Err(CudaError::Launch {
-                kernel: "mandel_colorize",
-                reason: format!("PBO of {size} B"),
+        let views = pbo.acquire(gl, &stream)?;
+        timeline.mark("interop in", &stream)?;
+        let coloured = (|| {
+            let (ptr, size) = views.pointer(0)?;
+            if size < w as usize * h as usize * 4 {
+                return Err(CudaError::Launch {
+                    kernel: "mandel_colorize",
+                    reason: format!("PBO of {size} B"),
+                });
             }
-            .into());
-        }
-        let (dwells, lut) = match (&self.dwells, &self.lut) {
-            (Some(d), Some(l)) => (d, &l.table),
-            _ => return Err(CudaError::NoDevice.into()),
-        };
-        self.kernels.colorize(&stream, dwells, lut, ptr, w, h)?;
-        timeline.mark("colour", &stream)?;
-        pbo.registered = Some(mapped.unmap()?);
-        timeline.mark("unmap", &stream)?;
+            let (dwells, lut) = match (&self.dwells, &self.lut) {
+                (Some(d), Some(l)) => (d, &l.table),
+                _ => return Err(CudaError::NoDevice),
+            };
+            self.kernels.colorize(&stream, dwells, lut, ptr, w, h)?;
+            timeline.mark("colour", &stream)
+        })();
+        let released = pbo.release(gl, &stream);
+        timeline.mark("interop out", &stream)?;
+        let ((), ()) = (coloured?, released?);
         let stages = timeline.stage_times()?;
         let records = if s.mode == Mode::MarianiSilver {
             let all = self.records.read(&stream)?;
@@ -246,11 +227,10 @@ impl CudaMandelbrot {
         ))
     }
 
-    /// Releases the PBO (registration first).
+    /// Releases the PBO (its registration or shared memory with it).
     pub fn destroy(mut self, gl: &glow::Context) {
         if let Some(pbo) = self.pbo.take() {
-            drop(pbo.registered);
-            pbo.buffer.destroy(gl);
+            pbo.destroy(gl);
         }
     }
 }

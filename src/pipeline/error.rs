@@ -11,10 +11,15 @@ pub enum PipelineError {
     /// The work does not fit the memory budget (the message says how much and why).
     #[error("{0}")]
     OverBudget(String),
+    /// `--interop external` where the driver does not offer it.
+    #[error("the external-memory interop path is not available: {0}")]
+    InteropUnavailable(String),
     #[error(transparent)]
     Cuda(#[from] CudaError),
     #[error(transparent)]
     Gl(#[from] GlError),
+    #[error("Vulkan: {0}")]
+    Vk(#[from] crate::vk::VkError),
 }
 
 impl PipelineError {
@@ -28,6 +33,7 @@ impl PipelineError {
             PipelineError::CudaUnavailable(_)
                 | PipelineError::OverBudget(_)
                 | PipelineError::Cuda(_)
+                | PipelineError::InteropUnavailable(_)
                 | PipelineError::Gl(GlError::TooLarge { .. })
         )
     }

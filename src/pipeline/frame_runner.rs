@@ -4,6 +4,7 @@
 use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::run_cpu_frame;
 use super::cuda_frame::CudaFrame;
+use super::interop_mode::{choose_interop, InteropKind, InteropRequest, InteropStatus};
 use super::{BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::filters::Filter;
@@ -14,6 +15,8 @@ use image::RgbaImage;
 pub struct FrameRunner {
     pub targets: FrameTargets,
     pub status: BackendStatus,
+    /// The interop path of the CUDA backend (None on the CPU).
+    pub interop: Option<InteropStatus>,
     request: BackendRequest,
     cuda: Option<CudaFrame>,
 }
@@ -25,15 +28,16 @@ fn open_cuda() -> Result<CudaFrame, String> {
 }
 
 impl FrameRunner {
-    /// Creates the targets (`width × height`) and the backend. With
+    /// Creates the backend and the targets (`width × height`). With
     /// [`BackendRequest::Cuda`], CUDA not working is an error; with `Auto` it is a reason.
+    /// `interop` chooses how CUDA reaches the GL objects (see [`choose_interop`]).
     pub fn new(
         gl: &glow::Context,
         request: BackendRequest,
+        interop: InteropRequest,
         width: u32,
         height: u32,
     ) -> Result<Self, PipelineError> {
-        let targets = FrameTargets::new(gl, width, height)?;
         let describe = |frame: &CudaFrame| {
             format!(
                 "{}; kernels: {}",
@@ -41,18 +45,23 @@ impl FrameRunner {
                 kernel_build_description()
             )
         };
-        let (cuda, status) = match choose_backend(request, open_cuda, describe) {
-            Ok(chosen) => chosen,
-            Err(e) => {
-                targets.destroy(gl);
-                return Err(e);
-            }
+        let (frame, status) = choose_backend(request, open_cuda, describe)?;
+        let Some(frame) = frame else {
+            return Ok(Self {
+                targets: FrameTargets::new(gl, width, height)?,
+                status,
+                interop: None,
+                request,
+                cuda: None,
+            });
         };
+        let (targets, interop) = cuda_targets(gl, &frame, interop, width, height)?;
         Ok(Self {
             targets,
             status,
+            interop: Some(interop),
             request,
-            cuda,
+            cuda: Some(frame),
         })
     }
 
@@ -85,14 +94,15 @@ impl FrameRunner {
             if let Some(cuda) = self.cuda.as_mut() {
                 cuda.release_registrations();
             }
-            self.targets.output.resize(gl, w, h)?;
+            self.targets.resize_output(gl, w, h)?;
         }
         if let Some(cuda) = self.cuda.as_mut() {
-            match cuda.run(source, &self.targets, filters) {
+            match cuda.run(gl, source, &mut self.targets, filters) {
                 Ok(report) => return Ok(report),
                 Err(e) => {
                     self.status = fall_back_after(self.request, e)?;
                     self.cuda = None;
+                    self.interop = None;
                 }
             }
         }
@@ -103,5 +113,32 @@ impl FrameRunner {
     pub fn destroy(mut self, gl: &glow::Context) {
         self.cuda = None;
         self.targets.destroy(gl);
+    }
+}
+
+/// The targets for a CUDA frame on the interop path `request` allows, and that path.
+fn cuda_targets(
+    gl: &glow::Context,
+    frame: &CudaFrame,
+    request: InteropRequest,
+    width: u32,
+    height: u32,
+) -> Result<(FrameTargets, InteropStatus), PipelineError> {
+    let (external, status) = choose_interop(gl, &frame.device, request)?;
+    let Some(external) = external else {
+        return Ok((FrameTargets::new(gl, width, height)?, status));
+    };
+    match FrameTargets::shared(gl, external, width, height) {
+        Ok(targets) => Ok((targets, status)),
+        Err(e) if request == InteropRequest::External => {
+            Err(PipelineError::InteropUnavailable(e.to_string()))
+        }
+        Err(e) => Ok((
+            FrameTargets::new(gl, width, height)?,
+            InteropStatus {
+                kind: InteropKind::Classic,
+                reason: format!("external memory failed ({e})"),
+            },
+        )),
     }
 }

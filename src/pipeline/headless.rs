@@ -3,6 +3,7 @@
 
 use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::process_on_cpu;
+use super::interop_mode::{choose_interop, InteropRequest, InteropStatus};
 use super::mandelbrot_renderer::cpu_dwells;
 use super::{
     BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotFrame, MandelbrotRenderer,
@@ -14,11 +15,12 @@ use crate::gl::{GlTexture, HeadlessGl};
 use crate::mandelbrot::Dwells;
 use image::RgbaImage;
 
-/// A processed image with its report and the backend that made it.
+/// A processed image with its report and the backend (and interop path) that made it.
 pub struct HeadlessOutput {
     pub image: RgbaImage,
     pub report: FrameReport,
     pub status: BackendStatus,
+    pub interop: Option<InteropStatus>,
 }
 
 /// Why CUDA cannot be used here, checked without creating any GL context.
@@ -69,11 +71,12 @@ impl Phases {
     }
 }
 
-/// Runs `filters` on `image` with the requested backend.
+/// Runs `filters` on `image` with the requested backend and interop path.
 pub fn process_headless(
     image: &RgbaImage,
     filters: &[Filter],
     request: BackendRequest,
+    interop: InteropRequest,
 ) -> Result<HeadlessOutput, PipelineError> {
     on_backend(
         request,
@@ -83,9 +86,10 @@ pub fn process_headless(
                 image,
                 report,
                 status: BackendStatus::cpu(reason),
+                interop: None,
             }
         },
-        |gl| process_on_gl(gl, image, filters, request),
+        |gl| process_on_gl(gl, image, filters, request, interop),
     )
 }
 
@@ -95,13 +99,14 @@ fn process_on_gl(
     image: &RgbaImage,
     filters: &[Filter],
     request: BackendRequest,
+    interop: InteropRequest,
 ) -> Result<HeadlessOutput, PipelineError> {
     let mut phase = Phases::start();
     super::check_gpu_frame(gl, image.width(), image.height(), filters)?;
     let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
     phase.done("upload source texture");
-    let result =
-        FrameRunner::new(gl, request, image.width(), image.height()).and_then(|mut runner| {
+    let result = FrameRunner::new(gl, request, interop, image.width(), image.height()).and_then(
+        |mut runner| {
             phase.done("open backend");
             let out = runner.run(gl, &source, image, filters).and_then(|report| {
                 phase.done("run frame");
@@ -109,25 +114,30 @@ fn process_on_gl(
                 phase.done("read output texture");
                 Ok((pixels, report))
             });
-            let status = runner.status.clone();
+            let (status, interop) = (runner.status.clone(), runner.interop.clone());
             runner.destroy(gl);
             out.map(|(image, report)| HeadlessOutput {
                 image,
                 report,
                 status,
+                interop,
             })
-        });
+        },
+    );
     source.destroy(gl);
     phase.done("release");
     result
 }
 
-/// What `doctor` reports about CUDA: the GL renderer CUDA would share and the device.
-pub fn probe_cuda() -> Result<(String, DeviceInfo), String> {
+/// What `doctor` reports about CUDA: the GL renderer CUDA would share, the device, and
+/// the interop path `auto` would take, with its reason.
+pub fn probe_cuda() -> Result<(String, DeviceInfo, InteropStatus), String> {
     let gl = cuda_headless_gl()?;
     let device = CudaDevice::for_current_gl().map_err(|e| e.to_string())?;
     KernelSet::load(&device, kernel_modules()).map_err(|e| e.to_string())?;
-    Ok((gl.renderer.clone(), device.info))
+    let (_, interop) =
+        choose_interop(&gl.gl, &device, InteropRequest::Auto).map_err(|e| e.to_string())?;
+    Ok((gl.renderer.clone(), device.info, interop))
 }
 
 /// A Mandelbrot view rendered headless: the dwells (`want_dwells`) or the coloured image.
@@ -142,6 +152,7 @@ pub struct MandelbrotOutput {
 pub fn render_mandelbrot_headless(
     settings: &MandelbrotSettings,
     request: BackendRequest,
+    interop: InteropRequest,
     want_dwells: bool,
 ) -> Result<MandelbrotOutput, PipelineError> {
     let on_cpu = |reason: String| {
@@ -167,7 +178,7 @@ pub fn render_mandelbrot_headless(
         }
     };
     on_backend(request, on_cpu, |gl| {
-        mandelbrot_on_gl(gl, settings, request, want_dwells)
+        mandelbrot_on_gl(gl, settings, request, interop, want_dwells)
     })
 }
 
@@ -175,9 +186,10 @@ fn mandelbrot_on_gl(
     gl: &glow::Context,
     settings: &MandelbrotSettings,
     request: BackendRequest,
+    interop: InteropRequest,
     want_dwells: bool,
 ) -> Result<MandelbrotOutput, PipelineError> {
-    let mut renderer = MandelbrotRenderer::new(gl, request, None)?;
+    let mut renderer = MandelbrotRenderer::new(gl, request, interop, None)?;
     let result = if want_dwells {
         renderer.dwells(settings).map(|(d, f)| (Some(d), None, f))
     } else {

@@ -1,6 +1,7 @@
 //! The Mandelbrot view's renderer: CUDA when available, the CPU reference otherwise.
 
 use super::cuda_mandelbrot::CudaMandelbrot;
+use super::interop_mode::{choose_interop, InteropRequest, InteropStatus};
 use super::report::StageTime;
 use super::{BackendKind, BackendRequest, BackendStatus, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
@@ -82,8 +83,31 @@ pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
 pub struct MandelbrotRenderer {
     pub texture: GlTexture,
     pub status: BackendStatus,
+    /// The interop path of the CUDA backend (None on the CPU).
+    pub interop: Option<InteropStatus>,
     request: BackendRequest,
     cuda: Option<CudaMandelbrot>,
+}
+
+/// Opens the CUDA renderer on `device` (or the current GL context's) with the interop path
+/// `interop` allows. Outer error: a hard failure (`--interop external` refused); inner: why
+/// CUDA is not there.
+fn open_cuda(
+    gl: &glow::Context,
+    interop: InteropRequest,
+    device: Option<&CudaDevice>,
+) -> Result<Result<(CudaMandelbrot, InteropStatus), String>, PipelineError> {
+    let device = match device {
+        Some(d) => d.clone(),
+        None => match CudaDevice::for_current_gl() {
+            Ok(d) => d,
+            Err(e) => return Ok(Err(e.to_string())),
+        },
+    };
+    let (external, status) = choose_interop(gl, &device, interop)?;
+    Ok(CudaMandelbrot::new(device, external)
+        .map(|c| (c, status))
+        .map_err(|e| e.to_string()))
 }
 
 impl MandelbrotRenderer {
@@ -91,42 +115,51 @@ impl MandelbrotRenderer {
     pub fn new(
         gl: &glow::Context,
         request: BackendRequest,
+        interop: InteropRequest,
         device: Option<&CudaDevice>,
     ) -> Result<Self, PipelineError> {
-        let texture = GlTexture::new(gl, 16, 16, None)?;
-        let opened = match (request, device) {
-            (BackendRequest::Cpu, _) => Err("requested with --backend cpu".to_string()),
-            (_, Some(d)) => CudaMandelbrot::new(d.clone()).map_err(|e| e.to_string()),
-            (_, None) => CudaDevice::for_current_gl()
-                .and_then(CudaMandelbrot::new)
-                .map_err(|e| e.to_string()),
-        };
-        let (cuda, status) = match opened {
-            Ok(c) => {
+        let opened = match request {
+            BackendRequest::Cpu => Ok(Err("requested with --backend cpu".to_string())),
+            _ => open_cuda(gl, interop, device),
+        }?;
+        let (cuda, status, interop) = match opened {
+            Ok((c, interop)) => {
                 let reason = format!("{}; kernels: {}", c.device.info, kernel_build_description());
-                (
-                    Some(c),
-                    BackendStatus {
-                        kind: BackendKind::Cuda,
-                        reason,
-                    },
-                )
+                let status = BackendStatus {
+                    kind: BackendKind::Cuda,
+                    reason,
+                };
+                (Some(c), status, Some(interop))
             }
             Err(reason) if request == BackendRequest::Cuda => {
-                texture.destroy(gl);
                 return Err(PipelineError::CudaUnavailable(reason));
             }
-            Err(reason) => (
-                None,
-                BackendStatus {
+            Err(reason) => {
+                let reason = if request == BackendRequest::Cpu {
+                    reason
+                } else {
+                    format!("CUDA unavailable: {reason}")
+                };
+                let status = BackendStatus {
                     kind: BackendKind::Cpu,
-                    reason: format!("CUDA unavailable: {reason}"),
-                },
-            ),
+                    reason,
+                };
+                (None, status, None)
+            }
+        };
+        let texture = match GlTexture::new(gl, 16, 16, None) {
+            Ok(t) => t,
+            Err(e) => {
+                if let Some(c) = cuda {
+                    c.destroy(gl);
+                }
+                return Err(e.into());
+            }
         };
         Ok(Self {
             texture,
             status,
+            interop,
             request,
             cuda,
         })
@@ -150,6 +183,7 @@ impl MandelbrotRenderer {
                     if let Some(c) = self.cuda.take() {
                         c.destroy(gl);
                     }
+                    self.interop = None;
                     self.status = BackendStatus {
                         kind: BackendKind::Cpu,
                         reason: format!("CUDA failed ({e}); switched to the CPU"),

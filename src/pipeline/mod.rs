@@ -6,15 +6,20 @@ mod cpu_frame;
 mod cuda_frame;
 mod cuda_mandelbrot;
 mod error;
+mod external;
 mod frame_runner;
 mod frame_targets;
 mod headless;
 mod intermediates;
+mod interop_mode;
+mod interop_resources;
 mod mandelbrot_renderer;
 mod report;
+mod shared_pbo;
+mod shared_targets;
 mod working_set;
 
-pub use backend::{BackendKind, BackendRequest, BackendStatus};
+pub use backend::{choose_backend, fall_back_after, BackendKind, BackendRequest, BackendStatus};
 pub use error::PipelineError;
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;
@@ -22,6 +27,7 @@ pub use headless::{
     cuda_headless_gl, probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput,
     MandelbrotOutput,
 };
+pub use interop_mode::{InteropKind, InteropRequest, InteropStatus};
 pub use mandelbrot_renderer::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
 pub use report::{FrameReport, StageTime};
 pub use working_set::{check_gpu_frame, gpu_frame_bytes};
