@@ -6,11 +6,13 @@ mod handler;
 mod histogram_panel;
 mod image_document;
 mod image_view;
+mod mandelbrot_navigation;
 mod mandelbrot_view;
 mod menu;
 mod recent;
 mod state;
 mod status_bar;
+mod view_history;
 
 use crate::cli::GuiArgs;
 use std::path::PathBuf;

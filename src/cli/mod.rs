@@ -2,14 +2,16 @@
 
 mod apply;
 mod bench;
+mod bench_mandelbrot;
 mod doctor;
 mod error;
 mod histogram;
 mod mandelbrot;
+mod progress;
 
 pub use error::CliError;
+pub use mandelbrot::MandelbrotArgs;
 
-use crate::mandelbrot::{Mode, Palette, Precision};
 use crate::ops::Filter;
 use crate::pipeline::BackendRequest;
 use clap::{Args, Parser, Subcommand};
@@ -93,37 +95,6 @@ pub struct HistogramArgs {
     pub json: bool,
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
-}
-
-#[derive(Debug, Args)]
-pub struct MandelbrotArgs {
-    #[arg(short, long)]
-    pub output: PathBuf,
-    #[arg(long, default_value_t = 1024)]
-    pub width: u32,
-    #[arg(long, default_value_t = 768)]
-    pub height: u32,
-    /// Centre of the view, RE,IM.
-    #[arg(long, default_value = "-0.5,0", value_parser = crate::mandelbrot::parse_center_arg, allow_hyphen_values = true)]
-    pub center: (f64, f64),
-    /// Width of the view on the real axis.
-    #[arg(long, default_value_t = 3.0, allow_negative_numbers = true)]
-    pub span: f64,
-    #[arg(long, default_value_t = 1024)]
-    pub max_dwell: u32,
-    #[arg(long, value_enum, default_value_t = Mode::MarianiSilver)]
-    pub mode: Mode,
-    #[arg(long, value_enum, default_value_t = Precision::Auto)]
-    pub precision: Precision,
-    #[arg(long, value_enum, default_value_t)]
-    pub palette: Palette,
-    #[arg(long, value_enum, default_value_t)]
-    pub backend: BackendRequest,
-    /// Write the dwells as a 16-bit greyscale PNG instead of colours.
-    #[arg(long)]
-    pub dwell: bool,
-    #[arg(long)]
-    pub force: bool,
 }
 
 #[derive(Debug, Args)]

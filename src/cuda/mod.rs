@@ -25,7 +25,7 @@ pub use bandwidth::copy_bandwidth_samples;
 pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
 pub use filter_kernels::{FilterKernels, SCRATCH_BYTES_PER_PIXEL};
-pub use mandelbrot_kernels::{MandelbrotKernels, MsRecordBuffer};
+pub use mandelbrot_kernels::{DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer};
 pub use modules::{kernel_build_description, load_function, load_module};
 pub use surface_object::SurfaceObject;
 pub use texture_object::TextureObject;

@@ -1,82 +1,13 @@
 //! The Mandelbrot view's renderer: CUDA when available, the CPU reference otherwise.
 
 use super::cuda_mandelbrot::CudaMandelbrot;
+use super::mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
 use super::report::StageTime;
 use super::{BackendKind, BackendRequest, BackendStatus, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::gl::GlTexture;
-use crate::mandelbrot::{
-    colorize, render_mariani_silver, render_per_pixel, Dwells, Mode, MsRecord, Palette, Precision,
-    View,
-};
+use crate::mandelbrot::{Dwells, MandelbrotSettings};
 use std::time::Instant;
-
-/// Everything that decides the picture.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MandelbrotSettings {
-    pub view: View,
-    pub mode: Mode,
-    pub precision: Precision,
-    pub palette: Palette,
-    pub interior: [u8; 4],
-    /// Keep the Mariani–Silver rectangles for the overlay.
-    pub overlay: bool,
-    /// Refinement parameters of the CUDA kernel (the CPU reference uses the tuned ones).
-    pub tuning: crate::cuda::tiles::MsTuning,
-}
-
-impl Default for MandelbrotSettings {
-    fn default() -> Self {
-        Self {
-            view: View::default(),
-            mode: Mode::MarianiSilver,
-            precision: Precision::Auto,
-            palette: Palette::Classic,
-            interior: [0, 0, 0, 255],
-            overlay: false,
-            tuning: crate::cuda::tiles::MsTuning::default(),
-        }
-    }
-}
-
-/// What one render did.
-#[derive(Debug, Clone)]
-pub struct MandelbrotFrame {
-    pub backend: BackendKind,
-    pub precision: Precision,
-    pub stages: Vec<StageTime>,
-    pub records: Vec<MsRecord>,
-}
-
-impl MandelbrotFrame {
-    /// Time of the dwell computation (the number compared between modes).
-    pub fn dwell_ms(&self) -> f64 {
-        self.stages
-            .iter()
-            .filter(|s| s.name == "dwell")
-            .map(|s| s.ms)
-            .sum()
-    }
-}
-
-/// The CPU reference: dwells (and records) on the host.
-pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
-    let start = Instant::now();
-    let (dwells, records) = match s.mode {
-        Mode::PerPixel => (render_per_pixel(&s.view), Vec::new()),
-        Mode::MarianiSilver => render_mariani_silver(&s.view),
-    };
-    let frame = MandelbrotFrame {
-        backend: BackendKind::Cpu,
-        precision: Precision::F64,
-        stages: vec![StageTime {
-            name: "dwell".into(),
-            ms: start.elapsed().as_secs_f64() * 1e3,
-        }],
-        records: if s.overlay { records } else { Vec::new() },
-    };
-    (dwells, frame)
-}
 
 /// Display texture plus backend. Release with [`MandelbrotRenderer::destroy`].
 pub struct MandelbrotRenderer {
@@ -160,7 +91,7 @@ impl MandelbrotRenderer {
         }
         let (dwells, mut frame) = cpu_dwells(s);
         let start = Instant::now();
-        let image = colorize(&dwells, &s.palette.lut(s.view.max_dwell, s.interior));
+        let image = s.coloring.colorize(&dwells, s.view.max_dwell);
         self.texture.upload(gl, &image)?;
         frame.stages.push(StageTime {
             name: "colour + upload".into(),

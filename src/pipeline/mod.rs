@@ -10,6 +10,8 @@ mod frame_runner;
 mod frame_targets;
 mod headless;
 mod intermediates;
+mod mandelbrot_frame;
+mod mandelbrot_pbo;
 mod mandelbrot_renderer;
 mod report;
 
@@ -18,7 +20,9 @@ pub use error::PipelineError;
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;
 pub use headless::{
-    probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
+    probe_cuda, process_headless, render_mandelbrot_frames, render_mandelbrot_headless,
+    HeadlessOutput, MandelbrotOutput,
 };
-pub use mandelbrot_renderer::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
+pub use mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
+pub use mandelbrot_renderer::MandelbrotRenderer;
 pub use report::{FrameReport, StageTime};
