@@ -256,7 +256,7 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
         height: 61,
         max_dwell: 300,
     };
-    let want = cudalens::mandelbrot::render_per_pixel(&view);
+    let want = cudalens::mandelbrot::render_per_pixel(&view, false);
     let got: Vec<u32> = gray.pixels().map(|p| u32::from(p.0[0])).collect();
     assert_eq!(got, want.values);
     let coloured = dir.path().join("c.png");

@@ -14,12 +14,15 @@ use common::{max_difference, photo};
 use cudalens::cuda::CudaDevice;
 use cudalens::filters::{apply_cpu, gpu_tolerance, Filter, FILTERS};
 use cudalens::gl::{GlTexture, HeadlessGl};
-use cudalens::mandelbrot::{colorize, render_per_pixel, Mode, Precision, View, BOOKMARKS};
+use cudalens::mandelbrot::{
+    render_mariani_silver, render_per_pixel, Coloring, MandelbrotSettings, Mode, MsStats, MsTuning,
+    Palette, Precision, View, BOOKMARKS,
+};
 use cudalens::ops::random_image;
 use cudalens::ops::{cpu, Histogram};
 use cudalens::pipeline::{
-    BackendKind, BackendRequest, FrameRunner, InteropKind, InteropRequest, MandelbrotRenderer,
-    MandelbrotSettings,
+    cpu_dwells, BackendKind, BackendRequest, FrameRunner, InteropKind, InteropRequest,
+    MandelbrotRenderer,
 };
 use image::RgbaImage;
 use std::io::Write;
@@ -246,14 +249,95 @@ fn share(mismatches: usize, total: usize) -> f64 {
     mismatches as f64 / total.max(1) as f64
 }
 
+/// Tunings that take the kernel's other paths: child grids for every split (launch_min 1),
+/// and in-block refinement of all levels in one pass.
+fn path_tunings() -> [(&'static str, MsTuning); 2] {
+    [
+        (
+            "child grids everywhere",
+            MsTuning {
+                init_size: 64,
+                subdiv: 2,
+                leaf_size: 4,
+                launch_min_pixels: 1,
+                lookahead: 1,
+            },
+        ),
+        (
+            "in-block, all levels per pass",
+            MsTuning {
+                init_size: 128,
+                subdiv: 2,
+                leaf_size: 8,
+                launch_min_pixels: 1 << 30,
+                lookahead: 12,
+            },
+        ),
+    ]
+}
+
+/// The GPU's Mariani–Silver f64 dwells, continuous values, records and statistics equal
+/// the CPU reference's with the same tuning.
+fn check_refinement(
+    renderer: &mut MandelbrotRenderer,
+    view: View,
+    tuning: Option<MsTuning>,
+    label: &str,
+) {
+    let s = MandelbrotSettings {
+        view,
+        mode: Mode::MarianiSilver,
+        precision: Precision::F64,
+        overlay: true,
+        tuning,
+        coloring: Coloring {
+            smooth: true,
+            ..Coloring::default()
+        },
+    };
+    let (gpu, frame) = renderer.dwells(&s).expect("GPU dwells");
+    let t = s.tuning();
+    let (cpu, records) = render_mariani_silver(&view, &t, true);
+    assert_eq!(
+        gpu.mismatches(&cpu),
+        0,
+        "{label}: GPU f64 Mariani–Silver vs CPU Mariani–Silver"
+    );
+    let (g, c) = (
+        gpu.smooth.expect("GPU smooth"),
+        cpu.smooth.expect("CPU smooth"),
+    );
+    let worst = g
+        .iter()
+        .zip(&c)
+        .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
+        .fold(0.0f32, f32::max);
+    assert!(
+        worst < 1e-5,
+        "{label}: continuous values differ by {worst} (relative)"
+    );
+    let (mut want, mut got) = (records.clone(), frame.records.clone());
+    want.sort();
+    got.sort();
+    assert_eq!(got, want, "{label}: rectangles");
+    let mut stats = frame.stats.expect("GPU statistics");
+    let cpu_stats = MsStats::from_records(&records, &view, &t);
+    assert!(stats.child_grids.is_some(), "{label}");
+    assert!(
+        stats.evaluated_pixels >= cpu_stats.evaluated_pixels,
+        "{label}: evaluated pixels"
+    );
+    (stats.child_grids, stats.evaluated_pixels) = (None, cpu_stats.evaluated_pixels);
+    assert_eq!(stats, cpu_stats, "{label}: statistics");
+}
+
 #[test]
 fn mandelbrot_matches_the_cpu_reference() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
     // Dwells never cross the interop (they are copied to the host): one path serves.
     let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, InteropRequest::Auto, None)
-            .expect("CUDA Mandelbrot");
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
     let sizes: &[(u32, u32)] = if quick() {
         &[(1, 1), (7, 3), (97, 61)]
     } else {
@@ -268,7 +352,7 @@ fn mandelbrot_matches_the_cpu_reference() {
                 height,
                 max_dwell,
             };
-            let reference = render_per_pixel(&view);
+            let reference = render_per_pixel(&view, false);
             let total = reference.values.len();
             let mut dwells = |mode, precision| {
                 let s = MandelbrotSettings {
@@ -290,15 +374,25 @@ fn mandelbrot_matches_the_cpu_reference() {
                 ms32.mismatches(&pp32),
             );
             println!("ok {name:<16} {width}x{height}: f64 per-pixel vs CPU {a}/{total}, f64 M-S vs per-pixel {b}/{total}, f32 M-S vs per-pixel {c}/{total}");
+            assert_eq!(
+                a, 0,
+                "{name} {width}x{height}: GPU f64 per-pixel vs CPU f64"
+            );
             for (what, bad) in [
-                ("GPU f64 per-pixel vs CPU f64", a),
                 ("GPU f64 Mariani–Silver vs per-pixel", b),
                 ("GPU f32 Mariani–Silver vs per-pixel", c),
             ] {
                 assert!(
-                    share(bad, total) <= 0.001,
+                    share(bad, total) <= 1e-4 || bad <= 1,
                     "{name} {width}x{height}: {what}: {bad} of {total} pixels differ"
                 );
+            }
+            let label = format!("{name} {width}x{height}");
+            check_refinement(&mut renderer, view, None, &label);
+            if width == 640 || (quick() && width == 97) {
+                for (what, t) in path_tunings() {
+                    check_refinement(&mut renderer, view, Some(t), &format!("{label} {what}"));
+                }
             }
         }
     }
@@ -309,38 +403,61 @@ fn mandelbrot_matches_the_cpu_reference() {
 fn mandelbrot_colours_reach_gl_through_the_pixel_buffer() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
-    for (path, kind) in PATHS {
-        let mut renderer =
-            MandelbrotRenderer::new(gl, BackendRequest::Cuda, path, None).expect("CUDA Mandelbrot");
-        assert_eq!(renderer.interop.as_ref().map(|i| i.kind), Some(kind));
-        for (mode, (w, h)) in [
-            (Mode::PerPixel, (1, 1)),
-            (Mode::MarianiSilver, (333, 222)),
-            (Mode::PerPixel, (1024, 768)),
-            (Mode::MarianiSilver, (1024, 768)),
-        ] {
-            let s = MandelbrotSettings {
-                view: View {
-                    width: w,
-                    height: h,
-                    ..View::default()
-                },
-                mode,
-                ..MandelbrotSettings::default()
-            };
-            renderer.texture.resize(gl, w, h).expect("resize");
-            renderer.texture.fill(gl, POISON).expect("poison");
-            let frame = renderer.render(gl, &s).expect("render");
-            assert_eq!(frame.backend, BackendKind::Cuda);
-            let shown = renderer.texture.read(gl).expect("read texture");
-            let (dwells, _) = renderer.dwells(&s).expect("dwells");
-            let want = colorize(&dwells, &s.palette.lut(s.view.max_dwell, s.interior));
+    let mut renderer =
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+    let smooth = Coloring {
+        smooth: true,
+        density: 1.7,
+        offset: 0.3,
+        palette: Palette::Fire,
+        ..Coloring::default()
+    };
+    for (mode, (w, h), coloring) in [
+        (Mode::PerPixel, (1, 1), Coloring::default()),
+        (Mode::MarianiSilver, (333, 222), Coloring::default()),
+        (Mode::PerPixel, (1024, 768), Coloring::default()),
+        (Mode::PerPixel, (640, 480), smooth),
+        (Mode::MarianiSilver, (640, 480), smooth),
+    ] {
+        let s = MandelbrotSettings {
+            view: View {
+                width: w,
+                height: h,
+                ..View::default()
+            },
+            mode,
+            precision: Precision::F64,
+            coloring,
+            ..MandelbrotSettings::default()
+        };
+        renderer.texture.resize(gl, w, h).expect("resize");
+        renderer.texture.fill(gl, POISON).expect("poison");
+        let frame = renderer.render(gl, &s).expect("render");
+        assert_eq!(frame.backend, BackendKind::Cuda);
+        let shown = renderer.texture.read(gl).expect("read texture");
+        // The GPU's colours of the GPU's dwells, and the CPU's colours of the CPU's dwells.
+        let (dwells, _) = renderer.dwells(&s).expect("dwells");
+        let of_gpu_dwells = s.coloring.colorize(&dwells, s.view.max_dwell);
+        let of_cpu = s.coloring.colorize(&cpu_dwells(&s).0, s.view.max_dwell);
+        let label = format!("{mode:?} {w}x{h} smooth {}", coloring.smooth);
+        if coloring.smooth {
+            for (what, want) in [("GPU dwells", &of_gpu_dwells), ("CPU reference", &of_cpu)] {
+                let (max, n) = max_difference(&shown, want);
+                println!(
+                    "ok {label}: colours vs {what}: max difference {max} ({n} channel values)"
+                );
+                assert!(max <= 1, "{label}: colours vs {what} differ by {max}");
+            }
+        } else {
             assert_eq!(
-                shown, want,
-                "{path:?} {mode:?} {w}x{h}: texture differs from LUT(dwells)"
+                shown, of_gpu_dwells,
+                "{label}: texture differs from LUT(dwells)"
+            );
+            assert_eq!(
+                shown, of_cpu,
+                "{label}: texture differs from the CPU's colours"
             );
         }
-        renderer.destroy(gl);
     }
 }
 

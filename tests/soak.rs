@@ -12,10 +12,9 @@ mod common;
 use cudalens::cuda::CudaDevice;
 use cudalens::filters::{apply_cpu, Filter, ParamDefault, FILTERS};
 use cudalens::gl::{GlTexture, HeadlessGl};
-use cudalens::mandelbrot::{render_per_pixel, Mode, Precision, View};
+use cudalens::mandelbrot::{render_per_pixel, MandelbrotSettings, Mode, Precision, View};
 use cudalens::pipeline::{
     BackendKind, BackendRequest, FrameRunner, InteropRequest, MandelbrotRenderer,
-    MandelbrotSettings,
 };
 use image::RgbaImage;
 use rand::{Rng, SeedableRng};
@@ -161,7 +160,7 @@ impl Soak {
         };
         if checked {
             let (got, _) = self.mandel.dwells(&s).expect("GPU dwells");
-            let bad = got.mismatches(&render_per_pixel(&view));
+            let bad = got.mismatches(&render_per_pixel(&view, false));
             let total = (view.width * view.height) as usize;
             assert!(
                 bad * 1000 <= total,
@@ -222,13 +221,8 @@ fn soak_random_frames_on_cuda() {
     let gl = HeadlessGl::new().expect("headless GL");
     let runner = FrameRunner::new(&gl.gl, BackendRequest::Cuda, InteropRequest::Auto, 1, 1)
         .expect("CUDA backend");
-    let mandel = MandelbrotRenderer::new(
-        &gl.gl,
-        BackendRequest::Cuda,
-        InteropRequest::Auto,
-        runner.cuda_device(),
-    )
-    .expect("CUDA Mandelbrot");
+    let mandel = MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_device())
+        .expect("CUDA Mandelbrot");
     let image = common::photo("coffee.png");
     let source = GlTexture::new(&gl.gl, image.width(), image.height(), Some(image.as_raw()))
         .expect("texture");

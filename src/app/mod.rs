@@ -7,6 +7,7 @@ mod handler;
 mod histogram_panel;
 mod image_document;
 mod image_view;
+mod mandelbrot_navigation;
 mod mandelbrot_view;
 mod menu;
 pub mod presets;
@@ -22,6 +23,7 @@ pub use config_dir::{config_dir, CONFIG_DIR_ENV};
 pub use filter_stack::{FilterEntry, FilterStack};
 
 pub use handler::WindowTooLarge;
+mod view_history;
 
 use crate::cli::GuiArgs;
 use std::path::PathBuf;

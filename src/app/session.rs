@@ -85,11 +85,11 @@ impl AppState {
                 center: [m.view.center.0, m.view.center.1],
                 span: m.view.span,
                 max_dwell: m.view.max_dwell,
-                palette: name_of(m.palette),
+                palette: name_of(m.coloring.palette),
                 mode: name_of(m.mode),
                 precision: name_of(m.precision),
                 overlay: m.overlay,
-                interior: m.interior,
+                interior: m.coloring.interior,
             },
             bookmarks: self.mandelbrot.user_bookmarks.clone(),
             ..Settings::default()
@@ -121,11 +121,11 @@ impl AppState {
             notes.push("saved explorer view is invalid; kept the default".into());
         }
         m.view.max_dwell = e.max_dwell.clamp(16, crate::mandelbrot::MAX_DWELL_LIMIT);
-        restore_named(&mut m.palette, &e.palette, "palette", &mut notes);
+        restore_named(&mut m.coloring.palette, &e.palette, "palette", &mut notes);
         restore_named(&mut m.mode, &e.mode, "mode", &mut notes);
         restore_named(&mut m.precision, &e.precision, "precision", &mut notes);
         m.overlay |= e.overlay;
-        m.interior = e.interior;
+        m.coloring.interior = e.interior;
         self.mandelbrot.user_bookmarks = s.bookmarks.clone();
         self.mandelbrot.dirty = true;
         self.dirty = true;

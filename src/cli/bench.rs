@@ -3,13 +3,9 @@
 //! device-to-device copy bandwidth, and the Mandelbrot modes side by side.
 
 use super::{BenchArgs, CliError};
-use crate::cuda::tiles::{MsTuning, MS_TUNING};
 use crate::filters::{Filter, FILTERS};
 use crate::gl::{GlTexture, HeadlessGl};
-use crate::mandelbrot::{Mode, Precision, View};
-use crate::pipeline::{
-    BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings, StageTime,
-};
+use crate::pipeline::{BackendKind, BackendRequest, FrameRunner, StageTime};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -59,7 +55,7 @@ pub(super) fn median(mut v: Vec<f64>) -> f64 {
 
 /// Medians per stage name over runs of `run`, plus [`INTEROP`] (the "interop in" and
 /// "interop out" stages summed per run) and [`WALL`].
-fn stage_medians(
+pub(super) fn stage_medians(
     runs: usize,
     mut run: impl FnMut() -> Result<Vec<StageTime>, CliError>,
 ) -> Result<BTreeMap<String, f64>, CliError> {
@@ -186,7 +182,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     runner.destroy(gl);
     source.destroy(gl);
     if args.mandelbrot || args.ms_sweep {
-        json.insert("mandelbrot".into(), bench_mandelbrot(gl, args)?);
+        json.insert("mandelbrot".into(), super::bench_mandelbrot::run(gl, args)?);
     }
     if let Some(path) = &args.json {
         let interop = interop.map(|i| i.kind.to_string());
@@ -194,163 +190,4 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         crate::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
     }
     Ok(())
-}
-
-/// The four benchmark points of the explorer issue: 4096² and 16384², max dwell 512 and 2048.
-const MANDEL_POINTS: [(u32, u32); 4] = [(4096, 512), (4096, 2048), (16384, 512), (16384, 2048)];
-
-fn mandel_settings(size: u32, max_dwell: u32, mode: Mode, tuning: MsTuning) -> MandelbrotSettings {
-    MandelbrotSettings {
-        view: View {
-            center: (-0.5, 0.0),
-            span: 2.0,
-            width: size,
-            height: size,
-            max_dwell,
-        },
-        mode,
-        precision: Precision::Auto,
-        tuning,
-        ..MandelbrotSettings::default()
-    }
-}
-
-/// Median dwell time of one configuration.
-fn time_mandel(
-    renderer: &mut MandelbrotRenderer,
-    s: &MandelbrotSettings,
-    runs: usize,
-) -> Result<f64, CliError> {
-    stage_medians(runs, || renderer.time_dwells(s).map_err(CliError::from))
-        .map(|m| m.get("dwell").copied().unwrap_or(f64::NAN))
-}
-
-fn bench_mandelbrot(gl: &glow::Context, args: &BenchArgs) -> Result<serde_json::Value, CliError> {
-    let mut renderer = MandelbrotRenderer::new(gl, args.backend, args.interop, None)?;
-    if renderer.status.kind != BackendKind::Cuda {
-        println!("mandelbrot: skipped on the CPU backend (sizes up to 16384² are a GPU benchmark)");
-        renderer.destroy(gl);
-        return Ok(serde_json::Value::Null);
-    }
-    println!("mandelbrot dwell kernels, centre (-0.5, 0), span 2.0, f32 (auto), medians in ms:");
-    let runs_for = |size: u32| if size > 8192 { 5 } else { args.runs.min(15) };
-    let mut per_pixel = Vec::new();
-    let mut out = Vec::new();
-    for (size, max_dwell) in MANDEL_POINTS {
-        let pp = time_mandel(
-            &mut renderer,
-            &mandel_settings(size, max_dwell, Mode::PerPixel, MS_TUNING),
-            runs_for(size),
-        )?;
-        let ms = time_mandel(
-            &mut renderer,
-            &mandel_settings(size, max_dwell, Mode::MarianiSilver, MS_TUNING),
-            runs_for(size),
-        )?;
-        println!("  {size}² max dwell {max_dwell:>5}: per-pixel {pp:>9.3}  Mariani–Silver {ms:>9.3}  speed-up {:.2}×", pp / ms);
-        out.push(serde_json::json!({ "size": size, "max_dwell": max_dwell, "per_pixel_ms": pp, "mariani_silver_ms": ms, "speedup": pp / ms }));
-        per_pixel.push(pp);
-    }
-    let mut result = serde_json::json!({ "tuned": out, "render_1080p": bench_mandel_render(gl, &mut renderer, args.runs)? });
-    if args.ms_sweep {
-        result["sweep"] = ms_sweep(&mut renderer, &per_pixel)?;
-    }
-    renderer.destroy(gl);
-    Ok(result)
-}
-
-/// A whole frame of the explorer as the window renders it (dwells, colour, interop, the
-/// GL copy into the texture) at 1920×1080, the whole set, max dwell 1024.
-fn mandel_render_settings() -> MandelbrotSettings {
-    MandelbrotSettings {
-        view: View {
-            center: (-0.5, 0.0),
-            span: 3.0,
-            width: 1920,
-            height: 1080,
-            max_dwell: 1024,
-        },
-        ..MandelbrotSettings::default()
-    }
-}
-
-fn bench_mandel_render(
-    gl: &glow::Context,
-    renderer: &mut MandelbrotRenderer,
-    runs: usize,
-) -> Result<serde_json::Value, CliError> {
-    let s = mandel_render_settings();
-    let medians = stage_medians(runs, || {
-        renderer
-            .render(gl, &s)
-            .map(|f| f.stages)
-            .map_err(CliError::from)
-    })?;
-    let line: Vec<String> = medians.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
-    println!(
-        "mandelbrot frame 1920×1080, whole set, max dwell 1024: {}",
-        line.join(", ")
-    );
-    Ok(serde_json::json!({ "stages_ms": medians }))
-}
-
-/// Speed-ups over per-pixel for a grid of refinement parameters, best geometric mean first.
-/// A configuration whose child launches fail (e.g. over the pending-launch limit) is
-/// reported as failed, not timed.
-fn ms_sweep(
-    renderer: &mut MandelbrotRenderer,
-    per_pixel: &[f64],
-) -> Result<serde_json::Value, CliError> {
-    let mut rows = Vec::new();
-    let mut failed = Vec::new();
-    for init_subdiv in [16, 32, 64] {
-        for subdiv in [2, 4, 8] {
-            for min_size in [8, 16, 32] {
-                for launch_min_pixels in [4096, 16384, 65536] {
-                    let tuning = MsTuning {
-                        init_subdiv,
-                        subdiv,
-                        max_depth: 8,
-                        min_size,
-                        launch_min_pixels,
-                    };
-                    let mut speedups = Vec::new();
-                    for (i, (size, max_dwell)) in MANDEL_POINTS.into_iter().enumerate() {
-                        match time_mandel(
-                            renderer,
-                            &mandel_settings(size, max_dwell, Mode::MarianiSilver, tuning),
-                            3,
-                        ) {
-                            Ok(ms) => speedups.push(per_pixel[i] / ms),
-                            Err(e) => {
-                                failed.push(format!("{tuning:?}: {}", e.message));
-                                break;
-                            }
-                        }
-                    }
-                    if speedups.len() == MANDEL_POINTS.len() {
-                        let geo =
-                            speedups.iter().map(|s| s.ln()).sum::<f64>() / speedups.len() as f64;
-                        rows.push((geo.exp(), tuning, speedups));
-                    }
-                }
-            }
-        }
-    }
-    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
-    println!("Mariani–Silver sweep (speed-up over per-pixel at 4096²/512, 4096²/2048, 16384²/512, 16384²/2048):");
-    for (geo, t, s) in rows.iter().take(15) {
-        println!(
-            "  init {:>2} subdiv {} min {:>2} launch ≥{:>5} px: {:.2}× {:.2}× {:.2}× {:.2}×  (geo-mean {geo:.2}×)",
-            t.init_subdiv, t.subdiv, t.min_size, t.launch_min_pixels, s[0], s[1], s[2], s[3]
-        );
-    }
-    println!("  {} configurations failed", failed.len());
-    for f in failed.iter().take(5) {
-        println!("    {f}");
-    }
-    Ok(serde_json::json!({
-        "results": rows.iter().map(|(geo, t, s)| serde_json::json!({ "tuning": format!("{t:?}"), "speedups": s, "geo_mean": geo })).collect::<Vec<_>>(),
-        "failed": failed,
-    }))
 }

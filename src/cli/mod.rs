@@ -5,16 +5,18 @@ mod batch;
 mod batch_engine;
 mod bench;
 mod bench_cpu;
+mod bench_mandelbrot;
 mod doctor;
 mod error;
 mod histogram;
 mod mandelbrot;
+mod progress;
 
 pub use batch::OutputFormat;
 pub use error::{clap_error_line, CliError, EXIT_USAGE};
+pub use mandelbrot::MandelbrotArgs;
 
 use crate::filters::{help_lines, Filter};
-use crate::mandelbrot::{Mode, Palette, Precision};
 use crate::pipeline::{BackendRequest, InteropRequest};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -184,52 +186,6 @@ pub struct HistogramArgs {
     /// map/unmap), classic (map/unmap every frame) or external (or an error).
     #[arg(long, value_enum, default_value_t)]
     pub interop: InteropRequest,
-    #[command(flatten)]
-    pub memory: MemoryArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct MandelbrotArgs {
-    /// PNG file to write (refused if it exists, unless --force).
-    #[arg(short, long)]
-    pub output: PathBuf,
-    /// Image width in pixels.
-    #[arg(long, default_value_t = 1024)]
-    pub width: u32,
-    /// Image height in pixels.
-    #[arg(long, default_value_t = 768)]
-    pub height: u32,
-    /// Centre of the view, RE,IM.
-    #[arg(long, default_value = "-0.5,0", value_parser = crate::mandelbrot::parse_center_arg, allow_hyphen_values = true)]
-    pub center: (f64, f64),
-    /// Width of the view on the real axis.
-    #[arg(long, default_value_t = 3.0, allow_negative_numbers = true)]
-    pub span: f64,
-    /// Iterations before a point counts as inside the set.
-    #[arg(long, default_value_t = 1024)]
-    pub max_dwell: u32,
-    /// per-pixel escape time, or Mariani–Silver refinement of uniform rectangles.
-    #[arg(long, value_enum, default_value_t = Mode::MarianiSilver)]
-    pub mode: Mode,
-    /// Floating point of the iteration: f32, f64, or auto (chosen by the zoom depth).
-    #[arg(long, value_enum, default_value_t = Precision::Auto)]
-    pub precision: Precision,
-    /// Colour scheme.
-    #[arg(long, value_enum, default_value_t)]
-    pub palette: Palette,
-    /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
-    #[arg(long, value_enum, default_value_t)]
-    pub backend: BackendRequest,
-    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
-    /// map/unmap), classic (map/unmap every frame) or external (or an error).
-    #[arg(long, value_enum, default_value_t)]
-    pub interop: InteropRequest,
-    /// Write the dwells as a 16-bit greyscale PNG instead of colours.
-    #[arg(long)]
-    pub dwell: bool,
-    /// Replace OUTPUT if it exists.
-    #[arg(long)]
-    pub force: bool,
     #[command(flatten)]
     pub memory: MemoryArgs,
 }

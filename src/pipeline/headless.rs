@@ -4,15 +4,14 @@
 use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::process_on_cpu;
 use super::interop_mode::{choose_interop, InteropRequest, InteropStatus};
-use super::mandelbrot_renderer::cpu_dwells;
+use super::mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
 use super::{
-    BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotFrame, MandelbrotRenderer,
-    MandelbrotSettings, PipelineError,
+    BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotRenderer, PipelineError,
 };
 use crate::cuda::{CudaDevice, DeviceInfo, KernelSet};
 use crate::filters::{kernel_modules, Filter};
 use crate::gl::{GlTexture, HeadlessGl};
-use crate::mandelbrot::Dwells;
+use crate::mandelbrot::{Dwells, MandelbrotSettings};
 use image::RgbaImage;
 
 /// A processed image with its report and the backend (and interop path) that made it.
@@ -148,61 +147,102 @@ pub struct MandelbrotOutput {
     pub status: BackendStatus,
 }
 
-/// Renders a view headless; on CUDA the image comes through the PBO path and the GL texture.
-pub fn render_mandelbrot_headless(
-    settings: &MandelbrotSettings,
-    request: BackendRequest,
-    interop: InteropRequest,
+/// One view on the CPU.
+fn mandelbrot_on_cpu(
+    s: &MandelbrotSettings,
     want_dwells: bool,
-) -> Result<MandelbrotOutput, PipelineError> {
-    let on_cpu = |reason: String| {
-        let (dwells, frame) = cpu_dwells(settings);
-        let status = BackendStatus::cpu(reason);
-        if want_dwells {
-            return MandelbrotOutput {
-                dwells: Some(dwells),
-                image: None,
-                frame,
-                status,
-            };
-        }
-        let lut = settings
-            .palette
-            .lut(settings.view.max_dwell, settings.interior);
-        let image = Some(crate::mandelbrot::colorize(&dwells, &lut));
-        MandelbrotOutput {
-            dwells: None,
-            image,
-            frame,
-            status,
-        }
-    };
-    on_backend(request, on_cpu, |gl| {
-        mandelbrot_on_gl(gl, settings, request, interop, want_dwells)
-    })
-}
-
-fn mandelbrot_on_gl(
-    gl: &glow::Context,
-    settings: &MandelbrotSettings,
-    request: BackendRequest,
-    interop: InteropRequest,
-    want_dwells: bool,
-) -> Result<MandelbrotOutput, PipelineError> {
-    let mut renderer = MandelbrotRenderer::new(gl, request, interop, None)?;
-    let result = if want_dwells {
-        renderer.dwells(settings).map(|(d, f)| (Some(d), None, f))
+    status: &BackendStatus,
+) -> MandelbrotOutput {
+    let (dwells, frame) = cpu_dwells(s);
+    let (dwells, image) = if want_dwells {
+        (Some(dwells), None)
     } else {
-        renderer
-            .render(gl, settings)
-            .and_then(|f| Ok((None, Some(renderer.texture.read(gl)?), f)))
+        (None, Some(s.coloring.colorize(&dwells, s.view.max_dwell)))
     };
-    let status = renderer.status.clone();
-    renderer.destroy(gl);
-    result.map(|(dwells, image, frame)| MandelbrotOutput {
+    MandelbrotOutput {
         dwells,
         image,
         frame,
-        status,
+        status: status.clone(),
+    }
+}
+
+/// Renders views headless one after the other on one renderer, handing each to `sink`
+/// (which may stop the sequence with its error). On CUDA the images come through the PBO
+/// path and the GL texture. With `auto`, a failing GPU path starts over on the CPU.
+pub fn render_mandelbrot_frames<E>(
+    frames: &[MandelbrotSettings],
+    request: BackendRequest,
+    want_dwells: bool,
+    sink: impl FnMut(usize, MandelbrotOutput) -> Result<(), E>,
+) -> Result<Result<(), E>, PipelineError> {
+    let sink = std::cell::RefCell::new(sink);
+    let on_cpu = |reason: String| {
+        let status = BackendStatus::cpu(reason);
+        frames.iter().enumerate().try_for_each(|(i, s)| {
+            (sink.borrow_mut())(i, mandelbrot_on_cpu(s, want_dwells, &status))
+        })
+    };
+    on_backend(request, on_cpu, |gl| {
+        let mut renderer = MandelbrotRenderer::new(gl, request, None)?;
+        let result = frames_on_gl(
+            gl,
+            &mut renderer,
+            frames,
+            want_dwells,
+            &mut *sink.borrow_mut(),
+        );
+        renderer.destroy(gl);
+        result
     })
+}
+
+fn frames_on_gl<E>(
+    gl: &glow::Context,
+    renderer: &mut MandelbrotRenderer,
+    frames: &[MandelbrotSettings],
+    want_dwells: bool,
+    sink: &mut impl FnMut(usize, MandelbrotOutput) -> Result<(), E>,
+) -> Result<Result<(), E>, PipelineError> {
+    for (i, s) in frames.iter().enumerate() {
+        let (dwells, image, frame) = if want_dwells {
+            let (d, f) = renderer.dwells(s)?;
+            (Some(d), None, f)
+        } else {
+            let f = renderer.render(gl, s)?;
+            (None, Some(renderer.texture.read(gl)?), f)
+        };
+        let out = MandelbrotOutput {
+            dwells,
+            image,
+            frame,
+            status: renderer.status.clone(),
+        };
+        if let Err(e) = sink(i, out) {
+            return Ok(Err(e));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Renders one view headless.
+pub fn render_mandelbrot_headless(
+    settings: &MandelbrotSettings,
+    request: BackendRequest,
+    want_dwells: bool,
+) -> Result<MandelbrotOutput, PipelineError> {
+    let mut out = None;
+    let done: Result<(), std::convert::Infallible> = render_mandelbrot_frames(
+        std::slice::from_ref(settings),
+        request,
+        want_dwells,
+        |_, o| {
+            out = Some(o);
+            Ok(())
+        },
+    )?;
+    match (done, out) {
+        (Ok(()), Some(o)) => Ok(o),
+        _ => Err(PipelineError::Cuda(crate::cuda::CudaError::NoDevice)),
+    }
 }

@@ -1,113 +1,20 @@
 //! The Mandelbrot view's renderer: CUDA when available, the CPU reference otherwise.
 
 use super::cuda_mandelbrot::CudaMandelbrot;
-use super::interop_mode::{choose_interop, InteropRequest, InteropStatus};
+use super::mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
 use super::report::StageTime;
 use super::{BackendKind, BackendRequest, BackendStatus, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::gl::GlTexture;
-use crate::mandelbrot::{
-    colorize, render_mariani_silver, render_per_pixel, Dwells, Mode, MsRecord, Palette, Precision,
-    View,
-};
+use crate::mandelbrot::{Dwells, MandelbrotSettings};
 use std::time::Instant;
-
-/// Everything that decides the picture.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MandelbrotSettings {
-    pub view: View,
-    pub mode: Mode,
-    pub precision: Precision,
-    pub palette: Palette,
-    pub interior: [u8; 4],
-    /// Keep the Mariani–Silver rectangles for the overlay.
-    pub overlay: bool,
-    /// Refinement parameters of the CUDA kernel (the CPU reference uses the tuned ones).
-    pub tuning: crate::cuda::tiles::MsTuning,
-}
-
-impl Default for MandelbrotSettings {
-    fn default() -> Self {
-        Self {
-            view: View::default(),
-            mode: Mode::MarianiSilver,
-            precision: Precision::Auto,
-            palette: Palette::Classic,
-            interior: [0, 0, 0, 255],
-            overlay: false,
-            tuning: crate::cuda::tiles::MsTuning::default(),
-        }
-    }
-}
-
-/// What one render did.
-#[derive(Debug, Clone)]
-pub struct MandelbrotFrame {
-    pub backend: BackendKind,
-    pub precision: Precision,
-    pub stages: Vec<StageTime>,
-    pub records: Vec<MsRecord>,
-}
-
-impl MandelbrotFrame {
-    /// Time of the dwell computation (the number compared between modes).
-    pub fn dwell_ms(&self) -> f64 {
-        self.stages
-            .iter()
-            .filter(|s| s.name == "dwell")
-            .map(|s| s.ms)
-            .sum()
-    }
-}
-
-/// The CPU reference: dwells (and records) on the host.
-pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
-    let start = Instant::now();
-    let (dwells, records) = match s.mode {
-        Mode::PerPixel => (render_per_pixel(&s.view), Vec::new()),
-        Mode::MarianiSilver => render_mariani_silver(&s.view),
-    };
-    let frame = MandelbrotFrame {
-        backend: BackendKind::Cpu,
-        precision: Precision::F64,
-        stages: vec![StageTime {
-            name: "dwell".into(),
-            ms: start.elapsed().as_secs_f64() * 1e3,
-        }],
-        records: if s.overlay { records } else { Vec::new() },
-    };
-    (dwells, frame)
-}
 
 /// Display texture plus backend. Release with [`MandelbrotRenderer::destroy`].
 pub struct MandelbrotRenderer {
     pub texture: GlTexture,
     pub status: BackendStatus,
-    /// The interop path of the CUDA backend (None on the CPU).
-    pub interop: Option<InteropStatus>,
     request: BackendRequest,
     cuda: Option<CudaMandelbrot>,
-}
-
-/// Opens the CUDA renderer on `device` (or the current GL context's) with the interop path
-/// `interop` allows. Outer error: a hard failure (`--interop external` refused); inner: why
-/// CUDA is not there.
-fn open_cuda(
-    gl: &glow::Context,
-    interop: InteropRequest,
-    device: Option<&CudaDevice>,
-) -> Result<Result<(CudaMandelbrot, InteropStatus), String>, PipelineError> {
-    let device = match device {
-        Some(d) => d.clone(),
-        None => match CudaDevice::for_current_gl() {
-            Ok(d) => d,
-            Err(e) => return Ok(Err(e.to_string())),
-        },
-    };
-    let (external, status) = choose_interop(gl, &device, interop)?;
-    Ok(CudaMandelbrot::new(device, external)
-        .map(|c| (c, status))
-        .map_err(|e| e.to_string()))
 }
 
 impl MandelbrotRenderer {
@@ -115,51 +22,42 @@ impl MandelbrotRenderer {
     pub fn new(
         gl: &glow::Context,
         request: BackendRequest,
-        interop: InteropRequest,
         device: Option<&CudaDevice>,
     ) -> Result<Self, PipelineError> {
-        let opened = match request {
-            BackendRequest::Cpu => Ok(Err("requested with --backend cpu".to_string())),
-            _ => open_cuda(gl, interop, device),
-        }?;
-        let (cuda, status, interop) = match opened {
-            Ok((c, interop)) => {
+        let texture = GlTexture::new(gl, 16, 16, None)?;
+        let opened = match (request, device) {
+            (BackendRequest::Cpu, _) => Err("requested with --backend cpu".to_string()),
+            (_, Some(d)) => CudaMandelbrot::new(d.clone()).map_err(|e| e.to_string()),
+            (_, None) => CudaDevice::for_current_gl()
+                .and_then(CudaMandelbrot::new)
+                .map_err(|e| e.to_string()),
+        };
+        let (cuda, status) = match opened {
+            Ok(c) => {
                 let reason = format!("{}; kernels: {}", c.device.info, kernel_build_description());
-                let status = BackendStatus {
-                    kind: BackendKind::Cuda,
-                    reason,
-                };
-                (Some(c), status, Some(interop))
+                (
+                    Some(c),
+                    BackendStatus {
+                        kind: BackendKind::Cuda,
+                        reason,
+                    },
+                )
             }
             Err(reason) if request == BackendRequest::Cuda => {
+                texture.destroy(gl);
                 return Err(PipelineError::CudaUnavailable(reason));
             }
-            Err(reason) => {
-                let reason = if request == BackendRequest::Cpu {
-                    reason
-                } else {
-                    format!("CUDA unavailable: {reason}")
-                };
-                let status = BackendStatus {
+            Err(reason) => (
+                None,
+                BackendStatus {
                     kind: BackendKind::Cpu,
-                    reason,
-                };
-                (None, status, None)
-            }
-        };
-        let texture = match GlTexture::new(gl, 16, 16, None) {
-            Ok(t) => t,
-            Err(e) => {
-                if let Some(c) = cuda {
-                    c.destroy(gl);
-                }
-                return Err(e.into());
-            }
+                    reason: format!("CUDA unavailable: {reason}"),
+                },
+            ),
         };
         Ok(Self {
             texture,
             status,
-            interop,
             request,
             cuda,
         })
@@ -183,7 +81,6 @@ impl MandelbrotRenderer {
                     if let Some(c) = self.cuda.take() {
                         c.destroy(gl);
                     }
-                    self.interop = None;
                     self.status = BackendStatus {
                         kind: BackendKind::Cpu,
                         reason: format!("CUDA failed ({e}); switched to the CPU"),
@@ -194,7 +91,7 @@ impl MandelbrotRenderer {
         }
         let (dwells, mut frame) = cpu_dwells(s);
         let start = Instant::now();
-        let image = colorize(&dwells, &s.palette.lut(s.view.max_dwell, s.interior));
+        let image = s.coloring.colorize(&dwells, s.view.max_dwell);
         self.texture.upload(gl, &image)?;
         frame.stages.push(StageTime {
             name: "colour + upload".into(),

@@ -13,9 +13,10 @@ mod headless;
 mod intermediates;
 mod interop_mode;
 mod interop_resources;
+mod mandelbrot_frame;
+mod mandelbrot_pbo;
 mod mandelbrot_renderer;
 mod report;
-mod shared_pbo;
 mod shared_targets;
 mod working_set;
 
@@ -24,10 +25,11 @@ pub use error::PipelineError;
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;
 pub use headless::{
-    cuda_headless_gl, probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput,
-    MandelbrotOutput,
+    cuda_headless_gl, probe_cuda, process_headless, render_mandelbrot_frames,
+    render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
 };
 pub use interop_mode::{InteropKind, InteropRequest, InteropStatus};
-pub use mandelbrot_renderer::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
+pub use mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
+pub use mandelbrot_renderer::MandelbrotRenderer;
 pub use report::{FrameReport, StageTime};
 pub use working_set::{check_gpu_frame, gpu_frame_bytes};
