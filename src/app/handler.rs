@@ -3,7 +3,7 @@
 use super::config_dir::config_dir;
 use super::settings::{SavedWindow, Settings, SettingsStore};
 use super::state::AppState;
-use crate::cli::GuiArgs;
+use super::GuiArgs;
 use crate::gl::GlWindow;
 use glow::HasContext;
 use std::path::PathBuf;
@@ -171,8 +171,7 @@ impl Handler {
                     .screenshot(&r.gl)
                     .map_err(anyhow::Error::from)
                     .and_then(|img| {
-                        let options =
-                            crate::cli::screenshot_options(&self.initial, self.args.force);
+                        let options = super::screenshot_options(&self.initial, self.args.force);
                         Ok(crate::image_io::save_image(&img, &path, &options)?)
                     });
                 if let Err(e) = shot {

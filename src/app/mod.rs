@@ -1,6 +1,7 @@
 //! The egui application: winit event handling, GL context, and the panels (`*_ui`
 //! functions). Talks to `pipeline` for all image work; knows no CUDA details.
 
+mod args;
 mod config_dir;
 mod filter_stack;
 mod handler;
@@ -19,13 +20,13 @@ mod state;
 mod status_bar;
 mod user_bookmarks;
 
+pub use args::{parse_size_up_to, parse_window_size, screenshot_options, GuiArgs, MAX_WINDOW_SIDE};
 pub use config_dir::{config_dir, CONFIG_DIR_ENV};
 pub use filter_stack::{FilterEntry, FilterStack};
 
 pub use handler::WindowTooLarge;
 mod view_history;
 
-use crate::cli::GuiArgs;
 use std::path::PathBuf;
 
 /// The image shown when no file is given.

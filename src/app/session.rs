@@ -4,7 +4,7 @@
 use super::filter_stack::{FilterEntry, FilterStack};
 use super::settings::{SavedExplorer, SavedFilter, SavedHistogram, SavedWindow, Settings};
 use super::state::{AppState, Tab};
-use crate::cli::GuiArgs;
+use super::GuiArgs;
 use crate::filters::Filter;
 use clap::ValueEnum;
 

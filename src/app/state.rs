@@ -9,7 +9,7 @@ use super::menu::{menu_bar_ui, shortcut_actions, Action};
 use super::presets_ui::{presets_ui, PresetsPanel};
 use super::recent::RecentFiles;
 use super::status_bar::{status_bar_ui, StatusLine};
-use crate::cli::GuiArgs;
+use super::GuiArgs;
 use crate::gl::{GlTexture, HistogramRenderer};
 use crate::image_io::{load_image, save_image, SaveOptions, SAVE_EXTENSIONS};
 use crate::pipeline::{

@@ -12,11 +12,13 @@ mod histogram;
 mod mandelbrot;
 mod progress;
 
+pub use crate::app::GuiArgs;
+pub use crate::image_io::budget::MemoryArgs;
 pub use batch::OutputFormat;
 pub use error::{clap_error_line, CliError, EXIT_USAGE};
 pub use mandelbrot::MandelbrotArgs;
 
-use crate::filters::{help_lines, Filter};
+use crate::filters::Filter;
 use crate::pipeline::{BackendRequest, InteropRequest};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -53,67 +55,6 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// Options of the app window.
-#[derive(Debug, Args, Clone, Default)]
-pub struct GuiArgs {
-    /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda.
-    #[arg(long, value_enum, default_value_t)]
-    pub backend: BackendRequest,
-    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
-    /// map/unmap), classic (map/unmap every frame) or external (or an error).
-    #[arg(long, value_enum, default_value_t)]
-    pub interop: InteropRequest,
-    /// Filters enabled at start, in order (same syntax as `apply --filter`).
-    #[arg(long = "filter", value_name = "SPEC", long_help = filter_long_help())]
-    pub filters: Vec<Filter>,
-    /// Start in the Mandelbrot explorer.
-    #[arg(long)]
-    pub mandelbrot: bool,
-    /// Draw the Mariani–Silver rectangles at start.
-    #[arg(long)]
-    pub overlay: bool,
-    /// Start with the before/after split view.
-    #[arg(long)]
-    pub split: bool,
-    /// Write a screenshot of the window after the last frame (needs --frames; never over
-    /// the input, an existing file only with --force).
-    #[arg(long, value_name = "PATH")]
-    pub screenshot: Option<PathBuf>,
-    /// Replace the --screenshot file if it exists (never the input).
-    #[arg(long)]
-    pub force: bool,
-    /// Quit after this many frames (0: run until closed).
-    #[arg(long, default_value_t = 0)]
-    pub frames: u32,
-    /// Window size, WIDTHxHEIGHT (default 1400x900, shrunk to fit the display; an explicit
-    /// size must fit the display and the GPU).
-    #[arg(long, value_parser = parse_window_size)]
-    pub size: Option<(u32, u32)>,
-    /// Start from the default settings, ignoring the saved ones (they are replaced on exit).
-    #[arg(long)]
-    pub reset_settings: bool,
-    #[command(flatten)]
-    pub memory: MemoryArgs,
-}
-
-/// The memory budget option shared by every command that loads or makes images.
-#[derive(Debug, Args, Clone, Default)]
-pub struct MemoryArgs {
-    /// Most memory (host, and GPU) one image's work may take, e.g. 2G or 512M (default:
-    /// 3/4 of the available host memory, 9/10 of the free GPU memory).
-    #[arg(long, value_name = "SIZE", value_parser = crate::image_io::budget::parse_memory_size)]
-    pub max_memory: Option<u64>,
-}
-
-/// The `--filter` help: every registered filter's syntax.
-fn filter_long_help() -> String {
-    format!(
-        "A filter specification, repeatable, applied in order. Borders clamp to the edge; \
-         alpha passes through.\n{}",
-        help_lines()
-    )
-}
-
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Apply filters to an image headless and save the result.
@@ -146,7 +87,7 @@ pub struct ApplyArgs {
         long = "filter",
         value_name = "SPEC",
         required_unless_present = "preset",
-        long_help = filter_long_help()
+        long_help = crate::filters::spec_help()
     )]
     pub filters: Vec<Filter>,
     /// Use the filters of a preset saved in the app (Presets menu) instead of --filter.
@@ -225,35 +166,9 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-/// Largest window side accepted on the command line (X11 windows stop at 32767, and GL
-/// implementations guarantee viewports of 16384 at least); the display and the GPU are
-/// checked too when the window opens.
-pub const MAX_WINDOW_SIDE: u32 = 16384;
-
 /// Parses WIDTHxHEIGHT for an image (1 to the image side limit).
 pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
-    parse_size_up_to(text, crate::image_io::MAX_IMAGE_SIDE)
-}
-
-/// Parses WIDTHxHEIGHT for a window.
-pub fn parse_window_size(text: &str) -> Result<(u32, u32), String> {
-    parse_size_up_to(text, MAX_WINDOW_SIDE)
-}
-
-fn parse_size_up_to(text: &str, max: u32) -> Result<(u32, u32), String> {
-    let (w, h) = text
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("'{text}': expected WIDTHxHEIGHT"))?;
-    let parse = |s: &str| {
-        s.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("'{s}' is not a size"))
-    };
-    let (w, h) = (parse(w)?, parse(h)?);
-    if w == 0 || h == 0 || w > max || h > max {
-        return Err(format!("'{text}': width and height must be 1..={max}"));
-    }
-    Ok((w, h))
+    crate::app::parse_size_up_to(text, crate::image_io::MAX_IMAGE_SIDE)
 }
 
 /// The subcommands, for the message when a word is neither one of them nor a file.
@@ -282,17 +197,12 @@ fn check_gui_args(file: Option<&Path>, gui: &GuiArgs) -> Result<(), CliError> {
             ));
         }
         let input = file.map_or_else(crate::app::default_image_path, Path::to_path_buf);
-        crate::image_io::check_save_target(shot, &screenshot_options(&input, gui.force))?;
+        crate::image_io::check_save_target(
+            shot,
+            &crate::app::screenshot_options(&input, gui.force),
+        )?;
     }
     Ok(())
-}
-
-/// How a screenshot is saved: never over `input`, over an existing file only with --force.
-pub fn screenshot_options(input: &Path, force: bool) -> crate::image_io::SaveOptions {
-    crate::image_io::SaveOptions {
-        overwrite: force,
-        protected: vec![input.to_path_buf()],
-    }
 }
 
 /// Runs the parsed command line.

@@ -66,6 +66,15 @@ pub fn help_lines() -> String {
         .join("\n")
 }
 
+/// The `--filter` help: every registered filter's syntax.
+pub fn spec_help() -> String {
+    format!(
+        "A filter specification, repeatable, applied in order. Borders clamp to the edge; \
+         alpha passes through.\n{}",
+        help_lines()
+    )
+}
+
 /// Applies the CPU references of `filters` in order.
 pub fn apply_cpu(image: &image::RgbaImage, filters: &[Filter]) -> image::RgbaImage {
     filters

@@ -145,3 +145,12 @@ mod tests {
         assert!(host_available().is_some_and(|b| b > 0));
     }
 }
+
+/// The memory budget option shared by every command that loads or makes images.
+#[derive(Debug, clap::Args, Clone, Default)]
+pub struct MemoryArgs {
+    /// Most memory (host, and GPU) one image's work may take, e.g. 2G or 512M (default:
+    /// 3/4 of the available host memory, 9/10 of the free GPU memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory_size)]
+    pub max_memory: Option<u64>,
+}
