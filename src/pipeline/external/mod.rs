@@ -49,7 +49,7 @@ impl ExternalInterop {
         if let Some(reason) = gl_obstacle(gl, &uuid) {
             return Err(reason);
         }
-        let exporter = VkExporter::open(&uuid).map_err(|e| e.to_string())?;
+        let exporter = VkExporter::shared(&uuid).map_err(|e| e.to_string())?;
         let interop = Self {
             description: format!(
                 "{}; memory and semaphores shared with OpenGL and CUDA as opaque fds",
