@@ -65,6 +65,8 @@ struct Variant {
     /// Wait for the stream between map and unmap (the frame did, for its histogram
     /// readback, before this issue).
     sync_before_unmap: bool,
+    /// Leave the GPU idle for 1 ms before the map (no CPU wait on it).
+    sleep_before_map: bool,
 }
 
 fn register(
@@ -139,6 +141,9 @@ fn run_variant(
             }
         }
         let gl_sync = ms_since(t);
+        if v.sleep_before_map {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         let mut timeline = GpuTimeline::start(&device.ctx, &stream).expect("events");
         let reg = registered.take().expect("registered");
         let t = Instant::now();
@@ -479,6 +484,17 @@ fn main() {
         Variant {
             name: "CUDA copy between map and unmap",
             cuda_work: true,
+            ..base
+        },
+        Variant {
+            name: "stream sync before unmap (old)",
+            cuda_work: true,
+            sync_before_unmap: true,
+            ..base
+        },
+        Variant {
+            name: "CPU sleeps 1 ms before map",
+            sleep_before_map: true,
             ..base
         },
     ];

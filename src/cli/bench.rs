@@ -248,19 +248,29 @@ fn bench_mandel_render(
     renderer: &mut MandelbrotRenderer,
     runs: usize,
 ) -> Result<serde_json::Value, CliError> {
-    let s = mandel_render_settings();
-    let medians = stage_medians(runs, || {
-        renderer
-            .render(gl, &s)
-            .map(|f| f.stages)
-            .map_err(CliError::from)
-    })?;
-    let line: Vec<String> = medians.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
-    println!(
-        "mandelbrot frame 1920×1080, whole set, max dwell 1024: {}",
-        line.join(", ")
-    );
-    Ok(serde_json::json!({ "stages_ms": medians }))
+    let mut out = serde_json::Map::new();
+    for mode in [Mode::PerPixel, Mode::MarianiSilver] {
+        let s = MandelbrotSettings {
+            mode,
+            ..mandel_render_settings()
+        };
+        let medians = stage_medians(runs, || {
+            renderer
+                .render(gl, &s)
+                .map(|f| f.stages)
+                .map_err(CliError::from)
+        })?;
+        let line: Vec<String> = medians.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
+        println!(
+            "mandelbrot frame 1920×1080, whole set, max dwell 1024, {mode:?}: {}",
+            line.join(", ")
+        );
+        out.insert(
+            format!("{mode:?}"),
+            serde_json::json!({ "stages_ms": medians }),
+        );
+    }
+    Ok(out.into())
 }
 
 /// Speed-ups over per-pixel for a grid of refinement parameters, best geometric mean first.

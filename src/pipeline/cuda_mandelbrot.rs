@@ -136,11 +136,45 @@ impl CudaMandelbrot {
         self.ensure_pbo(gl, w as usize * h as usize * 4)?;
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
-        let precision = self.compute_dwells(s, &mut timeline)?;
-        let pbo = self.pbo.as_mut().ok_or(CudaError::NoDevice)?;
+        let mut pbo = self.pbo.take().ok_or(CudaError::NoDevice)?;
+        let drawn = self.draw_into(gl, &mut pbo, s, &mut timeline);
+        self.pbo = Some(pbo);
+        let precision = drawn?;
+        let stages = timeline.stage_times()?;
+        let records = if s.mode == Mode::MarianiSilver {
+            let all = self.records.read(&stream)?;
+            if s.overlay {
+                all
+            } else {
+                Vec::new()
+            }
+        } else {
+            Vec::new()
+        };
+        let pbo = self.pbo.as_ref().ok_or(CudaError::NoDevice)?;
+        texture.upload_from_pbo(gl, &pbo.buffer)?;
+        Ok(MandelbrotFrame {
+            backend: BackendKind::Cuda,
+            precision,
+            stages: stages_from(stages),
+            records,
+        })
+    }
+
+    /// Hands the pixel buffer to CUDA, computes the dwells and colours them into it, and
+    /// hands it back to GL (also when a kernel failed).
+    fn draw_into(
+        &mut self,
+        gl: &glow::Context,
+        pbo: &mut Pbo,
+        s: &MandelbrotSettings,
+        timeline: &mut GpuTimeline,
+    ) -> Result<crate::mandelbrot::Precision, PipelineError> {
+        let (w, h) = (s.view.width, s.view.height);
+        let stream = self.device.stream.clone();
         let views = pbo.acquire(gl, &stream)?;
         timeline.mark("interop in", &stream)?;
-        let coloured = (|| {
+        let coloured = self.compute_dwells(s, timeline).and_then(|precision| {
             let (ptr, size) = views.pointer(0)?;
             if size < w as usize * h as usize * 4 {
                 return Err(CudaError::Launch {
@@ -153,29 +187,14 @@ impl CudaMandelbrot {
                 _ => return Err(CudaError::NoDevice),
             };
             self.kernels.colorize(&stream, dwells, lut, ptr, w, h)?;
-            timeline.mark("colour", &stream)
-        })();
+            timeline.mark("colour", &stream)?;
+            Ok(precision)
+        });
         let released = pbo.release(gl, &stream);
         timeline.mark("interop out", &stream)?;
-        let ((), ()) = (coloured?, released?);
-        let stages = timeline.stage_times()?;
-        let records = if s.mode == Mode::MarianiSilver {
-            let all = self.records.read(&stream)?;
-            if s.overlay {
-                all
-            } else {
-                Vec::new()
-            }
-        } else {
-            Vec::new()
-        };
-        texture.upload_from_pbo(gl, &pbo.buffer)?;
-        Ok(MandelbrotFrame {
-            backend: BackendKind::Cuda,
-            precision,
-            stages: stages_from(stages),
-            records,
-        })
+        let precision = coloured?;
+        released?;
+        Ok(precision)
     }
 
     /// Times the dwell computation alone (benchmarks): no colouring, no copy back.
