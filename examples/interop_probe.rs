@@ -62,6 +62,11 @@ struct Variant {
     gl_busy: usize,
     /// A memset of the bins and a copy of the source array between map and unmap.
     cuda_work: bool,
+    /// Wait for the stream between map and unmap (the frame did, for its histogram
+    /// readback, before this issue).
+    sync_before_unmap: bool,
+    /// Leave the GPU idle for 1 ms before the map (no CPU wait on it).
+    sleep_before_map: bool,
 }
 
 fn register(
@@ -136,6 +141,9 @@ fn run_variant(
             }
         }
         let gl_sync = ms_since(t);
+        if v.sleep_before_map {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         let mut timeline = GpuTimeline::start(&device.ctx, &stream).expect("events");
         let reg = registered.take().expect("registered");
         let t = Instant::now();
@@ -153,6 +161,9 @@ fn run_variant(
                 memory::copy_array(src, dst, source.width, source.height, &stream).expect("copy");
             }
             timeline.mark("work", &stream).expect("event");
+        }
+        if v.sync_before_unmap {
+            device.synchronize().expect("sync");
         }
         let t = Instant::now();
         registered = Some(mapped.unmap().expect("unmap"));
@@ -297,48 +308,98 @@ fn with_map_flags(
     )
 }
 
-/// The whole frame (copy + histogram) through FrameRunner on each interop path.
-fn frame_paths(gl: &glow::Context, source: &GlTexture) -> Vec<String> {
+/// What GL does between two frames.
+#[derive(Clone, Copy, PartialEq)]
+enum GlBetween {
+    Nothing,
+    /// Copies the output into a scratch texture (as drawing it would read it), flushed.
+    ReadsOutput,
+    /// The same, then glFinish.
+    ReadsOutputFinish,
+}
+
+/// The whole frame (copy + histogram) through FrameRunner on each interop path, with GL
+/// idle or reading the output between frames (what egui does when it draws it).
+fn frame_paths(gl: &glow::Context, source: &GlTexture, scratch: &GlTexture) -> Vec<String> {
     let image = cudalens::ops::random_image(source.width, source.height, 3);
     let mut out = Vec::new();
-    for path in [InteropRequest::Classic, InteropRequest::External] {
-        let mut runner =
-            match FrameRunner::new(gl, BackendRequest::Cuda, path, source.width, source.height) {
-                Ok(r) => r,
-                Err(e) => {
-                    out.push(format!("{path:?}: cannot open: {e}"));
-                    continue;
+    for between in [
+        GlBetween::Nothing,
+        GlBetween::ReadsOutput,
+        GlBetween::ReadsOutputFinish,
+    ] {
+        for path in [InteropRequest::Classic, InteropRequest::External] {
+            let mut runner =
+                match FrameRunner::new(gl, BackendRequest::Cuda, path, source.width, source.height)
+                {
+                    Ok(r) => r,
+                    Err(e) => {
+                        out.push(format!("{path:?}: cannot open: {e}"));
+                        continue;
+                    }
+                };
+            let mut samples = Samples::default();
+            for run in 0..WARM_UP + RUNS {
+                if between != GlBetween::Nothing {
+                    let output = runner.targets.output.id;
+                    // SAFETY: two live RGBA8 textures of the source's size.
+                    unsafe {
+                        gl.copy_image_sub_data(
+                            output,
+                            glow::TEXTURE_2D,
+                            0,
+                            0,
+                            0,
+                            0,
+                            scratch.id,
+                            glow::TEXTURE_2D,
+                            0,
+                            0,
+                            0,
+                            0,
+                            source.width as i32,
+                            source.height as i32,
+                            1,
+                        );
+                        gl.flush();
+                        if between == GlBetween::ReadsOutputFinish {
+                            gl.finish();
+                        }
+                    }
                 }
-            };
-        let mut samples = Samples::default();
-        for run in 0..WARM_UP + RUNS {
-            let t = Instant::now();
-            let report = runner.run(gl, source, &image, &[]).expect("frame");
-            let wall = ms_since(t);
-            if run >= WARM_UP {
-                samples.push("wall frame", wall);
-                for s in report.stages {
-                    let name: &'static str = match s.name.as_str() {
-                        "interop in" => "gpu interop in",
-                        "interop out" => "gpu interop out",
-                        "copy" => "gpu copy",
-                        _ => "gpu histogram",
-                    };
-                    samples.push(name, s.ms);
+                let t = Instant::now();
+                let report = runner.run(gl, source, &image, &[]).expect("frame");
+                let wall = ms_since(t);
+                if run >= WARM_UP {
+                    samples.push("wall frame", wall);
+                    for s in report.stages {
+                        let name: &'static str = match s.name.as_str() {
+                            "interop in" => "gpu interop in",
+                            "interop out" => "gpu interop out",
+                            "copy" => "gpu copy",
+                            _ => "gpu histogram",
+                        };
+                        samples.push(name, s.ms);
+                    }
                 }
             }
+            let status = runner
+                .interop
+                .clone()
+                .map(|i| i.kind.to_string())
+                .unwrap_or_default();
+            let gl_side = match between {
+                GlBetween::Nothing => "GL idle",
+                GlBetween::ReadsOutput => "GL reads output",
+                GlBetween::ReadsOutputFinish => "GL reads output+finish",
+            };
+            out.push(format!(
+                "{:<34} {}",
+                format!("frame, {status}, {gl_side}"),
+                samples.line()
+            ));
+            runner.destroy(gl);
         }
-        let status = runner
-            .interop
-            .clone()
-            .map(|i| i.kind.to_string())
-            .unwrap_or_default();
-        out.push(format!(
-            "{:<34} {}",
-            format!("frame via {status}"),
-            samples.line()
-        ));
-        runner.destroy(gl);
     }
     out
 }
@@ -425,6 +486,17 @@ fn main() {
             cuda_work: true,
             ..base
         },
+        Variant {
+            name: "stream sync before unmap (old)",
+            cuda_work: true,
+            sync_before_unmap: true,
+            ..base
+        },
+        Variant {
+            name: "CPU sleeps 1 ms before map",
+            sleep_before_map: true,
+            ..base
+        },
     ];
     for (w, h) in sizes() {
         println!("== {w}×{h} (medians of {RUNS}, ms)");
@@ -441,7 +513,7 @@ fn main() {
         }
         println!("{}", keep_source_mapped(&device, &source, &output, &bins));
         println!("{}", with_map_flags(&device, &source, &output, &bins));
-        for line in frame_paths(gl, &source) {
+        for line in frame_paths(gl, &source, &scratch) {
             println!("{line}");
         }
         for t in [source, output, scratch] {

@@ -103,7 +103,7 @@ impl GlMemoryObject {
             gl.bind_buffer(glow::ARRAY_BUFFER, None);
             id
         };
-        let buffer = GlBuffer::from_name(id, size);
+        let buffer = GlBuffer::from_name(id, size, true);
         if let Err(e) = check_gl(gl, "glBufferStorageMemEXT") {
             buffer.destroy(gl);
             return Err(e);
@@ -114,7 +114,7 @@ impl GlMemoryObject {
     /// Deletes the memory object (after every texture and buffer made from it).
     pub fn destroy(mut self, gl: &glow::Context) {
         match ext_ffi::fns() {
-            // SAFETY: the name belongs to this context and is not used afterwards.
+            // SAFETY: the name belongs to the current context and is not used afterwards.
             Ok(f) => unsafe { (f.delete_memory_objects)(1, &self.id) },
             Err(e) => log::error!("deleting memory object {}: {e}", self.id),
         }

@@ -103,7 +103,7 @@ impl GlSemaphore {
     /// Deletes the semaphore.
     pub fn destroy(mut self, gl: &glow::Context) {
         match ext_ffi::fns() {
-            // SAFETY: the name belongs to this context and is not used afterwards.
+            // SAFETY: the name belongs to the current context and is not used afterwards.
             Ok(f) => unsafe { (f.delete_semaphores)(1, &self.id) },
             Err(e) => log::error!("deleting semaphore {}: {e}", self.id),
         }

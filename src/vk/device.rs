@@ -3,7 +3,7 @@
 use super::VkError;
 use ash::vk;
 use std::ffi::CStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What `doctor` and the status bar say about the Vulkan side.
 #[derive(Debug, Clone)]
@@ -152,9 +152,30 @@ fn create_device(
         .map_err(VkError::call("vkCreateDevice"))
 }
 
+/// The exporters opened so far, one per GPU, kept until the process exits.
+static OPENED: Mutex<Vec<([u8; 16], VkExporter)>> = Mutex::new(Vec::new());
+
 impl VkExporter {
+    /// The process's exporter for the GPU whose UUID is `uuid`, opened on first use and
+    /// never closed: on driver 580, destroying the Vulkan instance (which unloads NVIDIA's
+    /// Vulkan driver, the library GLX shares) left the current OpenGL context unusable
+    /// (`glGetIntegerv` returned 0, `cuGLGetDevices` failed with 219; docs/gpu-runs.md).
+    /// A failure is not kept: the next call tries again.
+    pub fn shared(uuid: &[u8; 16]) -> Result<Self, VkError> {
+        let mut opened = OPENED
+            .lock()
+            .map_err(|_| VkError::Unsupported("Vulkan exporter registry poisoned".into()))?;
+        if let Some((_, exporter)) = opened.iter().find(|(u, _)| u == uuid) {
+            return Ok(exporter.clone());
+        }
+        let exporter = Self::open(uuid)?;
+        opened.push((*uuid, exporter.clone()));
+        Ok(exporter)
+    }
+
     /// Opens the Vulkan device whose UUID is `uuid` (the CUDA device's), with
-    /// `VK_KHR_external_memory_fd` and `VK_KHR_external_semaphore_fd`.
+    /// `VK_KHR_external_memory_fd` and `VK_KHR_external_semaphore_fd`. Dropping the last
+    /// clone destroys the device and the instance: the app uses [`VkExporter::shared`].
     pub fn open(uuid: &[u8; 16]) -> Result<Self, VkError> {
         // SAFETY: loading the Vulkan loader runs its initialisers, which have no
         // preconditions.

@@ -12,7 +12,7 @@ pub use sync::{usable_sync, ExternalSync};
 use crate::cuda::CudaDevice;
 use crate::gl::{ext_ffi, SharedObjects};
 use crate::vk::VkExporter;
-use cudarc::driver::CudaContext;
+use cudarc::driver::{CudaContext, CudaStream};
 use std::sync::Arc;
 
 /// Vulkan on the CUDA GPU plus the CUDA context to import into. Cheap to clone.
@@ -49,7 +49,7 @@ impl ExternalInterop {
         if let Some(reason) = gl_obstacle(gl, &uuid) {
             return Err(reason);
         }
-        let exporter = VkExporter::open(&uuid).map_err(|e| e.to_string())?;
+        let exporter = VkExporter::shared(&uuid).map_err(|e| e.to_string())?;
         let interop = Self {
             description: format!(
                 "{}; memory and semaphores shared with OpenGL and CUDA as opaque fds",
@@ -64,8 +64,10 @@ impl ExternalInterop {
         Ok(interop)
     }
 
-    /// Shares a 16×16 image, a 4 KiB buffer and the semaphores, then hands them back.
+    /// Shares a 16×16 image, a 4 KiB buffer and the semaphores, then hands them back, on a
+    /// stream of its own (a hand-over that never completes must not block the app's).
     fn smoke_test(&self, gl: &glow::Context, device: &CudaDevice) -> Result<(), String> {
+        let stream = device.ctx.new_stream().map_err(|e| format!("{e:?}"))?;
         let (image, texture) = ImageBacking::new(self, gl, 16, 16).map_err(|e| e.to_string())?;
         let result = BufferBacking::new(self, gl, 4096)
             .map_err(|e| e.to_string())
@@ -77,8 +79,8 @@ impl ExternalInterop {
                 let synced = ExternalSync::new(self, gl)
                     .and_then(|mut sync| {
                         let round = sync
-                            .hand_to_cuda(gl, &objects, &device.stream)
-                            .and_then(|_| sync.hand_to_gl(gl, &objects, &device.stream));
+                            .hand_to_cuda(gl, &objects, &stream)
+                            .and_then(|_| sync.hand_to_gl(gl, &objects, &stream));
                         sync.destroy(gl);
                         round
                     })
@@ -89,6 +91,31 @@ impl ExternalInterop {
             });
         texture.destroy(gl);
         image.destroy(gl);
-        result.and_then(|_| device.synchronize().map_err(|e| e.to_string()))
+        result.and_then(|_| stream_drains(&stream, std::time::Duration::from_secs(2)))
+    }
+}
+
+/// Waits for `stream` to finish, at most `limit`: a semaphore that never arrives
+/// must not hang the app at start-up.
+fn stream_drains(stream: &CudaStream, limit: std::time::Duration) -> Result<(), String> {
+    let event = stream
+        .context()
+        .new_event(None)
+        .map_err(|e| format!("{e:?}"))?;
+    event.record(stream).map_err(|e| format!("{e:?}"))?;
+    let start = std::time::Instant::now();
+    loop {
+        match event.try_is_complete() {
+            Ok(true) => return Ok(()),
+            Ok(false) if start.elapsed() < limit => {
+                std::thread::sleep(std::time::Duration::from_millis(1))
+            }
+            Ok(false) => {
+                return Err(format!(
+                    "the semaphore hand-over did not complete within {limit:?}"
+                ))
+            }
+            Err(e) => return Err(format!("{e:?}")),
+        }
     }
 }
