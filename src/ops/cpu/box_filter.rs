@@ -18,7 +18,9 @@ use image::RgbaImage;
 #[derive(Debug, Clone, Copy)]
 struct RoundedDivision {
     half: u32,
-    multiplier: u64,
+    /// Below 2^27 (at most 2^(N+1) for n > 2^(l-1)): a u32, so that the product is one
+    /// 32×32→64-bit multiply (`vpmuludq`, 4 or 8 lanes at a time).
+    multiplier: u32,
     shift: u32,
 }
 
@@ -31,7 +33,7 @@ impl RoundedDivision {
         let shift = dividend_bits + l;
         // The product (< 2^N · 2^(N+1)) fits 64 bits while N ≤ 31, i.e. n < 2^23.
         debug_assert!(dividend_bits <= 31, "window of {n} pixels is too large");
-        let multiplier = (1u64 << shift).div_ceil(u64::from(n));
+        let multiplier = (1u64 << shift).div_ceil(u64::from(n)) as u32;
         Self {
             half: n / 2,
             multiplier,
@@ -41,7 +43,7 @@ impl RoundedDivision {
 
     #[inline(always)]
     fn apply(self, sum: u32) -> u8 {
-        ((u64::from(sum + self.half) * self.multiplier) >> self.shift) as u8
+        ((u64::from(sum + self.half) * u64::from(self.multiplier)) >> self.shift) as u8
     }
 }
 

@@ -4,7 +4,8 @@
 //! then counts into two private sets of bins (even and odd pixels, so that runs of equal
 //! values do not serialise on one counter); the sets are merged at the end.
 
-use super::super::{luma_bin, Histogram, HISTOGRAM_BINS};
+use super::super::{luma, Histogram, HISTOGRAM_BINS};
+use super::gaussian::to_u8;
 use super::rows::band_height;
 use super::simd::vectorized;
 use image::RgbaImage;
@@ -37,7 +38,9 @@ fn count_band(band: &[u8], width: usize) -> Bins {
     let mut lumas = vec![0u8; width];
     for row in band.chunks_exact(4 * width) {
         for (l, p) in lumas.iter_mut().zip(row.chunks_exact(4)) {
-            *l = luma_bin(p[0], p[1], p[2]) as u8;
+            // `luma_bin`'s round-then-clamp, converted straight to u8 so that the loop
+            // vectorises (there is no vector f32 → u64 conversion below AVX-512).
+            *l = to_u8(luma(p[0], p[1], p[2]));
         }
         let pairs = row.chunks_exact(8).zip(lumas.chunks_exact(2));
         for (p, l) in pairs {
@@ -74,6 +77,7 @@ pub fn histogram(image: &RgbaImage) -> Histogram {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::luma_bin;
     use super::super::test_images::random;
     use super::*;
 
