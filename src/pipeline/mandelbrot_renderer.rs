@@ -1,9 +1,10 @@
 //! The Mandelbrot view's renderer: CUDA when available, the CPU reference otherwise.
 
+use super::backend::{choose_backend, fall_back_after};
 use super::cuda_mandelbrot::CudaMandelbrot;
 use super::mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
 use super::report::StageTime;
-use super::{BackendKind, BackendRequest, BackendStatus, PipelineError};
+use super::{BackendRequest, BackendStatus, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Dwells, MandelbrotSettings};
@@ -25,35 +26,21 @@ impl MandelbrotRenderer {
         device: Option<&CudaDevice>,
     ) -> Result<Self, PipelineError> {
         let texture = GlTexture::new(gl, 16, 16, None)?;
-        let opened = match (request, device) {
-            (BackendRequest::Cpu, _) => Err("requested with --backend cpu".to_string()),
-            (_, Some(d)) => CudaMandelbrot::new(d.clone()).map_err(|e| e.to_string()),
-            (_, None) => CudaDevice::for_current_gl()
+        let open_cuda = || match device {
+            Some(d) => CudaMandelbrot::new(d.clone()).map_err(|e| e.to_string()),
+            None => CudaDevice::for_current_gl()
                 .and_then(CudaMandelbrot::new)
                 .map_err(|e| e.to_string()),
         };
-        let (cuda, status) = match opened {
-            Ok(c) => {
-                let reason = format!("{}; kernels: {}", c.device.info, kernel_build_description());
-                (
-                    Some(c),
-                    BackendStatus {
-                        kind: BackendKind::Cuda,
-                        reason,
-                    },
-                )
-            }
-            Err(reason) if request == BackendRequest::Cuda => {
+        let describe = |c: &CudaMandelbrot| {
+            format!("{}; kernels: {}", c.device.info, kernel_build_description())
+        };
+        let (cuda, status) = match choose_backend(request, open_cuda, describe) {
+            Ok(chosen) => chosen,
+            Err(e) => {
                 texture.destroy(gl);
-                return Err(PipelineError::CudaUnavailable(reason));
+                return Err(e);
             }
-            Err(reason) => (
-                None,
-                BackendStatus {
-                    kind: BackendKind::Cpu,
-                    reason: format!("CUDA unavailable: {reason}"),
-                },
-            ),
         };
         Ok(Self {
             texture,
@@ -76,17 +63,12 @@ impl MandelbrotRenderer {
         if let Some(cuda) = self.cuda.as_mut() {
             match cuda.render(gl, &self.texture, s) {
                 Ok(frame) => return Ok(frame),
-                Err(e) if self.request == BackendRequest::Auto => {
-                    log::error!("CUDA Mandelbrot failed, falling back to the CPU: {e}");
+                Err(e) => {
+                    self.status = fall_back_after(self.request, e)?;
                     if let Some(c) = self.cuda.take() {
                         c.destroy(gl);
                     }
-                    self.status = BackendStatus {
-                        kind: BackendKind::Cpu,
-                        reason: format!("CUDA failed ({e}); switched to the CPU"),
-                    };
                 }
-                Err(e) => return Err(e),
             }
         }
         let (dwells, mut frame) = cpu_dwells(s);
