@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     }
     for piece in text.split('\0') {
         let _ = cudalens::cli::parse_size(piece);
-        let _ = cudalens::cli::parse_window_size(piece);
+        let _ = cudalens::app::parse_window_size(piece);
         let _ = cudalens::image_io::budget::parse_memory_size(piece);
     }
 });

@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
     for p in [cudalens::mandelbrot::Precision::Auto, cudalens::mandelbrot::Precision::F32] {
         let _ = view.resolve_precision(p);
     }
-    let dwells = render_per_pixel(&view);
+    let dwells = render_per_pixel(&view, false);
     assert_eq!(dwells.values.len(), (view.width * view.height) as usize);
     assert!(dwells.values.iter().all(|&d| d <= view.max_dwell));
     let factor = f64_at(numbers, 4);
