@@ -18,8 +18,10 @@ pub struct MandelbrotArgs {
     /// Output PNG; with --frames, numbered files next to it (out-0000.png, …).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Image width in pixels.
     #[arg(long, default_value_t = 1024)]
     pub width: u32,
+    /// Image height in pixels.
     #[arg(long, default_value_t = 768)]
     pub height: u32,
     /// Centre of the view, RE,IM.
@@ -28,12 +30,16 @@ pub struct MandelbrotArgs {
     /// Width of the view on the real axis.
     #[arg(long, default_value_t = 3.0, allow_negative_numbers = true)]
     pub span: f64,
+    /// Iterations before a point counts as inside the set.
     #[arg(long, default_value_t = 1024)]
     pub max_dwell: u32,
+    /// per-pixel escape time, or Mariani–Silver refinement of uniform rectangles.
     #[arg(long, value_enum, default_value_t = Mode::MarianiSilver)]
     pub mode: Mode,
+    /// Floating point of the iteration: f32, f64, or auto (chosen by the zoom depth).
     #[arg(long, value_enum, default_value_t = Precision::Auto)]
     pub precision: Precision,
+    /// Colour scheme.
     #[arg(long, value_enum, default_value_t)]
     pub palette: Palette,
     /// Colour by the continuous escape value (no bands).
@@ -54,11 +60,13 @@ pub struct MandelbrotArgs {
     /// End of the zoom sequence: RE,IM,SPAN.
     #[arg(long, value_parser = parse_zoom_target, allow_hyphen_values = true)]
     pub zoom_to: Option<(f64, f64, f64)>,
+    /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
     /// Write the dwells as a 16-bit greyscale PNG instead of colours.
     #[arg(long)]
     pub dwell: bool,
+    /// Replace existing output files.
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
