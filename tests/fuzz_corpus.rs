@@ -10,7 +10,9 @@ use cudalens::ops::Filter;
 use std::path::{Path, PathBuf};
 
 fn fuzz_dir(sub: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz").join(sub)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz")
+        .join(sub)
 }
 
 /// The files of `fuzz/<kind>/<target>/`, sorted.
@@ -85,7 +87,10 @@ fn cli_seeds_parse_or_give_one_line() {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let args = std::iter::once("cudalens").chain(text.split('\0'));
         if let Err(e) = cudalens::cli::Cli::try_parse_from(args) {
-            assert!(!cudalens::cli::clap_error_line(&e).contains('\n'), "{text:?}");
+            assert!(
+                !cudalens::cli::clap_error_line(&e).contains('\n'),
+                "{text:?}"
+            );
         }
     }
 }
@@ -113,15 +118,39 @@ fn regenerate_image_seeds() {
     let jpeg = jpeg_of(&cudalens::ops::random_image(16, 16, 3));
     let seeds: Vec<(&str, Vec<u8>)> = vec![
         ("ok-rgba.png", png.clone()),
-        ("ok-grey.png", encode(&DynamicImage::ImageLuma8(grey.clone()), ImageFormat::Png)),
-        ("ok-grey16.png", encode(&DynamicImage::ImageLuma16(grey16), ImageFormat::Png)),
-        ("ok-rgba16.png", encode(&DynamicImage::ImageRgba16(rgba16), ImageFormat::Png)),
-        ("ok-rgb.bmp", encode(&DynamicImage::ImageRgb8(rgb.clone()), ImageFormat::Bmp)),
-        ("ok-rgba.tiff", encode(&DynamicImage::ImageRgba8(rgba.clone()), ImageFormat::Tiff)),
-        ("ok-rgba.webp", encode(&DynamicImage::ImageRgba8(rgba.clone()), ImageFormat::WebP)),
-        ("ok-rgba.gif", encode(&DynamicImage::ImageRgba8(rgba.clone()), ImageFormat::Gif)),
+        (
+            "ok-grey.png",
+            encode(&DynamicImage::ImageLuma8(grey.clone()), ImageFormat::Png),
+        ),
+        (
+            "ok-grey16.png",
+            encode(&DynamicImage::ImageLuma16(grey16), ImageFormat::Png),
+        ),
+        (
+            "ok-rgba16.png",
+            encode(&DynamicImage::ImageRgba16(rgba16), ImageFormat::Png),
+        ),
+        (
+            "ok-rgb.bmp",
+            encode(&DynamicImage::ImageRgb8(rgb.clone()), ImageFormat::Bmp),
+        ),
+        (
+            "ok-rgba.tiff",
+            encode(&DynamicImage::ImageRgba8(rgba.clone()), ImageFormat::Tiff),
+        ),
+        (
+            "ok-rgba.webp",
+            encode(&DynamicImage::ImageRgba8(rgba.clone()), ImageFormat::WebP),
+        ),
+        (
+            "ok-rgba.gif",
+            encode(&DynamicImage::ImageRgba8(rgba.clone()), ImageFormat::Gif),
+        ),
         ("ok-rgb.jpg", jpeg.clone()),
-        ("ok-grey.jpg", encode(&DynamicImage::ImageLuma8(grey), ImageFormat::Jpeg)),
+        (
+            "ok-grey.jpg",
+            encode(&DynamicImage::ImageLuma8(grey), ImageFormat::Jpeg),
+        ),
         ("bad-truncated.png", png[..png.len() / 2].to_vec()),
         ("bad-truncated.jpg", jpeg[..jpeg.len() * 2 / 3].to_vec()),
         ("bad-huge.gif", gif_declaring(32768)),

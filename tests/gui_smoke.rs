@@ -146,7 +146,19 @@ fn hostile_window_cases(display: u32, dir: &Path) {
     assert!(stderr.contains("larger than the display"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     let fifo = dir.join("fifo.png");
-    assert!(Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
-    let out = app(display, dir, &[fifo.to_str().expect("utf-8"), "--frames", "3"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo")
+        .success());
+    let out = app(
+        display,
+        dir,
+        &[fifo.to_str().expect("utf-8"), "--frames", "3"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::hostile_files::{bmp_rle_declaring, gif_declaring, jpeg_declaring, jpeg_of, scan_start};
+use common::hostile_files::{
+    bmp_rle_declaring, gif_declaring, jpeg_declaring, jpeg_of, scan_start,
+};
 use common::process::{cudalens, leftover_parts, run_limited, wait_limited, Finished};
 use common::{data, photo, png_declaring};
 use std::path::{Path, PathBuf};
@@ -44,13 +46,26 @@ fn files_declaring_32768_squared_are_refused_before_decoding() {
     let out = d.join("out.png");
     for f in &files {
         for args in [
-            vec!["apply", s(f), "-o", s(&out), "--filter", "sobel", "--max-memory", "2G"],
+            vec![
+                "apply",
+                s(f),
+                "-o",
+                s(&out),
+                "--filter",
+                "sobel",
+                "--max-memory",
+                "2G",
+            ],
             vec!["histogram", s(f), "--max-memory", "2G"],
         ] {
             let r = run(&args, d);
             r.refused_with("over the budget");
             assert!(r.stderr.contains("32768×32768"), "{r:#?}");
-            assert!(r.peak_rss < 200 * MIB, "{args:?}: peak RSS {} MiB", r.peak_rss / MIB);
+            assert!(
+                r.peak_rss < 200 * MIB,
+                "{args:?}: peak RSS {} MiB",
+                r.peak_rss / MIB
+            );
         }
     }
     assert!(!out.exists());
@@ -87,7 +102,10 @@ fn a_fifo_nobody_writes_to_does_not_hang() {
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
     let out = dir.path().join("o.png");
-    let r = run(&["apply", s(&fifo), "-o", s(&out), "--filter", "sobel"], dir.path());
+    let r = run(
+        &["apply", s(&fifo), "-o", s(&out), "--filter", "sobel"],
+        dir.path(),
+    );
     r.refused_with("no data");
     run(&["histogram", s(&fifo)], dir.path()).refused_with("no data");
     assert!(r.elapsed < Duration::from_secs(10));
@@ -114,7 +132,13 @@ fn a_png_piped_through_dev_stdin_is_read_once() {
         String::from_utf8_lossy(&out.stderr)
     );
     let from_file = run(
-        &["histogram", s(&data("logo.png")), "--json", "--backend", "cpu"],
+        &[
+            "histogram",
+            s(&data("logo.png")),
+            "--json",
+            "--backend",
+            "cpu",
+        ],
         dir.path(),
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), from_file.stdout);
@@ -138,8 +162,12 @@ fn every_output_path_problem_is_exit_2_before_any_work() {
         (d.join("missing/out.png"), &[], "does not exist"),
         (a_file.join("out.png"), &[], "not a folder"),
         (sub.with_extension("png"), &[], "cannot write here"),
-        (PathBuf::from("/proc/cudalens-out.png"), &[], "cannot write here"),
-        (loop_a.clone(), &["--force"], "symbolic links"),
+        (
+            PathBuf::from("/proc/cudalens-out.png"),
+            &[],
+            "cannot write here",
+        ),
+        (loop_a.clone(), &[], "symbolic links"),
     ];
     std::fs::create_dir(sub.with_extension("png")).expect("mkdir");
     for (out, extra, needle) in cases {
@@ -158,7 +186,14 @@ fn every_output_path_problem_is_exit_2_before_any_work() {
         std::fs::set_permissions(&locked, std::os::unix::fs::PermissionsExt::from_mode(0o500))
             .expect("chmod");
         run(
-            &["apply", s(&data("coffee.png")), "-o", s(&locked.join("o.png")), "--filter", "sobel"],
+            &[
+                "apply",
+                s(&data("coffee.png")),
+                "-o",
+                s(&locked.join("o.png")),
+                "--filter",
+                "sobel",
+            ],
             d,
         )
         .refused_with("ermission denied");
@@ -181,7 +216,16 @@ fn a_file_size_limit_fails_cleanly_and_names_the_users_path() {
     let input = big_input(d);
     let out = d.join("out.png");
     let mut cmd = cudalens();
-    cmd.args(["apply", s(&input), "-o", s(&out), "--filter", "transpose", "--backend", "cpu"]);
+    cmd.args([
+        "apply",
+        s(&input),
+        "-o",
+        s(&out),
+        "--filter",
+        "transpose",
+        "--backend",
+        "cpu",
+    ]);
     // SAFETY: setrlimit is async-signal-safe and only limits the child's file sizes.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
@@ -198,7 +242,10 @@ fn a_file_size_limit_fails_cleanly_and_names_the_users_path() {
     let r = run_limited(&mut cmd, d, LIMIT);
     r.refused_with(s(&out));
     assert!(r.stderr.contains("too large"), "{r:#?}");
-    assert!(!r.stderr.contains(".cudalens-"), "temporary name leaked: {r:#?}");
+    assert!(
+        !r.stderr.contains(".cudalens-"),
+        "temporary name leaked: {r:#?}"
+    );
     assert!(!out.exists());
     assert!(leftover_parts(d).is_empty(), "{:?}", leftover_parts(d));
 }
@@ -211,7 +258,16 @@ fn an_interrupted_save_leaves_no_part_file() {
     for signal in [libc::SIGINT, libc::SIGTERM] {
         let out = d.join("out.png");
         let child = Command::new(env!("CARGO_BIN_EXE_cudalens"))
-            .args(["apply", s(&input), "-o", s(&out), "--filter", "transpose", "--backend", "cpu"])
+            .args([
+                "apply",
+                s(&input),
+                "-o",
+                s(&out),
+                "--filter",
+                "transpose",
+                "--backend",
+                "cpu",
+            ])
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -265,12 +321,28 @@ fn the_memory_budget_refuses_with_a_clear_message() {
     let out = dir.path().join("o.png");
     let coffee = data("coffee.png");
     let r = run(
-        &["apply", s(&coffee), "-o", s(&out), "--filter", "sobel", "--max-memory", "1M"],
+        &[
+            "apply",
+            s(&coffee),
+            "-o",
+            s(&out),
+            "--filter",
+            "sobel",
+            "--max-memory",
+            "1M",
+        ],
         dir.path(),
     );
     r.refused_with("--max-memory");
-    assert!(r.stderr.contains("over the budget of 1.0 MiB") || r.stderr.contains("1 MiB"), "{r:#?}");
-    run(&["histogram", s(&coffee), "--max-memory", "lots"], dir.path()).refused_with("lots");
+    assert!(
+        r.stderr.contains("over the budget of 1.0 MiB") || r.stderr.contains("1 MiB"),
+        "{r:#?}"
+    );
+    run(
+        &["histogram", s(&coffee), "--max-memory", "lots"],
+        dir.path(),
+    )
+    .refused_with("lots");
 }
 
 #[test]
@@ -281,13 +353,23 @@ fn screenshot_follows_the_rules_of_apply() {
     std::fs::copy(data("coffee.png"), &input).expect("copy");
     let before = std::fs::read(&input).expect("read");
     let i = s(&input);
-    run(&[i, "--frames", "3", "--screenshot", i], d).refused_with("refusing to overwrite the input");
+    run(&[i, "--frames", "3", "--screenshot", i], d)
+        .refused_with("refusing to overwrite the input");
     run(&[i, "--frames", "3", "--screenshot", i, "--force"], d)
         .refused_with("refusing to overwrite the input");
     let existing = write(d, "shot.png", b"keep me");
     run(&[i, "--frames", "3", "--screenshot", s(&existing)], d).refused_with("already exists");
-    run(&[i, "--frames", "3", "--screenshot", s(&d.join("no/shot.png"))], d)
-        .refused_with("does not exist");
+    run(
+        &[
+            i,
+            "--frames",
+            "3",
+            "--screenshot",
+            s(&d.join("no/shot.png")),
+        ],
+        d,
+    )
+    .refused_with("does not exist");
     run(&[i, "--screenshot", s(&d.join("s.png"))], d).refused_with("--frames");
     assert_eq!(std::fs::read(&input).expect("read"), before);
     assert_eq!(std::fs::read(&existing).expect("read"), b"keep me");
@@ -299,15 +381,39 @@ fn sizes_are_checked_before_anything_is_allocated() {
     let d = dir.path();
     for size in ["32767x32767", "65536x65536", "0x10", "4294967296x1"] {
         run(&["--frames", "1", "--size", size], d).refused_with(size);
-        let r = run(&["bench", "--size", size, "--runs", "1", "--backend", "cpu"], d);
+        let r = run(
+            &["bench", "--size", size, "--runs", "1", "--backend", "cpu"],
+            d,
+        );
         r.refused_with(size);
     }
     // Within the parser's limit but over Mesa's texture limit (16384) or the budget.
-    let r = run(&["bench", "--size", "32768x32768", "--runs", "1", "--backend", "cpu"], d);
+    let r = run(
+        &[
+            "bench",
+            "--size",
+            "32768x32768",
+            "--runs",
+            "1",
+            "--backend",
+            "cpu",
+        ],
+        d,
+    );
     assert_eq!(r.code, Some(2), "{r:#?}");
     assert!(r.peak_rss < 512 * MIB, "peak RSS {} MiB", r.peak_rss / MIB);
     run(
-        &["bench", "--size", "64x64", "--runs", "1", "--backend", "cpu", "--json", s(&d.join("no/b.json"))],
+        &[
+            "bench",
+            "--size",
+            "64x64",
+            "--runs",
+            "1",
+            "--backend",
+            "cpu",
+            "--json",
+            s(&d.join("no/b.json")),
+        ],
         d,
     )
     .refused_with("does not exist");

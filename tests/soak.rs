@@ -4,8 +4,8 @@
 //! 1×1 to 8K loaded and replaced, Mandelbrot views. Every 100th frame is checked against
 //! the CPU reference; at checkpoints the same canonical frame is run and the driver's
 //! used GPU memory and the host RSS must stay within 1 MiB of the first checkpoint after
-//! warm-up. Ignored by default; `scripts/gpu/soak.sh` runs it on the GPU machine
-//! (`SOAK_FRAMES`, default 10 000).
+//! warm-up. Ignored by default; `scripts/gpu/hostile.sh soak` runs it on the GPU machine
+//! (`SOAK_FRAMES`, default 10 000; `SOAK_SECONDS` stops it early, saying how far it got).
 
 mod common;
 
@@ -13,7 +13,9 @@ use cudalens::cuda::CudaDevice;
 use cudalens::gl::{GlTexture, HeadlessGl};
 use cudalens::mandelbrot::{render_per_pixel, Mode, Precision, View};
 use cudalens::ops::{cpu, Filter};
-use cudalens::pipeline::{BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings};
+use cudalens::pipeline::{
+    BackendKind, BackendRequest, FrameRunner, MandelbrotRenderer, MandelbrotSettings,
+};
 use image::RgbaImage;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
@@ -99,7 +101,11 @@ impl Soak {
     fn check(&mut self, filters: &[Filter]) -> u8 {
         let whole = self.frame(filters);
         if filters.iter().all(exact) {
-            assert_eq!(whole, cpu::apply_filters(&self.image, filters), "{filters:?}");
+            assert_eq!(
+                whole,
+                cpu::apply_filters(&self.image, filters),
+                "{filters:?}"
+            );
         }
         let original = self.image.clone();
         let mut input = original.clone();
@@ -110,7 +116,10 @@ impl Soak {
             let got = self.frame(std::slice::from_ref(f));
             let (max, count) = common::max_difference(&got, &want);
             let tolerance = if exact(f) { 0 } else { 1 };
-            assert!(max <= tolerance, "{f}: max difference {max} in {count} values");
+            assert!(
+                max <= tolerance,
+                "{f}: max difference {max} in {count} values"
+            );
             worst = worst.max(max);
             input = want;
         }
@@ -136,14 +145,21 @@ impl Soak {
         let s = MandelbrotSettings {
             view,
             mode,
-            precision: if checked { Precision::F64 } else { Precision::Auto },
+            precision: if checked {
+                Precision::F64
+            } else {
+                Precision::Auto
+            },
             ..MandelbrotSettings::default()
         };
         if checked {
             let (got, _) = self.mandel.dwells(&s).expect("GPU dwells");
             let bad = got.mismatches(&render_per_pixel(&view));
             let total = (view.width * view.height) as usize;
-            assert!(bad * 1000 <= total, "{view:?} {mode:?}: {bad} of {total} dwells differ");
+            assert!(
+                bad * 1000 <= total,
+                "{view:?} {mode:?}: {bad} of {total} dwells differ"
+            );
         } else {
             let frame = self.mandel.render(&self.gl.gl, &s).expect("GPU Mandelbrot");
             assert_eq!(frame.backend, BackendKind::Cuda);
@@ -196,6 +212,11 @@ fn soak_random_frames_on_cuda() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000);
+    // A time bound for a lent machine: the run stops early and says how far it got.
+    let seconds: f64 = std::env::var("SOAK_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::INFINITY);
     let gl = HeadlessGl::new().expect("headless GL");
     let runner = FrameRunner::new(&gl.gl, BackendRequest::Cuda, 1, 1).expect("CUDA backend");
     let mandel = MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_device())
@@ -221,7 +242,12 @@ fn soak_random_frames_on_cuda() {
     let mut baseline: Option<(i64, i64)> = None;
     let (mut gpu_drift, mut rss_drift) = (0i64, 0i64);
     let start = Instant::now();
+    let mut done = 0;
     for frame in 0..frames {
+        if start.elapsed().as_secs_f64() > seconds {
+            break;
+        }
+        done = frame + 1;
         if frame % 25 == 0 {
             let (w, h) = random_size(&mut rng, replacements);
             let image = if replacements % 5 == 0 {
@@ -262,7 +288,7 @@ fn soak_random_frames_on_cuda() {
         }
     }
     println!(
-        "soak: {frames} frames ({mandels} Mandelbrot views, {replacements} images loaded), {checks} filter checks against the CPU (worst difference {worst}), {refused} out-of-range specs refused, {:.0} s; drift after warm-up: GPU {gpu_drift} B, RSS {rss_drift} B",
+        "soak: {done} of {frames} frames ({mandels} Mandelbrot views, {replacements} images loaded), {checks} filter checks against the CPU (worst difference {worst}), {refused} out-of-range specs refused, {:.0} s; drift after warm-up: GPU {gpu_drift} B, RSS {rss_drift} B",
         start.elapsed().as_secs_f64()
     );
     assert!(gpu_drift <= MIB, "GPU memory drifted by {gpu_drift} B");

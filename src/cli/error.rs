@@ -72,7 +72,11 @@ pub fn clap_error_line(e: &clap::Error) -> String {
         .map(str::trim)
         .collect();
     if !details.is_empty() {
-        line = format!("{} {}", line.trim_end_matches(':').to_string() + ":", details.join(", "));
+        line = format!(
+            "{} {}",
+            line.trim_end_matches(':').to_string() + ":",
+            details.join(", ")
+        );
     }
     format!("{line} (see cudalens --help)")
 }
@@ -88,5 +92,30 @@ impl From<PipelineError> for CliError {
             code,
             message: e.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn line(args: &[&str]) -> String {
+        let e = crate::cli::Cli::try_parse_from(args).expect_err("must fail");
+        clap_error_line(&e)
+    }
+
+    #[test]
+    fn clap_errors_are_one_line_with_what_is_missing() {
+        let missing = line(&["cudalens", "apply", "in.png"]);
+        assert!(!missing.contains('\n'), "{missing}");
+        assert!(missing.contains("--output"), "{missing}");
+        assert!(!missing.starts_with("error"), "{missing}");
+        let unknown = line(&["cudalens", "--frobnicate"]);
+        assert!(
+            unknown.contains("'--frobnicate'") && !unknown.contains('\n'),
+            "{unknown}"
+        );
+        assert!(unknown.ends_with("(see cudalens --help)"), "{unknown}");
     }
 }

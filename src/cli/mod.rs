@@ -213,9 +213,9 @@ fn check_gui_args(file: Option<&Path>, gui: &GuiArgs) -> Result<(), CliError> {
             let word = f.to_string_lossy();
             let plain_word = !word.contains(['/', '.']);
             return Err(CliError::usage(match e.kind() {
-                std::io::ErrorKind::NotFound if plain_word => format!(
-                    "'{word}' is neither a command ({SUBCOMMANDS}) nor an existing file"
-                ),
+                std::io::ErrorKind::NotFound if plain_word => {
+                    format!("'{word}' is neither a command ({SUBCOMMANDS}) nor an existing file")
+                }
                 std::io::ErrorKind::NotFound => format!("{word}: no such file"),
                 _ => format!("{word}: cannot read: {e}"),
             }));

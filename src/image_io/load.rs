@@ -36,7 +36,9 @@ pub enum LoadError {
     },
     #[error("{path}: not a supported image format (PNG, JPEG, TIFF, BMP, WebP, GIF)")]
     UnknownFormat { path: PathBuf },
-    #[error("{path}: no data (an empty file, or a pipe nobody writes to): not a supported image format")]
+    #[error(
+        "{path}: no data (an empty file, or a pipe nobody writes to): not a supported image format"
+    )]
     NoData { path: PathBuf },
     #[error("{path}: image is {width}×{height}, larger than the {max}×{max} limit")]
     TooLarge {

@@ -26,7 +26,8 @@ pub fn clear_nonblocking(file: &std::fs::File) -> std::io::Result<()> {
 /// Paths of temporary files being written, removed by the signal handler. A slot holds a
 /// leaked `CString` (never freed, so the handler can never read freed memory) or null.
 const SLOTS: usize = 16;
-static PARTS: [AtomicPtr<libc::c_char>; SLOTS] = [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
+static PARTS: [AtomicPtr<libc::c_char>; SLOTS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
 
 /// A registration of a temporary file; dropping it forgets the path (the file itself is
 /// removed or renamed by its owner).
@@ -49,7 +50,12 @@ pub fn register_part(path: &std::path::Path) -> PartGuard {
     let raw = c.into_raw(); // leaked on purpose: see PARTS
     for (i, slot) in PARTS.iter().enumerate() {
         if slot
-            .compare_exchange(std::ptr::null_mut(), raw, Ordering::SeqCst, Ordering::SeqCst)
+            .compare_exchange(
+                std::ptr::null_mut(),
+                raw,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
             .is_ok()
         {
             return PartGuard(Some(i));

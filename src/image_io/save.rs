@@ -33,12 +33,33 @@ pub enum SaveError {
     Encode { path: PathBuf, reason: String },
 }
 
+/// The OS error code in `e` or anywhere in its chain (encoders and tempfile wrap it).
+fn os_code(e: &std::io::Error) -> Option<i32> {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = next {
+        if let Some(code) = err
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::raw_os_error)
+        {
+            return Some(code);
+        }
+        next = match err.downcast_ref::<std::io::Error>() {
+            Some(io) => io
+                .get_ref()
+                .map(|r| r as &(dyn std::error::Error + 'static)),
+            None => err.source(),
+        };
+    }
+    None
+}
+
 /// The operating system's words for `e`, without any path it may carry (tempfile adds
 /// the temporary file's name, which means nothing to the user).
 fn describe(e: &std::io::Error) -> String {
-    let text = match e.raw_os_error() {
+    let text = match os_code(e) {
         Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
-        None => e.kind().to_string(),
+        None if e.to_string().contains(".cudalens-") => e.kind().to_string(),
+        None => e.to_string(),
     };
     match text.find(" (os error") {
         Some(i) => text[..i].to_string(),
@@ -125,9 +146,7 @@ pub fn check_output_path(path: &Path, overwrite: bool) -> Result<(), SaveError> 
     }
     let dir = folder_of(path);
     match std::fs::metadata(dir) {
-        Ok(m) if !m.is_dir() => {
-            return Err(target(format!("{} is not a folder", dir.display())))
-        }
+        Ok(m) if !m.is_dir() => return Err(target(format!("{} is not a folder", dir.display()))),
         Ok(_) => {}
         // A missing file, or a parent that is not a folder: the folder check says which.
         Err(e)
@@ -136,13 +155,20 @@ pub fn check_output_path(path: &Path, overwrite: bool) -> Result<(), SaveError> 
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
             ) =>
         {
-            return Err(target(format!("the folder {} does not exist", dir.display())))
+            return Err(target(format!(
+                "the folder {} does not exist",
+                dir.display()
+            )))
         }
         Err(e) => return Err(target(format!("{}: {}", dir.display(), describe(&e)))),
     }
-    temporary_in(dir)
-        .map(drop)
-        .map_err(|e| target(format!("cannot create a file in {}: {}", dir.display(), describe(&e))))
+    temporary_in(dir).map(drop).map_err(|e| {
+        target(format!(
+            "cannot create a file in {}: {}",
+            dir.display(),
+            describe(&e)
+        ))
+    })
 }
 
 /// Checks that `path` may be written under `options`; returns its format. Done before

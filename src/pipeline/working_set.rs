@@ -56,7 +56,11 @@ mod tests {
         let px = 100u64 * 50;
         assert_eq!(gpu_frame_bytes(100, 50, &[]), 12 * px);
         assert_eq!(gpu_frame_bytes(100, 50, &[Filter::Transpose]), 12 * px);
-        let three = [Filter::Transpose, Filter::Box { radius: 2 }, Filter::Transpose];
+        let three = [
+            Filter::Transpose,
+            Filter::Box { radius: 2 },
+            Filter::Transpose,
+        ];
         assert_eq!(
             gpu_frame_bytes(100, 50, &three),
             20 * px + px * crate::cuda::SCRATCH_BYTES_PER_PIXEL as u64

@@ -113,7 +113,11 @@ where
         let mut next = 0; // next source row to run the row pass on
         for y in 0..h {
             while next < h && next <= y + passes.ahead {
-                (passes.row_pass)(&src[next * 4 * w..(next + 1) * 4 * w], columns, ring.row_mut(next));
+                (passes.row_pass)(
+                    &src[next * 4 * w..(next + 1) * 4 * w],
+                    columns,
+                    ring.row_mut(next),
+                );
                 next += 1;
             }
             // SAFETY: this task alone writes `columns`; y < h and columns ⊂ 0..w.

@@ -1,7 +1,7 @@
 //! Transpose: `out(x, y) = in(y, x)`; alpha moves with its pixel.
 
-use rayon::prelude::*;
 use image::RgbaImage;
+use rayon::prelude::*;
 
 /// The H×W transpose of a W×H image.
 pub fn transpose(image: &RgbaImage) -> RgbaImage {
