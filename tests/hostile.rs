@@ -209,23 +209,21 @@ fn big_input(dir: &Path) -> PathBuf {
     p
 }
 
+/// `apply INPUT -o OUT --filter transpose --backend cpu`.
+fn transpose_on_cpu(input: &Path, out: &Path) -> Command {
+    let mut cmd = cudalens();
+    cmd.args(["apply", s(input), "-o", s(out), "--filter", "transpose"])
+        .args(["--backend", "cpu"]);
+    cmd
+}
+
 #[test]
 fn a_file_size_limit_fails_cleanly_and_names_the_users_path() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
     let input = big_input(d);
     let out = d.join("out.png");
-    let mut cmd = cudalens();
-    cmd.args([
-        "apply",
-        s(&input),
-        "-o",
-        s(&out),
-        "--filter",
-        "transpose",
-        "--backend",
-        "cpu",
-    ]);
+    let mut cmd = transpose_on_cpu(&input, &out);
     // SAFETY: setrlimit is async-signal-safe and only limits the child's file sizes.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
@@ -257,18 +255,7 @@ fn an_interrupted_save_leaves_no_part_file() {
     let input = big_input(d);
     for signal in [libc::SIGINT, libc::SIGTERM] {
         let out = d.join("out.png");
-        let child = Command::new(env!("CARGO_BIN_EXE_cudalens"))
-            .args([
-                "apply",
-                s(&input),
-                "-o",
-                s(&out),
-                "--filter",
-                "transpose",
-                "--backend",
-                "cpu",
-            ])
-            .stdin(Stdio::null())
+        let child = transpose_on_cpu(&input, &out)
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn");

@@ -98,6 +98,14 @@ struct PartFile {
     _registered: super::posix::PartGuard,
 }
 
+/// Whether `e` says the path does not exist (or runs through something not a folder).
+fn missing(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
 fn temporary_in(dir: &Path) -> std::io::Result<PartFile> {
     let temp = tempfile::Builder::new()
         .prefix(".cudalens-")
@@ -129,12 +137,7 @@ pub fn check_output_path(path: &Path, overwrite: bool) -> Result<(), SaveError> 
         }
         Ok(_) => {}
         // A missing file, or a parent that is not a folder: the folder check says which.
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
+        Err(e) if missing(&e) => {
             // A dangling symlink would be replaced, not followed: refuse it like a file.
             if std::fs::symlink_metadata(path).is_ok() && !overwrite {
                 return Err(SaveError::Exists {
@@ -148,13 +151,7 @@ pub fn check_output_path(path: &Path, overwrite: bool) -> Result<(), SaveError> 
     match std::fs::metadata(dir) {
         Ok(m) if !m.is_dir() => return Err(target(format!("{} is not a folder", dir.display()))),
         Ok(_) => {}
-        // A missing file, or a parent that is not a folder: the folder check says which.
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
+        Err(e) if missing(&e) => {
             return Err(target(format!(
                 "the folder {} does not exist",
                 dir.display()
