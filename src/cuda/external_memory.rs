@@ -5,9 +5,10 @@
 use super::{check, release_in, CudaError};
 use cudarc::driver::sys::{
     self, CUarray, CUarray_format, CUdeviceptr, CUexternalMemory, CUexternalMemoryHandleType,
-    CUmipmappedArray, CUDA_ARRAY3D_DESCRIPTOR,
+    CUmipmappedArray, CUresult, CUDA_ARRAY3D_DESCRIPTOR,
 };
 use cudarc::driver::CudaContext;
+use std::ffi::c_int;
 use std::os::fd::{IntoRawFd, OwnedFd};
 use std::sync::Arc;
 
