@@ -67,12 +67,12 @@ for s in $steps; do
     case $s in
         smi) step nvidia-smi 30 nvidia-smi ;;
         lib) step lib-tests 60 "$B/lib-tests" --test-threads=16 mandelbrot cli:: app:: tiles ;;
-        tests) step gpu-tests 150 "$B/gpu-tests" --test-threads=1 --nocapture mandelbrot ;;
-        memcheck) step memcheck 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
-        bench) step bench 200 "$B/cudalens" bench --backend cuda --size 256x256 --runs 7 --mandelbrot ${SWEEP:+--ms-sweep} --json "$OUT/bench.json" ;;
-        base) step base-bench 200 "$B/cudalens-base" bench --backend cuda --size 256x256 --runs 7 --mandelbrot
-              step base-views 200 bash -c base_views ;;
-        overlay) step overlay 40 bash -c overlay ;;
+        tests) step gpu-tests 120 "$B/gpu-tests" --test-threads=1 --nocapture mandelbrot ;;
+        memcheck) step memcheck 90 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
+        bench) step bench 170 "$B/cudalens" bench --backend cuda --size 256x256 --runs 7 --mandelbrot ${SWEEP:+--ms-sweep} --json "$OUT/bench.json" ;;
+        base) step base-bench 40 "$B/cudalens-base" bench --backend cuda --size 256x256 --runs 7 --mandelbrot
+              step base-views 40 bash -c base_views ;;
+        overlay) step overlay 30 bash -c overlay ;;
         *) echo "unknown step $s" ;;
     esac
 done
