@@ -295,6 +295,63 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
 }
 
 #[test]
+fn mandelbrot_zoom_sequence_smooth_and_overlay() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("z.png");
+    let out_arg = out.to_str().expect("utf-8");
+    let size = ["--width", "48", "--height", "32", "--backend", "cpu"];
+    cudalens()
+        .args(["mandelbrot", "-o", out_arg, "--smooth", "--frames", "3"])
+        .args(["--zoom-to=-0.745,0.113,0.01", "--max-dwell", "200"])
+        .args(size)
+        .assert()
+        .success();
+    let frames: Vec<_> = (0..3)
+        .map(|i| image::open(dir.path().join(format!("z-000{i}.png"))).expect("frame"))
+        .collect();
+    assert!(frames.iter().all(|f| (f.width(), f.height()) == (48, 32)));
+    assert_ne!(frames[0].as_bytes(), frames[2].as_bytes(), "the zoom moves");
+    assert!(!out.exists(), "a sequence writes numbered files only");
+    // Existing frames are not overwritten without --force.
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            out_arg,
+            "--frames",
+            "3",
+            "--zoom-to=-0.745,0.113,0.01",
+        ])
+        .args(size)
+        .assert()
+        .code(2);
+    let overlay = dir.path().join("o.png");
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            overlay.to_str().expect("utf-8"),
+            "--overlay",
+        ])
+        .args(size)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("per-pixel"));
+    for (args, what) in [
+        (&["--frames", "3"][..], "zoom-to"),
+        (&["--zoom-to=0,0,1"][..], "frames"),
+        (&["--overlay", "--dwell"][..], "overlay"),
+        (&["--overlay", "--mode", "per-pixel"][..], "overlay"),
+        (&["--density", "0"][..], "density"),
+        (&["--offset", "2"][..], "offset"),
+    ] {
+        let mut all = vec!["mandelbrot", "-o", "/tmp/never-written.png"];
+        all.extend_from_slice(args);
+        refuses(&all, what);
+    }
+}
+
+#[test]
 fn doctor_reports_the_backend_and_why() {
     let out = cudalens().arg("doctor").output().expect("runs");
     assert!(out.status.success());
