@@ -341,8 +341,12 @@ impl MandelbrotKernels {
     /// out[i] = lut[clamp(dwell[i], 0, max_dwell)] for W·H pixels; `out` is a device
     /// pointer to W·H uchar4 (the mapped PBO), `lut` holds max_dwell + 1 entries. Draws
     /// nothing when the refinement counted a failure.
+    ///
+    /// # Safety
+    /// `out` must point to device memory of at least W·H·4 bytes that stays allocated (and
+    /// mapped) until the stream has run the launch.
     #[allow(clippy::too_many_arguments)]
-    pub fn colorize(
+    pub unsafe fn colorize(
         &self,
         stream: &CudaStream,
         dwells: &CudaSlice<i32>,
@@ -368,15 +372,18 @@ impl MandelbrotKernels {
             .arg(&records.counters);
         // SAFETY: matches mandel_colorize(const int*, const uchar4*, uchar4*, int, int, int,
         // const unsigned*); the kernel clamps every dwell into the LUT's max_dwell + 1
-        // entries (checked above) and `out` covers W·H pixels (the caller's PBO).
+        // entries (checked above) and `out` covers W·H pixels (this function's contract).
         unsafe { b.launch(pixel_grid(view.width, view.height)) }
             .map(|_| ())
             .map_err(CudaError::launch("mandel_colorize"))
     }
 
     /// Smooth colouring: the gradient at √ν · density / 8 + offset per pixel.
+    ///
+    /// # Safety
+    /// As for `colorize`: `out` covers W·H·4 bytes until the stream has run the launch.
     #[allow(clippy::too_many_arguments)]
-    pub fn colorize_smooth(
+    pub unsafe fn colorize_smooth(
         &self,
         stream: &CudaStream,
         dwells: &CudaSlice<i32>,
@@ -411,7 +418,8 @@ impl MandelbrotKernels {
             .arg(&records.counters);
         // SAFETY: matches mandel_colorize_smooth(const int*, const float*, const uchar4*, int,
         // uchar4*, int, int, int, float, float, unsigned, const unsigned*); gradient indices
-        // stay below `steps`, the buffers hold W·H values and `out` covers W·H pixels.
+        // stay below `steps`, the buffers hold W·H values and `out` covers W·H pixels (this
+        // function's contract).
         unsafe { b.launch(pixel_grid(view.width, view.height)) }
             .map(|_| ())
             .map_err(CudaError::launch("mandel_colorize_smooth"))

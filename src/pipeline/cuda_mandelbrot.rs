@@ -194,12 +194,16 @@ impl CudaMandelbrot {
                     reason: format!("PBO of {size} B"),
                 });
             }
+            // SAFETY (both launches): `out` is the mapped PBO, checked above to hold W·H·4
+            // bytes; `write_mapped` unmaps it only after this closure, on the same stream.
             match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
-                (c, Some(smooth), Some(g), _) if c.smooth => kernels
-                    .colorize_smooth(&stream, dwells, smooth, &g.bytes, records, out, &view, c),
-                (c, _, _, Some(lut)) if !c.smooth => {
+                (c, Some(smooth), Some(g), _) if c.smooth => unsafe {
+                    kernels
+                        .colorize_smooth(&stream, dwells, smooth, &g.bytes, records, out, &view, c)
+                },
+                (c, _, _, Some(lut)) if !c.smooth => unsafe {
                     kernels.colorize(&stream, dwells, &lut.bytes, records, out, &view)
-                }
+                },
                 _ => Err(CudaError::NoDevice),
             }
         })?;
