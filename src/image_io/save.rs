@@ -106,16 +106,47 @@ fn missing(e: &std::io::Error) -> bool {
     )
 }
 
+/// Creates a new private file `.cudalens-<pid>-<random>.part` in `dir`. On Unix its path
+/// is registered with the interrupt cleanup *before* the file exists, so that a signal at
+/// any moment of its life (even between the creation and the registration, on any thread)
+/// finds it registered; unlinking a name not yet created is harmless.
 fn temporary_in(dir: &Path) -> std::io::Result<PartFile> {
-    let temp = tempfile::Builder::new()
-        .prefix(".cudalens-")
-        .suffix(".part")
-        .tempfile_in(dir)?;
-    Ok(PartFile {
+    let mut last = None;
+    for _ in 0..16 {
+        let name = format!(
+            ".cudalens-{}-{:016x}.part",
+            std::process::id(),
+            rand::random::<u64>()
+        );
+        // Absolute, so that the handler's unlink and the clean-up do not depend on the
+        // working folder.
+        let path = std::path::absolute(dir.join(name))?;
         #[cfg(unix)]
-        _registered: super::posix::register_part(temp.path()),
-        temp,
-    })
+        let registered = super::posix::register_part(&path);
+        let mut open = std::fs::OpenOptions::new();
+        open.read(true).write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+        match open.open(&path) {
+            Ok(file) => {
+                let temp_path = match tempfile::TempPath::try_from_path(&path) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&path);
+                        return Err(e);
+                    }
+                };
+                return Ok(PartFile {
+                    temp: tempfile::NamedTempFile::from_parts(file, temp_path),
+                    #[cfg(unix)]
+                    _registered: registered,
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
 }
 
 /// Checks that a file may be created at `path`, replacing an existing regular file only
