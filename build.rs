@@ -11,12 +11,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Filter kernels: plain fatbins.
-const FILTER_KERNELS: [&str; 5] = [
+const FILTER_KERNELS: [&str; 6] = [
     "sobel",
     "box_filter",
     "convolution",
     "histogram",
     "transpose",
+    "perturbation",
 ];
 /// Kernels that launch kernels (dynamic parallelism): relocatable code, device-linked
 /// with libcudadevrt.
@@ -131,6 +132,11 @@ fn main() {
         table,
         "pub const COMMON_HEADER: &str = include_str!({:?});",
         format!("{manifest}/kernels/common.cuh")
+    );
+    let _ = writeln!(
+        table,
+        "pub const PERTURBATION_HEADER: &str = include_str!({:?});",
+        format!("{manifest}/kernels/perturbation.cuh")
     );
     let _ = writeln!(
         table,

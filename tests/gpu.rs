@@ -10,6 +10,10 @@ mod common;
 use common::{max_difference, photo};
 use cudalens::cuda::CudaDevice;
 use cudalens::gl::{GlTexture, HeadlessGl};
+use cudalens::mandelbrot::deep::{
+    direct_dwell, dwell_ext, dwell_f64, is_deep, offset_ext, offset_f64, sample_pixels,
+    DeepLocation, ReferenceOrbit, DEEP_BOOKMARKS,
+};
 use cudalens::mandelbrot::{colorize, render_per_pixel, Mode, Precision, View, BOOKMARKS};
 use cudalens::ops::random_image;
 use cudalens::ops::{cpu, Filter, Histogram};
@@ -324,4 +328,115 @@ fn a_new_image_in_the_same_texture_is_not_served_stale() {
     );
     runner.destroy(gl);
     source.destroy(gl);
+}
+
+/// The deep views checked on the GPU: every deep bookmark plus the views of `EXTRA_DEEP`.
+fn deep_views() -> Vec<(String, DeepLocation, u32)> {
+    let mut views: Vec<_> = DEEP_BOOKMARKS
+        .iter()
+        .map(|b| {
+            let loc = b.location().expect("bookmark parses");
+            (format!("{} {}", b.name, b.span), loc, b.max_dwell)
+        })
+        .collect();
+    for (name, center, span, max_dwell) in EXTRA_DEEP {
+        let loc = DeepLocation::parse(center, span).expect("view parses");
+        views.push((format!("{name} {span}"), loc, max_dwell));
+    }
+    views
+}
+
+/// Views beyond the bookmarks: the edge of f64 and the f64 perturbation path's deep end.
+const EXTRA_DEEP: [(&str, &str, &str, u32); 2] = [
+    (
+        "Seahorse valley (Wikipedia's zoom)",
+        "-0.743643887037158704752191506114774,0.131825904205311970493132056385139",
+        "1e-14",
+        5000,
+    ),
+    (
+        "Misiurewicz point i",
+        "0,1",
+        "1e-280",
+        20_000,
+    ),
+];
+
+#[test]
+fn deep_views_match_arbitrary_precision_iteration() {
+    use rayon::prelude::*;
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let mut renderer =
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+    let ((w, h), samples) = if quick() {
+        ((96, 54), 200)
+    } else {
+        ((640, 360), 2500)
+    };
+    for (name, location, max_dwell) in deep_views() {
+        let max_dwell = if quick() { max_dwell.min(3000) } else { max_dwell };
+        let mut s = MandelbrotSettings {
+            view: View {
+                width: w,
+                height: h,
+                max_dwell,
+                ..View::default()
+            },
+            mode: Mode::PerPixel,
+            ..MandelbrotSettings::default()
+        };
+        s.set_location(location);
+        let view = s.deep_view().expect("deep view");
+        let start = Instant::now();
+        let (gpu, frame) = renderer.dwells(&s).expect("GPU dwells");
+        let gpu_ms = start.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(frame.backend, BackendKind::Cuda, "{name}");
+        assert!(is_deep(frame.precision), "{name}: {:?}", frame.precision);
+        // The colours through the pixel buffer, into a poisoned texture.
+        renderer.texture.resize(gl, w, h).expect("resize");
+        renderer.texture.fill(gl, POISON).expect("poison");
+        renderer.render(gl, &s).expect("render");
+        let shown = renderer.texture.read(gl).expect("read texture");
+        let lut = s.palette.lut(max_dwell, s.interior);
+        assert_eq!(shown, colorize(&gpu, &lut), "{name}: texture vs LUT(dwells)");
+        let orbit = ReferenceOrbit::compute(&view);
+        let points = orbit.f64_points();
+        let step = view.location.pixel_size(w);
+        let pixels = sample_pixels(w, h, samples, 13);
+        let start = Instant::now();
+        let checked: Vec<(u32, u32, u32)> = pixels
+            .par_iter()
+            .map(|&(x, y)| {
+                let cpu = if frame.precision == Precision::Extended {
+                    dwell_ext(&orbit.points, offset_ext(x, y, w, h, step), max_dwell)
+                } else {
+                    dwell_f64(&points, offset_f64(x, y, w, h, step.to_f64()), max_dwell)
+                };
+                (cpu, direct_dwell(&view, x, y, 64), gpu.values[(y * w + x) as usize])
+            })
+            .collect();
+        let cpu_ms = start.elapsed().as_secs_f64() * 1e3;
+        let gpu_vs_cpu = checked.iter().filter(|(c, _, g)| c != g).count();
+        let vs_direct = checked.iter().filter(|(_, d, g)| d != g).count();
+        let dwells: Vec<u32> = checked.iter().map(|t| t.1).collect();
+        println!(
+            "ok {name}: {w}x{h} max dwell {max_dwell}, {:?}, reference dwell {}, sampled dwells {}..{}: \
+             GPU vs CPU perturbation {gpu_vs_cpu}/{}, GPU vs arbitrary-precision direct {vs_direct}/{} \
+             (GPU {gpu_ms:.0} ms, CPU check {cpu_ms:.0} ms)",
+            frame.precision,
+            orbit.dwell(),
+            dwells.iter().min().unwrap_or(&0),
+            dwells.iter().max().unwrap_or(&0),
+            checked.len(),
+            checked.len()
+        );
+        assert_eq!(gpu_vs_cpu, 0, "{name}: GPU and CPU perturbation differ");
+        assert!(
+            share(vs_direct, checked.len()) <= 0.001,
+            "{name}: {vs_direct} of {} sampled pixels differ from direct iteration",
+            checked.len()
+        );
+    }
+    renderer.destroy(gl);
 }

@@ -1,6 +1,7 @@
 //! The Mandelbrot explorer: a live view rendered at the panel's pixel size, controls,
 //! bookmarks, per-mode GPU times side by side and the Mariani–Silver overlay.
 
+use crate::mandelbrot::deep::DEEP_BOOKMARKS;
 use crate::mandelbrot::{
     Mode, MsRecord, Palette, Precision, RectKind, View, BOOKMARKS, MAX_DWELL_LIMIT,
 };
@@ -77,33 +78,34 @@ impl MandelbrotView {
     }
 }
 
-fn keyboard(ui: &Ui, view: &mut View) -> bool {
+fn keyboard(ui: &Ui, s: &mut MandelbrotSettings) -> bool {
     if ui.ctx().memory(|m| m.focused().is_some()) {
         return false;
     }
-    let (w, h) = (f64::from(view.width), f64::from(view.height));
+    let (w, h) = (f64::from(s.view.width), f64::from(s.view.height));
     ui.input(|i| {
         let mut changed = true;
         if i.key_pressed(egui::Key::Plus) || i.key_pressed(egui::Key::Equals) {
-            view.zoom_at(w / 2.0, h / 2.0, 0.7);
+            s.zoom_at(w / 2.0, h / 2.0, 0.7);
         } else if i.key_pressed(egui::Key::Minus) {
-            view.zoom_at(w / 2.0, h / 2.0, 1.0 / 0.7);
+            s.zoom_at(w / 2.0, h / 2.0, 1.0 / 0.7);
         } else if i.key_pressed(egui::Key::ArrowLeft) {
-            view.pan_pixels(w * 0.1, 0.0);
+            s.pan_pixels(w * 0.1, 0.0);
         } else if i.key_pressed(egui::Key::ArrowRight) {
-            view.pan_pixels(-w * 0.1, 0.0);
+            s.pan_pixels(-w * 0.1, 0.0);
         } else if i.key_pressed(egui::Key::ArrowUp) {
-            view.pan_pixels(0.0, h * 0.1);
+            s.pan_pixels(0.0, h * 0.1);
         } else if i.key_pressed(egui::Key::ArrowDown) {
-            view.pan_pixels(0.0, -h * 0.1);
+            s.pan_pixels(0.0, -h * 0.1);
         } else if i.key_pressed(egui::Key::R) {
-            let (width, height, max_dwell) = (view.width, view.height, view.max_dwell);
-            *view = View {
+            let (width, height, max_dwell) = (s.view.width, s.view.height, s.view.max_dwell);
+            s.view = View {
                 width,
                 height,
                 max_dwell,
                 ..View::default()
             };
+            s.deep = None;
         } else {
             changed = false;
         }
@@ -149,9 +151,10 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
         (view.width, view.height) = (w, h);
         m.dirty = true;
     }
+    // Zoom and pan move the exact (decimal) location: no floor at f64's precision.
     if response.dragged() {
         let d = response.drag_delta() * ppp;
-        view.pan_pixels(f64::from(d.x), f64::from(d.y));
+        m.settings.pan_pixels(f64::from(d.x), f64::from(d.y));
         m.dirty = true;
     }
     if let Some(p) = response.hover_pos() {
@@ -159,11 +162,12 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
         if scroll != 0.0 {
             let px = f64::from((p.x - rect.left()) * ppp);
             let py = f64::from((p.y - rect.top()) * ppp);
-            view.zoom_at(px, py, f64::from((-scroll * 0.003).exp()));
+            m.settings
+                .zoom_at(px, py, f64::from((-scroll * 0.003).exp()));
             m.dirty = true;
         }
     }
-    m.dirty |= keyboard(ui, view);
+    m.dirty |= keyboard(ui, &mut m.settings);
     m.render_if_dirty(gl);
     let painter = ui.painter_at(rect);
     painter.image(
@@ -193,7 +197,42 @@ fn precision_name(p: Precision) -> &'static str {
         Precision::F32 => "f32",
         Precision::F64 => "f64",
         Precision::Auto => "auto",
+        Precision::Perturbation => "perturbation",
+        Precision::Extended => "perturbation, extended exponent",
     }
+}
+
+/// Deep bookmarks (exact decimal centres); a failure to parse one is shown, not fatal.
+fn deep_bookmarks_ui(ui: &mut Ui, s: &mut MandelbrotSettings) {
+    ui.label("deep (perturbation):");
+    for b in DEEP_BOOKMARKS {
+        if ui.button(format!("{} · {}", b.name, b.span)).clicked() {
+            if let Err(e) = s.go_to(&b) {
+                log::error!("bookmark {}: {e}", b.name);
+            }
+        }
+    }
+}
+
+/// The exact centre (first digits; the whole string on hover) and the span.
+fn location_ui(ui: &mut Ui, s: &MandelbrotSettings) {
+    let Ok(loc) = s.location() else { return };
+    let shown = |d: String| {
+        if d.len() > 24 {
+            format!("{}… ({} chars)", &d[..22], d.len())
+        } else {
+            d
+        }
+    };
+    let (re, im) = (loc.re.to_string(), loc.im.to_string());
+    ui.label(format!("centre {}, {}", shown(re.clone()), shown(im.clone())))
+        .on_hover_text(format!("{re}, {im}"));
+    ui.label(format!(
+        "span {} · {}×{}",
+        loc.span.scientific(),
+        s.view.width,
+        s.view.height
+    ));
 }
 
 /// The side panel: parameters, bookmarks, timings. Returns true if "save" was clicked.
@@ -222,6 +261,7 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
         for p in [Precision::Auto, Precision::F32, Precision::F64] {
             ui.selectable_value(&mut s.precision, p, precision_name(p));
         }
+        ui.selectable_value(&mut s.precision, Precision::Perturbation, "perturb.");
     });
     ui.checkbox(&mut s.overlay, "show Mariani–Silver rectangles (O)");
     if ui.input(|i| i.key_pressed(egui::Key::O)) && ui.ctx().memory(|mem| mem.focused().is_none()) {
@@ -238,22 +278,22 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
     for (name, center, span, max_dwell) in BOOKMARKS {
         if ui.button(name).clicked() {
             (s.view.center, s.view.span, s.view.max_dwell) = (center, span, max_dwell);
+            s.deep = None;
         }
     }
+    deep_bookmarks_ui(ui, s);
     ui.separator();
     let used = m.frame.as_ref().map(|f| f.precision);
-    ui.label(format!(
-        "centre ({:.12}, {:.12})",
-        s.view.center.0, s.view.center.1
-    ));
-    ui.label(format!(
-        "span {:.3e} · {}×{}",
-        s.view.span, s.view.width, s.view.height
-    ));
+    location_ui(ui, s);
     ui.label(format!(
         "precision in use: {}",
         used.map_or("—", precision_name)
     ));
+    if m.settings.mode == Mode::MarianiSilver
+        && used.is_some_and(crate::mandelbrot::deep::is_deep)
+    {
+        ui.label("(deep views are computed per pixel)");
+    }
     if let Some(f) = &m.frame {
         ui.label(format!("backend: {}", f.backend));
         for st in &f.stages {

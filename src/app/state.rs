@@ -11,6 +11,7 @@ use super::status_bar::{status_bar_ui, StatusLine};
 use crate::cli::GuiArgs;
 use crate::gl::{GlTexture, HistogramRenderer};
 use crate::image_io::{load_image, save_image, SaveOptions, SAVE_EXTENSIONS};
+use crate::mandelbrot::deep::find_bookmark;
 use crate::pipeline::{FrameReport, FrameRunner, MandelbrotRenderer};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -94,6 +95,9 @@ impl AppState {
             inspected: None,
             quit: false,
         };
+        if let Some(b) = args.bookmark.as_deref().and_then(find_bookmark) {
+            state.mandelbrot.settings.go_to(b)?;
+        }
         state.open(gl, initial);
         Ok(state)
     }

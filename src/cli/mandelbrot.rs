@@ -2,20 +2,23 @@
 
 use super::{CliError, MandelbrotArgs};
 use crate::image_io::{check_save_target, SaveOptions};
+use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{View, MAX_DWELL_16_BIT, MAX_DWELL_LIMIT};
 use crate::pipeline::{render_mandelbrot_headless, MandelbrotSettings};
+
+/// The exact location from `--center` and `--span` (decimal strings of any depth).
+fn location(args: &MandelbrotArgs) -> Result<DeepLocation, CliError> {
+    DeepLocation::parse(&args.center, &args.span).map_err(|e| match e {
+        DeepError::Span(_) => CliError::usage(e.to_string()),
+        _ => CliError::usage(format!("--center {} / --span {}: {e}", args.center, args.span)),
+    })
+}
 
 fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
     if args.width == 0 || args.height == 0 || args.width > 32768 || args.height > 32768 {
         return Err(CliError::usage(format!(
             "size {}×{}: width and height must be 1..=32768",
             args.width, args.height
-        )));
-    }
-    if !(args.span.is_finite() && args.span > 0.0) {
-        return Err(CliError::usage(format!(
-            "span {}: must be a positive number",
-            args.span
         )));
     }
     let limit = if args.dwell {
@@ -39,6 +42,7 @@ fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
 
 pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
     validate(args)?;
+    let location = location(args)?;
     let options = SaveOptions {
         overwrite: args.force,
         protected: Vec::new(),
@@ -54,19 +58,19 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
             args.output.display()
         )));
     }
-    let settings = MandelbrotSettings {
+    let mut settings = MandelbrotSettings {
         view: View {
-            center: args.center,
-            span: args.span,
             width: args.width,
             height: args.height,
             max_dwell: args.max_dwell,
+            ..View::default()
         },
         mode: args.mode,
         precision: args.precision,
         palette: args.palette,
         ..MandelbrotSettings::default()
     };
+    settings.set_location(location);
     let out = render_mandelbrot_headless(&settings, args.backend, args.dwell)?;
     match (out.dwells, out.image) {
         (Some(d), _) => {

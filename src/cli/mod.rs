@@ -2,6 +2,7 @@
 
 mod apply;
 mod bench;
+mod bench_deep;
 mod doctor;
 mod error;
 mod histogram;
@@ -42,6 +43,9 @@ pub struct GuiArgs {
     /// Draw the Mariani–Silver rectangles at start.
     #[arg(long)]
     pub overlay: bool,
+    /// Start the explorer at a deep bookmark (a prefix of its name).
+    #[arg(long, value_name = "NAME", value_parser = crate::mandelbrot::deep::parse_bookmark_name)]
+    pub bookmark: Option<String>,
     /// Start with the before/after split view.
     #[arg(long)]
     pub split: bool,
@@ -103,12 +107,13 @@ pub struct MandelbrotArgs {
     pub width: u32,
     #[arg(long, default_value_t = 768)]
     pub height: u32,
-    /// Centre of the view, RE,IM.
-    #[arg(long, default_value = "-0.5,0", value_parser = crate::mandelbrot::parse_center_arg, allow_hyphen_values = true)]
-    pub center: (f64, f64),
-    /// Width of the view on the real axis.
-    #[arg(long, default_value_t = 3.0, allow_negative_numbers = true)]
-    pub span: f64,
+    /// Centre of the view, RE,IM: decimals of any length (deep views need one digit per
+    /// digit of zoom).
+    #[arg(long, default_value = "-0.5,0", allow_hyphen_values = true)]
+    pub center: String,
+    /// Width of the view on the real axis, a decimal down to 1e-1000 (e.g. 1e-250).
+    #[arg(long, default_value = "3", allow_hyphen_values = true)]
+    pub span: String,
     #[arg(long, default_value_t = 1024)]
     pub max_dwell: u32,
     #[arg(long, value_enum, default_value_t = Mode::MarianiSilver)]
@@ -142,6 +147,9 @@ pub struct BenchArgs {
     /// Time Mariani–Silver over a grid of refinement parameters (implies --mandelbrot).
     #[arg(long)]
     pub ms_sweep: bool,
+    /// Also time a deep view (perturbation, 1920×1080 at span 1e-100, on CUDA).
+    #[arg(long)]
+    pub deep: bool,
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,

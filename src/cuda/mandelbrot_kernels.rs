@@ -54,6 +54,13 @@ impl MsRecordBuffer {
         })
     }
 
+    /// Forgets the records (a run that made none, e.g. a per-pixel deep view).
+    pub fn clear(&mut self, stream: &std::sync::Arc<CudaStream>) -> Result<(), CudaError> {
+        stream
+            .memset_zeros(&mut self.counters)
+            .map_err(CudaError::driver("cuMemsetD32(counters)"))
+    }
+
     /// Reads back the records of the last run; errors if a child launch failed.
     pub fn read(&self, stream: &std::sync::Arc<CudaStream>) -> Result<Vec<MsRecord>, CudaError> {
         let counters = stream

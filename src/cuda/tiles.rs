@@ -30,6 +30,9 @@ pub const MS_KIND_FILL: u32 = 0;
 pub const MS_KIND_SPLIT: u32 = 1;
 pub const MS_KIND_LEAF: u32 = 2;
 
+pub const PT_BLOCK_X: u32 = 32;
+pub const PT_BLOCK_Y: u32 = 8;
+
 /// `(kernel file, name, value)` for every mirrored constant.
 pub const MIRRORED: &[(&str, &str, u32)] = &[
     ("sobel", "SOBEL_BLOCK_X", SOBEL_BLOCK_X),
@@ -55,6 +58,8 @@ pub const MIRRORED: &[(&str, &str, u32)] = &[
     ("mandelbrot", "MS_KIND_FILL", MS_KIND_FILL),
     ("mandelbrot", "MS_KIND_SPLIT", MS_KIND_SPLIT),
     ("mandelbrot", "MS_KIND_LEAF", MS_KIND_LEAF),
+    ("perturbation", "PT_BLOCK_X", PT_BLOCK_X),
+    ("perturbation", "PT_BLOCK_Y", PT_BLOCK_Y),
 ];
 
 /// Mariani–Silver refinement parameters, shared by the CUDA kernel (passed in `MsArgs`)

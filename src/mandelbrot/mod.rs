@@ -4,6 +4,7 @@
 
 mod bookmarks;
 mod cpu;
+pub mod deep;
 mod mariani_silver;
 mod palette;
 mod view;
@@ -14,8 +15,8 @@ pub use mariani_silver::{render_mariani_silver, MsRecord, RectKind};
 pub use palette::{colorize, Palette};
 pub use view::{parse_center as parse_center_arg, Mode, Precision, View};
 
-/// Largest max dwell.
-pub const MAX_DWELL_LIMIT: u32 = 65536;
+/// Largest max dwell (deep views need 10⁵ and more).
+pub const MAX_DWELL_LIMIT: u32 = 1 << 20;
 /// Largest max dwell a 16-bit dwell PNG can hold.
 pub const MAX_DWELL_16_BIT: u32 = 65535;
 

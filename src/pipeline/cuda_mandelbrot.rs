@@ -33,6 +33,8 @@ pub struct CudaMandelbrot {
     lut: Option<Lut>,
     records: MsRecordBuffer,
     pbo: Option<Pbo>,
+    /// Perturbation for deep views (loaded on the first one).
+    deep: Option<super::deep_zoom::CudaDeep>,
 }
 
 impl CudaMandelbrot {
@@ -47,6 +49,7 @@ impl CudaMandelbrot {
             lut: None,
             records,
             pbo: None,
+            deep: None,
         })
     }
 
@@ -126,6 +129,16 @@ impl CudaMandelbrot {
         self.ensure_dwells(pixels)?;
         let stream = self.device.stream.clone();
         let dwells = self.dwells.as_mut().ok_or(CudaError::NoDevice)?;
+        if let Some(precision) = s.deep_precision() {
+            // Per pixel for now; the Mariani–Silver refinement can call the same device
+            // function (kernels/perturbation.cuh) once it takes a dwell source.
+            self.records.clear(&stream)?;
+            let deep = match &mut self.deep {
+                Some(d) => d,
+                None => self.deep.insert(super::deep_zoom::CudaDeep::new(&self.device)?),
+            };
+            return deep.dwells(&stream, s, precision, dwells, timeline);
+        }
         let used = self.kernels.dwells(
             &stream,
             &s.view,

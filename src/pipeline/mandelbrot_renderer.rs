@@ -23,6 +23,9 @@ pub struct MandelbrotSettings {
     pub overlay: bool,
     /// Refinement parameters of the CUDA kernel (the CPU reference uses the tuned ones).
     pub tuning: crate::cuda::tiles::MsTuning,
+    /// The exact location of a deep view (`view` then holds its f64 approximation); `None`:
+    /// `view` is exact. Set with `set_location` (pipeline/deep_zoom.rs).
+    pub deep: Option<crate::mandelbrot::deep::DeepLocation>,
 }
 
 impl Default for MandelbrotSettings {
@@ -35,6 +38,7 @@ impl Default for MandelbrotSettings {
             interior: [0, 0, 0, 255],
             overlay: false,
             tuning: crate::cuda::tiles::MsTuning::default(),
+            deep: None,
         }
     }
 }
@@ -61,6 +65,12 @@ impl MandelbrotFrame {
 
 /// The CPU reference: dwells (and records) on the host.
 pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
+    if let Some(result) = s
+        .deep_precision()
+        .and_then(|p| super::deep_zoom::cpu_deep_dwells(s, p).ok())
+    {
+        return result;
+    }
     let start = Instant::now();
     let (dwells, records) = match s.mode {
         Mode::PerPixel => (render_per_pixel(&s.view), Vec::new()),

@@ -5,6 +5,7 @@ mod backend;
 mod cpu_frame;
 mod cuda_frame;
 mod cuda_mandelbrot;
+mod deep_zoom;
 mod error;
 mod frame_runner;
 mod frame_targets;
@@ -20,5 +21,6 @@ pub use frame_targets::FrameTargets;
 pub use headless::{
     probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
 };
+pub use deep_zoom::cpu_deep_dwells;
 pub use mandelbrot_renderer::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
 pub use report::{FrameReport, StageTime};
