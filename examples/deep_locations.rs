@@ -56,6 +56,9 @@ fn ball_period(c: &Fixed, radius: FloatExp, bits: usize, limit: u32) -> Option<u
             return None;
         }
         if zc.norm_less(dz.mul(r)) {
+            if std::env::var("DEBUG").is_ok() {
+                eprintln!("n {n} z {zc:?} dz {dz:?} r {r:?} dzr {:?}", dz.mul(r));
+            }
             return Some(n);
         }
     }
@@ -130,7 +133,15 @@ fn main() -> ExitCode {
     let size_log10 = FloatExp::new(s.re.hypot(s.im), s.e).log2() / std::f64::consts::LOG2_10;
     let digits = (-size_log10) as i64 + 12;
     println!("period {period}");
-    println!("size 10^{size_log10:.2} (angle {:.3} rad)", s.im.atan2(s.re));
+    println!(
+        "size 10^{size_log10:.2} (angle {:.3} rad)",
+        s.im.atan2(s.re)
+    );
+    let (sr, si) = (FloatExp::new(s.re, s.e), FloatExp::new(s.im, s.e));
+    println!(
+        "size re {:.17e}·2^{} im {:.17e}·2^{}",
+        sr.m, sr.e, si.m, si.e
+    );
     println!("re {}", decimal(&n.0, bits, digits));
     println!("im {}", decimal(&n.1, bits, digits));
     ExitCode::SUCCESS

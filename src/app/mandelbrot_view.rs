@@ -225,8 +225,12 @@ fn location_ui(ui: &mut Ui, s: &MandelbrotSettings) {
         }
     };
     let (re, im) = (loc.re.to_string(), loc.im.to_string());
-    ui.label(format!("centre {}, {}", shown(re.clone()), shown(im.clone())))
-        .on_hover_text(format!("{re}, {im}"));
+    ui.label(format!(
+        "centre {}, {}",
+        shown(re.clone()),
+        shown(im.clone())
+    ))
+    .on_hover_text(format!("{re}, {im}"));
     ui.label(format!(
         "span {} · {}×{}",
         loc.span.scientific(),
@@ -289,8 +293,7 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
         "precision in use: {}",
         used.map_or("—", precision_name)
     ));
-    if m.settings.mode == Mode::MarianiSilver
-        && used.is_some_and(crate::mandelbrot::deep::is_deep)
+    if m.settings.mode == Mode::MarianiSilver && used.is_some_and(crate::mandelbrot::deep::is_deep)
     {
         ui.label("(deep views are computed per pixel)");
     }

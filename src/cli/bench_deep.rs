@@ -37,7 +37,11 @@ fn print(what: &str, m: &BTreeMap<String, f64>) {
     println!("  {what}: {}", parts.join(", "));
 }
 
-type Timings = (BTreeMap<String, f64>, BTreeMap<String, f64>, Option<Precision>);
+type Timings = (
+    BTreeMap<String, f64>,
+    BTreeMap<String, f64>,
+    Option<Precision>,
+);
 
 /// Renders `runs` times (after 3 warm-ups) with a new centre each time, and again with only
 /// the palette changed; the stage medians of both.

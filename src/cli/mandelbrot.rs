@@ -10,7 +10,10 @@ use crate::pipeline::{render_mandelbrot_headless, MandelbrotSettings};
 fn location(args: &MandelbrotArgs) -> Result<DeepLocation, CliError> {
     DeepLocation::parse(&args.center, &args.span).map_err(|e| match e {
         DeepError::Span(_) => CliError::usage(e.to_string()),
-        _ => CliError::usage(format!("--center {} / --span {}: {e}", args.center, args.span)),
+        _ => CliError::usage(format!(
+            "--center {} / --span {}: {e}",
+            args.center, args.span
+        )),
     })
 }
 

@@ -50,10 +50,7 @@ impl DeviceOrbit {
         path: PerturbationPath,
     ) -> Result<Self, CudaError> {
         let (points, exponents): (Vec<f64>, Vec<i32>) = match path {
-            PerturbationPath::F64 => (
-                orbit.f64_points().into_iter().flatten().collect(),
-                vec![0],
-            ),
+            PerturbationPath::F64 => (orbit.f64_points().into_iter().flatten().collect(), vec![0]),
             PerturbationPath::Extended => (
                 orbit.points.iter().flat_map(|p| [p.re, p.im]).collect(),
                 orbit.points.iter().map(|p| p.e).collect(),

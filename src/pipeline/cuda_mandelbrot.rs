@@ -135,7 +135,9 @@ impl CudaMandelbrot {
             self.records.clear(&stream)?;
             let deep = match &mut self.deep {
                 Some(d) => d,
-                None => self.deep.insert(super::deep_zoom::CudaDeep::new(&self.device)?),
+                None => self
+                    .deep
+                    .insert(super::deep_zoom::CudaDeep::new(&self.device)?),
             };
             return deep.dwells(&stream, s, precision, dwells, timeline);
         }

@@ -15,12 +15,12 @@ mod mandelbrot_renderer;
 mod report;
 
 pub use backend::{BackendKind, BackendRequest, BackendStatus};
+pub use deep_zoom::cpu_deep_dwells;
 pub use error::PipelineError;
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;
 pub use headless::{
     probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
 };
-pub use deep_zoom::cpu_deep_dwells;
 pub use mandelbrot_renderer::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
 pub use report::{FrameReport, StageTime};

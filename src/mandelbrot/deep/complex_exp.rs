@@ -52,10 +52,10 @@ impl ComplexExp {
         self.re == 0.0 && self.im == 0.0
     }
 
-    /// The fixed-point pair (re, im) · 2^-bits, to 64 bits of the larger part.
+    /// The fixed-point pair (re, im) · 2^-bits, to 62 bits of the larger part.
     pub fn from_fixed(re: &BigInt, im: &BigInt, bits: usize) -> Self {
         let length = re.magnitude().bits().max(im.magnitude().bits()) as i64;
-        let shift = (length - 64).max(0);
+        let shift = (length - 62).max(0);
         let top = |v: &BigInt| (v >> shift as usize).to_i64().unwrap_or(0) as f64;
         Self::new(top(re), top(im), (shift - bits as i64) as i32)
     }
@@ -182,5 +182,10 @@ mod tests {
         let fixed = ComplexExp::from_fixed(&BigInt::from(-3), &(BigInt::from(1) << 200), 100);
         assert_eq!(fixed.e, 100);
         assert_eq!(fixed.im, 1.0);
+        // 64 significant bits and positive: must not overflow the conversion (the value,
+        // 1 − 2⁻⁶⁴ + …, rounds to 1).
+        let big = (BigInt::from(u64::MAX) << 10) + 7;
+        let x = ComplexExp::from_fixed(&big, &BigInt::ZERO, 74);
+        assert_eq!((x.re, x.e), (1.0, 0));
     }
 }

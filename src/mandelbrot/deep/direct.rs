@@ -60,7 +60,10 @@ mod tests {
         let s = sample_pixels(50, 20, 300, 1);
         assert_eq!(s.len(), 300);
         assert!(s.iter().all(|&(x, y)| x < 50 && y < 20));
-        assert_eq!(s.iter().collect::<std::collections::BTreeSet<_>>().len(), 300);
+        assert_eq!(
+            s.iter().collect::<std::collections::BTreeSet<_>>().len(),
+            300
+        );
         assert_eq!(sample_pixels(3, 2, 10, 1).len(), 6);
     }
 }

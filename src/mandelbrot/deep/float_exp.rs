@@ -99,7 +99,10 @@ impl FloatExp {
     pub fn from_decimal(d: &Decimal) -> Self {
         let (integer, exp10) = d.parts();
         if exp10 >= 0 {
-            return Self::from_scaled_integer(&(integer * BigInt::from(10u32).pow(exp10 as u32)), 0);
+            return Self::from_scaled_integer(
+                &(integer * BigInt::from(10u32).pow(exp10 as u32)),
+                0,
+            );
         }
         // integer / 10^k = (integer · 2^s / 10^k) · 2^-s, with s large enough for 64 bits.
         let k = (-exp10) as u32;
@@ -163,9 +166,14 @@ mod tests {
         let y = FloatExp::from_decimal(&deep);
         assert!((y.log2() - (3f64.log2() - 1000.0 * std::f64::consts::LOG2_10)).abs() < 1e-9);
         assert_eq!(y.to_decimal(-1005).round_to(-1000), deep);
-        assert_eq!(FloatExp::new(-0.375, 0).to_decimal(-3).to_string(), "-0.375");
+        assert_eq!(
+            FloatExp::new(-0.375, 0).to_decimal(-3).to_string(),
+            "-0.375"
+        );
         assert_eq!(FloatExp::new(1234.0, 0).to_decimal(2).to_string(), "1200");
         let big: Decimal = "12345678901234567890123".parse().expect("decimal");
-        assert!((FloatExp::from_decimal(&big).to_f64() / 1.2345678901234568e22 - 1.0).abs() < 1e-15);
+        assert!(
+            (FloatExp::from_decimal(&big).to_f64() / 1.2345678901234568e22 - 1.0).abs() < 1e-15
+        );
     }
 }

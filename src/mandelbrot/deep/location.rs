@@ -96,7 +96,8 @@ impl DeepLocation {
     /// Moves the centre by (dx, dy) (in the plane), rounded a few digits below a pixel.
     fn shift(&mut self, dx: FloatExp, dy: FloatExp, width: u32) -> Result<(), DeepError> {
         let pixel = self.pixel_size(width);
-        let quantum = (pixel.log2() / std::f64::consts::LOG2_10).floor() as i64 - DIGITS_BELOW_PIXEL;
+        let quantum =
+            (pixel.log2() / std::f64::consts::LOG2_10).floor() as i64 - DIGITS_BELOW_PIXEL;
         let re = self.re.add(&dx.to_decimal(quantum))?.round_to(quantum);
         let im = self.im.add(&dy.to_decimal(quantum))?.round_to(quantum);
         (self.re, self.im) = (re, im);
@@ -165,8 +166,9 @@ mod tests {
         deep.pan_pixels(view.width, 10.0, -7.0).expect("pan");
         let mut approx = view;
         deep.write_f64(&mut approx);
-        assert!((approx.center.0 - view.center.0).abs() < 1e-12);
-        assert!((approx.center.1 - view.center.1).abs() < 1e-12);
+        // The exact centre is rounded 8 digits below a pixel (0.0015 here: to 1e-11).
+        assert!((approx.center.0 - view.center.0).abs() < 1e-10);
+        assert!((approx.center.1 - view.center.1).abs() < 1e-10);
         assert!((approx.span - view.span).abs() < 1e-15);
     }
 
@@ -174,7 +176,8 @@ mod tests {
     fn zooms_far_below_f64_and_keeps_short_strings() {
         let mut deep = DeepLocation::parse("-0.75,0.1", "3").expect("location");
         for _ in 0..3400 {
-            deep.zoom_at((1920, 1080), (1000.0, 500.0), 0.5).expect("zoom");
+            deep.zoom_at((1920, 1080), (1000.0, 500.0), 0.5)
+                .expect("zoom");
         }
         assert_eq!(deep.span.scientific(), "1e-1000");
         let digits = deep.re.to_string().len();

@@ -72,7 +72,11 @@ pub fn dwell_ext(orbit: &[ComplexExp], dc: ComplexExp, max_dwell: u32) -> u32 {
 
 /// Every pixel's dwell by perturbation (`precision` is `Perturbation` or `Extended`), rows
 /// in parallel, around `orbit` (the reference at the view's centre).
-pub fn render_perturbation(view: &DeepView, orbit: &ReferenceOrbit, precision: Precision) -> Dwells {
+pub fn render_perturbation(
+    view: &DeepView,
+    orbit: &ReferenceOrbit,
+    precision: Precision,
+) -> Dwells {
     let (w, h) = (view.width, view.height);
     let step = view.location.pixel_size(w);
     let mut values = vec![0u32; w as usize * h as usize];
@@ -155,5 +159,63 @@ mod tests {
         }
         assert!(bad.0 <= 1 && bad.1 <= 1, "{bad:?} of {}", f64s.values.len());
         assert!(f64s.values.iter().any(|&d| d > 500), "a view with detail");
+    }
+
+    /// Every deep bookmark, CPU perturbation vs direct iteration on sampled pixels.
+    /// Heavy: `cargo test --release -- --ignored bookmarks` (DEEP_SAMPLES, DEEP_DWELL_CAP).
+    #[test]
+    #[ignore]
+    fn bookmarks_match_direct_iteration() {
+        use crate::mandelbrot::deep::{sample_pixels, DEEP_BOOKMARKS};
+        let env = |k: &str, d: usize| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d)
+        };
+        let (samples, cap) = (env("DEEP_SAMPLES", 60), env("DEEP_DWELL_CAP", 3000) as u32);
+        let (guard, skip) = (env("DEEP_GUARD", 64), env("DEEP_SKIP", 0));
+        for b in DEEP_BOOKMARKS.iter().skip(skip) {
+            let view = DeepView {
+                location: b.location().expect("bookmark"),
+                width: 640,
+                height: 360,
+                max_dwell: b.max_dwell.min(cap),
+            };
+            let precision = crate::mandelbrot::deep::choose_precision(
+                Precision::Auto,
+                &view.location,
+                view.width,
+            );
+            let orbit = ReferenceOrbit::compute(&view);
+            let points = orbit.f64_points();
+            let step = view.location.pixel_size(view.width);
+            let pixels = sample_pixels(view.width, view.height, samples, 13);
+            let results: Vec<(u32, u32)> = pixels
+                .par_iter()
+                .map(|&(x, y)| {
+                    let d = if precision == Precision::Extended {
+                        dwell_ext(&orbit.points, offset_ext(x, y, 640, 360, step), view.max_dwell)
+                    } else {
+                        dwell_f64(&points, offset_f64(x, y, 640, 360, step.to_f64()), view.max_dwell)
+                    };
+                    let direct = direct_dwell(&view, x, y, guard);
+                    if d != direct {
+                        let more = direct_dwell(&view, x, y, guard + 128);
+                        println!("  ({x}, {y}): perturbation {d}, direct {direct}, direct +128 bits {more}");
+                    }
+                    (d, direct)
+                })
+                .collect();
+            let bad = results.iter().filter(|(a, b)| a != b).count();
+            let (lo, hi) = results
+                .iter()
+                .fold((u32::MAX, 0), |(l, h), r| (l.min(r.1), h.max(r.1)));
+            println!(
+                "{} {}: {precision:?}, dwells {lo}..{hi}, {bad}/{samples} differ",
+                b.name, b.span
+            );
+            assert!(bad * 1000 <= samples, "{}: {bad} differ", b.name);
+        }
     }
 }

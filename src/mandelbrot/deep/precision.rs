@@ -58,7 +58,8 @@ mod tests {
         assert_eq!(at("1e-9"), Precision::F64);
         assert_eq!(at("1e-12"), Precision::Perturbation);
         assert_eq!(at("1e-250"), Precision::Perturbation);
-        assert_eq!(at("1e-285"), Precision::Extended);
+        assert_eq!(at("1e-285"), Precision::Perturbation);
+        assert_eq!(at("1e-290"), Precision::Extended);
         assert_eq!(at("1e-1000"), Precision::Extended);
         let deep = DeepLocation::parse("0,0", "1e-300").expect("location");
         assert_eq!(
