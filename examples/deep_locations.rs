@@ -25,7 +25,7 @@ fn cx(z: &Fixed, bits: usize) -> ComplexExp {
 fn divide(a: ComplexExp, b: ComplexExp) -> ComplexExp {
     let conj = ComplexExp::new(b.re, -b.im, b.e);
     let norm = b.re * b.re + b.im * b.im;
-    let q = a.mul(conj);
+    let q = a * conj;
     ComplexExp::new(q.re / norm, q.im / norm, q.e - 2 * b.e)
 }
 
@@ -49,15 +49,15 @@ fn ball_period(c: &Fixed, radius: FloatExp, bits: usize, limit: u32) -> Option<u
     let mut dz = ComplexExp::ZERO;
     let one = ComplexExp::new(1.0, 0.0, 0);
     for n in 1..=limit {
-        dz = cx(&z, bits).double().mul(dz).add(one);
+        dz = cx(&z, bits).double() * dz + one;
         z = square_add(&z, c, bits);
         let zc = cx(&z, bits);
         if zc.escaped() {
             return None;
         }
-        if zc.norm_less(dz.mul(r)) {
+        if zc.norm_less(dz * r) {
             if std::env::var("DEBUG").is_ok() {
-                eprintln!("n {n} z {zc:?} dz {dz:?} r {r:?} dzr {:?}", dz.mul(r));
+                eprintln!("n {n} z {zc:?} dz {dz:?} r {r:?} dzr {:?}", dz * r);
             }
             return Some(n);
         }
@@ -72,7 +72,7 @@ fn nucleus(mut c: Fixed, period: u32, bits: usize) -> Fixed {
         let mut z: Fixed = (BigInt::ZERO, BigInt::ZERO);
         let mut dz = ComplexExp::ZERO;
         for _ in 0..period {
-            dz = cx(&z, bits).double().mul(dz).add(one);
+            dz = cx(&z, bits).double() * dz + one;
             z = square_add(&z, &c, bits);
         }
         let step = divide(cx(&z, bits), dz);
@@ -92,11 +92,11 @@ fn size(c: &Fixed, period: u32, bits: usize) -> ComplexExp {
     let mut l = one;
     let mut b = one;
     for _ in 1..period {
-        l = cx(&z, bits).double().mul(l);
-        b = b.add(divide(one, l));
+        l = cx(&z, bits).double() * l;
+        b = b + divide(one, l);
         z = square_add(&z, c, bits);
     }
-    divide(one, b.mul(l).mul(l))
+    divide(one, b * l * l)
 }
 
 /// v / 2^bits rounded to `digits` decimals.

@@ -60,7 +60,7 @@ impl FloatExp {
         } else if self.e > 1023 {
             self.m * f64::INFINITY
         } else {
-            ldexp_small(self.m, self.e.min(1023).max(-1200))
+            ldexp_small(self.m, self.e.clamp(-1200, 1023))
         }
     }
 

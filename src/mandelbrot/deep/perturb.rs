@@ -57,14 +57,14 @@ pub fn dwell_ext(orbit: &[ComplexExp], dc: ComplexExp, max_dwell: u32) -> u32 {
     let mut k = 1;
     let mut n = 0;
     loop {
-        let z = orbit[k].add(d);
+        let z = orbit[k] + d;
         if n >= max_dwell || z.escaped() {
             return n;
         }
         if k == last || z.norm_less(d) {
             (d, k) = (z, 0);
         }
-        d = orbit[k].double().add(d).mul(d).add(dc);
+        d = (orbit[k].double() + d) * d + dc;
         k += 1;
         n += 1;
     }
