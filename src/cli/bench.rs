@@ -26,7 +26,7 @@ fn cases() -> Vec<(&'static str, Vec<Filter>)> {
     ]
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(super) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }

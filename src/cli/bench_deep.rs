@@ -3,6 +3,7 @@
 //! pixel between runs, so the orbit is recomputed every time), the re-render with the orbit
 //! kept (palette change), and the orbit alone on the host. Medians after warm-up.
 
+use super::bench::median;
 use super::CliError;
 use crate::mandelbrot::deep::{DeepBookmark, DeepView, ReferenceOrbit, DEEP_BOOKMARKS};
 use crate::mandelbrot::{Palette, Precision, View};
@@ -13,11 +14,6 @@ use std::time::Instant;
 /// The benchmark's place: the deep bookmark 1e-100 wide.
 pub fn bench_bookmark() -> Option<&'static DeepBookmark> {
     DEEP_BOOKMARKS.iter().find(|b| b.span == "1e-100")
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn medians(frames: Vec<Vec<StageTime>>) -> BTreeMap<String, f64> {
