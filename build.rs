@@ -1,4 +1,4 @@
-//! Compiles `kernels/*.cu` into fatbins when nvcc is available, otherwise embeds the
+//! Compiles every `kernels/*.cu` into a fatbin when nvcc is available, otherwise embeds the
 //! sources for NVRTC at run time. Either way `OUT_DIR/kernel_images.rs` describes them.
 //!
 //! nvcc is searched in `$NVCC`, `$CUDA_PATH/bin`, then `PATH`. `CUDALENS_REQUIRE_NVCC=1`
@@ -10,17 +10,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Filter kernels: plain fatbins.
-const FILTER_KERNELS: [&str; 6] = [
-    "sobel",
-    "box_filter",
-    "convolution",
-    "histogram",
-    "transpose",
-    "perturbation",
-];
 /// Kernels that launch kernels (dynamic parallelism): relocatable code, device-linked
-/// with libcudadevrt.
+/// with libcudadevrt. Every other `kernels/*.cu` is a plain fatbin.
 const RDC_KERNELS: [&str; 1] = ["mandelbrot"];
 /// Machine code for these architectures, plus PTX for the newest (JIT for later GPUs).
 const ARCHS: [&str; 5] = ["75", "80", "86", "89", "90"];
@@ -97,6 +88,19 @@ fn compile(nvcc: &Path, name: &str, rdc: bool, out_dir: &Path) -> PathBuf {
     fatbin
 }
 
+/// The stem of every `kernels/*.cu`, sorted.
+fn kernel_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir("kernels")
+        .expect("kernels/ is readable")
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            (path.extension()? == "cu").then(|| path.file_stem()?.to_str().map(String::from))?
+        })
+        .collect();
+    names.sort();
+    names
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=kernels");
     println!("cargo:rerun-if-env-changed=NVCC");
@@ -109,11 +113,9 @@ fn main() {
     }
     let manifest = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let mut table = String::from("pub static KERNEL_IMAGES: &[KernelImage] = &[\n");
-    let all = FILTER_KERNELS
-        .iter()
-        .map(|k| (*k, false))
-        .chain(RDC_KERNELS.iter().map(|k| (*k, true)));
-    for (name, rdc) in all {
+    for name in kernel_names() {
+        let rdc = RDC_KERNELS.contains(&name.as_str());
+        let name = name.as_str();
         let fatbin = match &nvcc {
             Some(nvcc) => {
                 let path = compile(nvcc, name, rdc, &out_dir);

@@ -1,250 +1,539 @@
 // mandelbrot.cu: escape-time dwells of the Mandelbrot set, per pixel or by Mariani-Silver
-// refinement with dynamic parallelism (CDP2), and LUT colouring into a mapped PBO.
+// refinement with dynamic parallelism (CDP2), and colouring into a mapped PBO.
 //
-// Contract (shared with the Rust reference, src/mandelbrot/): pixel (x, y) of a W x H view
-// with centre (cx, cy) and span S is c = (cx + (x + 0.5 - W/2) * S/W, cy - (y + 0.5 - H/2) * S/W);
-// z = c, n = 0; while n < max_dwell and |z|^2 < 4: z = z^2 + c, n += 1. The dwell is n.
-// Every kernel exists for float and double (suffix _f32 / _f64); the host picks.
+// The per-pixel evaluation (dwell and continuous escape value) is evaluate_pixel<T> in
+// mandelbrot_eval.cuh; every kernel exists for float and double (suffix _f32 / _f64).
 //
 // mandel_per_pixel: one thread per pixel, blocks of MANDEL_BLOCK_X x MANDEL_BLOCK_Y.
 //
-// mandel_ms (Mariani-Silver): a grid of blocks, one rectangle each. The block evaluates
-//   its rectangle's border (threads stride over the perimeter) and reduces the border
-//   dwells to one "common dwell" (or MS_DIFFERENT) in shared memory. Then thread 0:
-//   - common dwell: fill the rectangle with it (child grid of fill_rect, or in-block when
-//     the rectangle has fewer than launch_min_pixels pixels);
-//   - else, while depth + 1 < max_depth and the parts stay >= min_size: launch a child
-//     grid of subdiv x subdiv blocks on the parts;
-//   - else: evaluate every pixel (child grid of per_pixel_rect, or in-block below
-//     launch_min_pixels).
-//   Each pixel is computed at most once: the host sets every dwell to -1 first, border
-//   evaluation stores what it computes, and children and leaves reuse stored dwells (the
-//   border of a part lies partly on its parent's border). Sibling rectangles are disjoint,
-//   so a stored dwell always comes from dwell_at, never from a fill; a store not yet visible
-//   to another grid only costs a recomputation of the same value.
-//   Child grids go to the fire-and-forget stream: CDP2 has no device-side synchronize, and
-//   the host's stream completes only when every descendant grid has.
-//   The first grid is init_subdiv x init_subdiv rectangles over the whole image. The
-//   tuning values (init_subdiv, subdiv, max_depth, min_size, launch_min_pixels) come from
-//   the host (MsTuning in src/cuda/tiles.rs, chosen by `cudalens bench --ms-sweep`).
-//   Optionally every decision is appended to a record buffer (x, y, w, h | kind << 28)
-//   that the UI draws as an overlay. Failed child launches are counted (counters[1]).
+// Mariani-Silver (the CPU reference is src/mandelbrot/mariani_silver.rs; it makes the same
+// decisions on the same rectangles). Rectangles share border lines with their neighbours
+// (mandelbrot_rect.cuh); a level-k rectangle is a cell of the grid of spacing
+// S_k = init_size / subdiv^k pixels (MsTuning, chosen by `cudalens bench --ms-sweep`).
+//   1. mandel_grid_lines (host launch, one thread per pixel): the image's border and the
+//      lines of spacing S_0.
+//   2. mandel_ms (host launch, one block of MS_BLOCK threads per level-0 cell) and its
+//      children run ms_process on a cell whose border is known:
+//      - one dwell on the border: fill the interior (Coons patch of the border's continuous
+//        values when they are wanted);
+//      - else at the last level: evaluate the interior pixel by pixel;
+//      - else split. A large cell (extent >= launch_min_pixels, or more last-level cells
+//        than the block's lists hold) launches a child grid (fire-and-forget) that
+//        evaluates the lines of spacing S_{k+1} inside it, one thread per pixel, and whose
+//        first thread tail-launches one block per level k+1 cell (ms_cells), run after the
+//        whole lines grid. A smaller cell is refined inside its block, breadth first: a
+//        pass evaluates the lines of `lookahead` levels at once, then warps decide on the
+//        cells of those levels from their borders (reads only), and the next pass fills and
+//        evaluates what was decided together with the next lines. In a pass, warps take 32
+//        pixels at a time from the block's list of items (lines, fills, leaf interiors).
+//      Each pixel is written once, except lines evaluated ahead inside a cell that is then
+//      filled (the fill overwrites them, as the reference fills them). Large fills and
+//      leaves are child grids too. Child grids go to the fire-and-forget stream: CDP2 has
+//      no device-side synchronize, and the host's stream completes only when every
+//      descendant grid has.
+//   Decisions are appended to a record buffer (x0 | kind << 16 | level << 20, y0, x1, y1)
+//   when the host asks for them (the overlay), with counts per kind, the depth and the
+//   evaluated pixels. Failed child launches and list overflows are counted: the host refuses
+//   such a frame and the colour kernels draw nothing.
 //
-// mandel_colorize: out[i] = lut[dwell[i]] (the LUT, built on the host, holds the palette
-//   and the interior colour), one thread per pixel into the mapped PBO.
+// mandel_colorize: out[i] = lut[clamp(dwell[i], 0, max_dwell)] (the LUT is built on the host).
+// mandel_colorize_smooth: the palette's gradient at sqrt(nu) * density / 8 + offset,
+//   interpolated in f32 with the Rust reference's operation order; the interior colour
+//   where the dwell is max_dwell.
 #include "common.cuh"
+#include "mandelbrot_eval.cuh"
+#include "mandelbrot_rect.cuh"
 
 #define MANDEL_BLOCK_X 32
 #define MANDEL_BLOCK_Y 8
-#define MS_BLOCK 128
-#define MS_DIFFERENT (-1)
-#define MS_NONE (-2)
+#define MS_BLOCK 256
+#define MS_LINES_BLOCK 256
+#define MS_CELLS 256
+#define MS_ITEMS 528
+#define MS_MAX_LEVELS 12
+#define MS_COUNTERS 8
 #define MS_KIND_FILL 0
 #define MS_KIND_SPLIT 1
 #define MS_KIND_LEAF 2
+#define MS_ITEM_LINES 0
+#define MS_ITEM_FILL 1
+#define MS_ITEM_EVAL 2
 
-// Arithmetic of the iteration. f64 follows the Rust reference operation for operation
-// (each product and sum rounded, no FMA contraction), so GPU f64 dwells equal the CPU's
-// exactly; f32 is left free to contract (it is the fast mode, compared within tolerance).
-__device__ __forceinline__ double mul_(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ double add_(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ double sub_(double a, double b) { return __dsub_rn(a, b); }
-__device__ __forceinline__ float mul_(float a, float b) { return a * b; }
-__device__ __forceinline__ float add_(float a, float b) { return a + b; }
-__device__ __forceinline__ float sub_(float a, float b) { return a - b; }
+// counters[]: records written (may exceed the capacity), failures, child grids launched,
+// depth, then rectangles per kind (4 + kind) and evaluated pixels (7).
+#define MS_COUNT_RECORDS 0
+#define MS_COUNT_FAILURES 1
+#define MS_COUNT_GRIDS 2
+#define MS_COUNT_DEPTH 3
+#define MS_COUNT_EVALUATED 7
 
-template <typename T>
-__device__ __forceinline__ int dwell_at(int x, int y, int width, int height, double cx, double cy,
-                                        double step, int max_dwell)
-{
-    const T s = (T)step;
-    // c = (cx + (x + 0.5 - W/2) s, cy - (y + 0.5 - H/2) s), in the reference's order.
-    const T cr = add_((T)cx, mul_(sub_(add_((T)x, (T)0.5), mul_((T)width, (T)0.5)), s));
-    const T ci = sub_((T)cy, mul_(sub_(add_((T)y, (T)0.5), mul_((T)height, (T)0.5)), s));
-    T zr = cr, zi = ci;
-    int n = 0;
-    while (n < max_dwell && add_(mul_(zr, zr), mul_(zi, zi)) < (T)4) {
-        const T t = add_(sub_(mul_(zr, zr), mul_(zi, zi)), cr);
-        zi = add_(mul_(mul_((T)2, zr), zi), ci);
-        zr = t;
-        ++n;
-    }
-    return n;
-}
+#define MS_WARPS (MS_BLOCK / 32)
+#define FULL_MASK 0xffffffffu
 
 struct MsArgs {
     int* dwells;
-    int width, height;
-    double cx, cy, step;
-    int max_dwell;
-    int4* records;          // overlay records, or unused when record_capacity == 0
-    unsigned int* counters; // [0] records written (may exceed capacity), [1] failed child launches
-    int record_capacity;
-    int init_subdiv, subdiv, max_depth, min_size, launch_min_pixels;
+    float* smooth;           // continuous values, or null
+    int4* records;           // overlay records, unused when record_capacity == 0
+    unsigned int* counters;  // MS_COUNTERS
+    MandelView view;
+    int record_capacity;     // > 0: record decisions and count them
+    int levels;
+    int launch_min_pixels;
+    int lookahead;
+    int size[MS_MAX_LEVELS]; // spacing of each level
 };
 
-// The dwell of pixel (x, y): the stored one when an earlier border evaluation computed it,
-// otherwise computed now (and stored when `keep`).
+// The block's lists for in-block refinement.
+struct MsShared {
+    ushort4 active[MS_CELLS];      // cells whose inner lines the next pass evaluates
+    ushort4 cand[2][MS_CELLS];     // cells to decide on, this level and the next
+    ushort4 item_rect[MS_ITEMS];   // a pass's items
+    int item_kv[MS_ITEMS];         // kind | value << 2 (spacing for lines, dwell for fills)
+    int item_end[MS_ITEMS];        // inclusive prefix sums of the items' pixel counts
+    int n_active, n_items, n_cand[2], next_chunk;
+    int wmin[MS_WARPS], wmax[MS_WARPS];
+};
+
+// ---- stores ----------------------------------------------------------------------------
+
 template <typename T>
-__device__ __forceinline__ int dwell_once(const MsArgs& a, int x, int y, bool keep)
+__device__ __forceinline__ void ms_eval_store(const MsArgs& a, int x, int y)
 {
-    int* slot = &a.dwells[(size_t)y * a.width + x];
-    int d = *slot;
-    if (d < 0) {
-        d = dwell_at<T>(x, y, a.width, a.height, a.cx, a.cy, a.step, a.max_dwell);
-        if (keep) *slot = d;
-    }
-    return d;
+    const MandelPixel p = evaluate_pixel<T>(a.view, x, y, a.smooth != nullptr);
+    const size_t i = (size_t)y * a.view.width + x;
+    a.dwells[i] = p.dwell;
+    if (a.smooth) a.smooth[i] = p.smooth;
 }
 
-__device__ void ms_record(const MsArgs& a, int x0, int y0, int w, int h, int kind)
+// The Coons patch of r's border values at (x, y), as src/mandelbrot/rect.rs computes it.
+__device__ float ms_coons(const MsArgs& a, MsRect r, int x, int y)
+{
+    const float* v = a.smooth;
+    const size_t w = a.view.width;
+#define V(px, py) v[(size_t)(py) * w + (px)]
+    const float u = __fdiv_rn((float)(x - r.x0), (float)(r.x1 - r.x0));
+    const float t = __fdiv_rn((float)(y - r.y0), (float)(r.y1 - r.y0));
+    const float iu = __fsub_rn(1.0f, u), it = __fsub_rn(1.0f, t);
+    const float sides = __fadd_rn(__fmul_rn(iu, V(r.x0, y)), __fmul_rn(u, V(r.x1, y)));
+    const float ends = __fadd_rn(__fmul_rn(it, V(x, r.y0)), __fmul_rn(t, V(x, r.y1)));
+    const float top = __fadd_rn(__fmul_rn(iu, V(r.x0, r.y0)), __fmul_rn(u, V(r.x1, r.y0)));
+    const float bottom = __fadd_rn(__fmul_rn(iu, V(r.x0, r.y1)), __fmul_rn(u, V(r.x1, r.y1)));
+#undef V
+    return __fsub_rn(__fadd_rn(sides, ends), __fadd_rn(__fmul_rn(it, top), __fmul_rn(t, bottom)));
+}
+
+__device__ __forceinline__ void ms_fill_store(const MsArgs& a, MsRect r, int x, int y, int d)
+{
+    const size_t i = (size_t)y * a.view.width + x;
+    a.dwells[i] = d;
+    if (a.smooth) a.smooth[i] = d < a.view.max_dwell ? ms_coons(a, r, x, y) : (float)d;
+}
+
+// ---- records and counters --------------------------------------------------------------
+
+__device__ void ms_record(const MsArgs& a, MsRect r, int kind, int level)
 {
     if (a.record_capacity <= 0) return;
-    const unsigned int i = atomicAdd(&a.counters[0], 1u);
-    if (i < (unsigned int)a.record_capacity) a.records[i] = make_int4(x0, y0, w, h | (kind << 28));
+    atomicAdd(&a.counters[4 + kind], 1u);
+    atomicMax(&a.counters[MS_COUNT_DEPTH], (unsigned int)(level + 1));
+    const unsigned int i = atomicAdd(&a.counters[MS_COUNT_RECORDS], 1u);
+    if (i < (unsigned int)a.record_capacity)
+        a.records[i] = make_int4(r.x0 | (kind << 16) | (level << 20), r.y0, r.x1, r.y1);
 }
 
-template <typename T>
-__global__ void per_pixel_rect(MsArgs a, int x0, int y0, int w, int h)
+__device__ __forceinline__ void ms_count_evaluated(const MsArgs& a, int pixels)
 {
-    const int x = x0 + blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = y0 + blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= x0 + w || y >= y0 + h) return;
-    a.dwells[(size_t)y * a.width + x] = dwell_once<T>(a, x, y, false);
+    if (a.record_capacity > 0 && pixels > 0) atomicAdd(&a.counters[MS_COUNT_EVALUATED], (unsigned int)pixels);
 }
 
-__global__ void fill_rect(MsArgs a, int x0, int y0, int w, int h, int dwell)
-{
-    const int x = x0 + blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = y0 + blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= x0 + w || y >= y0 + h) return;
-    a.dwells[(size_t)y * a.width + x] = dwell;
-}
+__device__ __forceinline__ void ms_fail(const MsArgs& a) { atomicAdd(&a.counters[MS_COUNT_FAILURES], 1u); }
 
 // Device-side launches report failure (e.g. the pending-launch limit) only through
-// cudaGetLastError: count them so the host can refuse an incomplete image.
-__device__ __forceinline__ void check_child_launch(const MsArgs& a)
+// cudaGetLastError.
+__device__ __forceinline__ void ms_launched(const MsArgs& a)
 {
-    if (cudaGetLastError() != cudaSuccess) atomicAdd(&a.counters[1], 1u);
+    if (cudaGetLastError() != cudaSuccess) ms_fail(a);
+    else atomicAdd(&a.counters[MS_COUNT_GRIDS], 1u);
 }
 
-__device__ __forceinline__ int same_dwell(int a, int b)
-{
-    if (a == MS_NONE) return b;
-    if (b == MS_NONE) return a;
-    return a == b ? a : MS_DIFFERENT;
-}
+// ---- child grids -----------------------------------------------------------------------
 
-template <typename T>
-__device__ int border_dwell(const MsArgs& a, int x0, int y0, int w, int h)
+__device__ __forceinline__ int ms_child_blocks(int pixels) { return max(1, min(div_up(pixels, MS_LINES_BLOCK), 4096)); }
+
+__global__ void __launch_bounds__(MS_LINES_BLOCK) ms_fill_child(MsArgs a, MsRect r, int d)
 {
-    __shared__ int partial[MS_BLOCK];
-    const int perimeter = (w == 1 || h == 1) ? w * h : 2 * (w + h) - 4;
-    int common = MS_NONE;
-    for (int i = threadIdx.x; i < perimeter; i += MS_BLOCK) {
-        int x, y;
-        if (w == 1 || h == 1) { x = x0 + i % w; y = y0 + i / w; }
-        else if (i < w) { x = x0 + i; y = y0; }
-        else if (i < 2 * w) { x = x0 + i - w; y = y0 + h - 1; }
-        else if (i < 2 * w + h - 2) { x = x0; y = y0 + 1 + (i - 2 * w); }
-        else { x = x0 + w - 1; y = y0 + 1 + (i - 2 * w - (h - 2)); }
-        common = same_dwell(common, dwell_once<T>(a, x, y, true));
+    const int n = ms_interior_pixels(r);
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const int2 p = ms_interior_pixel(r, i);
+        ms_fill_store(a, r, p.x, p.y, d);
     }
-    partial[threadIdx.x] = common;
-    __syncthreads();
-    for (int stride = MS_BLOCK / 2; stride > 0; stride /= 2) {
-        if (threadIdx.x < stride) partial[threadIdx.x] = same_dwell(partial[threadIdx.x], partial[threadIdx.x + stride]);
-        __syncthreads();
-    }
-    const int result = partial[0];
-    __syncthreads();
-    return result;
 }
 
 template <typename T>
-__global__ void ms_block(MsArgs a, int px0, int py0, int pw, int ph, int subdiv, int depth);
+__global__ void __launch_bounds__(MS_LINES_BLOCK) ms_eval_child(MsArgs a, MsRect r)
+{
+    const int n = ms_interior_pixels(r);
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const int2 p = ms_interior_pixel(r, i);
+        ms_eval_store<T>(a, p.x, p.y);
+    }
+}
 
 template <typename T>
-__device__ void ms_rect(const MsArgs& a, int px0, int py0, int pw, int ph, int subdiv, int depth)
-{
-    // This block's part of the parent rectangle.
-    const int sw = div_up(pw, subdiv), sh = div_up(ph, subdiv);
-    const int x0 = px0 + blockIdx.x * sw, y0 = py0 + blockIdx.y * sh;
-    const int w = min(sw, px0 + pw - x0), h = min(sh, py0 + ph - y0);
-    if (w <= 0 || h <= 0) return;
+__global__ void __launch_bounds__(MS_BLOCK) ms_cells(MsArgs a, MsRect parent, int level);
 
-    const int common = border_dwell<T>(a, x0, y0, w, h);
-    const bool small = w * h < a.launch_min_pixels;
-    const dim3 block(MANDEL_BLOCK_X, MANDEL_BLOCK_Y);
-    const dim3 grid(div_up(w, MANDEL_BLOCK_X), div_up(h, MANDEL_BLOCK_Y));
-    if (common >= 0) {
-        if (threadIdx.x == 0) ms_record(a, x0, y0, w, h, MS_KIND_FILL);
-        if (small) {
-            for (int i = threadIdx.x; i < w * h; i += MS_BLOCK)
-                a.dwells[(size_t)(y0 + i / w) * a.width + x0 + i % w] = common;
-        } else if (threadIdx.x == 0) {
-            fill_rect<<<grid, block, 0, cudaStreamFireAndForget>>>(a, x0, y0, w, h, common);
-            check_child_launch(a);
-        }
-    } else if (depth + 1 < a.max_depth && w / a.subdiv >= a.min_size && h / a.subdiv >= a.min_size) {
-        if (threadIdx.x == 0) {
-            ms_record(a, x0, y0, w, h, MS_KIND_SPLIT);
-            ms_block<T><<<dim3(a.subdiv, a.subdiv), MS_BLOCK, 0, cudaStreamFireAndForget>>>(
-                a, x0, y0, w, h, a.subdiv, depth + 1);
-            check_child_launch(a);
-        }
-    } else {
-        if (threadIdx.x == 0) ms_record(a, x0, y0, w, h, MS_KIND_LEAF);
-        if (small) {
-            for (int i = threadIdx.x; i < w * h; i += MS_BLOCK) {
-                const int x = x0 + i % w, y = y0 + i / w;
-                a.dwells[(size_t)y * a.width + x] = dwell_once<T>(a, x, y, false);
+// Evaluates the lines of spacing S_level inside r, then refines r's level cells in a grid
+// tail-launched after this one.
+template <typename T>
+__global__ void __launch_bounds__(MS_LINES_BLOCK) ms_lines_child(MsArgs a, MsRect r, int level)
+{
+    const int s = a.size[level];
+    const int n = ms_line_count(r, s);
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const int2 p = ms_line_pixel(r, s, i);
+        ms_eval_store<T>(a, p.x, p.y);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        const int2 c = ms_cell_counts(r, s);
+        ms_cells<T><<<dim3(c.x, c.y), MS_BLOCK, 0, cudaStreamTailLaunch>>>(a, r, level);
+        ms_launched(a);
+    }
+}
+
+// ---- block-wide helpers ----------------------------------------------------------------
+
+__device__ __forceinline__ int2 warp_minmax(int mn, int mx)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        mn = min(mn, __shfl_xor_sync(FULL_MASK, mn, o));
+        mx = max(mx, __shfl_xor_sync(FULL_MASK, mx, o));
+    }
+    return make_int2(mn, mx);
+}
+
+// Smallest and largest dwell on r's border, over the block.
+__device__ int2 ms_block_border_minmax(const MsArgs& a, MsShared& sh, MsRect r)
+{
+    int mn = 0x7fffffff, mx = -0x7fffffff;
+    const int n = ms_border_count(r);
+    for (int i = threadIdx.x; i < n; i += MS_BLOCK) {
+        const int2 p = ms_border_pixel(r, i);
+        const int d = a.dwells[(size_t)p.y * a.view.width + p.x];
+        mn = min(mn, d);
+        mx = max(mx, d);
+    }
+    int2 m = warp_minmax(mn, mx);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (lane == 0) {
+        sh.wmin[warp] = m.x;
+        sh.wmax[warp] = m.y;
+    }
+    __syncthreads();
+    m = make_int2(sh.wmin[0], sh.wmax[0]);
+    for (int w = 1; w < MS_WARPS; ++w) m = make_int2(min(m.x, sh.wmin[w]), max(m.y, sh.wmax[w]));
+    __syncthreads();
+    return m;
+}
+
+// The same over one warp.
+__device__ __forceinline__ int2 ms_warp_border_minmax(const MsArgs& a, MsRect r)
+{
+    int mn = 0x7fffffff, mx = -0x7fffffff;
+    const int n = ms_border_count(r);
+    for (int i = threadIdx.x % 32; i < n; i += 32) {
+        const int2 p = ms_border_pixel(r, i);
+        const int d = a.dwells[(size_t)p.y * a.view.width + p.x];
+        mn = min(mn, d);
+        mx = max(mx, d);
+    }
+    return warp_minmax(mn, mx);
+}
+
+__device__ __forceinline__ void ms_push_item(const MsArgs& a, MsShared& sh, MsRect r, int kind, int value)
+{
+    const int k = atomicAdd(&sh.n_items, 1);
+    if (k >= MS_ITEMS) {
+        ms_fail(a);
+        return;
+    }
+    sh.item_rect[k] = ms_rect_pack(r);
+    sh.item_kv[k] = kind | (value << 2);
+}
+
+__device__ __forceinline__ void ms_push_rect(const MsArgs& a, ushort4* list, int* count, MsRect r)
+{
+    const int k = atomicAdd(count, 1);
+    if (k >= MS_CELLS) ms_fail(a);
+    else list[k] = ms_rect_pack(r);
+}
+
+__device__ void ms_push_cells(const MsArgs& a, MsRect r, int s, ushort4* list, int* count)
+{
+    const int2 c = ms_cell_counts(r, s);
+    for (int j = 0; j < c.y; ++j)
+        for (int i = 0; i < c.x; ++i) ms_push_rect(a, list, count, ms_cell(r, s, i, j));
+}
+
+// Pixels of item k.
+__device__ __forceinline__ int ms_item_pixels(const MsShared& sh, int k)
+{
+    const MsRect r = ms_rect_from(sh.item_rect[k]);
+    const int kv = sh.item_kv[k];
+    return (kv & 3) == MS_ITEM_LINES ? ms_line_count(r, kv >> 2) : ms_interior_pixels(r);
+}
+
+// Runs the pass's items: warp 0 sums their pixel counts, then warps take 32 pixels at a
+// time until none are left.
+template <typename T>
+__device__ void ms_run_items(const MsArgs& a, MsShared& sh)
+{
+    const int n_items = min(sh.n_items, MS_ITEMS);
+    const int lane = threadIdx.x % 32;
+    if (threadIdx.x < 32) {
+        int carry = 0;
+        for (int base = 0; base < n_items; base += 32) {
+            const int k = base + lane;
+            int v = k < n_items ? ms_item_pixels(sh, k) : 0;
+            for (int o = 1; o < 32; o <<= 1) {
+                const int u = __shfl_up_sync(FULL_MASK, v, o);
+                if (lane >= o) v += u;
             }
-        } else if (threadIdx.x == 0) {
-            per_pixel_rect<T><<<grid, block, 0, cudaStreamFireAndForget>>>(a, x0, y0, w, h);
-            check_child_launch(a);
+            if (k < n_items) sh.item_end[k] = carry + v;
+            carry += __shfl_sync(FULL_MASK, v, 31);
         }
+        if (lane == 0) sh.next_chunk = 0;
+    }
+    __syncthreads();
+    const int total = n_items > 0 ? sh.item_end[n_items - 1] : 0;
+    while (true) {
+        int base = 0;
+        if (lane == 0) base = atomicAdd(&sh.next_chunk, 32);
+        base = __shfl_sync(FULL_MASK, base, 0);
+        if (base >= total) break;
+        const int idx = base + lane;
+        if (idx >= total) continue;
+        int lo = 0, hi = n_items - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if (sh.item_end[mid] > idx) hi = mid;
+            else lo = mid + 1;
+        }
+        const int local = idx - (lo > 0 ? sh.item_end[lo - 1] : 0);
+        const MsRect r = ms_rect_from(sh.item_rect[lo]);
+        const int kv = sh.item_kv[lo], kind = kv & 3;
+        const int2 p = kind == MS_ITEM_LINES ? ms_line_pixel(r, kv >> 2, local) : ms_interior_pixel(r, local);
+        if (kind == MS_ITEM_FILL) ms_fill_store(a, r, p.x, p.y, kv >> 2);
+        else ms_eval_store<T>(a, p.x, p.y);
+    }
+    __syncthreads();
+}
+
+// Decides on the candidates of level j (warp per cell): fills and leaves become items of
+// the next pass; split cells add their cells to the next level's candidates (j < n) or
+// become active (j == n, their lines are the next pass's).
+__device__ void ms_decide(const MsArgs& a, MsShared& sh, int cur, int j, int n)
+{
+    const int last = a.levels - 1;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int count = min(sh.n_cand[cur], MS_CELLS);
+    for (int c = warp; c < count; c += MS_WARPS) {
+        const MsRect r = ms_rect_from(sh.cand[cur][c]);
+        if (ms_interior_pixels(r) == 0) continue;
+        const int2 m = ms_warp_border_minmax(a, r);
+        if (lane == 0) {
+            if (m.x == m.y) {
+                ms_record(a, r, MS_KIND_FILL, j);
+                ms_push_item(a, sh, r, MS_ITEM_FILL, m.x);
+            } else if (j == last) {
+                ms_record(a, r, MS_KIND_LEAF, j);
+                ms_count_evaluated(a, ms_interior_pixels(r));
+                ms_push_item(a, sh, r, MS_ITEM_EVAL, 0);
+            } else {
+                ms_record(a, r, MS_KIND_SPLIT, j);
+                if (j < n) ms_push_cells(a, r, a.size[j + 1], sh.cand[cur ^ 1], &sh.n_cand[cur ^ 1]);
+                else ms_push_rect(a, sh.active, &sh.n_active, r);
+            }
+        }
+        __syncwarp();
     }
 }
 
+// In-block refinement of the active cells (level `level`) after the pending items.
 template <typename T>
-__global__ void __launch_bounds__(MS_BLOCK)
-ms_block(MsArgs a, int px0, int py0, int pw, int ph, int subdiv, int depth)
+__device__ void ms_in_block(const MsArgs& a, MsShared& sh, int level)
 {
-    ms_rect<T>(a, px0, py0, pw, ph, subdiv, depth);
+    const int last = a.levels - 1;
+    while (true) {
+        __syncthreads();
+        const int n = min(level + a.lookahead, last);
+        const int n_active = min(sh.n_active, MS_CELLS);
+        for (int i = threadIdx.x; i < n_active; i += MS_BLOCK) {
+            const MsRect r = ms_rect_from(sh.active[i]);
+            ms_count_evaluated(a, ms_line_count(r, a.size[n]));
+            ms_push_item(a, sh, r, MS_ITEM_LINES, a.size[n]);
+        }
+        __syncthreads();
+        ms_run_items<T>(a, sh);
+        if (n_active == 0) return;
+        if (threadIdx.x == 0) {
+            sh.n_items = 0;
+            sh.n_cand[0] = 0;
+        }
+        __syncthreads();
+        for (int i = threadIdx.x; i < n_active; i += MS_BLOCK)
+            ms_push_cells(a, ms_rect_from(sh.active[i]), a.size[level + 1], sh.cand[0], &sh.n_cand[0]);
+        __syncthreads();
+        if (threadIdx.x == 0) sh.n_active = 0;
+        int cur = 0;
+        for (int j = level + 1; j <= n; ++j) {
+            if (threadIdx.x == 0) sh.n_cand[cur ^ 1] = 0;
+            __syncthreads();
+            ms_decide(a, sh, cur, j, n);
+            __syncthreads();
+            cur ^= 1;
+        }
+        level = n;
+    }
+}
+
+// A cell whose border is known (the whole block works on it).
+template <typename T>
+__device__ void ms_process(const MsArgs& a, MsRect c, int level)
+{
+    __shared__ MsShared sh;
+    const int interior = ms_interior_pixels(c);
+    if (interior == 0) return;
+    const int2 m = ms_block_border_minmax(a, sh, c);
+    const int last = a.levels - 1;
+    const bool first = threadIdx.x == 0;
+    if (first) {
+        sh.n_active = 0;
+        sh.n_items = 0;
+    }
+    if (m.x == m.y || level == last) {
+        const bool fill = m.x == m.y;
+        if (first) {
+            ms_record(a, c, fill ? MS_KIND_FILL : MS_KIND_LEAF, level);
+            if (!fill) ms_count_evaluated(a, interior);
+        }
+        if (interior >= a.launch_min_pixels) {
+            if (first) {
+                if (fill) ms_fill_child<<<ms_child_blocks(interior), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c, m.x);
+                else ms_eval_child<T><<<ms_child_blocks(interior), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c);
+                ms_launched(a);
+            }
+            return;
+        }
+        if (first) ms_push_item(a, sh, c, fill ? MS_ITEM_FILL : MS_ITEM_EVAL, fill ? m.x : 0);
+        ms_in_block<T>(a, sh, level);
+        return;
+    }
+    if (first) ms_record(a, c, MS_KIND_SPLIT, level);
+    const int2 leaves = ms_cell_counts(c, a.size[last]);
+    if (ms_extent(c) >= a.launch_min_pixels || leaves.x * leaves.y > MS_CELLS) {
+        if (first) {
+            const int lines = ms_line_count(c, a.size[level + 1]);
+            ms_count_evaluated(a, lines);
+            ms_lines_child<T><<<ms_child_blocks(lines), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c, level + 1);
+            ms_launched(a);
+        }
+        return;
+    }
+    if (first) sh.active[sh.n_active++] = ms_rect_pack(c);
+    ms_in_block<T>(a, sh, level);
 }
 
 template <typename T>
-__device__ void per_pixel(int* dwells, int width, int height, double cx, double cy, double step, int max_dwell)
+__global__ void __launch_bounds__(MS_BLOCK) ms_cells(MsArgs a, MsRect parent, int level)
+{
+    ms_process<T>(a, ms_cell(parent, a.size[level], blockIdx.x, blockIdx.y), level);
+}
+
+// ---- per pixel -------------------------------------------------------------------------
+
+template <typename T>
+__device__ void per_pixel(int* dwells, float* smooth, const MandelView& v)
 {
     const int x = blockIdx.x * MANDEL_BLOCK_X + threadIdx.x;
     const int y = blockIdx.y * MANDEL_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return;
-    dwells[(size_t)y * width + x] = dwell_at<T>(x, y, width, height, cx, cy, step, max_dwell);
+    if (x >= v.width || y >= v.height) return;
+    const MandelPixel p = evaluate_pixel<T>(v, x, y, smooth != nullptr);
+    const size_t i = (size_t)y * v.width + x;
+    dwells[i] = p.dwell;
+    if (smooth) smooth[i] = p.smooth;
+}
+
+template <typename T>
+__device__ void grid_lines(const MsArgs& a)
+{
+    const int w = a.view.width, h = a.view.height, s = a.size[0];
+    const int n = ms_grid_count(w, h, s);
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const int2 p = ms_grid_pixel(w, h, s, i);
+        ms_eval_store<T>(a, p.x, p.y);
+    }
 }
 
 #define MANDEL_ENTRY_POINTS(T, SUFFIX)                                                                  \
     extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)                      \
-    mandel_per_pixel_##SUFFIX(int* dwells, int width, int height, double cx, double cy, double step,   \
-                              int max_dwell)                                                            \
+    mandel_per_pixel_##SUFFIX(int* dwells, float* smooth, MandelView v)                                 \
     {                                                                                                   \
-        per_pixel<T>(dwells, width, height, cx, cy, step, max_dwell);                                   \
+        per_pixel<T>(dwells, smooth, v);                                                                \
     }                                                                                                   \
-    /* The host launches init_subdiv x init_subdiv blocks of MS_BLOCK threads. */                   \
+    /* Step 1: one thread per pixel of the border and the level-0 lines (grid-stride). */              \
+    extern "C" __global__ void __launch_bounds__(MS_LINES_BLOCK) mandel_grid_lines_##SUFFIX(MsArgs a)  \
+    {                                                                                                   \
+        grid_lines<T>(a);                                                                               \
+    }                                                                                                   \
+    /* Step 2: one block per level-0 cell. */                                                          \
     extern "C" __global__ void __launch_bounds__(MS_BLOCK) mandel_ms_##SUFFIX(MsArgs a)                \
     {                                                                                                   \
-        ms_rect<T>(a, 0, 0, a.width, a.height, a.init_subdiv, 0);                                       \
+        ms_process<T>(a, ms_cell(ms_rect(0, 0, a.view.width - 1, a.view.height - 1), a.size[0], blockIdx.x, blockIdx.y), 0); \
     }
 
 MANDEL_ENTRY_POINTS(float, f32)
 MANDEL_ENTRY_POINTS(double, f64)
 
-extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
-mandel_colorize(const int* __restrict__ dwells, const uchar4* __restrict__ lut, uchar4* out, int width, int height)
+// ---- colour ----------------------------------------------------------------------------
+
+__device__ __forceinline__ bool colour_pixel(int width, int height, const unsigned int* failures, size_t& i)
 {
     const int x = blockIdx.x * MANDEL_BLOCK_X + threadIdx.x;
     const int y = blockIdx.y * MANDEL_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return;
-    const size_t i = (size_t)y * width + x;
-    out[i] = lut[dwells[i]];
+    if (x >= width || y >= height || failures[MS_COUNT_FAILURES] != 0) return false;
+    i = (size_t)y * width + x;
+    return true;
+}
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_colorize(const int* __restrict__ dwells, const uchar4* __restrict__ lut, uchar4* out, int width, int height,
+                int max_dwell, const unsigned int* __restrict__ failures)
+{
+    size_t i;
+    if (!colour_pixel(width, height, failures, i)) return;
+    out[i] = lut[clamp_int(dwells[i], 0, max_dwell)];
+}
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_colorize_smooth(const int* __restrict__ dwells, const float* __restrict__ smooth,
+                       const uchar4* __restrict__ gradient, int steps, uchar4* out, int width, int height,
+                       int max_dwell, float density, float offset, unsigned int interior,
+                       const unsigned int* __restrict__ failures)
+{
+    size_t i;
+    if (!colour_pixel(width, height, failures, i)) return;
+    if (clamp_int(dwells[i], 0, max_dwell) == max_dwell) {
+        out[i] = make_uchar4(interior & 0xff, (interior >> 8) & 0xff, (interior >> 16) & 0xff, interior >> 24);
+        return;
+    }
+    float v = smooth[i];
+    if (!(v >= 0.0f)) v = 0.0f;
+    const float pos = __fadd_rn(__fmul_rn(__fmul_rn(sqrtf(v), density), 0.125f), offset);
+    const float t = __fsub_rn(pos, floorf(pos));
+    const float g = __fmul_rn(t, (float)steps);
+    const int i0 = min((int)g, steps - 1);
+    const float f = __fsub_rn(g, (float)i0);
+    const float4 c0 = to_float4(gradient[i0]), c1 = to_float4(gradient[(i0 + 1) % steps]);
+    const auto mix = [f](float p, float q) { return to_u8(__fadd_rn(p, __fmul_rn(__fsub_rn(q, p), f))); };
+    out[i] = make_uchar4(mix(c0.x, c1.x), mix(c0.y, c1.y), mix(c0.z, c1.z), mix(c0.w, c1.w));
 }

@@ -7,8 +7,11 @@
 pub mod app;
 pub mod cli;
 pub mod cuda;
+pub mod fault;
+pub mod filters;
 pub mod gl;
 pub mod image_io;
 pub mod mandelbrot;
 pub mod ops;
 pub mod pipeline;
+pub mod vk;

@@ -14,14 +14,44 @@ fn default_sigpipe() {
     }
 }
 
+/// A clap error: help and version go to stdout as clap prints them; anything else is one
+/// line on stderr and exit code 2.
+fn parse_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            ExitCode::from(cudalens::cli::EXIT_USAGE)
+        }
+        _ => {
+            eprintln!("cudalens: {}", cudalens::cli::clap_error_line(e));
+            ExitCode::from(cudalens::cli::EXIT_USAGE)
+        }
+    }
+}
+
+/// Warnings by default, but not winit's notes about the X server (XSETTINGS, a screen of
+/// 0 mm under Xvfb), which a user can do nothing about and which would break the
+/// one-line error contract.
+const LOG_DEFAULT: &str = "warn,winit=error";
+
 fn main() -> ExitCode {
     default_sigpipe();
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // A half-written output is removed if the process is interrupted.
+    cudalens::image_io::install_interrupt_cleanup();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(LOG_DEFAULT)).init();
     // A panic is a bug; it still must not reach a user as a backtrace.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("cudalens: internal error: {info}");
     }));
-    let cli = cudalens::cli::Cli::parse();
+    let cli = match cudalens::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return parse_error(&e),
+    };
     match std::panic::catch_unwind(|| cudalens::cli::run(cli)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => {

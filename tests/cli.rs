@@ -5,7 +5,8 @@ mod common;
 
 use assert_cmd::Command;
 use common::{data, photo};
-use cudalens::ops::{cpu, Filter};
+use cudalens::filters::{apply_cpu, Filter};
+use cudalens::ops::cpu;
 use predicates::prelude::*;
 use std::path::Path;
 
@@ -59,14 +60,11 @@ fn apply_matches_the_library_and_writes_atomically() {
         .assert()
         .success()
         .stderr(predicate::str::contains("CPU backend"));
-    let want = cpu::apply_filters(
-        &photo("astronaut.png"),
-        &[
-            Filter::gaussian(1.5),
-            Filter::Sobel { scale: 2.0 },
-            Filter::Transpose,
-        ],
-    );
+    let filters: Vec<Filter> = ["gaussian:sigma=1.5", "sobel:scale=2", "transpose"]
+        .iter()
+        .map(|s| s.parse().expect("spec"))
+        .collect();
+    let want = apply_cpu(&photo("astronaut.png"), &filters);
     assert_eq!(image::open(&out).expect("output").into_rgba8(), want);
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .expect("ls")
@@ -258,7 +256,7 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
         height: 61,
         max_dwell: 300,
     };
-    let want = cudalens::mandelbrot::render_per_pixel(&view);
+    let want = cudalens::mandelbrot::render_per_pixel(&view, false);
     let got: Vec<u32> = gray.pixels().map(|p| u32::from(p.0[0])).collect();
     assert_eq!(got, want.values);
     let coloured = dir.path().join("c.png");
@@ -350,6 +348,63 @@ fn mandelbrot_exports_deep_views_from_decimal_strings() {
         &["mandelbrot", "-o", "/tmp/m.png", "--center", "1;2"],
         "RE,IM",
     );
+}
+
+#[test]
+fn mandelbrot_zoom_sequence_smooth_and_overlay() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("z.png");
+    let out_arg = out.to_str().expect("utf-8");
+    let size = ["--width", "48", "--height", "32", "--backend", "cpu"];
+    cudalens()
+        .args(["mandelbrot", "-o", out_arg, "--smooth", "--frames", "3"])
+        .args(["--zoom-to=-0.745,0.113,0.01", "--max-dwell", "200"])
+        .args(size)
+        .assert()
+        .success();
+    let frames: Vec<_> = (0..3)
+        .map(|i| image::open(dir.path().join(format!("z-000{i}.png"))).expect("frame"))
+        .collect();
+    assert!(frames.iter().all(|f| (f.width(), f.height()) == (48, 32)));
+    assert_ne!(frames[0].as_bytes(), frames[2].as_bytes(), "the zoom moves");
+    assert!(!out.exists(), "a sequence writes numbered files only");
+    // Existing frames are not overwritten without --force.
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            out_arg,
+            "--frames",
+            "3",
+            "--zoom-to=-0.745,0.113,0.01",
+        ])
+        .args(size)
+        .assert()
+        .code(2);
+    let overlay = dir.path().join("o.png");
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            overlay.to_str().expect("utf-8"),
+            "--overlay",
+        ])
+        .args(size)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("per-pixel"));
+    for (args, what) in [
+        (&["--frames", "3"][..], "zoom-to"),
+        (&["--zoom-to=0,0,1"][..], "frames"),
+        (&["--overlay", "--dwell"][..], "overlay"),
+        (&["--overlay", "--mode", "per-pixel"][..], "overlay"),
+        (&["--density", "0"][..], "density"),
+        (&["--offset", "2"][..], "offset"),
+    ] {
+        let mut all = vec!["mandelbrot", "-o", "/tmp/never-written.png"];
+        all.extend_from_slice(args);
+        refuses(&all, what);
+    }
 }
 
 #[test]

@@ -36,17 +36,35 @@ fn start_xvfb(display: u32) -> Option<Xvfb> {
     Some(Xvfb(child))
 }
 
+/// Runs the app with `args` on `display`, at most a minute (a hang fails the test).
+fn app(display: u32, dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cudalens"))
+        .env("DISPLAY", format!(":{display}"))
+        .env("XDG_CONFIG_HOME", dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("app starts");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("app hung: {args:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
 /// Runs the app for a few frames and returns the screenshot.
 fn screenshot(display: u32, dir: &Path, name: &str, extra: &[&str]) -> image::RgbaImage {
     let shot = dir.join(name);
-    let out = Command::new(env!("CARGO_BIN_EXE_cudalens"))
-        .env("DISPLAY", format!(":{display}"))
-        .env("XDG_CONFIG_HOME", dir)
-        .args(["--frames", "6", "--size", "1200x760", "--screenshot"])
-        .arg(&shot)
-        .args(extra)
-        .output()
-        .expect("app runs");
+    let mut args = vec!["--frames", "6", "--size", "1200x760", "--screenshot"];
+    args.push(shot.to_str().expect("utf-8"));
+    args.extend_from_slice(extra);
+    let out = app(display, dir, &args);
     assert!(
         out.status.success(),
         "app failed: {}",
@@ -106,4 +124,55 @@ fn app_renders_the_default_image_and_the_mandelbrot_view() {
     );
     let centre = distinct_colours(&m, 400, 200, 500, 300);
     assert!(centre > 50, "Mandelbrot view looks blank: {centre} colours");
+    // A restart restores the session: a run with a stack and the split saves them on exit;
+    // the next run, given nothing, starts from them (and saves what it restored).
+    screenshot(
+        display,
+        dir.path(),
+        "first.png",
+        &["--filter", "sobel:scale=2", "--split"],
+    );
+    screenshot(display, dir.path(), "second.png", &[]);
+    let saved = std::fs::read(dir.path().join("cudalens/settings.json")).expect("saved");
+    let saved: serde_json::Value = serde_json::from_slice(&saved).expect("JSON");
+    assert_eq!(saved["filters"][0]["spec"], "sobel:scale=2", "{saved}");
+    assert_eq!(saved["filters"][0]["enabled"], true, "{saved}");
+    assert_eq!(saved["split"], 0.5, "{saved}");
+    hostile_window_cases(display, dir.path());
+}
+
+/// Issue 8 in a real window: --force replaces an existing screenshot (atomically: a valid
+/// PNG, no temporary file left), a window larger than the display is refused before it
+/// opens, and a FIFO nobody writes to does not hang the app.
+fn hostile_window_cases(display: u32, dir: &Path) {
+    std::fs::write(dir.join("old.png"), b"old").expect("write");
+    let img = screenshot(display, dir, "old.png", &["--force"]);
+    assert_eq!(img.dimensions(), (1200, 760));
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .expect("ls")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.ends_with(".part")), "{names:?}");
+    let out = app(display, dir, &["--frames", "2", "--size", "4000x3000"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("larger than the display"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    let fifo = dir.join("fifo.png");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo")
+        .success());
+    let out = app(
+        display,
+        dir,
+        &[fifo.to_str().expect("utf-8"), "--frames", "3"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -15,7 +15,7 @@ for line in open("target/release-tests.json"):
     msg = json.loads(line)
     exe = msg.get("executable")
     name = msg.get("target", {}).get("name")
-    if exe and name in ("gpu", "cli"):
+    if exe and name in ("gpu", "cli", "soak"):
         shutil.copy(exe, f".carry/{name}-tests")
         print("staged", name, exe)
 PY

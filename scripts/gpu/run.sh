@@ -3,7 +3,7 @@
 # scripts/gpu/prepare.sh staged the binaries in .carry/. Everything goes to $OUT:
 #   run.log (every step's output), summary.txt (one line per step), bench.json, images.
 # Steps: nvidia-smi, doctor, GPU tests (real interop path vs CPU reference), apply on a
-# photograph with --backend cuda vs cpu, compute-sanitizer memcheck and racecheck over the
+# photograph with --backend cuda vs cpu, median and equalize against OpenCV, compute-sanitizer memcheck and racecheck over the
 # GPU tests (quick sizes), and the benchmark. Usage: bash scripts/gpu/run.sh [STEP...]
 set -u
 OUT=${OUT:-/tmp/cudalens-out}
@@ -42,16 +42,16 @@ PY
 apply_both() {
     local out
     for backend in cuda cpu; do
-        out="$OUT/astronaut-$backend.png"
+        out="/tmp/astronaut-$backend.png"
         "$B/cudalens" apply tests/data/astronaut.png -o "$out" --force --backend "$backend" \
             --filter gaussian:sigma=3 --filter sobel:scale=2 --filter box:radius=4 || return 1
     done
-    compare "$OUT/astronaut-cuda.png" "$OUT/astronaut-cpu.png"
+    compare /tmp/astronaut-cuda.png /tmp/astronaut-cpu.png
 }
 
 export -f compare apply_both
 export B OUT
-steps=${*:-"smi doctor tests apply memcheck racecheck bench"}
+steps=${*:-"smi doctor tests apply opencv memcheck racecheck bench"}
 for s in $steps; do
     case $s in
         smi) step nvidia-smi 60 nvidia-smi ;;
@@ -62,6 +62,7 @@ for s in $steps; do
         # racecheck does not support dynamic parallelism (it warns on the Mandelbrot module and
         # counts the warning as a hazard): it checks the filter kernels; memcheck covers all.
         racecheck) step racecheck 400 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 histogram filters_match a_new_image ;;
+        opencv) step opencv-cuda 200 python3 scripts/gpu/opencv_check.py "$B/cudalens" cuda /tmp ;;
         bench) step bench 400 "$B/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/bench.json" ;;
         *) echo "unknown step $s" ;;
     esac

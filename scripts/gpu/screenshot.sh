@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Screenshots of the real app on the GPU machine: Xvfb (Mesa on the server side, +iglx)
 # with GLX on the NVIDIA GPU for the client (__GLX_VENDOR_LIBRARY_NAME=nvidia), as in
-# ../../shared/GPU.md. The X11 and Mesa debs (Debian 12) exceed one call's carry limit, so
+# docs/gpu-machine.md. The X11 and Mesa debs (Debian 12) exceed one call's carry limit, so
 #   bash scripts/gpu/screenshot.sh unpack DIR   unpacks DIR/*.deb under /opt/x (call 1, 2)
 #   bash scripts/gpu/screenshot.sh shoot        starts Xvfb and takes the screenshots (call 2)
 # while the machine stays warm between the calls. Binary: .shot/cudalens. Output: $OUT.

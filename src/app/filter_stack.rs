@@ -1,6 +1,7 @@
 //! The filter stack of the side panel: ordered entries, each on/off with its parameters.
+//! Entries, sliders and ranges all come from the filter registry (`filters::FILTERS`).
 
-use crate::ops::{Filter, BOX_RADIUS_MAX, GAUSSIAN_RADIUS_MAX};
+use crate::filters::{Filter, ParamDef, ParamDefault, FILTERS};
 use egui::Ui;
 
 /// One row of the stack.
@@ -8,8 +9,8 @@ use egui::Ui;
 pub struct FilterEntry {
     pub enabled: bool,
     pub filter: Filter,
-    /// Gaussian radius follows ceil(3σ).
-    pub auto_radius: bool,
+    /// Derived parameters (the Gaussian radius) follow the others.
+    pub auto_derived: bool,
 }
 
 /// The user's stack, applied top to bottom.
@@ -18,30 +19,36 @@ pub struct FilterStack {
     pub entries: Vec<FilterEntry>,
 }
 
+/// A registered filter's starting entry (off).
+fn default_entry(spec: &str) -> Option<FilterEntry> {
+    match spec.parse() {
+        Ok(filter) => Some(FilterEntry {
+            enabled: false,
+            filter,
+            auto_derived: true,
+        }),
+        Err(e) => {
+            log::error!("UI default '{spec}' does not parse: {e}");
+            None
+        }
+    }
+}
+
 impl FilterStack {
-    /// The four filters, off, with `initial` (from `--filter`) switched on first, in order.
+    /// Every registered filter, off, with `initial` (from `--filter`) switched on first, in
+    /// order.
     pub fn new(initial: &[Filter]) -> Self {
-        let defaults = [
-            Filter::gaussian(2.0),
-            Filter::Box { radius: 3 },
-            Filter::Sobel { scale: 1.0 },
-            Filter::Transpose,
-        ];
         let mut entries: Vec<FilterEntry> = initial
             .iter()
             .map(|f| FilterEntry {
                 enabled: true,
                 filter: *f,
-                auto_radius: false,
+                auto_derived: false,
             })
             .collect();
-        for d in defaults {
-            if !entries.iter().any(|e| e.filter.name() == d.name()) {
-                entries.push(FilterEntry {
-                    enabled: false,
-                    filter: d,
-                    auto_radius: true,
-                });
+        for def in FILTERS {
+            if !entries.iter().any(|e| e.filter.name() == def.name()) {
+                entries.extend(default_entry(def.ui_default()));
             }
         }
         Self { entries }
@@ -57,41 +64,41 @@ impl FilterStack {
     }
 }
 
+/// One parameter's slider; returns the new value when the user moved it.
+fn param_slider_ui(ui: &mut Ui, def: &ParamDef, value: f32) -> Option<f32> {
+    let mut v = value;
+    let slider = egui::Slider::new(&mut v, def.slider_min()..=def.max)
+        .logarithmic(def.logarithmic)
+        .text(def.label);
+    let slider = if def.integer {
+        slider.integer()
+    } else {
+        slider
+    };
+    ui.add(slider).changed().then_some(v)
+}
+
 fn parameters_ui(ui: &mut Ui, entry: &mut FilterEntry) {
-    match &mut entry.filter {
-        Filter::Sobel { scale } => {
-            ui.add(
-                egui::Slider::new(scale, 0.05..=8.0)
-                    .logarithmic(true)
-                    .text("scale"),
-            );
-        }
-        Filter::Box { radius } => {
-            ui.add(
-                egui::Slider::new(radius, 1..=BOX_RADIUS_MAX)
-                    .logarithmic(true)
-                    .text("radius"),
-            );
-        }
-        Filter::Gaussian { sigma, radius } => {
-            ui.add(
-                egui::Slider::new(sigma, 0.1..=32.0)
-                    .logarithmic(true)
-                    .text("σ"),
-            );
+    let def = entry.filter.def();
+    for (i, p) in def.params().iter().enumerate() {
+        let value = entry.filter.params().get(i);
+        if p.default == ParamDefault::Derived {
             ui.horizontal(|ui| {
-                ui.checkbox(&mut entry.auto_radius, "radius = ceil(3σ)");
-                if !entry.auto_radius {
-                    ui.add(egui::Slider::new(radius, 1..=GAUSSIAN_RADIUS_MAX).text("radius"));
+                if ui.checkbox(&mut entry.auto_derived, "auto").changed() && entry.auto_derived {
+                    entry.filter.rederive();
+                }
+                if !entry.auto_derived {
+                    if let Some(v) = param_slider_ui(ui, p, value) {
+                        entry.filter.set_param(i, v, true);
+                    }
                 }
             });
-            if entry.auto_radius {
-                *radius = crate::ops::filter_default_gaussian_radius(*sigma);
-            }
+        } else if let Some(v) = param_slider_ui(ui, p, value) {
+            entry.filter.set_param(i, v, !entry.auto_derived);
         }
-        Filter::Transpose => {
-            ui.weak("output is H×W");
-        }
+    }
+    if let Some(note) = def.note() {
+        ui.weak(note);
     }
 }
 
@@ -106,7 +113,8 @@ pub fn filter_stack_ui(ui: &mut Ui, stack: &mut FilterStack) -> bool {
                 ui.checkbox(
                     &mut entry.enabled,
                     egui::RichText::new(entry.filter.name()).strong(),
-                );
+                )
+                .on_hover_text(entry.filter.def().summary());
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if ui
                         .add_enabled(i + 1 < n, egui::Button::new("down"))
@@ -144,12 +152,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn initial_filters_come_first_and_enabled() {
-        let s = FilterStack::new(&[Filter::Sobel { scale: 2.0 }, Filter::Box { radius: 4 }]);
-        assert_eq!(
-            s.active(),
-            vec![Filter::Sobel { scale: 2.0 }, Filter::Box { radius: 4 }]
-        );
-        assert_eq!(s.entries.len(), 4);
+    fn initial_filters_come_first_and_enabled_and_every_filter_is_listed() {
+        let initial: Vec<Filter> = ["sobel:scale=2", "box:radius=4"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let s = FilterStack::new(&initial);
+        assert_eq!(s.active(), initial);
+        assert_eq!(s.entries.len(), FILTERS.len());
+        for def in FILTERS {
+            assert!(s.entries.iter().any(|e| e.filter.name() == def.name()));
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! winit event handling: the window, egui_glow, redraws, dropped files, screenshots.
 
+use super::config_dir::config_dir;
+use super::settings::{SavedWindow, Settings, SettingsStore};
 use super::state::AppState;
-use crate::cli::GuiArgs;
+use super::GuiArgs;
 use crate::gl::GlWindow;
 use glow::HasContext;
 use std::path::PathBuf;
@@ -24,16 +26,52 @@ pub struct Handler {
     running: Option<Running>,
     frames: u32,
     error: Option<anyhow::Error>,
+    store: SettingsStore,
+    /// The saved session read at start, and why it could not be read.
+    saved: Option<Settings>,
+    settings_problem: Option<String>,
 }
 
 impl Handler {
     pub fn new(initial: PathBuf, args: GuiArgs) -> Self {
+        let mut store = SettingsStore::in_dir(config_dir().as_deref());
+        let (saved, settings_problem) = if args.reset_settings {
+            (None, None)
+        } else {
+            match store.load() {
+                Ok(saved) => (saved, None),
+                Err(e) => {
+                    log::warn!("{e}");
+                    (None, Some(e.to_string()))
+                }
+            }
+        };
         Self {
             initial,
             args,
             running: None,
             frames: 0,
             error: None,
+            store,
+            saved,
+            settings_problem,
+        }
+    }
+
+    /// Saves the session now (failures logged and shown, never fatal).
+    fn save_settings(&mut self) {
+        let Some(r) = self.running.as_mut() else {
+            return;
+        };
+        let window = &r.window.window;
+        let size = window.inner_size();
+        let geometry = SavedWindow {
+            size: Some([size.width, size.height]),
+            position: window.outer_position().ok().map(|p| [p.x, p.y]),
+        };
+        if let Err(e) = self.store.save(&r.state.settings(geometry)) {
+            log::warn!("{e}");
+            r.state.message = Some((e.to_string(), true));
         }
     }
 
@@ -43,14 +81,43 @@ impl Handler {
     }
 
     fn start(&self, event_loop: &ActiveEventLoop) -> anyhow::Result<Running> {
-        let (w, h) = self.args.size;
-        let attributes = winit::window::Window::default_attributes()
+        let saved_window = self.saved.as_ref().map(|s| &s.window);
+        let saved_size = saved_window.and_then(|w| w.size).map(|[w, h]| (w, h));
+        let display = largest_display(event_loop);
+        // An explicit --size must fit; a remembered one is shrunk to the display.
+        let (w, h) = match (self.args.size, saved_size) {
+            (None, Some((sw, sh))) => display.map_or((sw, sh), |(dw, dh)| (sw.min(dw), sh.min(dh))),
+            (requested, _) => window_size(requested, display)?,
+        };
+        let mut attributes = winit::window::Window::default_attributes()
             .with_title("cudalens")
-            .with_inner_size(winit::dpi::PhysicalSize::new(w, h));
+            .with_inner_size(winit::dpi::PhysicalSize::new(w.max(200), h.max(150)));
+        if let (None, Some([x, y])) = (self.args.size, saved_window.and_then(|w| w.position)) {
+            attributes = attributes.with_position(winit::dpi::PhysicalPosition::new(x, y));
+        }
         let (window, gl) = GlWindow::new(event_loop, attributes)?;
+        let (vw, vh) = crate::gl::max_viewport(&gl);
+        if w > vw || h > vh {
+            return Err(WindowTooLarge {
+                size: (w, h),
+                limit: (vw, vh),
+                what: "the GPU's viewport limit",
+            }
+            .into());
+        }
         let gl = Arc::new(gl);
         let mut egui = egui_glow::EguiGlow::new(event_loop, gl.clone(), None, None, true);
-        let state = AppState::new(&gl, &mut egui.painter, &self.initial, &self.args)?;
+        let mut state = AppState::new(&gl, &mut egui.painter, &self.initial, &self.args)?;
+        if let Some(saved) = &self.saved {
+            let notes = state.restore(saved, &self.args);
+            notes.iter().for_each(|n| log::warn!("{n}"));
+            if !notes.is_empty() {
+                state.message = Some((notes.join("; "), true));
+            }
+        }
+        if let Some(problem) = &self.settings_problem {
+            state.message = Some((problem.clone(), true));
+        }
         log::info!("OpenGL: {}", crate::gl::renderer_description(&gl));
         Ok(Running {
             window,
@@ -66,6 +133,7 @@ impl Handler {
     }
 
     fn shutdown(&mut self, event_loop: &ActiveEventLoop) {
+        self.save_settings();
         if let Some(mut r) = self.running.take() {
             r.state.destroy(&r.gl);
             r.egui.destroy();
@@ -83,6 +151,11 @@ impl Handler {
         }
         let (gl, state) = (&r.gl, &mut r.state);
         r.egui.run(&r.window.window, |ui| state.ui(ui, gl));
+        // The output texture is re-made on a resize on the external-memory interop path.
+        let output = state.runner.targets.output.id;
+        r.egui
+            .painter
+            .replace_native_texture(state.output_id, output);
         // SAFETY: clearing the default framebuffer of the current context.
         unsafe {
             r.gl.clear_color(0.08, 0.08, 0.09, 1.0);
@@ -98,14 +171,11 @@ impl Handler {
                     .screenshot(&r.gl)
                     .map_err(anyhow::Error::from)
                     .and_then(|img| {
-                        let options = crate::image_io::SaveOptions {
-                            overwrite: true,
-                            protected: Vec::new(),
-                        };
+                        let options = super::screenshot_options(&self.initial, self.args.force);
                         Ok(crate::image_io::save_image(&img, &path, &options)?)
                     });
                 if let Err(e) = shot {
-                    return self.fail(event_loop, e.context("screenshot"));
+                    return self.fail(event_loop, e.context("screenshot not saved"));
                 }
             }
         }
@@ -121,6 +191,48 @@ impl Handler {
         {
             r.window.window.request_redraw();
         }
+        if self.store.save_due() {
+            self.save_settings();
+        }
+    }
+}
+
+/// A window size over what the display or the GPU can show (exit code 2).
+#[derive(Debug, thiserror::Error)]
+#[error("window size {}x{} is larger than {what} ({}x{})", size.0, size.1, limit.0, limit.1)]
+pub struct WindowTooLarge {
+    pub size: (u32, u32),
+    pub limit: (u32, u32),
+    pub what: &'static str,
+}
+
+/// The window size when none is given.
+const DEFAULT_WINDOW: (u32, u32) = (1400, 900);
+
+/// The largest width and height of the connected displays, if the system tells.
+fn largest_display(event_loop: &ActiveEventLoop) -> Option<(u32, u32)> {
+    event_loop
+        .available_monitors()
+        .map(|m| m.size())
+        .map(|s| (s.width, s.height))
+        .filter(|&(w, h)| w > 0 && h > 0)
+        .reduce(|a, b| (a.0.max(b.0), a.1.max(b.1)))
+}
+
+/// The size to open: an explicit size must fit the display; the default shrinks to fit.
+fn window_size(
+    requested: Option<(u32, u32)>,
+    display: Option<(u32, u32)>,
+) -> Result<(u32, u32), WindowTooLarge> {
+    match (requested, display) {
+        (Some((w, h)), Some((dw, dh))) if w > dw || h > dh => Err(WindowTooLarge {
+            size: (w, h),
+            limit: (dw, dh),
+            what: "the display",
+        }),
+        (Some(size), _) => Ok(size),
+        (None, Some((dw, dh))) => Ok((DEFAULT_WINDOW.0.min(dw), DEFAULT_WINDOW.1.min(dh))),
+        (None, None) => Ok(DEFAULT_WINDOW),
     }
 }
 
@@ -158,5 +270,26 @@ impl ApplicationHandler for Handler {
         {
             r.window.window.request_redraw();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_sizes_must_fit_the_display_and_the_default_shrinks() {
+        assert_eq!(
+            window_size(Some((800, 600)), Some((1280, 800))).ok(),
+            Some((800, 600))
+        );
+        let e = window_size(Some((4000, 3000)), Some((1280, 800))).expect_err("too large");
+        assert_eq!(
+            e.to_string(),
+            "window size 4000x3000 is larger than the display (1280x800)"
+        );
+        assert_eq!(window_size(None, Some((1280, 800))).ok(), Some((1280, 800)));
+        assert_eq!(window_size(None, None).ok(), Some(DEFAULT_WINDOW));
+        assert_eq!(window_size(Some((9000, 10)), None).ok(), Some((9000, 10)));
     }
 }

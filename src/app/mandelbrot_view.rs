@@ -1,15 +1,26 @@
-//! The Mandelbrot explorer: a live view rendered at the panel's pixel size, controls,
-//! bookmarks, per-mode GPU times side by side and the Mariani–Silver overlay.
+//! The Mandelbrot explorer: a live view rendered at the panel's pixel size, XaoS-like
+//! navigation (`mandelbrot_navigation`), undo/redo, colouring controls, bookmarks,
+//! per-mode GPU times side by side, the explorer's frame time and the Mariani–Silver
+//! overlay with its statistics. Zoom and pan move the exact (decimal) location, so the
+//! explorer goes past f64 into deep views (perturbation, deep bookmarks).
 
-use crate::mandelbrot::deep::DEEP_BOOKMARKS;
+use super::mandelbrot_navigation::Navigator;
+use super::settings::UserBookmark;
+use super::user_bookmarks::user_bookmarks_ui;
+use super::view_history::{Place, ViewHistory};
+use crate::mandelbrot::deep::{DeepBookmark, DeepLocation, DEEP_BOOKMARKS};
 use crate::mandelbrot::{
-    Mode, MsRecord, Palette, Precision, RectKind, View, BOOKMARKS, MAX_DWELL_LIMIT,
+    kind_color, MandelbrotSettings, Mode, MsRecord, Palette, Precision, RectKind, View, BOOKMARKS,
+    DENSITY_RANGE, MAX_DWELL_LIMIT,
 };
-use crate::pipeline::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
+use crate::pipeline::{MandelbrotFrame, MandelbrotRenderer};
 use egui::{pos2, vec2, Color32, Rect, Sense, Stroke, Ui};
+use std::time::Instant;
 
 /// Overlay rectangles drawn at most (the rest are summarised).
 const OVERLAY_MAX: usize = 20_000;
+/// Exact locations of deep places remembered for undo and redo.
+const DEEP_PLACES: usize = 400;
 
 pub struct MandelbrotView {
     pub renderer: MandelbrotRenderer,
@@ -20,6 +31,19 @@ pub struct MandelbrotView {
     pub mode_ms: [Option<f64>; 2],
     pub dirty: bool,
     pub error: Option<String>,
+    pub navigator: Navigator,
+    pub history: ViewHistory,
+    /// Wall time of the last render call (dwells, colour, interop, texture upload).
+    pub render_ms: f64,
+    /// Interval between the last two explorer frames (the whole UI frame).
+    pub frame_interval_ms: Option<f64>,
+    last_frame: Option<Instant>,
+    /// The user's bookmarks (saved with the settings) and the name being typed.
+    pub user_bookmarks: Vec<UserBookmark>,
+    pub new_bookmark_name: String,
+    /// The exact locations of the deep places shown lately: the history holds f64 places,
+    /// and undo or redo to one of these restores its exact location.
+    deep_places: Vec<(Place, DeepLocation)>,
 }
 
 fn mode_index(mode: Mode) -> usize {
@@ -40,6 +64,14 @@ impl MandelbrotView {
             mode_ms: [None, None],
             dirty: true,
             error: None,
+            navigator: Navigator::default(),
+            history: ViewHistory::default(),
+            render_ms: 0.0,
+            frame_interval_ms: None,
+            user_bookmarks: Vec::new(),
+            new_bookmark_name: String::new(),
+            last_frame: None,
+            deep_places: Vec::new(),
         }
     }
 
@@ -49,6 +81,8 @@ impl MandelbrotView {
             return;
         }
         self.dirty = false;
+        self.remember_deep();
+        let start = Instant::now();
         match self.renderer.render(gl, &self.settings) {
             Ok(frame) => {
                 self.mode_ms[mode_index(self.settings.mode)] = Some(frame.dwell_ms());
@@ -57,6 +91,7 @@ impl MandelbrotView {
             }
             Err(e) => self.error = Some(e.to_string()),
         }
+        self.render_ms = start.elapsed().as_secs_f64() * 1e3;
     }
 
     /// Times both modes on the current view (the side-by-side figures).
@@ -76,98 +111,168 @@ impl MandelbrotView {
             }
         }
     }
-}
 
-fn keyboard(ui: &Ui, s: &mut MandelbrotSettings) -> bool {
-    if ui.ctx().memory(|m| m.focused().is_some()) {
-        return false;
-    }
-    let (w, h) = (f64::from(s.view.width), f64::from(s.view.height));
-    ui.input(|i| {
-        let mut changed = true;
-        if i.key_pressed(egui::Key::Plus) || i.key_pressed(egui::Key::Equals) {
-            s.zoom_at(w / 2.0, h / 2.0, 0.7);
-        } else if i.key_pressed(egui::Key::Minus) {
-            s.zoom_at(w / 2.0, h / 2.0, 1.0 / 0.7);
-        } else if i.key_pressed(egui::Key::ArrowLeft) {
-            s.pan_pixels(w * 0.1, 0.0);
-        } else if i.key_pressed(egui::Key::ArrowRight) {
-            s.pan_pixels(-w * 0.1, 0.0);
-        } else if i.key_pressed(egui::Key::ArrowUp) {
-            s.pan_pixels(0.0, h * 0.1);
-        } else if i.key_pressed(egui::Key::ArrowDown) {
-            s.pan_pixels(0.0, -h * 0.1);
-        } else if i.key_pressed(egui::Key::R) {
-            let (width, height, max_dwell) = (s.view.width, s.view.height, s.view.max_dwell);
-            s.view = View {
-                width,
-                height,
-                max_dwell,
-                ..View::default()
-            };
-            s.deep = None;
-        } else {
-            changed = false;
+    /// Remembers the exact location of the current place if it is deep.
+    fn remember_deep(&mut self) {
+        let place = Place::of(&self.settings.view);
+        let Some(deep) = self.settings.deep else {
+            return;
+        };
+        if !deep.matches_f64(&self.settings.view)
+            || self.deep_places.last().is_some_and(|(p, _)| *p == place)
+        {
+            return;
         }
-        changed
-    })
+        self.deep_places.push((place, deep));
+        if self.deep_places.len() > DEEP_PLACES {
+            self.deep_places.remove(0);
+        }
+    }
+
+    /// Applies `place`, with its exact location when it was a deep place shown lately.
+    fn apply(&mut self, place: Place) {
+        place.apply(&mut self.settings.view);
+        if let Some((_, deep)) = self.deep_places.iter().rev().find(|(p, _)| *p == place) {
+            self.settings.deep = Some(*deep);
+        }
+        self.dirty = true;
+    }
+
+    /// Goes to a deep bookmark, remembering the current place for undo.
+    pub fn go_to_deep(&mut self, bookmark: &DeepBookmark) {
+        self.remember_deep();
+        let current = Place::of(&self.settings.view);
+        match self.settings.go_to(bookmark) {
+            Ok(()) => {
+                self.history.push(current);
+                self.dirty = true;
+            }
+            Err(e) => self.error = Some(format!("bookmark {}: {e}", bookmark.name)),
+        }
+    }
+
+    /// Moves to `place`, remembering the current one for undo.
+    pub fn go_to(&mut self, place: Place) {
+        let current = Place::of(&self.settings.view);
+        if place != current {
+            self.history.push(current);
+            self.apply(place);
+        }
+    }
+
+    pub fn undo(&mut self) {
+        self.remember_deep();
+        if let Some(p) = self.history.undo(Place::of(&self.settings.view)) {
+            self.apply(p);
+        }
+    }
+
+    pub fn redo(&mut self) {
+        self.remember_deep();
+        if let Some(p) = self.history.redo(Place::of(&self.settings.view)) {
+            self.apply(p);
+        }
+    }
+
+    fn tick(&mut self) {
+        let now = Instant::now();
+        if let Some(last) = self.last_frame {
+            let ms = now.duration_since(last).as_secs_f64() * 1e3;
+            // Only frames of a running animation say something about its rate.
+            self.frame_interval_ms = (ms < 500.0).then_some(ms);
+        }
+        self.last_frame = Some(now);
+    }
 }
 
+/// Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, R (reset), O (overlay), S (smooth), when no text field has focus.
+fn shortcuts(ui: &Ui, m: &mut MandelbrotView) {
+    if ui.ctx().memory(|mem| mem.focused().is_some()) {
+        return;
+    }
+    let (undo, redo, reset, overlay, smooth) = ui.input(|i| {
+        let ctrl = i.modifiers.command;
+        (
+            ctrl && !i.modifiers.shift && i.key_pressed(egui::Key::Z),
+            ctrl && (i.key_pressed(egui::Key::Y)
+                || (i.modifiers.shift && i.key_pressed(egui::Key::Z))),
+            !ctrl && i.key_pressed(egui::Key::R),
+            !ctrl && i.key_pressed(egui::Key::O),
+            !ctrl && i.key_pressed(egui::Key::S),
+        )
+    });
+    if undo {
+        m.undo();
+    }
+    if redo {
+        m.redo();
+    }
+    if reset {
+        let home = View::default();
+        m.go_to(Place {
+            max_dwell: m.settings.view.max_dwell,
+            ..Place::of(&home)
+        });
+    }
+    m.settings.overlay ^= overlay;
+    m.settings.coloring.smooth ^= smooth;
+    m.dirty |= overlay || smooth;
+}
+
+fn to_color(c: [u8; 4]) -> Color32 {
+    Color32::from_rgba_unmultiplied(c[0], c[1], c[2], c[3])
+}
+
+/// Outlines of the refinement's rectangles, split ones first so fills and leaves stay on top.
 fn overlay_ui(painter: &egui::Painter, rect: Rect, view: &View, records: &[MsRecord]) {
     let sx = rect.width() / view.width.max(1) as f32;
     let sy = rect.height() / view.height.max(1) as f32;
-    for r in records
-        .iter()
-        .filter(|r| r.kind != RectKind::Split)
-        .take(OVERLAY_MAX)
-    {
-        let color = match r.kind {
-            RectKind::Fill => Color32::from_rgba_unmultiplied(80, 220, 120, 160),
-            RectKind::Leaf => Color32::from_rgba_unmultiplied(240, 80, 80, 110),
-            RectKind::Split => Color32::TRANSPARENT,
-        };
-        let min = pos2(rect.left() + r.x as f32 * sx, rect.top() + r.y as f32 * sy);
-        let shown = Rect::from_min_size(min, vec2(r.w as f32 * sx, r.h as f32 * sy));
+    let mut shown: Vec<&MsRecord> = records.iter().take(OVERLAY_MAX).collect();
+    shown.sort_by_key(|r| (r.kind != RectKind::Split, r.level));
+    for r in shown {
+        let min = pos2(
+            rect.left() + r.rect.x0 as f32 * sx,
+            rect.top() + r.rect.y0 as f32 * sy,
+        );
+        let max = pos2(
+            rect.left() + (r.rect.x1 + 1) as f32 * sx,
+            rect.top() + (r.rect.y1 + 1) as f32 * sy,
+        );
+        let width = if r.kind == RectKind::Split { 1.5 } else { 1.0 };
         painter.rect_stroke(
-            shown,
+            Rect::from_min_max(min, max),
             0.0,
-            Stroke::new(1.0, color),
+            Stroke::new(width, to_color(kind_color(r.kind))),
             egui::StrokeKind::Inside,
         );
     }
 }
 
-/// The picture: resizes the view to the panel, handles zoom and pan, draws the overlay.
+/// The picture: resizes the view to the panel, navigates, draws the overlay and the box.
 pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Context) {
+    m.tick();
     let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
     let ppp = ui.ctx().pixels_per_point();
     let (w, h) = (
         ((rect.width() * ppp) as u32).max(1),
         ((rect.height() * ppp) as u32).max(1),
     );
-    let view = &mut m.settings.view;
-    if (view.width, view.height) != (w, h) {
+    if (m.settings.view.width, m.settings.view.height) != (w, h) {
         // Keep the span (the real-axis width) when the panel changes size.
-        (view.width, view.height) = (w, h);
+        (m.settings.view.width, m.settings.view.height) = (w, h);
         m.dirty = true;
     }
-    // Zoom and pan move the exact (decimal) location: no floor at f64's precision.
-    if response.dragged() {
-        let d = response.drag_delta() * ppp;
-        m.settings.pan_pixels(f64::from(d.x), f64::from(d.y));
-        m.dirty = true;
+    shortcuts(ui, m);
+    let nav = m
+        .navigator
+        .handle(ui, &response, rect, ppp, &mut m.settings);
+    if let Some(from) = nav.finished {
+        m.history.push(from);
     }
-    if let Some(p) = response.hover_pos() {
-        let scroll = ui.input(|i| i.smooth_scroll_delta.y);
-        if scroll != 0.0 {
-            let px = f64::from((p.x - rect.left()) * ppp);
-            let py = f64::from((p.y - rect.top()) * ppp);
-            m.settings
-                .zoom_at(px, py, f64::from((-scroll * 0.003).exp()));
-            m.dirty = true;
-        }
+    m.dirty |= nav.changed;
+    if nav.animating {
+        ui.ctx().request_repaint();
     }
-    m.dirty |= keyboard(ui, &mut m.settings);
     m.render_if_dirty(gl);
     let painter = ui.painter_at(rect);
     painter.image(
@@ -176,10 +281,16 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
         Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)),
         Color32::WHITE,
     );
-    if let Some(frame) = &m.frame {
-        if m.settings.overlay {
-            overlay_ui(&painter, rect, &m.settings.view, &frame.records);
-        }
+    if let (Some(frame), true) = (&m.frame, m.settings.overlay) {
+        overlay_ui(&painter, rect, &m.settings.view, &frame.records);
+    }
+    if let Some(b) = nav.zoom_box {
+        painter.rect_stroke(
+            b,
+            0.0,
+            Stroke::new(1.5, Color32::WHITE),
+            egui::StrokeKind::Middle,
+        );
     }
     if let Some(e) = &m.error {
         painter.text(
@@ -203,13 +314,11 @@ fn precision_name(p: Precision) -> &'static str {
 }
 
 /// Deep bookmarks (exact decimal centres); a failure to parse one is shown, not fatal.
-fn deep_bookmarks_ui(ui: &mut Ui, s: &mut MandelbrotSettings) {
+fn deep_bookmarks_ui(ui: &mut Ui, m: &mut MandelbrotView) {
     ui.label("deep (perturbation):");
     for b in DEEP_BOOKMARKS {
         if ui.button(format!("{} · {}", b.name, b.span)).clicked() {
-            if let Err(e) = s.go_to(&b) {
-                log::error!("bookmark {}: {e}", b.name);
-            }
+            m.go_to_deep(&b);
         }
     }
 }
@@ -239,56 +348,34 @@ fn location_ui(ui: &mut Ui, s: &MandelbrotSettings) {
     ));
 }
 
-/// The side panel: parameters, bookmarks, timings. Returns true if "save" was clicked.
-pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
-    let before = m.settings;
-    let s = &mut m.settings;
-    ui.heading("Mandelbrot");
-    ui.add(
-        egui::Slider::new(&mut s.view.max_dwell, 16..=MAX_DWELL_LIMIT)
-            .logarithmic(true)
-            .text("max dwell"),
-    );
+/// Palette, density, offset, smooth, interior colour.
+fn coloring_ui(ui: &mut Ui, m: &mut MandelbrotView) {
+    let c = &mut m.settings.coloring;
     egui::ComboBox::from_label("palette")
-        .selected_text(s.palette.name())
+        .selected_text(c.palette.name())
         .show_ui(ui, |ui| {
             for p in Palette::ALL {
-                ui.selectable_value(&mut s.palette, p, p.name());
+                ui.selectable_value(&mut c.palette, p, p.name());
             }
         });
-    ui.horizontal(|ui| {
-        ui.selectable_value(&mut s.mode, Mode::PerPixel, "per-pixel");
-        ui.selectable_value(&mut s.mode, Mode::MarianiSilver, "Mariani–Silver");
-    });
-    ui.horizontal(|ui| {
-        ui.label("precision");
-        for p in [Precision::Auto, Precision::F32, Precision::F64] {
-            ui.selectable_value(&mut s.precision, p, precision_name(p));
-        }
-        ui.selectable_value(&mut s.precision, Precision::Perturbation, "perturb.");
-    });
-    ui.checkbox(&mut s.overlay, "show Mariani–Silver rectangles (O)");
-    if ui.input(|i| i.key_pressed(egui::Key::O)) && ui.ctx().memory(|mem| mem.focused().is_none()) {
-        s.overlay = !s.overlay;
-    }
-    let mut rgb = [s.interior[0], s.interior[1], s.interior[2]];
+    ui.add(
+        egui::Slider::new(&mut c.density, DENSITY_RANGE)
+            .logarithmic(true)
+            .text("density"),
+    );
+    ui.add(egui::Slider::new(&mut c.offset, 0.0..=1.0).text("offset (cycle)"));
+    ui.checkbox(&mut c.smooth, "smooth colouring (S)");
+    let mut rgb = [c.interior[0], c.interior[1], c.interior[2]];
     ui.horizontal(|ui| {
         ui.label("interior");
         ui.color_edit_button_srgb(&mut rgb);
     });
-    s.interior = [rgb[0], rgb[1], rgb[2], 255];
-    ui.separator();
-    ui.strong("Bookmarks");
-    for (name, center, span, max_dwell) in BOOKMARKS {
-        if ui.button(name).clicked() {
-            (s.view.center, s.view.span, s.view.max_dwell) = (center, span, max_dwell);
-            s.deep = None;
-        }
-    }
-    deep_bookmarks_ui(ui, s);
-    ui.separator();
+    c.interior = [rgb[0], rgb[1], rgb[2], 255];
+}
+
+/// Times, the overlay's statistics and the modes side by side.
+fn timings_ui(ui: &mut Ui, m: &mut MandelbrotView) {
     let used = m.frame.as_ref().map(|f| f.precision);
-    location_ui(ui, s);
     ui.label(format!(
         "precision in use: {}",
         used.map_or("—", precision_name)
@@ -302,16 +389,19 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
         for st in &f.stages {
             ui.monospace(format!("{:<16} {:>8.3} ms", st.name, st.ms));
         }
-        if m.settings.mode == Mode::MarianiSilver && m.settings.overlay {
-            let count = |k| f.records.iter().filter(|r| r.kind == k).count();
-            ui.label(format!(
-                "rectangles: {} filled, {} split, {} per-pixel",
-                count(RectKind::Fill),
-                count(RectKind::Split),
-                count(RectKind::Leaf)
-            ));
+        if let (Some(s), true) = (&f.stats, m.settings.overlay) {
+            let pixels = u64::from(m.settings.view.width) * u64::from(m.settings.view.height);
+            ui.label(format!("rectangles: {}", s.summary(pixels)));
         }
     }
+    ui.monospace(format!("render (wall)    {:>8.3} ms", m.render_ms));
+    ui.monospace(match m.frame_interval_ms {
+        Some(ms) => format!(
+            "explorer frame   {ms:>8.3} ms ({:.0} fps)",
+            1e3 / ms.max(1e-3)
+        ),
+        None => "explorer frame          — (idle)".to_string(),
+    });
     ui.separator();
     ui.strong("Dwell time by mode");
     let fmt = |v: Option<f64>| v.map_or("—".to_string(), |ms| format!("{ms:.3} ms"));
@@ -320,6 +410,83 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
     if ui.button("Time both modes on this view").clicked() {
         m.compare_modes();
     }
+}
+
+/// The side panel: parameters, navigation, bookmarks, timings. Returns true if "save" was
+/// clicked.
+pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
+    let before = m.settings;
+    ui.heading("Mandelbrot");
+    let s = &mut m.settings;
+    ui.add(
+        egui::Slider::new(&mut s.view.max_dwell, 16..=MAX_DWELL_LIMIT)
+            .logarithmic(true)
+            .text("max dwell"),
+    );
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut s.mode, Mode::PerPixel, "per-pixel");
+        ui.selectable_value(&mut s.mode, Mode::MarianiSilver, "Mariani–Silver");
+    });
+    ui.horizontal(|ui| {
+        ui.label("precision");
+        for p in [Precision::Auto, Precision::F32, Precision::F64] {
+            ui.selectable_value(&mut s.precision, p, precision_name(p));
+        }
+        ui.selectable_value(&mut s.precision, Precision::Perturbation, "perturb.");
+    });
+    ui.checkbox(&mut s.overlay, "show Mariani–Silver rectangles (O)");
+    coloring_ui(ui, m);
+    ui.separator();
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(m.history.can_undo(), egui::Button::new("⟲ undo"))
+            .clicked()
+        {
+            m.undo();
+        }
+        if ui
+            .add_enabled(m.history.can_redo(), egui::Button::new("⟳ redo"))
+            .clicked()
+        {
+            m.redo();
+        }
+    });
+    ui.add(
+        egui::Slider::new(&mut m.navigator.zoom_per_second, 1.2..=16.0)
+            .logarithmic(true)
+            .text("zoom × per second"),
+    );
+    ui.small("hold left: zoom in · hold right: zoom out · drag: pan · shift-drag: box · wheel · PgUp/PgDn · arrows · Ctrl+Z/Y");
+    ui.separator();
+    ui.strong("Bookmarks");
+    for (name, center, span, max_dwell) in BOOKMARKS {
+        if ui.button(name).clicked() {
+            m.go_to(Place {
+                center,
+                span,
+                max_dwell,
+            });
+        }
+    }
+    let shown = m.settings.view;
+    let mut view = shown;
+    user_bookmarks_ui(
+        ui,
+        &mut m.user_bookmarks,
+        &mut m.new_bookmark_name,
+        &mut view,
+    );
+    if (view.center, view.span, view.max_dwell) != (shown.center, shown.span, shown.max_dwell) {
+        m.go_to(Place {
+            center: view.center,
+            span: view.span,
+            max_dwell: view.max_dwell,
+        });
+    }
+    deep_bookmarks_ui(ui, m);
+    ui.separator();
+    location_ui(ui, &m.settings);
+    timings_ui(ui, m);
     let save = ui.button("Save view as PNG…").clicked();
     m.dirty |= m.settings != before;
     save

@@ -1,18 +1,32 @@
 //! The egui application: winit event handling, GL context, and the panels (`*_ui`
 //! functions). Talks to `pipeline` for all image work; knows no CUDA details.
 
+mod args;
+mod config_dir;
 mod filter_stack;
 mod handler;
 mod histogram_panel;
 mod image_document;
 mod image_view;
+mod mandelbrot_navigation;
 mod mandelbrot_view;
 mod menu;
+pub mod presets;
+mod presets_ui;
 mod recent;
+mod session;
+mod settings;
 mod state;
 mod status_bar;
+mod user_bookmarks;
 
-use crate::cli::GuiArgs;
+pub use args::{parse_size_up_to, parse_window_size, screenshot_options, GuiArgs, MAX_WINDOW_SIDE};
+pub use config_dir::{config_dir, CONFIG_DIR_ENV};
+pub use filter_stack::{FilterEntry, FilterStack};
+
+pub use handler::WindowTooLarge;
+mod view_history;
+
 use std::path::PathBuf;
 
 /// The image shown when no file is given.

@@ -1,14 +1,12 @@
-//! Recent files, kept in `$XDG_CONFIG_HOME/cudalens/recent.json` (or `~/.config/...`).
+//! Recent files, kept in `recent.json` in the configuration folder.
 
+use super::config_dir::{config_dir, write_atomically};
 use std::path::{Path, PathBuf};
 
 const MAX_RECENT: usize = 10;
 
 fn store_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("cudalens/recent.json"))
+    Some(config_dir()?.join("recent.json"))
 }
 
 /// The list, most recent first.
@@ -33,13 +31,8 @@ impl RecentFiles {
         self.paths.insert(0, path);
         self.paths.truncate(MAX_RECENT);
         if let Some(store) = store_path() {
-            let saved = store
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|_| {
-                    std::fs::write(&store, serde_json::to_vec(&self.paths).unwrap_or_default())
-                });
-            if let Err(e) = saved {
+            let bytes = serde_json::to_vec(&self.paths).unwrap_or_default();
+            if let Err(e) = write_atomically(&store, &bytes) {
                 log::warn!("cannot save recent files to {}: {e}", store.display());
             }
         }

@@ -6,13 +6,16 @@ use super::image_document::ImageDocument;
 use super::image_view::{image_view_ui, ImageViewState, ViewTextures};
 use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
 use super::menu::{menu_bar_ui, shortcut_actions, Action};
+use super::presets_ui::{presets_ui, PresetsPanel};
 use super::recent::RecentFiles;
 use super::status_bar::{status_bar_ui, StatusLine};
-use crate::cli::GuiArgs;
+use super::GuiArgs;
 use crate::gl::{GlTexture, HistogramRenderer};
-use crate::image_io::{load_image, save_image, SaveOptions, SAVE_EXTENSIONS};
+use crate::image_io::{load_image_with, save_image, SaveOptions, SAVE_EXTENSIONS};
 use crate::mandelbrot::deep::find_bookmark;
-use crate::pipeline::{FrameReport, FrameRunner, MandelbrotRenderer};
+use crate::pipeline::{
+    BackendKind, FrameReport, FrameRunner, InteropKind, InteropStatus, MandelbrotRenderer,
+};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -40,6 +43,7 @@ pub struct AppState {
     pub message: Option<(String, bool)>,
     pub mandelbrot: MandelbrotView,
     pub inspected: Option<((u32, u32), [u8; 4])>,
+    pub presets: PresetsPanel,
     pub quit: bool,
 }
 
@@ -61,7 +65,7 @@ impl AppState {
             description: "no image".into(),
             conversion_note: None,
         };
-        let runner = FrameRunner::new(gl, args.backend, 1, 1)?;
+        let runner = FrameRunner::new(gl, args.backend, args.interop, 1, 1)?;
         let output_id = painter.register_native_texture(runner.targets.output.id);
         let histogram = HistogramPanel {
             renderer: Arc::new(HistogramRenderer::new(gl, &runner.targets.bins)?),
@@ -93,10 +97,11 @@ impl AppState {
             message: None,
             mandelbrot: MandelbrotView::new(mandel, mandel_id, args.overlay),
             inspected: None,
+            presets: PresetsPanel::new(),
             quit: false,
         };
         if let Some(b) = args.bookmark.as_deref().and_then(find_bookmark) {
-            state.mandelbrot.settings.go_to(b)?;
+            state.mandelbrot.go_to_deep(b);
         }
         state.open(gl, initial);
         Ok(state)
@@ -104,7 +109,13 @@ impl AppState {
 
     /// Loads `path`; on failure the current image stays and the error is shown.
     pub fn open(&mut self, gl: &glow::Context, path: &Path) {
-        let loaded = match load_image(path) {
+        // The GPU's texture limit and the memory budget are checked from the header,
+        // before anything is decoded.
+        let admission = crate::image_io::Admission {
+            max_side: crate::gl::max_texture_size(gl).min(crate::image_io::MAX_IMAGE_SIDE),
+            ..Default::default()
+        };
+        let loaded = match load_image_with(path, &admission) {
             Ok(l) => l,
             Err(e) => {
                 self.message = Some((e.to_string(), true));
@@ -262,10 +273,16 @@ impl AppState {
         if self.tab == Tab::Image {
             self.process_if_needed(gl);
         }
-        let backend = if self.tab == Tab::Image {
-            self.runner.status.clone()
+        let (backend, interop) = if self.tab == Tab::Image {
+            (self.runner.status.clone(), self.runner.interop.clone())
         } else {
-            self.mandelbrot.renderer.status.clone()
+            let r = &self.mandelbrot.renderer;
+            // The explorer's pixel buffer stays on the map/unmap path.
+            let interop = (r.status.kind == BackendKind::Cuda).then(|| InteropStatus {
+                kind: InteropKind::Classic,
+                reason: "the explorer's pixel buffer is mapped each frame".into(),
+            });
+            (r.status.clone(), interop)
         };
         let (size, stages) = match (&self.tab, &self.report, &self.mandelbrot.frame) {
             (Tab::Image, Some(r), _) => (Some((r.width, r.height)), r.stages.clone()),
@@ -288,6 +305,7 @@ impl AppState {
                 ui,
                 &StatusLine {
                     backend: &backend,
+                    interop: interop.as_ref(),
                     size,
                     frame_ms,
                     stages: &stages,
@@ -323,6 +341,12 @@ impl AppState {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     ui.heading("Filters");
                     self.dirty |= filter_stack_ui(ui, &mut self.stack);
+                    ui.collapsing("Presets", |ui| {
+                        let out =
+                            presets_ui(ui, &mut self.presets, &mut self.stack, &self.document.path);
+                        self.dirty |= out.stack_changed;
+                        self.message = out.message.or(self.message.take());
+                    });
                     ui.separator();
                     ui.checkbox(&mut self.continuous, "continuous (re-run every frame)");
                     ui.separator();

@@ -1,11 +1,13 @@
-//! The status bar: backend and why, image size, frame and stage times, inspected pixel.
+//! The status bar: backend and why, the interop path and why, image size, frame and stage
+//! times (the interop hand-over is a stage), inspected pixel.
 
-use crate::pipeline::{BackendStatus, StageTime};
+use crate::pipeline::{BackendStatus, InteropStatus, StageTime};
 use egui::Ui;
 
 /// What the status bar shows.
 pub struct StatusLine<'a> {
     pub backend: &'a BackendStatus,
+    pub interop: Option<&'a InteropStatus>,
     pub size: Option<(u32, u32)>,
     pub frame_ms: f64,
     pub stages: &'a [StageTime],
@@ -23,6 +25,11 @@ pub fn status_bar_ui(ui: &mut Ui, line: &StatusLine<'_>) {
             .on_hover_text(&line.backend.reason);
         ui.label(egui::RichText::new(&line.backend.reason).weak())
             .on_hover_text(&line.backend.reason);
+        if let Some(interop) = line.interop {
+            ui.separator();
+            ui.label(format!("interop: {}", interop.kind))
+                .on_hover_text(&interop.reason);
+        }
         ui.separator();
         if let Some((w, h)) = line.size {
             ui.label(format!("{w}×{h}"));

@@ -1,26 +1,52 @@
 //! `cudalens apply`: filters headless, result saved atomically, never over the input.
 
 use super::{ApplyArgs, CliError};
+use crate::filters::Filter;
 use crate::image_io::{load_image, save_image, SaveOptions};
-use crate::pipeline::process_headless;
+use crate::pipeline::{process_headless, BackendRequest, InteropRequest};
+use std::path::Path;
 
 pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
+    apply_file(
+        &args.input,
+        &args.output,
+        &args.filters,
+        args.backend,
+        args.interop,
+        args.force,
+    )
+}
+
+/// One file: the output path checked first (before any work), the input loaded under
+/// the memory budget, the filters run, the input released, the result saved atomically.
+pub fn apply_file(
+    input: &Path,
+    output: &Path,
+    filters: &[Filter],
+    backend: BackendRequest,
+    interop: InteropRequest,
+    force: bool,
+) -> Result<(), CliError> {
     let options = SaveOptions {
-        overwrite: args.force,
-        protected: vec![args.input.clone()],
+        overwrite: force,
+        protected: vec![input.to_path_buf()],
     };
     // Refuse an impossible output before doing any work.
-    crate::image_io::check_save_target(&args.output, &options)?;
-    let loaded = load_image(&args.input)?;
+    crate::image_io::check_save_target(output, &options)?;
+    let loaded = load_image(input)?;
     if let Some(note) = &loaded.conversion_note {
-        eprintln!("note: {}: {note}", args.input.display());
+        eprintln!("note: {}: {note}", input.display());
     }
-    let out = process_headless(&loaded.image, &args.filters, args.backend)?;
-    save_image(&out.image, &args.output, &options)?;
+    let out = process_headless(&loaded.image, filters, backend, interop)?;
+    drop(loaded); // the input is not needed while the result is encoded
+    if out.status.kind == crate::pipeline::BackendKind::Cpu && backend == BackendRequest::Auto {
+        eprintln!("note: CPU backend: {}", out.status.reason);
+    }
+    save_image(&out.image, output, &options)?;
     eprintln!(
         "{} → {} ({}×{}, {} backend, {:.2} ms: {})",
-        args.input.display(),
-        args.output.display(),
+        input.display(),
+        output.display(),
         out.image.width(),
         out.image.height(),
         out.status.kind,

@@ -3,27 +3,49 @@
 //! device-to-device copy bandwidth, and the Mandelbrot modes side by side.
 
 use super::{BenchArgs, CliError};
-use crate::cuda::tiles::{MsTuning, MS_TUNING};
+use crate::filters::{Filter, FILTERS};
 use crate::gl::{GlTexture, HeadlessGl};
-use crate::mandelbrot::{Mode, Precision, View};
-use crate::ops::Filter;
-use crate::pipeline::{
-    BackendKind, FrameRunner, MandelbrotRenderer, MandelbrotSettings, StageTime,
-};
+use crate::pipeline::{BackendKind, BackendRequest, FrameRunner, StageTime};
 use std::collections::BTreeMap;
+use std::time::Instant;
 
-const WARM_UP: usize = 3;
+pub(super) const WARM_UP: usize = 3;
 
-fn cases() -> Vec<(&'static str, Vec<Filter>)> {
-    vec![
-        ("copy + histogram", vec![]),
-        ("sobel", vec![Filter::Sobel { scale: 1.0 }]),
-        ("box r=5", vec![Filter::Box { radius: 5 }]),
-        ("box r=64", vec![Filter::Box { radius: 64 }]),
-        ("gaussian σ=2 (r=6)", vec![Filter::gaussian(2.0)]),
-        ("gaussian σ=16 (r=48)", vec![Filter::gaussian(16.0)]),
-        ("transpose", vec![Filter::Transpose]),
-    ]
+/// The copy case, every filter's benchmark specifications (from the registry), and the
+/// frame of the interop goal (issue 10): gaussian σ=2 → sobel → box r=5 → transpose.
+fn cases() -> Vec<(String, Vec<Filter>)> {
+    let mut cases = vec![("copy + histogram".to_string(), vec![])];
+    let parse = |spec: &str| {
+        spec.parse::<Filter>()
+            .map_err(|e| log::error!("bench case '{spec}' does not parse: {e}"))
+            .ok()
+    };
+    for def in FILTERS {
+        cases.extend(
+            def.bench_specs()
+                .iter()
+                .filter_map(|s| parse(s))
+                .map(|f| (f.to_string(), vec![f])),
+        );
+    }
+    let chain = ["gaussian:sigma=2", "sobel", "box:radius=5", "transpose"];
+    let chain: Vec<Filter> = chain.iter().filter_map(|s| parse(s)).collect();
+    cases.push((
+        "gaussian σ=2 → sobel → box r=5 → transpose".to_string(),
+        chain,
+    ));
+    cases
+}
+
+/// The name under which `stage_medians` reports the per-frame interop cost: the hand-over
+/// to CUDA plus the hand-back to GL, summed per run before the median.
+const INTEROP: &str = "interop (in+out)";
+/// The name of the per-run wall-clock time of the whole call (CPU side, for reference).
+const WALL: &str = "wall clock";
+
+/// Whether a stage is part of the GPU timeline (the total), not a derived line.
+fn on_timeline(name: &str) -> bool {
+    name != INTEROP && name != WALL
 }
 
 pub(super) fn median(mut v: Vec<f64>) -> f64 {
@@ -31,8 +53,9 @@ pub(super) fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-/// Medians per stage name over runs of `run`.
-fn stage_medians(
+/// Medians per stage name over runs of `run`, plus [`INTEROP`] (the "interop in" and
+/// "interop out" stages summed per run) and [`WALL`].
+pub(super) fn stage_medians(
     runs: usize,
     mut run: impl FnMut() -> Result<Vec<StageTime>, CliError>,
 ) -> Result<BTreeMap<String, f64>, CliError> {
@@ -41,23 +64,77 @@ fn stage_medians(
     }
     let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for _ in 0..runs.max(1) {
-        for s in run()? {
+        let start = Instant::now();
+        let stages = run()?;
+        samples
+            .entry(WALL.into())
+            .or_default()
+            .push(start.elapsed().as_secs_f64() * 1e3);
+        let interop: Vec<f64> = stages
+            .iter()
+            .filter(|s| s.name.starts_with("interop "))
+            .map(|s| s.ms)
+            .collect();
+        if !interop.is_empty() {
+            samples
+                .entry(INTEROP.into())
+                .or_default()
+                .push(interop.iter().sum());
+        }
+        for s in stages {
             samples.entry(s.name).or_default().push(s.ms);
         }
     }
     Ok(samples.into_iter().map(|(k, v)| (k, median(v))).collect())
 }
 
-pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+/// Checks the --json path and the host memory budget, before the image is made: what
+/// every backend's bench needs.
+pub(super) fn check_bench_host(args: &BenchArgs) -> Result<(), CliError> {
     let (w, h) = args.size;
-    let image = crate::ops::random_image(w, h, 42);
+    if let Some(path) = &args.json {
+        crate::image_io::check_output_path(path, true)?;
+    }
+    let image = u64::from(w) * u64::from(h) * 4;
+    crate::image_io::budget::check_host(&format!("bench at {w}x{h}"), 3 * image + (64 << 20))
+        .map_err(CliError::usage)
+}
+
+/// Checks the size against the GPU's texture limit and memory, then the host's, all
+/// before the image is made.
+fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError> {
+    let (w, h) = args.size;
+    let max = crate::gl::max_texture_size(gl);
+    if w > max || h > max {
+        return Err(CliError::usage(format!(
+            "bench size {w}x{h} is over this GPU's texture limit of {max}"
+        )));
+    }
+    check_bench_host(args)?;
+    // Every case's filters in one chain: an upper bound of any case's memory.
+    let worst: Vec<Filter> = cases().into_iter().flat_map(|(_, f)| f).collect();
+    crate::pipeline::check_gpu_frame(gl, w, h, &worst)?;
+    Ok(())
+}
+
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    if args.backend == BackendRequest::Cpu {
+        return super::bench_cpu::run(args);
+    }
+    let (w, h) = args.size;
     let gl =
         HeadlessGl::new().map_err(|e| CliError::usage(format!("bench needs OpenGL (EGL): {e}")))?;
     let gl = &gl.gl;
+    check_bench(gl, args)?;
+    let image = crate::ops::random_image(w, h, 42);
     let source = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(CliError::internal)?;
-    let mut runner = FrameRunner::new(gl, args.backend, w, h)?;
+    let mut runner = FrameRunner::new(gl, args.backend, args.interop, w, h)?;
     let backend = runner.status.kind;
     println!("backend: {} — {}", backend, runner.status.reason);
+    let interop = runner.interop.clone();
+    if let Some(i) = &interop {
+        println!("interop: {i}");
+    }
     let copy_gbps = match (backend, runner.cuda_device()) {
         (BackendKind::Cuda, Some(d)) => Some(median(
             crate::cuda::copy_bandwidth_samples(d).map_err(CliError::internal)?,
@@ -85,7 +162,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             .and_then(|f| medians.get(f.name()))
             .copied()
             .unwrap_or(f64::NAN);
-        let total: f64 = medians.values().sum();
+        let total: f64 = medians
+            .iter()
+            .filter(|(k, _)| on_timeline(k))
+            .map(|(_, v)| v)
+            .sum();
         let line: Vec<String> = medians.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
         let bandwidth = if filters.is_empty() {
             None
@@ -103,7 +184,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 _ => String::new(),
             }
         );
-        json.insert(name.into(), serde_json::json!({ "stages_ms": medians, "total_ms": total, "effective_gbps": bandwidth, "fraction_of_copy": fraction }));
+        json.insert(name, serde_json::json!({ "stages_ms": medians, "total_ms": total, "effective_gbps": bandwidth, "fraction_of_copy": fraction }));
     }
     runner.destroy(gl);
     source.destroy(gl);
@@ -111,135 +192,12 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         json.insert("deep".into(), super::bench_deep::bench_deep(gl, args.runs)?);
     }
     if args.mandelbrot || args.ms_sweep {
-        json.insert("mandelbrot".into(), bench_mandelbrot(gl, args)?);
+        json.insert("mandelbrot".into(), super::bench_mandelbrot::run(gl, args)?);
     }
     if let Some(path) = &args.json {
-        let doc = serde_json::json!({ "backend": backend.to_string(), "size": [w, h], "copy_gbps": copy_gbps, "cases": json });
-        std::fs::write(path, doc.to_string()).map_err(CliError::internal)?;
+        let interop = interop.map(|i| i.kind.to_string());
+        let doc = serde_json::json!({ "backend": backend.to_string(), "interop": interop, "size": [w, h], "copy_gbps": copy_gbps, "cases": json });
+        crate::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
     }
     Ok(())
-}
-
-/// The four benchmark points of the explorer issue: 4096² and 16384², max dwell 512 and 2048.
-const MANDEL_POINTS: [(u32, u32); 4] = [(4096, 512), (4096, 2048), (16384, 512), (16384, 2048)];
-
-fn mandel_settings(size: u32, max_dwell: u32, mode: Mode, tuning: MsTuning) -> MandelbrotSettings {
-    MandelbrotSettings {
-        view: View {
-            center: (-0.5, 0.0),
-            span: 2.0,
-            width: size,
-            height: size,
-            max_dwell,
-        },
-        mode,
-        precision: Precision::Auto,
-        tuning,
-        ..MandelbrotSettings::default()
-    }
-}
-
-/// Median dwell time of one configuration.
-fn time_mandel(
-    renderer: &mut MandelbrotRenderer,
-    s: &MandelbrotSettings,
-    runs: usize,
-) -> Result<f64, CliError> {
-    stage_medians(runs, || renderer.time_dwells(s).map_err(CliError::from))
-        .map(|m| m.get("dwell").copied().unwrap_or(f64::NAN))
-}
-
-fn bench_mandelbrot(gl: &glow::Context, args: &BenchArgs) -> Result<serde_json::Value, CliError> {
-    let mut renderer = MandelbrotRenderer::new(gl, args.backend, None)?;
-    if renderer.status.kind != BackendKind::Cuda {
-        println!("mandelbrot: skipped on the CPU backend (sizes up to 16384² are a GPU benchmark)");
-        renderer.destroy(gl);
-        return Ok(serde_json::Value::Null);
-    }
-    println!("mandelbrot dwell kernels, centre (-0.5, 0), span 2.0, f32 (auto), medians in ms:");
-    let runs_for = |size: u32| if size > 8192 { 5 } else { args.runs.min(15) };
-    let mut per_pixel = Vec::new();
-    let mut out = Vec::new();
-    for (size, max_dwell) in MANDEL_POINTS {
-        let pp = time_mandel(
-            &mut renderer,
-            &mandel_settings(size, max_dwell, Mode::PerPixel, MS_TUNING),
-            runs_for(size),
-        )?;
-        let ms = time_mandel(
-            &mut renderer,
-            &mandel_settings(size, max_dwell, Mode::MarianiSilver, MS_TUNING),
-            runs_for(size),
-        )?;
-        println!("  {size}² max dwell {max_dwell:>5}: per-pixel {pp:>9.3}  Mariani–Silver {ms:>9.3}  speed-up {:.2}×", pp / ms);
-        out.push(serde_json::json!({ "size": size, "max_dwell": max_dwell, "per_pixel_ms": pp, "mariani_silver_ms": ms, "speedup": pp / ms }));
-        per_pixel.push(pp);
-    }
-    let mut result = serde_json::json!({ "tuned": out });
-    if args.ms_sweep {
-        result["sweep"] = ms_sweep(&mut renderer, &per_pixel)?;
-    }
-    renderer.destroy(gl);
-    Ok(result)
-}
-
-/// Speed-ups over per-pixel for a grid of refinement parameters, best geometric mean first.
-/// A configuration whose child launches fail (e.g. over the pending-launch limit) is
-/// reported as failed, not timed.
-fn ms_sweep(
-    renderer: &mut MandelbrotRenderer,
-    per_pixel: &[f64],
-) -> Result<serde_json::Value, CliError> {
-    let mut rows = Vec::new();
-    let mut failed = Vec::new();
-    for init_subdiv in [16, 32, 64] {
-        for subdiv in [2, 4, 8] {
-            for min_size in [8, 16, 32] {
-                for launch_min_pixels in [4096, 16384, 65536] {
-                    let tuning = MsTuning {
-                        init_subdiv,
-                        subdiv,
-                        max_depth: 8,
-                        min_size,
-                        launch_min_pixels,
-                    };
-                    let mut speedups = Vec::new();
-                    for (i, (size, max_dwell)) in MANDEL_POINTS.into_iter().enumerate() {
-                        match time_mandel(
-                            renderer,
-                            &mandel_settings(size, max_dwell, Mode::MarianiSilver, tuning),
-                            3,
-                        ) {
-                            Ok(ms) => speedups.push(per_pixel[i] / ms),
-                            Err(e) => {
-                                failed.push(format!("{tuning:?}: {}", e.message));
-                                break;
-                            }
-                        }
-                    }
-                    if speedups.len() == MANDEL_POINTS.len() {
-                        let geo =
-                            speedups.iter().map(|s| s.ln()).sum::<f64>() / speedups.len() as f64;
-                        rows.push((geo.exp(), tuning, speedups));
-                    }
-                }
-            }
-        }
-    }
-    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
-    println!("Mariani–Silver sweep (speed-up over per-pixel at 4096²/512, 4096²/2048, 16384²/512, 16384²/2048):");
-    for (geo, t, s) in rows.iter().take(15) {
-        println!(
-            "  init {:>2} subdiv {} min {:>2} launch ≥{:>5} px: {:.2}× {:.2}× {:.2}× {:.2}×  (geo-mean {geo:.2}×)",
-            t.init_subdiv, t.subdiv, t.min_size, t.launch_min_pixels, s[0], s[1], s[2], s[3]
-        );
-    }
-    println!("  {} configurations failed", failed.len());
-    for f in failed.iter().take(5) {
-        println!("    {f}");
-    }
-    Ok(serde_json::json!({
-        "results": rows.iter().map(|(geo, t, s)| serde_json::json!({ "tuning": format!("{t:?}"), "speedups": s, "geo_mean": geo })).collect::<Vec<_>>(),
-        "failed": failed,
-    }))
 }

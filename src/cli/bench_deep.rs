@@ -6,8 +6,8 @@
 use super::bench::median;
 use super::CliError;
 use crate::mandelbrot::deep::{DeepBookmark, DeepView, ReferenceOrbit, DEEP_BOOKMARKS};
-use crate::mandelbrot::{Palette, Precision, View};
-use crate::pipeline::{MandelbrotRenderer, MandelbrotSettings, StageTime};
+use crate::mandelbrot::{MandelbrotSettings, Palette, Precision, View};
+use crate::pipeline::{MandelbrotRenderer, StageTime};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -53,7 +53,7 @@ fn time_renders(
         // ±1 pixel: a new centre, so a new reference orbit.
         s.pan_pixels(if i % 2 == 0 { 1.0 } else { -1.0 }, 0.0);
         let frame = renderer.render(gl, s)?;
-        s.palette = if i % 2 == 0 {
+        s.coloring.palette = if i % 2 == 0 {
             Palette::Fire
         } else {
             Palette::Classic

@@ -1,4 +1,5 @@
-//! `cudalens doctor`: what this machine offers and which backend would run, and why.
+//! `cudalens doctor`: what this machine offers, which backend and which CUDA–OpenGL interop
+//! path would run, and why.
 
 use super::CliError;
 use crate::cuda::{kernel_build_description, CudaDevice};
@@ -25,13 +26,17 @@ pub fn run() -> Result<(), CliError> {
         Err(e) => println!("CUDA devices:   none ({e})"),
     }
     match probe_cuda() {
-        Ok((renderer, info)) => {
+        Ok((renderer, info, interop)) => {
             println!(
                 "backend (auto): CUDA on {} — interop with {renderer} works",
                 info.name
             );
+            println!("interop (auto): {interop}");
         }
-        Err(reason) => println!("backend (auto): CPU — CUDA unavailable: {reason}"),
+        Err(reason) => {
+            println!("backend (auto): CPU — CUDA unavailable: {reason}");
+            println!("interop (auto): none (no CUDA backend)");
+        }
     }
     println!("CPU threads:    {}", rayon::current_num_threads());
     Ok(())

@@ -22,6 +22,19 @@ impl CliError {
         }
     }
 
+    /// An error of the app window: usage (2) when it comes from the user's files or
+    /// sizes, internal (1) otherwise; the message is the whole chain ("screenshot not
+    /// saved: shot.png: already exists ...").
+    pub fn from_app(e: anyhow::Error) -> Self {
+        let user = e.chain().any(|c| {
+            c.is::<SaveError>() || c.is::<LoadError>() || c.is::<crate::app::WindowTooLarge>()
+        });
+        Self {
+            code: if user { EXIT_USAGE } else { EXIT_INTERNAL },
+            message: format!("{e:#}"),
+        }
+    }
+
     pub fn internal(e: impl std::fmt::Display) -> Self {
         Self {
             code: EXIT_INTERNAL,
@@ -30,30 +43,42 @@ impl CliError {
     }
 }
 
+/// Every load error is about the user's file (missing, unreadable, not an image, too
+/// large for the limits or the memory budget): exit code 2.
 impl From<LoadError> for CliError {
     fn from(e: LoadError) -> Self {
-        let code = match e {
-            LoadError::Io { .. } => EXIT_INTERNAL,
-            _ => EXIT_USAGE,
-        };
-        Self {
-            code,
-            message: e.to_string(),
-        }
+        Self::usage(e.to_string())
     }
 }
 
+/// Every save error is about the user's output path or what it can hold (folder missing,
+/// permission, full disk, file-size limit, a format that cannot hold the image): exit 2.
 impl From<SaveError> for CliError {
     fn from(e: SaveError) -> Self {
-        let code = match e {
-            SaveError::Io { .. } | SaveError::Encode { .. } => EXIT_INTERNAL,
-            _ => EXIT_USAGE,
-        };
-        Self {
-            code,
-            message: e.to_string(),
-        }
+        Self::usage(e.to_string())
     }
+}
+
+/// One line for a command-line parsing error: clap's first line without its "error: "
+/// prefix, with the indented lines that complete it (e.g. the missing arguments), and a
+/// pointer to `--help` instead of the usage block.
+pub fn clap_error_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("invalid command line");
+    let mut line = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    let details: Vec<&str> = lines
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    if !details.is_empty() {
+        line = format!(
+            "{} {}",
+            line.trim_end_matches(':').to_string() + ":",
+            details.join(", ")
+        );
+    }
+    format!("{line} (see cudalens --help)")
 }
 
 impl From<PipelineError> for CliError {
@@ -67,5 +92,43 @@ impl From<PipelineError> for CliError {
             code,
             message: e.to_string(),
         }
+    }
+}
+
+impl From<crate::app::presets::PresetError> for CliError {
+    fn from(e: crate::app::presets::PresetError) -> Self {
+        let code = match e {
+            crate::app::presets::PresetError::Io { .. } => EXIT_INTERNAL,
+            _ => EXIT_USAGE,
+        };
+        Self {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn line(args: &[&str]) -> String {
+        let e = crate::cli::Cli::try_parse_from(args).expect_err("must fail");
+        clap_error_line(&e)
+    }
+
+    #[test]
+    fn clap_errors_are_one_line_with_what_is_missing() {
+        let missing = line(&["cudalens", "apply", "in.png"]);
+        assert!(!missing.contains('\n'), "{missing}");
+        assert!(missing.contains("--output"), "{missing}");
+        assert!(!missing.starts_with("error"), "{missing}");
+        let unknown = line(&["cudalens", "--frobnicate"]);
+        assert!(
+            unknown.contains("'--frobnicate'") && !unknown.contains('\n'),
+            "{unknown}"
+        );
+        assert!(unknown.ends_with("(see cudalens --help)"), "{unknown}");
     }
 }

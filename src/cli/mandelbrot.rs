@@ -1,10 +1,102 @@
-//! `cudalens mandelbrot`: one view to a PNG (coloured, or 16-bit dwells with --dwell).
+//! `cudalens mandelbrot`: one view to a PNG (coloured, smooth, with the Mariani–Silver
+//! rectangles drawn over it, or 16-bit dwells with --dwell), or a zoom sequence of
+//! numbered PNGs with --frames N --zoom-to RE,IM,SPAN. --center and --span are exact
+//! decimals of any depth: views below f64's precision render by perturbation.
 
-use super::{CliError, MandelbrotArgs};
+use super::progress::Progress;
+use super::CliError;
 use crate::image_io::{check_save_target, SaveOptions};
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
-use crate::mandelbrot::{View, MAX_DWELL_16_BIT, MAX_DWELL_LIMIT};
-use crate::pipeline::{render_mandelbrot_headless, MandelbrotSettings};
+use crate::mandelbrot::{
+    draw_overlay, Coloring, MandelbrotSettings, Mode, Palette, Precision, View, DENSITY_RANGE,
+    MAX_DWELL_16_BIT, MAX_DWELL_LIMIT,
+};
+use crate::pipeline::{render_mandelbrot_frames, BackendRequest, MandelbrotOutput};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct MandelbrotArgs {
+    /// Output PNG; with --frames, numbered files next to it (out-0000.png, …).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Image width in pixels.
+    #[arg(long, default_value_t = 1024)]
+    pub width: u32,
+    /// Image height in pixels.
+    #[arg(long, default_value_t = 768)]
+    pub height: u32,
+    /// Centre of the view, RE,IM: decimals of any length (deep views need one digit per
+    /// digit of zoom).
+    #[arg(long, default_value = "-0.5,0", allow_hyphen_values = true)]
+    pub center: String,
+    /// Width of the view on the real axis, a decimal down to 1e-1000 (e.g. 1e-250).
+    #[arg(long, default_value = "3", allow_hyphen_values = true)]
+    pub span: String,
+    /// Iterations before a point counts as inside the set.
+    #[arg(long, default_value_t = 1024)]
+    pub max_dwell: u32,
+    /// per-pixel escape time, or Mariani–Silver refinement of uniform rectangles.
+    #[arg(long, value_enum, default_value_t = Mode::MarianiSilver)]
+    pub mode: Mode,
+    /// Arithmetic of the iteration: f32, f64, perturbation (f64 differences from an
+    /// arbitrary-precision reference orbit), extended (perturbation with a separate
+    /// exponent), or auto (chosen by the zoom depth).
+    #[arg(long, value_enum, default_value_t = Precision::Auto)]
+    pub precision: Precision,
+    /// Colour scheme.
+    #[arg(long, value_enum, default_value_t)]
+    pub palette: Palette,
+    /// Colour by the continuous escape value (no bands).
+    #[arg(long)]
+    pub smooth: bool,
+    /// Palette cycles per unit of √dwell / 8.
+    #[arg(long, default_value_t = 1.0)]
+    pub density: f32,
+    /// Shift along the palette's cycle, 0..1.
+    #[arg(long, default_value_t = 0.0)]
+    pub offset: f32,
+    /// Draw the Mariani–Silver rectangles over the picture and print their statistics.
+    #[arg(long)]
+    pub overlay: bool,
+    /// Render a zoom sequence of this many frames (needs --zoom-to).
+    #[arg(long, default_value_t = 1)]
+    pub frames: u32,
+    /// End of the zoom sequence: RE,IM,SPAN.
+    #[arg(long, value_parser = parse_zoom_target, allow_hyphen_values = true)]
+    pub zoom_to: Option<(f64, f64, f64)>,
+    /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
+    #[arg(long, value_enum, default_value_t)]
+    pub backend: BackendRequest,
+    /// Write the dwells as a 16-bit greyscale PNG instead of colours.
+    #[arg(long)]
+    pub dwell: bool,
+    /// Replace existing output files.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub memory: super::MemoryArgs,
+}
+
+/// Parses "RE,IM,SPAN".
+fn parse_zoom_target(text: &str) -> Result<(f64, f64, f64), String> {
+    let (center, span) = text
+        .rsplit_once(',')
+        .ok_or_else(|| format!("'{text}': expected RE,IM,SPAN"))?;
+    let c = crate::mandelbrot::parse_center_arg(center)?;
+    let s: f64 = span
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{span}' is not a number"))?;
+    if !(s.is_finite() && s > 0.0) {
+        return Err(format!("span {s}: must be a positive number"));
+    }
+    Ok((c.0, c.1, s))
+}
+
+fn usage(message: String) -> Result<(), CliError> {
+    Err(CliError::usage(message))
+}
 
 /// The exact location from `--center` and `--span` (decimal strings of any depth).
 fn location(args: &MandelbrotArgs) -> Result<DeepLocation, CliError> {
@@ -19,10 +111,10 @@ fn location(args: &MandelbrotArgs) -> Result<DeepLocation, CliError> {
 
 fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
     if args.width == 0 || args.height == 0 || args.width > 32768 || args.height > 32768 {
-        return Err(CliError::usage(format!(
+        return usage(format!(
             "size {}×{}: width and height must be 1..=32768",
             args.width, args.height
-        )));
+        ));
     }
     let limit = if args.dwell {
         MAX_DWELL_16_BIT
@@ -35,10 +127,98 @@ fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
         } else {
             ""
         };
-        return Err(CliError::usage(format!(
+        return usage(format!(
             "max dwell {}: must be 1..={limit}{why}",
             args.max_dwell
-        )));
+        ));
+    }
+    if !DENSITY_RANGE.contains(&args.density) {
+        return usage(format!(
+            "density {}: must be {}..={}",
+            args.density,
+            DENSITY_RANGE.start(),
+            DENSITY_RANGE.end()
+        ));
+    }
+    if !(0.0..=1.0).contains(&args.offset) {
+        return usage(format!("offset {}: must be 0..=1", args.offset));
+    }
+    if args.overlay && (args.dwell || args.mode != Mode::MarianiSilver) {
+        return usage("--overlay draws the Mariani–Silver rectangles over colours: it needs --mode mariani-silver and no --dwell".into());
+    }
+    match (args.frames, args.zoom_to) {
+        (0, _) | (100_001.., _) => usage(format!("frames {}: must be 1..=100000", args.frames)),
+        (2.., None) => usage("--frames N needs --zoom-to RE,IM,SPAN".into()),
+        (1, Some(_)) => usage("--zoom-to needs --frames N with N ≥ 2".into()),
+        _ => Ok(()),
+    }
+}
+
+/// The output files: `output` itself for one frame, else `stem-0000.png`, … beside it.
+fn output_paths(output: &Path, frames: u32) -> Vec<PathBuf> {
+    if frames == 1 {
+        return vec![output.to_path_buf()];
+    }
+    let stem = output
+        .file_stem()
+        .map_or("frame".into(), |s| s.to_string_lossy().into_owned());
+    let digits = (frames - 1).to_string().len().max(4);
+    (0..frames)
+        .map(|i| output.with_file_name(format!("{stem}-{i:0digits$}.png")))
+        .collect()
+}
+
+/// The frames' settings: the first at the exact location; a zoom sequence's frames after
+/// it follow the f64 path to --zoom-to.
+fn settings(args: &MandelbrotArgs, location: DeepLocation) -> Vec<MandelbrotSettings> {
+    let mut first = MandelbrotSettings {
+        view: View {
+            width: args.width,
+            height: args.height,
+            max_dwell: args.max_dwell,
+            ..View::default()
+        },
+        mode: args.mode,
+        precision: args.precision,
+        coloring: Coloring {
+            palette: args.palette,
+            density: args.density,
+            offset: args.offset,
+            smooth: args.smooth,
+            ..Coloring::default()
+        },
+        overlay: args.overlay,
+        tuning: None,
+        deep: None,
+    };
+    first.set_location(location);
+    let Some((re, im, span)) = args.zoom_to else {
+        return vec![first];
+    };
+    let last = f64::from(args.frames - 1);
+    (0..args.frames)
+        .map(|i| MandelbrotSettings {
+            view: first.view.zoom_toward((re, im), span, f64::from(i) / last),
+            ..first
+        })
+        .collect()
+}
+
+fn save(out: MandelbrotOutput, path: &Path, options: &SaveOptions) -> Result<(), CliError> {
+    match (out.dwells, out.image) {
+        (Some(d), _) => {
+            let gray = d
+                .to_gray16()
+                .ok_or_else(|| CliError::internal("dwell buffer size mismatch"))?;
+            crate::image_io::save_dynamic(&image::DynamicImage::ImageLuma16(gray), path, options)?
+        }
+        (None, Some(mut img)) => {
+            if !out.frame.records.is_empty() {
+                draw_overlay(&mut img, &out.frame.records);
+            }
+            crate::image_io::save_image(&img, path, options)?
+        }
+        (None, None) => return Err(CliError::internal("renderer returned nothing")),
     }
     Ok(())
 }
@@ -50,54 +230,72 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
         overwrite: args.force,
         protected: Vec::new(),
     };
-    check_save_target(&args.output, &options)?;
-    if !args
-        .output
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("png"))
-    {
-        return Err(CliError::usage(format!(
-            "{}: the Mandelbrot output is PNG (.png)",
-            args.output.display()
-        )));
-    }
-    let mut settings = MandelbrotSettings {
-        view: View {
-            width: args.width,
-            height: args.height,
-            max_dwell: args.max_dwell,
-            ..View::default()
-        },
-        mode: args.mode,
-        precision: args.precision,
-        palette: args.palette,
-        ..MandelbrotSettings::default()
-    };
-    settings.set_location(location);
-    let out = render_mandelbrot_headless(&settings, args.backend, args.dwell)?;
-    match (out.dwells, out.image) {
-        (Some(d), _) => {
-            let gray = d
-                .to_gray16()
-                .ok_or_else(|| CliError::internal("dwell buffer size mismatch"))?;
-            crate::image_io::save_dynamic(
-                &image::DynamicImage::ImageLuma16(gray),
-                &args.output,
-                &options,
-            )?
+    let paths = output_paths(&args.output, args.frames);
+    for path in &paths {
+        check_save_target(path, &options)?;
+        if !path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"))
+        {
+            return usage(format!(
+                "{}: the Mandelbrot output is PNG (.png)",
+                path.display()
+            ));
         }
-        (None, Some(img)) => crate::image_io::save_image(&img, &args.output, &options)?,
-        (None, None) => return Err(CliError::internal("renderer returned nothing")),
     }
+    let frames = settings(args, location);
+    let progress = Progress::new(frames.len(), "frames");
+    let mut last = None;
+    let mut dwell_ms = 0.0;
+    render_mandelbrot_frames(&frames, args.backend, args.dwell, |i, out| {
+        dwell_ms += out.frame.dwell_ms();
+        let summary = (out.status.kind, out.frame.precision, out.frame.stats);
+        save(out, &paths[i], &options)?;
+        progress.update(i + 1);
+        last = Some(summary);
+        Ok::<(), CliError>(())
+    })??;
+    let (backend, precision, stats) =
+        last.ok_or_else(|| CliError::internal("no frame rendered"))?;
+    let what = match paths.as_slice() {
+        [one] => one.display().to_string(),
+        [first, .., end] => format!("{} … {}", first.display(), end.display()),
+        [] => String::new(),
+    };
     eprintln!(
-        "{} ({}×{}, {:?}, {} backend, precision {:?}, dwell {:.2} ms)",
-        args.output.display(),
-        args.width,
-        args.height,
-        args.mode,
-        out.status.kind,
-        out.frame.precision,
-        out.frame.dwell_ms()
+        "{what} ({}×{}, {:?}, {backend} backend, precision {precision:?}, dwell {dwell_ms:.2} ms)",
+        args.width, args.height, args.mode
     );
+    if let Some(s) = stats {
+        eprintln!(
+            "Mariani–Silver: {}",
+            s.summary(u64::from(args.width) * u64::from(args.height))
+        );
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequences_are_numbered_beside_the_output() {
+        let p = output_paths(Path::new("/tmp/z/zoom.png"), 3);
+        assert_eq!(p[0], Path::new("/tmp/z/zoom-0000.png"));
+        assert_eq!(p[2], Path::new("/tmp/z/zoom-0002.png"));
+        assert_eq!(
+            output_paths(Path::new("a.png"), 12345)[12344],
+            Path::new("a-12344.png")
+        );
+        assert_eq!(output_paths(Path::new("a.png"), 1), [Path::new("a.png")]);
+    }
+
+    #[test]
+    fn zoom_targets_parse() {
+        assert_eq!(parse_zoom_target("-0.5,0.1,1e-3"), Ok((-0.5, 0.1, 1e-3)));
+        assert!(parse_zoom_target("-0.5,0.1").is_err());
+        assert!(parse_zoom_target("-0.5,0.1,0").is_err());
+        assert!(parse_zoom_target("x,0.1,1").is_err());
+    }
 }

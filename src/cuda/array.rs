@@ -19,6 +19,11 @@ impl CudaArray2d {
     pub fn new(ctx: &Arc<CudaContext>, width: u32, height: u32) -> Result<Self, CudaError> {
         ctx.bind_to_thread()
             .map_err(CudaError::driver("cuCtxSetCurrent"))?;
+        if crate::fault::injected(crate::fault::Fault::OomTexture) {
+            return Err(CudaError::OutOfMemory {
+                call: "cuArray3DCreate",
+            });
+        }
         // Every field set explicitly: a zeroed descriptor has no valid format value.
         let desc = CUDA_ARRAY3D_DESCRIPTOR {
             Width: width as usize,

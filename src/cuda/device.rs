@@ -104,6 +104,23 @@ impl CudaDevice {
             .map_err(CudaError::driver("cuCtxSetCurrent"))
     }
 
+    /// The device's UUID (matched against Vulkan's and GL's device UUIDs).
+    pub fn uuid(&self) -> Result<[u8; 16], CudaError> {
+        let id = self
+            .ctx
+            .uuid()
+            .map_err(CudaError::driver("cuDeviceGetUuid"))?;
+        Ok(id.bytes.map(|b| b as u8))
+    }
+
+    /// Free and total device memory as the driver reports them (leak checks).
+    pub fn memory_info(&self) -> Result<(usize, usize), CudaError> {
+        self.bind()?;
+        self.ctx
+            .mem_get_info()
+            .map_err(CudaError::driver("cuMemGetInfo"))
+    }
+
     /// Waits for all work on the stream and reports any asynchronous kernel fault.
     pub fn synchronize(&self) -> Result<(), CudaError> {
         self.stream

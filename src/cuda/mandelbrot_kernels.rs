@@ -1,104 +1,177 @@
 //! Launchers for `kernels/mandelbrot.cu`: per-pixel and Mariani–Silver (dynamic
-//! parallelism) dwells in f32 or f64, and LUT colouring.
+//! parallelism) dwells and continuous values in f32 or f64, and colouring.
 
 use super::tiles::*;
-use super::{check, load_function, load_module, memory, CudaDevice, CudaError};
-use crate::mandelbrot::{Mode, MsRecord, Precision, RectKind, View};
+use super::{check, load_function, load_module, CudaDevice, CudaError};
+use crate::mandelbrot::{
+    GridLines, Mode, MsRecord, MsStats, MsTuning, Precision, Rect, RectKind, View, MS_MAX_LEVELS,
+};
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
 
 /// Pending device-side launches allowed (the default, 2048, is too few for 16384² views).
 const PENDING_LAUNCH_LIMIT: usize = 1 << 16;
+
+/// Mirror of `struct MandelView` in mandelbrot_eval.cuh (C layout, 40 bytes).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct MandelViewArgs {
+    cx: f64,
+    cy: f64,
+    step: f64,
+    width: i32,
+    height: i32,
+    max_dwell: i32,
+}
 
 /// Mirror of `struct MsArgs` in mandelbrot.cu (same field order, C layout).
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct MsArgs {
     dwells: u64,
-    width: i32,
-    height: i32,
-    cx: f64,
-    cy: f64,
-    step: f64,
-    max_dwell: i32,
+    smooth: u64,
     records: u64,
     counters: u64,
+    view: MandelViewArgs,
     record_capacity: i32,
-    init_subdiv: i32,
-    subdiv: i32,
-    max_depth: i32,
-    min_size: i32,
+    levels: i32,
     launch_min_pixels: i32,
+    lookahead: i32,
+    size: [i32; MS_MAX_LEVELS],
 }
 
-// SAFETY: MsArgs is #[repr(C)], Copy, and matches the kernel's struct field for field.
+// SAFETY: both are #[repr(C)], Copy, and match the kernel's structs field for field.
+unsafe impl cudarc::driver::DeviceRepr for MandelViewArgs {}
+// SAFETY: as above.
 unsafe impl cudarc::driver::DeviceRepr for MsArgs {}
 
-/// Device buffers for the overlay records and the two counters.
+impl MandelViewArgs {
+    fn of(view: &View) -> Self {
+        Self {
+            cx: view.center.0,
+            cy: view.center.1,
+            step: view.pixel_size(),
+            width: view.width as i32,
+            height: view.height as i32,
+            max_dwell: view.max_dwell as i32,
+        }
+    }
+}
+
+/// Where the dwells (and optionally the continuous values) of a view go on the device.
+pub struct DwellTargets<'a> {
+    pub dwells: &'a mut CudaSlice<i32>,
+    pub smooth: Option<&'a mut CudaSlice<f32>>,
+}
+
+/// Device buffers for the overlay records and the counters.
 pub struct MsRecordBuffer {
     records: CudaSlice<i32>,
     counters: CudaSlice<u32>,
     capacity: usize,
 }
 
+/// What the last refinement did, read back from the device.
+pub struct MsReadout {
+    pub records: Vec<MsRecord>,
+    pub stats: MsStats,
+}
+
+fn decode(r: &[i32]) -> MsRecord {
+    MsRecord {
+        rect: Rect {
+            x0: (r[0] & 0xFFFF) as u32,
+            y0: r[1] as u32,
+            x1: r[2] as u32,
+            y1: r[3] as u32,
+        },
+        kind: match ((r[0] >> 16) & 0xF) as u32 {
+            MS_KIND_FILL => RectKind::Fill,
+            MS_KIND_SPLIT => RectKind::Split,
+            _ => RectKind::Leaf,
+        },
+        level: ((r[0] >> 20) & 0xF) as u32,
+    }
+}
+
 impl MsRecordBuffer {
-    pub fn new(stream: &std::sync::Arc<CudaStream>, capacity: usize) -> Result<Self, CudaError> {
+    pub fn new(stream: &Arc<CudaStream>, capacity: usize) -> Result<Self, CudaError> {
         Ok(Self {
             records: stream
                 .alloc_zeros::<i32>(4 * capacity.max(1))
                 .map_err(CudaError::driver("cuMemAlloc(records)"))?,
             counters: stream
-                .alloc_zeros::<u32>(2)
+                .alloc_zeros::<u32>(MS_COUNTERS as usize)
                 .map_err(CudaError::driver("cuMemAlloc(counters)"))?,
             capacity,
         })
     }
 
-    /// Forgets the records (a run that made none, e.g. a per-pixel deep view).
-    pub fn clear(&mut self, stream: &std::sync::Arc<CudaStream>) -> Result<(), CudaError> {
+    /// Forgets the records and counters (a run that made none, e.g. a per-pixel deep view;
+    /// the colour kernels read the failure count).
+    pub fn clear(&mut self, stream: &Arc<CudaStream>) -> Result<(), CudaError> {
         stream
             .memset_zeros(&mut self.counters)
             .map_err(CudaError::driver("cuMemsetD32(counters)"))
     }
 
-    /// Reads back the records of the last run; errors if a child launch failed.
-    pub fn read(&self, stream: &std::sync::Arc<CudaStream>) -> Result<Vec<MsRecord>, CudaError> {
-        let counters = stream
+    /// The counters of the last run; errors if a child launch failed or a block's lists
+    /// overflowed (the image is then incomplete and the colour kernels drew nothing).
+    pub fn counters(&self, stream: &Arc<CudaStream>) -> Result<Vec<u32>, CudaError> {
+        let c = stream
             .clone_dtoh(&self.counters)
             .map_err(CudaError::driver("cuMemcpyDtoH(counters)"))?;
-        if counters[1] > 0 {
-            return Err(CudaError::Launch {
+        match c.get(MS_COUNT_FAILURES as usize) {
+            Some(&0) => Ok(c),
+            _ => Err(CudaError::Launch {
                 kernel: "mandel_ms",
-                reason: format!("{} device-side child launches failed", counters[1]),
-            });
+                reason: format!(
+                    "{} device-side child launches failed or in-block lists overflowed",
+                    c.get(1).copied().unwrap_or(0)
+                ),
+            }),
         }
-        let n = (counters[0] as usize).min(self.capacity);
+    }
+
+    /// The records and statistics of the last run (recorded with `record`).
+    pub fn read(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &View,
+        tuning: &MsTuning,
+    ) -> Result<MsReadout, CudaError> {
+        let c = self.counters(stream)?;
+        let n = (c[MS_COUNT_RECORDS as usize] as usize).min(self.capacity);
         let raw = stream
-            .clone_dtoh(&self.records)
+            .clone_dtoh(&self.records.slice(0..4 * n))
             .map_err(CudaError::driver("cuMemcpyDtoH(records)"))?;
-        Ok(raw
-            .chunks_exact(4)
-            .take(n)
-            .map(|r| MsRecord {
-                x: r[0] as u32,
-                y: r[1] as u32,
-                w: r[2] as u32,
-                h: (r[3] & 0x0FFF_FFFF) as u32,
-                kind: match (r[3] >> 28) as u32 {
-                    MS_KIND_FILL => RectKind::Fill,
-                    MS_KIND_SPLIT => RectKind::Split,
-                    _ => RectKind::Leaf,
-                },
-            })
-            .collect())
+        let top = GridLines {
+            width: view.width,
+            height: view.height,
+            s: tuning.init_size,
+        };
+        Ok(MsReadout {
+            records: raw.chunks_exact(4).map(decode).collect(),
+            stats: MsStats {
+                filled: u64::from(c[4 + MS_KIND_FILL as usize]),
+                split: u64::from(c[4 + MS_KIND_SPLIT as usize]),
+                leaves: u64::from(c[4 + MS_KIND_LEAF as usize]),
+                depth: c[MS_COUNT_DEPTH as usize],
+                child_grids: Some(u64::from(c[MS_COUNT_GRIDS as usize])),
+                evaluated_pixels: u64::from(c[MS_COUNT_EVALUATED as usize]) + top.pixel_count(),
+            },
+        })
     }
 }
 
 /// The loaded Mandelbrot kernels.
 pub struct MandelbrotKernels {
     per_pixel: [CudaFunction; 2],
+    grid_lines: [CudaFunction; 2],
     mariani_silver: [CudaFunction; 2],
     colorize: CudaFunction,
+    colorize_smooth: CudaFunction,
 }
 
 fn pixel_grid(width: u32, height: u32) -> LaunchConfig {
@@ -113,6 +186,15 @@ fn pixel_grid(width: u32, height: u32) -> LaunchConfig {
     }
 }
 
+fn launch_error(kernel: &'static str, reason: String) -> CudaError {
+    CudaError::Launch { kernel, reason }
+}
+
+/// Pointer of an optional device buffer (0 for none).
+fn optional_ptr(buffer: Option<&CudaSlice<f32>>, stream: &CudaStream) -> u64 {
+    buffer.map_or(0, |b| b.device_ptr(stream).0)
+}
+
 impl MandelbrotKernels {
     /// Loads the module (needs the nvcc-built, device-linked fatbin) and raises the
     /// device runtime's pending-launch limit.
@@ -123,134 +205,259 @@ impl MandelbrotKernels {
         check("cuCtxSetLimit(DEV_RUNTIME_PENDING_LAUNCH_COUNT)", unsafe {
             sys::cuCtxSetLimit(
                 sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
-                PENDING_LAUNCH_LIMIT,
+                if crate::fault::injected(crate::fault::Fault::ChildLaunch) {
+                    1
+                } else {
+                    PENDING_LAUNCH_LIMIT
+                },
             )
         })?;
+        let pair = |name: &str| -> Result<[CudaFunction; 2], CudaError> {
+            Ok([
+                load_function(&module, &format!("{name}_f32"))?,
+                load_function(&module, &format!("{name}_f64"))?,
+            ])
+        };
         Ok(Self {
-            per_pixel: [
-                load_function(&module, "mandel_per_pixel_f32")?,
-                load_function(&module, "mandel_per_pixel_f64")?,
-            ],
-            mariani_silver: [
-                load_function(&module, "mandel_ms_f32")?,
-                load_function(&module, "mandel_ms_f64")?,
-            ],
+            per_pixel: pair("mandel_per_pixel")?,
+            grid_lines: pair("mandel_grid_lines")?,
+            mariani_silver: pair("mandel_ms")?,
             colorize: load_function(&module, "mandel_colorize")?,
+            colorize_smooth: load_function(&module, "mandel_colorize_smooth")?,
         })
     }
 
-    /// Computes the dwells of `view` into `dwells` (≥ W·H `i32`). With `record`, `records`
-    /// receives the Mariani–Silver decisions (its counters are reset here either way).
-    /// Returns the precision used.
+    /// Computes the dwells of `view` (and its continuous values when `targets.smooth` is
+    /// given) on `stream`. The counters of `records` are reset here in both modes (the
+    /// colour kernels read the failure count); with `record`, Mariani–Silver appends its
+    /// decisions. Returns the precision used.
     #[allow(clippy::too_many_arguments)]
     pub fn dwells(
         &self,
-        stream: &std::sync::Arc<CudaStream>,
+        stream: &Arc<CudaStream>,
         view: &View,
         mode: Mode,
         precision: Precision,
         tuning: &MsTuning,
-        dwells: &mut CudaSlice<i32>,
+        targets: DwellTargets<'_>,
         records: &mut MsRecordBuffer,
         record: bool,
     ) -> Result<Precision, CudaError> {
         let (w, h) = (view.width, view.height);
-        if dwells.len() < w as usize * h as usize || w == 0 || h == 0 {
-            return Err(CudaError::Launch {
-                kernel: "mandel",
-                reason: format!("dwell buffer of {} for {w}×{h}", dwells.len()),
-            });
+        let pixels = w as usize * h as usize;
+        let smooth_short = targets.smooth.as_ref().is_some_and(|s| s.len() < pixels);
+        if targets.dwells.len() < pixels
+            || smooth_short
+            || w == 0
+            || h == 0
+            || w > 32768
+            || h > 32768
+        {
+            return Err(launch_error(
+                "mandel",
+                format!("buffers of {} dwells for {w}×{h}", targets.dwells.len()),
+            ));
         }
+        stream
+            .memset_zeros(&mut records.counters)
+            .map_err(CudaError::driver("cuMemsetD32(counters)"))?;
         let used = view.resolve_precision(precision);
         let which = usize::from(used == Precision::F64);
-        let (wi, hi, md) = (w as i32, h as i32, view.max_dwell as i32);
-        let (cx, cy, step) = (view.center.0, view.center.1, view.pixel_size());
+        let view_args = MandelViewArgs::of(view);
+        let smooth = targets.smooth.map(|s| &*s);
         match mode {
             Mode::PerPixel => {
+                let smooth_ptr = optional_ptr(smooth, stream);
                 let mut b = stream.launch_builder(&self.per_pixel[which]);
-                b.arg(&mut *dwells)
-                    .arg(&wi)
-                    .arg(&hi)
-                    .arg(&cx)
-                    .arg(&cy)
-                    .arg(&step)
-                    .arg(&md);
-                // SAFETY: matches mandel_per_pixel_*(int*, int, int, double, double, double, int);
-                // the buffer holds W·H dwells (checked above).
+                b.arg(&mut *targets.dwells).arg(&smooth_ptr).arg(&view_args);
+                // SAFETY: matches mandel_per_pixel_*(int*, float*, MandelView); the buffers hold
+                // W·H values (checked above), the smooth pointer is 0 or such a buffer.
                 unsafe { b.launch(pixel_grid(w, h)) }
                     .map_err(CudaError::launch("mandel_per_pixel"))?;
             }
             Mode::MarianiSilver => {
-                stream
-                    .memset_zeros(&mut records.counters)
-                    .map_err(CudaError::driver("cuMemsetD32(counters)"))?;
-                if tuning.init_subdiv == 0
-                    || tuning.subdiv < 2
-                    || tuning.max_depth == 0
-                    || tuning.min_size == 0
-                {
-                    return Err(CudaError::Launch {
-                        kernel: "mandel_ms",
-                        reason: format!("invalid tuning {tuning:?}"),
-                    });
+                tuning
+                    .validate()
+                    .map_err(|e| launch_error("mandel_ms", e.to_string()))?;
+                let mut size = [0i32; MS_MAX_LEVELS];
+                for (k, s) in size.iter_mut().enumerate().take(tuning.levels()) {
+                    *s = tuning.size(k) as i32;
                 }
-                let args = {
-                    let (d, _g1) = dwells.device_ptr(stream);
-                    // Every dwell "not computed yet" (-1): the refinement computes each pixel once.
-                    memory::fill_u32(d, u32::MAX, w as usize * h as usize, stream)?;
-                    let (r, _g2) = records.records.device_ptr(stream);
-                    let (c, _g3) = records.counters.device_ptr(stream);
-                    MsArgs {
-                        dwells: d,
-                        width: wi,
-                        height: hi,
-                        cx,
-                        cy,
-                        step,
-                        max_dwell: md,
-                        records: r,
-                        counters: c,
-                        record_capacity: if record { records.capacity as i32 } else { 0 },
-                        init_subdiv: tuning.init_subdiv as i32,
-                        subdiv: tuning.subdiv as i32,
-                        max_depth: tuning.max_depth as i32,
-                        min_size: tuning.min_size as i32,
-                        launch_min_pixels: tuning.launch_min_pixels as i32,
-                    }
+                let args = MsArgs {
+                    dwells: targets.dwells.device_ptr(stream).0,
+                    smooth: optional_ptr(smooth, stream),
+                    records: records.records.device_ptr(stream).0,
+                    counters: records.counters.device_ptr(stream).0,
+                    view: view_args,
+                    record_capacity: if record { records.capacity as i32 } else { 0 },
+                    levels: tuning.levels() as i32,
+                    launch_min_pixels: tuning.launch_min_pixels.min(i32::MAX as u32) as i32,
+                    lookahead: tuning.lookahead as i32,
+                    size,
                 };
-                let cfg = LaunchConfig {
-                    grid_dim: (tuning.init_subdiv, tuning.init_subdiv, 1),
-                    block_dim: (MS_BLOCK, 1, 1),
-                    shared_mem_bytes: 0,
-                };
-                let mut b = stream.launch_builder(&self.mariani_silver[which]);
-                b.arg(&args);
-                // SAFETY: matches mandel_ms_*(MsArgs); every pointer in `args` refers to a
-                // live allocation of the documented size for the duration of the stream work.
-                unsafe { b.launch(cfg) }.map_err(CudaError::launch("mandel_ms"))?;
+                self.launch_ms(stream, which, &args, view, tuning)?;
             }
         }
         Ok(used)
     }
 
-    /// out[i] = lut[dwell[i]] for W·H pixels; `out` is a device pointer to W·H uchar4
-    /// (the mapped PBO); `lut` holds max_dwell + 1 entries.
-    pub fn colorize(
+    /// Step 1 (border and level-0 lines) and step 2 (one block per level-0 cell).
+    fn launch_ms(
+        &self,
+        stream: &Arc<CudaStream>,
+        which: usize,
+        args: &MsArgs,
+        view: &View,
+        tuning: &MsTuning,
+    ) -> Result<(), CudaError> {
+        let lines = GridLines {
+            width: view.width,
+            height: view.height,
+            s: tuning.init_size,
+        };
+        let line_blocks = blocks(lines.pixel_count() as u32, MS_LINES_BLOCK);
+        let mut b = stream.launch_builder(&self.grid_lines[which]);
+        b.arg(args);
+        // SAFETY: matches mandel_grid_lines_*(MsArgs); every pointer in `args` refers to a
+        // live allocation of the documented size for the duration of the stream work.
+        unsafe {
+            b.launch(LaunchConfig {
+                grid_dim: (line_blocks, 1, 1),
+                block_dim: (MS_LINES_BLOCK, 1, 1),
+                shared_mem_bytes: 0,
+            })
+        }
+        .map_err(CudaError::launch("mandel_grid_lines"))?;
+        let (nx, ny) = Rect::image(view.width, view.height).cell_counts(tuning.init_size);
+        if nx == 0 || ny == 0 {
+            return Ok(());
+        }
+        let mut b = stream.launch_builder(&self.mariani_silver[which]);
+        b.arg(args);
+        // SAFETY: matches mandel_ms_*(MsArgs), one block per level-0 cell; pointers as above.
+        unsafe {
+            b.launch(LaunchConfig {
+                grid_dim: (nx, ny, 1),
+                block_dim: (MS_BLOCK, 1, 1),
+                shared_mem_bytes: 0,
+            })
+        }
+        .map(|_| ())
+        .map_err(CudaError::launch("mandel_ms"))
+    }
+
+    /// out[i] = lut[clamp(dwell[i], 0, max_dwell)] for W·H pixels; `out` is a device
+    /// pointer to W·H uchar4 (the mapped PBO), `lut` holds max_dwell + 1 entries. Draws
+    /// nothing when the refinement counted a failure.
+    ///
+    /// # Safety
+    /// `out` must point to device memory of at least W·H·4 bytes that stays allocated (and
+    /// mapped) until the stream has run the launch.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn colorize(
         &self,
         stream: &CudaStream,
         dwells: &CudaSlice<i32>,
         lut: &CudaSlice<u8>,
+        records: &MsRecordBuffer,
         out: CUdeviceptr,
-        width: u32,
-        height: u32,
+        view: &View,
     ) -> Result<(), CudaError> {
-        let (wi, hi) = (width as i32, height as i32);
+        let (wi, hi, md) = (view.width as i32, view.height as i32, view.max_dwell as i32);
+        if lut.len() < 4 * (view.max_dwell as usize + 1) {
+            return Err(launch_error(
+                "mandel_colorize",
+                format!("LUT of {} B", lut.len()),
+            ));
+        }
         let mut b = stream.launch_builder(&self.colorize);
-        b.arg(dwells).arg(lut).arg(&out).arg(&wi).arg(&hi);
-        // SAFETY: matches mandel_colorize(const int*, const uchar4*, uchar4*, int, int); the
-        // dwells are all ≤ max_dwell so every LUT index is in range.
-        unsafe { b.launch(pixel_grid(width, height)) }
+        b.arg(dwells)
+            .arg(lut)
+            .arg(&out)
+            .arg(&wi)
+            .arg(&hi)
+            .arg(&md)
+            .arg(&records.counters);
+        // SAFETY: matches mandel_colorize(const int*, const uchar4*, uchar4*, int, int, int,
+        // const unsigned*); the kernel clamps every dwell into the LUT's max_dwell + 1
+        // entries (checked above) and `out` covers W·H pixels (this function's contract).
+        unsafe { b.launch(pixel_grid(view.width, view.height)) }
             .map(|_| ())
             .map_err(CudaError::launch("mandel_colorize"))
+    }
+
+    /// Smooth colouring: the gradient at √ν · density / 8 + offset per pixel.
+    ///
+    /// # Safety
+    /// As for `colorize`: `out` covers W·H·4 bytes until the stream has run the launch.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn colorize_smooth(
+        &self,
+        stream: &CudaStream,
+        dwells: &CudaSlice<i32>,
+        smooth: &CudaSlice<f32>,
+        gradient: &CudaSlice<u8>,
+        records: &MsRecordBuffer,
+        out: CUdeviceptr,
+        view: &View,
+        coloring: &crate::mandelbrot::Coloring,
+    ) -> Result<(), CudaError> {
+        let (wi, hi, md) = (view.width as i32, view.height as i32, view.max_dwell as i32);
+        let steps = (gradient.len() / 4) as i32;
+        if steps == 0 || smooth.len() < view.width as usize * view.height as usize {
+            return Err(launch_error(
+                "mandel_colorize_smooth",
+                "empty gradient or short buffer".into(),
+            ));
+        }
+        let interior = u32::from_le_bytes(coloring.interior);
+        let mut b = stream.launch_builder(&self.colorize_smooth);
+        b.arg(dwells)
+            .arg(smooth)
+            .arg(gradient)
+            .arg(&steps)
+            .arg(&out)
+            .arg(&wi)
+            .arg(&hi)
+            .arg(&md)
+            .arg(&coloring.density)
+            .arg(&coloring.offset)
+            .arg(&interior)
+            .arg(&records.counters);
+        // SAFETY: matches mandel_colorize_smooth(const int*, const float*, const uchar4*, int,
+        // uchar4*, int, int, int, float, float, unsigned, const unsigned*); gradient indices
+        // stay below `steps`, the buffers hold W·H values and `out` covers W·H pixels (this
+        // function's contract).
+        unsafe { b.launch(pixel_grid(view.width, view.height)) }
+            .map(|_| ())
+            .map_err(CudaError::launch("mandel_colorize_smooth"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn args_have_the_kernel_layout() {
+        assert_eq!(std::mem::size_of::<super::MandelViewArgs>(), 40);
+        assert_eq!(std::mem::size_of::<super::MsArgs>(), 136);
+    }
+
+    #[test]
+    fn smooth_constants_match_the_evaluator() {
+        let source = include_str!("../../kernels/mandelbrot_eval.cuh");
+        let define = |name: &str| {
+            source.lines().find_map(|l| {
+                l.strip_prefix(&format!("#define {name} "))
+                    .and_then(|v| v.trim().parse::<f64>().ok())
+            })
+        };
+        assert_eq!(
+            define("MANDEL_SMOOTH_BAILOUT_SQ"),
+            Some(crate::mandelbrot::SMOOTH_BAILOUT_SQ)
+        );
+        assert_eq!(
+            define("MANDEL_SMOOTH_EXTRA_MAX"),
+            Some(f64::from(crate::mandelbrot::SMOOTH_EXTRA_MAX))
+        );
     }
 }

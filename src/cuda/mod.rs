@@ -1,6 +1,8 @@
 //! The CUDA layer: raw FFI for the `cudaGL.h` calls that cudarc lacks (`ffi`), thin
 //! `Result` functions, and RAII types on top (device, arrays, texture and surface objects,
-//! the interop state machine, event timelines), plus one launcher per kernel file.
+//! the map/unmap interop state machine, memory and semaphores imported from Vulkan, event
+//! timelines), plus the kernel set every launcher draws from (the filters' launchers live
+//! with their descriptors in `filters/`).
 //!
 //! Everything here runs on the thread where the GL context is current and the CUDA context
 //! is bound (the main thread): see ARCHITECTURE.md.
@@ -9,9 +11,11 @@ mod array;
 mod bandwidth;
 mod device;
 mod error;
+mod external_memory;
+mod external_semaphore;
 pub mod ffi;
-mod filter_kernels;
 pub mod interop;
+mod kernel_set;
 mod mandelbrot_kernels;
 pub mod memory;
 mod modules;
@@ -25,10 +29,15 @@ pub use array::CudaArray2d;
 pub use bandwidth::copy_bandwidth_samples;
 pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
-pub use filter_kernels::{FilterKernels, SCRATCH_BYTES_PER_PIXEL};
-pub use mandelbrot_kernels::{MandelbrotKernels, MsRecordBuffer};
-pub use modules::{kernel_build_description, load_function, load_module};
+pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};
+pub use external_semaphore::ExternalSemaphore;
+pub use kernel_set::{check_scratch, KernelSet};
+pub use mandelbrot_kernels::{DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer};
+#[cfg(test)]
+pub use modules::kernel_define;
+pub use modules::{kernel_build_description, kernel_embedded, load_function, load_module};
 pub use perturbation_kernels::{DeviceOrbit, PerturbationKernels, PerturbationPath};
 pub use surface_object::SurfaceObject;
 pub use texture_object::TextureObject;
+pub use tiles::blocks;
 pub use timeline::GpuTimeline;

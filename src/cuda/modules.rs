@@ -21,10 +21,21 @@ fn image(name: &str) -> Option<&'static KernelImage> {
     KERNEL_IMAGES.iter().find(|k| k.name == name)
 }
 
-/// The CUDA source of `kernels/<name>.cu` (tests check the mirrored constants).
+/// Whether `kernels/<name>.cu` is built into this binary.
+pub fn kernel_embedded(name: &str) -> bool {
+    image(name).is_some()
+}
+
+/// The value of `#define NAME VALUE` in `kernels/<file>.cu` (tests check the mirrored
+/// launch constants with it).
 #[cfg(test)]
-pub fn kernel_source(name: &str) -> Option<&'static str> {
-    image(name).map(|k| k.source)
+pub fn kernel_define(file: &str, name: &str) -> Option<u32> {
+    image(file)?.source.lines().find_map(|line| {
+        let mut words = line.split_whitespace();
+        (words.next() == Some("#define") && words.next() == Some(name))
+            .then(|| words.next().and_then(|v| v.parse().ok()))
+            .flatten()
+    })
 }
 
 /// How this binary carries its kernels, for `doctor` and the status bar.

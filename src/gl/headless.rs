@@ -59,6 +59,7 @@ impl HeadlessGl {
                 GlDisplay::get_proc_address(&display, name)
             })
         };
+        super::ext_ffi::install(|name| GlDisplay::get_proc_address(&display, name));
         let renderer = renderer_description(&gl);
         Ok(Self {
             gl: Arc::new(gl),

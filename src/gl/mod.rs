@@ -3,8 +3,12 @@
 //! pixels back. Knows nothing of CUDA.
 
 mod buffer;
+mod destroy_guard;
+pub mod ext_ffi;
 mod headless;
 mod histogram_renderer;
+mod memory_object;
+mod semaphore;
 mod shader;
 mod texture;
 mod window;
@@ -12,6 +16,8 @@ mod window;
 pub use buffer::GlBuffer;
 pub use headless::HeadlessGl;
 pub use histogram_renderer::{HistogramRenderer, HistogramStyle};
+pub use memory_object::GlMemoryObject;
+pub use semaphore::{GlSemaphore, SharedObjects};
 pub use shader::Program;
 pub use texture::GlTexture;
 pub use window::GlWindow;
@@ -29,8 +35,16 @@ pub enum GlError {
     TooLarge { width: u32, height: u32, max: u32 },
     #[error("shader {name}: {log}")]
     Shader { name: String, log: String },
+    #[error("{what}: {got} bytes of pixels for a texture that needs {expected}")]
+    DataSize {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
     #[error("OpenGL error 0x{code:04X} in {call}")]
     Call { call: &'static str, code: u32 },
+    #[error("OpenGL external objects: {0}")]
+    Extension(String),
 }
 
 /// Fails if GL recorded an error since the last check.
@@ -61,6 +75,31 @@ pub fn renderer_description(gl: &glow::Context) -> String {
 pub fn max_texture_size(gl: &glow::Context) -> u32 {
     // SAFETY: integer query valid on any current context.
     unsafe { gl.get_parameter_i32(glow::MAX_TEXTURE_SIZE).max(0) as u32 }
+}
+
+/// Video memory free now, from NVIDIA's `GL_NVX_gpu_memory_info` (None elsewhere).
+pub fn free_video_memory(gl: &glow::Context) -> Option<u64> {
+    const CURRENT_AVAILABLE_VIDMEM_NVX: u32 = 0x9049;
+    if !gl.supported_extensions().contains("GL_NVX_gpu_memory_info") {
+        return None;
+    }
+    // SAFETY: the extension is present, so the query is valid; it returns KiB.
+    let kib = unsafe { gl.get_parameter_i32(CURRENT_AVAILABLE_VIDMEM_NVX) };
+    check_gl(gl, "glGetIntegerv(GPU_MEMORY_INFO)").ok()?;
+    (kib > 0).then(|| kib as u64 * 1024)
+}
+
+/// Largest viewport (and so window) width and height of the current context.
+pub fn max_viewport(gl: &glow::Context) -> (u32, u32) {
+    let mut dims = [0i32; 2];
+    // SAFETY: MAX_VIEWPORT_DIMS writes exactly two integers.
+    unsafe { gl.get_parameter_i32_slice(glow::MAX_VIEWPORT_DIMS, &mut dims) };
+    let renderbuffer = {
+        // SAFETY: integer query valid on any current context.
+        unsafe { gl.get_parameter_i32(glow::MAX_RENDERBUFFER_SIZE) }
+    };
+    let cap = |v: i32| v.min(renderbuffer).max(0) as u32;
+    (cap(dims[0]), cap(dims[1]))
 }
 
 /// Reads `width × height` RGBA8 pixels of the bound read framebuffer, in GL row order

@@ -1,11 +1,13 @@
 //! GLSL programs built from `shaders/*.glsl`.
 
+use super::destroy_guard::DestroyGuard;
 use super::GlError;
 use glow::HasContext;
 
 /// A linked program. Release with [`Program::destroy`].
 pub struct Program {
     pub id: glow::Program,
+    guard: DestroyGuard,
 }
 
 impl Program {
@@ -51,12 +53,16 @@ impl Program {
                 gl.delete_program(program);
                 return Err(fail(log));
             }
-            Ok(Self { id: program })
+            Ok(Self {
+                id: program,
+                guard: DestroyGuard::new("Program"),
+            })
         }
     }
 
-    pub fn destroy(self, gl: &glow::Context) {
+    pub fn destroy(mut self, gl: &glow::Context) {
         // SAFETY: the program belongs to this context and is not used afterwards.
         unsafe { gl.delete_program(self.id) };
+        self.guard.disarm();
     }
 }

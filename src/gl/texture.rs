@@ -1,5 +1,6 @@
 //! An RGBA8 2-D texture: the source image, the displayed result, the Mandelbrot view.
 
+use super::destroy_guard::DestroyGuard;
 use super::{check_gl, max_texture_size, GlBuffer, GlError};
 use glow::HasContext;
 use image::RgbaImage;
@@ -10,6 +11,7 @@ pub struct GlTexture {
     pub id: glow::Texture,
     pub width: u32,
     pub height: u32,
+    guard: DestroyGuard,
 }
 
 impl GlTexture {
@@ -24,43 +26,55 @@ impl GlTexture {
         if width == 0 || height == 0 || width > max || height > max {
             return Err(GlError::TooLarge { width, height, max });
         }
-        // SAFETY: a new texture name, bound and specified with matching data size.
-        let id = unsafe {
+        let id = Self::new_name(gl)?;
+        let texture = Self::from_name(id, width, height);
+        texture.specify(gl, pixels)?;
+        Ok(texture)
+    }
+
+    /// Wraps a texture name of this context (`destroy` deletes it).
+    pub(super) fn from_name(id: glow::Texture, width: u32, height: u32) -> Self {
+        Self {
+            id,
+            width,
+            height,
+            guard: DestroyGuard::new("GlTexture"),
+        }
+    }
+
+    /// A new texture name, bound to TEXTURE_2D, with the sampling every texture here uses
+    /// (linear minification, nearest magnification, clamped edges); no storage yet.
+    pub(super) fn new_name(gl: &glow::Context) -> Result<glow::Texture, GlError> {
+        // SAFETY: a new texture name, bound and given parameters only.
+        unsafe {
             let id = gl.create_texture().map_err(|reason| GlError::Create {
                 what: "texture",
                 reason,
             })?;
             gl.bind_texture(glow::TEXTURE_2D, Some(id));
-            gl.tex_parameter_i32(
-                glow::TEXTURE_2D,
-                glow::TEXTURE_MIN_FILTER,
-                glow::LINEAR as i32,
-            );
-            gl.tex_parameter_i32(
-                glow::TEXTURE_2D,
-                glow::TEXTURE_MAG_FILTER,
-                glow::NEAREST as i32,
-            );
-            gl.tex_parameter_i32(
-                glow::TEXTURE_2D,
-                glow::TEXTURE_WRAP_S,
-                glow::CLAMP_TO_EDGE as i32,
-            );
-            gl.tex_parameter_i32(
-                glow::TEXTURE_2D,
-                glow::TEXTURE_WRAP_T,
-                glow::CLAMP_TO_EDGE as i32,
-            );
-            id
-        };
-        let texture = Self { id, width, height };
-        texture.specify(gl, pixels)?;
-        Ok(texture)
+            for (name, value) in [
+                (glow::TEXTURE_MIN_FILTER, glow::LINEAR),
+                (glow::TEXTURE_MAG_FILTER, glow::NEAREST),
+                (glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE),
+                (glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE),
+            ] {
+                gl.tex_parameter_i32(glow::TEXTURE_2D, name, value as i32);
+            }
+            Ok(id)
+        }
     }
 
     /// (Re)allocates storage at the current size.
     fn specify(&self, gl: &glow::Context, pixels: Option<&[u8]>) -> Result<(), GlError> {
-        // SAFETY: `pixels`, when given, holds width·height RGBA8 texels (checked by callers).
+        let expected = 4 * self.width as usize * self.height as usize;
+        if let Some(p) = pixels.filter(|p| p.len() != expected) {
+            return Err(GlError::DataSize {
+                what: "glTexImage2D",
+                expected,
+                got: p.len(),
+            });
+        }
+        // SAFETY: `pixels`, when given, holds exactly width·height RGBA8 texels (checked).
         unsafe {
             gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
             gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
@@ -218,8 +232,9 @@ impl GlTexture {
     }
 
     /// Deletes the GL texture.
-    pub fn destroy(self, gl: &glow::Context) {
+    pub fn destroy(mut self, gl: &glow::Context) {
         // SAFETY: the name belongs to this context and is not used afterwards.
         unsafe { gl.delete_texture(self.id) };
+        self.guard.disarm();
     }
 }

@@ -73,6 +73,7 @@ impl GlWindow {
         let gl = unsafe {
             glow::Context::from_loader_function_cstr(|name| display.get_proc_address(name))
         };
+        super::ext_ffi::install(|name| display.get_proc_address(name));
         Ok((
             Self {
                 window,

@@ -1,6 +1,9 @@
 //! Loading: any format the image crate decodes, converted to RGBA8.
 
+use super::input::{input_from_bytes, open_input, Input};
+use super::jpeg::decode_jpeg;
 use image::{ColorType, ImageReader, Limits, RgbaImage};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Largest width or height accepted (the GL texture limit of current NVIDIA GPUs).
@@ -33,6 +36,10 @@ pub enum LoadError {
     },
     #[error("{path}: not a supported image format (PNG, JPEG, TIFF, BMP, WebP, GIF)")]
     UnknownFormat { path: PathBuf },
+    #[error(
+        "{path}: no data (an empty file, or a pipe nobody writes to): not a supported image format"
+    )]
+    NoData { path: PathBuf },
     #[error("{path}: image is {width}×{height}, larger than the {max}×{max} limit")]
     TooLarge {
         path: PathBuf,
@@ -46,15 +53,110 @@ pub enum LoadError {
         width: u32,
         height: u32,
     },
+    #[error("{path}: {reason}")]
+    OverBudget { path: PathBuf, reason: String },
     #[error("{path}: cannot decode: {reason}")]
     Decode { path: PathBuf, reason: String },
 }
 
-fn decoder_limits() -> Limits {
+impl LoadError {
+    /// An error opening or reading `path`.
+    pub fn from_io(path: &Path, source: std::io::Error) -> Self {
+        match source.kind() {
+            std::io::ErrorKind::NotFound => LoadError::NotFound {
+                path: path.to_path_buf(),
+            },
+            _ => LoadError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+}
+
+/// The size an image file declares, before any pixel is decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declared {
+    pub width: u32,
+    pub height: u32,
+    /// Bytes of the decoder's own pixel buffer when it is not RGBA8 (converted after).
+    pub decoder_bytes: u64,
+}
+
+impl Declared {
+    /// Bytes of the image as RGBA8.
+    pub fn rgba_bytes(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height) * 4
+    }
+}
+
+/// The caller's check of a declared size (e.g. its memory budget): `Err(reason)` refuses.
+pub type AdmitFn<'a> = &'a dyn Fn(Declared) -> Result<(), String>;
+
+/// What may be decoded: the largest side, and the caller's check of the declared size.
+#[derive(Clone, Copy)]
+pub struct Admission<'a> {
+    pub max_side: u32,
+    pub admit: AdmitFn<'a>,
+}
+
+/// The default check: decoding, the image, one intermediate and the output fit the host
+/// memory budget ([`super::budget`]).
+pub fn default_admit(d: Declared) -> Result<(), String> {
+    let need = d.decoder_bytes + 3 * d.rgba_bytes() + (64 << 20);
+    super::budget::check_host(&format!("a {}×{} image", d.width, d.height), need)
+}
+
+impl Default for Admission<'static> {
+    fn default() -> Self {
+        Self {
+            max_side: MAX_IMAGE_SIDE,
+            admit: &default_admit,
+        }
+    }
+}
+
+impl Admission<'_> {
+    pub(super) fn check(
+        &self,
+        path: &Path,
+        width: u32,
+        height: u32,
+        decoder_bytes: u64,
+    ) -> Result<(), LoadError> {
+        let p = path.to_path_buf();
+        if width > self.max_side || height > self.max_side {
+            return Err(LoadError::TooLarge {
+                path: p,
+                width,
+                height,
+                max: self.max_side,
+            });
+        }
+        if width == 0 || height == 0 {
+            return Err(LoadError::Empty {
+                path: p,
+                width,
+                height,
+            });
+        }
+        (self.admit)(Declared {
+            width,
+            height,
+            decoder_bytes,
+        })
+        .map_err(|reason| LoadError::OverBudget { path: p, reason })
+    }
+}
+
+/// The decoder's own allocations may not exceed twice the declared image plus 64 MiB
+/// (a GIF frame far larger than its screen, found by fuzzing, asked for 3.3 GB while
+/// declaring 5×3), nor the absolute cap.
+fn decoder_limits(max_side: u32, declared_bytes: u64) -> Limits {
     let mut limits = Limits::default();
-    limits.max_image_width = Some(MAX_IMAGE_SIDE);
-    limits.max_image_height = Some(MAX_IMAGE_SIDE);
-    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    limits.max_image_width = Some(max_side);
+    limits.max_image_height = Some(max_side);
+    limits.max_alloc = Some((2 * declared_bytes + (64 << 20)).min(MAX_DECODE_BYTES));
     limits
 }
 
@@ -75,51 +177,67 @@ fn conversion_note(color: ColorType) -> Option<String> {
     }
 }
 
-/// Loads `path` as RGBA8. Huge declared dimensions are refused before any pixel buffer
-/// is allocated; nothing is ever written.
+/// Loads `path` as RGBA8 under the default limits and memory budget.
 pub fn load_image(path: &Path) -> Result<LoadedImage, LoadError> {
+    load_image_with(path, &Admission::default())
+}
+
+/// Loads `path` as RGBA8. The file is opened once (so `/dev/stdin` works) and never
+/// blocks on a FIFO nobody writes to; the declared size is checked against `admission`
+/// before any pixel buffer is allocated; nothing is ever written.
+pub fn load_image_with(path: &Path, admission: &Admission<'_>) -> Result<LoadedImage, LoadError> {
+    decode_input(path, open_input(path)?, admission)
+}
+
+/// Decodes an image held in memory (`name` only names it in messages): the same checks
+/// and decoders as [`load_image_with`]. The fuzz targets call this.
+pub fn load_image_from_bytes(
+    name: &Path,
+    bytes: Vec<u8>,
+    admission: &Admission<'_>,
+) -> Result<LoadedImage, LoadError> {
+    let input = input_from_bytes(name, bytes)?;
+    decode_input(name, input, admission)
+}
+
+fn decode_input(
+    path: &Path,
+    input: Input,
+    admission: &Admission<'_>,
+) -> Result<LoadedImage, LoadError> {
     let p = path.to_path_buf();
-    let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => LoadError::NotFound { path: p.clone() },
-        _ => LoadError::Io {
-            path: p.clone(),
-            source,
-        },
-    })?;
-    if meta.is_dir() {
-        return Err(LoadError::IsDirectory { path: p });
+    let Input { mut reader, format } = input;
+    if format == image::ImageFormat::Jpeg {
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|e| LoadError::from_io(path, e))?;
+        drop(reader);
+        let (image, source_description, conversion_note) = decode_jpeg(path, &bytes, admission)?;
+        return Ok(LoadedImage {
+            image,
+            path: p,
+            source_description,
+            conversion_note,
+        });
     }
-    let io_error = |source| LoadError::Io {
-        path: p.clone(),
-        source,
-    };
-    // The content decides the format, never the extension: a text file named .png is
-    // "not an image", not a PNG that fails to decode.
-    let format = sniff_format(path)
-        .map_err(io_error)?
-        .ok_or_else(|| LoadError::UnknownFormat { path: p.clone() })?;
-    let mut reader = ImageReader::open(path).map_err(io_error)?;
-    reader.set_format(format);
-    let mut decoder = reader.into_decoder().map_err(|e| classify(&p, e))?;
+    let mut decoder = ImageReader::with_format(reader, format)
+        .into_decoder()
+        .map_err(|e| classify(&p, e))?;
     // Dimensions come from the header alone: check them before any pixel allocation.
     let (width, height) = image::ImageDecoder::dimensions(&decoder);
-    if width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE {
-        return Err(LoadError::TooLarge {
-            path: p,
-            width,
-            height,
-            max: MAX_IMAGE_SIDE,
-        });
-    }
-    if width == 0 || height == 0 {
-        return Err(LoadError::Empty {
-            path: p,
-            width,
-            height,
-        });
-    }
-    image::ImageDecoder::set_limits(&mut decoder, decoder_limits()).map_err(|e| classify(&p, e))?;
     let color = image::ImageDecoder::color_type(&decoder);
+    let decoder_bytes = if color == ColorType::Rgba8 {
+        0
+    } else {
+        image::ImageDecoder::total_bytes(&decoder)
+    };
+    admission.check(path, width, height, decoder_bytes)?;
+    let limits = decoder_limits(
+        admission.max_side,
+        image::ImageDecoder::total_bytes(&decoder),
+    );
+    image::ImageDecoder::set_limits(&mut decoder, limits).map_err(|e| classify(&p, e))?;
     let decoded = image::DynamicImage::from_decoder(decoder).map_err(|e| classify(&p, e))?;
     Ok(LoadedImage {
         image: decoded.into_rgba8(),
@@ -127,14 +245,6 @@ pub fn load_image(path: &Path) -> Result<LoadedImage, LoadError> {
         source_description: format!("{format:?}, {color:?}"),
         conversion_note: conversion_note(color),
     })
-}
-
-/// The format named by the file's first bytes, if any.
-fn sniff_format(path: &Path) -> std::io::Result<Option<image::ImageFormat>> {
-    use std::io::Read;
-    let mut head = Vec::with_capacity(64);
-    std::fs::File::open(path)?.take(64).read_to_end(&mut head)?;
-    Ok(image::guess_format(&head).ok())
 }
 
 fn classify(path: &Path, err: image::ImageError) -> LoadError {

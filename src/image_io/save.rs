@@ -15,7 +15,8 @@ pub struct SaveOptions {
     pub protected: Vec<PathBuf>,
 }
 
-/// Why an image was not saved. The target is left as it was.
+/// Why an image was not saved. The target is left as it was, and no temporary file is
+/// left behind. Every message names the user's path, never the temporary file.
 #[derive(Debug, thiserror::Error)]
 pub enum SaveError {
     #[error("{path}: cannot write this format (use one of: {})", SAVE_EXTENSIONS.join(", "))]
@@ -24,13 +25,46 @@ pub enum SaveError {
     WouldOverwriteInput { path: PathBuf },
     #[error("{path}: already exists (use --force to replace it)")]
     Exists { path: PathBuf },
-    #[error("{path}: cannot write: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error("{path}: cannot write here: {reason}")]
+    Target { path: PathBuf, reason: String },
+    #[error("{path}: cannot write: {reason}")]
+    Io { path: PathBuf, reason: String },
     #[error("{path}: cannot encode: {reason}")]
     Encode { path: PathBuf, reason: String },
+}
+
+/// The OS error code in `e` or anywhere in its chain (encoders and tempfile wrap it).
+fn os_code(e: &std::io::Error) -> Option<i32> {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = next {
+        if let Some(code) = err
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::raw_os_error)
+        {
+            return Some(code);
+        }
+        next = match err.downcast_ref::<std::io::Error>() {
+            Some(io) => io
+                .get_ref()
+                .map(|r| r as &(dyn std::error::Error + 'static)),
+            None => err.source(),
+        };
+    }
+    None
+}
+
+/// The operating system's words for `e`, without any path it may carry (tempfile adds
+/// the temporary file's name, which means nothing to the user).
+fn describe(e: &std::io::Error) -> String {
+    let text = match os_code(e) {
+        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+        None if e.to_string().contains(".cudalens-") => e.kind().to_string(),
+        None => e.to_string(),
+    };
+    match text.find(" (os error") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
 }
 
 fn format_of(path: &Path) -> Option<ImageFormat> {
@@ -48,6 +82,92 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The folder a file at `path` goes into.
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// A temporary file being written, registered for removal if the process is interrupted.
+/// Fields drop in order: the file is removed before its registration is forgotten.
+struct PartFile {
+    temp: tempfile::NamedTempFile,
+    #[cfg(unix)]
+    _registered: super::posix::PartGuard,
+}
+
+/// Whether `e` says the path does not exist (or runs through something not a folder).
+fn missing(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
+fn temporary_in(dir: &Path) -> std::io::Result<PartFile> {
+    let temp = tempfile::Builder::new()
+        .prefix(".cudalens-")
+        .suffix(".part")
+        .tempfile_in(dir)?;
+    Ok(PartFile {
+        #[cfg(unix)]
+        _registered: super::posix::register_part(temp.path()),
+        temp,
+    })
+}
+
+/// Checks that a file may be created at `path`, replacing an existing regular file only
+/// with `overwrite`: the folder exists, is a folder, and takes a new file (probed with a
+/// temporary file, removed at once). Every failure is a [`SaveError::Target`] or
+/// [`SaveError::Exists`]: a problem of the path, found before any work.
+pub fn check_output_path(path: &Path, overwrite: bool) -> Result<(), SaveError> {
+    let target = |reason: String| SaveError::Target {
+        path: path.to_path_buf(),
+        reason,
+    };
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => return Err(target("it is a directory".into())),
+        Ok(m) if !m.is_file() => return Err(target("it is not a regular file".into())),
+        Ok(_) if !overwrite => {
+            return Err(SaveError::Exists {
+                path: path.to_path_buf(),
+            })
+        }
+        Ok(_) => {}
+        // A missing file, or a parent that is not a folder: the folder check says which.
+        Err(e) if missing(&e) => {
+            // A dangling symlink would be replaced, not followed: refuse it like a file.
+            if std::fs::symlink_metadata(path).is_ok() && !overwrite {
+                return Err(SaveError::Exists {
+                    path: path.to_path_buf(),
+                });
+            }
+        }
+        Err(e) => return Err(target(describe(&e))),
+    }
+    let dir = folder_of(path);
+    match std::fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => return Err(target(format!("{} is not a folder", dir.display()))),
+        Ok(_) => {}
+        Err(e) if missing(&e) => {
+            return Err(target(format!(
+                "the folder {} does not exist",
+                dir.display()
+            )))
+        }
+        Err(e) => return Err(target(format!("{}: {}", dir.display(), describe(&e)))),
+    }
+    temporary_in(dir).map(drop).map_err(|e| {
+        target(format!(
+            "cannot create a file in {}: {}",
+            dir.display(),
+            describe(&e)
+        ))
+    })
+}
+
 /// Checks that `path` may be written under `options`; returns its format. Done before
 /// any work so that a doomed save fails fast.
 pub fn check_save_target(path: &Path, options: &SaveOptions) -> Result<ImageFormat, SaveError> {
@@ -56,9 +176,7 @@ pub fn check_save_target(path: &Path, options: &SaveOptions) -> Result<ImageForm
     if options.protected.iter().any(|input| same_file(input, path)) {
         return Err(SaveError::WouldOverwriteInput { path: p });
     }
-    if path.exists() && !options.overwrite {
-        return Err(SaveError::Exists { path: p });
-    }
+    check_output_path(path, options.overwrite)?;
     Ok(format)
 }
 
@@ -68,9 +186,9 @@ pub fn save_image(image: &RgbaImage, path: &Path, options: &SaveOptions) -> Resu
     let format = check_save_target(path, options)?;
     write_atomically(path, |w| {
         if format == ImageFormat::Jpeg {
-            image::DynamicImage::ImageRgba8(image.clone())
-                .into_rgb8()
-                .write_to(w, format)
+            // One RGB copy (3/4 of the image), not a clone of the RGBA image first.
+            let rgb: image::RgbImage = image::buffer::ConvertBuffer::convert(image);
+            rgb.write_to(w, format)
         } else {
             image.write_to(w, format)
         }
@@ -87,33 +205,42 @@ pub fn save_dynamic(
     write_atomically(path, |w| image.write_to(w, format))
 }
 
+/// Writes `bytes` (e.g. a JSON report) to `path` atomically, replacing an existing file.
+pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> Result<(), SaveError> {
+    check_output_path(path, true)?;
+    write_atomically(path, |w| {
+        std::io::Write::write_all(w, bytes).map_err(image::ImageError::IoError)
+    })
+}
+
 type Writer<'a> = std::io::BufWriter<&'a mut std::fs::File>;
 
 /// Encodes into a temporary file beside `path`, syncs it, then renames it over `path`:
 /// a reader never sees a half-written file and a failure leaves the target untouched.
+/// The temporary file is removed on any error, and by the signal handler if the process
+/// is interrupted (`posix::install_interrupt_cleanup`).
 fn write_atomically(
     path: &Path,
     encode: impl FnOnce(&mut Writer<'_>) -> image::ImageResult<()>,
 ) -> Result<(), SaveError> {
     let p = path.to_path_buf();
-    let io_error = |source| SaveError::Io {
+    let io_error = |e: std::io::Error| SaveError::Io {
         path: p.clone(),
-        source,
+        reason: describe(&e),
     };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".cudalens-")
-        .suffix(".part")
-        .tempfile_in(dir)
-        .map_err(io_error)?;
+    let mut part = temporary_in(folder_of(path)).map_err(|e| SaveError::Target {
+        path: p.clone(),
+        reason: describe(&e),
+    })?;
+    let temp = &mut part.temp;
     {
         let mut writer = std::io::BufWriter::new(temp.as_file_mut());
-        encode(&mut writer).map_err(|e| SaveError::Encode {
-            path: p.clone(),
-            reason: e.to_string(),
+        encode(&mut writer).map_err(|e| match e {
+            image::ImageError::IoError(e) => io_error(e),
+            other => SaveError::Encode {
+                path: p.clone(),
+                reason: other.to_string(),
+            },
         })?;
         std::io::Write::flush(&mut writer).map_err(io_error)?;
     }
@@ -126,6 +253,7 @@ fn write_atomically(
             .map_err(io_error)?;
     }
     temp.as_file().sync_all().map_err(io_error)?;
+    let PartFile { temp, .. } = part;
     temp.persist(path).map_err(|e| io_error(e.error))?;
     Ok(())
 }

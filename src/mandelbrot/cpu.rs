@@ -1,11 +1,18 @@
-//! CPU per-pixel escape time in f64, rows in parallel.
+//! The per-pixel evaluation on the CPU in f64 (the reference the GPU is compared with), and
+//! the per-pixel render, rows in parallel.
 
 use super::{Dwells, View};
 use rayon::prelude::*;
 
-/// The dwell of c = (cr, ci): iterations of z ← z² + c from z = c while |z|² < 4.
+/// |z|² a point must reach before its continuous escape value is taken (radius 256).
+pub const SMOOTH_BAILOUT_SQ: f64 = 65536.0;
+/// Iterations at most past the dwell's escape (|z|² ≥ 4) to reach that radius.
+pub const SMOOTH_EXTRA_MAX: u32 = 16;
+
+/// The iteration z ← z² + c from z = c while |z|² < 4, at most `max_dwell` times: the
+/// number of iterations (the dwell) and the last z.
 #[inline]
-pub fn dwell_at(cr: f64, ci: f64, max_dwell: u32) -> u32 {
+pub fn escape(cr: f64, ci: f64, max_dwell: u32) -> (u32, f64, f64) {
     let (mut zr, mut zi) = (cr, ci);
     let mut n = 0;
     while n < max_dwell && zr * zr + zi * zi < 4.0 {
@@ -14,26 +21,73 @@ pub fn dwell_at(cr: f64, ci: f64, max_dwell: u32) -> u32 {
         zr = t;
         n += 1;
     }
-    n
+    (n, zr, zi)
 }
 
-/// Every pixel's dwell.
-pub fn render_per_pixel(view: &View) -> Dwells {
+/// The dwell of c = (cr, ci).
+#[inline]
+pub fn dwell_at(cr: f64, ci: f64, max_dwell: u32) -> u32 {
+    escape(cr, ci, max_dwell).0
+}
+
+/// The continuous escape value of a point that escaped after `n` iterations at z: the
+/// iteration goes on until |z|² ≥ 65536 (m more steps), then ν = n + m + 1 − log2(log2 |z|²),
+/// which lies in about (n − 1, n] and is continuous across dwell bands. Same operations
+/// as the kernel's f64 path.
+#[inline]
+pub fn smooth_after_escape(n: u32, mut zr: f64, mut zi: f64, cr: f64, ci: f64) -> f32 {
+    let mut r2 = zr * zr + zi * zi;
+    let mut m = 0;
+    while r2 < SMOOTH_BAILOUT_SQ && m < SMOOTH_EXTRA_MAX {
+        let t = zr * zr - zi * zi + cr;
+        zi = 2.0 * zr * zi + ci;
+        zr = t;
+        r2 = zr * zr + zi * zi;
+        m += 1;
+    }
+    (f64::from(n + m + 1) - r2.log2().log2()) as f32
+}
+
+/// One pixel's dwell and (with `smooth`) continuous value; the latter is the dwell itself
+/// for points that did not escape.
+#[inline]
+pub fn evaluate(view: &View, x: u32, y: u32, smooth: bool) -> (u32, f32) {
+    let (cr, ci) = view.point(x, y);
+    let (n, zr, zi) = escape(cr, ci, view.max_dwell);
+    let v = if smooth && n < view.max_dwell {
+        smooth_after_escape(n, zr, zi, cr, ci)
+    } else {
+        n as f32
+    };
+    (n, v)
+}
+
+/// Every pixel's dwell (and continuous value with `smooth`).
+pub fn render_per_pixel(view: &View, smooth: bool) -> Dwells {
     let w = view.width as usize;
-    let mut values = vec![0u32; w * view.height as usize];
-    values
-        .par_chunks_mut(w.max(1))
-        .enumerate()
-        .for_each(|(y, row)| {
+    let n = w * view.height as usize;
+    let mut values = vec![0u32; n];
+    let mut smooth_values = vec![0f32; if smooth { n } else { 0 }];
+    let rows = values.par_chunks_mut(w.max(1)).enumerate();
+    if smooth {
+        rows.zip(smooth_values.par_chunks_mut(w.max(1)))
+            .for_each(|((y, row), srow)| {
+                for (x, (d, s)) in row.iter_mut().zip(srow.iter_mut()).enumerate() {
+                    (*d, *s) = evaluate(view, x as u32, y as u32, true);
+                }
+            });
+    } else {
+        rows.for_each(|(y, row)| {
             for (x, d) in row.iter_mut().enumerate() {
-                let (cr, ci) = view.point(x as u32, y as u32);
-                *d = dwell_at(cr, ci, view.max_dwell);
+                *d = evaluate(view, x as u32, y as u32, false).0;
             }
         });
+    }
     Dwells {
         width: view.width,
         height: view.height,
         values,
+        smooth: smooth.then_some(smooth_values),
     }
 }
 
@@ -76,7 +130,13 @@ mod tests {
                 height: h,
                 max_dwell: 200,
             };
-            assert_eq!(render_per_pixel(&view).values, plain(&view), "{w}x{h}");
+            assert_eq!(
+                render_per_pixel(&view, false).values,
+                plain(&view),
+                "{w}x{h}"
+            );
+            let smooth = render_per_pixel(&view, true);
+            assert_eq!(smooth.values, plain(&view), "{w}x{h} with smooth values");
         }
     }
 
@@ -88,5 +148,29 @@ mod tests {
         // z0 = c = 1, z1 = 2: |z1|² = 4 is not < 4, so one iteration.
         assert_eq!(dwell_at(1.0, 0.0, 100), 1);
         assert_eq!(dwell_at(0.5, 0.0, 100), 4); // 0.5, 0.75, 1.0625, 1.6289, 3.153
+    }
+
+    #[test]
+    fn smooth_values_are_near_the_dwell_and_continuous() {
+        // Along a ray leaving the set, ν changes by much less than a band between
+        // neighbouring points, also where the integer dwell jumps.
+        let mut last: Option<f32> = None;
+        for i in 0..2000 {
+            let cr = 0.26 + f64::from(i) * 1e-5;
+            let (n, zr, zi) = escape(cr, 0.0, 10_000);
+            assert!(n < 10_000);
+            let v = smooth_after_escape(n, zr, zi, cr, 0.0);
+            assert!(
+                v > n as f32 - 1.5 && v <= n as f32 + 0.5,
+                "c={cr}: n={n} ν={v}"
+            );
+            if let Some(prev) = last {
+                assert!(
+                    (prev - v).abs() < 0.1 * prev.max(1.0),
+                    "jump at c={cr}: {prev} → {v}"
+                );
+            }
+            last = Some(v);
+        }
     }
 }

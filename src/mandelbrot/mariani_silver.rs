@@ -1,128 +1,185 @@
-//! Mariani–Silver refinement on the CPU: the same rectangles, decisions and constants as
-//! the CUDA kernel (`kernels/mandelbrot.cu`), as a parallel recursion.
+//! Mariani–Silver refinement on the CPU: the reference for `kernels/mandelbrot.cu`, which
+//! makes the same decisions on the same rectangles with the same tuning, whatever it runs
+//! in a child grid or inside a block.
+//!
+//! 1. Evaluate the image's border and the lines of spacing S₀ (level 0 cells).
+//! 2. For a cell whose border is known: one dwell on the whole border → fill the interior
+//!    with it; else at the last level → evaluate the interior pixel by pixel; else evaluate
+//!    the lines of spacing S_{k+1} inside it and refine each of its cells (level k+1).
+//!
+//! Every pixel is written once. With smooth values, a filled interior takes the Coons
+//! patch of its border's continuous values (the integer dwell is the border's).
 
-use super::cpu::dwell_at;
-use super::{Dwells, View};
-use crate::cuda::tiles::MsTuning;
+use super::cpu::evaluate;
+use super::{coons, Dwells, MsTuning, Rect, View};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// What the refinement did with a rectangle (drawn by the overlay).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RectKind {
-    /// Border had one dwell: filled with it.
+    /// Border had one dwell: interior filled with it.
     Fill,
-    /// Subdivided further.
+    /// Split into the cells of the next level.
     Split,
-    /// Evaluated pixel by pixel.
+    /// Last level, evaluated pixel by pixel.
     Leaf,
 }
 
 /// One decision of the refinement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MsRecord {
-    pub x: u32,
-    pub y: u32,
-    pub w: u32,
-    pub h: u32,
+    pub rect: Rect,
     pub kind: RectKind,
+    /// 0 for the first grid's cells.
+    pub level: u32,
 }
 
-enum Pixels {
-    Fill(u32),
-    Each(Vec<u32>),
-    None,
+/// Dwells and continuous values shared by the parallel recursion: each pixel is written
+/// once, and read only after the write (rayon's joins order them).
+struct Canvas<'a> {
+    view: &'a View,
+    tuning: &'a MsTuning,
+    levels: u32,
+    dwell: Vec<AtomicU32>,
+    /// f32 bits; empty without smooth values.
+    value: Vec<AtomicU32>,
 }
 
-/// The parts of parent rectangle `p` cut `subdiv × subdiv` ways (empty parts skipped).
-fn parts(p: (u32, u32, u32, u32), subdiv: u32) -> Vec<(u32, u32, u32, u32)> {
-    let (px, py, pw, ph) = p;
-    let (sw, sh) = (pw.div_ceil(subdiv), ph.div_ceil(subdiv));
-    let mut out = Vec::new();
-    for by in 0..subdiv {
-        for bx in 0..subdiv {
-            let (x0, y0) = (px + bx * sw, py + by * sh);
-            if x0 < px + pw && y0 < py + ph {
-                out.push((x0, y0, sw.min(px + pw - x0), sh.min(py + ph - y0)));
+impl Canvas<'_> {
+    fn index(&self, x: u32, y: u32) -> usize {
+        y as usize * self.view.width as usize + x as usize
+    }
+
+    fn eval(&self, (x, y): (u32, u32)) {
+        let (d, v) = evaluate(self.view, x, y, !self.value.is_empty());
+        let i = self.index(x, y);
+        self.dwell[i].store(d, Relaxed);
+        if let Some(slot) = self.value.get(i) {
+            slot.store(v.to_bits(), Relaxed);
+        }
+    }
+
+    fn dwell(&self, x: u32, y: u32) -> u32 {
+        self.dwell[self.index(x, y)].load(Relaxed)
+    }
+
+    fn value(&self, x: u32, y: u32) -> f32 {
+        f32::from_bits(self.value[self.index(x, y)].load(Relaxed))
+    }
+
+    fn border_is_uniform(&self, r: &Rect) -> Option<u32> {
+        let first = self.dwell(r.x0, r.y0);
+        r.border()
+            .all(|(x, y)| self.dwell(x, y) == first)
+            .then_some(first)
+    }
+
+    fn fill(&self, r: &Rect, d: u32) {
+        let smooth = !self.value.is_empty() && d < self.view.max_dwell;
+        (0..r.interior_pixels()).into_par_iter().for_each(|i| {
+            let (x, y) = r.interior_pixel(i);
+            let idx = self.index(x, y);
+            self.dwell[idx].store(d, Relaxed);
+            if let Some(slot) = self.value.get(idx) {
+                let v = if smooth {
+                    coons(r, (x, y), |x, y| self.value(x, y))
+                } else {
+                    d as f32
+                };
+                slot.store(v.to_bits(), Relaxed);
             }
+        });
+    }
+
+    fn refine(&self, r: Rect, level: u32) -> Vec<MsRecord> {
+        if r.interior_pixels() == 0 {
+            return Vec::new();
         }
-    }
-    out
-}
-
-/// The common dwell of the rectangle's border, if there is one.
-fn border_dwell(view: &View, (x0, y0, w, h): (u32, u32, u32, u32)) -> Option<u32> {
-    let dwell = |x, y| {
-        let (cr, ci) = view.point(x, y);
-        dwell_at(cr, ci, view.max_dwell)
-    };
-    let first = dwell(x0, y0);
-    let top_bottom = (x0..x0 + w).flat_map(|x| [(x, y0), (x, y0 + h - 1)]);
-    let sides = (y0..y0 + h).flat_map(|y| [(x0, y), (x0 + w - 1, y)]);
-    top_bottom
-        .chain(sides)
-        .all(|(x, y)| dwell(x, y) == first)
-        .then_some(first)
-}
-
-fn refine(
-    view: &View,
-    t: &MsTuning,
-    rect: (u32, u32, u32, u32),
-    depth: u32,
-) -> Vec<(MsRecord, Pixels)> {
-    let (x, y, w, h) = rect;
-    let record = |kind| MsRecord { x, y, w, h, kind };
-    if let Some(d) = border_dwell(view, rect) {
-        return vec![(record(RectKind::Fill), Pixels::Fill(d))];
-    }
-    if depth + 1 < t.max_depth && w / t.subdiv >= t.min_size && h / t.subdiv >= t.min_size {
-        let mut out: Vec<_> = parts(rect, t.subdiv)
+        let record = |kind| MsRecord {
+            rect: r,
+            kind,
+            level,
+        };
+        if let Some(d) = self.border_is_uniform(&r) {
+            self.fill(&r, d);
+            return vec![record(RectKind::Fill)];
+        }
+        if level + 1 == self.levels {
+            (0..r.interior_pixels())
+                .into_par_iter()
+                .for_each(|i| self.eval(r.interior_pixel(i)));
+            return vec![record(RectKind::Leaf)];
+        }
+        let s = self.tuning.size(level as usize + 1);
+        (0..r.line_pixel_count(s))
             .into_par_iter()
-            .flat_map_iter(|part| refine(view, t, part, depth + 1))
+            .for_each(|i| self.eval(r.line_pixel(s, i)));
+        let cells: Vec<Rect> = r.cells(s).collect();
+        let mut out: Vec<MsRecord> = cells
+            .into_par_iter()
+            .flat_map_iter(|c| self.refine(c, level + 1))
             .collect();
-        out.push((record(RectKind::Split), Pixels::None));
-        return out;
+        out.push(record(RectKind::Split));
+        out
     }
-    let values = (y..y + h)
-        .flat_map(|py| (x..x + w).map(move |px| (px, py)))
-        .map(|(px, py)| {
-            let (cr, ci) = view.point(px, py);
-            dwell_at(cr, ci, view.max_dwell)
-        })
-        .collect();
-    vec![(record(RectKind::Leaf), Pixels::Each(values))]
 }
 
-/// Dwells by Mariani–Silver refinement (the tuned parameters), with the record of every
-/// decision.
-pub fn render_mariani_silver(view: &View) -> (Dwells, Vec<MsRecord>) {
-    let t = MsTuning::default();
-    let (w, h) = (view.width, view.height);
-    let results: Vec<_> = parts((0, 0, w, h), t.init_subdiv)
+/// Dwells by Mariani–Silver refinement with `tuning` (continuous values too with
+/// `smooth`), and the record of every decision. An invalid tuning (never one of ours) is
+/// replaced by the default.
+pub fn render_mariani_silver(
+    view: &View,
+    tuning: &MsTuning,
+    smooth: bool,
+) -> (Dwells, Vec<MsRecord>) {
+    let tuning = if tuning.validate().is_ok() {
+        tuning
+    } else {
+        &MsTuning::default()
+    };
+    let n = view.width as usize * view.height as usize;
+    let canvas = Canvas {
+        view,
+        tuning,
+        levels: tuning.levels() as u32,
+        dwell: (0..n).map(|_| AtomicU32::new(0)).collect(),
+        value: (0..if smooth { n } else { 0 })
+            .map(|_| AtomicU32::new(0))
+            .collect(),
+    };
+    let lines = super::GridLines {
+        width: view.width,
+        height: view.height,
+        s: tuning.init_size,
+    };
+    (0..lines.pixel_count())
         .into_par_iter()
-        .flat_map_iter(|part| refine(view, &t, part, 0))
+        .for_each(|i| canvas.eval(lines.pixel(i)));
+    let cells: Vec<Rect> = Rect::image(view.width, view.height)
+        .cells(tuning.init_size)
         .collect();
-    let mut values = vec![0u32; w as usize * h as usize];
-    let mut records = Vec::with_capacity(results.len());
-    for (r, pixels) in results {
-        let rows = (r.y..r.y + r.h).map(|y| (y * w + r.x) as usize);
-        match pixels {
-            Pixels::Fill(d) => rows.for_each(|i| values[i..i + r.w as usize].fill(d)),
-            Pixels::Each(v) => rows
-                .zip(v.chunks_exact(r.w as usize))
-                .for_each(|(i, src)| values[i..i + r.w as usize].copy_from_slice(src)),
-            Pixels::None => {}
-        }
-        records.push(r);
-    }
-    (
-        Dwells {
-            width: w,
-            height: h,
-            values,
-        },
-        records,
-    )
+    let records = cells
+        .into_par_iter()
+        .flat_map_iter(|c| canvas.refine(c, 0))
+        .collect();
+    let dwells = Dwells {
+        width: view.width,
+        height: view.height,
+        values: canvas
+            .dwell
+            .into_iter()
+            .map(AtomicU32::into_inner)
+            .collect(),
+        smooth: smooth.then(|| {
+            canvas
+                .value
+                .into_iter()
+                .map(|v| f32::from_bits(v.into_inner()))
+                .collect()
+        }),
+    };
+    (dwells, records)
 }
 
 #[cfg(test)]
@@ -130,40 +187,75 @@ mod tests {
     use super::super::{render_per_pixel, BOOKMARKS};
     use super::*;
 
-    #[test]
-    fn parts_tile_the_parent_exactly() {
-        for (pw, ph, s) in [(1, 1, 16), (7, 3, 4), (100, 37, 16), (4096, 4096, 16)] {
-            let ps = parts((5, 9, pw, ph), s);
-            let area: u32 = ps.iter().map(|p| p.2 * p.3).sum();
-            assert_eq!(area, pw * ph, "{pw}x{ph}/{s}");
-        }
+    fn tunings() -> Vec<MsTuning> {
+        let t = |init_size, subdiv, leaf_size| MsTuning {
+            init_size,
+            subdiv,
+            leaf_size,
+            launch_min_pixels: 1 << 20,
+            lookahead: 1,
+        };
+        vec![MsTuning::default(), t(64, 4, 4), t(32, 2, 4), t(16, 2, 16)]
     }
 
     #[test]
     fn agrees_with_per_pixel_on_the_built_in_views() {
-        for (name, center, span, max_dwell) in BOOKMARKS {
-            for (w, h) in [(1, 1), (7, 3), (317, 211), (640, 480)] {
-                let view = View {
-                    center,
-                    span,
-                    width: w,
-                    height: h,
-                    max_dwell,
-                };
-                let (ms, records) = render_mariani_silver(&view);
-                let pp = render_per_pixel(&view);
-                let bad = ms.mismatches(&pp);
-                println!(
-                    "{name} {w}x{h}: Mariani–Silver differs from per-pixel on {bad} of {} pixels",
-                    pp.values.len()
-                );
-                assert!(
-                    bad as f64 <= 0.001 * pp.values.len() as f64,
-                    "{name} {w}x{h}: {bad} of {} pixels differ",
-                    pp.values.len()
-                );
-                assert!(!records.is_empty());
+        for tuning in tunings() {
+            for (name, center, span, max_dwell) in BOOKMARKS {
+                for (w, h) in [(1, 1), (7, 3), (317, 211), (640, 480)] {
+                    let view = View {
+                        center,
+                        span,
+                        width: w,
+                        height: h,
+                        max_dwell,
+                    };
+                    let (ms, records) = render_mariani_silver(&view, &tuning, false);
+                    let pp = render_per_pixel(&view, false);
+                    let bad = ms.mismatches(&pp);
+                    assert!(
+                        bad as f64 <= 1e-4 * pp.values.len() as f64,
+                        "{name} {w}x{h} {tuning:?}: {bad} of {} pixels differ",
+                        pp.values.len()
+                    );
+                    assert_eq!(records.is_empty(), w < 3 || h < 3, "{name} {w}x{h}");
+                }
             }
         }
+    }
+
+    #[test]
+    fn evaluated_pixels_equal_per_pixel_and_fills_are_uniform() {
+        let view = View {
+            width: 300,
+            height: 200,
+            ..View::default()
+        };
+        let tuning = MsTuning {
+            init_size: 32,
+            subdiv: 2,
+            leaf_size: 4,
+            launch_min_pixels: 1,
+            lookahead: 1,
+        };
+        let (ms, records) = render_mariani_silver(&view, &tuning, true);
+        let pp = render_per_pixel(&view, true);
+        let (ms_v, pp_v) = (ms.smooth.expect("smooth"), pp.smooth.expect("smooth"));
+        let mut filled = vec![false; pp.values.len()];
+        for r in records.iter().filter(|r| r.kind == RectKind::Fill) {
+            for i in 0..r.rect.interior_pixels() {
+                let (x, y) = r.rect.interior_pixel(i);
+                filled[(y * 300 + x) as usize] = true;
+            }
+        }
+        for i in 0..pp.values.len() {
+            if !filled[i] {
+                assert_eq!(ms.values[i], pp.values[i], "pixel {i}");
+                assert_eq!(ms_v[i].to_bits(), pp_v[i].to_bits(), "pixel {i}");
+            }
+        }
+        assert!(filled.iter().any(|&f| f) && filled.iter().any(|&f| !f));
+        let levels: std::collections::HashSet<_> = records.iter().map(|r| r.level).collect();
+        assert_eq!(levels.len(), tuning.levels(), "records on every level");
     }
 }

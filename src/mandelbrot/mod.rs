@@ -1,18 +1,36 @@
-//! The Mandelbrot explorer's contract and CPU reference: the view, escape-time dwells,
-//! Mariani–Silver refinement, palettes and bookmarks. The CUDA renderer is in
-//! `pipeline::cuda_mandelbrot`.
+//! The Mandelbrot explorer's contract and CPU reference: the view, the per-pixel
+//! evaluation (dwell and continuous escape value), Mariani–Silver refinement and its
+//! tuning, colouring, bookmarks and the settings of a picture, and deep views below f64's
+//! precision (`deep`: exact decimal locations, perturbation). The CUDA renderer is in
+//! `pipeline::cuda_mandelbrot`; this module depends on nothing of ours.
 
 mod bookmarks;
+mod coloring;
 mod cpu;
 pub mod deep;
+mod deep_settings;
 mod mariani_silver;
+mod ms_stats;
+mod overlay;
 mod palette;
+mod rect;
+mod settings;
+mod tuning;
 mod view;
 
 pub use bookmarks::BOOKMARKS;
-pub use cpu::{dwell_at, render_per_pixel};
+pub use coloring::{Coloring, DENSITY_RANGE, GRADIENT_STEPS};
+pub use cpu::{
+    dwell_at, escape, evaluate, render_per_pixel, smooth_after_escape, SMOOTH_BAILOUT_SQ,
+    SMOOTH_EXTRA_MAX,
+};
 pub use mariani_silver::{render_mariani_silver, MsRecord, RectKind};
-pub use palette::{colorize, Palette};
+pub use ms_stats::MsStats;
+pub use overlay::{draw_overlay, kind_color};
+pub use palette::Palette;
+pub use rect::{coons, GridLines, Rect};
+pub use settings::MandelbrotSettings;
+pub use tuning::{MsTuning, TuningError, MS_MAX_LEVELS, MS_TUNINGS};
 pub use view::{parse_center as parse_center_arg, Mode, Precision, View};
 
 /// Largest max dwell (deep views need 10⁵ and more).
@@ -20,12 +38,14 @@ pub const MAX_DWELL_LIMIT: u32 = 1 << 20;
 /// Largest max dwell a 16-bit dwell PNG can hold.
 pub const MAX_DWELL_16_BIT: u32 = 65535;
 
-/// The dwells of a view, row-major, one per pixel.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The dwells of a view, row-major, one per pixel, with the continuous escape values
+/// when they were asked for.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Dwells {
     pub width: u32,
     pub height: u32,
     pub values: Vec<u32>,
+    pub smooth: Option<Vec<f32>>,
 }
 
 impl Dwells {

@@ -1,5 +1,4 @@
-//! Palettes: a dwell → RGBA8 lookup table shared by the CPU and CUDA colouring (the GPU
-//! kernel indexes the same table), smooth gradients cycled along sqrt(dwell).
+//! Palettes: cyclic colour gradients (see `Coloring` for how dwells are mapped onto them).
 
 /// Colour schemes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -59,7 +58,7 @@ impl Palette {
     }
 
     /// The colour at position `t` (wrapping) of the cyclic gradient.
-    fn at(self, t: f64) -> [u8; 3] {
+    pub fn at(self, t: f64) -> [u8; 3] {
         let stops = self.stops();
         let segments = (stops.len() - 1) as f64;
         let pos = t.rem_euclid(1.0) * segments;
@@ -67,47 +66,5 @@ impl Palette {
         let f = pos - i as f64;
         let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * f).round() as u8;
         [0, 1, 2].map(|c| mix(stops[i][c], stops[i + 1][c]))
-    }
-
-    /// The table: entry n < max_dwell is the gradient at sqrt(n)/8, entry max_dwell
-    /// (points that never escaped) is `interior`.
-    pub fn lut(self, max_dwell: u32, interior: [u8; 4]) -> Vec<[u8; 4]> {
-        (0..=max_dwell)
-            .map(|n| {
-                if n == max_dwell {
-                    interior
-                } else {
-                    let [r, g, b] = self.at(f64::from(n).sqrt() / 8.0);
-                    [r, g, b, 255]
-                }
-            })
-            .collect()
-    }
-}
-
-/// Colours dwells through a LUT (CPU backend; the GPU runs `mandel_colorize`).
-pub fn colorize(dwells: &super::Dwells, lut: &[[u8; 4]]) -> image::RgbaImage {
-    let last = lut.len().saturating_sub(1);
-    let pixels = dwells
-        .values
-        .iter()
-        .flat_map(|&d| lut.get((d as usize).min(last)).copied().unwrap_or([0; 4]))
-        .collect();
-    image::RgbaImage::from_raw(dwells.width, dwells.height, pixels)
-        .unwrap_or_else(|| image::RgbaImage::new(dwells.width, dwells.height))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lut_has_an_entry_per_dwell_and_the_interior_last() {
-        for p in Palette::ALL {
-            let lut = p.lut(100, [1, 2, 3, 255]);
-            assert_eq!(lut.len(), 101);
-            assert_eq!(lut[100], [1, 2, 3, 255]);
-            assert!(lut[..100].iter().all(|c| c[3] == 255));
-        }
     }
 }

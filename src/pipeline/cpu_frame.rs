@@ -3,8 +3,9 @@
 use super::frame_targets::FrameTargets;
 use super::report::{FrameReport, StageTime};
 use super::BackendKind;
+use crate::filters::Filter;
 use crate::gl::GlError;
-use crate::ops::{cpu, Filter};
+use crate::ops::cpu;
 use image::RgbaImage;
 use std::time::Instant;
 
@@ -21,10 +22,15 @@ fn timed<T>(stages: &mut Vec<StageTime>, name: &str, f: impl FnOnce() -> T) -> T
 /// Runs `filters` on the host: the result and the report (histogram of the result).
 pub fn process_on_cpu(image: &RgbaImage, filters: &[Filter]) -> (RgbaImage, FrameReport) {
     let mut stages = Vec::new();
-    let mut current = image.clone();
+    // No copy of the input: the first stage reads it, each later stage the one before.
+    let mut current: Option<RgbaImage> = None;
     for f in filters {
-        current = timed(&mut stages, f.name(), || cpu::apply_filter(&current, f));
+        let next = timed(&mut stages, f.name(), || {
+            f.apply_cpu(current.as_ref().unwrap_or(image))
+        });
+        current = Some(next);
     }
+    let current = current.unwrap_or_else(|| image.clone());
     let histogram = timed(&mut stages, "histogram", || cpu::histogram(&current));
     let report = FrameReport {
         backend: BackendKind::Cpu,

@@ -1,22 +1,23 @@
 //! One frame of the filter stack on CUDA, through GL interop.
 //!
-//! source GL texture (registered read-only) → texture object → stage kernels (ping-pong
-//! CUDA arrays) → output GL texture (registered surface load/store) → histogram kernel →
-//! GL bin buffer (registered). The three resources are mapped with one call and unmapped
-//! with one call; registration happens when a texture changes, not every frame.
+//! source GL texture → texture object → stage kernels (ping-pong CUDA arrays) → output GL
+//! texture (surface object) → histogram kernel → GL bin buffer. The three GL objects reach
+//! CUDA through [`InteropResources`]: on the external-memory path they live in shared
+//! memory and a semaphore pair hands them over; on the map/unmap path they are registered
+//! (when a texture changes, not every frame) and mapped and unmapped with one call each.
 
 use super::frame_targets::{FrameTargets, BIN_BUFFER_BYTES};
 use super::intermediates::Intermediates;
+use super::interop_resources::{ClassicResources, InteropResources, InteropViews};
 use super::report::{stages_from, FrameReport};
-use super::BackendKind;
-use crate::cuda::interop::{GraphicsResource, Mapped, Registered};
+use super::{BackendKind, PipelineError};
 use crate::cuda::{
-    ffi, memory, CudaDevice, CudaError, FilterKernels, GpuTimeline, SurfaceObject, TextureObject,
+    ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
 };
+use crate::filters::{kernel_modules, launch_histogram, Filter, GpuStage};
 use crate::gl::GlTexture;
-use crate::ops::cpu::gaussian_weights;
-use crate::ops::{Filter, Histogram, HISTOGRAM_BINS};
-use cudarc::driver::CudaSlice;
+use crate::ops::{Histogram, HISTOGRAM_BINS};
+use cudarc::driver::{CudaSlice, PinnedHostSlice};
 
 /// What the registration was made for: re-register when any of it changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,58 +30,79 @@ struct RegistrationKey {
 /// CUDA state kept between frames.
 pub struct CudaFrame {
     pub device: CudaDevice,
-    kernels: FilterKernels,
-    registration: Option<(RegistrationKey, Registered)>,
+    kernels: KernelSet,
+    registration: Option<(RegistrationKey, ClassicResources)>,
+    /// The source's pixels were replaced since the last frame (the external path copies
+    /// them into shared memory then).
+    source_changed: bool,
     intermediates: Intermediates,
     scratch: Option<CudaSlice<u8>>,
+    /// The bins on the host, copied without blocking so that the hand-back to GL is queued
+    /// right after the histogram (read after the stream synchronizes).
+    bins_host: PinnedHostSlice<u32>,
 }
 
 impl CudaFrame {
     pub fn new(device: CudaDevice) -> Result<Self, CudaError> {
         device.bind()?;
-        let kernels = FilterKernels::load(&device)?;
+        let kernels = KernelSet::load(&device, kernel_modules())?;
+        // SAFETY: the bins are only read after a copy into them completed.
+        let bins_host = unsafe { device.ctx.alloc_pinned_with_flags(4 * HISTOGRAM_BINS, 0) }
+            .map_err(CudaError::driver("cuMemHostAlloc(bins)"))?;
         Ok(Self {
             device,
             kernels,
             registration: None,
+            source_changed: true,
             intermediates: Intermediates::default(),
             scratch: None,
+            bins_host,
         })
     }
 
-    /// Drops the GL registrations (before a registered texture is resized or deleted).
+    /// Drops the GL registrations (before a registered texture is resized, deleted or
+    /// given new pixels).
     pub fn release_registrations(&mut self) {
         self.registration = None;
+        self.source_changed = true;
     }
 
-    fn registered(&mut self, key: RegistrationKey) -> Result<Registered, CudaError> {
+    /// The map/unmap resources for `key`, registered again when the objects changed.
+    fn classic(&mut self, key: RegistrationKey) -> Result<ClassicResources, CudaError> {
         if let Some((k, r)) = self.registration.take() {
-            if k == key {
+            if k == key && r.usable() {
                 return Ok(r);
             }
         }
-        Ok(Registered::new(vec![
-            GraphicsResource::texture(&self.device.ctx, key.source.0, ffi::REGISTER_READ_ONLY)?,
-            GraphicsResource::texture(&self.device.ctx, key.output.0, ffi::REGISTER_SURFACE_LDST)?,
-            GraphicsResource::buffer(&self.device.ctx, key.bins, 0)?,
-        ]))
+        ClassicResources::register(
+            &self.device.ctx,
+            &[
+                (key.source.0, ffi::REGISTER_READ_ONLY),
+                (key.output.0, ffi::REGISTER_SURFACE_LDST),
+            ],
+            &[(key.bins, 0)],
+        )
     }
 
+    /// Makes the scratch hold what the largest stage needs (at least one byte).
     fn ensure_scratch(
         &mut self,
         filters: &[Filter],
         mut w: u32,
         mut h: u32,
     ) -> Result<(), CudaError> {
-        let mut need = 0usize;
+        let mut need = 1usize;
         for f in filters {
-            if matches!(f, Filter::Box { .. } | Filter::Gaussian { .. }) {
-                need = need.max(w as usize * h as usize * crate::cuda::SCRATCH_BYTES_PER_PIXEL);
-            }
+            need = need.max(f.def().scratch_bytes(w, h, f.params()));
             (w, h) = f.output_size(w, h);
         }
         if need > self.scratch.as_ref().map_or(0, |s| s.len()) {
             self.scratch = None;
+            if crate::fault::injected(crate::fault::Fault::OomScratch) {
+                return Err(CudaError::OutOfMemory {
+                    call: "cuMemAlloc(scratch)",
+                });
+            }
             self.scratch = Some(
                 self.device
                     .stream
@@ -95,10 +117,11 @@ impl CudaFrame {
     /// size) and returns the timings and the histogram.
     pub fn run(
         &mut self,
+        gl: &glow::Context,
         source: &GlTexture,
-        targets: &FrameTargets,
+        targets: &mut FrameTargets,
         filters: &[Filter],
-    ) -> Result<FrameReport, CudaError> {
+    ) -> Result<FrameReport, PipelineError> {
         self.device.bind()?;
         let key = RegistrationKey {
             source: (source.id, source.width, source.height),
@@ -109,36 +132,65 @@ impl CudaFrame {
             ),
             bins: targets.bins.id,
         };
+        let (width, height) = (targets.output.width, targets.output.height);
         self.ensure_scratch(filters, source.width, source.height)?;
+        if let Some(shared) = targets.external() {
+            shared.prepare_source(gl, source, self.source_changed)?;
+        }
+        self.source_changed = false;
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
-        let mapped = self.registered(key)?.map(&stream)?;
-        timeline.mark("map", &stream)?;
-        let histogram = self.run_mapped(&mapped, source, filters, &mut timeline)?;
-        let registered = mapped.unmap()?;
-        timeline.mark("unmap", &stream)?;
+        let mut classic = None;
+        let resources: &mut dyn InteropResources = match targets.external() {
+            Some(shared) => shared,
+            None => classic.insert(self.classic(key)?),
+        };
+        let views = resources.acquire(gl, &stream)?;
+        timeline.mark("interop in", &stream)?;
+        let (w, h) = (width, height);
+        // SAFETY: `views` come from this frame's `acquire` (array 0 the source texture,
+        // array 1 the output, pointer 0 the bin buffer) and stay valid until `release`,
+        // which is ordered on the stream after all the work queued here.
+        let ran = unsafe { self.run_mapped(&views, source, filters, &mut timeline) };
+        let released = resources.release(gl, &stream);
+        timeline.mark("interop out", &stream)?;
+        let ((), ()) = (ran?, released?);
         let stages = timeline.stage_times()?;
-        self.registration = Some((key, registered));
+        self.device.synchronize()?; // the bins copy is done
+        let flat = self
+            .bins_host
+            .as_slice()
+            .map_err(CudaError::driver("cuEventSynchronize"))?;
+        let histogram = Histogram::from_flat(w, h, flat).ok_or(missing_stage())?;
+        if let Some(c) = classic {
+            self.registration = Some((key, c));
+        }
         Ok(FrameReport {
             backend: BackendKind::Cuda,
-            width: targets.output.width,
-            height: targets.output.height,
+            width,
+            height,
             histogram,
             stages: stages_from(stages),
         })
     }
 
-    fn run_mapped(
+    /// Queues the frame's kernels on the acquired views.
+    ///
+    /// # Safety
+    /// `mapped` must hold live views of this frame's objects (array 0: the RGBA8 source,
+    /// `source`'s size; array 1: the RGBA8 output, the size of the chain's result; pointer
+    /// 0: the bin buffer) that stay valid until the stream has run the queued work.
+    unsafe fn run_mapped(
         &mut self,
-        mapped: &Mapped,
+        mapped: &InteropViews,
         source: &GlTexture,
         filters: &[Filter],
         timeline: &mut GpuTimeline,
-    ) -> Result<Histogram, CudaError> {
+    ) -> Result<(), CudaError> {
         let stream = self.device.stream.clone();
         let source_array = mapped.array(0)?;
         let output_array = mapped.array(1)?;
-        let (bins_ptr, bins_size) = mapped.pointer(2)?;
+        let (bins_ptr, bins_size) = mapped.pointer(0)?;
         if bins_size < BIN_BUFFER_BYTES {
             return Err(CudaError::Launch {
                 kernel: "histogram",
@@ -146,8 +198,11 @@ impl CudaFrame {
             });
         }
         let ctx = self.device.ctx.clone();
-        let source_texture = TextureObject::from_array(&ctx, source_array)?;
-        let output_surface = SurfaceObject::from_array(&ctx, output_array)?;
+        // SAFETY: both arrays are live RGBA8 arrays of this context until the queued work
+        // has run (this function's contract); the objects are dropped before it returns.
+        let source_texture = unsafe { TextureObject::from_array(&ctx, source_array)? };
+        // SAFETY: as above; the output is registered (or imported) for surface stores.
+        let output_surface = unsafe { SurfaceObject::from_array(&ctx, output_array)? };
         let (mut w, mut h) = (source.width, source.height);
         for (k, filter) in filters.iter().enumerate() {
             let (ow, oh) = filter.output_size(w, h);
@@ -169,41 +224,38 @@ impl CudaFrame {
             } else {
                 &self.intermediates.get(k).ok_or(missing_stage())?.surface
             };
-            let scratch = self.scratch.as_mut();
-            match (*filter, scratch) {
-                (Filter::Sobel { scale }, _) => {
-                    self.kernels.sobel(&stream, input, output, w, h, scale)?
-                }
-                (Filter::Box { radius }, Some(s)) => self
-                    .kernels
-                    .box_filter(&stream, input, output, w, h, radius, s)?,
-                (Filter::Gaussian { sigma, radius }, Some(s)) => self.kernels.convolve(
-                    &stream,
-                    input,
-                    output,
-                    w,
-                    h,
-                    &gaussian_weights(sigma, radius),
-                    s,
-                )?,
-                (Filter::Transpose, _) => self.kernels.transpose(&stream, input, output, w, h)?,
-                (_, None) => return Err(missing_stage()),
-            }
+            let scratch = self.scratch.as_mut().ok_or(missing_stage())?;
+            let mut stage = GpuStage {
+                kernels: &self.kernels,
+                stream: &stream,
+                input,
+                output,
+                width: w,
+                height: h,
+                scratch,
+            };
+            filter.def().launch(&mut stage, filter.params())?;
             timeline.mark(filter.name(), &stream)?;
             (w, h) = (ow, oh);
         }
         if filters.is_empty() {
-            memory::copy_array(source_array, output_array, w, h, &stream)?;
+            // SAFETY: with no filters the output has the source's size, w × h; both
+            // arrays are live until the copy has run (this function's contract).
+            unsafe { memory::copy_array(source_array, output_array, w, h, &stream)? };
             timeline.mark("copy", &stream)?;
         }
-        let output_texture = TextureObject::from_array(&ctx, output_array)?;
-        memory::fill_u32(bins_ptr, 0, 4 * HISTOGRAM_BINS, &stream)?;
-        self.kernels
-            .histogram(&stream, &output_texture, w, h, bins_ptr)?;
-        timeline.mark("histogram", &stream)?;
-        let mut flat = vec![0u32; 4 * HISTOGRAM_BINS];
-        memory::read_u32(bins_ptr, &mut flat, &stream)?;
-        Histogram::from_flat(w, h, &flat).ok_or(missing_stage())
+        // SAFETY: as for `output_surface`.
+        let output_texture = unsafe { TextureObject::from_array(&ctx, output_array)? };
+        // SAFETY: the bin buffer holds BIN_BUFFER_BYTES = 4 × HISTOGRAM_BINS u32 (checked
+        // above) and stays mapped until the fill has run.
+        unsafe { memory::fill_u32(bins_ptr, 0, 4 * HISTOGRAM_BINS, &stream)? };
+        // SAFETY: `bins_ptr` is the frame's bin buffer, checked above to hold
+        // BIN_BUFFER_BYTES, valid until the frame's work is released.
+        unsafe { launch_histogram(&self.kernels, &stream, &output_texture, w, h, bins_ptr)? };
+        // SAFETY: `bins_host` holds 4 × HISTOGRAM_BINS u32 and lives in `self`, which the
+        // caller synchronizes before reading it; the bin buffer is valid as for the fill.
+        unsafe { memory::read_u32_async(bins_ptr, &mut self.bins_host, &stream)? };
+        timeline.mark("histogram", &stream)
     }
 }
 

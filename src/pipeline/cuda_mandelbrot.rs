@@ -1,40 +1,81 @@
 //! Mandelbrot on CUDA: dwell kernels (per-pixel or Mariani–Silver with dynamic
-//! parallelism) → dwell buffer → colour kernel → mapped PBO → `glTexSubImage2D` into the
-//! display texture on the GL side. No host round-trip for the picture.
+//! parallelism) → dwell (and continuous value) buffers → colour kernel → mapped PBO →
+//! `glTexSubImage2D` into the display texture on the GL side. No host round-trip for the
+//! picture. Deep views take the perturbation kernels instead (`deep_zoom.rs`), per pixel
+//! and coloured by integer dwell.
 
-use super::mandelbrot_renderer::{MandelbrotFrame, MandelbrotSettings};
+use super::deep_zoom::{integer_coloring_if_deep, CudaDeep};
+use super::mandelbrot_frame::MandelbrotFrame;
+use super::mandelbrot_pbo::MandelbrotPbo;
 use super::report::stages_from;
 use super::{BackendKind, PipelineError};
-use crate::cuda::interop::{GraphicsResource, Registered};
-use crate::cuda::{ffi, CudaDevice, CudaError, GpuTimeline, MandelbrotKernels, MsRecordBuffer};
-use crate::gl::{GlBuffer, GlTexture};
-use crate::mandelbrot::{Dwells, Mode, Palette};
-use cudarc::driver::CudaSlice;
+use crate::cuda::{
+    CudaDevice, CudaError, DwellTargets, GpuTimeline, MandelbrotKernels, MsReadout, MsRecordBuffer,
+};
+use crate::gl::GlTexture;
+use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, Palette, Precision};
+use cudarc::driver::{CudaSlice, CudaStream};
+use std::sync::Arc;
 
 /// Overlay records kept per frame at most.
 const RECORD_CAPACITY: usize = 1 << 16;
+/// Written into the dwell buffer before a read-back, so that a pixel no kernel wrote shows.
+const POISON_DWELL: u32 = 0xDEAD_BEEF;
 
-/// Pixel buffer and its registration (re-made when the size changes).
-struct Pbo {
-    buffer: GlBuffer,
-    registered: Option<Registered>,
+/// A colour table on the device, with what it was built for.
+struct Table<K> {
+    key: K,
+    bytes: CudaSlice<u8>,
 }
 
-/// The colour table on the device, with what it was built for.
-struct Lut {
-    key: (Palette, u32, [u8; 4]),
-    table: CudaSlice<u8>,
+/// Uploads `rgba` unless `slot` already holds the table for `key`.
+fn ensure_table<K: PartialEq>(
+    slot: &mut Option<Table<K>>,
+    stream: &Arc<CudaStream>,
+    key: K,
+    rgba: impl FnOnce() -> Vec<[u8; 4]>,
+) -> Result<(), CudaError> {
+    if slot.as_ref().is_some_and(|t| t.key == key) {
+        return Ok(());
+    }
+    let bytes: Vec<u8> = rgba().into_iter().flatten().collect();
+    let bytes = stream
+        .clone_htod(&bytes)
+        .map_err(CudaError::driver("cuMemcpyHtoD(colour table)"))?;
+    *slot = Some(Table { key, bytes });
+    Ok(())
 }
+
+/// Grows `slot` to at least `n` elements.
+fn ensure_len<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+    slot: &mut Option<CudaSlice<T>>,
+    stream: &Arc<CudaStream>,
+    n: usize,
+) -> Result<(), CudaError> {
+    if slot.as_ref().map_or(0, |d| d.len()) < n {
+        *slot = None;
+        *slot = Some(
+            stream
+                .alloc_zeros::<T>(n)
+                .map_err(CudaError::driver("cuMemAlloc(dwells)"))?,
+        );
+    }
+    Ok(())
+}
+
+type LutKey = (Palette, u32, [u8; 4], u32, u32);
 
 pub struct CudaMandelbrot {
     pub device: CudaDevice,
     kernels: MandelbrotKernels,
     dwells: Option<CudaSlice<i32>>,
-    lut: Option<Lut>,
+    smooth: Option<CudaSlice<f32>>,
+    lut: Option<Table<LutKey>>,
+    gradient: Option<Table<Palette>>,
     records: MsRecordBuffer,
-    pbo: Option<Pbo>,
+    pbo: Option<MandelbrotPbo>,
     /// Perturbation for deep views (loaded on the first one).
-    deep: Option<super::deep_zoom::CudaDeep>,
+    deep: Option<CudaDeep>,
 }
 
 impl CudaMandelbrot {
@@ -46,113 +87,103 @@ impl CudaMandelbrot {
             device,
             kernels,
             dwells: None,
+            smooth: None,
             lut: None,
+            gradient: None,
             records,
             pbo: None,
             deep: None,
         })
     }
 
-    fn ensure_dwells(&mut self, pixels: usize) -> Result<(), CudaError> {
-        if self.dwells.as_ref().map_or(0, |d| d.len()) < pixels {
-            self.dwells = None;
-            self.dwells = Some(
-                self.device
-                    .stream
-                    .alloc_zeros::<i32>(pixels)
-                    .map_err(CudaError::driver("cuMemAlloc(dwells)"))?,
+    fn ensure_tables(&mut self, c: &Coloring, max_dwell: u32) -> Result<(), CudaError> {
+        let stream = &self.device.stream;
+        if c.smooth {
+            ensure_table(&mut self.gradient, stream, c.palette, || c.gradient())
+        } else {
+            let key = (
+                c.palette,
+                max_dwell,
+                c.interior,
+                c.density.to_bits(),
+                c.offset.to_bits(),
             );
+            ensure_table(&mut self.lut, stream, key, || c.lut(max_dwell))
         }
-        Ok(())
     }
 
-    fn ensure_lut(&mut self, s: &MandelbrotSettings) -> Result<(), CudaError> {
-        let key = (s.palette, s.view.max_dwell, s.interior);
-        if self.lut.as_ref().is_some_and(|l| l.key == key) {
-            return Ok(());
-        }
-        let bytes: Vec<u8> = s
-            .palette
-            .lut(s.view.max_dwell, s.interior)
-            .into_iter()
-            .flatten()
-            .collect();
-        let lut = self
-            .device
-            .stream
-            .clone_htod(&bytes)
-            .map_err(CudaError::driver("cuMemcpyHtoD(lut)"))?;
-        self.lut = Some(Lut { key, table: lut });
-        Ok(())
-    }
-
-    fn ensure_pbo(&mut self, gl: &glow::Context, bytes: usize) -> Result<(), PipelineError> {
-        // A failed frame drops the registration with its `Mapped`: re-register then too.
-        if self
-            .pbo
-            .as_ref()
-            .is_some_and(|p| p.buffer.size == bytes && p.registered.is_some())
-        {
-            return Ok(());
-        }
-        if let Some(old) = self.pbo.take() {
-            drop(old.registered);
-            old.buffer.destroy(gl);
-        }
-        let buffer = GlBuffer::new(gl, bytes)?;
-        let resource = match GraphicsResource::buffer(
-            &self.device.ctx,
-            buffer.id,
-            ffi::REGISTER_WRITE_DISCARD,
-        ) {
-            Ok(r) => r,
-            Err(e) => {
-                buffer.destroy(gl);
-                return Err(e.into());
-            }
-        };
-        let registered = Registered::new(vec![resource]);
-        self.pbo = Some(Pbo {
-            buffer,
-            registered: Some(registered),
-        });
-        Ok(())
-    }
-
-    /// Computes the dwells of the view on the device (left in the dwell buffer).
+    /// Computes the dwells of the view on the device (left in the buffers).
     fn compute_dwells(
         &mut self,
         s: &MandelbrotSettings,
         timeline: &mut GpuTimeline,
-    ) -> Result<crate::mandelbrot::Precision, CudaError> {
+    ) -> Result<Precision, CudaError> {
         let pixels = s.view.width as usize * s.view.height as usize;
-        self.ensure_dwells(pixels)?;
         let stream = self.device.stream.clone();
-        let dwells = self.dwells.as_mut().ok_or(CudaError::NoDevice)?;
+        ensure_len(&mut self.dwells, &stream, pixels)?;
         if let Some(precision) = s.deep_precision() {
             // Per pixel for now; the Mariani–Silver refinement can call the same device
-            // function (kernels/perturbation.cuh) once it takes a dwell source.
+            // function (kernels/perturbation.cuh) once it takes a dwell source. The counters
+            // are reset as the other kernels do (the colour kernels read the failure count).
             self.records.clear(&stream)?;
             let deep = match &mut self.deep {
                 Some(d) => d,
-                None => self
-                    .deep
-                    .insert(super::deep_zoom::CudaDeep::new(&self.device)?),
+                None => self.deep.insert(CudaDeep::new(&self.device)?),
             };
+            let dwells = self.dwells.as_mut().ok_or(CudaError::NoDevice)?;
             return deep.dwells(&stream, s, precision, dwells, timeline);
         }
+        if s.coloring.smooth {
+            ensure_len(&mut self.smooth, &stream, pixels)?;
+        }
+        let targets = DwellTargets {
+            dwells: self.dwells.as_mut().ok_or(CudaError::NoDevice)?,
+            smooth: if s.coloring.smooth {
+                self.smooth.as_mut()
+            } else {
+                None
+            },
+        };
+        let record = s.overlay && s.mode == Mode::MarianiSilver;
         let used = self.kernels.dwells(
             &stream,
             &s.view,
             s.mode,
             s.precision,
-            &s.tuning,
-            dwells,
+            &s.tuning(),
+            targets,
             &mut self.records,
-            s.overlay,
+            record,
         )?;
         timeline.mark("dwell", &stream)?;
         Ok(used)
+    }
+
+    /// After a frame: fails if the refinement was incomplete; the records and statistics
+    /// with `overlay`.
+    fn readout(&self, s: &MandelbrotSettings) -> Result<Option<MsReadout>, CudaError> {
+        let stream = &self.device.stream;
+        if s.overlay && s.mode == Mode::MarianiSilver {
+            Ok(Some(self.records.read(stream, &s.view, &s.tuning())?))
+        } else {
+            self.records.counters(stream).map(|_| None)
+        }
+    }
+
+    fn frame(
+        &self,
+        s: &MandelbrotSettings,
+        precision: Precision,
+        stages: Vec<(String, f64)>,
+    ) -> Result<MandelbrotFrame, CudaError> {
+        let readout = self.readout(s)?;
+        Ok(MandelbrotFrame {
+            backend: BackendKind::Cuda,
+            precision,
+            stages: stages_from(stages),
+            stats: readout.as_ref().map(|r| r.stats),
+            records: readout.map(|r| r.records).unwrap_or_default(),
+        })
     }
 
     /// Renders into `texture` (already the view's size).
@@ -162,110 +193,102 @@ impl CudaMandelbrot {
         texture: &GlTexture,
         s: &MandelbrotSettings,
     ) -> Result<MandelbrotFrame, PipelineError> {
+        let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
-        let (w, h) = (s.view.width, s.view.height);
-        self.ensure_lut(s)?;
-        self.ensure_pbo(gl, w as usize * h as usize * 4)?;
+        let view = s.view;
+        self.ensure_tables(&s.coloring, view.max_dwell)?;
+        let bytes = view.width as usize * view.height as usize * 4;
+        MandelbrotPbo::ensure(&mut self.pbo, gl, &self.device.ctx, bytes)?;
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let precision = self.compute_dwells(s, &mut timeline)?;
+        let (kernels, records) = (&self.kernels, &self.records);
+        let dwells = self.dwells.as_ref().ok_or(CudaError::NoDevice)?;
         let pbo = self.pbo.as_mut().ok_or(CudaError::NoDevice)?;
-        let mapped = pbo
-            .registered
-            .take()
-            .ok_or(CudaError::NoDevice)?
-            .map(&stream)?;
-        timeline.mark("map", &stream)?;
-        let (ptr, size) = mapped.pointer(0)?;
-        if size < w as usize * h as usize * 4 {
-            return Err(CudaError::Launch {
-                kernel: "mandel_colorize",
-                reason: format!("PBO of {size} B"),
+        pbo.write_mapped(&stream, &mut timeline, |out, size| {
+            if size < bytes {
+                return Err(CudaError::Launch {
+                    kernel: "mandel_colorize",
+                    reason: format!("PBO of {size} B"),
+                });
             }
-            .into());
+            // SAFETY (both launches): `out` is the mapped PBO, checked above to hold W·H·4
+            // bytes; `write_mapped` unmaps it only after this closure, on the same stream.
+            match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
+                (c, Some(smooth), Some(g), _) if c.smooth => unsafe {
+                    kernels
+                        .colorize_smooth(&stream, dwells, smooth, &g.bytes, records, out, &view, c)
+                },
+                (c, _, _, Some(lut)) if !c.smooth => unsafe {
+                    kernels.colorize(&stream, dwells, &lut.bytes, records, out, &view)
+                },
+                _ => Err(CudaError::NoDevice),
+            }
+        })?;
+        let frame = self.frame(s, precision, timeline.stage_times()?)?;
+        if let Some(pbo) = &self.pbo {
+            pbo.upload_to(gl, texture)?;
         }
-        let (dwells, lut) = match (&self.dwells, &self.lut) {
-            (Some(d), Some(l)) => (d, &l.table),
-            _ => return Err(CudaError::NoDevice.into()),
-        };
-        self.kernels.colorize(&stream, dwells, lut, ptr, w, h)?;
-        timeline.mark("colour", &stream)?;
-        pbo.registered = Some(mapped.unmap()?);
-        timeline.mark("unmap", &stream)?;
-        let stages = timeline.stage_times()?;
-        let records = if s.mode == Mode::MarianiSilver {
-            let all = self.records.read(&stream)?;
-            if s.overlay {
-                all
-            } else {
-                Vec::new()
-            }
-        } else {
-            Vec::new()
-        };
-        texture.upload_from_pbo(gl, &pbo.buffer)?;
-        Ok(MandelbrotFrame {
-            backend: BackendKind::Cuda,
-            precision,
-            stages: stages_from(stages),
-            records,
-        })
+        Ok(frame)
     }
 
     /// Times the dwell computation alone (benchmarks): no colouring, no copy back.
     pub fn time_dwells(&mut self, s: &MandelbrotSettings) -> Result<Vec<(String, f64)>, CudaError> {
+        let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         self.compute_dwells(s, &mut timeline)?;
         let stages = timeline.stage_times()?;
-        if s.mode == Mode::MarianiSilver {
-            self.records.read(&stream)?; // fails if a child launch failed
-        }
+        self.records.counters(&stream)?; // fails if a child launch failed
         Ok(stages)
     }
 
-    /// The dwells of a view, copied to the host (`--dwell` output, tests, benchmarks).
+    /// The dwells (and continuous values) of a view, copied to the host (`--dwell`
+    /// output, tests). The buffers are poisoned first, so a pixel no kernel wrote shows.
     pub fn dwells_to_host(
         &mut self,
         s: &MandelbrotSettings,
     ) -> Result<(Dwells, MandelbrotFrame), CudaError> {
+        let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         let stream = self.device.stream.clone();
+        let n = s.view.width as usize * s.view.height as usize;
+        ensure_len(&mut self.dwells, &stream, n)?;
+        if let Some(d) = self.dwells.as_mut() {
+            let mut view = d.slice_mut(0..n);
+            stream
+                .memcpy_htod(&vec![POISON_DWELL as i32; n], &mut view)
+                .map_err(CudaError::driver("cuMemcpyHtoD(poison)"))?;
+        }
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let precision = self.compute_dwells(s, &mut timeline)?;
-        let stages = timeline.stage_times()?;
-        let records = if s.mode == Mode::MarianiSilver {
-            self.records.read(&stream)?
-        } else {
-            Vec::new()
-        };
+        let frame = self.frame(s, precision, timeline.stage_times()?)?;
         let dwells = self.dwells.as_ref().ok_or(CudaError::NoDevice)?;
-        let n = s.view.width as usize * s.view.height as usize;
         let host = stream
             .clone_dtoh(&dwells.slice(0..n))
             .map_err(CudaError::driver("cuMemcpyDtoH(dwells)"))?;
+        let smooth = match (s.coloring.smooth, &self.smooth) {
+            (true, Some(v)) => Some(
+                stream
+                    .clone_dtoh(&v.slice(0..n))
+                    .map_err(CudaError::driver("cuMemcpyDtoH(smooth)"))?,
+            ),
+            _ => None,
+        };
         let dwells = Dwells {
             width: s.view.width,
             height: s.view.height,
-            values: host.into_iter().map(|d| d.max(0) as u32).collect(),
+            values: host.into_iter().map(|d| d as u32).collect(),
+            smooth,
         };
-        Ok((
-            dwells,
-            MandelbrotFrame {
-                backend: BackendKind::Cuda,
-                precision,
-                stages: stages_from(stages),
-                records,
-            },
-        ))
+        Ok((dwells, frame))
     }
 
     /// Releases the PBO (registration first).
     pub fn destroy(mut self, gl: &glow::Context) {
         if let Some(pbo) = self.pbo.take() {
-            drop(pbo.registered);
-            pbo.buffer.destroy(gl);
+            pbo.destroy(gl);
         }
     }
 }

@@ -1,81 +1,28 @@
-//! Deep views in the Mandelbrot renderer: the exact location in the settings, zoom and pan
-//! in exact arithmetic, and the perturbation backends (CPU with rayon, CUDA) that the
-//! renderer calls when [`MandelbrotSettings::deep_precision`] says so.
+//! Deep views in the Mandelbrot renderer: the perturbation backends (CPU with rayon, CUDA)
+//! that the renderer calls when [`MandelbrotSettings::deep_precision`] says so (the exact
+//! location, zoom and pan are in `mandelbrot/deep_settings.rs`).
 
-use super::mandelbrot_renderer::{MandelbrotFrame, MandelbrotSettings};
+use super::mandelbrot_frame::MandelbrotFrame;
 use super::report::StageTime;
 use super::BackendKind;
 use crate::cuda::{
     CudaDevice, CudaError, DeviceOrbit, GpuTimeline, PerturbationKernels, PerturbationPath,
 };
-use crate::mandelbrot::deep::{
-    choose_precision, is_deep, render_perturbation, DeepBookmark, DeepError, DeepLocation,
-    DeepView, ReferenceOrbit,
-};
-use crate::mandelbrot::{Dwells, Precision};
+use crate::mandelbrot::deep::{render_perturbation, DeepError, DeepLocation, ReferenceOrbit};
+use crate::mandelbrot::{Dwells, MandelbrotSettings, Precision};
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 use std::time::Instant;
 
-impl MandelbrotSettings {
-    /// The exact location: `deep` when set, else the f64 view's own.
-    pub fn location(&self) -> Result<DeepLocation, DeepError> {
-        match self.deep {
-            Some(loc) => Ok(loc),
-            None => DeepLocation::from_view(&self.view),
-        }
+/// The settings a backend renders: a deep view's dwells are integers only (the
+/// perturbation paths compute no continuous escape value yet), so it is coloured through
+/// the dwell table even when smooth colouring is on.
+pub fn integer_coloring_if_deep(s: &MandelbrotSettings) -> MandelbrotSettings {
+    let mut out = *s;
+    if s.deep_precision().is_some() {
+        out.coloring.smooth = false;
     }
-
-    /// The view as a deep view (exact location, size, max dwell).
-    pub fn deep_view(&self) -> Result<DeepView, DeepError> {
-        Ok(DeepView {
-            location: self.location()?,
-            width: self.view.width,
-            height: self.view.height,
-            max_dwell: self.view.max_dwell,
-        })
-    }
-
-    /// Sets the exact location and the f64 view's approximation of it.
-    pub fn set_location(&mut self, location: DeepLocation) {
-        location.write_f64(&mut self.view);
-        self.deep = Some(location);
-    }
-
-    /// Goes to a deep bookmark (its location and max dwell).
-    pub fn go_to(&mut self, bookmark: &DeepBookmark) -> Result<(), DeepError> {
-        self.set_location(bookmark.location()?);
-        self.view.max_dwell = bookmark.max_dwell;
-        Ok(())
-    }
-
-    /// The perturbation precision this view renders with, if it is deep.
-    pub fn deep_precision(&self) -> Option<Precision> {
-        let location = self.location().ok()?;
-        let p = choose_precision(self.precision, &location, self.view.width);
-        is_deep(p).then_some(p)
-    }
-
-    /// Zooms by `factor` keeping the point under pixel (px, py) fixed, in exact decimals
-    /// (no f64 floor). A location that cannot be represented leaves the view as it was.
-    pub fn zoom_at(&mut self, px: f64, py: f64, factor: f64) {
-        let size = (self.view.width, self.view.height);
-        self.update_location(|l| l.zoom_at(size, (px, py), factor));
-    }
-
-    /// Moves the view by a pixel offset (drag), in exact decimals.
-    pub fn pan_pixels(&mut self, dx: f64, dy: f64) {
-        let width = self.view.width;
-        self.update_location(|l| l.pan_pixels(width, dx, dy));
-    }
-
-    fn update_location(&mut self, change: impl FnOnce(&mut DeepLocation) -> Result<(), DeepError>) {
-        let result = self.location().and_then(|mut l| change(&mut l).map(|()| l));
-        match result {
-            Ok(l) => self.set_location(l),
-            Err(e) => log::warn!("view unchanged: {e}"),
-        }
-    }
+    out
 }
 
 fn stage(name: &str, start: Instant) -> StageTime {
@@ -101,6 +48,7 @@ pub fn cpu_deep_dwells(
         precision,
         stages: vec![orbit_time, stage("dwell", start)],
         records: Vec::new(),
+        stats: None,
     };
     Ok((dwells, frame))
 }
@@ -177,24 +125,6 @@ impl CudaDeep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mandelbrot::View;
-
-    #[test]
-    fn deep_zoom_goes_below_f64_and_back() {
-        let mut s = MandelbrotSettings::default();
-        assert_eq!(s.deep_precision(), None);
-        for _ in 0..200 {
-            s.zoom_at(10.0, 20.0, 0.5);
-        }
-        assert!(s.view.span < 1e-55 && s.view.span > 0.0);
-        assert_eq!(s.deep_precision(), Some(Precision::Perturbation));
-        let deep = s.location().expect("location");
-        s.pan_pixels(3.0, -4.0);
-        assert_ne!(s.location().expect("location"), deep);
-        s.view = View::default();
-        s.deep = None;
-        assert_eq!(s.deep_precision(), None);
-    }
 
     #[test]
     fn cpu_backend_reports_orbit_and_dwell() {

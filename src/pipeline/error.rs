@@ -8,19 +8,33 @@ pub enum PipelineError {
     /// `--backend cuda` where CUDA cannot work: a usage error, not a crash.
     #[error("the CUDA backend is not available: {0}")]
     CudaUnavailable(String),
+    /// The work does not fit the memory budget (the message says how much and why).
+    #[error("{0}")]
+    OverBudget(String),
+    /// `--interop external` where the driver does not offer it.
+    #[error("the external-memory interop path is not available: {0}")]
+    InteropUnavailable(String),
     #[error(transparent)]
     Cuda(#[from] CudaError),
     #[error(transparent)]
     Gl(#[from] GlError),
+    #[error("Vulkan: {0}")]
+    Vk(#[from] crate::vk::VkError),
 }
 
 impl PipelineError {
     /// Whether the cause is the input or the request (exit code 2) rather than an
-    /// internal failure (exit code 1).
+    /// internal failure (exit code 1). A CUDA failure reaches the user only with
+    /// `--backend cuda` (`auto` falls back to the CPU): the requested backend cannot do
+    /// this work here (out of GPU memory, a failed launch or registration), exit 2.
     pub fn is_user_error(&self) -> bool {
         matches!(
             self,
-            PipelineError::CudaUnavailable(_) | PipelineError::Gl(GlError::TooLarge { .. })
+            PipelineError::CudaUnavailable(_)
+                | PipelineError::OverBudget(_)
+                | PipelineError::Cuda(_)
+                | PipelineError::InteropUnavailable(_)
+                | PipelineError::Gl(GlError::TooLarge { .. })
         )
     }
 }

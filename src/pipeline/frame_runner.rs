@@ -1,18 +1,22 @@
 //! Runs frames on the chosen backend and falls back to the CPU when CUDA fails (in
 //! `auto` mode), keeping the reason for the status bar.
 
+use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::run_cpu_frame;
 use super::cuda_frame::CudaFrame;
-use super::{BackendKind, BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
+use super::interop_mode::{choose_interop, InteropKind, InteropRequest, InteropStatus};
+use super::{BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
+use crate::filters::Filter;
 use crate::gl::GlTexture;
-use crate::ops::Filter;
 use image::RgbaImage;
 
 /// The frame pipeline of one GL context.
 pub struct FrameRunner {
     pub targets: FrameTargets,
     pub status: BackendStatus,
+    /// The interop path of the CUDA backend (None on the CPU).
+    pub interop: Option<InteropStatus>,
     request: BackendRequest,
     cuda: Option<CudaFrame>,
 }
@@ -24,41 +28,40 @@ fn open_cuda() -> Result<CudaFrame, String> {
 }
 
 impl FrameRunner {
-    /// Creates the targets (`width × height`) and the backend. With
+    /// Creates the backend and the targets (`width × height`). With
     /// [`BackendRequest::Cuda`], CUDA not working is an error; with `Auto` it is a reason.
+    /// `interop` chooses how CUDA reaches the GL objects (see [`choose_interop`]).
     pub fn new(
         gl: &glow::Context,
         request: BackendRequest,
+        interop: InteropRequest,
         width: u32,
         height: u32,
     ) -> Result<Self, PipelineError> {
-        let targets = FrameTargets::new(gl, width, height)?;
-        let (cuda, status) = match request {
-            BackendRequest::Cpu => (None, cpu_status("requested with --backend cpu".into())),
-            BackendRequest::Auto | BackendRequest::Cuda => match open_cuda() {
-                Ok(frame) => {
-                    let status = BackendStatus {
-                        kind: BackendKind::Cuda,
-                        reason: format!(
-                            "{}; kernels: {}",
-                            frame.device.info,
-                            kernel_build_description()
-                        ),
-                    };
-                    (Some(frame), status)
-                }
-                Err(reason) if request == BackendRequest::Cuda => {
-                    targets.destroy(gl);
-                    return Err(PipelineError::CudaUnavailable(reason));
-                }
-                Err(reason) => (None, cpu_status(format!("CUDA unavailable: {reason}"))),
-            },
+        let describe = |frame: &CudaFrame| {
+            format!(
+                "{}; kernels: {}",
+                frame.device.info,
+                kernel_build_description()
+            )
         };
+        let (frame, status) = choose_backend(request, open_cuda, describe)?;
+        let Some(frame) = frame else {
+            return Ok(Self {
+                targets: FrameTargets::new(gl, width, height)?,
+                status,
+                interop: None,
+                request,
+                cuda: None,
+            });
+        };
+        let (targets, interop) = cuda_targets(gl, &frame, interop, width, height)?;
         Ok(Self {
             targets,
             status,
+            interop: Some(interop),
             request,
-            cuda,
+            cuda: Some(frame),
         })
     }
 
@@ -91,17 +94,16 @@ impl FrameRunner {
             if let Some(cuda) = self.cuda.as_mut() {
                 cuda.release_registrations();
             }
-            self.targets.output.resize(gl, w, h)?;
+            self.targets.resize_output(gl, w, h)?;
         }
         if let Some(cuda) = self.cuda.as_mut() {
-            match cuda.run(source, &self.targets, filters) {
+            match cuda.run(gl, source, &mut self.targets, filters) {
                 Ok(report) => return Ok(report),
-                Err(e) if self.request == BackendRequest::Auto => {
-                    log::error!("CUDA frame failed, falling back to the CPU: {e}");
+                Err(e) => {
+                    self.status = fall_back_after(self.request, e)?;
                     self.cuda = None;
-                    self.status = cpu_status(format!("CUDA failed ({e}); switched to the CPU"));
+                    self.interop = None;
                 }
-                Err(e) => return Err(e.into()),
             }
         }
         Ok(run_cpu_frame(gl, image, &mut self.targets, filters)?)
@@ -114,9 +116,29 @@ impl FrameRunner {
     }
 }
 
-fn cpu_status(reason: String) -> BackendStatus {
-    BackendStatus {
-        kind: BackendKind::Cpu,
-        reason,
+/// The targets for a CUDA frame on the interop path `request` allows, and that path.
+fn cuda_targets(
+    gl: &glow::Context,
+    frame: &CudaFrame,
+    request: InteropRequest,
+    width: u32,
+    height: u32,
+) -> Result<(FrameTargets, InteropStatus), PipelineError> {
+    let (external, status) = choose_interop(gl, &frame.device, request)?;
+    let Some(external) = external else {
+        return Ok((FrameTargets::new(gl, width, height)?, status));
+    };
+    match FrameTargets::shared(gl, external, width, height) {
+        Ok(targets) => Ok((targets, status)),
+        Err(e) if request == InteropRequest::External => {
+            Err(PipelineError::InteropUnavailable(e.to_string()))
+        }
+        Err(e) => Ok((
+            FrameTargets::new(gl, width, height)?,
+            InteropStatus {
+                kind: InteropKind::Classic,
+                reason: format!("external memory failed ({e})"),
+            },
+        )),
     }
 }

@@ -1,5 +1,10 @@
-//! The GL objects a frame writes: the displayed result and the histogram bins.
+//! The GL objects a frame writes: the displayed result and the histogram bins. On the
+//! external-memory path they live in memory CUDA imported once (see `shared_targets.rs`);
+//! otherwise they are plain GL objects that CUDA registers and maps per frame.
 
+use super::external::ExternalInterop;
+use super::shared_targets::SharedTargets;
+use super::PipelineError;
 use crate::gl::{GlBuffer, GlError, GlTexture};
 use crate::ops::HISTOGRAM_BINS;
 
@@ -11,18 +16,60 @@ pub const BIN_BUFFER_BYTES: usize = 4 * HISTOGRAM_BINS * 4;
 pub struct FrameTargets {
     pub output: GlTexture,
     pub bins: GlBuffer,
+    shared: Option<SharedTargets>,
 }
 
 impl FrameTargets {
+    /// Plain GL objects (the CPU backend and the map/unmap path).
     pub fn new(gl: &glow::Context, width: u32, height: u32) -> Result<Self, GlError> {
         Ok(Self {
             output: GlTexture::new(gl, width, height, None)?,
             bins: GlBuffer::new(gl, BIN_BUFFER_BYTES)?,
+            shared: None,
         })
+    }
+
+    /// GL objects on memory shared with CUDA for the whole session (the output texture's
+    /// name changes when it is resized).
+    pub fn shared(
+        gl: &glow::Context,
+        interop: ExternalInterop,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, PipelineError> {
+        let (shared, output, bins) =
+            SharedTargets::new(interop, gl, width, height, BIN_BUFFER_BYTES)?;
+        Ok(Self {
+            output,
+            bins,
+            shared: Some(shared),
+        })
+    }
+
+    /// Resizes the output (contents undefined). CUDA registrations of it must be released
+    /// first on the map/unmap path.
+    pub fn resize_output(
+        &mut self,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<(), PipelineError> {
+        match self.shared.as_mut() {
+            Some(shared) => shared.resize_output(gl, &mut self.output, width, height),
+            None => Ok(self.output.resize(gl, width, height)?),
+        }
+    }
+
+    /// The external-memory side, when the targets have one.
+    pub fn external(&mut self) -> Option<&mut SharedTargets> {
+        self.shared.as_mut()
     }
 
     pub fn destroy(self, gl: &glow::Context) {
         self.output.destroy(gl);
         self.bins.destroy(gl);
+        if let Some(shared) = self.shared {
+            shared.destroy(gl);
+        }
     }
 }

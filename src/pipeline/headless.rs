@@ -1,23 +1,25 @@
 //! Headless runs for the command line and the GPU tests: the CPU directly, or CUDA through
 //! the same interop path as the window, on a surfaceless EGL context.
 
+use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::process_on_cpu;
-use super::mandelbrot_renderer::cpu_dwells;
+use super::interop_mode::{choose_interop, InteropRequest, InteropStatus};
+use super::mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
 use super::{
-    BackendKind, BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotFrame,
-    MandelbrotRenderer, MandelbrotSettings, PipelineError,
+    BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotRenderer, PipelineError,
 };
-use crate::cuda::{CudaDevice, DeviceInfo, FilterKernels};
+use crate::cuda::{CudaDevice, DeviceInfo, KernelSet};
+use crate::filters::{kernel_modules, Filter};
 use crate::gl::{GlTexture, HeadlessGl};
-use crate::mandelbrot::Dwells;
-use crate::ops::Filter;
+use crate::mandelbrot::{Dwells, MandelbrotSettings};
 use image::RgbaImage;
 
-/// A processed image with its report and the backend that made it.
+/// A processed image with its report and the backend (and interop path) that made it.
 pub struct HeadlessOutput {
     pub image: RgbaImage,
     pub report: FrameReport,
     pub status: BackendStatus,
+    pub interop: Option<InteropStatus>,
 }
 
 /// Why CUDA cannot be used here, checked without creating any GL context.
@@ -30,33 +32,27 @@ fn cuda_absent_reason() -> Option<String> {
 }
 
 /// A headless GL context on a machine with a CUDA device, or why there is none.
-fn cuda_headless_gl() -> Result<HeadlessGl, String> {
+pub fn cuda_headless_gl() -> Result<HeadlessGl, String> {
     match cuda_absent_reason() {
         Some(reason) => Err(reason),
         None => HeadlessGl::new().map_err(|e| format!("headless OpenGL: {e}")),
     }
 }
 
-/// The backend policy of every headless entry point. `cpu`: `on_cpu`. `cuda`: `on_gl` on a
-/// headless GL context with CUDA behind it, or [`PipelineError::CudaUnavailable`]. `auto`:
-/// `on_gl` when CUDA is there, and `on_cpu` with the reason when it is not or when the GPU
-/// path cannot do the work (an image over the texture limit, GPU memory exhausted, ...).
+/// Headless runs under the one backend policy ([`choose_backend`]): `on_gl` on a headless GL
+/// context with CUDA behind it, or `on_cpu` with the reason; with `auto`, also `on_cpu` when
+/// the GPU path cannot do the work (an image over the texture limit, GPU memory exhausted…).
 fn on_backend<T>(
     request: BackendRequest,
     on_cpu: impl FnOnce(String) -> T,
     on_gl: impl FnOnce(&glow::Context) -> Result<T, PipelineError>,
 ) -> Result<T, PipelineError> {
-    if request == BackendRequest::Cpu {
-        return Ok(on_cpu("requested with --backend cpu".into()));
-    }
-    match (cuda_headless_gl(), request) {
-        (Err(reason), BackendRequest::Cuda) => Err(PipelineError::CudaUnavailable(reason)),
-        (Err(reason), _) => Ok(on_cpu(reason)),
-        (Ok(gl), BackendRequest::Auto) => match on_gl(&gl.gl) {
-            Err(e) => Ok(on_cpu(format!("CUDA path failed ({e}); used the CPU"))),
-            ok => ok,
+    match choose_backend(request, cuda_headless_gl, |gl| gl.renderer.clone())? {
+        (None, status) => Ok(on_cpu(status.reason)),
+        (Some(gl), _) => match on_gl(&gl.gl) {
+            Ok(out) => Ok(out),
+            Err(e) => Ok(on_cpu(fall_back_after(request, e)?.reason)),
         },
-        (Ok(gl), _) => on_gl(&gl.gl),
     }
 }
 
@@ -74,18 +70,12 @@ impl Phases {
     }
 }
 
-fn cpu_status(reason: String) -> BackendStatus {
-    BackendStatus {
-        kind: BackendKind::Cpu,
-        reason,
-    }
-}
-
-/// Runs `filters` on `image` with the requested backend.
+/// Runs `filters` on `image` with the requested backend and interop path.
 pub fn process_headless(
     image: &RgbaImage,
     filters: &[Filter],
     request: BackendRequest,
+    interop: InteropRequest,
 ) -> Result<HeadlessOutput, PipelineError> {
     on_backend(
         request,
@@ -94,10 +84,11 @@ pub fn process_headless(
             HeadlessOutput {
                 image,
                 report,
-                status: cpu_status(reason),
+                status: BackendStatus::cpu(reason),
+                interop: None,
             }
         },
-        |gl| process_on_gl(gl, image, filters, request),
+        |gl| process_on_gl(gl, image, filters, request, interop),
     )
 }
 
@@ -107,12 +98,14 @@ fn process_on_gl(
     image: &RgbaImage,
     filters: &[Filter],
     request: BackendRequest,
+    interop: InteropRequest,
 ) -> Result<HeadlessOutput, PipelineError> {
     let mut phase = Phases::start();
+    super::check_gpu_frame(gl, image.width(), image.height(), filters)?;
     let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
     phase.done("upload source texture");
-    let result =
-        FrameRunner::new(gl, request, image.width(), image.height()).and_then(|mut runner| {
+    let result = FrameRunner::new(gl, request, interop, image.width(), image.height()).and_then(
+        |mut runner| {
             phase.done("open backend");
             let out = runner.run(gl, &source, image, filters).and_then(|report| {
                 phase.done("run frame");
@@ -120,25 +113,30 @@ fn process_on_gl(
                 phase.done("read output texture");
                 Ok((pixels, report))
             });
-            let status = runner.status.clone();
+            let (status, interop) = (runner.status.clone(), runner.interop.clone());
             runner.destroy(gl);
             out.map(|(image, report)| HeadlessOutput {
                 image,
                 report,
                 status,
+                interop,
             })
-        });
+        },
+    );
     source.destroy(gl);
     phase.done("release");
     result
 }
 
-/// What `doctor` reports about CUDA: the GL renderer CUDA would share and the device.
-pub fn probe_cuda() -> Result<(String, DeviceInfo), String> {
+/// What `doctor` reports about CUDA: the GL renderer CUDA would share, the device, and
+/// the interop path `auto` would take, with its reason.
+pub fn probe_cuda() -> Result<(String, DeviceInfo, InteropStatus), String> {
     let gl = cuda_headless_gl()?;
     let device = CudaDevice::for_current_gl().map_err(|e| e.to_string())?;
-    FilterKernels::load(&device).map_err(|e| e.to_string())?;
-    Ok((gl.renderer.clone(), device.info))
+    KernelSet::load(&device, kernel_modules()).map_err(|e| e.to_string())?;
+    let (_, interop) =
+        choose_interop(&gl.gl, &device, InteropRequest::Auto).map_err(|e| e.to_string())?;
+    Ok((gl.renderer.clone(), device.info, interop))
 }
 
 /// A Mandelbrot view rendered headless: the dwells (`want_dwells`) or the coloured image.
@@ -149,59 +147,102 @@ pub struct MandelbrotOutput {
     pub status: BackendStatus,
 }
 
-/// Renders a view headless; on CUDA the image comes through the PBO path and the GL texture.
+/// One view on the CPU.
+fn mandelbrot_on_cpu(
+    s: &MandelbrotSettings,
+    want_dwells: bool,
+    status: &BackendStatus,
+) -> MandelbrotOutput {
+    let (dwells, frame) = cpu_dwells(s);
+    let (dwells, image) = if want_dwells {
+        (Some(dwells), None)
+    } else {
+        (None, Some(s.coloring.colorize(&dwells, s.view.max_dwell)))
+    };
+    MandelbrotOutput {
+        dwells,
+        image,
+        frame,
+        status: status.clone(),
+    }
+}
+
+/// Renders views headless one after the other on one renderer, handing each to `sink`
+/// (which may stop the sequence with its error). On CUDA the images come through the PBO
+/// path and the GL texture. With `auto`, a failing GPU path starts over on the CPU.
+pub fn render_mandelbrot_frames<E>(
+    frames: &[MandelbrotSettings],
+    request: BackendRequest,
+    want_dwells: bool,
+    sink: impl FnMut(usize, MandelbrotOutput) -> Result<(), E>,
+) -> Result<Result<(), E>, PipelineError> {
+    let sink = std::cell::RefCell::new(sink);
+    let on_cpu = |reason: String| {
+        let status = BackendStatus::cpu(reason);
+        frames.iter().enumerate().try_for_each(|(i, s)| {
+            (sink.borrow_mut())(i, mandelbrot_on_cpu(s, want_dwells, &status))
+        })
+    };
+    on_backend(request, on_cpu, |gl| {
+        let mut renderer = MandelbrotRenderer::new(gl, request, None)?;
+        let result = frames_on_gl(
+            gl,
+            &mut renderer,
+            frames,
+            want_dwells,
+            &mut *sink.borrow_mut(),
+        );
+        renderer.destroy(gl);
+        result
+    })
+}
+
+fn frames_on_gl<E>(
+    gl: &glow::Context,
+    renderer: &mut MandelbrotRenderer,
+    frames: &[MandelbrotSettings],
+    want_dwells: bool,
+    sink: &mut impl FnMut(usize, MandelbrotOutput) -> Result<(), E>,
+) -> Result<Result<(), E>, PipelineError> {
+    for (i, s) in frames.iter().enumerate() {
+        let (dwells, image, frame) = if want_dwells {
+            let (d, f) = renderer.dwells(s)?;
+            (Some(d), None, f)
+        } else {
+            let f = renderer.render(gl, s)?;
+            (None, Some(renderer.texture.read(gl)?), f)
+        };
+        let out = MandelbrotOutput {
+            dwells,
+            image,
+            frame,
+            status: renderer.status.clone(),
+        };
+        if let Err(e) = sink(i, out) {
+            return Ok(Err(e));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Renders one view headless.
 pub fn render_mandelbrot_headless(
     settings: &MandelbrotSettings,
     request: BackendRequest,
     want_dwells: bool,
 ) -> Result<MandelbrotOutput, PipelineError> {
-    let on_cpu = |reason: String| {
-        let (dwells, frame) = cpu_dwells(settings);
-        let status = cpu_status(reason);
-        if want_dwells {
-            return MandelbrotOutput {
-                dwells: Some(dwells),
-                image: None,
-                frame,
-                status,
-            };
-        }
-        let lut = settings
-            .palette
-            .lut(settings.view.max_dwell, settings.interior);
-        let image = Some(crate::mandelbrot::colorize(&dwells, &lut));
-        MandelbrotOutput {
-            dwells: None,
-            image,
-            frame,
-            status,
-        }
-    };
-    on_backend(request, on_cpu, |gl| {
-        mandelbrot_on_gl(gl, settings, request, want_dwells)
-    })
-}
-
-fn mandelbrot_on_gl(
-    gl: &glow::Context,
-    settings: &MandelbrotSettings,
-    request: BackendRequest,
-    want_dwells: bool,
-) -> Result<MandelbrotOutput, PipelineError> {
-    let mut renderer = MandelbrotRenderer::new(gl, request, None)?;
-    let result = if want_dwells {
-        renderer.dwells(settings).map(|(d, f)| (Some(d), None, f))
-    } else {
-        renderer
-            .render(gl, settings)
-            .and_then(|f| Ok((None, Some(renderer.texture.read(gl)?), f)))
-    };
-    let status = renderer.status.clone();
-    renderer.destroy(gl);
-    result.map(|(dwells, image, frame)| MandelbrotOutput {
-        dwells,
-        image,
-        frame,
-        status,
-    })
+    let mut out = None;
+    let done: Result<(), std::convert::Infallible> = render_mandelbrot_frames(
+        std::slice::from_ref(settings),
+        request,
+        want_dwells,
+        |_, o| {
+            out = Some(o);
+            Ok(())
+        },
+    )?;
+    match (done, out) {
+        (Ok(()), Some(o)) => Ok(o),
+        _ => Err(PipelineError::Cuda(crate::cuda::CudaError::NoDevice)),
+    }
 }

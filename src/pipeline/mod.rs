@@ -7,20 +7,31 @@ mod cuda_frame;
 mod cuda_mandelbrot;
 mod deep_zoom;
 mod error;
+mod external;
 mod frame_runner;
 mod frame_targets;
 mod headless;
 mod intermediates;
+mod interop_mode;
+mod interop_resources;
+mod mandelbrot_frame;
+mod mandelbrot_pbo;
 mod mandelbrot_renderer;
 mod report;
+mod shared_targets;
+mod working_set;
 
-pub use backend::{BackendKind, BackendRequest, BackendStatus};
+pub use backend::{choose_backend, fall_back_after, BackendKind, BackendRequest, BackendStatus};
 pub use deep_zoom::cpu_deep_dwells;
 pub use error::PipelineError;
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;
 pub use headless::{
-    probe_cuda, process_headless, render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
+    cuda_headless_gl, probe_cuda, process_headless, render_mandelbrot_frames,
+    render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
 };
-pub use mandelbrot_renderer::{MandelbrotFrame, MandelbrotRenderer, MandelbrotSettings};
+pub use interop_mode::{InteropKind, InteropRequest, InteropStatus};
+pub use mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
+pub use mandelbrot_renderer::MandelbrotRenderer;
 pub use report::{FrameReport, StageTime};
+pub use working_set::{check_gpu_frame, gpu_frame_bytes};

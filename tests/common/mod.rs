@@ -65,3 +65,6 @@ pub fn png_declaring(w: u32, h: u32) -> Vec<u8> {
     png_chunk(&mut out, b"IEND", &[]);
     out
 }
+
+pub mod hostile_files;
+pub mod process;

@@ -46,7 +46,7 @@ mod tests {
             height: 30,
             max_dwell: 60,
         };
-        let plain = render_per_pixel(&view);
+        let plain = render_per_pixel(&view, false);
         let deep = DeepView::from_view(&view).expect("finite");
         let bad = sample_pixels(40, 30, 200, 7)
             .into_iter()

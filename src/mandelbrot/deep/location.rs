@@ -93,6 +93,14 @@ impl DeepLocation {
         view.span = self.span.to_f64().max(f64::MIN_POSITIVE);
     }
 
+    /// Whether `view`'s centre and span are this location's f64 rounding (what
+    /// [`DeepLocation::write_f64`] writes): false once f64 code has moved the view.
+    pub fn matches_f64(&self, view: &View) -> bool {
+        let mut rounded = *view;
+        self.write_f64(&mut rounded);
+        (rounded.center, rounded.span) == (view.center, view.span)
+    }
+
     /// Moves the centre by (dx, dy) (in the plane), rounded a few digits below a pixel.
     fn shift(&mut self, dx: FloatExp, dy: FloatExp, width: u32) -> Result<(), DeepError> {
         let pixel = self.pixel_size(width);

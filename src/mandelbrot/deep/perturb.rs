@@ -102,6 +102,7 @@ pub fn render_perturbation(
         width: w,
         height: h,
         values,
+        smooth: None,
     }
 }
 
@@ -122,7 +123,7 @@ mod tests {
         };
         let deep = DeepView::from_view(&view).expect("finite");
         let orbit = ReferenceOrbit::compute(&deep);
-        let plain = render_per_pixel(&view);
+        let plain = render_per_pixel(&view, false);
         for p in [Precision::Perturbation, Precision::Extended] {
             let got = render_perturbation(&deep, &orbit, p);
             let bad = got.mismatches(&plain);

@@ -1,8 +1,21 @@
 //! Separable Gaussian: normalised weights `exp(-x²/2σ²)` for `|x| ≤ R`, a row pass and a
 //! column pass in f32, rounded to nearest at the end.
+//!
+//! Every output value is `Σ_k w[k]·v[k]` summed for k = 0, 1, …, 2R from 0.0, first along
+//! the row, then down the column over the row pass's f32 results: the order of the plain
+//! definition, so the values are the same bit for bit. Only the loop nest is arranged for
+//! speed: each band of rows (one rayon task) runs the row pass into a ring of
+//! `SUB_BAND + 2R` rows, tile by tile of `TILE` floats accumulated in registers, and the
+//! column pass reads that ring in column tiles small enough to stay in L1.
 
-use super::rows::{clamp_index, rgb_plane, separable, with_rgb};
+use super::rows::{band_height, clamp_index, rgba_by_bands};
+use super::simd::vectorized;
 use image::RgbaImage;
+
+/// Floats per register tile: 16 RGB pixels (six AVX2 registers of accumulators).
+const TILE: usize = 48;
+/// Output rows per column pass over the ring.
+const SUB_BAND: usize = 32;
 
 /// The `2R+1` normalised weights (computed in f64, stored as f32; the CUDA backend
 /// uploads exactly these values).
@@ -16,23 +29,111 @@ pub fn gaussian_weights(sigma: f32, radius: u32) -> Vec<f32> {
     raw.iter().map(|w| (w / total) as f32).collect()
 }
 
-fn convolve_row(src: &[[f32; 3]], out: &mut [[f32; 3]], weights: &[f32]) {
-    let n = src.len();
-    let r = (weights.len() / 2) as isize;
-    for (x, o) in out.iter_mut().enumerate() {
-        let mut acc = [0f32; 3];
-        for (k, &w) in weights.iter().enumerate() {
-            let v = src[clamp_index(x as isize + k as isize - r, n)];
-            (0..3).for_each(|c| acc[c] += w * v[c]);
-        }
-        *o = acc;
-    }
+/// Rounds a filtered value to 8 bits: `clamp(round(v), 0, 255)`.
+#[inline(always)]
+pub fn to_u8(v: f32) -> u8 {
+    v.round().clamp(0.0, 255.0) as u8
 }
 
-/// Rounds a filtered value to 8 bits: `clamp(round(v), 0, 255)`.
-#[inline]
-pub(super) fn to_u8(v: f32) -> u8 {
-    v.round().clamp(0.0, 255.0) as u8
+/// `Σ_k weights[k] · tap(k)[t]` for t < TILE, k ascending, starting from 0.0.
+#[inline(always)]
+fn weighted_tile<'a>(weights: &[f32], tap: impl Fn(usize) -> &'a [f32]) -> [f32; TILE] {
+    let mut acc = [0f32; TILE];
+    for (k, &w) in weights.iter().enumerate() {
+        for (a, &v) in acc.iter_mut().zip(&tap(k)[..TILE]) {
+            *a += w * v;
+        }
+    }
+    acc
+}
+
+/// The row geometry of one image: `width` pixels, rows of the row pass padded to whole tiles.
+struct Rows<'a> {
+    src: &'a [u8],
+    width: usize,
+    height: usize,
+    weights: &'a [f32],
+    /// Floats per row of the row pass: `3·width` rounded up to whole tiles.
+    stride: usize,
+}
+
+impl Rows<'_> {
+    fn radius(&self) -> usize {
+        self.weights.len() / 2
+    }
+
+    /// The row pass of source row `y` into `out` (`stride` floats): the RGB of the row as
+    /// f32 with `R` copies of the edge pixels on each side (`padded`), then per tile
+    /// `out[j] = Σ_k w[k]·padded[j + 3k]`.
+    #[inline(always)]
+    fn row_pass(&self, y: usize, padded: &mut Vec<f32>, out: &mut [f32]) {
+        let row = &self.src[4 * self.width * y..][..4 * self.width];
+        let rgb = |p: &[u8]| [f32::from(p[0]), f32::from(p[1]), f32::from(p[2])];
+        let (first, last) = (rgb(&row[..4]), rgb(&row[row.len() - 4..]));
+        padded.clear();
+        (0..self.radius()).for_each(|_| padded.extend_from_slice(&first));
+        padded.extend(row.chunks_exact(4).flat_map(rgb));
+        (0..self.radius()).for_each(|_| padded.extend_from_slice(&last));
+        padded.resize(self.stride + 6 * self.radius(), 0.0);
+        let padded: &[f32] = padded;
+        for (j0, tile) in (0..self.stride)
+            .step_by(TILE)
+            .zip(out.chunks_exact_mut(TILE))
+        {
+            tile.copy_from_slice(&weighted_tile(self.weights, move |k| &padded[j0 + 3 * k..]));
+        }
+    }
+
+    /// Rows `y0..` of the output (as many as `out` holds).
+    #[inline(always)]
+    fn band(&self, y0: usize, out: &mut [u8]) {
+        let (w, r) = (self.width, self.radius());
+        let ring_rows = SUB_BAND + 2 * r;
+        let mut ring = vec![0f32; ring_rows * self.stride];
+        let mut padded = Vec::with_capacity(self.stride + 6 * r);
+        let mut offsets = Vec::with_capacity(ring_rows);
+        let clamp_row = |y: isize| clamp_index(y, self.height);
+        let mut next = clamp_row(y0 as isize - r as isize);
+        for (sub, out_rows) in out.chunks_mut(4 * w * SUB_BAND).enumerate() {
+            let ys = (y0 + sub * SUB_BAND) as isize;
+            let rows = out_rows.len() / (4 * w);
+            // Real rows ys-R ..= ye-1+R (clamped): each in ring slot row mod ring_rows.
+            let last = clamp_row(ys + rows as isize - 1 + r as isize);
+            while next <= last {
+                let slot = next % ring_rows;
+                let dst = &mut ring[slot * self.stride..][..self.stride];
+                self.row_pass(next, &mut padded, dst);
+                next += 1;
+            }
+            offsets.clear();
+            offsets.extend(
+                (0..rows + 2 * r)
+                    .map(|i| clamp_row(ys - r as isize + i as isize) % ring_rows * self.stride),
+            );
+            let ring: &[f32] = &ring;
+            for j0 in (0..self.stride).step_by(TILE) {
+                let x0 = j0 / 3;
+                let pixels = (w - x0).min(TILE / 3);
+                for (i, out_row) in out_rows.chunks_exact_mut(4 * w).enumerate() {
+                    let taps = &offsets[i..i + 2 * r + 1];
+                    let acc = weighted_tile(self.weights, move |k| &ring[taps[k] + j0..]);
+                    let src_row = &self.src[4 * w * (ys as usize + i)..][..4 * w];
+                    let dst = &mut out_row[4 * x0..4 * (x0 + pixels)];
+                    let alpha = &src_row[4 * x0..4 * (x0 + pixels)];
+                    for ((o, a), v) in dst
+                        .chunks_exact_mut(4)
+                        .zip(alpha.chunks_exact(4))
+                        .zip(acc.chunks_exact(3))
+                    {
+                        o[0] = to_u8(v[0]);
+                        o[1] = to_u8(v[1]);
+                        o[2] = to_u8(v[2]);
+                        o[3] = a[3];
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Gaussian blur per RGB channel; alpha unchanged.
@@ -42,10 +143,51 @@ pub fn gaussian(image: &RgbaImage, sigma: f32, radius: u32) -> RgbaImage {
         return image.clone();
     }
     let weights = gaussian_weights(sigma, radius);
-    let blurred = separable(&rgb_plane::<f32>(image.as_raw()), w, h, |row, out| {
-        convolve_row(row, out, &weights)
+    let rows = Rows {
+        src: image.as_raw(),
+        width: w,
+        height: h,
+        weights: &weights,
+        stride: (3 * w).div_ceil(TILE) * TILE,
+    };
+    let band = band_height(h, 2 * radius as usize);
+    rgba_by_bands(image.width(), image.height(), band, |y0, out| {
+        vectorized(|| rows.band(y0, out))
+    })
+}
+
+/// The blurred RGB plane before rounding, by the plain separable definition (row pass, then
+/// column pass, taps summed in order from 0.0 in f32; rows in parallel): what `gaussian`
+/// rounds (a test checks they agree bit for bit) and what `unsharp` subtracts.
+pub fn gaussian_plane(image: &RgbaImage, sigma: f32, radius: u32) -> Vec<[f32; 3]> {
+    use rayon::prelude::*;
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    if w == 0 || h == 0 {
+        return Vec::new();
+    }
+    let weights = gaussian_weights(sigma, radius);
+    let r = radius as isize;
+    let src = image.as_raw();
+    let mut rows = vec![[0f32; 3]; w * h];
+    rows.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
+        let line = &src[4 * w * y..][..4 * w];
+        for (x, o) in out.iter_mut().enumerate() {
+            for (k, &wk) in weights.iter().enumerate() {
+                let xx = (x as isize + k as isize - r).clamp(0, w as isize - 1) as usize;
+                (0..3).for_each(|c| o[c] += wk * f32::from(line[4 * xx + c]));
+            }
+        }
     });
-    with_rgb(image, |i| blurred[i].map(to_u8))
+    let mut plane = vec![[0f32; 3]; w * h];
+    plane.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
+        for (k, &wk) in weights.iter().enumerate() {
+            let yy = (y as isize + k as isize - r).clamp(0, h as isize - 1) as usize;
+            for (o, v) in out.iter_mut().zip(&rows[w * yy..][..w]) {
+                (0..3).for_each(|c| o[c] += wk * v[c]);
+            }
+        }
+    });
+    plane
 }
 
 #[cfg(test)]
@@ -70,6 +212,65 @@ mod tests {
             (0..3).for_each(|c| p.0[c] = acc[c].round().clamp(0.0, 255.0) as u8);
         }
         out
+    }
+
+    /// The plain separable definition in f32 (row pass, then column pass, taps summed in
+    /// order from 0.0): the fast version must equal it bit for bit.
+    fn plain_separable(img: &RgbaImage, sigma: f32, radius: u32) -> RgbaImage {
+        let wts = gaussian_weights(sigma, radius);
+        let (w, h, r) = (img.width() as i64, img.height() as i64, i64::from(radius));
+        let mut rows = vec![[0f32; 3]; (w * h) as usize];
+        for y in 0..h {
+            for x in 0..w {
+                let mut acc = [0f32; 3];
+                for (k, &wk) in wts.iter().enumerate() {
+                    let q = at(img, x + k as i64 - r, y);
+                    (0..3).for_each(|c| acc[c] += wk * f32::from(q[c]));
+                }
+                rows[(y * w + x) as usize] = acc;
+            }
+        }
+        let mut out = img.clone();
+        for (x, y, p) in out.enumerate_pixels_mut() {
+            let mut acc = [0f32; 3];
+            for (k, &wk) in wts.iter().enumerate() {
+                let yy = (i64::from(y) + k as i64 - r).clamp(0, h - 1);
+                let v = rows[(yy * w + i64::from(x)) as usize];
+                (0..3).for_each(|c| acc[c] += wk * v[c]);
+            }
+            (0..3).for_each(|c| p.0[c] = to_u8(acc[c]));
+        }
+        out
+    }
+
+    #[test]
+    fn equals_the_plain_separable_definition_bit_for_bit() {
+        let sizes = SIZES
+            .iter()
+            .copied()
+            .chain([(61, 150), (100, 41), (17, 300)]);
+        for (i, (w, h)) in sizes.enumerate() {
+            let img = random(w, h, 400 + i as u64);
+            for (s, r) in [(0.1, 1), (1.0, 3), (2.0, 6), (16.0, 48), (32.0, 96)] {
+                assert_eq!(
+                    gaussian(&img, s, r),
+                    plain_separable(&img, s, r),
+                    "{w}x{h} r={r}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn rounds_the_plane_that_unsharp_subtracts() {
+        let img = random(37, 23, 77);
+        for (s, r) in [(0.1, 1), (2.0, 6), (32.0, 96)] {
+            let plane = gaussian_plane(&img, s, r);
+            let got = gaussian(&img, s, r);
+            for (p, g) in got.pixels().zip(&plane) {
+                assert_eq!([p.0[0], p.0[1], p.0[2]], g.map(to_u8), "sigma={s}");
+            }
+        }
     }
 
     #[test]

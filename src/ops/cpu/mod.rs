@@ -7,34 +7,15 @@ mod box_filter;
 mod gaussian;
 mod histogram;
 mod rows;
+mod simd;
 mod sobel;
 mod transpose;
 
 pub use box_filter::box_filter;
-pub use gaussian::{gaussian, gaussian_weights};
+pub use gaussian::{gaussian, gaussian_plane, gaussian_weights, to_u8};
 pub use histogram::histogram;
 pub use sobel::sobel;
 pub use transpose::transpose;
-
-use super::Filter;
-use image::RgbaImage;
-
-/// Applies one filter.
-pub fn apply_filter(image: &RgbaImage, filter: &Filter) -> RgbaImage {
-    match *filter {
-        Filter::Sobel { scale } => sobel(image, scale),
-        Filter::Box { radius } => box_filter(image, radius),
-        Filter::Gaussian { sigma, radius } => gaussian(image, sigma, radius),
-        Filter::Transpose => transpose(image),
-    }
-}
-
-/// Applies the filters in order.
-pub fn apply_filters(image: &RgbaImage, filters: &[Filter]) -> RgbaImage {
-    filters
-        .iter()
-        .fold(image.clone(), |img, filter| apply_filter(&img, filter))
-}
 
 #[cfg(test)]
 pub(crate) mod test_images {

@@ -1,33 +1,77 @@
 //! Sobel gradient magnitude of luma: `clamp(round(S·sqrt(Gx²+Gy²)), 0, 255)` into R, G, B.
+//!
+//! Each band of rows (one rayon task) computes the luma of its rows and the two around it
+//! into padded f32 rows (edge values repeated), then the magnitude row by row in
+//! whole-row loops with the operator's terms summed in a fixed order.
 
 use super::super::luma;
 use super::gaussian::to_u8;
-use super::rows::{clamp_index, with_rgb};
+use super::rows::{band_height, clamped_row, rgba_by_bands};
+use super::simd::vectorized;
 use image::RgbaImage;
-use rayon::prelude::*;
 
-/// Gradient magnitude at `(x, y)` of a clamp-addressed luma plane.
-fn magnitude(l: &[f32], w: usize, h: usize, x: usize, y: usize) -> f32 {
-    let at = |dx: isize, dy: isize| {
-        l[clamp_index(y as isize + dy, h) * w + clamp_index(x as isize + dx, w)]
-    };
-    let gx = (at(1, -1) + 2.0 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2.0 * at(-1, 0) + at(-1, 1));
-    let gy = (at(-1, 1) + 2.0 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2.0 * at(0, -1) + at(1, -1));
-    (gx * gx + gy * gy).sqrt()
+/// Luma of an RGBA row into `out` (`width + 2` values: the edges repeated on each side).
+#[inline(always)]
+fn padded_luma_row(row: &[u8], out: &mut [f32]) {
+    for (l, p) in out[1..].iter_mut().zip(row.chunks_exact(4)) {
+        *l = luma(p[0], p[1], p[2]);
+    }
+    let w = out.len() - 2;
+    (out[0], out[w + 1]) = (out[1], out[w]);
+}
+
+/// Scaled gradient magnitudes of one row from the padded luma rows above, at and below it.
+#[inline(always)]
+fn magnitude_row(up: &[f32], mid: &[f32], down: &[f32], scale: f32, out: &mut [u8]) {
+    let w = out.len();
+    let (u0, u1, u2) = (&up[..w], &up[1..w + 1], &up[2..w + 2]);
+    let (m0, m2) = (&mid[..w], &mid[2..w + 2]);
+    let (d0, d1, d2) = (&down[..w], &down[1..w + 1], &down[2..w + 2]);
+    for x in 0..w {
+        let gx = (u2[x] + 2.0 * m2[x] + d2[x]) - (u0[x] + 2.0 * m0[x] + d0[x]);
+        let gy = (d0[x] + 2.0 * d1[x] + d2[x]) - (u0[x] + 2.0 * u1[x] + u2[x]);
+        out[x] = to_u8(scale * (gx * gx + gy * gy).sqrt());
+    }
+}
+
+/// Rows `y0..` of the output (as many as `out` holds).
+#[inline(always)]
+fn sobel_band(src: &[u8], width: usize, height: usize, scale: f32, y0: usize, out: &mut [u8]) {
+    let (row_len, padded) = (4 * width, width + 2);
+    let rows = out.len() / row_len;
+    let mut lumas = vec![0f32; (rows + 2) * padded];
+    for (i, l) in lumas.chunks_exact_mut(padded).enumerate() {
+        let y = y0 as isize + i as isize - 1;
+        padded_luma_row(clamped_row(src, row_len, height, y), l);
+    }
+    let mut magnitudes = vec![0u8; width];
+    for (i, out_row) in out.chunks_exact_mut(row_len).enumerate() {
+        let l = |k: usize| &lumas[(i + k) * padded..][..padded];
+        magnitude_row(l(0), l(1), l(2), scale, &mut magnitudes);
+        let source = &src[(y0 + i) * row_len..][..row_len];
+        for ((o, a), &v) in out_row
+            .chunks_exact_mut(4)
+            .zip(source.chunks_exact(4))
+            .zip(&magnitudes)
+        {
+            o.copy_from_slice(&[v, v, v, a[3]]);
+        }
+    }
 }
 
 /// Sobel edge magnitude scaled by `scale`; alpha unchanged.
 pub fn sobel(image: &RgbaImage, scale: f32) -> RgbaImage {
     let (w, h) = (image.width() as usize, image.height() as usize);
-    let lumas: Vec<f32> = image
-        .as_raw()
-        .par_chunks_exact(4)
-        .map(|p| luma(p[0], p[1], p[2]))
-        .collect();
-    with_rgb(image, |i| {
-        let v = to_u8(scale * magnitude(&lumas, w, h, i % w, i / w));
-        [v; 3]
-    })
+    if w == 0 || h == 0 {
+        return image.clone();
+    }
+    let src = image.as_raw();
+    rgba_by_bands(
+        image.width(),
+        image.height(),
+        band_height(h, 1),
+        |y0, out| vectorized(|| sobel_band(src, w, h, scale, y0, out)),
+    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,88 @@
+// mandelbrot_eval.cuh: the per-pixel evaluation of the Mandelbrot kernels, the one place
+// that iterates. Everything else (per-pixel grid, Mariani-Silver refinement) calls
+// evaluate_pixel<T>; another evaluator (e.g. perturbation for deep zooms) can take its
+// place by providing the same signature.
+//
+// Contract (shared with the Rust reference, src/mandelbrot/cpu.rs): pixel (x, y) of a
+// W x H view with centre (cx, cy) and pixel size s is
+//   c = (cx + (x + 0.5 - W/2) s, cy - (y + 0.5 - H/2) s);
+// z = c, n = 0; while n < max_dwell and |z|^2 < 4: z = z^2 + c, n += 1. The dwell is n.
+// The continuous escape value of an escaped point goes on iterating until |z|^2 >= 65536
+// (m more steps, at most 16): nu = n + m + 1 - log2(log2 |z|^2).
+// f64 follows the reference operation for operation (each product and sum rounded, no FMA
+// contraction), so GPU f64 dwells equal the CPU's exactly; f32 is left free to contract.
+#pragma once
+
+#define MANDEL_SMOOTH_BAILOUT_SQ 65536
+#define MANDEL_SMOOTH_EXTRA_MAX 16
+
+// What the host passes about the view.
+struct MandelView {
+    double cx, cy, step;
+    int width, height, max_dwell;
+};
+
+// One pixel's result: the dwell, and the continuous value (the dwell for interior points,
+// unset unless asked for).
+struct MandelPixel {
+    int dwell;
+    float smooth;
+};
+
+__device__ __forceinline__ double mul_(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double add_(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ double sub_(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ double log2_(double a) { return log2(a); }
+__device__ __forceinline__ float mul_(float a, float b) { return a * b; }
+__device__ __forceinline__ float add_(float a, float b) { return a + b; }
+__device__ __forceinline__ float sub_(float a, float b) { return a - b; }
+__device__ __forceinline__ float log2_(float a) { return log2f(a); }
+
+// c of pixel (x, y), in the reference's order.
+template <typename T>
+__device__ __forceinline__ void pixel_to_c(const MandelView& v, int x, int y, T& cr, T& ci)
+{
+    const T s = (T)v.step;
+    cr = add_((T)v.cx, mul_(sub_(add_((T)x, (T)0.5), mul_((T)v.width, (T)0.5)), s));
+    ci = sub_((T)v.cy, mul_(sub_(add_((T)y, (T)0.5), mul_((T)v.height, (T)0.5)), s));
+}
+
+// One step z <- z^2 + c.
+template <typename T>
+__device__ __forceinline__ void mandel_step(T& zr, T& zi, T cr, T ci)
+{
+    const T t = add_(sub_(mul_(zr, zr), mul_(zi, zi)), cr);
+    zi = add_(mul_(mul_((T)2, zr), zi), ci);
+    zr = t;
+}
+
+template <typename T>
+__device__ __forceinline__ float smooth_after_escape(int n, T zr, T zi, T cr, T ci)
+{
+    T r2 = add_(mul_(zr, zr), mul_(zi, zi));
+    int m = 0;
+    while (r2 < (T)MANDEL_SMOOTH_BAILOUT_SQ && m < MANDEL_SMOOTH_EXTRA_MAX) {
+        mandel_step(zr, zi, cr, ci);
+        r2 = add_(mul_(zr, zr), mul_(zi, zi));
+        ++m;
+    }
+    return (float)sub_((T)(n + m + 1), log2_(log2_(r2)));
+}
+
+// The per-pixel evaluation.
+template <typename T>
+__device__ __forceinline__ MandelPixel evaluate_pixel(const MandelView& v, int x, int y, bool want_smooth)
+{
+    T cr, ci;
+    pixel_to_c(v, x, y, cr, ci);
+    T zr = cr, zi = ci;
+    int n = 0;
+    while (n < v.max_dwell && add_(mul_(zr, zr), mul_(zi, zi)) < (T)4) {
+        mandel_step(zr, zi, cr, ci);
+        ++n;
+    }
+    MandelPixel p;
+    p.dwell = n;
+    p.smooth = (want_smooth && n < v.max_dwell) ? smooth_after_escape(n, zr, zi, cr, ci) : (float)n;
+    return p;
+}

@@ -1,0 +1,88 @@
+//! The app window's command-line options (`cudalens [FILE] ...`), parsed by the CLI and
+//! owned here, so the app does not depend on the command line.
+
+use crate::filters::Filter;
+use crate::image_io::budget::MemoryArgs;
+use crate::pipeline::{BackendRequest, InteropRequest};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+/// Options of the app window.
+#[derive(Debug, Args, Clone, Default)]
+pub struct GuiArgs {
+    /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda.
+    #[arg(long, value_enum, default_value_t)]
+    pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
+    /// Filters enabled at start, in order (same syntax as `apply --filter`).
+    #[arg(long = "filter", value_name = "SPEC", long_help = crate::filters::spec_help())]
+    pub filters: Vec<Filter>,
+    /// Start in the Mandelbrot explorer.
+    #[arg(long)]
+    pub mandelbrot: bool,
+    /// Draw the Mariani–Silver rectangles at start.
+    #[arg(long)]
+    pub overlay: bool,
+    /// Start the explorer at a deep bookmark (a prefix of its name).
+    #[arg(long, value_name = "NAME", value_parser = crate::mandelbrot::deep::parse_bookmark_name)]
+    pub bookmark: Option<String>,
+    /// Start with the before/after split view.
+    #[arg(long)]
+    pub split: bool,
+    /// Write a screenshot of the window after the last frame (needs --frames; never over
+    /// the input, an existing file only with --force).
+    #[arg(long, value_name = "PATH")]
+    pub screenshot: Option<PathBuf>,
+    /// Replace the --screenshot file if it exists (never the input).
+    #[arg(long)]
+    pub force: bool,
+    /// Quit after this many frames (0: run until closed).
+    #[arg(long, default_value_t = 0)]
+    pub frames: u32,
+    /// Window size, WIDTHxHEIGHT (default 1400x900, shrunk to fit the display; an explicit
+    /// size must fit the display and the GPU).
+    #[arg(long, value_parser = parse_window_size)]
+    pub size: Option<(u32, u32)>,
+    /// Start from the default settings, ignoring the saved ones (they are replaced on exit).
+    #[arg(long)]
+    pub reset_settings: bool,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+/// Largest window side accepted on the command line (X11 windows stop at 32767, and GL
+/// implementations guarantee viewports of 16384 at least); the display and the GPU are
+/// checked too when the window opens.
+pub const MAX_WINDOW_SIDE: u32 = 16384;
+
+/// Parses WIDTHxHEIGHT for a window.
+pub fn parse_window_size(text: &str) -> Result<(u32, u32), String> {
+    parse_size_up_to(text, MAX_WINDOW_SIDE)
+}
+
+pub fn parse_size_up_to(text: &str, max: u32) -> Result<(u32, u32), String> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{text}': expected WIDTHxHEIGHT"))?;
+    let parse = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("'{s}' is not a size"))
+    };
+    let (w, h) = (parse(w)?, parse(h)?);
+    if w == 0 || h == 0 || w > max || h > max {
+        return Err(format!("'{text}': width and height must be 1..={max}"));
+    }
+    Ok((w, h))
+}
+
+/// How a screenshot is saved: never over `input`, over an existing file only with --force.
+pub fn screenshot_options(input: &Path, force: bool) -> crate::image_io::SaveOptions {
+    crate::image_io::SaveOptions {
+        overwrite: force,
+        protected: vec![input.to_path_buf()],
+    }
+}

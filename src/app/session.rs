@@ -1,0 +1,176 @@
+//! Settings ↔ the running app: what a session saves, and how a saved one is restored
+//! (options given on the command line win over saved values).
+
+use super::filter_stack::{FilterEntry, FilterStack};
+use super::settings::{SavedExplorer, SavedFilter, SavedHistogram, SavedWindow, Settings};
+use super::state::{AppState, Tab};
+use super::GuiArgs;
+use crate::filters::Filter;
+use clap::ValueEnum;
+
+/// The stack as specification strings.
+pub fn stack_to_saved(stack: &FilterStack) -> Vec<SavedFilter> {
+    stack
+        .entries
+        .iter()
+        .map(|e| SavedFilter {
+            spec: e.filter.to_string(),
+            enabled: e.enabled,
+            auto_radius: e.auto_derived,
+        })
+        .collect()
+}
+
+/// The saved stack, with the filters it lacks appended (off) as in a new stack; entries
+/// that no longer parse are skipped and reported.
+pub fn stack_from_saved(saved: &[SavedFilter]) -> (FilterStack, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut entries: Vec<FilterEntry> = Vec::new();
+    for s in saved {
+        match s.spec.parse::<Filter>() {
+            Ok(filter) => entries.push(FilterEntry {
+                enabled: s.enabled,
+                filter,
+                auto_derived: s.auto_radius,
+            }),
+            Err(e) => notes.push(format!("saved filter '{}' skipped: {e}", s.spec)),
+        }
+    }
+    for default in FilterStack::new(&[]).entries {
+        if !entries
+            .iter()
+            .any(|e| e.filter.name() == default.filter.name())
+        {
+            entries.push(default);
+        }
+    }
+    (FilterStack { entries }, notes)
+}
+
+fn name_of<T: ValueEnum>(value: T) -> String {
+    value
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// `name` as a value of `T`, or a note and `current` unchanged.
+fn restore_named<T: ValueEnum>(current: &mut T, name: &str, what: &str, notes: &mut Vec<String>) {
+    match T::from_str(name, true) {
+        Ok(v) => *current = v,
+        Err(_) => notes.push(format!(
+            "saved {what} '{name}' is unknown; kept the default"
+        )),
+    }
+}
+
+impl AppState {
+    /// The session as it is now; `window` is the window's geometry.
+    pub fn settings(&self, window: SavedWindow) -> Settings {
+        let m = &self.mandelbrot.settings;
+        Settings {
+            tab: match self.tab {
+                Tab::Image => "image",
+                Tab::Mandelbrot => "mandelbrot",
+            }
+            .into(),
+            filters: stack_to_saved(&self.stack),
+            split: self.view.split,
+            histogram: SavedHistogram {
+                log_scale: self.histogram.log_scale,
+                channels: self.histogram.channels,
+            },
+            window,
+            explorer: SavedExplorer {
+                center: [m.view.center.0, m.view.center.1],
+                span: m.view.span,
+                max_dwell: m.view.max_dwell,
+                palette: name_of(m.coloring.palette),
+                mode: name_of(m.mode),
+                precision: name_of(m.precision),
+                overlay: m.overlay,
+                interior: m.coloring.interior,
+            },
+            bookmarks: self.mandelbrot.user_bookmarks.clone(),
+            ..Settings::default()
+        }
+    }
+
+    /// Restores `s` where the command line did not say otherwise; returns what could not
+    /// be restored.
+    pub fn restore(&mut self, s: &Settings, args: &GuiArgs) -> Vec<String> {
+        let mut notes = Vec::new();
+        if args.filters.is_empty() {
+            let (stack, stack_notes) = stack_from_saved(&s.filters);
+            self.stack = stack;
+            notes.extend(stack_notes);
+        }
+        if !args.split {
+            self.view.split = s.split.filter(|f| (0.0..=1.0).contains(f));
+        }
+        if !args.mandelbrot && s.tab == "mandelbrot" {
+            self.tab = Tab::Mandelbrot;
+        }
+        self.histogram.log_scale = s.histogram.log_scale;
+        self.histogram.channels = s.histogram.channels;
+        let e = &s.explorer;
+        let m = &mut self.mandelbrot.settings;
+        // A --bookmark given on the command line chose the place (and its max dwell).
+        if args.bookmark.is_none() {
+            if e.span.is_finite() && e.span > 0.0 && e.center.iter().all(|c| c.is_finite()) {
+                (m.view.center, m.view.span) = ((e.center[0], e.center[1]), e.span);
+            } else {
+                notes.push("saved explorer view is invalid; kept the default".into());
+            }
+            m.view.max_dwell = e.max_dwell.clamp(16, crate::mandelbrot::MAX_DWELL_LIMIT);
+        }
+        restore_named(&mut m.coloring.palette, &e.palette, "palette", &mut notes);
+        restore_named(&mut m.mode, &e.mode, "mode", &mut notes);
+        restore_named(&mut m.precision, &e.precision, "precision", &mut notes);
+        m.overlay |= e.overlay;
+        m.coloring.interior = e.interior;
+        self.mandelbrot.user_bookmarks = s.bookmarks.clone();
+        self.mandelbrot.dirty = true;
+        self.dirty = true;
+        notes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(spec: &str) -> Filter {
+        spec.parse().expect("spec")
+    }
+
+    #[test]
+    fn a_stack_survives_saving_with_order_parameters_and_switches() {
+        let mut stack = FilterStack::new(&[f("sobel:scale=3"), f("transpose")]);
+        stack.entries.swap(0, 3);
+        stack.entries[1].enabled = false;
+        let (back, notes) = stack_from_saved(&stack_to_saved(&stack));
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(back, stack);
+    }
+
+    #[test]
+    fn unknown_filters_are_skipped_and_missing_ones_added() {
+        let saved = vec![
+            SavedFilter {
+                spec: "box:radius=9".into(),
+                enabled: true,
+                auto_radius: false,
+            },
+            SavedFilter {
+                spec: "vignette:strength=2".into(),
+                enabled: true,
+                auto_radius: false,
+            },
+        ];
+        let (stack, notes) = stack_from_saved(&saved);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(stack.active(), vec![f("box:radius=9")]);
+        assert_eq!(stack.entries.len(), FilterStack::new(&[]).entries.len());
+    }
+}

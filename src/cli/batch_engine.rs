@@ -1,0 +1,124 @@
+//! The processing engine of a batch `apply`: one headless GL context, one CUDA context and
+//! one frame runner for every image (the source texture re-used while sizes repeat), or the
+//! CPU reference. It lives on the thread that opened it (GL and CUDA stay there).
+
+use super::CliError;
+use crate::filters::Filter;
+use crate::gl::{GlTexture, HeadlessGl};
+use crate::pipeline::{
+    choose_backend, cuda_headless_gl, BackendKind, BackendRequest, FrameRunner, InteropRequest,
+    PipelineError,
+};
+use image::RgbaImage;
+
+/// The GPU side: context, runner and the source texture of the last image.
+pub struct GpuEngine {
+    gl: HeadlessGl,
+    runner: FrameRunner,
+    source: Option<GlTexture>,
+}
+
+pub enum BatchEngine {
+    Cpu { reason: String },
+    Gpu(Box<GpuEngine>),
+}
+
+impl BatchEngine {
+    /// Opens the backend once for the whole batch, with the policy of `apply`: `cuda`
+    /// without CUDA is a usage error, `auto` falls back to the CPU and says why.
+    pub fn open(request: BackendRequest, interop: InteropRequest) -> Result<Self, CliError> {
+        let (gl, status) = choose_backend(request, cuda_headless_gl, |gl| gl.renderer.clone())?;
+        let Some(gl) = gl else {
+            return Ok(Self::Cpu {
+                reason: status.reason,
+            });
+        };
+        let runner = FrameRunner::new(&gl.gl, request, interop, 1, 1)?;
+        if runner.status.kind == BackendKind::Cuda {
+            return Ok(Self::Gpu(Box::new(GpuEngine {
+                gl,
+                runner,
+                source: None,
+            })));
+        }
+        let reason = runner.status.reason.clone();
+        runner.destroy(&gl.gl);
+        Ok(Self::Cpu { reason })
+    }
+
+    /// The backend in use and why.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Cpu { reason } => format!("CPU backend ({reason})"),
+            Self::Gpu(g) => format!("CUDA backend ({})", g.runner.status.reason),
+        }
+    }
+
+    /// Runs `filters` on `image`. On the GPU a failure is the image's error; the runner
+    /// itself falls back to the CPU under `auto` as in the window.
+    pub fn process(
+        &mut self,
+        image: &RgbaImage,
+        filters: &[Filter],
+    ) -> Result<RgbaImage, PipelineError> {
+        match self {
+            Self::Cpu { .. } => Ok(crate::filters::apply_cpu(image, filters)),
+            Self::Gpu(g) => g.process(image, filters),
+        }
+    }
+
+    /// Releases the GL objects.
+    pub fn destroy(self) {
+        if let Self::Gpu(g) = self {
+            let gl = &g.gl.gl;
+            if let Some(source) = g.source {
+                source.destroy(gl);
+            }
+            g.runner.destroy(gl);
+        }
+    }
+}
+
+impl GpuEngine {
+    /// The source texture holding `image`: the last one re-filled when the size repeats
+    /// (the CUDA registration stays valid), otherwise re-specified after unregistering.
+    fn upload(&mut self, image: &RgbaImage) -> Result<GlTexture, PipelineError> {
+        let gl = &self.gl.gl;
+        match self.source.take() {
+            None => Ok(GlTexture::new(
+                gl,
+                image.width(),
+                image.height(),
+                Some(image.as_raw()),
+            )?),
+            Some(mut texture) => {
+                if (texture.width, texture.height) != image.dimensions() {
+                    self.runner.release_registrations();
+                }
+                match texture.upload(gl, image) {
+                    Ok(()) => Ok(texture),
+                    Err(e) => {
+                        self.runner.release_registrations();
+                        texture.destroy(gl);
+                        Err(e.into())
+                    }
+                }
+            }
+        }
+    }
+
+    fn process(
+        &mut self,
+        image: &RgbaImage,
+        filters: &[Filter],
+    ) -> Result<RgbaImage, PipelineError> {
+        let source = self.upload(image)?;
+        let gl = &self.gl.gl;
+        let result = self
+            .runner
+            .run(gl, &source, image, filters)
+            .and_then(|_| Ok(self.runner.targets.output.read(gl)?));
+        self.source = Some(source);
+        result
+    }
+}

@@ -1,0 +1,430 @@
+//! `cudalens bench --mandelbrot` and `--ms-sweep`: Mariani–Silver against one thread per
+//! pixel (dwell kernels, CUDA events, medians), the explorer's whole frame, and the sweep
+//! that chooses `MS_TUNINGS`.
+//!
+//! --mandelbrot: the goal points ((−0.5, 0), span 2 at 4096² and 16384², max dwell 512 and
+//! 2048), the six bookmarks at 1920×1080 and 2560×1440 with max dwell 1024 and 8192, and
+//! the explorer frame at 1920×1080.
+//! --ms-sweep: for each size class of `MS_TUNINGS` a grid of tunings on that class's points,
+//! best first, then the full table with the measured tunings: sizes 1280×720 … 16384², the
+//! six bookmarks, max dwell 256 … 16384, per size and view.
+
+use super::bench::stage_medians;
+use super::{BenchArgs, CliError};
+use crate::mandelbrot::{MandelbrotSettings, Mode, MsTuning, Precision, View, BOOKMARKS};
+use crate::pipeline::{BackendKind, MandelbrotRenderer};
+use serde_json::{json, Value};
+
+/// A view to time: name, centre, span, size, max dwell.
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    name: &'static str,
+    center: (f64, f64),
+    span: f64,
+    size: (u32, u32),
+    max_dwell: u32,
+}
+
+impl Point {
+    fn settings(&self, mode: Mode, tuning: Option<MsTuning>) -> MandelbrotSettings {
+        MandelbrotSettings {
+            view: View {
+                center: self.center,
+                span: self.span,
+                width: self.size.0,
+                height: self.size.1,
+                max_dwell: self.max_dwell,
+            },
+            mode,
+            precision: Precision::Auto,
+            tuning,
+            ..MandelbrotSettings::default()
+        }
+    }
+
+    fn label(&self) -> String {
+        format!(
+            "{}×{} {:>5} {}",
+            self.size.0, self.size.1, self.max_dwell, self.name
+        )
+    }
+}
+
+/// The issue's four goal points: (−0.5, 0), span 2.
+fn goal_points() -> Vec<Point> {
+    [(4096, 512), (4096, 2048), (16384, 512), (16384, 2048)]
+        .map(|(s, d)| Point {
+            name: "(-0.5,0) span 2",
+            center: (-0.5, 0.0),
+            span: 2.0,
+            size: (s, s),
+            max_dwell: d,
+        })
+        .to_vec()
+}
+
+fn bookmark_points(sizes: &[(u32, u32)], dwells: &[u32]) -> Vec<Point> {
+    let mut out = Vec::new();
+    for &size in sizes {
+        for &max_dwell in dwells {
+            for (name, center, span, _) in BOOKMARKS {
+                out.push(Point {
+                    name,
+                    center,
+                    span,
+                    size,
+                    max_dwell,
+                });
+            }
+        }
+    }
+    out
+}
+
+const WINDOW_SIZES: [(u32, u32); 2] = [(1920, 1080), (2560, 1440)];
+const WINDOW_DWELLS: [u32; 2] = [1024, 8192];
+/// Speed-ups the issue asks for at the goal points.
+const GOALS: [f64; 4] = [3.0, 5.0, 8.0, 12.0];
+
+/// Median dwell time of one configuration: fewer runs where one run is long.
+fn time_dwell(
+    r: &mut MandelbrotRenderer,
+    s: &MandelbrotSettings,
+    runs: usize,
+) -> Result<f64, CliError> {
+    let first = r.time_dwells(s).map_err(CliError::from)?;
+    let ms: f64 = first
+        .iter()
+        .filter(|t| t.name == "dwell")
+        .map(|t| t.ms)
+        .sum();
+    let runs = if ms > 50.0 { runs.min(3) } else { runs };
+    stage_medians(runs, || r.time_dwells(s).map_err(CliError::from))
+        .map(|m| m.get("dwell").copied().unwrap_or(f64::NAN))
+}
+
+fn geo_mean(v: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
+    (sum / n.max(1) as f64).exp()
+}
+
+/// Per-pixel medians of `points`.
+fn per_pixel_times(
+    r: &mut MandelbrotRenderer,
+    points: &[Point],
+    runs: usize,
+) -> Result<Vec<f64>, CliError> {
+    points
+        .iter()
+        .map(|p| time_dwell(r, &p.settings(Mode::PerPixel, None), runs))
+        .collect()
+}
+
+/// Speed-ups of Mariani–Silver with `tuning` (None: the measured one) over `per_pixel`;
+/// an error (e.g. failed child launches) is returned, not timed.
+fn speedups(
+    r: &mut MandelbrotRenderer,
+    points: &[Point],
+    per_pixel: &[f64],
+    tuning: Option<MsTuning>,
+    runs: usize,
+) -> Result<Vec<(f64, f64)>, CliError> {
+    points
+        .iter()
+        .zip(per_pixel)
+        .map(|(p, pp)| {
+            let ms = time_dwell(r, &p.settings(Mode::MarianiSilver, tuning), runs)?;
+            Ok((ms, pp / ms))
+        })
+        .collect()
+}
+
+/// Prints and returns a per-point table.
+fn table(title: &str, points: &[Point], per_pixel: &[f64], ms: &[(f64, f64)]) -> Value {
+    println!("{title}");
+    println!(
+        "  {:<40} {:>10} {:>10} {:>8}",
+        "size, max dwell, view", "per-pixel", "M–S", "speed-up"
+    );
+    let mut rows = Vec::new();
+    for ((p, pp), (m, s)) in points.iter().zip(per_pixel).zip(ms) {
+        println!("  {:<40} {pp:>10.3} {m:>10.3} {s:>7.2}×", p.label());
+        rows.push(json!({ "view": p.name, "size": [p.size.0, p.size.1], "max_dwell": p.max_dwell, "per_pixel_ms": pp, "mariani_silver_ms": m, "speedup": s }));
+    }
+    Value::Array(rows)
+}
+
+/// Geometric mean and worst view per (size, max dwell) group of bookmark points.
+fn window_summary(points: &[Point], ms: &[(f64, f64)]) -> Vec<((u32, u32), u32, f64, f64)> {
+    let mut out = Vec::new();
+    for size in WINDOW_SIZES {
+        for dwell in WINDOW_DWELLS {
+            let group: Vec<f64> = points
+                .iter()
+                .zip(ms)
+                .filter(|(p, _)| p.size == size && p.max_dwell == dwell)
+                .map(|(_, (_, s))| *s)
+                .collect();
+            if !group.is_empty() {
+                let worst = group.iter().copied().fold(f64::INFINITY, f64::min);
+                out.push((size, dwell, geo_mean(group.into_iter()), worst));
+            }
+        }
+    }
+    out
+}
+
+pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
+    let mut renderer = MandelbrotRenderer::new(gl, args.backend, None)?;
+    if renderer.status.kind != BackendKind::Cuda {
+        println!("mandelbrot: skipped on the CPU backend (sizes up to 16384² are a GPU benchmark)");
+        renderer.destroy(gl);
+        return Ok(Value::Null);
+    }
+    let result = run_on(gl, &mut renderer, args);
+    renderer.destroy(gl);
+    result
+}
+
+fn run_on(
+    gl: &glow::Context,
+    r: &mut MandelbrotRenderer,
+    args: &BenchArgs,
+) -> Result<Value, CliError> {
+    let runs = args.runs.clamp(3, 15);
+    println!(
+        "Mandelbrot dwell kernels, medians in ms (per-pixel vs Mariani–Silver, measured tunings):"
+    );
+    let goals = goal_points();
+    let goal_pp = per_pixel_times(r, &goals, runs)?;
+    let goal_ms = speedups(r, &goals, &goal_pp, None, runs)?;
+    let mut out = json!({ "goals": table("goal points", &goals, &goal_pp, &goal_ms) });
+    let window = bookmark_points(&WINDOW_SIZES, &WINDOW_DWELLS);
+    let window_pp = per_pixel_times(r, &window, runs)?;
+    let window_ms = speedups(r, &window, &window_pp, None, runs)?;
+    out["window"] = table("bookmarks at window sizes", &window, &window_pp, &window_ms);
+    for (size, dwell, geo, worst) in window_summary(&window, &window_ms) {
+        println!(
+            "  {}×{} max dwell {dwell}: geometric mean {geo:.2}×, worst view {worst:.2}×",
+            size.0, size.1
+        );
+    }
+    out["explorer_frame"] = explorer_frame(gl, r)?;
+    if args.ms_sweep {
+        out["sweep_window"] = sweep(r, &window, &window_pp, &window_candidates(), true)?;
+        out["sweep_large"] = sweep(r, &goals, &goal_pp, &large_candidates(), false)?;
+        out["full"] = full_table(r)?;
+    }
+    Ok(out)
+}
+
+/// The explorer's frame at 1920×1080, whole set, max dwell 1024: dwells, colour, map and
+/// unmap, texture upload (wall time to glFinish) for both colourings.
+fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
+    use glow::HasContext;
+    let p = Point {
+        name: "Whole set",
+        center: (-0.5, 0.0),
+        span: 3.0,
+        size: (1920, 1080),
+        max_dwell: 1024,
+    };
+    let mut out = Vec::new();
+    for smooth in [false, true] {
+        let mut s = p.settings(Mode::MarianiSilver, None);
+        s.coloring.smooth = smooth;
+        let mut walls = Vec::new();
+        let mut stages = Vec::new();
+        for i in 0..23 {
+            let start = std::time::Instant::now();
+            let frame = r.render(gl, &s).map_err(CliError::from)?;
+            // SAFETY: glFinish on the current context; no pointers involved.
+            unsafe { gl.finish() };
+            if i >= 3 {
+                walls.push(start.elapsed().as_secs_f64() * 1e3);
+                stages.push(frame.total_ms());
+            }
+        }
+        let (wall, gpu) = (super::bench::median(walls), super::bench::median(stages));
+        println!("explorer frame 1920×1080 whole set max dwell 1024, Mariani–Silver, smooth {smooth}: {wall:.3} ms wall (GPU stages {gpu:.3} ms)");
+        out.push(json!({ "smooth": smooth, "wall_ms": wall, "gpu_stages_ms": gpu }));
+    }
+    Ok(Value::Array(out))
+}
+
+fn tuning(
+    init_size: u32,
+    subdiv: u32,
+    leaf_size: u32,
+    launch_min_pixels: u32,
+    lookahead: u32,
+) -> MsTuning {
+    MsTuning {
+        init_size,
+        subdiv,
+        leaf_size,
+        launch_min_pixels,
+        lookahead,
+    }
+}
+
+/// Candidates for window-sized images.
+fn window_candidates() -> Vec<MsTuning> {
+    let mut out = Vec::new();
+    for (init, subdiv, leaf) in [
+        (16, 2, 4),
+        (16, 4, 4),
+        (32, 2, 4),
+        (32, 2, 8),
+        (32, 4, 8),
+        (64, 2, 4),
+        (64, 2, 8),
+        (64, 4, 4),
+        (128, 2, 8),
+    ] {
+        for lookahead in [1, 12] {
+            out.push(tuning(init, subdiv, leaf, 1 << 30, lookahead));
+        }
+    }
+    out.push(tuning(64, 2, 8, 64 * 64, 1));
+    out.push(tuning(128, 2, 8, 128 * 128, 2));
+    out
+}
+
+/// Candidates for 4096² and larger.
+fn large_candidates() -> Vec<MsTuning> {
+    let mut out = Vec::new();
+    for (init, subdiv, leaf) in [
+        (256, 2, 8),
+        (256, 4, 16),
+        (512, 2, 16),
+        (512, 4, 8),
+        (512, 8, 8),
+        (1024, 4, 16),
+        (1024, 2, 16),
+        (2048, 4, 8),
+    ] {
+        for lookahead in [1, 2] {
+            for launch in [128 * 128, 256 * 256] {
+                out.push(tuning(init, subdiv, leaf, launch, lookahead));
+            }
+        }
+    }
+    out
+}
+
+/// Times each candidate on `points`; ranks window tunings by (no view slower, smallest
+/// group geometric mean) and large ones by the smallest fraction of its goal reached.
+fn sweep(
+    r: &mut MandelbrotRenderer,
+    points: &[Point],
+    per_pixel: &[f64],
+    candidates: &[MsTuning],
+    window: bool,
+) -> Result<Value, CliError> {
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for t in candidates {
+        match speedups(r, points, per_pixel, Some(*t), 3) {
+            Ok(s) => {
+                let score = if window {
+                    let summary = window_summary(points, &s);
+                    let worst = summary.iter().map(|g| g.3).fold(f64::INFINITY, f64::min);
+                    let geo = summary.iter().map(|g| g.2).fold(f64::INFINITY, f64::min);
+                    (worst >= 1.0, geo, worst)
+                } else {
+                    let frac = s
+                        .iter()
+                        .zip(GOALS)
+                        .map(|((_, x), g)| x / g)
+                        .fold(f64::INFINITY, f64::min);
+                    (frac >= 1.0, frac, geo_mean(s.iter().map(|x| x.1)))
+                };
+                rows.push((score, *t, s));
+            }
+            Err(e) => failed.push(format!("{t:?}: {}", e.message)),
+        }
+    }
+    rows.sort_by(|a, b| b.0 .0.cmp(&a.0 .0).then(b.0 .1.total_cmp(&a.0 .1)));
+    let what = if window {
+        "window sizes (score: smallest geometric mean of a size and max dwell, worst view)"
+    } else {
+        "4096² and 16384² goal points (score: smallest fraction of its goal, geometric mean)"
+    };
+    println!(
+        "Mariani–Silver sweep, {what}, {} tunings, best first:",
+        rows.len()
+    );
+    for ((_, a, b), t, s) in rows.iter().take(12) {
+        let detail = if window {
+            window_summary(points, s)
+                .iter()
+                .map(|(sz, d, g, w)| format!("{}p/{d}: {g:.2}× (min {w:.2}×)", sz.1))
+                .collect::<Vec<_>>()
+                .join(", ")
+        } else {
+            s.iter()
+                .map(|(_, x)| format!("{x:.2}×"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        println!(
+            "  init {:>4} subdiv {:>2} leaf {:>2} launch ≥{:>10} lookahead {:>2}: {a:.2} / {b:.2} | {detail}",
+            t.init_size, t.subdiv, t.leaf_size, t.launch_min_pixels, t.lookahead
+        );
+    }
+    println!("  {} tunings failed", failed.len());
+    for f in failed.iter().take(5) {
+        println!("    {f}");
+    }
+    Ok(json!({
+        "results": rows.iter().map(|((_, a, b), t, s)| json!({ "tuning": t, "score": [a, b], "ms_and_speedups": s })).collect::<Vec<_>>(),
+        "failed": failed,
+    }))
+}
+
+/// Sizes 1280×720 … 16384², the six bookmarks, max dwell 256 … 16384, with the measured
+/// tunings: per size and view.
+fn full_table(r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
+    let sizes = [
+        (1280, 720),
+        (1920, 1080),
+        (2560, 1440),
+        (3840, 2160),
+        (4096, 4096),
+        (16384, 16384),
+    ];
+    let mut out = Vec::new();
+    for size in sizes {
+        let dwells: &[u32] = if size.0 >= 16384 {
+            &[256, 1024, 4096]
+        } else {
+            &[256, 1024, 8192, 16384]
+        };
+        let points = bookmark_points(&[size], dwells);
+        let runs = if size.0 >= 4096 { 3 } else { 5 };
+        let pp = per_pixel_times(r, &points, runs)?;
+        let ms = speedups(r, &points, &pp, None, runs)?;
+        let title = format!(
+            "{}×{} ({:?})",
+            size.0,
+            size.1,
+            MsTuning::for_size(size.0, size.1)
+        );
+        out.push(table(&title, &points, &pp, &ms));
+        for &d in dwells {
+            let s: Vec<f64> = points
+                .iter()
+                .zip(&ms)
+                .filter(|(p, _)| p.max_dwell == d)
+                .map(|(_, m)| m.1)
+                .collect();
+            let worst = s.iter().copied().fold(f64::INFINITY, f64::min);
+            println!(
+                "  max dwell {d}: geometric mean {:.2}×, worst view {worst:.2}×",
+                geo_mean(s.into_iter())
+            );
+        }
+    }
+    Ok(Value::Array(out))
+}

@@ -1,0 +1,235 @@
+//! `equalize`: histogram equalisation of R, G and B, each on its own, as OpenCV's
+//! `equalizeHist` computes it: with the channel's histogram `h`, `N` pixels, `i0` the
+//! smallest value present and `cdf` the cumulative histogram,
+//! `v ↦ round((cdf(v) − h(i0)) · s)` where `s = 255 / (N − h(i0))` in f32 and rounding is to
+//! nearest, ties to even; a constant channel is left as it is. Alpha is kept. Exact.
+//!
+//! GPU: the histogram kernel counts the input into the scratch, `kernels/equalize.cu` builds
+//! the three LUTs there and applies them: histogram, LUT and application stay on the device.
+
+use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
+use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use crate::cuda::{blocks, check_scratch, CudaError};
+use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
+use image::RgbaImage;
+use rayon::prelude::*;
+
+pub const EQUALIZE_BLOCK_X: u32 = 32;
+pub const EQUALIZE_BLOCK_Y: u32 = 8;
+/// The three 256-entry LUTs follow the bins in the scratch.
+const LUT_BYTES: usize = 3 * 256;
+
+pub struct Equalize;
+
+/// The equalisation table of one channel's histogram over `total` pixels.
+pub fn equalize_lut(hist: &[u32; 256], total: u32) -> [u8; 256] {
+    let mut lut: [u8; 256] = std::array::from_fn(|i| i as u8);
+    let Some(first) = hist.iter().position(|&n| n > 0) else {
+        return lut;
+    };
+    if hist[first] == total {
+        return lut;
+    }
+    let scale = 255.0f32 / (total - hist[first]) as f32;
+    let mut sum = 0u32;
+    lut[first] = 0;
+    for i in first + 1..256 {
+        sum += hist[i];
+        lut[i] = (sum as f32 * scale).round_ties_even().clamp(0.0, 255.0) as u8;
+    }
+    lut
+}
+
+/// Equalisation of the contract.
+pub fn equalize(image: &RgbaImage) -> RgbaImage {
+    let histogram = crate::ops::cpu::histogram(image);
+    let total = image.width() * image.height();
+    let luts: [[u8; 256]; 3] = std::array::from_fn(|c| equalize_lut(&histogram.bins[c], total));
+    let mut out = image.clone();
+    out.par_chunks_mut(4).for_each(|p| {
+        for c in 0..3 {
+            p[c] = luts[c][usize::from(p[c])];
+        }
+    });
+    out
+}
+
+impl FilterDef for Equalize {
+    fn name(&self) -> &'static str {
+        "equalize"
+    }
+
+    fn summary(&self) -> &'static str {
+        "equalize  histogram equalisation of R, G and B each (as OpenCV's equalizeHist), exact"
+    }
+
+    fn ui_default(&self) -> &'static str {
+        "equalize"
+    }
+
+    fn params(&self) -> &'static [ParamDef] {
+        &[]
+    }
+
+    fn cpu(&self, image: &RgbaImage, _: &Params) -> RgbaImage {
+        equalize(image)
+    }
+
+    fn gpu_tolerance(&self) -> u8 {
+        0
+    }
+
+    fn kernel_modules(&self) -> &'static [&'static str] {
+        &["histogram", "equalize"]
+    }
+
+    fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
+        &[
+            ("equalize", "EQUALIZE_BLOCK_X", EQUALIZE_BLOCK_X),
+            ("equalize", "EQUALIZE_BLOCK_Y", EQUALIZE_BLOCK_Y),
+        ]
+    }
+
+    fn scratch_bytes(&self, _: u32, _: u32, _: &Params) -> usize {
+        HISTOGRAM_BIN_BYTES + LUT_BYTES
+    }
+
+    fn launch(&self, stage: &mut GpuStage<'_>, _: &Params) -> Result<(), CudaError> {
+        let (w, h) = (stage.width, stage.height);
+        check_scratch(
+            "equalize",
+            stage.scratch.len(),
+            HISTOGRAM_BIN_BYTES + LUT_BYTES,
+        )?;
+        let stream = stage.stream;
+        let mut bins = stage.scratch.slice_mut(0..HISTOGRAM_BIN_BYTES);
+        stream
+            .memset_zeros(&mut bins)
+            .map_err(CudaError::driver("cuMemsetD8Async(bins)"))?;
+        {
+            let (bins_ptr, _sync) = bins.device_ptr_mut(stream);
+            // SAFETY: `bins` is HISTOGRAM_BIN_BYTES of this context's device memory, alive
+            // (borrowed from the scratch) until the stream has run the kernel.
+            unsafe { launch_histogram(stage.kernels, stream, stage.input, w, h, bins_ptr)? };
+        }
+        let total = (w * h) as i32;
+        let lut_cfg = LaunchConfig {
+            grid_dim: (3, 1, 1),
+            block_dim: (32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let lut_fn = stage
+            .kernels
+            .function("equalize", "equalize_lut", &lut_cfg)?;
+        let mut b = stream.launch_builder(&lut_fn);
+        b.arg(&*stage.scratch).arg(&total);
+        // SAFETY: matches `equalize_lut(unsigned char* scratch, int)`: it reads the bins at
+        // offset 0 and writes the 3 × 256 LUT bytes after them, inside the checked scratch.
+        unsafe { b.launch(lut_cfg) }.map_err(CudaError::launch("equalize_lut"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (blocks(w, EQUALIZE_BLOCK_X), blocks(h, EQUALIZE_BLOCK_Y), 1),
+            block_dim: (EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, 1),
+            shared_mem_bytes: 0,
+        };
+        let apply_fn = stage.kernels.function("equalize", "equalize_apply", &cfg)?;
+        let (s, d, wi, hi) = (
+            stage.input.handle(),
+            stage.output.handle(),
+            w as i32,
+            h as i32,
+        );
+        let mut b = stream.launch_builder(&apply_fn);
+        b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&*stage.scratch);
+        // SAFETY: matches `equalize_apply(tex, surf, int, int, const unsigned char*)`; it
+        // reads the LUT inside the checked scratch; the output is w × h.
+        unsafe { b.launch(cfg) }
+            .map(|_| ())
+            .map_err(CudaError::launch("equalize_apply"))
+    }
+
+    fn bench_specs(&self) -> &'static [&'static str] {
+        &["equalize"]
+    }
+
+    fn test_specs(&self) -> &'static [&'static str] {
+        &["equalize"]
+    }
+
+    fn goldens(&self) -> &'static [Golden] {
+        &[Golden {
+            photo: "camera.png",
+            specs: &["equalize"],
+            file: "camera-equalize.png",
+        }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::random_image;
+
+    /// The definition in exact arithmetic: the f32 rounding of OpenCV may differ from it by
+    /// at most one level.
+    fn exact_lut(hist: &[u32; 256], total: u32) -> Vec<f64> {
+        let first = hist.iter().position(|&n| n > 0).unwrap();
+        let mut cdf = 0u64;
+        (0..256)
+            .map(|v| {
+                cdf += u64::from(hist[v]);
+                if v < first {
+                    0.0
+                } else {
+                    (cdf - u64::from(hist[first])) as f64 * 255.0 / f64::from(total - hist[first])
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lut_follows_the_definition() {
+        let img = random_image(61, 37, 9);
+        let h = crate::ops::cpu::histogram(&img);
+        let total = 61 * 37;
+        for c in 0..3 {
+            let lut = equalize_lut(&h.bins[c], total);
+            for (v, want) in exact_lut(&h.bins[c], total).iter().enumerate() {
+                if h.bins[c][v] > 0 {
+                    assert!((f64::from(lut[v]) - want).abs() <= 0.5 + 1e-4, "c{c} v{v}");
+                }
+            }
+            assert_eq!(lut[255], 255);
+        }
+    }
+
+    #[test]
+    fn constant_channel_is_kept_and_alpha_passes() {
+        let mut img = random_image(10, 10, 3);
+        for p in img.pixels_mut() {
+            p.0[1] = 77;
+        }
+        let out = equalize(&img);
+        assert!(out.pixels().all(|p| p.0[1] == 77));
+        assert!(img
+            .pixels()
+            .zip(out.pixels())
+            .all(|(a, b)| a.0[3] == b.0[3]));
+        // The extremes of a non-constant channel map to 0 and 255.
+        let min = img.pixels().map(|p| p.0[0]).min().unwrap();
+        let max = img.pixels().map(|p| p.0[0]).max().unwrap();
+        for (a, b) in img.pixels().zip(out.pixels()) {
+            if a.0[0] == min {
+                assert_eq!(b.0[0], 0);
+            }
+            if a.0[0] == max {
+                assert_eq!(b.0[0], 255);
+            }
+        }
+    }
+
+    #[test]
+    fn one_by_one_is_the_identity() {
+        let img = random_image(1, 1, 1);
+        assert_eq!(equalize(&img), img);
+    }
+}

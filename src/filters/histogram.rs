@@ -1,0 +1,45 @@
+//! Launcher of `kernels/histogram.cu`: the R, G, B and luma histograms of a texture. Not a
+//! filter of the stack: every frame runs it on the output, and `equalize` on its input.
+
+use crate::cuda::tiles::HIST_WARPS;
+use crate::cuda::{CudaError, KernelSet, TextureObject};
+use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
+
+/// Bytes of the 4 × 256 `u32` bins.
+pub const HISTOGRAM_BIN_BYTES: usize = 4 * 256 * 4;
+
+/// Adds the R, G, B and luma counts of `src` (`w × h`) to the 4 × 256 `u32` bins at `bins`
+/// (the caller zeroes them).
+///
+/// # Safety
+/// `bins` must point to at least [`HISTOGRAM_BIN_BYTES`] of device memory writable by
+/// `stream`'s context, valid until the stream has run the kernel.
+pub unsafe fn launch_histogram(
+    kernels: &KernelSet,
+    stream: &CudaStream,
+    src: &TextureObject,
+    w: u32,
+    h: u32,
+    bins: CUdeviceptr,
+) -> Result<(), CudaError> {
+    let block = HIST_WARPS * 32;
+    let pixels = u64::from(w) * u64::from(h);
+    let grid = pixels
+        .div_ceil(u64::from(block))
+        .min(u64::from(kernels.sm_count) * 4) as u32;
+    let cfg = LaunchConfig {
+        grid_dim: (grid.max(1), 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let f = kernels.function("histogram", "histogram", &cfg)?;
+    let (s, wi, hi) = (src.handle(), w as i32, h as i32);
+    let mut b = stream.launch_builder(&f);
+    b.arg(&s).arg(&wi).arg(&hi).arg(&bins);
+    // SAFETY: matches `histogram(tex, int, int, unsigned int*)`; the caller guarantees that
+    // `bins` holds 4 · 256 u32.
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(CudaError::launch("histogram"))
+}

@@ -1,0 +1,97 @@
+//! The filters: one descriptor each ([`FilterDef`]), listed once in [`FILTERS`]. The spec
+//! parser, the UI's stack and sliders, `--help`, the benchmark, the CPU and CUDA backends
+//! and the tests all iterate this list; nothing else names an individual filter.
+//!
+//! Adding a filter: `kernels/<name>.cu`, `src/filters/<name>.rs` (descriptor, CPU reference
+//! and its unit tests, CUDA launcher), one line below, and its golden outputs
+//! (`CUDALENS_BLESS=1 cargo test --test golden`).
+
+mod box_filter;
+mod def;
+mod equalize;
+mod filter;
+mod gaussian;
+mod gpu_stage;
+mod histogram;
+mod median;
+mod param;
+mod sobel;
+mod spec_error;
+mod transpose;
+mod unsharp;
+
+pub use def::{FilterDef, Golden};
+pub use filter::Filter;
+pub use gpu_stage::GpuStage;
+pub use histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
+pub use param::{Default as ParamDefault, ParamDef, Params, MAX_PARAMS};
+pub use spec_error::FilterSpecError;
+
+/// Every filter, in the order the UI lists them.
+pub static FILTERS: &[&dyn FilterDef] = &[
+    &gaussian::Gaussian,
+    &box_filter::BoxFilter,
+    &sobel::Sobel,
+    &transpose::Transpose,
+    &median::Median,
+    &unsharp::Unsharp,
+    &equalize::Equalize,
+];
+
+/// The filter called `name` (or one of its aliases).
+pub fn find(name: &str) -> Option<&'static dyn FilterDef> {
+    FILTERS
+        .iter()
+        .copied()
+        .find(|d| d.name() == name || d.aliases().contains(&name))
+}
+
+/// Every kernel file the filters need, plus the frame's histogram (each once).
+pub fn kernel_modules() -> Vec<&'static str> {
+    let mut names = vec!["histogram"];
+    for name in FILTERS.iter().flat_map(|d| d.kernel_modules()) {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The specification syntax of every filter, one per line (for `--help`).
+pub fn help_lines() -> String {
+    FILTERS
+        .iter()
+        .map(|d| format!("  {}", d.summary()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `--filter` help: every registered filter's syntax.
+pub fn spec_help() -> String {
+    format!(
+        "A filter specification, repeatable, applied in order. Borders clamp to the edge; \
+         alpha passes through.\n{}",
+        help_lines()
+    )
+}
+
+/// Applies the CPU references of `filters` in order.
+pub fn apply_cpu(image: &image::RgbaImage, filters: &[Filter]) -> image::RgbaImage {
+    filters
+        .iter()
+        .fold(image.clone(), |img, f| f.apply_cpu(&img))
+}
+
+/// The largest tolerance among `filters` (0: the chain must be exact on the GPU). It bounds
+/// the chain when the inexact stages come last: an exact but non-linear stage (equalize,
+/// median) after an inexact one may enlarge a difference of 1.
+pub fn gpu_tolerance(filters: &[Filter]) -> u8 {
+    filters
+        .iter()
+        .map(|f| f.def().gpu_tolerance())
+        .max()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests;

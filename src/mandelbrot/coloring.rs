@@ -1,0 +1,189 @@
+//! How dwells become colours, the same on the CPU and in `mandel_colorize*`:
+//! position = √v · density / 8 + offset along the palette's cycle, where v is the integer
+//! dwell (a lookup table per dwell, built here and indexed by the kernel: exact) or, with
+//! `smooth`, the continuous escape value (a gradient table of [`GRADIENT_STEPS`] entries,
+//! interpolated per pixel in f32 with the kernel's operation order: within 1 per channel).
+//! Points that never escaped (dwell = max dwell) take the interior colour.
+
+use super::{Dwells, Palette};
+
+/// Entries of the gradient table over one cycle of the palette.
+pub const GRADIENT_STEPS: usize = 1024;
+/// Range of the density slider (cycles per √dwell / 8).
+pub const DENSITY_RANGE: std::ops::RangeInclusive<f32> = 0.05..=20.0;
+
+/// Palette and its mapping; `Default` is the classic look.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Coloring {
+    pub palette: Palette,
+    /// Cycles of the palette per unit of √v / 8.
+    pub density: f32,
+    /// Shift along the cycle, 0..1.
+    pub offset: f32,
+    pub interior: [u8; 4],
+    /// Colour by the continuous escape value instead of the integer dwell.
+    pub smooth: bool,
+}
+
+impl Default for Coloring {
+    fn default() -> Self {
+        Self {
+            palette: Palette::Classic,
+            density: 1.0,
+            offset: 0.0,
+            interior: [0, 0, 0, 255],
+            smooth: false,
+        }
+    }
+}
+
+impl Coloring {
+    /// Table of colours per integer dwell: entry n < max_dwell at √n · density / 8 + offset,
+    /// entry max_dwell the interior colour.
+    pub fn lut(&self, max_dwell: u32) -> Vec<[u8; 4]> {
+        let (density, offset) = (f64::from(self.density), f64::from(self.offset));
+        (0..=max_dwell)
+            .map(|n| {
+                if n == max_dwell {
+                    self.interior
+                } else {
+                    let [r, g, b] = self
+                        .palette
+                        .at(f64::from(n).sqrt() * density / 8.0 + offset);
+                    [r, g, b, 255]
+                }
+            })
+            .collect()
+    }
+
+    /// One cycle of the palette in [`GRADIENT_STEPS`] entries (smooth colouring).
+    pub fn gradient(&self) -> Vec<[u8; 4]> {
+        (0..GRADIENT_STEPS)
+            .map(|i| {
+                let [r, g, b] = self.palette.at(i as f64 / GRADIENT_STEPS as f64);
+                [r, g, b, 255]
+            })
+            .collect()
+    }
+
+    /// The smooth colour of continuous value `v` (not interior), as the kernel computes it.
+    pub fn smooth_color(&self, gradient: &[[u8; 4]], v: f32) -> [u8; 4] {
+        let v = if v >= 0.0 { v } else { 0.0 };
+        let pos = v.sqrt() * self.density * 0.125 + self.offset;
+        let t = pos - pos.floor();
+        let steps = gradient.len();
+        let g = t * steps as f32;
+        let i0 = (g as usize).min(steps - 1);
+        let f = g - i0 as f32;
+        let (a, b) = (gradient[i0], gradient[(i0 + 1) % steps]);
+        [0, 1, 2, 3].map(|c| {
+            let (a, b) = (f32::from(a[c]), f32::from(b[c]));
+            (a + (b - a) * f).round() as u8
+        })
+    }
+
+    /// Colours a view's dwells (CPU backend; the GPU runs `mandel_colorize*`). Dwells are
+    /// clamped to 0..=max_dwell, as in the kernel.
+    pub fn colorize(&self, dwells: &Dwells, max_dwell: u32) -> image::RgbaImage {
+        let clamp = |d: u32| d.min(max_dwell);
+        let pixels: Vec<u8> = match (&dwells.smooth, self.smooth) {
+            (Some(values), true) => {
+                let gradient = self.gradient();
+                dwells
+                    .values
+                    .iter()
+                    .zip(values)
+                    .flat_map(|(&d, &v)| {
+                        if clamp(d) == max_dwell {
+                            self.interior
+                        } else {
+                            self.smooth_color(&gradient, v)
+                        }
+                    })
+                    .collect()
+            }
+            _ => {
+                let lut = self.lut(max_dwell);
+                dwells
+                    .values
+                    .iter()
+                    .flat_map(|&d| lut[clamp(d) as usize])
+                    .collect()
+            }
+        };
+        image::RgbaImage::from_raw(dwells.width, dwells.height, pixels)
+            .unwrap_or_else(|| image::RgbaImage::new(dwells.width, dwells.height))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lut_has_an_entry_per_dwell_and_the_interior_last() {
+        for palette in Palette::ALL {
+            let c = Coloring {
+                palette,
+                interior: [1, 2, 3, 255],
+                ..Coloring::default()
+            };
+            let lut = c.lut(100);
+            assert_eq!(lut.len(), 101);
+            assert_eq!(lut[100], [1, 2, 3, 255]);
+            assert!(lut[..100].iter().all(|c| c[3] == 255));
+        }
+    }
+
+    #[test]
+    fn offset_shifts_and_density_stretches_the_cycle() {
+        let base = Coloring::default();
+        let shifted = Coloring {
+            offset: 0.25,
+            ..base
+        };
+        let dense = Coloring {
+            density: 2.0,
+            ..base
+        };
+        // √64 / 8 = 1: one full cycle, so offset 0.25 at 64 is the base colour at 0.25.
+        let [r, g, b] = base.palette.at(0.25);
+        assert_eq!(shifted.lut(100)[64], [r, g, b, 255]);
+        assert_eq!(dense.lut(100)[16], base.lut(100)[64]);
+    }
+
+    #[test]
+    fn smooth_colours_follow_the_lut_at_integer_values() {
+        let c = Coloring::default();
+        let (lut, gradient) = (c.lut(1000), c.gradient());
+        for n in [0u32, 1, 5, 37, 400, 999] {
+            let s = c.smooth_color(&gradient, n as f32);
+            for ch in 0..3 {
+                assert!(
+                    s[ch].abs_diff(lut[n as usize][ch]) <= 2,
+                    "n={n}: {s:?} vs {:?}",
+                    lut[n as usize]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn colorize_clamps_dwells_and_uses_the_interior_colour() {
+        let c = Coloring {
+            interior: [9, 8, 7, 255],
+            ..Coloring::default()
+        };
+        let d = Dwells {
+            width: 3,
+            height: 1,
+            values: vec![0, 50, 1_000_000],
+            smooth: Some(vec![0.0, 49.5, 50.0]),
+        };
+        for smooth in [false, true] {
+            let img = Coloring { smooth, ..c }.colorize(&d, 50);
+            assert_eq!(img.get_pixel(1, 0).0, [9, 8, 7, 255]);
+            assert_eq!(img.get_pixel(2, 0).0, [9, 8, 7, 255]);
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! External memory behind one GL texture or buffer: the Vulkan allocation, GL's memory
+//! object and CUDA's array or pointer over the same bytes, for the whole session.
+//! Release with `destroy(gl)` after the GL texture or buffer made with it.
+
+use super::ExternalInterop;
+use crate::cuda::{CudaError, ExternalArray, ExternalBuffer};
+use crate::gl::{GlBuffer, GlError, GlMemoryObject, GlTexture};
+use crate::pipeline::PipelineError;
+use crate::vk::{ExportedBuffer, ExportedImage, ExportedMemory};
+use cudarc::driver::sys::{CUarray, CUdeviceptr};
+use std::os::fd::OwnedFd;
+
+/// Imports `memory` into GL (the object made by `make_gl` on it) and into CUDA (by
+/// `make_cuda` from a descriptor and the size); on failure nothing is left.
+fn import_both<G, C>(
+    gl: &glow::Context,
+    memory: &ExportedMemory,
+    make_gl: impl FnOnce(&GlMemoryObject) -> Result<G, GlError>,
+    make_cuda: impl FnOnce(OwnedFd, u64) -> Result<C, CudaError>,
+    destroy_gl: impl FnOnce(G),
+) -> Result<(GlMemoryObject, G, C), PipelineError> {
+    let object = GlMemoryObject::import(gl, memory.export_fd()?, memory.size)?;
+    let gl_object = match make_gl(&object) {
+        Ok(g) => g,
+        Err(e) => {
+            object.destroy(gl);
+            return Err(e.into());
+        }
+    };
+    let cuda = memory
+        .export_fd()
+        .map_err(PipelineError::from)
+        .and_then(|fd| Ok(make_cuda(fd, memory.size)?));
+    match cuda {
+        Ok(c) => Ok((object, gl_object, c)),
+        Err(e) => {
+            destroy_gl(gl_object);
+            object.destroy(gl);
+            Err(e)
+        }
+    }
+}
+
+/// RGBA8 image memory shared by a GL texture and a CUDA array.
+pub struct ImageBacking {
+    cuda: ExternalArray,
+    memory: GlMemoryObject,
+    _vk: ExportedImage,
+}
+
+impl ImageBacking {
+    /// A `width × height` image; returns the backing and the GL texture on it.
+    pub fn new(
+        interop: &ExternalInterop,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<(Self, GlTexture), PipelineError> {
+        let vk = ExportedImage::new(&interop.exporter, width, height)?;
+        let (memory, texture, cuda) = import_both(
+            gl,
+            &vk.memory,
+            |m| m.texture_2d(gl, width, height),
+            |fd, size| ExternalArray::import(&interop.ctx, fd, size, width, height),
+            |t| t.destroy(gl),
+        )?;
+        let backing = Self {
+            cuda,
+            memory,
+            _vk: vk,
+        };
+        Ok((backing, texture))
+    }
+
+    /// CUDA's array over the image.
+    pub fn array(&self) -> CUarray {
+        self.cuda.raw()
+    }
+
+    /// Frees CUDA's mapping, GL's memory object and the Vulkan image, in that order.
+    pub fn destroy(self, gl: &glow::Context) {
+        drop(self.cuda);
+        self.memory.destroy(gl);
+    }
+}
+
+/// Buffer memory shared by a GL buffer and a CUDA device pointer.
+pub struct BufferBacking {
+    cuda: ExternalBuffer,
+    memory: GlMemoryObject,
+    _vk: ExportedBuffer,
+}
+
+impl BufferBacking {
+    /// A buffer of `size` bytes; returns the backing and the GL buffer on it.
+    pub fn new(
+        interop: &ExternalInterop,
+        gl: &glow::Context,
+        size: usize,
+    ) -> Result<(Self, GlBuffer), PipelineError> {
+        let vk = ExportedBuffer::new(&interop.exporter, size as u64)?;
+        let (memory, buffer, cuda) = import_both(
+            gl,
+            &vk.memory,
+            |m| m.buffer(gl, size),
+            |fd, memory_size| ExternalBuffer::import(&interop.ctx, fd, memory_size, size),
+            |b| b.destroy(gl),
+        )?;
+        let backing = Self {
+            cuda,
+            memory,
+            _vk: vk,
+        };
+        Ok((backing, buffer))
+    }
+
+    /// CUDA's pointer to the buffer and its size in bytes.
+    pub fn pointer(&self) -> (CUdeviceptr, usize) {
+        (self.cuda.ptr(), self.cuda.size)
+    }
+
+    /// Frees CUDA's mapping, GL's memory object and the Vulkan buffer, in that order.
+    pub fn destroy(self, gl: &glow::Context) {
+        drop(self.cuda);
+        self.memory.destroy(gl);
+    }
+}

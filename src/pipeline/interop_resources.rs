@@ -1,0 +1,143 @@
+//! The one interface the CUDA frame code uses to reach GL objects: acquire CUDA views of
+//! them (arrays for textures, device pointers for buffers) after GL's work, release them to
+//! GL after CUDA's. Two implementations: [`ClassicResources`] (registered GL objects,
+//! mapped and unmapped every frame) and the external-memory owners (`SharedTargets`,
+//! `SharedPbo`), whose views exist for the whole session and whose hand-over is a pair of
+//! semaphores.
+
+use super::PipelineError;
+use crate::cuda::interop::{GraphicsResource, Mapped, Registered};
+use crate::cuda::CudaError;
+use cudarc::driver::sys::{CUarray, CUdeviceptr};
+use cudarc::driver::{CudaContext, CudaStream};
+use std::sync::Arc;
+
+/// CUDA's views of the GL objects, valid from `acquire` until `release`: textures first
+/// (in the order the owner lists them), then buffers.
+#[derive(Debug, Default)]
+pub struct InteropViews {
+    pub arrays: Vec<CUarray>,
+    pub pointers: Vec<(CUdeviceptr, usize)>,
+}
+
+fn missing(what: &str, index: usize) -> CudaError {
+    CudaError::Driver {
+        call: "InteropViews",
+        reason: format!("no {what} {index}"),
+    }
+}
+
+impl InteropViews {
+    /// The CUDA array of texture `index`.
+    pub fn array(&self, index: usize) -> Result<CUarray, CudaError> {
+        self.arrays
+            .get(index)
+            .copied()
+            .ok_or_else(|| missing("texture", index))
+    }
+
+    /// Device pointer and size of buffer `index`.
+    pub fn pointer(&self, index: usize) -> Result<(CUdeviceptr, usize), CudaError> {
+        self.pointers
+            .get(index)
+            .copied()
+            .ok_or_else(|| missing("buffer", index))
+    }
+}
+
+/// GL objects that CUDA borrows for a frame.
+pub trait InteropResources {
+    /// Hands the objects to CUDA: work queued on `stream` afterwards sees every GL command
+    /// issued before.
+    fn acquire(
+        &mut self,
+        gl: &glow::Context,
+        stream: &Arc<CudaStream>,
+    ) -> Result<InteropViews, PipelineError>;
+
+    /// Hands them back to GL: GL commands issued afterwards see the stream's work.
+    fn release(
+        &mut self,
+        gl: &glow::Context,
+        stream: &Arc<CudaStream>,
+    ) -> Result<(), PipelineError>;
+}
+
+/// Registered GL textures and buffers, mapped with one call per frame and unmapped with
+/// one. A failed map or unmap drops the registration (unregistering it); the owner
+/// registers again.
+pub struct ClassicResources {
+    registered: Option<Registered>,
+    mapped: Option<Mapped>,
+    textures: usize,
+    buffers: usize,
+}
+
+impl ClassicResources {
+    /// Registers `textures` then `buffers` (GL name, `cuda::ffi::REGISTER_*` flags).
+    pub fn register(
+        ctx: &Arc<CudaContext>,
+        textures: &[(glow::Texture, u32)],
+        buffers: &[(glow::Buffer, u32)],
+    ) -> Result<Self, CudaError> {
+        let mut resources = Vec::with_capacity(textures.len() + buffers.len());
+        for &(texture, flags) in textures {
+            resources.push(GraphicsResource::texture(ctx, texture, flags)?);
+        }
+        for &(buffer, flags) in buffers {
+            resources.push(GraphicsResource::buffer(ctx, buffer, flags)?);
+        }
+        Ok(Self {
+            registered: Some(Registered::new(resources)),
+            mapped: None,
+            textures: textures.len(),
+            buffers: buffers.len(),
+        })
+    }
+
+    /// Whether the registration is intact (false after a failed map or unmap).
+    pub fn usable(&self) -> bool {
+        self.registered.is_some()
+    }
+
+    fn views(&self, mapped: &Mapped) -> Result<InteropViews, CudaError> {
+        Ok(InteropViews {
+            arrays: (0..self.textures)
+                .map(|i| mapped.array(i))
+                .collect::<Result<_, _>>()?,
+            pointers: (0..self.buffers)
+                .map(|i| mapped.pointer(self.textures + i))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+impl InteropResources for ClassicResources {
+    fn acquire(
+        &mut self,
+        _gl: &glow::Context,
+        stream: &Arc<CudaStream>,
+    ) -> Result<InteropViews, PipelineError> {
+        let registered = self.registered.take().ok_or(CudaError::Driver {
+            call: "cuGraphicsMapResources",
+            reason: "resources already mapped or lost".into(),
+        })?;
+        let mapped = registered.map(stream)?;
+        let views = self.views(&mapped)?;
+        self.mapped = Some(mapped);
+        Ok(views)
+    }
+
+    fn release(
+        &mut self,
+        _gl: &glow::Context,
+        _stream: &Arc<CudaStream>,
+    ) -> Result<(), PipelineError> {
+        let mapped = self.mapped.take().ok_or(CudaError::Driver {
+            call: "cuGraphicsUnmapResources",
+            reason: "resources not mapped".into(),
+        })?;
+        self.registered = Some(mapped.unmap()?);
+        Ok(())
+    }
+}

@@ -1,0 +1,70 @@
+//! What one Mandelbrot render did, and the CPU reference path that produces one (deep views
+//! by perturbation, `deep_zoom.rs`).
+
+use super::report::StageTime;
+use super::BackendKind;
+use crate::mandelbrot::{
+    render_mariani_silver, render_per_pixel, Dwells, MandelbrotSettings, Mode, MsRecord, MsStats,
+    Precision,
+};
+use std::time::Instant;
+
+/// What one render did.
+#[derive(Debug, Clone)]
+pub struct MandelbrotFrame {
+    pub backend: BackendKind,
+    pub precision: Precision,
+    pub stages: Vec<StageTime>,
+    /// The Mariani–Silver rectangles (with `overlay`; the device keeps at most 65 536).
+    pub records: Vec<MsRecord>,
+    /// Mariani–Silver statistics (with `overlay`).
+    pub stats: Option<MsStats>,
+}
+
+impl MandelbrotFrame {
+    /// Time of the dwell computation (the number compared between modes).
+    pub fn dwell_ms(&self) -> f64 {
+        self.stages
+            .iter()
+            .filter(|s| s.name == "dwell")
+            .map(|s| s.ms)
+            .sum()
+    }
+
+    /// Sum of the stage times.
+    pub fn total_ms(&self) -> f64 {
+        self.stages.iter().map(|s| s.ms).sum()
+    }
+}
+
+/// The CPU reference: dwells (and continuous values, records) on the host.
+pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
+    // Deep views by perturbation (`deep_zoom.rs`); a location the perturbation path cannot
+    // take falls through to f64.
+    if let Some(result) = s
+        .deep_precision()
+        .and_then(|p| super::deep_zoom::cpu_deep_dwells(s, p).ok())
+    {
+        return result;
+    }
+    let start = Instant::now();
+    let smooth = s.coloring.smooth;
+    let tuning = s.tuning();
+    let (dwells, records) = match s.mode {
+        Mode::PerPixel => (render_per_pixel(&s.view, smooth), Vec::new()),
+        Mode::MarianiSilver => render_mariani_silver(&s.view, &tuning, smooth),
+    };
+    let stats = (s.overlay && s.mode == Mode::MarianiSilver)
+        .then(|| MsStats::from_records(&records, &s.view, &tuning));
+    let frame = MandelbrotFrame {
+        backend: BackendKind::Cpu,
+        precision: Precision::F64,
+        stages: vec![StageTime {
+            name: "dwell".into(),
+            ms: start.elapsed().as_secs_f64() * 1e3,
+        }],
+        records: if s.overlay { records } else { Vec::new() },
+        stats,
+    };
+    (dwells, frame)
+}

@@ -1,0 +1,60 @@
+//! GPU memory one filter frame needs, reckoned from the image size before anything is
+//! allocated, and the check against the GPU budget (`image_io::budget`).
+
+use super::PipelineError;
+use crate::filters::Filter;
+use crate::image_io::budget::{format_bytes, gpu_budget};
+
+/// Bytes on the GPU for `filters` on a `width × height` image: the source and output
+/// textures, the read-back buffer, up to two intermediate arrays (ping-pong) and the
+/// largest scratch a stage needs (as `cuda_frame` allocates them).
+pub fn gpu_frame_bytes(width: u32, height: u32, filters: &[Filter]) -> u64 {
+    let rgba = 4 * u64::from(width) * u64::from(height);
+    let intermediates = filters.len().saturating_sub(1).min(2) as u64 * rgba;
+    let (mut w, mut h, mut scratch) = (width, height, 0u64);
+    for f in filters {
+        scratch = scratch.max(f.def().scratch_bytes(w, h, f.params()) as u64);
+        (w, h) = f.output_size(w, h);
+    }
+    3 * rgba + intermediates + scratch
+}
+
+/// Refuses a frame that does not fit the GPU budget, when the driver says how much
+/// memory is free (NVIDIA's GL does; others are not checked here and fail, if at all, at
+/// allocation, which falls back like any GPU failure).
+pub fn check_gpu_frame(
+    gl: &glow::Context,
+    width: u32,
+    height: u32,
+    filters: &[Filter],
+) -> Result<(), PipelineError> {
+    let Some(free) = crate::gl::free_video_memory(gl) else {
+        return Ok(());
+    };
+    let need = gpu_frame_bytes(width, height, filters);
+    let (budget, how) = gpu_budget(free);
+    if need <= budget {
+        return Ok(());
+    }
+    Err(PipelineError::OverBudget(format!(
+        "a {width}×{height} frame needs about {} of GPU memory, over the GPU budget of {} ({how}); use --max-memory to change it",
+        format_bytes(need),
+        format_bytes(budget)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_textures_intermediates_and_scratch() {
+        let px = 100u64 * 50;
+        assert_eq!(gpu_frame_bytes(100, 50, &[]), 12 * px);
+        let f = |s: &str| s.parse::<Filter>().expect("spec");
+        assert_eq!(gpu_frame_bytes(100, 50, &[f("transpose")]), 12 * px);
+        let three = [f("transpose"), f("box:radius=2"), f("transpose")];
+        // The box filter's scratch: one uint4 of row sums per pixel.
+        assert_eq!(gpu_frame_bytes(100, 50, &three), 20 * px + 16 * px);
+    }
+}

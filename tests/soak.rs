@@ -1,0 +1,313 @@
+//! Soak (issue 8): a long headless run on the CUDA backend through the real interop path:
+//! random filter stacks (random specification strings parsed by `Filter::from_str`, so
+//! the soak follows whatever filters the parser knows), random parameters, images from
+//! 1×1 to 8K loaded and replaced, Mandelbrot views. Every 100th frame is checked against
+//! the CPU reference; at checkpoints the same canonical frame is run and the driver's
+//! used GPU memory and the host RSS must stay within 1 MiB of the first checkpoint after
+//! warm-up. Ignored by default; `scripts/gpu/hostile.sh soak` runs it on the GPU machine
+//! (`SOAK_FRAMES`, default 10 000; `SOAK_SECONDS` stops it early, saying how far it got).
+
+mod common;
+
+use cudalens::cuda::CudaDevice;
+use cudalens::filters::{apply_cpu, Filter, ParamDefault, FILTERS};
+use cudalens::gl::{GlTexture, HeadlessGl};
+use cudalens::mandelbrot::{render_per_pixel, MandelbrotSettings, Mode, Precision, View};
+use cudalens::pipeline::{
+    BackendKind, BackendRequest, FrameRunner, InteropRequest, MandelbrotRenderer,
+};
+use image::RgbaImage;
+use rand::{Rng, SeedableRng};
+use std::time::Instant;
+
+const MIB: i64 = 1 << 20;
+const WARM_UP: usize = 1000;
+const CHECKPOINT_EVERY: usize = 500;
+
+/// A random filter specification, sometimes out of range (the parser must refuse those).
+fn random_spec(rng: &mut impl Rng) -> String {
+    // Any registered filter, values over the lower third of each range and a little
+    // outside it (so that some are refused).
+    let def = FILTERS[rng.random_range(0..FILTERS.len())];
+    let mut params = Vec::new();
+    for p in def.params() {
+        if p.default != ParamDefault::Required && rng.random_bool(0.5) {
+            continue;
+        }
+        let top = p.min + (p.max - p.min) / 3.0 + 1.0;
+        let v = rng.random_range(p.min - 0.5..top);
+        params.push(if p.integer {
+            format!("{}={}", p.name, v.round())
+        } else {
+            format!("{}={v:.2}", p.name)
+        });
+    }
+    if params.is_empty() {
+        def.name().to_string()
+    } else {
+        format!("{}:{}", def.name(), params.join(","))
+    }
+}
+
+/// A random stack of 0 to 4 valid filters; counts the specifications refused.
+fn random_stack(rng: &mut impl Rng, refused: &mut usize) -> Vec<Filter> {
+    let n = rng.random_range(0..=4);
+    let mut stack = Vec::new();
+    while stack.len() < n {
+        match random_spec(rng).parse::<Filter>() {
+            Ok(f) => stack.push(f),
+            Err(_) => *refused += 1,
+        }
+    }
+    stack
+}
+
+/// Sides log-uniform in 1..=8192 (clamped to 8K UHD), now and then exactly 7680×4320.
+fn random_size(rng: &mut impl Rng, replacement: usize) -> (u32, u32) {
+    if replacement % 40 == 7 {
+        return (7680, 4320);
+    }
+    let side = |rng: &mut dyn rand::RngCore| 2f64.powf(rng.random_range(0.0..13.0)) as u32;
+    (side(rng).clamp(1, 7680), side(rng).clamp(1, 4320))
+}
+
+fn exact(f: &Filter) -> bool {
+    f.def().gpu_tolerance() == 0
+}
+
+struct Soak {
+    gl: HeadlessGl,
+    runner: FrameRunner,
+    mandel: MandelbrotRenderer,
+    source: GlTexture,
+    image: RgbaImage,
+}
+
+impl Soak {
+    fn replace_image(&mut self, image: RgbaImage) {
+        self.runner.release_registrations();
+        let gl = &self.gl.gl;
+        let old = std::mem::replace(
+            &mut self.source,
+            GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))
+                .expect("source texture"),
+        );
+        old.destroy(gl);
+        self.image = image;
+    }
+
+    fn frame(&mut self, filters: &[Filter]) -> RgbaImage {
+        let gl = &self.gl.gl;
+        let report = self
+            .runner
+            .run(gl, &self.source, &self.image, filters)
+            .expect("CUDA frame");
+        assert_eq!(report.backend, BackendKind::Cuda, "fell back to the CPU");
+        self.runner.targets.output.read(gl).expect("read output")
+    }
+
+    /// Every stage on the GPU from the CPU's input of that stage, against the CPU stage;
+    /// exact stacks also as a whole.
+    fn check(&mut self, filters: &[Filter]) -> u8 {
+        let whole = self.frame(filters);
+        if filters.iter().all(exact) {
+            assert_eq!(whole, apply_cpu(&self.image, filters), "{filters:?}");
+        }
+        let original = self.image.clone();
+        let mut input = original.clone();
+        let mut worst = 0;
+        for f in filters {
+            let want = f.apply_cpu(&input);
+            self.replace_image(input);
+            let got = self.frame(std::slice::from_ref(f));
+            let (max, count) = common::max_difference(&got, &want);
+            let tolerance = if exact(f) { 0 } else { 1 };
+            assert!(
+                max <= tolerance,
+                "{f}: max difference {max} in {count} values"
+            );
+            worst = worst.max(max);
+            input = want;
+        }
+        self.replace_image(original);
+        worst
+    }
+
+    fn mandelbrot(&mut self, rng: &mut impl Rng, checked: bool) {
+        let side = |rng: &mut dyn rand::RngCore, max: u32| rng.random_range(1..=max);
+        let max = if checked { 384 } else { 1024 };
+        let view = View {
+            center: (rng.random_range(-2.0..0.6), rng.random_range(-1.2..1.2)),
+            span: 10f64.powf(rng.random_range(-6.0..0.5)),
+            width: side(rng, max),
+            height: side(rng, max),
+            max_dwell: rng.random_range(1..=2048),
+        };
+        let mode = if rng.random_bool(0.5) {
+            Mode::MarianiSilver
+        } else {
+            Mode::PerPixel
+        };
+        let s = MandelbrotSettings {
+            view,
+            mode,
+            precision: if checked {
+                Precision::F64
+            } else {
+                Precision::Auto
+            },
+            ..MandelbrotSettings::default()
+        };
+        if checked {
+            let (got, _) = self.mandel.dwells(&s).expect("GPU dwells");
+            let bad = got.mismatches(&render_per_pixel(&view, false));
+            let total = (view.width * view.height) as usize;
+            assert!(
+                bad * 1000 <= total,
+                "{view:?} {mode:?}: {bad} of {total} dwells differ"
+            );
+        } else {
+            let frame = self.mandel.render(&self.gl.gl, &s).expect("GPU Mandelbrot");
+            assert_eq!(frame.backend, BackendKind::Cuda);
+        }
+    }
+
+    /// The canonical frame of a checkpoint; returns (GPU bytes used, host RSS bytes).
+    fn checkpoint(&mut self, canonical: &RgbaImage, stack: &[Filter]) -> (i64, i64) {
+        self.replace_image(canonical.clone());
+        self.frame(stack);
+        let s = MandelbrotSettings {
+            view: View {
+                center: (-0.5, 0.0),
+                span: 3.0,
+                width: 1024,
+                height: 768,
+                max_dwell: 512,
+            },
+            ..MandelbrotSettings::default()
+        };
+        self.mandel.render(&self.gl.gl, &s).expect("canonical view");
+        if let Some(d) = self.runner.cuda_device() {
+            d.synchronize().expect("sync");
+            d.bind().expect("bind");
+        }
+        let (free, total) = cudarc::driver::result::mem_get_info().expect("cuMemGetInfo");
+        (total as i64 - free as i64, rss_bytes())
+    }
+}
+
+fn rss_bytes() -> i64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("status");
+    let kib: i64 = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .expect("VmRSS");
+    kib * 1024
+}
+
+#[test]
+#[ignore = "long: run on the GPU machine by scripts/gpu/soak.sh"]
+fn soak_random_frames_on_cuda() {
+    if !CudaDevice::count().is_ok_and(|n| n > 0) {
+        eprintln!("skipped: no CUDA device");
+        return;
+    }
+    let frames: usize = std::env::var("SOAK_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    // A time bound for a lent machine: the run stops early and says how far it got.
+    let seconds: f64 = std::env::var("SOAK_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::INFINITY);
+    let gl = HeadlessGl::new().expect("headless GL");
+    let runner = FrameRunner::new(&gl.gl, BackendRequest::Cuda, InteropRequest::Auto, 1, 1)
+        .expect("CUDA backend");
+    let mandel = MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_device())
+        .expect("CUDA Mandelbrot");
+    let image = common::photo("coffee.png");
+    let source = GlTexture::new(&gl.gl, image.width(), image.height(), Some(image.as_raw()))
+        .expect("texture");
+    let mut soak = Soak {
+        gl,
+        runner,
+        mandel,
+        source,
+        image,
+    };
+    let photos = ["astronaut.png", "camera.png", "coffee.png", "logo.png"].map(common::photo);
+    let canonical = photos[0].clone();
+    let canonical_stack: Vec<Filter> = ["gaussian:sigma=2", "box:radius=3", "sobel"]
+        .iter()
+        .map(|s| s.parse().expect("canonical spec"))
+        .collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+    let (mut refused, mut checks, mut worst, mut replacements, mut mandels) = (0, 0, 0u8, 0, 0);
+    let mut baseline: Option<(i64, i64)> = None;
+    let (mut gpu_drift, mut rss_drift) = (0i64, 0i64);
+    let start = Instant::now();
+    let mut done = 0;
+    for frame in 0..frames {
+        if start.elapsed().as_secs_f64() > seconds {
+            break;
+        }
+        done = frame + 1;
+        if frame % 25 == 0 {
+            let (w, h) = random_size(&mut rng, replacements);
+            let image = if replacements % 5 == 0 {
+                photos[replacements / 5 % photos.len()].clone()
+            } else {
+                cudalens::ops::random_image(w, h, frame as u64)
+            };
+            soak.replace_image(image);
+            replacements += 1;
+        }
+        let checked = frame % 100 == 99;
+        if frame % 5 == 4 {
+            soak.mandelbrot(&mut rng, checked);
+            mandels += 1;
+        } else {
+            let stack = random_stack(&mut rng, &mut refused);
+            if checked {
+                worst = worst.max(soak.check(&stack));
+                checks += 1;
+            } else {
+                soak.frame(&stack);
+            }
+        }
+        if frame + 1 >= WARM_UP && (frame + 1) % CHECKPOINT_EVERY == 0 {
+            let now = soak.checkpoint(&canonical, &canonical_stack);
+            let base = *baseline.get_or_insert(now);
+            gpu_drift = gpu_drift.max((now.0 - base.0).abs());
+            rss_drift = rss_drift.max((now.1 - base.1).abs());
+            println!(
+                "frame {:>6}: GPU used {:.1} MiB ({:+.2}), RSS {:.1} MiB ({:+.2}), {:.0} s",
+                frame + 1,
+                now.0 as f64 / MIB as f64,
+                (now.0 - base.0) as f64 / MIB as f64,
+                now.1 as f64 / MIB as f64,
+                (now.1 - base.1) as f64 / MIB as f64,
+                start.elapsed().as_secs_f64()
+            );
+        }
+    }
+    println!(
+        "soak: {done} of {frames} frames ({mandels} Mandelbrot views, {replacements} images loaded), {checks} filter checks against the CPU (worst difference {worst}), {refused} out-of-range specs refused, {:.0} s; drift after warm-up: GPU {gpu_drift} B, RSS {rss_drift} B",
+        start.elapsed().as_secs_f64()
+    );
+    assert!(gpu_drift <= MIB, "GPU memory drifted by {gpu_drift} B");
+    assert!(rss_drift <= MIB, "host RSS drifted by {rss_drift} B");
+    let Soak {
+        gl,
+        runner,
+        mandel,
+        source,
+        ..
+    } = soak;
+    mandel.destroy(&gl.gl);
+    runner.destroy(&gl.gl);
+    source.destroy(&gl.gl);
+}
