@@ -160,10 +160,10 @@ impl CudaMandelbrot {
     }
 
     /// After a frame: fails if the refinement was incomplete; the records and statistics
-    /// with `overlay`.
+    /// with `overlay` (none for a deep view, which no refinement computed).
     fn readout(&self, s: &MandelbrotSettings) -> Result<Option<MsReadout>, CudaError> {
         let stream = &self.device.stream;
-        if s.overlay && s.mode == Mode::MarianiSilver {
+        if s.overlay && s.mode == Mode::MarianiSilver && s.deep_precision().is_none() {
             Ok(Some(self.records.read(stream, &s.view, &s.tuning())?))
         } else {
             self.records.counters(stream).map(|_| None)
