@@ -268,4 +268,16 @@ mod tests {
         assert!((v.center.0 - want_center.0).abs() < 0.011);
         assert!((v.center.1 - want_center.1).abs() < 0.011);
     }
+
+    #[test]
+    fn boxes_zoom_the_exact_location_below_f64() {
+        let mut s = MandelbrotSettings::default();
+        (s.view.width, s.view.height) = (400, 200);
+        for _ in 0..60 {
+            zoom_to_box(&mut s, (100.0, 50.0), (200.0, 100.0));
+        }
+        let span = s.location().expect("location").span.to_f64();
+        assert!(span > 1e-37 && span < 1e-35, "{span}");
+        assert!(s.deep_precision().is_some());
+    }
 }
