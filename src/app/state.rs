@@ -12,6 +12,7 @@ use super::status_bar::{status_bar_ui, StatusLine};
 use super::GuiArgs;
 use crate::gl::{GlTexture, HistogramRenderer};
 use crate::image_io::{load_image_with, save_image, SaveOptions, SAVE_EXTENSIONS};
+use crate::mandelbrot::deep::find_bookmark;
 use crate::pipeline::{
     BackendKind, FrameReport, FrameRunner, InteropKind, InteropStatus, MandelbrotRenderer,
 };
@@ -99,6 +100,9 @@ impl AppState {
             presets: PresetsPanel::new(),
             quit: false,
         };
+        if let Some(b) = args.bookmark.as_deref().and_then(find_bookmark) {
+            state.mandelbrot.go_to_deep(b);
+        }
         state.open(gl, initial);
         Ok(state)
     }

@@ -188,6 +188,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     runner.destroy(gl);
     source.destroy(gl);
+    if args.deep {
+        json.insert("deep".into(), super::bench_deep::bench_deep(gl, args.runs)?);
+    }
     if args.mandelbrot || args.ms_sweep {
         json.insert("mandelbrot".into(), super::bench_mandelbrot::run(gl, args)?);
     }

@@ -108,6 +108,14 @@ impl MsRecordBuffer {
         })
     }
 
+    /// Forgets the records and counters (a run that made none, e.g. a per-pixel deep view;
+    /// the colour kernels read the failure count).
+    pub fn clear(&mut self, stream: &Arc<CudaStream>) -> Result<(), CudaError> {
+        stream
+            .memset_zeros(&mut self.counters)
+            .map_err(CudaError::driver("cuMemsetD32(counters)"))
+    }
+
     /// The counters of the last run; errors if a child launch failed or a block's lists
     /// overflowed (the image is then incomplete and the colour kernels drew nothing).
     pub fn counters(&self, stream: &Arc<CudaStream>) -> Result<Vec<u32>, CudaError> {
