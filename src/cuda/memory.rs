@@ -60,31 +60,6 @@ pub unsafe fn fill_u32(
     })
 }
 
-/// Copies `out.len()` u32 from `ptr` to the host, ordered after the stream's work.
-///
-/// # Safety
-/// `ptr` must point to device memory of at least `out.len()` u32, live until this returns.
-pub unsafe fn read_u32(
-    ptr: CUdeviceptr,
-    out: &mut [u32],
-    stream: &CudaStream,
-) -> Result<(), CudaError> {
-    // SAFETY: `out` is a writable host slice of the copied size; the caller guarantees
-    // that `ptr` covers it.
-    check("cuMemcpyDtoHAsync", unsafe {
-        sys::cuMemcpyDtoHAsync_v2(
-            out.as_mut_ptr().cast(),
-            ptr,
-            std::mem::size_of_val(out),
-            stream.cu_stream(),
-        )
-    })?;
-    // SAFETY: waits on a valid stream; `out` must not be read before this returns.
-    check("cuStreamSynchronize", unsafe {
-        sys::cuStreamSynchronize(stream.cu_stream())
-    })
-}
-
 /// Queues a copy of `out.len()` u32 from `ptr` into page-locked host memory on `stream`;
 /// the values may be read once the stream has reached this point (synchronize first).
 ///
