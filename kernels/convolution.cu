@@ -77,6 +77,20 @@ __device__ __forceinline__ void convolve_run(int taps, Load load, float3 (&acc)[
     }
 }
 
+// CONV_RUN consecutive outputs down one column of a shared tile of three f32 planes
+// (`plane` floats apart), rows `stride` floats apart.
+__device__ __forceinline__ void column_run(const float* column, int stride, int plane, int taps,
+                                           float3 (&acc)[CONV_RUN])
+{
+    convolve_run<CONV_RUN>(
+        taps,
+        [&](int k) {
+            const float* at = column + k * stride;
+            return make_float3(at[0], at[plane], at[2 * plane]);
+        },
+        acc);
+}
+
 // Stride of a shared row of `n` elements: odd, so that 32 rows start in 32 different banks.
 __device__ __forceinline__ int odd_stride(int n)
 {
@@ -136,15 +150,8 @@ conv_fused(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int heig
     for (int i = threadIdx.x; i < CONV_TILE_W * (th / CONV_RUN); i += CONV_BLOCK) {
         const int col = i % CONV_TILE_W;
         const int r0 = (i / CONV_TILE_W) * CONV_RUN;
-        const float* column = h + r0 * h_stride + col;
         float3 acc[CONV_RUN];
-        convolve_run<CONV_RUN>(
-            taps,
-            [&](int k) {
-                const float* at = column + k * h_stride;
-                return make_float3(at[0], at[plane], at[2 * plane]);
-            },
-            acc);
+        column_run(h + r0 * h_stride + col, h_stride, plane, taps, acc);
         const int x = x0 + col;
 #pragma unroll
         for (int o = 0; o < CONV_RUN; ++o) {
@@ -208,15 +215,8 @@ conv_columns(const float4* __restrict__ rows, cudaTextureObject_t src, cudaSurfa
     __syncthreads();
 
     for (int r0 = warp * CONV_RUN; r0 < th; r0 += CONV_BLOCK / 32 * CONV_RUN) {
-        const float* column = tile + r0 * stride + lane;
         float3 acc[CONV_RUN];
-        convolve_run<CONV_RUN>(
-            taps,
-            [&](int k) {
-                const float* at = column + k * stride;
-                return make_float3(at[0], at[plane], at[2 * plane]);
-            },
-            acc);
+        column_run(tile + r0 * stride + lane, stride, plane, taps, acc);
 #pragma unroll
         for (int o = 0; o < CONV_RUN; ++o) {
             const int y = y0 + r0 + o;
