@@ -189,3 +189,35 @@ impl PeerRun {
         peer_table(&self.rows, &self.bench)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stages(rows: &[KernelRow]) -> Vec<&'static str> {
+        rows.iter().map(|r| r.stage).collect()
+    }
+
+    #[test]
+    fn each_case_holds_its_own_kernels_against_peers() {
+        let f = |s: &str| s.parse::<Filter>().expect("spec");
+        let copy = kernel_rows("copy + histogram", &[], 4, 2);
+        assert_eq!(stages(&copy), ["copy", "histogram"]);
+        assert_eq!(copy[0].bytes, 64.0); // read + write of 8 pixels
+        assert_eq!(copy[1].bytes, 32.0); // the histogram only reads
+        let one = kernel_rows("box:radius=5", &[f("box:radius=5")], 4, 2);
+        assert_eq!(stages(&one), ["box"]);
+        let chain = kernel_rows("chain", &[f("sobel"), f("transpose")], 4, 2);
+        assert!(chain.is_empty(), "NPP has no single call for a chain");
+    }
+
+    #[test]
+    fn without_a_device_every_row_says_why() {
+        let image = crate::ops::random_image(4, 2, 1);
+        let mut run = PeerRun::new(None, &image, 3);
+        let medians = BTreeMap::from([("sobel".to_string(), 0.5)]);
+        run.add_case("sobel", &["sobel".parse().expect("spec")], &medians, &image);
+        assert!(matches!(&run.rows[0].2, Err(e) if e.contains("CUDA backend")));
+        assert!(run.finish()["rows"][0]["npp"]["error"].is_string());
+    }
+}

@@ -218,3 +218,14 @@ pub fn load() -> Result<NppFunctions, String> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_machine_without_npp_gets_a_reason_not_a_crash() {
+        // Where NPP is installed this loads it; elsewhere the error names the library.
+        if let Err(reason) = super::load() {
+            assert!(reason.contains("libnpp"), "{reason}");
+        }
+    }
+}
