@@ -137,6 +137,11 @@ fn main() {
     );
     let _ = writeln!(
         table,
+        "pub const PERTURBATION_HEADER: &str = include_str!({:?});",
+        format!("{manifest}/kernels/perturbation.cuh")
+    );
+    let _ = writeln!(
+        table,
         "pub const BUILT_WITH_NVCC: bool = {};",
         nvcc.is_some()
     );

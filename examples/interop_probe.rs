@@ -153,12 +153,17 @@ fn run_variant(
         if v.cuda_work {
             if v.take[2] {
                 let (ptr, _) = mapped.pointer(mapped_index(v, 2)).expect("bins pointer");
-                memory::fill_u32(ptr, 0, 1024, &stream).expect("memset");
+                // SAFETY: the mapped bin buffer holds 4 × 256 u32 and stays mapped until
+                // the unmap below, which is ordered after the fill on the stream.
+                unsafe { memory::fill_u32(ptr, 0, 1024, &stream) }.expect("memset");
             }
             if v.take[0] && v.take[1] {
                 let src = mapped.array(0).expect("source array");
                 let dst = mapped.array(1).expect("output array");
-                memory::copy_array(src, dst, source.width, source.height, &stream).expect("copy");
+                // SAFETY: both textures are mapped RGBA8 arrays of the source's size until
+                // the unmap below, which is ordered after the copy on the stream.
+                unsafe { memory::copy_array(src, dst, source.width, source.height, &stream) }
+                    .expect("copy");
             }
             timeline.mark("work", &stream).expect("event");
         }

@@ -34,11 +34,16 @@ fn parse_error(e: &clap::Error) -> ExitCode {
     }
 }
 
+/// Warnings by default, but not winit's notes about the X server (XSETTINGS, a screen of
+/// 0 mm under Xvfb), which a user can do nothing about and which would break the
+/// one-line error contract.
+const LOG_DEFAULT: &str = "warn,winit=error";
+
 fn main() -> ExitCode {
     default_sigpipe();
     // A half-written output is removed if the process is interrupted.
     cudalens::image_io::install_interrupt_cleanup();
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(LOG_DEFAULT)).init();
     // A panic is a bug; it still must not reach a user as a backtrace.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("cudalens: internal error: {info}");

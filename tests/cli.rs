@@ -277,7 +277,7 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
     let c = image::open(&coloured).expect("png");
     assert_eq!((c.width(), c.height()), (64, 48));
     refuses(
-        &["mandelbrot", "-o", "/tmp/m.png", "--max-dwell", "70000"],
+        &["mandelbrot", "-o", "/tmp/m.png", "--max-dwell", "2000000"],
         "max dwell",
     );
     refuses(
@@ -292,6 +292,119 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
         "16-bit",
     );
     refuses(&["mandelbrot", "-o", "/tmp/m.png", "--span", "-1"], "span");
+}
+
+#[test]
+fn mandelbrot_exports_deep_views_from_decimal_strings() {
+    use cudalens::mandelbrot::deep::{
+        direct_dwell, render_perturbation, DeepLocation, DeepView, ReferenceOrbit,
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("deep.png");
+    // The period-71 minibrot by c = i (a deep bookmark), with its 66-digit imaginary part.
+    let center = "-5.7960226633851473342940605164561481986e-27,1.0000000000000000000000000028921460006467534922652732365309804002".to_string();
+    cudalens()
+        .args(["mandelbrot", "-o", out.to_str().expect("utf-8")])
+        .args(["--width", "16", "--height", "12", "--max-dwell", "400"])
+        .args(["--center", &center, "--span", "1e-50", "--dwell"])
+        .args(["--mode", "per-pixel", "--backend", "cpu"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("Perturbation"));
+    let png = image::open(&out).expect("png");
+    let got: Vec<u32> = png
+        .as_luma16()
+        .expect("16-bit greyscale")
+        .pixels()
+        .map(|p| u32::from(p.0[0]))
+        .collect();
+    let view = DeepView {
+        location: DeepLocation::parse(&center, "1e-50").expect("location"),
+        width: 16,
+        height: 12,
+        max_dwell: 400,
+    };
+    let orbit = ReferenceOrbit::compute(&view);
+    let want = render_perturbation(&view, &orbit, cudalens::mandelbrot::Precision::Perturbation);
+    assert_eq!(got, want.values);
+    let direct = (0..12u32)
+        .flat_map(|y| (0..16u32).map(move |x| (x, y)))
+        .filter(|&(x, y)| direct_dwell(&view, x, y, 64) != got[(y * 16 + x) as usize])
+        .count();
+    assert!(
+        direct <= 1,
+        "{direct} of 192 pixels differ from direct iteration"
+    );
+    assert!(got.iter().any(|&d| d != got[0]), "a view with detail");
+    refuses(
+        &["mandelbrot", "-o", "/tmp/m.png", "--span", "1e-1001"],
+        "deeper than",
+    );
+    refuses(
+        &["mandelbrot", "-o", "/tmp/m.png", "--span", "1e-9x"],
+        "decimal",
+    );
+    refuses(
+        &["mandelbrot", "-o", "/tmp/m.png", "--center", "1;2"],
+        "RE,IM",
+    );
+}
+
+#[test]
+fn mandelbrot_zoom_sequence_smooth_and_overlay() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("z.png");
+    let out_arg = out.to_str().expect("utf-8");
+    let size = ["--width", "48", "--height", "32", "--backend", "cpu"];
+    cudalens()
+        .args(["mandelbrot", "-o", out_arg, "--smooth", "--frames", "3"])
+        .args(["--zoom-to=-0.745,0.113,0.01", "--max-dwell", "200"])
+        .args(size)
+        .assert()
+        .success();
+    let frames: Vec<_> = (0..3)
+        .map(|i| image::open(dir.path().join(format!("z-000{i}.png"))).expect("frame"))
+        .collect();
+    assert!(frames.iter().all(|f| (f.width(), f.height()) == (48, 32)));
+    assert_ne!(frames[0].as_bytes(), frames[2].as_bytes(), "the zoom moves");
+    assert!(!out.exists(), "a sequence writes numbered files only");
+    // Existing frames are not overwritten without --force.
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            out_arg,
+            "--frames",
+            "3",
+            "--zoom-to=-0.745,0.113,0.01",
+        ])
+        .args(size)
+        .assert()
+        .code(2);
+    let overlay = dir.path().join("o.png");
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            overlay.to_str().expect("utf-8"),
+            "--overlay",
+        ])
+        .args(size)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("per-pixel"));
+    for (args, what) in [
+        (&["--frames", "3"][..], "zoom-to"),
+        (&["--zoom-to=0,0,1"][..], "frames"),
+        (&["--overlay", "--dwell"][..], "overlay"),
+        (&["--overlay", "--mode", "per-pixel"][..], "overlay"),
+        (&["--density", "0"][..], "density"),
+        (&["--offset", "2"][..], "offset"),
+    ] {
+        let mut all = vec!["mandelbrot", "-o", "/tmp/never-written.png"];
+        all.extend_from_slice(args);
+        refuses(&all, what);
+    }
 }
 
 #[test]

@@ -14,6 +14,10 @@ use common::{max_difference, photo};
 use cudalens::cuda::CudaDevice;
 use cudalens::filters::{apply_cpu, gpu_tolerance, Filter, FILTERS};
 use cudalens::gl::{GlTexture, HeadlessGl};
+use cudalens::mandelbrot::deep::{
+    direct_dwell, dwell_ext, dwell_f64, is_deep, offset_ext, offset_f64, sample_pixels,
+    DeepLocation, ReferenceOrbit, DEEP_BOOKMARKS,
+};
 use cudalens::mandelbrot::{
     render_mariani_silver, render_per_pixel, Coloring, MandelbrotSettings, Mode, MsStats, MsTuning,
     Palette, Precision, View, BOOKMARKS,
@@ -294,6 +298,7 @@ fn check_refinement(
             smooth: true,
             ..Coloring::default()
         },
+        deep: None,
     };
     let (gpu, frame) = renderer.dwells(&s).expect("GPU dwells");
     let t = s.tuning();
@@ -584,4 +589,129 @@ fn external_path_leaks_no_gpu_memory() {
         "{:.1} MiB not returned after release",
         mib(before - after)
     );
+}
+
+/// The deep views checked on the GPU: every deep bookmark plus the views of `EXTRA_DEEP`.
+fn deep_views() -> Vec<(String, DeepLocation, u32)> {
+    let mut views: Vec<_> = DEEP_BOOKMARKS
+        .iter()
+        .map(|b| {
+            let loc = b.location().expect("bookmark parses");
+            (format!("{} {}", b.name, b.span), loc, b.max_dwell)
+        })
+        .collect();
+    for (name, center, span, max_dwell) in EXTRA_DEEP {
+        let loc = DeepLocation::parse(center, span).expect("view parses");
+        views.push((format!("{name} {span}"), loc, max_dwell));
+    }
+    views
+}
+
+/// Views beyond the bookmarks: the edge of f64 and the f64 perturbation path's deep end.
+const EXTRA_DEEP: [(&str, &str, &str, u32); 2] = [
+    (
+        "Seahorse valley (Wikipedia's zoom)",
+        "-0.743643887037158704752191506114774,0.131825904205311970493132056385139",
+        "1e-14",
+        5000,
+    ),
+    ("Misiurewicz point i", "0,1", "1e-280", 20_000),
+];
+
+#[test]
+fn deep_views_match_arbitrary_precision_iteration() {
+    use rayon::prelude::*;
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let mut renderer =
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+    let ((w, h), samples) = if quick() {
+        ((96, 54), 200)
+    } else {
+        ((640, 360), 2500)
+    };
+    // Every view is checked and reported; the test fails at the end if any missed.
+    let mut failures = Vec::new();
+    for (name, location, max_dwell) in deep_views() {
+        let max_dwell = if quick() {
+            max_dwell.min(3000)
+        } else {
+            max_dwell
+        };
+        let mut s = MandelbrotSettings {
+            view: View {
+                width: w,
+                height: h,
+                max_dwell,
+                ..View::default()
+            },
+            mode: Mode::PerPixel,
+            ..MandelbrotSettings::default()
+        };
+        s.set_location(location);
+        let view = s.deep_view().expect("deep view");
+        let start = Instant::now();
+        let (gpu, frame) = renderer.dwells(&s).expect("GPU dwells");
+        let gpu_ms = start.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(frame.backend, BackendKind::Cuda, "{name}");
+        assert!(is_deep(frame.precision), "{name}: {:?}", frame.precision);
+        // The colours through the pixel buffer, into a poisoned texture.
+        renderer.texture.resize(gl, w, h).expect("resize");
+        renderer.texture.fill(gl, POISON).expect("poison");
+        renderer.render(gl, &s).expect("render");
+        let shown = renderer.texture.read(gl).expect("read texture");
+        assert_eq!(
+            shown,
+            s.coloring.colorize(&gpu, max_dwell),
+            "{name}: texture vs LUT(dwells)"
+        );
+        let orbit = ReferenceOrbit::compute(&view);
+        let points = orbit.f64_points();
+        let step = view.location.pixel_size(w);
+        let pixels = sample_pixels(w, h, samples, 13);
+        let start = Instant::now();
+        let checked: Vec<(u32, u32, u32, (u32, u32))> = pixels
+            .par_iter()
+            .map(|&(x, y)| {
+                let cpu = if frame.precision == Precision::Extended {
+                    dwell_ext(&orbit.points, offset_ext(x, y, w, h, step), max_dwell)
+                } else {
+                    dwell_f64(&points, offset_f64(x, y, w, h, step.to_f64()), max_dwell)
+                };
+                let i = (y * w + x) as usize;
+                (cpu, direct_dwell(&view, x, y, 64), gpu.values[i], (x, y))
+            })
+            .collect();
+        let cpu_ms = start.elapsed().as_secs_f64() * 1e3;
+        let gpu_vs_cpu = checked.iter().filter(|(c, _, g, _)| c != g).count();
+        let vs_direct = checked.iter().filter(|(_, d, g, _)| d != g).count();
+        for (_, d, g, (x, y)) in checked.iter().filter(|(_, d, g, _)| d != g).take(20) {
+            println!("  {name}: pixel ({x}, {y}) perturbation {g}, direct {d}");
+        }
+        let dwells: Vec<u32> = checked.iter().map(|t| t.1).collect();
+        println!(
+            "ok {name}: {w}x{h} max dwell {max_dwell}, {:?}, reference dwell {}, sampled dwells {}..{}: \
+             GPU vs CPU perturbation {gpu_vs_cpu}/{}, GPU vs arbitrary-precision direct {vs_direct}/{} \
+             (GPU {gpu_ms:.0} ms, CPU check {cpu_ms:.0} ms)",
+            frame.precision,
+            orbit.dwell(),
+            dwells.iter().min().unwrap_or(&0),
+            dwells.iter().max().unwrap_or(&0),
+            checked.len(),
+            checked.len()
+        );
+        if gpu_vs_cpu != 0 {
+            failures.push(format!(
+                "{name}: GPU and CPU perturbation differ on {gpu_vs_cpu}"
+            ));
+        }
+        if share(vs_direct, checked.len()) > 0.001 {
+            failures.push(format!(
+                "{name}: {vs_direct} of {} sampled pixels differ from direct iteration",
+                checked.len()
+            ));
+        }
+    }
+    renderer.destroy(gl);
+    assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -167,7 +167,7 @@ fn every_output_path_problem_is_exit_2_before_any_work() {
             &[],
             "cannot write here",
         ),
-        (loop_a.clone(), &["--force"], "symbolic links"),
+        (loop_a.clone(), &[], "symbolic links"),
     ];
     std::fs::create_dir(sub.with_extension("png")).expect("mkdir");
     for (out, extra, needle) in cases {
@@ -209,23 +209,21 @@ fn big_input(dir: &Path) -> PathBuf {
     p
 }
 
+/// `apply INPUT -o OUT --filter transpose --backend cpu`.
+fn transpose_on_cpu(input: &Path, out: &Path) -> Command {
+    let mut cmd = cudalens();
+    cmd.args(["apply", s(input), "-o", s(out), "--filter", "transpose"])
+        .args(["--backend", "cpu"]);
+    cmd
+}
+
 #[test]
 fn a_file_size_limit_fails_cleanly_and_names_the_users_path() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
     let input = big_input(d);
     let out = d.join("out.png");
-    let mut cmd = cudalens();
-    cmd.args([
-        "apply",
-        s(&input),
-        "-o",
-        s(&out),
-        "--filter",
-        "transpose",
-        "--backend",
-        "cpu",
-    ]);
+    let mut cmd = transpose_on_cpu(&input, &out);
     // SAFETY: setrlimit is async-signal-safe and only limits the child's file sizes.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
@@ -257,33 +255,49 @@ fn an_interrupted_save_leaves_no_part_file() {
     let input = big_input(d);
     for signal in [libc::SIGINT, libc::SIGTERM] {
         let out = d.join("out.png");
-        let child = Command::new(env!("CARGO_BIN_EXE_cudalens"))
-            .args([
-                "apply",
-                s(&input),
-                "-o",
-                s(&out),
-                "--filter",
-                "transpose",
-                "--backend",
-                "cpu",
-            ])
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn");
-        let pid = child.id() as libc::pid_t;
-        let start = std::time::Instant::now();
-        while leftover_parts(d).is_empty() && start.elapsed() < Duration::from_secs(30) {
-            std::thread::sleep(Duration::from_millis(1));
+        // On a loaded machine the whole save can pass between two looks at the folder:
+        // then the run proves nothing about signals, and is made again.
+        let mut interrupted = None;
+        for _attempt in 0..10 {
+            let _ = std::fs::remove_file(&out);
+            let mut child = transpose_on_cpu(&input, &out)
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn");
+            let start = std::time::Instant::now();
+            let mut exited = false;
+            while leftover_parts(d).is_empty() {
+                if child.try_wait().expect("try_wait").is_some() {
+                    exited = true;
+                    break;
+                }
+                assert!(
+                    start.elapsed() < Duration::from_secs(30),
+                    "the save never started"
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if exited {
+                continue;
+            }
+            // SAFETY: `child` is ours and not yet reaped.
+            unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+            let r = wait_limited(child, LIMIT);
+            if r.code == Some(0) {
+                continue; // it had finished before the signal came
+            }
+            interrupted = Some(r);
+            break;
         }
-        assert!(!leftover_parts(d).is_empty(), "the save never started");
-        // SAFETY: `pid` is our child, not yet reaped.
-        unsafe { libc::kill(pid, signal) };
-        let r = wait_limited(child, LIMIT);
+        let r = interrupted.expect("the save was never caught in progress in 10 runs");
         assert_eq!(r.signal, Some(signal), "{r:#?}");
         assert!(leftover_parts(d).is_empty(), "{:?}", leftover_parts(d));
-        assert!(!out.exists());
+        // Killed before the rename: no output. After it (the process was ending): the
+        // whole image, never a part of one.
+        if out.exists() {
+            let saved = image::open(&out).expect("a complete image");
+            assert_eq!((saved.width(), saved.height()), (2048, 2048));
+        }
     }
 }
 
@@ -379,27 +393,18 @@ fn screenshot_follows_the_rules_of_apply() {
 fn sizes_are_checked_before_anything_is_allocated() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
+    // The CPU bench has no texture limit: the memory budget (set here, so that the test
+    // does not depend on this machine's memory) refuses what the parser lets through.
+    let cpu_bench = |size: &str| {
+        let args = ["bench", "--size", size, "--runs", "1", "--backend", "cpu"];
+        run(&[&args[..], &["--max-memory", "8G"]].concat(), d)
+    };
     for size in ["32767x32767", "65536x65536", "0x10", "4294967296x1"] {
         run(&["--frames", "1", "--size", size], d).refused_with(size);
-        let r = run(
-            &["bench", "--size", size, "--runs", "1", "--backend", "cpu"],
-            d,
-        );
-        r.refused_with(size);
+        cpu_bench(size).refused_with(size);
     }
-    // Within the parser's limit but over Mesa's texture limit (16384) or the budget.
-    let r = run(
-        &[
-            "bench",
-            "--size",
-            "32768x32768",
-            "--runs",
-            "1",
-            "--backend",
-            "cpu",
-        ],
-        d,
-    );
+    // Within the parser's limit but over the budget.
+    let r = cpu_bench("32768x32768");
     assert_eq!(r.code, Some(2), "{r:#?}");
     assert!(r.peak_rss < 512 * MIB, "peak RSS {} MiB", r.peak_rss / MIB);
     run(

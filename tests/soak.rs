@@ -4,8 +4,8 @@
 //! 1×1 to 8K loaded and replaced, Mandelbrot views. Every 100th frame is checked against
 //! the CPU reference; at checkpoints the same canonical frame is run and the driver's
 //! used GPU memory and the host RSS must stay within 1 MiB of the first checkpoint after
-//! warm-up. Ignored by default; `scripts/gpu/soak.sh` runs it on the GPU machine
-//! (`SOAK_FRAMES`, default 10 000).
+//! warm-up. Ignored by default; `scripts/gpu/hostile.sh soak` runs it on the GPU machine
+//! (`SOAK_FRAMES`, default 10 000; `SOAK_SECONDS` stops it early, saying how far it got).
 
 mod common;
 
@@ -218,6 +218,11 @@ fn soak_random_frames_on_cuda() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000);
+    // A time bound for a lent machine: the run stops early and says how far it got.
+    let seconds: f64 = std::env::var("SOAK_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::INFINITY);
     let gl = HeadlessGl::new().expect("headless GL");
     let runner = FrameRunner::new(&gl.gl, BackendRequest::Cuda, InteropRequest::Auto, 1, 1)
         .expect("CUDA backend");
@@ -244,7 +249,12 @@ fn soak_random_frames_on_cuda() {
     let mut baseline: Option<(i64, i64)> = None;
     let (mut gpu_drift, mut rss_drift) = (0i64, 0i64);
     let start = Instant::now();
+    let mut done = 0;
     for frame in 0..frames {
+        if start.elapsed().as_secs_f64() > seconds {
+            break;
+        }
+        done = frame + 1;
         if frame % 25 == 0 {
             let (w, h) = random_size(&mut rng, replacements);
             let image = if replacements % 5 == 0 {
@@ -285,7 +295,7 @@ fn soak_random_frames_on_cuda() {
         }
     }
     println!(
-        "soak: {frames} frames ({mandels} Mandelbrot views, {replacements} images loaded), {checks} filter checks against the CPU (worst difference {worst}), {refused} out-of-range specs refused, {:.0} s; drift after warm-up: GPU {gpu_drift} B, RSS {rss_drift} B",
+        "soak: {done} of {frames} frames ({mandels} Mandelbrot views, {replacements} images loaded), {checks} filter checks against the CPU (worst difference {worst}), {refused} out-of-range specs refused, {:.0} s; drift after warm-up: GPU {gpu_drift} B, RSS {rss_drift} B",
         start.elapsed().as_secs_f64()
     );
     assert!(gpu_drift <= MIB, "GPU memory drifted by {gpu_drift} B");

@@ -13,7 +13,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(filter) = text.parse::<Filter>() else {
         return;
     };
-    assert!(filter.validate().is_ok(), "{text:?} parsed to an invalid {filter:?}");
+    assert!(
+        filter.validate().is_ok(),
+        "{text:?} parsed to an invalid {filter:?}"
+    );
     let printed = filter.to_string();
     let again: Filter = printed
         .parse()

@@ -1,8 +1,11 @@
-//! Mandelbrot views: any centre text parses to finite numbers or an error; any finite
-//! view maps pixels, zooms, pans, picks a precision and renders (tiny) without panicking,
-//! every dwell within the maximum.
+//! Mandelbrot views: any centre text parses to finite numbers or an error; any text parses
+//! to an exact decimal location (deep zoom's `--center`/`--span`) or an error, and a parsed
+//! decimal prints to text that parses back to itself; any finite view maps pixels, zooms,
+//! pans, picks a precision and renders (tiny) without panicking, every dwell within the
+//! maximum.
 #![no_main]
 
+use cudalens::mandelbrot::deep::{Decimal, DeepLocation};
 use cudalens::mandelbrot::{parse_center_arg as parse_center, render_per_pixel, View};
 use libfuzzer_sys::fuzz_target;
 
@@ -19,6 +22,12 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(text) {
         if let Ok((re, im)) = parse_center(text) {
             assert!(re.is_finite() && im.is_finite());
+        }
+        let (center_text, span_text) = text.split_once('/').unwrap_or((text, "1e-50"));
+        let _ = DeepLocation::parse(center_text, span_text);
+        if let Ok(d) = text.parse::<Decimal>() {
+            let again: Decimal = d.scientific().parse().expect("printed decimal parses");
+            assert_eq!(again, d, "{text:?}");
         }
     }
     let span = f64_at(numbers, 2).abs();
@@ -37,7 +46,10 @@ fuzz_target!(|data: &[u8]| {
         max_dwell: 1 + u32::from(numbers.get(26).copied().unwrap_or(0)),
     };
     let _ = view.point(view.width - 1, view.height - 1);
-    for p in [cudalens::mandelbrot::Precision::Auto, cudalens::mandelbrot::Precision::F32] {
+    for p in [
+        cudalens::mandelbrot::Precision::Auto,
+        cudalens::mandelbrot::Precision::F32,
+    ] {
         let _ = view.resolve_precision(p);
     }
     let dwells = render_per_pixel(&view, false);

@@ -104,7 +104,8 @@ def main():
           f"{args.rounds} rounds × {args.runs} runs, medians")
     print("| op | cudalens CPU | OpenCV | cudalens / OpenCV |")
     print("|---|---|---|---|")
-    for op, samples in ours.items():
+    for op in sorted(ours, key=lambda o: list(cases).index(o) if o in cases else len(cases)):
+        samples = ours[op]
         mine = statistics.median(samples)
         cv = statistics.median(theirs[op]) if op in theirs else float("nan")
         print(f"| {labels[op]} | {mine:.2f} ms | {cv:.2f} ms | {mine / cv:.2f}× |")

@@ -116,7 +116,7 @@ print('max diff vs CPU', abs(a-b).max())"))"
 
 soak() {
     local start=$SECONDS
-    SOAK_FRAMES=${SOAK_FRAMES:-10000} timeout 330 "$C/soak-tests" --ignored --nocapture --test-threads=1 2>&1 | tee "$OUT/soak.txt" >>"$LOG"
+    SOAK_FRAMES=${SOAK_FRAMES:-10000} SOAK_SECONDS=${SOAK_SECONDS:-120} timeout 150 "$C/soak-tests" --ignored --nocapture --test-threads=1 2>&1 | tee "$OUT/soak.txt" >>"$LOG"
     note "soak rc=${PIPESTATUS[0]} $((SECONDS - start))s: $(grep -h '^soak:' "$OUT/soak.txt")"
 }
 
@@ -124,7 +124,7 @@ sanitize() {
     local tool=$1
     shift
     local start=$SECONDS
-    CUDALENS_GPU_QUICK=1 timeout 380 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    CUDALENS_GPU_QUICK=1 timeout "${SANITIZER_SECONDS:-120}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "$C/gpu-tests" --test-threads=1 "$@" >"$OUT/$tool.txt" 2>&1
     local rc=$?
     cat "$OUT/$tool.txt" >>"$LOG"

@@ -3,16 +3,19 @@
 #   cargo build --release; cargo test --release --no-run   (nvcc on PATH)
 #   copy target/release/cudalens, the gpu test binary (as gpu-tests), a baseline binary
 #   (cudalens-base, optional) and this script into a carry folder $B.
-# Then on the device, from the repository root: B=<carry folder> bash $B/mandelbrot.sh [STEP...]
-# Steps: tests (GPU tests vs the CPU reference, both modes, smooth colouring), memcheck
+# (gzipped to stay under the carry limit: NAME.gz is unpacked into /tmp/bin). Then on the
+# device, from the repository root: C=<carry folder> bash $C/mandelbrot.sh [STEP...]
+# Steps: lib (the library's unit tests: CPU references, geometry, parsing), tests (GPU tests vs the CPU reference, both modes, smooth colouring), memcheck
 # (compute-sanitizer on the Mandelbrot tests, quick sizes), bench (--mandelbrot, or
 # --ms-sweep with SWEEP=1), base (the baseline binary's bench and window views), overlay
 # (PNGs of the explorer's overlay and a smooth zoom sequence through the CLI).
 # Output: $OUT/log.txt, summary.txt, bench.json, PNGs.
 set -u
 OUT=${OUT:-/tmp/cudalens-out}
-B=${B:?carry folder}
-mkdir -p "$OUT" /work/wt
+C=${C:?carry folder}
+B=/tmp/bin
+mkdir -p "$OUT" /work/wt "$B"
+for f in "$C"/*.gz; do gunzip -c "$f" >"$B/$(basename "$f" .gz)"; chmod +x "$B/$(basename "$f" .gz)"; done
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 # Test binaries look for tests/data under the checkout they were built in.
@@ -37,7 +40,7 @@ base_views() {
         set -- $v
         for d in 1024 8192; do
             for mode in per-pixel mariani-silver; do
-                for i in 1 2; do
+                for i in 1; do
                     "$B/cudalens-base" mandelbrot -o /tmp/base.png --force --backend cuda --width 1920 --height 1080 \
                         --center "$1" --span "$2" --max-dwell $d --mode $mode 2>&1 | sed "s/^/$3 $d $mode: /"
                 done
@@ -59,16 +62,17 @@ overlay() {
 export -f base_views overlay
 export B OUT
 mkdir -p /tmp/zoom
-steps=${*:-"tests memcheck bench overlay"}
+steps=${*:-"lib tests memcheck bench overlay"}
 for s in $steps; do
     case $s in
         smi) step nvidia-smi 30 nvidia-smi ;;
-        tests) step gpu-tests 300 "$B/gpu-tests" --test-threads=1 --nocapture mandelbrot ;;
-        memcheck) step memcheck 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
-        bench) step bench 400 "$B/cudalens" bench --backend cuda --size 256x256 --runs 7 --mandelbrot ${SWEEP:+--ms-sweep} --json "$OUT/bench.json" ;;
-        base) step base-bench 200 "$B/cudalens-base" bench --backend cuda --size 256x256 --runs 7 --mandelbrot
-              step base-views 200 bash -c base_views ;;
-        overlay) step overlay 120 bash -c overlay ;;
+        lib) step lib-tests 60 "$B/lib-tests" --test-threads=16 mandelbrot cli:: app:: tiles ;;
+        tests) step gpu-tests 120 "$B/gpu-tests" --test-threads=1 --nocapture mandelbrot ;;
+        memcheck) step memcheck 90 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
+        bench) step bench 170 "$B/cudalens" bench --backend cuda --size 256x256 --runs 7 --mandelbrot ${SWEEP:+--ms-sweep} --json "$OUT/bench.json" ;;
+        base) step base-bench 40 "$B/cudalens-base" bench --backend cuda --size 256x256 --runs 7 --mandelbrot
+              step base-views 40 bash -c base_views ;;
+        overlay) step overlay 30 bash -c overlay ;;
         *) echo "unknown step $s" ;;
     esac
 done

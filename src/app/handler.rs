@@ -272,3 +272,24 @@ impl ApplicationHandler for Handler {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_sizes_must_fit_the_display_and_the_default_shrinks() {
+        assert_eq!(
+            window_size(Some((800, 600)), Some((1280, 800))).ok(),
+            Some((800, 600))
+        );
+        let e = window_size(Some((4000, 3000)), Some((1280, 800))).expect_err("too large");
+        assert_eq!(
+            e.to_string(),
+            "window size 4000x3000 is larger than the display (1280x800)"
+        );
+        assert_eq!(window_size(None, Some((1280, 800))).ok(), Some((1280, 800)));
+        assert_eq!(window_size(None, None).ok(), Some(DEFAULT_WINDOW));
+        assert_eq!(window_size(Some((9000, 10)), None).ok(), Some((9000, 10)));
+    }
+}

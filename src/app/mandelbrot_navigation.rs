@@ -2,10 +2,11 @@
 //! pointer and the right button to zoom out, continuously at the display's rate; drag
 //! (left after moving, or middle) to pan; shift-drag a box to zoom to it; wheel zoom;
 //! hold PageUp/+ or PageDown/− to zoom at the centre and the arrows to pan. Each finished
-//! gesture is one step of undo.
+//! gesture is one step of undo. Zoom and pan move the settings' exact location, so they
+//! go on below f64's precision (deep views).
 
 use super::view_history::Place;
-use crate::mandelbrot::View;
+use crate::mandelbrot::{MandelbrotSettings, View};
 use egui::{Key, PointerButton, Pos2, Rect, Response, Ui};
 
 /// Pointer travel (points) after which a press pans instead of zooming.
@@ -66,34 +67,60 @@ impl Default for Navigator {
     }
 }
 
+/// What navigation moves: an f64 view, or the settings' exact location.
+trait PanZoom {
+    fn size(&self) -> (u32, u32);
+    fn pan_pixels(&mut self, dx: f64, dy: f64);
+    fn zoom_at(&mut self, px: f64, py: f64, factor: f64);
+}
+
+impl PanZoom for View {
+    fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+    fn pan_pixels(&mut self, dx: f64, dy: f64) {
+        View::pan_pixels(self, dx, dy);
+    }
+    fn zoom_at(&mut self, px: f64, py: f64, factor: f64) {
+        View::zoom_at(self, px, py, factor);
+    }
+}
+
+impl PanZoom for MandelbrotSettings {
+    fn size(&self) -> (u32, u32) {
+        (self.view.width, self.view.height)
+    }
+    fn pan_pixels(&mut self, dx: f64, dy: f64) {
+        MandelbrotSettings::pan_pixels(self, dx, dy);
+    }
+    fn zoom_at(&mut self, px: f64, py: f64, factor: f64) {
+        MandelbrotSettings::zoom_at(self, px, py, factor);
+    }
+}
+
 /// Zooms `view` so that the box (picture pixels) fills it.
-fn zoom_to_box(view: &mut View, a: (f64, f64), b: (f64, f64)) {
+fn zoom_to_box(view: &mut impl PanZoom, a: (f64, f64), b: (f64, f64)) {
     let (w, h) = ((a.0 - b.0).abs(), (a.1 - b.1).abs());
     let (cx, cy) = ((a.0 + b.0) * 0.5, (a.1 + b.1) * 0.5);
-    let scale = (w / f64::from(view.width)).max(h / f64::from(view.height));
-    view.pan_pixels(
-        f64::from(view.width) * 0.5 - cx,
-        f64::from(view.height) * 0.5 - cy,
-    );
-    view.zoom_at(
-        f64::from(view.width) * 0.5,
-        f64::from(view.height) * 0.5,
-        scale,
-    );
+    let (width, height) = view.size();
+    let scale = (w / f64::from(width)).max(h / f64::from(height));
+    view.pan_pixels(f64::from(width) * 0.5 - cx, f64::from(height) * 0.5 - cy);
+    view.zoom_at(f64::from(width) * 0.5, f64::from(height) * 0.5, scale);
 }
 
 impl Navigator {
     /// Applies this frame's pointer and keyboard input on the picture at `rect` (screen
-    /// points; `ppp` pixels per point) to `view`.
+    /// points; `ppp` pixels per point) to the settings' location.
     pub fn handle(
         &mut self,
         ui: &Ui,
         response: &Response,
         rect: Rect,
         ppp: f32,
-        view: &mut View,
+        view: &mut MandelbrotSettings,
     ) -> NavOutcome {
-        let before = Place::of(view);
+        let before = Place::of(&view.view);
+        let before_deep = view.location().ok();
         let mut out = NavOutcome::default();
         let to_px = |p: Pos2| {
             (
@@ -171,7 +198,7 @@ impl Navigator {
         }
         let keys = self.keyboard(ui, view, dt);
         out.animating |= keys;
-        out.changed = Place::of(view) != before;
+        out.changed = Place::of(&view.view) != before || view.location().ok() != before_deep;
         let active = primary
             || secondary
             || keys
@@ -181,7 +208,7 @@ impl Navigator {
             (true, None) => self.gesture_from = Some(before),
             (false, Some(from)) => {
                 self.gesture_from = None;
-                out.finished = (from != Place::of(view)).then_some(from);
+                out.finished = (from != Place::of(&view.view)).then_some(from);
             }
             _ => {}
         }
@@ -189,11 +216,11 @@ impl Navigator {
     }
 
     /// Held keys (when no text field has focus). Returns whether one is held.
-    fn keyboard(&self, ui: &Ui, view: &mut View, dt: f64) -> bool {
+    fn keyboard(&self, ui: &Ui, view: &mut MandelbrotSettings, dt: f64) -> bool {
         if ui.ctx().memory(|m| m.focused().is_some()) {
             return false;
         }
-        let (w, h) = (f64::from(view.width), f64::from(view.height));
+        let (w, h) = (f64::from(view.view.width), f64::from(view.view.height));
         let down = |keys: &[Key]| ui.input(|i| keys.iter().any(|&k| i.key_down(k)));
         let mut held = false;
         for (keys, dir) in [
@@ -240,5 +267,17 @@ mod tests {
         assert!((v.span - 1.0).abs() < 1e-12);
         assert!((v.center.0 - want_center.0).abs() < 0.011);
         assert!((v.center.1 - want_center.1).abs() < 0.011);
+    }
+
+    #[test]
+    fn boxes_zoom_the_exact_location_below_f64() {
+        let mut s = MandelbrotSettings::default();
+        (s.view.width, s.view.height) = (400, 200);
+        for _ in 0..60 {
+            zoom_to_box(&mut s, (100.0, 50.0), (200.0, 100.0));
+        }
+        let span = s.location().expect("location").span.to_f64();
+        assert!(span > 1e-37 && span < 1e-35, "{span}");
+        assert!(s.deep_precision().is_some());
     }
 }

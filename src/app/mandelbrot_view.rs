@@ -1,12 +1,14 @@
 //! The Mandelbrot explorer: a live view rendered at the panel's pixel size, XaoS-like
 //! navigation (`mandelbrot_navigation`), undo/redo, colouring controls, bookmarks,
 //! per-mode GPU times side by side, the explorer's frame time and the Mariani–Silver
-//! overlay with its statistics.
+//! overlay with its statistics. Zoom and pan move the exact (decimal) location, so the
+//! explorer goes past f64 into deep views (perturbation, deep bookmarks).
 
 use super::mandelbrot_navigation::Navigator;
 use super::settings::UserBookmark;
 use super::user_bookmarks::user_bookmarks_ui;
 use super::view_history::{Place, ViewHistory};
+use crate::mandelbrot::deep::{DeepBookmark, DeepLocation, DEEP_BOOKMARKS};
 use crate::mandelbrot::{
     kind_color, MandelbrotSettings, Mode, MsRecord, Palette, Precision, RectKind, View, BOOKMARKS,
     DENSITY_RANGE, MAX_DWELL_LIMIT,
@@ -17,6 +19,8 @@ use std::time::Instant;
 
 /// Overlay rectangles drawn at most (the rest are summarised).
 const OVERLAY_MAX: usize = 20_000;
+/// Exact locations of deep places remembered for undo and redo.
+const DEEP_PLACES: usize = 400;
 
 pub struct MandelbrotView {
     pub renderer: MandelbrotRenderer,
@@ -37,6 +41,9 @@ pub struct MandelbrotView {
     /// The user's bookmarks (saved with the settings) and the name being typed.
     pub user_bookmarks: Vec<UserBookmark>,
     pub new_bookmark_name: String,
+    /// The exact locations of the deep places shown lately: the history holds f64 places,
+    /// and undo or redo to one of these restores its exact location.
+    deep_places: Vec<(Place, DeepLocation)>,
 }
 
 fn mode_index(mode: Mode) -> usize {
@@ -64,6 +71,7 @@ impl MandelbrotView {
             user_bookmarks: Vec::new(),
             new_bookmark_name: String::new(),
             last_frame: None,
+            deep_places: Vec::new(),
         }
     }
 
@@ -73,6 +81,7 @@ impl MandelbrotView {
             return;
         }
         self.dirty = false;
+        self.remember_deep();
         let start = Instant::now();
         match self.renderer.render(gl, &self.settings) {
             Ok(frame) => {
@@ -103,27 +112,65 @@ impl MandelbrotView {
         }
     }
 
+    /// Remembers the exact location of the current place if it is deep.
+    fn remember_deep(&mut self) {
+        let place = Place::of(&self.settings.view);
+        let Some(deep) = self.settings.deep else {
+            return;
+        };
+        if !deep.matches_f64(&self.settings.view)
+            || self.deep_places.last().is_some_and(|(p, _)| *p == place)
+        {
+            return;
+        }
+        self.deep_places.push((place, deep));
+        if self.deep_places.len() > DEEP_PLACES {
+            self.deep_places.remove(0);
+        }
+    }
+
+    /// Applies `place`, with its exact location when it was a deep place shown lately.
+    fn apply(&mut self, place: Place) {
+        place.apply(&mut self.settings.view);
+        if let Some((_, deep)) = self.deep_places.iter().rev().find(|(p, _)| *p == place) {
+            self.settings.deep = Some(*deep);
+        }
+        self.dirty = true;
+    }
+
+    /// Goes to a deep bookmark, remembering the current place for undo.
+    pub fn go_to_deep(&mut self, bookmark: &DeepBookmark) {
+        self.remember_deep();
+        let current = Place::of(&self.settings.view);
+        match self.settings.go_to(bookmark) {
+            Ok(()) => {
+                self.history.push(current);
+                self.dirty = true;
+            }
+            Err(e) => self.error = Some(format!("bookmark {}: {e}", bookmark.name)),
+        }
+    }
+
     /// Moves to `place`, remembering the current one for undo.
     pub fn go_to(&mut self, place: Place) {
         let current = Place::of(&self.settings.view);
         if place != current {
             self.history.push(current);
-            place.apply(&mut self.settings.view);
-            self.dirty = true;
+            self.apply(place);
         }
     }
 
     pub fn undo(&mut self) {
+        self.remember_deep();
         if let Some(p) = self.history.undo(Place::of(&self.settings.view)) {
-            p.apply(&mut self.settings.view);
-            self.dirty = true;
+            self.apply(p);
         }
     }
 
     pub fn redo(&mut self) {
+        self.remember_deep();
         if let Some(p) = self.history.redo(Place::of(&self.settings.view)) {
-            p.apply(&mut self.settings.view);
-            self.dirty = true;
+            self.apply(p);
         }
     }
 
@@ -218,7 +265,7 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
     shortcuts(ui, m);
     let nav = m
         .navigator
-        .handle(ui, &response, rect, ppp, &mut m.settings.view);
+        .handle(ui, &response, rect, ppp, &mut m.settings);
     if let Some(from) = nav.finished {
         m.history.push(from);
     }
@@ -261,7 +308,44 @@ fn precision_name(p: Precision) -> &'static str {
         Precision::F32 => "f32",
         Precision::F64 => "f64",
         Precision::Auto => "auto",
+        Precision::Perturbation => "perturbation",
+        Precision::Extended => "perturbation, extended exponent",
     }
+}
+
+/// Deep bookmarks (exact decimal centres); a failure to parse one is shown, not fatal.
+fn deep_bookmarks_ui(ui: &mut Ui, m: &mut MandelbrotView) {
+    ui.label("deep (perturbation):");
+    for b in DEEP_BOOKMARKS {
+        if ui.button(format!("{} · {}", b.name, b.span)).clicked() {
+            m.go_to_deep(&b);
+        }
+    }
+}
+
+/// The exact centre (first digits; the whole string on hover) and the span.
+fn location_ui(ui: &mut Ui, s: &MandelbrotSettings) {
+    let Ok(loc) = s.location() else { return };
+    let shown = |d: String| {
+        if d.len() > 24 {
+            format!("{}… ({} chars)", &d[..22], d.len())
+        } else {
+            d
+        }
+    };
+    let (re, im) = (loc.re.to_string(), loc.im.to_string());
+    ui.label(format!(
+        "centre {}, {}",
+        shown(re.clone()),
+        shown(im.clone())
+    ))
+    .on_hover_text(format!("{re}, {im}"));
+    ui.label(format!(
+        "span {} · {}×{}",
+        loc.span.scientific(),
+        s.view.width,
+        s.view.height
+    ));
 }
 
 /// Palette, density, offset, smooth, interior colour.
@@ -296,6 +380,10 @@ fn timings_ui(ui: &mut Ui, m: &mut MandelbrotView) {
         "precision in use: {}",
         used.map_or("—", precision_name)
     ));
+    if m.settings.mode == Mode::MarianiSilver && used.is_some_and(crate::mandelbrot::deep::is_deep)
+    {
+        ui.label("(deep views are computed per pixel)");
+    }
     if let Some(f) = &m.frame {
         ui.label(format!("backend: {}", f.backend));
         for st in &f.stages {
@@ -344,6 +432,7 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
         for p in [Precision::Auto, Precision::F32, Precision::F64] {
             ui.selectable_value(&mut s.precision, p, precision_name(p));
         }
+        ui.selectable_value(&mut s.precision, Precision::Perturbation, "perturb.");
     });
     ui.checkbox(&mut s.overlay, "show Mariani–Silver rectangles (O)");
     coloring_ui(ui, m);
@@ -394,10 +483,9 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
             max_dwell: view.max_dwell,
         });
     }
+    deep_bookmarks_ui(ui, m);
     ui.separator();
-    let v = m.settings.view;
-    ui.label(format!("centre ({:.12}, {:.12})", v.center.0, v.center.1));
-    ui.label(format!("span {:.3e} · {}×{}", v.span, v.width, v.height));
+    location_ui(ui, &m.settings);
     timings_ui(ui, m);
     let save = ui.button("Save view as PNG…").clicked();
     m.dirty |= m.settings != before;

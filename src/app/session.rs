@@ -115,12 +115,15 @@ impl AppState {
         self.histogram.channels = s.histogram.channels;
         let e = &s.explorer;
         let m = &mut self.mandelbrot.settings;
-        if e.span.is_finite() && e.span > 0.0 && e.center.iter().all(|c| c.is_finite()) {
-            (m.view.center, m.view.span) = ((e.center[0], e.center[1]), e.span);
-        } else {
-            notes.push("saved explorer view is invalid; kept the default".into());
+        // A --bookmark given on the command line chose the place (and its max dwell).
+        if args.bookmark.is_none() {
+            if e.span.is_finite() && e.span > 0.0 && e.center.iter().all(|c| c.is_finite()) {
+                (m.view.center, m.view.span) = ((e.center[0], e.center[1]), e.span);
+            } else {
+                notes.push("saved explorer view is invalid; kept the default".into());
+            }
+            m.view.max_dwell = e.max_dwell.clamp(16, crate::mandelbrot::MAX_DWELL_LIMIT);
         }
-        m.view.max_dwell = e.max_dwell.clamp(16, crate::mandelbrot::MAX_DWELL_LIMIT);
         restore_named(&mut m.coloring.palette, &e.palette, "palette", &mut notes);
         restore_named(&mut m.mode, &e.mode, "mode", &mut notes);
         restore_named(&mut m.precision, &e.precision, "precision", &mut notes);

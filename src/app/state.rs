@@ -11,7 +11,8 @@ use super::recent::RecentFiles;
 use super::status_bar::{status_bar_ui, StatusLine};
 use super::GuiArgs;
 use crate::gl::{GlTexture, HistogramRenderer};
-use crate::image_io::{load_image, save_image, SaveOptions, SAVE_EXTENSIONS};
+use crate::image_io::{load_image_with, save_image, SaveOptions, SAVE_EXTENSIONS};
+use crate::mandelbrot::deep::find_bookmark;
 use crate::pipeline::{
     BackendKind, FrameReport, FrameRunner, InteropKind, InteropStatus, MandelbrotRenderer,
 };
@@ -99,13 +100,22 @@ impl AppState {
             presets: PresetsPanel::new(),
             quit: false,
         };
+        if let Some(b) = args.bookmark.as_deref().and_then(find_bookmark) {
+            state.mandelbrot.go_to_deep(b);
+        }
         state.open(gl, initial);
         Ok(state)
     }
 
     /// Loads `path`; on failure the current image stays and the error is shown.
     pub fn open(&mut self, gl: &glow::Context, path: &Path) {
-        let loaded = match load_image(path) {
+        // The GPU's texture limit and the memory budget are checked from the header,
+        // before anything is decoded.
+        let admission = crate::image_io::Admission {
+            max_side: crate::gl::max_texture_size(gl).min(crate::image_io::MAX_IMAGE_SIDE),
+            ..Default::default()
+        };
+        let loaded = match load_image_with(path, &admission) {
             Ok(l) => l,
             Err(e) => {
                 self.message = Some((e.to_string(), true));

@@ -42,14 +42,16 @@ impl OutputFormat {
 }
 
 /// Whether `apply` runs as a batch: several inputs, a folder as input, or an output that
-/// is a folder (an existing one, or a path ending in a separator).
+/// is a folder (a path ending in a separator, or an existing folder whose name has no
+/// image extension: `-o out.png` always names a file, and is refused where a folder is).
 pub fn is_batch(args: &ApplyArgs) -> bool {
-    let names_folder = args
-        .output
+    let output = &args.output;
+    let names_folder = output
         .as_os_str()
         .to_string_lossy()
         .ends_with(std::path::is_separator);
-    !args.more_inputs.is_empty() || args.input.is_dir() || args.output.is_dir() || names_folder
+    let existing_folder = output.is_dir() && !has_image_extension(output);
+    !args.more_inputs.is_empty() || args.input.is_dir() || existing_folder || names_folder
 }
 
 fn has_image_extension(path: &Path) -> bool {

@@ -90,8 +90,20 @@ pub(super) fn stage_medians(
     Ok(samples.into_iter().map(|(k, v)| (k, median(v))).collect())
 }
 
-/// Checks the size against the GPU's texture limit, the memory budgets and the --json
-/// path, all before the image is made.
+/// Checks the --json path and the host memory budget, before the image is made: what
+/// every backend's bench needs.
+pub(super) fn check_bench_host(args: &BenchArgs) -> Result<(), CliError> {
+    let (w, h) = args.size;
+    if let Some(path) = &args.json {
+        crate::image_io::check_output_path(path, true)?;
+    }
+    let image = u64::from(w) * u64::from(h) * 4;
+    crate::image_io::budget::check_host(&format!("bench at {w}x{h}"), 3 * image + (64 << 20))
+        .map_err(CliError::usage)
+}
+
+/// Checks the size against the GPU's texture limit and memory, then the host's, all
+/// before the image is made.
 fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError> {
     let (w, h) = args.size;
     let max = crate::gl::max_texture_size(gl);
@@ -100,12 +112,7 @@ fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError> {
             "bench size {w}x{h} is over this GPU's texture limit of {max}"
         )));
     }
-    if let Some(path) = &args.json {
-        crate::image_io::check_output_path(path, true)?;
-    }
-    let image = u64::from(w) * u64::from(h) * 4;
-    crate::image_io::budget::check_host(&format!("bench at {w}x{h}"), 3 * image + (64 << 20))
-        .map_err(CliError::usage)?;
+    check_bench_host(args)?;
     // Every case's filters in one chain: an upper bound of any case's memory.
     let worst: Vec<Filter> = cases().into_iter().flat_map(|(_, f)| f).collect();
     crate::pipeline::check_gpu_frame(gl, w, h, &worst)?;
@@ -190,6 +197,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let peer_json = peers.map(PeerRun::finish);
     runner.destroy(gl);
     source.destroy(gl);
+    if args.deep {
+        json.insert("deep".into(), super::bench_deep::bench_deep(gl, args.runs)?);
+    }
     if args.mandelbrot || args.ms_sweep {
         json.insert("mandelbrot".into(), super::bench_mandelbrot::run(gl, args)?);
     }

@@ -68,6 +68,7 @@ fn samples(runs: usize, run: impl Fn()) -> Vec<f64> {
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    super::bench::check_bench_host(args)?;
     let (w, h) = args.size;
     let image = crate::ops::random_image(w, h, 42);
     let threads = rayon::current_num_threads();

@@ -272,27 +272,22 @@ fn tuning(
 fn window_candidates() -> Vec<MsTuning> {
     let mut out = Vec::new();
     for (init, subdiv, leaf) in [
-        (32, 2, 4),
-        (32, 2, 8),
-        (64, 2, 4),
-        (64, 2, 8),
-        (64, 2, 16),
-        (128, 2, 8),
-        (128, 2, 16),
-        (32, 4, 8),
-        (64, 4, 4),
-        (64, 4, 16),
-        (128, 4, 8),
-        (256, 4, 16),
         (16, 2, 4),
         (16, 4, 4),
+        (32, 2, 4),
+        (32, 2, 8),
+        (32, 4, 8),
+        (64, 2, 4),
+        (64, 2, 8),
+        (64, 4, 4),
+        (128, 2, 8),
     ] {
-        for lookahead in [1, 2, 12] {
-            for launch in [1 << 30, 128 * 128] {
-                out.push(tuning(init, subdiv, leaf, launch, lookahead));
-            }
+        for lookahead in [1, 12] {
+            out.push(tuning(init, subdiv, leaf, 1 << 30, lookahead));
         }
     }
+    out.push(tuning(64, 2, 8, 64 * 64, 1));
+    out.push(tuning(128, 2, 8, 128 * 128, 2));
     out
 }
 
@@ -307,14 +302,10 @@ fn large_candidates() -> Vec<MsTuning> {
         (512, 8, 8),
         (1024, 4, 16),
         (1024, 2, 16),
-        (1024, 8, 16),
         (2048, 4, 8),
-        (2048, 8, 32),
-        (256, 2, 16),
-        (512, 2, 8),
     ] {
         for lookahead in [1, 2] {
-            for launch in [64 * 64, 128 * 128, 256 * 256] {
+            for launch in [128 * 128, 256 * 256] {
                 out.push(tuning(init, subdiv, leaf, launch, lookahead));
             }
         }

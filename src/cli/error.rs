@@ -107,3 +107,28 @@ impl From<crate::app::presets::PresetError> for CliError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn line(args: &[&str]) -> String {
+        let e = crate::cli::Cli::try_parse_from(args).expect_err("must fail");
+        clap_error_line(&e)
+    }
+
+    #[test]
+    fn clap_errors_are_one_line_with_what_is_missing() {
+        let missing = line(&["cudalens", "apply", "in.png"]);
+        assert!(!missing.contains('\n'), "{missing}");
+        assert!(missing.contains("--output"), "{missing}");
+        assert!(!missing.starts_with("error"), "{missing}");
+        let unknown = line(&["cudalens", "--frobnicate"]);
+        assert!(
+            unknown.contains("'--frobnicate'") && !unknown.contains('\n'),
+            "{unknown}"
+        );
+        assert!(unknown.ends_with("(see cudalens --help)"), "{unknown}");
+    }
+}

@@ -1,10 +1,12 @@
 //! `cudalens mandelbrot`: one view to a PNG (coloured, smooth, with the Mariani–Silver
 //! rectangles drawn over it, or 16-bit dwells with --dwell), or a zoom sequence of
-//! numbered PNGs with --frames N --zoom-to RE,IM,SPAN.
+//! numbered PNGs with --frames N --zoom-to RE,IM,SPAN. --center and --span are exact
+//! decimals of any depth: views below f64's precision render by perturbation.
 
 use super::progress::Progress;
 use super::CliError;
 use crate::image_io::{check_save_target, SaveOptions};
+use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
     draw_overlay, Coloring, MandelbrotSettings, Mode, Palette, Precision, View, DENSITY_RANGE,
     MAX_DWELL_16_BIT, MAX_DWELL_LIMIT,
@@ -24,19 +26,22 @@ pub struct MandelbrotArgs {
     /// Image height in pixels.
     #[arg(long, default_value_t = 768)]
     pub height: u32,
-    /// Centre of the view, RE,IM.
-    #[arg(long, default_value = "-0.5,0", value_parser = crate::mandelbrot::parse_center_arg, allow_hyphen_values = true)]
-    pub center: (f64, f64),
-    /// Width of the view on the real axis.
-    #[arg(long, default_value_t = 3.0, allow_negative_numbers = true)]
-    pub span: f64,
+    /// Centre of the view, RE,IM: decimals of any length (deep views need one digit per
+    /// digit of zoom).
+    #[arg(long, default_value = "-0.5,0", allow_hyphen_values = true)]
+    pub center: String,
+    /// Width of the view on the real axis, a decimal down to 1e-1000 (e.g. 1e-250).
+    #[arg(long, default_value = "3", allow_hyphen_values = true)]
+    pub span: String,
     /// Iterations before a point counts as inside the set.
     #[arg(long, default_value_t = 1024)]
     pub max_dwell: u32,
     /// per-pixel escape time, or Mariani–Silver refinement of uniform rectangles.
     #[arg(long, value_enum, default_value_t = Mode::MarianiSilver)]
     pub mode: Mode,
-    /// Floating point of the iteration: f32, f64, or auto (chosen by the zoom depth).
+    /// Arithmetic of the iteration: f32, f64, perturbation (f64 differences from an
+    /// arbitrary-precision reference orbit), extended (perturbation with a separate
+    /// exponent), or auto (chosen by the zoom depth).
     #[arg(long, value_enum, default_value_t = Precision::Auto)]
     pub precision: Precision,
     /// Colour scheme.
@@ -93,15 +98,23 @@ fn usage(message: String) -> Result<(), CliError> {
     Err(CliError::usage(message))
 }
 
+/// The exact location from `--center` and `--span` (decimal strings of any depth).
+fn location(args: &MandelbrotArgs) -> Result<DeepLocation, CliError> {
+    DeepLocation::parse(&args.center, &args.span).map_err(|e| match e {
+        DeepError::Span(_) => CliError::usage(e.to_string()),
+        _ => CliError::usage(format!(
+            "--center {} / --span {}: {e}",
+            args.center, args.span
+        )),
+    })
+}
+
 fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
     if args.width == 0 || args.height == 0 || args.width > 32768 || args.height > 32768 {
         return usage(format!(
             "size {}×{}: width and height must be 1..=32768",
             args.width, args.height
         ));
-    }
-    if !(args.span.is_finite() && args.span > 0.0) {
-        return usage(format!("span {}: must be a positive number", args.span));
     }
     let limit = if args.dwell {
         MAX_DWELL_16_BIT
@@ -155,14 +168,15 @@ fn output_paths(output: &Path, frames: u32) -> Vec<PathBuf> {
         .collect()
 }
 
-fn settings(args: &MandelbrotArgs) -> Vec<MandelbrotSettings> {
-    let first = MandelbrotSettings {
+/// The frames' settings: the first at the exact location; a zoom sequence's frames after
+/// it follow the f64 path to --zoom-to.
+fn settings(args: &MandelbrotArgs, location: DeepLocation) -> Vec<MandelbrotSettings> {
+    let mut first = MandelbrotSettings {
         view: View {
-            center: args.center,
-            span: args.span,
             width: args.width,
             height: args.height,
             max_dwell: args.max_dwell,
+            ..View::default()
         },
         mode: args.mode,
         precision: args.precision,
@@ -175,7 +189,9 @@ fn settings(args: &MandelbrotArgs) -> Vec<MandelbrotSettings> {
         },
         overlay: args.overlay,
         tuning: None,
+        deep: None,
     };
+    first.set_location(location);
     let Some((re, im, span)) = args.zoom_to else {
         return vec![first];
     };
@@ -209,6 +225,7 @@ fn save(out: MandelbrotOutput, path: &Path, options: &SaveOptions) -> Result<(),
 
 pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
     validate(args)?;
+    let location = location(args)?;
     let options = SaveOptions {
         overwrite: args.force,
         protected: Vec::new(),
@@ -226,7 +243,7 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
             ));
         }
     }
-    let frames = settings(args);
+    let frames = settings(args, location);
     let progress = Progress::new(frames.len(), "frames");
     let mut last = None;
     let mut dwell_ms = 0.0;

@@ -5,6 +5,7 @@ mod batch;
 mod batch_engine;
 mod bench;
 mod bench_cpu;
+mod bench_deep;
 mod bench_mandelbrot;
 mod bench_peers;
 mod doctor;
@@ -154,6 +155,9 @@ pub struct BenchArgs {
     /// Time Mariani–Silver over a grid of refinement parameters (implies --mandelbrot).
     #[arg(long)]
     pub ms_sweep: bool,
+    /// Also time a deep view (perturbation, 1920×1080 at span 1e-100, on CUDA).
+    #[arg(long)]
+    pub deep: bool,
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,

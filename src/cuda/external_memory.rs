@@ -5,9 +5,10 @@
 use super::{check, release_in, CudaError};
 use cudarc::driver::sys::{
     self, CUarray, CUarray_format, CUdeviceptr, CUexternalMemory, CUexternalMemoryHandleType,
-    CUmipmappedArray, CUDA_ARRAY3D_DESCRIPTOR,
+    CUmipmappedArray, CUresult, CUDA_ARRAY3D_DESCRIPTOR,
 };
 use cudarc::driver::CudaContext;
+use std::ffi::c_int;
 use std::os::fd::{IntoRawFd, OwnedFd};
 use std::sync::Arc;
 
@@ -27,35 +28,49 @@ impl ExternalMemory {
     /// Imports a dedicated allocation of `size` bytes. CUDA owns `fd` after a successful
     /// import; it is closed otherwise.
     fn import(ctx: &Arc<CudaContext>, fd: OwnedFd, size: u64) -> Result<Self, CudaError> {
-        ctx.bind_to_thread()
-            .map_err(CudaError::driver("cuCtxSetCurrent"))?;
-        let raw_fd = fd.into_raw_fd();
-        // SAFETY: an all-zero union of an int and pointers is a valid value.
-        let mut handle: sys::CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st__bindgen_ty_1 =
-            unsafe { std::mem::zeroed() };
-        handle.fd = raw_fd;
-        let desc = sys::CUDA_EXTERNAL_MEMORY_HANDLE_DESC {
-            type_: CUexternalMemoryHandleType::CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD,
-            handle,
-            size,
-            flags: sys::CUDA_EXTERNAL_MEMORY_DEDICATED,
-            reserved: [0; 16],
-        };
-        let mut raw: CUexternalMemory = std::ptr::null_mut();
-        // SAFETY: `desc` is fully initialised; `raw` is a valid out-pointer.
-        let imported = check("cuImportExternalMemory", unsafe {
-            sys::cuImportExternalMemory(&mut raw, &desc)
-        });
-        if let Err(e) = imported {
-            // SAFETY: the failed import left the descriptor with us; closed once.
-            unsafe { libc::close(raw_fd) };
-            return Err(e);
-        }
+        let raw = import_fd(ctx, fd, "cuImportExternalMemory", |raw_fd| {
+            // SAFETY: an all-zero union of an int and pointers is a valid value.
+            let mut handle: sys::CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st__bindgen_ty_1 =
+                unsafe { std::mem::zeroed() };
+            handle.fd = raw_fd;
+            let desc = sys::CUDA_EXTERNAL_MEMORY_HANDLE_DESC {
+                type_: CUexternalMemoryHandleType::CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD,
+                handle,
+                size,
+                flags: sys::CUDA_EXTERNAL_MEMORY_DEDICATED,
+                reserved: [0; 16],
+            };
+            let mut raw: CUexternalMemory = std::ptr::null_mut();
+            // SAFETY: `desc` is fully initialised; `raw` is a valid out-pointer.
+            let status = unsafe { sys::cuImportExternalMemory(&mut raw, &desc) };
+            (status, raw)
+        })?;
         Ok(Self {
             raw,
             ctx: ctx.clone(),
         })
     }
+}
+
+/// Binds `ctx` and runs a raw import of `fd`'s descriptor (`import` returns the status and
+/// the handle): CUDA owns the descriptor once the import succeeds; it is closed here when
+/// the import fails.
+pub(super) fn import_fd<H>(
+    ctx: &Arc<CudaContext>,
+    fd: OwnedFd,
+    call: &'static str,
+    import: impl FnOnce(c_int) -> (CUresult, H),
+) -> Result<H, CudaError> {
+    ctx.bind_to_thread()
+        .map_err(CudaError::driver("cuCtxSetCurrent"))?;
+    let raw_fd = fd.into_raw_fd();
+    let (status, handle) = import(raw_fd);
+    if let Err(e) = check(call, status) {
+        // SAFETY: the failed import left the descriptor with us; closed once.
+        unsafe { libc::close(raw_fd) };
+        return Err(e);
+    }
+    Ok(handle)
 }
 
 impl Drop for ExternalMemory {

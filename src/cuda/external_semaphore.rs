@@ -1,10 +1,11 @@
 //! A binary semaphore allocated outside CUDA (Vulkan, opaque fd) and imported: the stream
 //! waits on the one GL signals and signals the one GL waits on. Destroyed on drop.
 
+use super::external_memory::import_fd;
 use super::{check, release_in, CudaError};
 use cudarc::driver::sys::{self, CUexternalSemaphore, CUexternalSemaphoreHandleType};
 use cudarc::driver::{CudaContext, CudaStream};
-use std::os::fd::{IntoRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
 pub struct ExternalSemaphore {
@@ -15,29 +16,22 @@ pub struct ExternalSemaphore {
 impl ExternalSemaphore {
     /// Imports `fd`; CUDA owns it after a successful import, and it is closed otherwise.
     pub fn import(ctx: &Arc<CudaContext>, fd: OwnedFd) -> Result<Self, CudaError> {
-        ctx.bind_to_thread()
-            .map_err(CudaError::driver("cuCtxSetCurrent"))?;
-        let raw_fd = fd.into_raw_fd();
-        // SAFETY: an all-zero union of an int and pointers is a valid value.
-        let mut handle: sys::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st__bindgen_ty_1 =
-            unsafe { std::mem::zeroed() };
-        handle.fd = raw_fd;
-        let desc = sys::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
-            type_: CUexternalSemaphoreHandleType::CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD,
-            handle,
-            flags: 0,
-            reserved: [0; 16],
-        };
-        let mut raw: CUexternalSemaphore = std::ptr::null_mut();
-        // SAFETY: `desc` is fully initialised; `raw` is a valid out-pointer.
-        let imported = check("cuImportExternalSemaphore", unsafe {
-            sys::cuImportExternalSemaphore(&mut raw, &desc)
-        });
-        if let Err(e) = imported {
-            // SAFETY: the failed import left the descriptor with us; closed once.
-            unsafe { libc::close(raw_fd) };
-            return Err(e);
-        }
+        let raw = import_fd(ctx, fd, "cuImportExternalSemaphore", |raw_fd| {
+            // SAFETY: an all-zero union of an int and pointers is a valid value.
+            let mut handle: sys::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st__bindgen_ty_1 =
+                unsafe { std::mem::zeroed() };
+            handle.fd = raw_fd;
+            let desc = sys::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
+                type_: CUexternalSemaphoreHandleType::CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD,
+                handle,
+                flags: 0,
+                reserved: [0; 16],
+            };
+            let mut raw: CUexternalSemaphore = std::ptr::null_mut();
+            // SAFETY: `desc` is fully initialised; `raw` is a valid out-pointer.
+            let status = unsafe { sys::cuImportExternalSemaphore(&mut raw, &desc) };
+            (status, raw)
+        })?;
         Ok(Self {
             raw,
             ctx: ctx.clone(),

@@ -123,7 +123,9 @@ impl Mapped {
             })
     }
 
-    /// The CUDA array behind mapped texture `index` (valid until unmap).
+    /// The CUDA array behind mapped texture `index`. The handle is valid only until unmap;
+    /// everything that uses one (texture and surface objects, copies, launches) is an
+    /// `unsafe fn` whose caller vouches for that.
     pub fn array(&self, index: usize) -> Result<CUarray, CudaError> {
         let mut array: CUarray = std::ptr::null_mut();
         // SAFETY: the resource is a mapped texture; `array` is a valid out-pointer.
@@ -133,7 +135,8 @@ impl Mapped {
         Ok(array)
     }
 
-    /// Device pointer and size of mapped buffer `index` (valid until unmap).
+    /// Device pointer and size of mapped buffer `index`, valid only until unmap (as for
+    /// `array`, every use of the pointer is `unsafe`).
     pub fn pointer(&self, index: usize) -> Result<(CUdeviceptr, usize), CudaError> {
         let (mut ptr, mut size) = (0, 0);
         // SAFETY: the resource is a mapped buffer; both out-pointers are valid.

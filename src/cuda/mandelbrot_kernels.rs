@@ -108,6 +108,14 @@ impl MsRecordBuffer {
         })
     }
 
+    /// Forgets the records and counters (a run that made none, e.g. a per-pixel deep view;
+    /// the colour kernels read the failure count).
+    pub fn clear(&mut self, stream: &Arc<CudaStream>) -> Result<(), CudaError> {
+        stream
+            .memset_zeros(&mut self.counters)
+            .map_err(CudaError::driver("cuMemsetD32(counters)"))
+    }
+
     /// The counters of the last run; errors if a child launch failed or a block's lists
     /// overflowed (the image is then incomplete and the colour kernels drew nothing).
     pub fn counters(&self, stream: &Arc<CudaStream>) -> Result<Vec<u32>, CudaError> {
@@ -341,8 +349,12 @@ impl MandelbrotKernels {
     /// out[i] = lut[clamp(dwell[i], 0, max_dwell)] for W·H pixels; `out` is a device
     /// pointer to W·H uchar4 (the mapped PBO), `lut` holds max_dwell + 1 entries. Draws
     /// nothing when the refinement counted a failure.
+    ///
+    /// # Safety
+    /// `out` must point to device memory of at least W·H·4 bytes that stays allocated (and
+    /// mapped) until the stream has run the launch.
     #[allow(clippy::too_many_arguments)]
-    pub fn colorize(
+    pub unsafe fn colorize(
         &self,
         stream: &CudaStream,
         dwells: &CudaSlice<i32>,
@@ -368,15 +380,18 @@ impl MandelbrotKernels {
             .arg(&records.counters);
         // SAFETY: matches mandel_colorize(const int*, const uchar4*, uchar4*, int, int, int,
         // const unsigned*); the kernel clamps every dwell into the LUT's max_dwell + 1
-        // entries (checked above) and `out` covers W·H pixels (the caller's PBO).
+        // entries (checked above) and `out` covers W·H pixels (this function's contract).
         unsafe { b.launch(pixel_grid(view.width, view.height)) }
             .map(|_| ())
             .map_err(CudaError::launch("mandel_colorize"))
     }
 
     /// Smooth colouring: the gradient at √ν · density / 8 + offset per pixel.
+    ///
+    /// # Safety
+    /// As for `colorize`: `out` covers W·H·4 bytes until the stream has run the launch.
     #[allow(clippy::too_many_arguments)]
-    pub fn colorize_smooth(
+    pub unsafe fn colorize_smooth(
         &self,
         stream: &CudaStream,
         dwells: &CudaSlice<i32>,
@@ -411,7 +426,8 @@ impl MandelbrotKernels {
             .arg(&records.counters);
         // SAFETY: matches mandel_colorize_smooth(const int*, const float*, const uchar4*, int,
         // uchar4*, int, int, int, float, float, unsigned, const unsigned*); gradient indices
-        // stay below `steps`, the buffers hold W·H values and `out` covers W·H pixels.
+        // stay below `steps`, the buffers hold W·H values and `out` covers W·H pixels (this
+        // function's contract).
         unsafe { b.launch(pixel_grid(view.width, view.height)) }
             .map(|_| ())
             .map_err(CudaError::launch("mandel_colorize_smooth"))

@@ -1,12 +1,18 @@
 //! Thin `Result` wrappers for the raw memory calls on mapped resources (arrays and
-//! device pointers owned by GL), which cudarc's typed slices do not cover.
+//! device pointers owned by GL), which cudarc's typed slices do not cover. Each takes raw
+//! handles with no lifetime tying them to their owner, so each is an `unsafe fn` whose
+//! caller vouches for the memory behind them.
 
 use super::{check, CudaError};
 use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUmemorytype};
 use cudarc::driver::CudaStream;
 
 /// Copies a `width × height` RGBA8 array into another of the same size, on `stream`.
-pub fn copy_array(
+///
+/// # Safety
+/// `src` and `dst` must be live RGBA8 arrays of at least `width × height` pixels (owned,
+/// mapped or imported), and stay so until the stream has run the copy.
+pub unsafe fn copy_array(
     src: CUarray,
     dst: CUarray,
     width: u32,
@@ -31,28 +37,40 @@ pub fn copy_array(
         WidthInBytes: width as usize * 4,
         Height: height as usize,
     };
-    // SAFETY: both arrays are live, mapped or owned, and at least width × height RGBA8.
+    // SAFETY: the caller guarantees both arrays (see # Safety); `copy` is fully initialised.
     check("cuMemcpy2DAsync", unsafe {
         sys::cuMemcpy2DAsync_v2(&copy, stream.cu_stream())
     })
 }
 
 /// Sets `count` u32 at `ptr` to `value`, on `stream`.
-pub fn fill_u32(
+///
+/// # Safety
+/// `ptr` must point to device memory of at least `count` u32 that stays allocated (and
+/// mapped, for a GL buffer) until the stream has run the fill.
+pub unsafe fn fill_u32(
     ptr: CUdeviceptr,
     value: u32,
     count: usize,
     stream: &CudaStream,
 ) -> Result<(), CudaError> {
-    // SAFETY: the caller's pointer covers `count` u32 (an allocation of known size).
+    // SAFETY: the caller guarantees `ptr` covers `count` u32 (see # Safety).
     check("cuMemsetD32Async", unsafe {
         sys::cuMemsetD32Async(ptr, value, count, stream.cu_stream())
     })
 }
 
 /// Copies `out.len()` u32 from `ptr` to the host, ordered after the stream's work.
-pub fn read_u32(ptr: CUdeviceptr, out: &mut [u32], stream: &CudaStream) -> Result<(), CudaError> {
-    // SAFETY: `out` is a writable host slice of the copied size; `ptr` covers it.
+///
+/// # Safety
+/// `ptr` must point to device memory of at least `out.len()` u32, live until this returns.
+pub unsafe fn read_u32(
+    ptr: CUdeviceptr,
+    out: &mut [u32],
+    stream: &CudaStream,
+) -> Result<(), CudaError> {
+    // SAFETY: `out` is a writable host slice of the copied size; the caller guarantees
+    // that `ptr` covers it.
     check("cuMemcpyDtoHAsync", unsafe {
         sys::cuMemcpyDtoHAsync_v2(
             out.as_mut_ptr().cast(),
@@ -69,7 +87,11 @@ pub fn read_u32(ptr: CUdeviceptr, out: &mut [u32], stream: &CudaStream) -> Resul
 
 /// Queues a copy of `out.len()` u32 from `ptr` into page-locked host memory on `stream`;
 /// the values may be read once the stream has reached this point (synchronize first).
-pub fn read_u32_async(
+///
+/// # Safety
+/// `ptr` must point to device memory of at least `out.len()` u32 that stays allocated (and
+/// mapped) until the stream has run the copy; `out` must not be freed before then either.
+pub unsafe fn read_u32_async(
     ptr: CUdeviceptr,
     out: &mut cudarc::driver::PinnedHostSlice<u32>,
     stream: &CudaStream,
@@ -79,7 +101,8 @@ pub fn read_u32_async(
     let dst = out
         .as_mut_ptr()
         .map_err(CudaError::driver("cuEventSynchronize"))?;
-    // SAFETY: `dst` is page-locked host memory of `bytes`; `ptr` covers as many bytes.
+    // SAFETY: `dst` is page-locked host memory of `bytes`; the caller guarantees that
+    // `ptr` covers as many bytes until the copy has run.
     check("cuMemcpyDtoHAsync", unsafe {
         sys::cuMemcpyDtoHAsync_v2(dst.cast(), ptr, bytes, stream.cu_stream())
     })

@@ -19,6 +19,7 @@ mod kernel_set;
 mod mandelbrot_kernels;
 pub mod memory;
 mod modules;
+mod perturbation_kernels;
 mod surface_object;
 mod texture_object;
 pub mod tiles;
@@ -35,6 +36,7 @@ pub use mandelbrot_kernels::{DwellTargets, MandelbrotKernels, MsReadout, MsRecor
 #[cfg(test)]
 pub use modules::kernel_define;
 pub use modules::{kernel_build_description, kernel_embedded, load_function, load_module};
+pub use perturbation_kernels::{DeviceOrbit, PerturbationKernels, PerturbationPath};
 pub use surface_object::SurfaceObject;
 pub use texture_object::TextureObject;
 pub use tiles::blocks;

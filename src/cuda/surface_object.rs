@@ -13,8 +13,12 @@ pub struct SurfaceObject {
 }
 
 impl SurfaceObject {
-    /// Creates a surface object over `array`, which must outlive it.
-    pub fn from_array(ctx: &Arc<CudaContext>, array: CUarray) -> Result<Self, CudaError> {
+    /// Creates a surface object over `array`.
+    ///
+    /// # Safety
+    /// `array` must be a live RGBA8 array of this context (created with surface load/store
+    /// for a surface) that outlives the object and every kernel launched with its handle.
+    pub unsafe fn from_array(ctx: &Arc<CudaContext>, array: CUarray) -> Result<Self, CudaError> {
         ctx.bind_to_thread()
             .map_err(CudaError::driver("cuCtxSetCurrent"))?;
         let resource = array_resource(array);

@@ -1,4 +1,5 @@
-//! Launch-layout constants of the histogram, frame copy and Mandelbrot kernels, mirrored from the
+//! Launch-layout constants of the histogram, frame copy, Mandelbrot and perturbation kernels,
+//! mirrored from the
 //! `#define`s in their `kernels/*.cu` (each filter keeps its own in its descriptor). A test reads
 //! the kernel sources and fails if a value here drifts from its kernel.
 
@@ -27,6 +28,9 @@ pub const MS_COUNT_GRIDS: u32 = 2;
 pub const MS_COUNT_DEPTH: u32 = 3;
 pub const MS_COUNT_EVALUATED: u32 = 7;
 
+pub const PT_BLOCK_X: u32 = 32;
+pub const PT_BLOCK_Y: u32 = 8;
+
 /// `(kernel file, name, value)` for every mirrored constant.
 pub const MIRRORED: &[(&str, &str, u32)] = &[
     ("histogram", "HIST_BINS", HIST_BINS),
@@ -51,6 +55,8 @@ pub const MIRRORED: &[(&str, &str, u32)] = &[
     ("mandelbrot", "MS_COUNT_GRIDS", MS_COUNT_GRIDS),
     ("mandelbrot", "MS_COUNT_DEPTH", MS_COUNT_DEPTH),
     ("mandelbrot", "MS_COUNT_EVALUATED", MS_COUNT_EVALUATED),
+    ("perturbation", "PT_BLOCK_X", PT_BLOCK_X),
+    ("perturbation", "PT_BLOCK_Y", PT_BLOCK_Y),
 ];
 
 /// Grid size covering `n` items with `per_block` items per block.

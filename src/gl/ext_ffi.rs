@@ -31,7 +31,7 @@ type ImportMemoryFdFn = unsafe extern "system" fn(u32, u64, u32, i32);
 type TexStorageMem2dFn = unsafe extern "system" fn(u32, i32, u32, i32, i32, u32, u64);
 type BufferStorageMemFn = unsafe extern "system" fn(u32, isize, u32, u64);
 type ImportSemaphoreFdFn = unsafe extern "system" fn(u32, u32, i32);
-type SemaphoreBarrierFn =
+pub type SemaphoreBarrierFn =
     unsafe extern "system" fn(u32, u32, *const u32, u32, *const u32, *const u32);
 type GetUnsignedBytesIndexedFn = unsafe extern "system" fn(u32, u32, *mut u8);
 

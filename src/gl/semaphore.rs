@@ -64,31 +64,32 @@ impl GlSemaphore {
     /// general layout), and flushes so that the signal reaches the GPU.
     pub fn signal(&self, gl: &glow::Context, objects: &SharedObjects<'_>) -> Result<(), GlError> {
         let f = ext_ffi::fns()?;
-        let (buffers, textures, layouts) = objects.names();
-        // SAFETY: the three arrays have the lengths passed; the names are live objects of
-        // this context.
-        unsafe {
-            (f.signal_semaphore)(
-                self.id,
-                buffers.len() as u32,
-                buffers.as_ptr(),
-                textures.len() as u32,
-                textures.as_ptr(),
-                layouts.as_ptr(),
-            );
-            gl.flush();
-        }
-        check_gl(gl, "glSignalSemaphoreEXT")
+        self.barrier(gl, f.signal_semaphore, objects, "glSignalSemaphoreEXT")?;
+        // SAFETY: glFlush has no preconditions beyond a current context.
+        unsafe { gl.flush() };
+        Ok(())
     }
 
     /// Makes every later GL command wait until the semaphore is signalled; `objects` are
     /// then taken back from the general layout.
     pub fn wait(&self, gl: &glow::Context, objects: &SharedObjects<'_>) -> Result<(), GlError> {
         let f = ext_ffi::fns()?;
+        self.barrier(gl, f.wait_semaphore, objects, "glWaitSemaphoreEXT")
+    }
+
+    /// Calls `entry` (glSignalSemaphoreEXT or glWaitSemaphoreEXT) with `objects`.
+    fn barrier(
+        &self,
+        gl: &glow::Context,
+        entry: ext_ffi::SemaphoreBarrierFn,
+        objects: &SharedObjects<'_>,
+        call: &'static str,
+    ) -> Result<(), GlError> {
         let (buffers, textures, layouts) = objects.names();
-        // SAFETY: as in `signal`.
+        // SAFETY: the three arrays have the lengths passed; the names are live objects of
+        // this context; `entry` is the signal or wait entry point (same signature).
         unsafe {
-            (f.wait_semaphore)(
+            entry(
                 self.id,
                 buffers.len() as u32,
                 buffers.as_ptr(),
@@ -97,7 +98,7 @@ impl GlSemaphore {
                 layouts.as_ptr(),
             );
         }
-        check_gl(gl, "glWaitSemaphoreEXT")
+        check_gl(gl, call)
     }
 
     /// Deletes the semaphore.

@@ -33,12 +33,33 @@ pub enum SaveError {
     Encode { path: PathBuf, reason: String },
 }
 
+/// The OS error code in `e` or anywhere in its chain (encoders and tempfile wrap it).
+fn os_code(e: &std::io::Error) -> Option<i32> {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = next {
+        if let Some(code) = err
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::raw_os_error)
+        {
+            return Some(code);
+        }
+        next = match err.downcast_ref::<std::io::Error>() {
+            Some(io) => io
+                .get_ref()
+                .map(|r| r as &(dyn std::error::Error + 'static)),
+            None => err.source(),
+        };
+    }
+    None
+}
+
 /// The operating system's words for `e`, without any path it may carry (tempfile adds
 /// the temporary file's name, which means nothing to the user).
 fn describe(e: &std::io::Error) -> String {
-    let text = match e.raw_os_error() {
+    let text = match os_code(e) {
         Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
-        None => e.kind().to_string(),
+        None if e.to_string().contains(".cudalens-") => e.kind().to_string(),
+        None => e.to_string(),
     };
     match text.find(" (os error") {
         Some(i) => text[..i].to_string(),
@@ -77,16 +98,55 @@ struct PartFile {
     _registered: super::posix::PartGuard,
 }
 
+/// Whether `e` says the path does not exist (or runs through something not a folder).
+fn missing(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
+/// Creates a new private file `.cudalens-<pid>-<random>.part` in `dir`. On Unix its path
+/// is registered with the interrupt cleanup *before* the file exists, so that a signal at
+/// any moment of its life (even between the creation and the registration, on any thread)
+/// finds it registered; unlinking a name not yet created is harmless.
 fn temporary_in(dir: &Path) -> std::io::Result<PartFile> {
-    let temp = tempfile::Builder::new()
-        .prefix(".cudalens-")
-        .suffix(".part")
-        .tempfile_in(dir)?;
-    Ok(PartFile {
+    let mut last = None;
+    for _ in 0..16 {
+        let name = format!(
+            ".cudalens-{}-{:016x}.part",
+            std::process::id(),
+            rand::random::<u64>()
+        );
+        // Absolute, so that the handler's unlink and the clean-up do not depend on the
+        // working folder.
+        let path = std::path::absolute(dir.join(name))?;
         #[cfg(unix)]
-        _registered: super::posix::register_part(temp.path()),
-        temp,
-    })
+        let registered = super::posix::register_part(&path);
+        let mut open = std::fs::OpenOptions::new();
+        open.read(true).write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+        match open.open(&path) {
+            Ok(file) => {
+                let temp_path = match tempfile::TempPath::try_from_path(&path) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&path);
+                        return Err(e);
+                    }
+                };
+                return Ok(PartFile {
+                    temp: tempfile::NamedTempFile::from_parts(file, temp_path),
+                    #[cfg(unix)]
+                    _registered: registered,
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
 }
 
 /// Checks that a file may be created at `path`, replacing an existing regular file only
@@ -108,12 +168,7 @@ pub fn check_output_path(path: &Path, overwrite: bool) -> Result<(), SaveError> 
         }
         Ok(_) => {}
         // A missing file, or a parent that is not a folder: the folder check says which.
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
+        Err(e) if missing(&e) => {
             // A dangling symlink would be replaced, not followed: refuse it like a file.
             if std::fs::symlink_metadata(path).is_ok() && !overwrite {
                 return Err(SaveError::Exists {
@@ -127,13 +182,7 @@ pub fn check_output_path(path: &Path, overwrite: bool) -> Result<(), SaveError> 
     match std::fs::metadata(dir) {
         Ok(m) if !m.is_dir() => return Err(target(format!("{} is not a folder", dir.display()))),
         Ok(_) => {}
-        // A missing file, or a parent that is not a folder: the folder check says which.
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
+        Err(e) if missing(&e) => {
             return Err(target(format!(
                 "the folder {} does not exist",
                 dir.display()

@@ -1,11 +1,14 @@
 //! The Mandelbrot explorer's contract and CPU reference: the view, the per-pixel
 //! evaluation (dwell and continuous escape value), Mariani–Silver refinement and its
-//! tuning, colouring, bookmarks and the settings of a picture. The CUDA renderer is in
+//! tuning, colouring, bookmarks and the settings of a picture, and deep views below f64's
+//! precision (`deep`: exact decimal locations, perturbation). The CUDA renderer is in
 //! `pipeline::cuda_mandelbrot`; this module depends on nothing of ours.
 
 mod bookmarks;
 mod coloring;
 mod cpu;
+pub mod deep;
+mod deep_settings;
 mod mariani_silver;
 mod ms_stats;
 mod overlay;
@@ -30,8 +33,8 @@ pub use settings::MandelbrotSettings;
 pub use tuning::{MsTuning, TuningError, MS_MAX_LEVELS, MS_TUNINGS};
 pub use view::{parse_center as parse_center_arg, Mode, Precision, View};
 
-/// Largest max dwell.
-pub const MAX_DWELL_LIMIT: u32 = 65536;
+/// Largest max dwell (deep views need 10⁵ and more).
+pub const MAX_DWELL_LIMIT: u32 = 1 << 20;
 /// Largest max dwell a 16-bit dwell PNG can hold.
 pub const MAX_DWELL_16_BIT: u32 = 65535;
 

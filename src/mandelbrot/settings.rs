@@ -12,6 +12,9 @@ pub struct MandelbrotSettings {
     pub overlay: bool,
     /// Refinement parameters; `None`: the measured ones for the view's size.
     pub tuning: Option<MsTuning>,
+    /// The exact location of a deep view, valid while `view` holds its f64 rounding
+    /// (`deep_settings.rs`); `None`: `view` is exact.
+    pub deep: Option<super::deep::DeepLocation>,
 }
 
 impl Default for MandelbrotSettings {
@@ -23,6 +26,7 @@ impl Default for MandelbrotSettings {
             coloring: Coloring::default(),
             overlay: false,
             tuning: None,
+            deep: None,
         }
     }
 }

@@ -34,9 +34,22 @@ pub enum TuningError {
     Invalid(MsTuning, &'static str),
 }
 
-/// The tunings chosen by `cudalens bench --ms-sweep` on an H200, by image size: the first
-/// whose pixel limit the view does not exceed (see docs/gpu-runs.md).
-pub const MS_TUNINGS: [(u64, MsTuning); 2] = [
+/// The tunings chosen by `cudalens bench --ms-sweep` on an H200 (docs/gpu-runs.md, run 16),
+/// by image size: the first whose pixel limit the view does not exceed. Up to 2560×1440 the
+/// best of 20 window tunings (small first cells, the whole refinement inside the block);
+/// 4K the one measured over the full table; larger the best of 32 tunings with child grids
+/// on the four goal points.
+pub const MS_TUNINGS: [(u64, MsTuning); 3] = [
+    (
+        2560 * 1440,
+        MsTuning {
+            init_size: 16,
+            subdiv: 2,
+            leaf_size: 4,
+            launch_min_pixels: 1 << 30,
+            lookahead: 12,
+        },
+    ),
     (
         4096 * 2160,
         MsTuning {
@@ -50,11 +63,11 @@ pub const MS_TUNINGS: [(u64, MsTuning); 2] = [
     (
         u64::MAX,
         MsTuning {
-            init_size: 1024,
+            init_size: 256,
             subdiv: 4,
             leaf_size: 16,
             launch_min_pixels: 65536,
-            lookahead: 2,
+            lookahead: 1,
         },
     ),
 ];
@@ -129,7 +142,8 @@ mod tests {
             t.validate().expect("valid");
         }
         assert_eq!(MsTuning::for_size(1920, 1080), MS_TUNINGS[0].1);
-        assert_eq!(MsTuning::for_size(16384, 16384), MS_TUNINGS[1].1);
+        assert_eq!(MsTuning::for_size(3840, 2160), MS_TUNINGS[1].1);
+        assert_eq!(MsTuning::for_size(16384, 16384), MS_TUNINGS[2].1);
     }
 
     #[test]

@@ -25,6 +25,10 @@ pub enum Precision {
     F32,
     F64,
     Auto,
+    /// f64 differences from an arbitrary-precision reference orbit (`mandelbrot::deep`).
+    Perturbation,
+    /// Perturbation with a separate exponent, for pixels below f64's range.
+    Extended,
 }
 
 impl Default for View {

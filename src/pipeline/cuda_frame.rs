@@ -148,7 +148,10 @@ impl CudaFrame {
         let views = resources.acquire(gl, &stream)?;
         timeline.mark("interop in", &stream)?;
         let (w, h) = (width, height);
-        let ran = self.run_mapped(&views, source, filters, &mut timeline);
+        // SAFETY: `views` come from this frame's `acquire` (array 0 the source texture,
+        // array 1 the output, pointer 0 the bin buffer) and stay valid until `release`,
+        // which is ordered on the stream after all the work queued here.
+        let ran = unsafe { self.run_mapped(&views, source, filters, &mut timeline) };
         let released = resources.release(gl, &stream);
         timeline.mark("interop out", &stream)?;
         let ((), ()) = (ran?, released?);
@@ -171,7 +174,13 @@ impl CudaFrame {
         })
     }
 
-    fn run_mapped(
+    /// Queues the frame's kernels on the acquired views.
+    ///
+    /// # Safety
+    /// `mapped` must hold live views of this frame's objects (array 0: the RGBA8 source,
+    /// `source`'s size; array 1: the RGBA8 output, the size of the chain's result; pointer
+    /// 0: the bin buffer) that stay valid until the stream has run the queued work.
+    unsafe fn run_mapped(
         &mut self,
         mapped: &InteropViews,
         source: &GlTexture,
@@ -189,8 +198,11 @@ impl CudaFrame {
             });
         }
         let ctx = self.device.ctx.clone();
-        let source_texture = TextureObject::from_array(&ctx, source_array)?;
-        let output_surface = SurfaceObject::from_array(&ctx, output_array)?;
+        // SAFETY: both arrays are live RGBA8 arrays of this context until the queued work
+        // has run (this function's contract); the objects are dropped before it returns.
+        let source_texture = unsafe { TextureObject::from_array(&ctx, source_array)? };
+        // SAFETY: as above; the output is registered (or imported) for surface stores.
+        let output_surface = unsafe { SurfaceObject::from_array(&ctx, output_array)? };
         let (mut w, mut h) = (source.width, source.height);
         for (k, filter) in filters.iter().enumerate() {
             let (ow, oh) = filter.output_size(w, h);
@@ -237,12 +249,17 @@ impl CudaFrame {
             )?;
             timeline.mark("copy", &stream)?;
         }
-        let output_texture = TextureObject::from_array(&ctx, output_array)?;
-        memory::fill_u32(bins_ptr, 0, 4 * HISTOGRAM_BINS, &stream)?;
+        // SAFETY: as for `output_surface`.
+        let output_texture = unsafe { TextureObject::from_array(&ctx, output_array)? };
+        // SAFETY: the bin buffer holds BIN_BUFFER_BYTES = 4 × HISTOGRAM_BINS u32 (checked
+        // above) and stays mapped until the fill has run.
+        unsafe { memory::fill_u32(bins_ptr, 0, 4 * HISTOGRAM_BINS, &stream)? };
         // SAFETY: `bins_ptr` is the frame's bin buffer, checked above to hold
         // BIN_BUFFER_BYTES, valid until the frame's work is released.
         unsafe { launch_histogram(&self.kernels, &stream, &output_texture, w, h, bins_ptr)? };
-        memory::read_u32_async(bins_ptr, &mut self.bins_host, &stream)?;
+        // SAFETY: `bins_host` holds 4 × HISTOGRAM_BINS u32 and lives in `self`, which the
+        // caller synchronizes before reading it; the bin buffer is valid as for the fill.
+        unsafe { memory::read_u32_async(bins_ptr, &mut self.bins_host, &stream)? };
         timeline.mark("histogram", &stream)
     }
 }

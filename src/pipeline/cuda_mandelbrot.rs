@@ -1,8 +1,10 @@
 //! Mandelbrot on CUDA: dwell kernels (per-pixel or Mariani–Silver with dynamic
 //! parallelism) → dwell (and continuous value) buffers → colour kernel → mapped PBO →
 //! `glTexSubImage2D` into the display texture on the GL side. No host round-trip for the
-//! picture.
+//! picture. Deep views take the perturbation kernels instead (`deep_zoom.rs`), per pixel
+//! and coloured by integer dwell.
 
+use super::deep_zoom::{integer_coloring_if_deep, CudaDeep};
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::mandelbrot_pbo::MandelbrotPbo;
 use super::report::stages_from;
@@ -72,6 +74,8 @@ pub struct CudaMandelbrot {
     gradient: Option<Table<Palette>>,
     records: MsRecordBuffer,
     pbo: Option<MandelbrotPbo>,
+    /// Perturbation for deep views (loaded on the first one).
+    deep: Option<CudaDeep>,
 }
 
 impl CudaMandelbrot {
@@ -88,6 +92,7 @@ impl CudaMandelbrot {
             gradient: None,
             records,
             pbo: None,
+            deep: None,
         })
     }
 
@@ -116,6 +121,18 @@ impl CudaMandelbrot {
         let pixels = s.view.width as usize * s.view.height as usize;
         let stream = self.device.stream.clone();
         ensure_len(&mut self.dwells, &stream, pixels)?;
+        if let Some(precision) = s.deep_precision() {
+            // Per pixel for now; the Mariani–Silver refinement can call the same device
+            // function (kernels/perturbation.cuh) once it takes a dwell source. The counters
+            // are reset as the other kernels do (the colour kernels read the failure count).
+            self.records.clear(&stream)?;
+            let deep = match &mut self.deep {
+                Some(d) => d,
+                None => self.deep.insert(CudaDeep::new(&self.device)?),
+            };
+            let dwells = self.dwells.as_mut().ok_or(CudaError::NoDevice)?;
+            return deep.dwells(&stream, s, precision, dwells, timeline);
+        }
         if s.coloring.smooth {
             ensure_len(&mut self.smooth, &stream, pixels)?;
         }
@@ -143,10 +160,10 @@ impl CudaMandelbrot {
     }
 
     /// After a frame: fails if the refinement was incomplete; the records and statistics
-    /// with `overlay`.
+    /// with `overlay` (none for a deep view, which no refinement computed).
     fn readout(&self, s: &MandelbrotSettings) -> Result<Option<MsReadout>, CudaError> {
         let stream = &self.device.stream;
-        if s.overlay && s.mode == Mode::MarianiSilver {
+        if s.overlay && s.mode == Mode::MarianiSilver && s.deep_precision().is_none() {
             Ok(Some(self.records.read(stream, &s.view, &s.tuning())?))
         } else {
             self.records.counters(stream).map(|_| None)
@@ -176,6 +193,7 @@ impl CudaMandelbrot {
         texture: &GlTexture,
         s: &MandelbrotSettings,
     ) -> Result<MandelbrotFrame, PipelineError> {
+        let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         let view = s.view;
         self.ensure_tables(&s.coloring, view.max_dwell)?;
@@ -194,12 +212,16 @@ impl CudaMandelbrot {
                     reason: format!("PBO of {size} B"),
                 });
             }
+            // SAFETY (both launches): `out` is the mapped PBO, checked above to hold W·H·4
+            // bytes; `write_mapped` unmaps it only after this closure, on the same stream.
             match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
-                (c, Some(smooth), Some(g), _) if c.smooth => kernels
-                    .colorize_smooth(&stream, dwells, smooth, &g.bytes, records, out, &view, c),
-                (c, _, _, Some(lut)) if !c.smooth => {
+                (c, Some(smooth), Some(g), _) if c.smooth => unsafe {
+                    kernels
+                        .colorize_smooth(&stream, dwells, smooth, &g.bytes, records, out, &view, c)
+                },
+                (c, _, _, Some(lut)) if !c.smooth => unsafe {
                     kernels.colorize(&stream, dwells, &lut.bytes, records, out, &view)
-                }
+                },
                 _ => Err(CudaError::NoDevice),
             }
         })?;
@@ -212,6 +234,7 @@ impl CudaMandelbrot {
 
     /// Times the dwell computation alone (benchmarks): no colouring, no copy back.
     pub fn time_dwells(&mut self, s: &MandelbrotSettings) -> Result<Vec<(String, f64)>, CudaError> {
+        let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
@@ -227,6 +250,7 @@ impl CudaMandelbrot {
         &mut self,
         s: &MandelbrotSettings,
     ) -> Result<(Dwells, MandelbrotFrame), CudaError> {
+        let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         let stream = self.device.stream.clone();
         let n = s.view.width as usize * s.view.height as usize;

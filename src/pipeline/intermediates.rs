@@ -15,9 +15,14 @@ pub struct Intermediate {
 impl Intermediate {
     fn new(ctx: &Arc<CudaContext>, width: u32, height: u32) -> Result<Self, CudaError> {
         let array = CudaArray2d::new(ctx, width, height)?;
+        // SAFETY: `array` is an RGBA8 surface-load/store array of `ctx`, owned by the same
+        // `Intermediate`, whose fields drop the objects before the array.
+        let texture = unsafe { TextureObject::from_array(ctx, array.raw())? };
+        // SAFETY: as above.
+        let surface = unsafe { SurfaceObject::from_array(ctx, array.raw())? };
         Ok(Self {
-            texture: TextureObject::from_array(ctx, array.raw())?,
-            surface: SurfaceObject::from_array(ctx, array.raw())?,
+            texture,
+            surface,
             array,
         })
     }

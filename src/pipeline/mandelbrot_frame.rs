@@ -1,4 +1,5 @@
-//! What one Mandelbrot render did, and the CPU reference path that produces one.
+//! What one Mandelbrot render did, and the CPU reference path that produces one (deep views
+//! by perturbation, `deep_zoom.rs`).
 
 use super::report::StageTime;
 use super::BackendKind;
@@ -38,6 +39,14 @@ impl MandelbrotFrame {
 
 /// The CPU reference: dwells (and continuous values, records) on the host.
 pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
+    // Deep views by perturbation (`deep_zoom.rs`); a location the perturbation path cannot
+    // take falls through to f64.
+    if let Some(result) = s
+        .deep_precision()
+        .and_then(|p| super::deep_zoom::cpu_deep_dwells(s, p).ok())
+    {
+        return result;
+    }
     let start = Instant::now();
     let smooth = s.coloring.smooth;
     let tuning = s.tuning();

@@ -5,6 +5,7 @@ mod backend;
 mod cpu_frame;
 mod cuda_frame;
 mod cuda_mandelbrot;
+mod deep_zoom;
 mod error;
 mod external;
 mod frame_runner;
@@ -21,6 +22,7 @@ mod shared_targets;
 mod working_set;
 
 pub use backend::{choose_backend, fall_back_after, BackendKind, BackendRequest, BackendStatus};
+pub use deep_zoom::cpu_deep_dwells;
 pub use error::PipelineError;
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;

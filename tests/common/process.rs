@@ -1,6 +1,12 @@
 //! Running the binary as a hostile user would: with a time limit (a hang is a failure,
-//! not a stuck test run), its stderr captured, and its peak resident memory measured by
-//! `wait4` on that one child (so concurrent tests do not blur the number).
+//! not a stuck test run), its stderr captured, and its peak resident memory measured.
+//!
+//! The peak is the child's own `VmHWM` (/proc/PID/status), read every millisecond while
+//! it runs. `wait4`'s `ru_maxrss` cannot serve: Linux records the high-water mark of the
+//! memory the process had before `exec`, and a child spawned with `vfork` (what
+//! `Command::spawn` uses) had this test process's memory, so it reports the test binary's
+//! peak, with every concurrent test's allocations in it. Polling misses at most what the
+//! child touches in its last millisecond (a few MiB at page-fault speed).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -15,7 +21,7 @@ pub struct Finished {
     pub signal: Option<i32>,
     pub stdout: String,
     pub stderr: String,
-    /// Peak resident set size (VmHWM), bytes.
+    /// Peak resident set size (the child's VmHWM, sampled), bytes.
     pub peak_rss: u64,
     pub elapsed: Duration,
 }
@@ -54,16 +60,27 @@ pub fn run_limited(cmd: &mut Command, scratch: &Path, limit: Duration) -> Finish
     }
 }
 
-/// Waits for `child` with `wait4` (its own rusage); kills it past `limit` and panics.
+/// `VmHWM` of a running process, bytes (None once it has exited).
+fn high_water_mark(pid: libc::pid_t) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Waits for `child`, sampling its peak memory; kills it past `limit` and panics.
 pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Finished {
     let pid = child.id() as libc::pid_t;
     let start = Instant::now();
+    let mut peak_rss = 0;
     loop {
+        // Read before reaping: a zombie has no memory to report.
+        if let Some(now) = high_water_mark(pid) {
+            peak_rss = peak_rss.max(now);
+        }
         let mut status = 0;
-        // SAFETY: zeroed rusage is a valid out-parameter.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `pid` is our unreaped child; the pointers are valid for the call.
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        // SAFETY: `pid` is our unreaped child; the pointer is valid for the call.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
         if r == pid {
             let (code, signal) = if libc::WIFEXITED(status) {
                 (Some(libc::WEXITSTATUS(status)), None)
@@ -75,17 +92,21 @@ pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Finished
                 signal,
                 stdout: String::new(),
                 stderr: String::new(),
-                peak_rss: usage.ru_maxrss as u64 * 1024,
+                peak_rss,
                 elapsed: start.elapsed(),
             };
         }
-        assert!(r == 0, "wait4 failed: {}", std::io::Error::last_os_error());
+        assert!(
+            r == 0,
+            "waitpid failed: {}",
+            std::io::Error::last_os_error()
+        );
         if start.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
             panic!("hung: still running after {limit:?}");
         }
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(1));
     }
 }
 

@@ -66,21 +66,15 @@ impl Rows<'_> {
     /// f32 with `R` copies of the edge pixels on each side (`padded`), then per tile
     /// `out[j] = Σ_k w[k]·padded[j + 3k]`.
     #[inline(always)]
-    fn row_pass(&self, y: usize, padded: &mut [f32], out: &mut [f32]) {
-        let (w, r) = (self.width, self.radius());
-        let row = &self.src[4 * w * y..][..4 * w];
+    fn row_pass(&self, y: usize, padded: &mut Vec<f32>, out: &mut [f32]) {
+        let row = &self.src[4 * self.width * y..][..4 * self.width];
         let rgb = |p: &[u8]| [f32::from(p[0]), f32::from(p[1]), f32::from(p[2])];
         let (first, last) = (rgb(&row[..4]), rgb(&row[row.len() - 4..]));
-        let (left, rest) = padded.split_at_mut(3 * r);
-        let (middle, right) = rest.split_at_mut(3 * w);
-        left.chunks_exact_mut(3)
-            .for_each(|p| p.copy_from_slice(&first));
-        for (d, s) in middle.chunks_exact_mut(3).zip(row.chunks_exact(4)) {
-            d.copy_from_slice(&rgb(s));
-        }
-        right[..3 * r]
-            .chunks_exact_mut(3)
-            .for_each(|p| p.copy_from_slice(&last));
+        padded.clear();
+        (0..self.radius()).for_each(|_| padded.extend_from_slice(&first));
+        padded.extend(row.chunks_exact(4).flat_map(rgb));
+        (0..self.radius()).for_each(|_| padded.extend_from_slice(&last));
+        padded.resize(self.stride + 6 * self.radius(), 0.0);
         let padded: &[f32] = padded;
         for (j0, tile) in (0..self.stride)
             .step_by(TILE)
@@ -96,8 +90,7 @@ impl Rows<'_> {
         let (w, r) = (self.width, self.radius());
         let ring_rows = SUB_BAND + 2 * r;
         let mut ring = vec![0f32; ring_rows * self.stride];
-        // The row pass reads whole tiles: zeros after the right edge's copies.
-        let mut padded = vec![0f32; self.stride + 6 * r];
+        let mut padded = Vec::with_capacity(self.stride + 6 * r);
         let mut offsets = Vec::with_capacity(ring_rows);
         let clamp_row = |y: isize| clamp_index(y, self.height);
         let mut next = clamp_row(y0 as isize - r as isize);

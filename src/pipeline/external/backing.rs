@@ -3,24 +3,40 @@
 //! Release with `destroy(gl)` after the GL texture or buffer made with it.
 
 use super::ExternalInterop;
-use crate::cuda::{ExternalArray, ExternalBuffer};
-use crate::gl::{GlBuffer, GlMemoryObject, GlTexture};
+use crate::cuda::{CudaError, ExternalArray, ExternalBuffer};
+use crate::gl::{GlBuffer, GlError, GlMemoryObject, GlTexture};
 use crate::pipeline::PipelineError;
 use crate::vk::{ExportedBuffer, ExportedImage, ExportedMemory};
 use cudarc::driver::sys::{CUarray, CUdeviceptr};
+use std::os::fd::OwnedFd;
 
-/// Imports `memory` into GL and makes the GL object with `make`; on failure nothing is left.
-fn import_gl<T>(
+/// Imports `memory` into GL (the object made by `make_gl` on it) and into CUDA (by
+/// `make_cuda` from a descriptor and the size); on failure nothing is left.
+fn import_both<G, C>(
     gl: &glow::Context,
     memory: &ExportedMemory,
-    make: impl FnOnce(&GlMemoryObject) -> Result<T, crate::gl::GlError>,
-) -> Result<(GlMemoryObject, T), PipelineError> {
+    make_gl: impl FnOnce(&GlMemoryObject) -> Result<G, GlError>,
+    make_cuda: impl FnOnce(OwnedFd, u64) -> Result<C, CudaError>,
+    destroy_gl: impl FnOnce(G),
+) -> Result<(GlMemoryObject, G, C), PipelineError> {
     let object = GlMemoryObject::import(gl, memory.export_fd()?, memory.size)?;
-    match make(&object) {
-        Ok(t) => Ok((object, t)),
+    let gl_object = match make_gl(&object) {
+        Ok(g) => g,
         Err(e) => {
             object.destroy(gl);
-            Err(e.into())
+            return Err(e.into());
+        }
+    };
+    let cuda = memory
+        .export_fd()
+        .map_err(PipelineError::from)
+        .and_then(|fd| Ok(make_cuda(fd, memory.size)?));
+    match cuda {
+        Ok(c) => Ok((object, gl_object, c)),
+        Err(e) => {
+            destroy_gl(gl_object);
+            object.destroy(gl);
+            Err(e)
         }
     }
 }
@@ -41,35 +57,19 @@ impl ImageBacking {
         height: u32,
     ) -> Result<(Self, GlTexture), PipelineError> {
         let vk = ExportedImage::new(&interop.exporter, width, height)?;
-        let (memory, texture) = import_gl(gl, &vk.memory, |m| m.texture_2d(gl, width, height))?;
-        let cuda = vk
-            .memory
-            .export_fd()
-            .map_err(PipelineError::from)
-            .and_then(|fd| {
-                Ok(ExternalArray::import(
-                    &interop.ctx,
-                    fd,
-                    vk.memory.size,
-                    width,
-                    height,
-                )?)
-            });
-        match cuda {
-            Ok(cuda) => Ok((
-                Self {
-                    cuda,
-                    memory,
-                    _vk: vk,
-                },
-                texture,
-            )),
-            Err(e) => {
-                texture.destroy(gl);
-                memory.destroy(gl);
-                Err(e)
-            }
-        }
+        let (memory, texture, cuda) = import_both(
+            gl,
+            &vk.memory,
+            |m| m.texture_2d(gl, width, height),
+            |fd, size| ExternalArray::import(&interop.ctx, fd, size, width, height),
+            |t| t.destroy(gl),
+        )?;
+        let backing = Self {
+            cuda,
+            memory,
+            _vk: vk,
+        };
+        Ok((backing, texture))
     }
 
     /// CUDA's array over the image.
@@ -99,34 +99,19 @@ impl BufferBacking {
         size: usize,
     ) -> Result<(Self, GlBuffer), PipelineError> {
         let vk = ExportedBuffer::new(&interop.exporter, size as u64)?;
-        let (memory, buffer) = import_gl(gl, &vk.memory, |m| m.buffer(gl, size))?;
-        let cuda = vk
-            .memory
-            .export_fd()
-            .map_err(PipelineError::from)
-            .and_then(|fd| {
-                Ok(ExternalBuffer::import(
-                    &interop.ctx,
-                    fd,
-                    vk.memory.size,
-                    size,
-                )?)
-            });
-        match cuda {
-            Ok(cuda) => Ok((
-                Self {
-                    cuda,
-                    memory,
-                    _vk: vk,
-                },
-                buffer,
-            )),
-            Err(e) => {
-                buffer.destroy(gl);
-                memory.destroy(gl);
-                Err(e)
-            }
-        }
+        let (memory, buffer, cuda) = import_both(
+            gl,
+            &vk.memory,
+            |m| m.buffer(gl, size),
+            |fd, memory_size| ExternalBuffer::import(&interop.ctx, fd, memory_size, size),
+            |b| b.destroy(gl),
+        )?;
+        let backing = Self {
+            cuda,
+            memory,
+            _vk: vk,
+        };
+        Ok((backing, buffer))
     }
 
     /// CUDA's pointer to the buffer and its size in bytes.

@@ -1,0 +1,141 @@
+//! Launcher for `kernels/perturbation.cu`: per-pixel perturbation dwells of a deep view
+//! around a reference orbit held on the device ([`DeviceOrbit`]).
+
+use super::tiles::{blocks, PT_BLOCK_X, PT_BLOCK_Y};
+use super::{load_function, load_module, CudaDevice, CudaError};
+use crate::mandelbrot::deep::{FloatExp, ReferenceOrbit};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
+
+/// Mirror of `struct PtArgs` in perturbation.cuh (same field order, C layout).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct PtArgs {
+    dwells: u64,
+    width: i32,
+    height: i32,
+    max_dwell: i32,
+    orbit: u64,
+    orbit_exp: u64,
+    orbit_last: i32,
+    step: f64,
+    step_exp: i32,
+}
+
+// SAFETY: PtArgs is #[repr(C)], Copy, and matches the kernel's struct field for field.
+unsafe impl cudarc::driver::DeviceRepr for PtArgs {}
+
+/// Which number type the pixels iterate in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PerturbationPath {
+    /// f64 differences; the orbit as f64 values.
+    F64,
+    /// Shared-exponent complex differences; the orbit as mantissas and exponents.
+    Extended,
+}
+
+/// A reference orbit on the device, in the form one path reads.
+pub struct DeviceOrbit {
+    points: CudaSlice<f64>,
+    exponents: CudaSlice<i32>,
+    len: usize,
+    pub path: PerturbationPath,
+}
+
+impl DeviceOrbit {
+    /// Uploads `orbit` for `path`.
+    pub fn upload(
+        stream: &Arc<CudaStream>,
+        orbit: &ReferenceOrbit,
+        path: PerturbationPath,
+    ) -> Result<Self, CudaError> {
+        let (points, exponents): (Vec<f64>, Vec<i32>) = match path {
+            PerturbationPath::F64 => (orbit.f64_points().into_iter().flatten().collect(), vec![0]),
+            PerturbationPath::Extended => (
+                orbit.points.iter().flat_map(|p| [p.re, p.im]).collect(),
+                orbit.points.iter().map(|p| p.e).collect(),
+            ),
+        };
+        Ok(Self {
+            points: stream
+                .clone_htod(&points)
+                .map_err(CudaError::driver("cuMemcpyHtoD(orbit)"))?,
+            exponents: stream
+                .clone_htod(&exponents)
+                .map_err(CudaError::driver("cuMemcpyHtoD(orbit exponents)"))?,
+            len: orbit.points.len(),
+            path,
+        })
+    }
+}
+
+/// The loaded perturbation kernels.
+pub struct PerturbationKernels {
+    f64: CudaFunction,
+    extended: CudaFunction,
+}
+
+impl PerturbationKernels {
+    pub fn load(device: &CudaDevice) -> Result<Self, CudaError> {
+        let module = load_module(device, "perturbation")?;
+        Ok(Self {
+            f64: load_function(&module, "perturb_per_pixel_f64")?,
+            extended: load_function(&module, "perturb_per_pixel_ext")?,
+        })
+    }
+
+    /// Computes the W×H dwells of the view whose pixel size is `step` into `dwells`
+    /// (≥ W·H `i32`) around `orbit`.
+    pub fn dwells(
+        &self,
+        stream: &Arc<CudaStream>,
+        (width, height, max_dwell): (u32, u32, u32),
+        step: FloatExp,
+        orbit: &DeviceOrbit,
+        dwells: &mut CudaSlice<i32>,
+    ) -> Result<(), CudaError> {
+        let invalid = |reason: String| CudaError::Launch {
+            kernel: "perturb_per_pixel",
+            reason,
+        };
+        if width == 0 || height == 0 || dwells.len() < width as usize * height as usize {
+            return Err(invalid(format!(
+                "dwell buffer of {} for {width}×{height}",
+                dwells.len()
+            )));
+        }
+        if orbit.len < 2 || orbit.len > i32::MAX as usize || max_dwell > i32::MAX as u32 {
+            return Err(invalid(format!("orbit of {} points", orbit.len)));
+        }
+        let (function, step, step_exp) = match orbit.path {
+            PerturbationPath::F64 => (&self.f64, step.to_f64(), 0),
+            PerturbationPath::Extended => (&self.extended, step.m, step.e),
+        };
+        let (d, _g1) = dwells.device_ptr(stream);
+        let (o, _g2) = orbit.points.device_ptr(stream);
+        let (e, _g3) = orbit.exponents.device_ptr(stream);
+        let args = PtArgs {
+            dwells: d,
+            width: width as i32,
+            height: height as i32,
+            max_dwell: max_dwell as i32,
+            orbit: o,
+            orbit_exp: e,
+            orbit_last: (orbit.len - 1) as i32,
+            step,
+            step_exp,
+        };
+        let cfg = LaunchConfig {
+            grid_dim: (blocks(width, PT_BLOCK_X), blocks(height, PT_BLOCK_Y), 1),
+            block_dim: (PT_BLOCK_X, PT_BLOCK_Y, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = stream.launch_builder(function);
+        b.arg(&args);
+        // SAFETY: matches perturb_per_pixel_*(PtArgs); `dwells` holds W·H ints (checked),
+        // the orbit buffers hold `len` points (and exponents on the extended path, the only
+        // one that reads them), and every index the kernel reads is ≤ orbit_last.
+        unsafe { b.launch(cfg) }.map_err(CudaError::launch("perturb_per_pixel"))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,44 @@
+//! Deep zoom: views below f64's precision, rendered by perturbation around one reference
+//! orbit computed in arbitrary precision.
+//!
+//! A deep view's centre and span are exact decimals ([`Decimal`], [`DeepLocation`]). The
+//! reference orbit Z_n at the centre is iterated in fixed point on `num-bigint` ([`fixed`],
+//! [`ReferenceOrbit`]) and stored as doubles (or as [`ComplexExp`] below f64's range); each
+//! pixel iterates only its difference δ from it (`perturb`), rebasing to the orbit's start
+//! when |Z_n + δ_n| < |δ_n| or when the reference has escaped. [`direct_dwell`] is the
+//! slow, exact reference the tests compare against; [`choose_precision`] picks
+//! f32 → f64 → perturbation → extended exponent by the pixel size.
+
+mod bookmarks;
+mod complex_exp;
+mod decimal;
+mod direct;
+pub mod fixed;
+mod float_exp;
+mod location;
+mod orbit;
+mod perturb;
+mod precision;
+
+pub use bookmarks::{find_bookmark, parse_bookmark_name, DeepBookmark, DEEP_BOOKMARKS};
+pub use complex_exp::ComplexExp;
+pub use decimal::{Decimal, DECIMAL_DIGITS};
+pub use direct::{direct_dwell, sample_pixels};
+pub use float_exp::FloatExp;
+pub use location::{DeepLocation, DeepView, MAX_SPAN, MIN_SPAN_EXP10};
+pub use orbit::ReferenceOrbit;
+pub use perturb::{dwell_ext, dwell_f64, offset_ext, offset_f64, render_perturbation};
+pub use precision::{choose_precision, is_deep};
+
+/// What can be wrong with a deep location.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeepError {
+    #[error("'{0}' is not a decimal number")]
+    Invalid(String),
+    #[error("{digits} significant digits: at most {max}")]
+    TooManyDigits { digits: usize, max: usize },
+    #[error("decimal exponent {0} out of range")]
+    Exponent(i64),
+    #[error("span {0}")]
+    Span(String),
+}

@@ -1,0 +1,77 @@
+//! The reference orbit: Z_0 = 0, Z_1 = C, Z_{k+1} = Z_k² + C at the view's exact centre,
+//! iterated in fixed point and kept as [`ComplexExp`] (converted to plain f64 for the f64
+//! perturbation path).
+
+use super::{fixed, ComplexExp, DeepView};
+
+/// Guard bits of the reference below the pixel: its rounding errors grow along the orbit
+/// exactly as a pixel's δ does, so they stay 2⁻⁶⁴ of δ.
+pub const REFERENCE_GUARD_BITS: usize = 64;
+
+/// Z_0 … Z_K of one view's centre: K is the first index with |Z_K|² ≥ 4, or max dwell + 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceOrbit {
+    pub points: Vec<ComplexExp>,
+    /// Fraction bits the orbit was computed with.
+    pub bits: usize,
+}
+
+impl ReferenceOrbit {
+    /// Iterates the centre of `view` (max dwell + 1 steps at most).
+    pub fn compute(view: &DeepView) -> Self {
+        let bits = fixed::bits_for(view, REFERENCE_GUARD_BITS);
+        let cr = fixed::decimal_to_fixed(&view.location.re, bits);
+        let ci = fixed::decimal_to_fixed(&view.location.im, bits);
+        let mut points = Vec::with_capacity(view.max_dwell as usize + 2);
+        points.push(ComplexExp::ZERO);
+        fixed::iterate(&cr, &ci, bits, view.max_dwell, |zr, zi| {
+            points.push(ComplexExp::from_fixed(zr, zi, bits));
+        });
+        Self { points, bits }
+    }
+
+    /// The dwell of the centre itself.
+    pub fn dwell(&self) -> usize {
+        self.points.len() - 2
+    }
+
+    /// The points as f64 pairs (for the f64 perturbation path).
+    pub fn f64_points(&self) -> Vec<[f64; 2]> {
+        self.points
+            .iter()
+            .map(|p| {
+                let (re, im) = p.to_f64();
+                [re, im]
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mandelbrot::deep::DeepLocation;
+    use crate::mandelbrot::dwell_at;
+
+    fn view(center: &str, max_dwell: u32) -> DeepView {
+        DeepView {
+            location: DeepLocation::parse(center, "1e-20").expect("location"),
+            width: 100,
+            height: 100,
+            max_dwell,
+        }
+    }
+
+    #[test]
+    fn follows_the_centre_and_stops_at_escape() {
+        let orbit = ReferenceOrbit::compute(&view("0.5,0.5", 500));
+        assert_eq!(orbit.dwell() as u32, dwell_at(0.5, 0.5, 500));
+        assert!(orbit.dwell() < 500);
+        assert_eq!(orbit.points[0], ComplexExp::ZERO);
+        assert_eq!(orbit.f64_points()[1], [0.5, 0.5]);
+        assert!(orbit.points.last().expect("points").escaped());
+        let inside = ReferenceOrbit::compute(&view("-1,0", 50));
+        assert_eq!(inside.points.len(), 52);
+        assert_eq!(inside.f64_points()[51], [-1.0, 0.0]);
+    }
+}

@@ -1,0 +1,111 @@
+//! The deep-zoom side of [`MandelbrotSettings`]: the exact location, zoom and pan in exact
+//! decimal arithmetic, and whether a view renders by perturbation.
+//!
+//! `settings.deep` is the exact location only while `settings.view` holds its f64 rounding:
+//! code that moves the f64 view (undo, bookmarks, zoom sequences, saved sessions) thereby
+//! returns to f64 locations without having to know about deep views.
+
+use super::deep::{choose_precision, is_deep, DeepBookmark, DeepError, DeepLocation, DeepView};
+use super::{MandelbrotSettings, Precision};
+
+impl MandelbrotSettings {
+    /// The exact location: `deep` when it still matches the f64 view, else the view's own.
+    pub fn location(&self) -> Result<DeepLocation, DeepError> {
+        match self.deep {
+            Some(loc) if loc.matches_f64(&self.view) => Ok(loc),
+            _ => DeepLocation::from_view(&self.view),
+        }
+    }
+
+    /// The view as a deep view (exact location, size, max dwell).
+    pub fn deep_view(&self) -> Result<DeepView, DeepError> {
+        Ok(DeepView {
+            location: self.location()?,
+            width: self.view.width,
+            height: self.view.height,
+            max_dwell: self.view.max_dwell,
+        })
+    }
+
+    /// Sets the exact location and the f64 view's approximation of it.
+    pub fn set_location(&mut self, location: DeepLocation) {
+        location.write_f64(&mut self.view);
+        self.deep = Some(location);
+    }
+
+    /// Goes to a deep bookmark (its location and max dwell).
+    pub fn go_to(&mut self, bookmark: &DeepBookmark) -> Result<(), DeepError> {
+        self.set_location(bookmark.location()?);
+        self.view.max_dwell = bookmark.max_dwell;
+        Ok(())
+    }
+
+    /// The perturbation precision this view renders with, if it is deep.
+    pub fn deep_precision(&self) -> Option<Precision> {
+        let location = self.location().ok()?;
+        let p = choose_precision(self.precision, &location, self.view.width);
+        is_deep(p).then_some(p)
+    }
+
+    /// Zooms by `factor` keeping the point under pixel (px, py) fixed, in exact decimals
+    /// (no f64 floor). A location that cannot be represented leaves the view as it was.
+    pub fn zoom_at(&mut self, px: f64, py: f64, factor: f64) {
+        let size = (self.view.width, self.view.height);
+        self.update_location(|l| l.zoom_at(size, (px, py), factor));
+    }
+
+    /// Moves the view by a pixel offset (drag), in exact decimals.
+    pub fn pan_pixels(&mut self, dx: f64, dy: f64) {
+        let width = self.view.width;
+        self.update_location(|l| l.pan_pixels(width, dx, dy));
+    }
+
+    fn update_location(&mut self, change: impl FnOnce(&mut DeepLocation) -> Result<(), DeepError>) {
+        let result = self.location().and_then(|mut l| change(&mut l).map(|()| l));
+        match result {
+            Ok(l) => self.set_location(l),
+            Err(e) => log::warn!("view unchanged: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mandelbrot::View;
+
+    #[test]
+    fn deep_zoom_goes_below_f64_and_back() {
+        let mut s = MandelbrotSettings::default();
+        assert_eq!(s.deep_precision(), None);
+        for _ in 0..200 {
+            s.zoom_at(10.0, 20.0, 0.5);
+        }
+        assert!(s.view.span < 1e-55 && s.view.span > 0.0);
+        assert_eq!(s.deep_precision(), Some(Precision::Perturbation));
+        let deep = s.location().expect("location");
+        s.pan_pixels(3.0, -4.0);
+        assert_ne!(s.location().expect("location"), deep);
+        s.view = View::default();
+        s.deep = None;
+        assert_eq!(s.deep_precision(), None);
+    }
+
+    #[test]
+    fn moving_the_f64_view_leaves_the_deep_location() {
+        let mut s = MandelbrotSettings::default();
+        s.set_location(DeepLocation::parse("-1.25,0.01", "1e-30").expect("location"));
+        assert!(s.deep_precision().is_some());
+        let (w, h) = (s.view.width, s.view.height);
+        s.view = View {
+            width: w,
+            height: h,
+            ..View::default()
+        };
+        assert_eq!(s.deep_precision(), None);
+        assert_eq!(
+            s.location().expect("location"),
+            DeepLocation::from_view(&s.view).expect("location")
+        );
+    }
+}
