@@ -1,97 +1,161 @@
-// box_filter.cu: exact box mean of the (2R+1)^2 window by separable running sums.
+// box_filter.cu: exact box mean of the (2R+1)^2 window, one pass, running sums both ways.
 //
-// Cost per pixel does not depend on the radius: each thread slides a window along a
-// segment of a row (pass 1) or a column (pass 2), adding the entering pixel and
-// subtracting the leaving one. Integer sums keep the result exact:
-// out = (sum + n/2) / n with n = (2R+1)^2, alpha unchanged.
+// out = (sum + n/2) / n with n = (2R+1)^2 per RGB channel (integer sums, so exact; the
+// division is a multiply-high, see Divider in common.cuh), alpha unchanged, clamp-to-edge
+// borders from the texture addressing.
 //
-// Pass 1, box_rows: one warp per (row, segment of L outputs). The warp reads the L + 2R + 1
-//   source pixels the segment needs, 32 consecutive ones at a time, through the texture
-//   path (clamp addressing gives the border), and turns them into inclusive prefix sums P
-//   with a shuffle scan (carry between chunks), kept in shared memory. Each output is then
-//   one difference, P[j + 2R + 1] - P[j], written to the uint4 row-sum buffer by 32
-//   consecutive lanes (coalesced). The host picks L = max(BOX_ROW_MIN_SEGMENT, 4 (2R+1))
-//   rounded up to 32, so the apron costs at most a quarter of the work at any radius.
-//   grid = (ceil(W / L), H), block = 32 threads, dynamic shared = 3 (L + 2R + 1) u32.
-// Pass 2, box_columns: a running sum down a segment of a column: one thread per (column,
-//   segment), threads of a warp take consecutive columns, so every read of the sums and
-//   every surface write is coalesced. The thread starts its window once (2R+1 reads) and
-//   then runs over max(BOX_MIN_SEGMENT, 4 (2R+1)) outputs. Block BOX_BLOCK threads.
+// A block owns a strip of `strip` output columns and slides down `segment` rows of it.
+// Its BOX_COLUMNS_PER_THREAD x T threads (T = 128, 256 or 512: box_128, box_256, box_512)
+// cover the strip plus R columns of apron on each side (strip = 4T - 2R), each thread four
+// adjacent columns, and keep in registers the vertical window sums V of their columns over
+// rows y-R..y+R. Per output row:
+//   1. read the row entering the window (y+R+1), the row leaving it (y-R) and the output
+//      row's own pixels (for alpha), before anything waits for them;
+//   2. an inclusive prefix sum P of V across the block: per thread over its 4 columns, per
+//      warp by shuffles, over the warps' totals through shared memory;
+//   3. each output is one difference P[o + 2R] - P[o - 1] of the prefix row in shared
+//      memory, written through the surface (two barriers per row: after the warp totals
+//      and after the prefix row; each also orders the previous row's reads before the
+//      next row's writes);
+//   4. V += entering - leaving.
+// Cost per pixel does not grow with R except through the apron (2R / strip) and starting
+// each segment's window (2R + 1 rows); the host sizes T and `segment` to keep both small.
+// Shared memory: the prefix row [3][4T] u32, stored column-permuted (column c at
+// (c % 4) * T + c / 4) so that a warp's accesses hit 32 different banks; warp totals
+// [3][T / 32]. block = T threads, grid = (ceil(H / segment), ceil(W / strip)) (segments
+// of one strip are consecutive blocks, so the rows they share meet in L2).
 #include "common.cuh"
 
-#define BOX_BLOCK 128
-#define BOX_MIN_SEGMENT 64
-#define BOX_ROW_MIN_SEGMENT 256
+#define BOX_COLUMNS_PER_THREAD 4
+#define BOX_MIN_SEGMENT 32
 
-__device__ __forceinline__ uint4 add_rgb(uint4 a, uint4 b)
-{
-    return make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, 0u);
-}
-__device__ __forceinline__ uint4 sub_rgb(uint4 a, uint4 b)
-{
-    return make_uint4(a.x - b.x, a.y - b.y, a.z - b.z, 0u);
-}
-__device__ __forceinline__ uint4 rgb_u32(uchar4 p)
-{
-    return make_uint4(p.x, p.y, p.z, 0u);
-}
+struct Rgb32 {
+    unsigned int r, g, b;
+};
 
-extern "C" __global__ void __launch_bounds__(32)
-box_rows(cudaTextureObject_t src, uint4* sums, int width, int height, int radius, int segment)
+template <int T>
+__device__ __forceinline__ void box_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                          int width, int height, int radius, int strip, int segment)
 {
-    extern __shared__ unsigned int prefix[];  // [3][n]: R, G, B prefix sums
-    const int y = blockIdx.y;
-    const int x0 = blockIdx.x * segment;
-    const int n = segment + 2 * radius + 1;   // extended pixels x0 - R - 1 ... x0 + L + R - 1
-    const int lane = threadIdx.x;
-    uint4 carry = make_uint4(0u, 0u, 0u, 0u);
-    for (int base = 0; base < n; base += 32) {
-        const int i = base + lane;
-        uint4 v = i < n ? rgb_u32(pixel_at(src, x0 - radius - 1 + i, y)) : make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const unsigned int r = __shfl_up_sync(0xffffffffu, v.x, d);
-            const unsigned int g = __shfl_up_sync(0xffffffffu, v.y, d);
-            const unsigned int b = __shfl_up_sync(0xffffffffu, v.z, d);
-            if (lane >= d) v = add_rgb(v, make_uint4(r, g, b, 0u));
-        }
-        v = add_rgb(v, carry);
-        if (i < n) {
-            prefix[i] = v.x;
-            prefix[n + i] = v.y;
-            prefix[2 * n + i] = v.z;
-        }
-        carry = make_uint4(__shfl_sync(0xffffffffu, v.x, 31), __shfl_sync(0xffffffffu, v.y, 31),
-                           __shfl_sync(0xffffffffu, v.z, 31), 0u);
-    }
-    __syncwarp();
-    uint4* row = sums + (size_t)y * width;
-    for (int j = lane; j < segment && x0 + j < width; j += 32) {
-        const int hi = j + 2 * radius + 1;
-        row[x0 + j] = make_uint4(prefix[hi] - prefix[j], prefix[n + hi] - prefix[n + j],
-                                 prefix[2 * n + hi] - prefix[2 * n + j], 0u);
-    }
-}
+    constexpr int C = BOX_COLUMNS_PER_THREAD;
+    constexpr int EXT = T * C;
+    constexpr int WARPS = T / 32;
+    extern __shared__ unsigned int smem[];
+    unsigned int* prefix = smem;               // [3][EXT]
+    unsigned int* totals = smem + 3 * EXT;     // [3][WARPS]
 
-extern "C" __global__ void __launch_bounds__(BOX_BLOCK)
-box_columns(const uint4* __restrict__ sums, cudaTextureObject_t src, cudaSurfaceObject_t dst,
-            int width, int height, int radius, int segment)
-{
-    const int t = blockIdx.x * BOX_BLOCK + threadIdx.x;
-    const int x = t % width;
-    const int y0 = (t / width) * segment;
-    if (y0 >= height) return;
+    const int t = threadIdx.x;
+    const int lane = t & 31;
+    const int warp = t >> 5;
+    const int x0 = blockIdx.y * strip;
+    const int xe = x0 - radius + t * C;  // image column of my first window column
+    const int y0 = blockIdx.x * segment;
     const int y1 = min(y0 + segment, height);
     const unsigned int n = (unsigned int)((2 * radius + 1) * (2 * radius + 1));
+    const Divider divider = make_divider(n);
 
-    uint4 sum = make_uint4(0u, 0u, 0u, 0u);
-    for (int k = -radius; k <= radius; ++k)
-        sum = add_rgb(sum, sums[(size_t)clamp_int(y0 + k, 0, height - 1) * width + x]);
+    Rgb32 v[C];
+#pragma unroll
+    for (int j = 0; j < C; ++j) v[j] = Rgb32{0u, 0u, 0u};
+#pragma unroll 4
+    for (int k = -radius; k <= radius; ++k) {
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+            const uchar4 p = pixel_at(src, xe + j, y0 + k);
+            v[j].r += p.x;
+            v[j].g += p.y;
+            v[j].b += p.z;
+        }
+    }
+
     for (int y = y0; y < y1; ++y) {
-        const unsigned char alpha = pixel_at(src, x, y).w;
-        store_pixel(dst, x, y,
-                    make_uchar4((sum.x + n / 2) / n, (sum.y + n / 2) / n, (sum.z + n / 2) / n, alpha));
-        sum = add_rgb(sum, sums[(size_t)min(y + radius + 1, height - 1) * width + x]);
-        sum = sub_rgb(sum, sums[(size_t)max(y - radius, 0) * width + x]);
+        uchar4 enter[C], leave[C], centre[C];
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+            enter[j] = pixel_at(src, xe + j, y + radius + 1);
+            leave[j] = pixel_at(src, xe + j, y - radius);
+            centre[j] = pixel_at(src, x0 + t * C + j, y);
+        }
+
+        // Inclusive prefix over this thread's columns, then across the warp.
+        Rgb32 local[C];
+        Rgb32 run{0u, 0u, 0u};
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+            run.r += v[j].r;
+            run.g += v[j].g;
+            run.b += v[j].b;
+            local[j] = run;
+        }
+        const Rgb32 inclusive{warp_inclusive_sum(run.r), warp_inclusive_sum(run.g),
+                              warp_inclusive_sum(run.b)};
+        if (lane == 31) {
+            totals[warp] = inclusive.r;
+            totals[WARPS + warp] = inclusive.g;
+            totals[2 * WARPS + warp] = inclusive.b;
+        }
+        __syncthreads();
+
+        // Every warp scans the warp totals itself: its offset is the inclusive sum of the
+        // warps before it.
+        Rgb32 scanned{0u, 0u, 0u};
+        if (lane < WARPS) scanned = Rgb32{totals[lane], totals[WARPS + lane], totals[2 * WARPS + lane]};
+        scanned = Rgb32{warp_inclusive_sum(scanned.r), warp_inclusive_sum(scanned.g),
+                        warp_inclusive_sum(scanned.b)};
+        const int before = warp > 0 ? warp - 1 : 0;
+        Rgb32 base{__shfl_sync(0xffffffffu, scanned.r, before), __shfl_sync(0xffffffffu, scanned.g, before),
+                   __shfl_sync(0xffffffffu, scanned.b, before)};
+        if (warp == 0) base = Rgb32{0u, 0u, 0u};
+        base.r += inclusive.r - run.r;
+        base.g += inclusive.g - run.g;
+        base.b += inclusive.b - run.b;
+
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+            const int at = j * T + t;  // column t * C + j, permuted
+            prefix[at] = base.r + local[j].r;
+            prefix[EXT + at] = base.g + local[j].g;
+            prefix[2 * EXT + at] = base.b + local[j].b;
+        }
+        __syncthreads();
+
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+            const int o = t * C + j;  // output column x0 + o: window columns o .. o + 2R
+            if (o < strip && x0 + o < width) {
+                const int hi = o + 2 * radius;
+                const int hi_at = (hi % C) * T + hi / C;
+                const int lo_at = ((o + C - 1) % C) * T + (o - 1) / C;
+                Rgb32 s{prefix[hi_at], prefix[EXT + hi_at], prefix[2 * EXT + hi_at]};
+                if (o > 0) {
+                    s.r -= prefix[lo_at];
+                    s.g -= prefix[EXT + lo_at];
+                    s.b -= prefix[2 * EXT + lo_at];
+                }
+                const unsigned int half = n / 2;
+                store_pixel(dst, x0 + o, y,
+                            make_uchar4(divide(s.r + half, divider), divide(s.g + half, divider),
+                                        divide(s.b + half, divider), centre[j].w));
+            }
+        }
+
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+            v[j].r += enter[j].x - (unsigned int)leave[j].x;
+            v[j].g += enter[j].y - (unsigned int)leave[j].y;
+            v[j].b += enter[j].z - (unsigned int)leave[j].z;
+        }
     }
 }
+
+#define BOX_KERNEL(T)                                                                              \
+    extern "C" __global__ void __launch_bounds__(T)                                                \
+    box_##T(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, int radius,  \
+            int strip, int segment)                                                                \
+    {                                                                                              \
+        box_strip<T>(src, dst, width, height, radius, strip, segment);                            \
+    }
+
+BOX_KERNEL(128)
+BOX_KERNEL(256)
+BOX_KERNEL(512)

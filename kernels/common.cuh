@@ -65,3 +65,42 @@ __device__ __forceinline__ int div_up(int a, int b)
 {
     return (a + b - 1) / b;
 }
+
+// RGB of a pixel as floats, for filters that accumulate in f32.
+__device__ __forceinline__ float3 rgb_float(uchar4 p)
+{
+    return make_float3((float)p.x, (float)p.y, (float)p.z);
+}
+
+// Exact floor(x / n) for x < 2^31 and an odd n > 2 by one multiply-high: with
+// s = floor(log2 n) and m = floor(2^(32+s) / n) + 1 (which fits 32 bits because n is not a
+// power of two), x * m / 2^(32+s) exceeds x / n by less than 1/n, which cannot reach the next
+// integer (Granlund–Montgomery).
+struct Divider {
+    unsigned int m;
+    int s;
+};
+
+__device__ __forceinline__ Divider make_divider(unsigned int n)
+{
+    const int s = 31 - __clz(n);
+    const unsigned int m = (unsigned int)((1ull << (32 + s)) / n) + 1u;
+    return Divider{m, s};
+}
+
+__device__ __forceinline__ unsigned int divide(unsigned int x, Divider d)
+{
+    return __umulhi(x, d.m) >> d.s;
+}
+
+// Inclusive prefix sum across the 32 lanes of a warp (all lanes active).
+__device__ __forceinline__ unsigned int warp_inclusive_sum(unsigned int v)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned int other = __shfl_up_sync(0xffffffffu, v, d);
+        if (lane >= d) v += other;
+    }
+    return v;
+}

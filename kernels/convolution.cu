@@ -1,86 +1,228 @@
-// convolution.cu: separable convolution (Gaussian by default), any odd kernel of radius
-// R <= CONV_MAX_RADIUS, coefficients in constant memory.
+// convolution.cu: separable convolution (Gaussian by default) of radius R <= CONV_MAX_RADIUS,
+// the 2R+1 coefficients in constant memory.
 //
-// out = round(sum_j c[j] * sum_i c[i] * in(x + i - R, y + j - R)), per RGB channel, with
-// clamp-to-edge borders; the row pass keeps f32 (float4) results, like the Rust reference.
+// out = round(sum_j c[j] * sum_i c[i] * in(x + i - R, y + j - R)) per RGB channel with
+// clamp-to-edge borders, f32 throughout (fused multiply-adds: within 1 of the Rust
+// reference, which rounds every product), alpha unchanged.
 //
-// Row pass, conv_rows: a block of CONV_ROW_BLOCK_X x CONV_ROW_BLOCK_Y threads computes a
-//   tile of CONV_ROW_BLOCK_X * CONV_ROW_RESULTS pixels on each of CONV_ROW_BLOCK_Y rows.
-//   It first stages the tile plus an apron of R pixels on both sides in shared memory
-//   (read through the texture path: clamp addressing supplies the border), then each
-//   thread computes CONV_ROW_RESULTS outputs, CONV_ROW_BLOCK_X apart so that a warp's
-//   writes to the float4 buffer are coalesced.
-//   grid = (ceil(W / (BLOCK_X * RESULTS)), ceil(H / BLOCK_Y)),
-//   dynamic shared = BLOCK_Y * (BLOCK_X * RESULTS + 2R) * sizeof(float4).
-// Column pass, conv_columns: a block of CONV_COL_BLOCK_X x CONV_COL_BLOCK_Y threads
-//   computes CONV_COL_BLOCK_Y * CONV_COL_RESULTS rows of CONV_COL_BLOCK_X columns. The
-//   column tile plus R rows of apron above and below is staged in shared memory with
-//   coalesced float4 reads (rows clamped to the image), then each thread computes
-//   CONV_COL_RESULTS outputs, CONV_COL_BLOCK_Y rows apart, written through the surface.
-//   grid = (ceil(W / BLOCK_X), ceil(H / (BLOCK_Y * RESULTS))),
-//   dynamic shared = (BLOCK_Y * RESULTS + 2R) * BLOCK_X * sizeof(float4)
-//   (115 KB at R = 96: the host raises the kernel's dynamic shared-memory limit).
+// Every pass computes CONV_RUN consecutive outputs per thread along the filter's direction
+// (convolve_run): a window of CONV_RUN input values lives in registers and each value read
+// from shared memory serves up to CONV_RUN outputs, so shared-memory reads stay well below
+// the multiply-adds (3 * CONV_RUN per value). Shared rows have an odd stride, so the 32
+// lanes of a warp, which work on 32 different rows or columns, hit 32 different banks.
+//
+// conv_fused (R <= CONV_FUSED_MAX_RADIUS): one block computes a CONV_TILE_W x th output
+// tile (th from the host) in one pass: (1) the (th + 2R) x (CONV_TILE_W + 2R) input tile
+// from the texture into shared memory (packed RGBA8); (2) the row pass over all th + 2R
+// rows into a shared f32 tile (three planes); (3) the column pass from that tile, written
+// through the surface. Each pixel is read from memory once (plus halos, mostly from L2)
+// and written once. block = CONV_BLOCK, grid = (ceil(W / CONV_TILE_W), ceil(H / th)).
+//
+// Larger radii run two passes through a linear float4 scratch plane (W x H, row pitch W;
+// `unsharp` reads it too): conv_rows (block CONV_BLOCK; a 32-row x CONV_TILE_W tile, input
+// staged in shared memory; a thread's CONV_RUN outputs are 128 contiguous bytes; grid =
+// (ceil(W / CONV_TILE_W), ceil(H / 32))) and conv_columns (block CONV_BLOCK; a 32-column x
+// th tile, its th + 2R scratch rows staged in shared memory as three planes; grid =
+// (ceil(W / 32), ceil(H / th))).
 #include "common.cuh"
 
 #define CONV_MAX_RADIUS 96
-#define CONV_ROW_BLOCK_X 64
-#define CONV_ROW_BLOCK_Y 4
-#define CONV_ROW_RESULTS 4
-#define CONV_COL_BLOCK_X 32
-#define CONV_COL_BLOCK_Y 8
-#define CONV_COL_RESULTS 4
+#define CONV_FUSED_MAX_RADIUS 16
+#define CONV_BLOCK 256
+#define CONV_TILE_W 64
+#define CONV_RUN 8
 
 __constant__ float c_weights[2 * CONV_MAX_RADIUS + 1];
 
-extern "C" __global__ void __launch_bounds__(CONV_ROW_BLOCK_X * CONV_ROW_BLOCK_Y)
-conv_rows(cudaTextureObject_t src, float4* out, int width, int height, int radius)
+__device__ __forceinline__ unsigned int pack_rgba(uchar4 p)
 {
-    extern __shared__ float4 tile[];  // [CONV_ROW_BLOCK_Y][tile_w]
-    const int tile_w = CONV_ROW_BLOCK_X * CONV_ROW_RESULTS + 2 * radius;
-    const int x0 = blockIdx.x * CONV_ROW_BLOCK_X * CONV_ROW_RESULTS;
-    const int y = blockIdx.y * CONV_ROW_BLOCK_Y + threadIdx.y;
-    float4* line = tile + threadIdx.y * tile_w;
-    const int yc = min(y, height - 1);  // threads past the last row still help to stage
-    for (int i = threadIdx.x; i < tile_w; i += CONV_ROW_BLOCK_X)
-        line[i] = to_float4(pixel_at(src, x0 - radius + i, yc));
-    __syncthreads();
-    if (y >= height) return;
+    return (unsigned int)p.x | ((unsigned int)p.y << 8) | ((unsigned int)p.z << 16) |
+           ((unsigned int)p.w << 24);
+}
 
+__device__ __forceinline__ float3 unpack_rgb(unsigned int v)
+{
+    return make_float3((float)(v & 0xffu), (float)((v >> 8) & 0xffu), (float)((v >> 16) & 0xffu));
+}
+
+__device__ __forceinline__ void fma3(float w, float3 v, float3& acc)
+{
+    acc.x = fmaf(w, v.x, acc.x);
+    acc.y = fmaf(w, v.y, acc.y);
+    acc.z = fmaf(w, v.z, acc.z);
+}
+
+// acc[o] = sum_{k < taps} c_weights[k] * load(o + k) for o < K: a window of K values
+// rotates through registers (slot (o + u) % K holds value kb + o + u), so every value is
+// loaded once. `taps` is uniform across the warp.
+template <int K, class Load>
+__device__ __forceinline__ void convolve_run(int taps, Load load, float3 (&acc)[K])
+{
+    float3 win[K];
 #pragma unroll
-    for (int r = 0; r < CONV_ROW_RESULTS; ++r) {
-        const int xs = r * CONV_ROW_BLOCK_X + threadIdx.x;
-        const int x = x0 + xs;
-        if (x >= width) break;
-        float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        for (int k = 0; k <= 2 * radius; ++k) acc = fma4(c_weights[k], line[xs + k], acc);
-        out[(size_t)y * width + x] = acc;
+    for (int i = 0; i < K; ++i) {
+        win[i] = load(i);
+        acc[i] = make_float3(0.0f, 0.0f, 0.0f);
+    }
+    for (int kb = 0; kb < taps; kb += K) {
+#pragma unroll
+        for (int u = 0; u < K; ++u) {
+            if (kb + u < taps) {
+                const float w = c_weights[kb + u];
+#pragma unroll
+                for (int o = 0; o < K; ++o) fma3(w, win[(o + u) % K], acc[o]);
+                if (kb + u + 1 < taps) win[u] = load(kb + u + K);
+            }
+        }
     }
 }
 
-extern "C" __global__ void __launch_bounds__(CONV_COL_BLOCK_X * CONV_COL_BLOCK_Y)
-conv_columns(const float4* __restrict__ rows, cudaTextureObject_t src, cudaSurfaceObject_t dst,
-             int width, int height, int radius)
+// CONV_RUN consecutive outputs down one column of a shared tile of three f32 planes
+// (`plane` floats apart), rows `stride` floats apart.
+__device__ __forceinline__ void column_run(const float* column, int stride, int plane, int taps,
+                                           float3 (&acc)[CONV_RUN])
 {
-    extern __shared__ float4 tile[];  // [tile_h][CONV_COL_BLOCK_X]
-    const int tile_h = CONV_COL_BLOCK_Y * CONV_COL_RESULTS + 2 * radius;
-    const int x = blockIdx.x * CONV_COL_BLOCK_X + threadIdx.x;
-    const int y0 = blockIdx.y * CONV_COL_BLOCK_Y * CONV_COL_RESULTS;
-    const int xc = min(x, width - 1);
-    for (int i = threadIdx.y; i < tile_h; i += CONV_COL_BLOCK_Y) {
-        const int yy = clamp_int(y0 - radius + i, 0, height - 1);
-        tile[i * CONV_COL_BLOCK_X + threadIdx.x] = rows[(size_t)yy * width + xc];
+    convolve_run<CONV_RUN>(
+        taps,
+        [&](int k) {
+            const float* at = column + k * stride;
+            return make_float3(at[0], at[plane], at[2 * plane]);
+        },
+        acc);
+}
+
+// Stride of a shared row of `n` elements: odd, so that 32 rows start in 32 different banks.
+__device__ __forceinline__ int odd_stride(int n)
+{
+    return n | 1;
+}
+
+// Stages rows [y0 - R, y0 - R + rows) x columns [x0 - R, x0 - R + cols) of the texture as
+// packed RGBA8, row stride `stride`.
+__device__ __forceinline__ void stage_input(cudaTextureObject_t src, unsigned int* in, int x0, int y0,
+                                            int radius, int rows, int cols, int stride)
+{
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x & 31;
+    for (int r = warp; r < rows; r += CONV_BLOCK / 32)
+        for (int c = lane; c < cols; c += 32)
+            in[r * stride + c] = pack_rgba(pixel_at(src, x0 - radius + c, y0 - radius + r));
+}
+
+extern "C" __global__ void __launch_bounds__(CONV_BLOCK)
+conv_fused(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, int radius,
+           int th)
+{
+    extern __shared__ unsigned int smem[];
+    const int taps = 2 * radius + 1;
+    const int rows = th + 2 * radius;
+    const int cols = CONV_TILE_W + 2 * radius;
+    const int in_stride = odd_stride(cols);
+    const int h_stride = CONV_TILE_W + 1;
+    unsigned int* in = smem;
+    float* h = (float*)(smem + rows * in_stride);  // [3][rows][h_stride]
+    const int plane = rows * h_stride;
+    const int x0 = blockIdx.x * CONV_TILE_W;
+    const int y0 = blockIdx.y * th;
+
+    stage_input(src, in, x0, y0, radius, rows, cols, in_stride);
+    __syncthreads();
+
+    // Row pass: item i is (row i % rows, run i / rows of CONV_RUN columns).
+    constexpr int RUNS = CONV_TILE_W / CONV_RUN;
+    for (int i = threadIdx.x; i < rows * RUNS; i += CONV_BLOCK) {
+        const int row = i % rows;
+        const int c0 = (i / rows) * CONV_RUN;
+        const unsigned int* line = in + row * in_stride + c0;
+        float3 acc[CONV_RUN];
+        convolve_run<CONV_RUN>(taps, [&](int k) { return unpack_rgb(line[k]); }, acc);
+#pragma unroll
+        for (int o = 0; o < CONV_RUN; ++o) {
+            float* at = h + row * h_stride + c0 + o;
+            at[0] = acc[o].x;
+            at[plane] = acc[o].y;
+            at[2 * plane] = acc[o].z;
+        }
     }
     __syncthreads();
-    if (x >= width) return;
 
+    // Column pass: item i is (column i % CONV_TILE_W, run i / CONV_TILE_W of CONV_RUN rows).
+    for (int i = threadIdx.x; i < CONV_TILE_W * (th / CONV_RUN); i += CONV_BLOCK) {
+        const int col = i % CONV_TILE_W;
+        const int r0 = (i / CONV_TILE_W) * CONV_RUN;
+        float3 acc[CONV_RUN];
+        column_run(h + r0 * h_stride + col, h_stride, plane, taps, acc);
+        const int x = x0 + col;
 #pragma unroll
-    for (int r = 0; r < CONV_COL_RESULTS; ++r) {
-        const int ys = r * CONV_COL_BLOCK_Y + threadIdx.y;
-        const int y = y0 + ys;
-        if (y >= height) break;
-        float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        for (int k = 0; k <= 2 * radius; ++k)
-            acc = fma4(c_weights[k], tile[(ys + k) * CONV_COL_BLOCK_X + threadIdx.x], acc);
-        store_pixel(dst, x, y, rgb_with_alpha(acc, pixel_at(src, x, y).w));
+        for (int o = 0; o < CONV_RUN; ++o) {
+            const int y = y0 + r0 + o;
+            if (x < width && y < height) {
+                const unsigned int alpha = in[(r0 + o + radius) * in_stride + col + radius] >> 24;
+                store_pixel(dst, x, y, make_uchar4(to_u8(acc[o].x), to_u8(acc[o].y), to_u8(acc[o].z),
+                                                   (unsigned char)alpha));
+            }
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(CONV_BLOCK)
+conv_rows(cudaTextureObject_t src, float4* rows, int width, int height, int radius)
+{
+    extern __shared__ unsigned int smem[];
+    const int taps = 2 * radius + 1;
+    const int cols = CONV_TILE_W + 2 * radius;
+    const int stride = odd_stride(cols);
+    const int x0 = blockIdx.x * CONV_TILE_W;
+    const int y0 = blockIdx.y * 32;
+    // Rows y0 .. y0 + 31 only: stage_input's row origin is y0 - radius.
+    stage_input(src, smem, x0, y0 + radius, radius, 32, cols, stride);
+    __syncthreads();
+
+    const int row = threadIdx.x & 31;
+    const int c0 = (threadIdx.x / 32) * CONV_RUN;
+    const int y = y0 + row;
+    if (y >= height) return;
+    const unsigned int* line = smem + row * stride + c0;
+    float3 acc[CONV_RUN];
+    convolve_run<CONV_RUN>(taps, [&](int k) { return unpack_rgb(line[k]); }, acc);
+    float4* out = rows + (size_t)y * width + x0 + c0;
+#pragma unroll
+    for (int o = 0; o < CONV_RUN; ++o)
+        if (x0 + c0 + o < width) out[o] = make_float4(acc[o].x, acc[o].y, acc[o].z, 0.0f);
+}
+
+extern "C" __global__ void __launch_bounds__(CONV_BLOCK)
+conv_columns(const float4* __restrict__ rows, cudaTextureObject_t src, cudaSurfaceObject_t dst,
+             int width, int height, int radius, int th)
+{
+    extern __shared__ float tile[];  // [3][th + 2R][33]
+    const int taps = 2 * radius + 1;
+    const int tile_rows = th + 2 * radius;
+    const int stride = 33;
+    const int plane = tile_rows * stride;
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x / 32;
+    const int x = blockIdx.x * 32 + lane;
+    const int y0 = blockIdx.y * th;
+    const int xc = min(x, width - 1);
+    for (int r = warp; r < tile_rows; r += CONV_BLOCK / 32) {
+        const float4 v = rows[(size_t)clamp_int(y0 - radius + r, 0, height - 1) * width + xc];
+        float* at = tile + r * stride + lane;
+        at[0] = v.x;
+        at[plane] = v.y;
+        at[2 * plane] = v.z;
+    }
+    __syncthreads();
+
+    for (int r0 = warp * CONV_RUN; r0 < th; r0 += CONV_BLOCK / 32 * CONV_RUN) {
+        float3 acc[CONV_RUN];
+        column_run(tile + r0 * stride + lane, stride, plane, taps, acc);
+#pragma unroll
+        for (int o = 0; o < CONV_RUN; ++o) {
+            const int y = y0 + r0 + o;
+            if (x < width && y < height)
+                store_pixel(dst, x, y, rgb_with_alpha(make_float4(acc[o].x, acc[o].y, acc[o].z, 0.0f),
+                                                      pixel_at(src, x, y).w));
+        }
     }
 }

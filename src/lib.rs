@@ -12,6 +12,7 @@ pub mod filters;
 pub mod gl;
 pub mod image_io;
 pub mod mandelbrot;
+pub mod npp;
 pub mod ops;
 pub mod pipeline;
 pub mod vk;

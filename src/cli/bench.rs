@@ -1,7 +1,9 @@
 //! `cudalens bench`: per-stage medians over many runs after warm-up (CUDA events on the
 //! GPU, wall clock on the CPU), effective bandwidth as a fraction of the device's measured
-//! device-to-device copy bandwidth, and the Mandelbrot modes side by side.
+//! device-to-device copy bandwidth, and the Mandelbrot modes side by side. With `--peers`,
+//! NPP's nearest equivalent of each kernel in the same process (`bench_peers.rs`).
 
+use super::bench_peers::PeerRun;
 use super::{BenchArgs, CliError};
 use crate::filters::{Filter, FILTERS};
 use crate::gl::{GlTexture, HeadlessGl};
@@ -144,6 +146,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     if let Some(bw) = copy_gbps {
         println!("device copy bandwidth (cuMemcpyDtoD, read + write): {bw:.0} GB/s");
     }
+    let mut peers = args
+        .peers
+        .then(|| PeerRun::new(runner.cuda_device(), &image, args.runs));
     println!(
         "image {w}×{h}, {} runs after {WARM_UP} warm-up, medians in ms",
         args.runs
@@ -157,6 +162,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 .map(|r| r.stages)
                 .map_err(CliError::from)
         })?;
+        if let Some(peers) = peers.as_mut() {
+            peers.add_case(&name, &filters, &medians, &image);
+        }
         let kernel_ms: f64 = filters
             .first()
             .and_then(|f| medians.get(f.name()))
@@ -186,6 +194,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         );
         json.insert(name, serde_json::json!({ "stages_ms": medians, "total_ms": total, "effective_gbps": bandwidth, "fraction_of_copy": fraction }));
     }
+    let peer_json = peers.map(PeerRun::finish);
     runner.destroy(gl);
     source.destroy(gl);
     if args.deep {
@@ -196,7 +205,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     if let Some(path) = &args.json {
         let interop = interop.map(|i| i.kind.to_string());
-        let doc = serde_json::json!({ "backend": backend.to_string(), "interop": interop, "size": [w, h], "copy_gbps": copy_gbps, "cases": json });
+        let doc = serde_json::json!({ "backend": backend.to_string(), "interop": interop, "size": [w, h], "copy_gbps": copy_gbps, "cases": json, "peers": peer_json });
         crate::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
     }
     Ok(())

@@ -7,10 +7,12 @@ mod bench;
 mod bench_cpu;
 mod bench_deep;
 mod bench_mandelbrot;
+mod bench_peers;
 mod doctor;
 mod error;
 mod histogram;
 mod mandelbrot;
+mod peer_bench;
 mod progress;
 
 pub use crate::app::GuiArgs;
@@ -159,6 +161,9 @@ pub struct BenchArgs {
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Also run NPP's nearest equivalent of each kernel (when NPP is installed).
+    #[arg(long)]
+    pub peers: bool,
     #[command(flatten)]
     pub memory: MemoryArgs,
 }

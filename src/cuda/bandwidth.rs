@@ -4,29 +4,43 @@ use super::{CudaDevice, CudaError, GpuTimeline};
 
 const COPY_BYTES: usize = 512 << 20;
 const COPY_RUNS: usize = 10;
+const WARM_UP: usize = 2;
 
-/// Device-to-device copy bandwidth of each timed run in GB/s, counting bytes read plus bytes
-/// written (after two warm-up copies).
-pub fn copy_bandwidth_samples(device: &CudaDevice) -> Result<Vec<f64>, CudaError> {
+/// Milliseconds of each of `runs` device-to-device copies of `bytes` (linear memory,
+/// `cuMemcpyDtoD`), after two warm-up copies.
+pub fn copy_ms_samples(
+    device: &CudaDevice,
+    bytes: usize,
+    runs: usize,
+) -> Result<Vec<f64>, CudaError> {
     device.bind()?;
     let stream = &device.stream;
     let src = stream
-        .alloc_zeros::<u8>(COPY_BYTES)
+        .alloc_zeros::<u8>(bytes.max(1))
         .map_err(CudaError::driver("cuMemAlloc"))?;
     let mut dst = stream
-        .alloc_zeros::<u8>(COPY_BYTES)
+        .alloc_zeros::<u8>(bytes.max(1))
         .map_err(CudaError::driver("cuMemAlloc"))?;
     let mut timeline = GpuTimeline::start(&device.ctx, stream)?;
-    for i in 0..COPY_RUNS + 2 {
+    for i in 0..runs.max(1) + WARM_UP {
         stream
             .memcpy_dtod(&src, &mut dst)
             .map_err(CudaError::driver("cuMemcpyDtoD"))?;
-        timeline.mark(if i < 2 { "warm-up" } else { "copy" }, stream)?;
+        timeline.mark(if i < WARM_UP { "warm-up" } else { "copy" }, stream)?;
     }
     Ok(timeline
         .stage_times()?
         .into_iter()
         .filter(|(name, _)| name == "copy")
-        .map(|(_, ms)| 2.0 * COPY_BYTES as f64 / (ms * 1e-3) / 1e9)
+        .map(|(_, ms)| ms)
+        .collect())
+}
+
+/// Device-to-device copy bandwidth of each timed run in GB/s, counting bytes read plus bytes
+/// written (512 MiB copies).
+pub fn copy_bandwidth_samples(device: &CudaDevice) -> Result<Vec<f64>, CudaError> {
+    Ok(copy_ms_samples(device, COPY_BYTES, COPY_RUNS)?
+        .into_iter()
+        .map(|ms| 2.0 * COPY_BYTES as f64 / (ms * 1e-3) / 1e9)
         .collect())
 }

@@ -1,9 +1,15 @@
-//! Launch-layout constants of the histogram, Mandelbrot and perturbation kernels, mirrored from the
+//! Launch-layout constants of the histogram, frame copy, Mandelbrot and perturbation kernels,
+//! mirrored from the
 //! `#define`s in their `kernels/*.cu` (each filter keeps its own in its descriptor). A test reads
 //! the kernel sources and fails if a value here drifts from its kernel.
 
 pub const HIST_BINS: u32 = 256;
 pub const HIST_WARPS: u32 = 8;
+pub const HIST_ROWS: u32 = 8;
+
+pub const COPY_BLOCK_X: u32 = 32;
+pub const COPY_BLOCK_Y: u32 = 8;
+pub const COPY_ROWS: u32 = 4;
 
 pub const MANDEL_BLOCK_X: u32 = 32;
 pub const MANDEL_BLOCK_Y: u32 = 8;
@@ -29,6 +35,10 @@ pub const PT_BLOCK_Y: u32 = 8;
 pub const MIRRORED: &[(&str, &str, u32)] = &[
     ("histogram", "HIST_BINS", HIST_BINS),
     ("histogram", "HIST_WARPS", HIST_WARPS),
+    ("histogram", "HIST_ROWS", HIST_ROWS),
+    ("copy", "COPY_BLOCK_X", COPY_BLOCK_X),
+    ("copy", "COPY_BLOCK_Y", COPY_BLOCK_Y),
+    ("copy", "COPY_ROWS", COPY_ROWS),
     ("mandelbrot", "MANDEL_BLOCK_X", MANDEL_BLOCK_X),
     ("mandelbrot", "MANDEL_BLOCK_Y", MANDEL_BLOCK_Y),
     ("mandelbrot", "MS_BLOCK", MS_BLOCK),

@@ -1,41 +1,78 @@
 //! `box:radius=R`: mean over the `(2R+1)²` window per RGB channel (alpha kept), exact, by
 //! integer running sums whose cost does not depend on R. CPU reference in
-//! `ops/cpu/box_filter.rs`; kernel `kernels/box_filter.cu` (row pass into a `uint4` scratch
-//! plane, then the column pass).
+//! `ops/cpu/box_filter.rs`; kernel `kernels/box_filter.cu` (one pass: column window sums in
+//! registers sliding down a strip, a prefix row across the block per output row); NPP peer:
+//! `nppiFilterBoxBorder_8u_C4R`.
 
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
-use crate::cuda::{blocks, check_scratch, CudaError};
+use crate::cuda::CudaError;
+use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
-pub const BOX_BLOCK: u32 = 128;
-pub const BOX_MIN_SEGMENT: u32 = 64;
-pub const BOX_ROW_MIN_SEGMENT: u32 = 256;
+pub const BOX_COLUMNS_PER_THREAD: u32 = 4;
+pub const BOX_MIN_SEGMENT: u32 = 32;
 /// Largest radius accepted.
 pub const BOX_RADIUS_MAX: u32 = 255;
-/// Bytes of scratch per pixel: one `uint4` of row sums.
-const SCRATCH_PER_PIXEL: usize = 16;
+/// Block sizes of the kernel's instances (`box_128`, `box_256`, `box_512`).
+const BOX_THREADS: [(u32, &str); 3] = [(128, "box_128"), (256, "box_256"), (512, "box_512")];
+
+/// The kernel's launch: block threads, strip width, segment height and the grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct BoxLaunch {
+    threads: u32,
+    strip: u32,
+    segment: u32,
+    grid: (u32, u32),
+}
+
+/// Picks the block size and segment height with the lowest modelled cost: texture reads per
+/// output (3 per row over the strip's share of useful columns, plus starting each segment's
+/// 2R + 1 row window), with segments short enough to give every SM work.
+fn box_launch(w: u32, h: u32, radius: u32, sm_count: u32) -> BoxLaunch {
+    let mut best: Option<(f64, BoxLaunch)> = None;
+    for (threads, _) in BOX_THREADS {
+        let columns = threads * BOX_COLUMNS_PER_THREAD;
+        let Some(strip) = columns.checked_sub(2 * radius).filter(|s| *s >= 32) else {
+            continue;
+        };
+        let strips = w.div_ceil(strip);
+        // About two blocks' worth of 1024 threads per SM.
+        let target_blocks = (2 * sm_count * 1024 / threads).max(1);
+        let segment = (h.saturating_mul(strips))
+            .div_ceil(target_blocks)
+            .max(BOX_MIN_SEGMENT)
+            .min(h.max(1));
+        let launch = BoxLaunch {
+            threads,
+            strip,
+            segment,
+            grid: (h.div_ceil(segment), strips),
+        };
+        let useful = f64::from(strip.min(w)) / f64::from(columns);
+        let cost = (3.0 + f64::from(2 * radius + 1) / f64::from(segment)) / useful;
+        if best.is_none_or(|(c, _)| cost < c) {
+            best = Some((cost, launch));
+        }
+    }
+    // 512 threads cover 2048 columns, a strip for every radius up to 1008.
+    best.map_or(
+        BoxLaunch {
+            threads: 512,
+            strip: 32,
+            segment: h.max(1),
+            grid: (1, w.div_ceil(32)),
+        },
+        |(_, l)| l,
+    )
+}
 
 pub struct BoxFilter;
 
 const PARAMS: &[ParamDef] = &[ParamDef::int("radius", 1, BOX_RADIUS_MAX, Required)
     .aliases(&["r"])
     .logarithmic()];
-
-/// Segment length of the column pass's running sums: long enough that starting a window
-/// (2R+1 reads) costs at most a quarter of the run.
-fn column_segment(radius: u32) -> u32 {
-    BOX_MIN_SEGMENT.max(4 * (2 * radius + 1))
-}
-
-/// Outputs per warp of the row pass (a multiple of the warp width): the 2R+1 apron costs at
-/// most a quarter of the work.
-fn row_segment(radius: u32) -> u32 {
-    BOX_ROW_MIN_SEGMENT
-        .max(4 * (2 * radius + 1))
-        .next_multiple_of(32)
-}
 
 impl FilterDef for BoxFilter {
     fn name(&self) -> &'static str {
@@ -68,74 +105,66 @@ impl FilterDef for BoxFilter {
 
     fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
         &[
-            ("box_filter", "BOX_BLOCK", BOX_BLOCK),
+            (
+                "box_filter",
+                "BOX_COLUMNS_PER_THREAD",
+                BOX_COLUMNS_PER_THREAD,
+            ),
             ("box_filter", "BOX_MIN_SEGMENT", BOX_MIN_SEGMENT),
-            ("box_filter", "BOX_ROW_MIN_SEGMENT", BOX_ROW_MIN_SEGMENT),
         ]
-    }
-
-    fn scratch_bytes(&self, width: u32, height: u32, _: &Params) -> usize {
-        width as usize * height as usize * SCRATCH_PER_PIXEL
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h, radius) = (stage.width, stage.height, p.int(0));
-        let need = self.scratch_bytes(w, h, p);
-        check_scratch("box_rows", stage.scratch.len(), need)?;
-        let segment = column_segment(radius);
-        let row_seg = row_segment(radius);
-        let rows_cfg = LaunchConfig {
-            grid_dim: (blocks(w, row_seg), h, 1),
-            block_dim: (32, 1, 1),
-            // R, G and B prefix sums over the segment and its apron.
-            shared_mem_bytes: 3 * 4 * (row_seg + 2 * radius + 1),
+        let launch = box_launch(w, h, radius, stage.kernels.sm_count);
+        let columns = launch.threads * BOX_COLUMNS_PER_THREAD;
+        if launch.strip + 2 * radius > columns {
+            return Err(CudaError::Launch {
+                kernel: "box",
+                reason: format!("radius {radius} leaves no strip for {columns} columns"),
+            });
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (launch.grid.0, launch.grid.1, 1),
+            block_dim: (launch.threads, 1, 1),
+            // The prefix row and the warp totals, three channels each.
+            shared_mem_bytes: 4 * 3 * (columns + launch.threads / 32),
         };
-        let cols_cfg = LaunchConfig {
-            grid_dim: (blocks(w * blocks(h, segment), BOX_BLOCK), 1, 1),
-            block_dim: (BOX_BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let rows_fn = stage
-            .kernels
-            .function("box_filter", "box_rows", &rows_cfg)?;
-        let cols_fn = stage
-            .kernels
-            .function("box_filter", "box_columns", &cols_cfg)?;
+        let name = BOX_THREADS
+            .iter()
+            .find(|(t, _)| *t == launch.threads)
+            .map_or("box_512", |(_, n)| n);
+        let f = stage.kernels.function("box_filter", name, &cfg)?;
         let (s, d) = (stage.input.handle(), stage.output.handle());
-        let (wi, hi, r, seg, rseg) = (
-            w as i32,
-            h as i32,
-            radius as i32,
-            segment as i32,
-            row_seg as i32,
-        );
-        let mut rows = stage.stream.launch_builder(&rows_fn);
-        rows.arg(&s)
-            .arg(&mut *stage.scratch)
-            .arg(&wi)
-            .arg(&hi)
-            .arg(&r)
-            .arg(&rseg);
-        // SAFETY: matches `box_rows(tex, uint4*, int, int, int, int)`; the scratch holds
-        // w·h uint4 (checked above).
-        unsafe { rows.launch(rows_cfg) }.map_err(CudaError::launch("box_rows"))?;
-        let mut cols = stage.stream.launch_builder(&cols_fn);
-        cols.arg(&*stage.scratch)
-            .arg(&s)
+        let (wi, hi, r) = (w as i32, h as i32, radius as i32);
+        let (strip, segment) = (launch.strip as i32, launch.segment as i32);
+        let mut b = stage.stream.launch_builder(&f);
+        b.arg(&s)
             .arg(&d)
             .arg(&wi)
             .arg(&hi)
             .arg(&r)
-            .arg(&seg);
-        // SAFETY: matches `box_columns(const uint4*, tex, surf, int, int, int, int)`; the
-        // output is w × h.
-        unsafe { cols.launch(cols_cfg) }
+            .arg(&strip)
+            .arg(&segment);
+        // SAFETY: matches `box_T(tex, surf, int, int, int, int, int)`, T the block size;
+        // each block writes only its strip's columns below `w` and rows below `h` of the
+        // w × h output.
+        unsafe { b.launch(cfg) }
             .map(|_| ())
-            .map_err(CudaError::launch("box_columns"))
+            .map_err(CudaError::launch("box"))
+    }
+
+    fn peer(&self, _npp: &Npp, p: &Params) -> Option<Result<Peer, NppError>> {
+        Some(Ok(peers::box_filter(p.int(0))))
     }
 
     fn bench_specs(&self) -> &'static [&'static str] {
-        &["box:radius=5", "box:radius=64"]
+        &[
+            "box:radius=1",
+            "box:radius=5",
+            "box:radius=64",
+            "box:radius=255",
+        ]
     }
 
     fn test_specs(&self) -> &'static [&'static str] {
@@ -148,5 +177,36 @@ impl FilterDef for BoxFilter {
             specs: &["box:radius=7"],
             file: "camera-box7.png",
         }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_radius_gets_a_launch_that_covers_the_image() {
+        for (w, h) in [
+            (1, 1),
+            (7, 3),
+            (3840, 2160),
+            (7680, 4320),
+            (65536, 2),
+            (2, 65536),
+        ] {
+            for radius in [1, 2, 5, 16, 64, 128, 200, BOX_RADIUS_MAX] {
+                let l = box_launch(w, h, radius, 132);
+                assert!(l.strip >= 32, "{l:?}");
+                assert!(
+                    l.strip + 2 * radius <= l.threads * BOX_COLUMNS_PER_THREAD,
+                    "{l:?}"
+                );
+                assert!(
+                    l.grid.0 * l.segment >= h && l.grid.1 * l.strip >= w,
+                    "{l:?}"
+                );
+                assert!(l.grid.1 <= 65535 && l.segment >= 1, "{l:?}");
+            }
+        }
     }
 }

@@ -1,23 +1,26 @@
 //! `gaussian:sigma=S[,radius=R]`: separable Gaussian with normalised weights
 //! `exp(-x²/2σ²)`, `|x| ≤ R` (R defaults to ⌈3σ⌉), per RGB channel, alpha kept. CPU
-//! reference in `ops/cpu/gaussian.rs`; kernel `kernels/convolution.cu` (row pass into a
-//! `float4` scratch plane, column pass; weights in constant memory). The row pass also
-//! serves `unsharp`.
+//! reference in `ops/cpu/gaussian.rs`; kernel `kernels/convolution.cu`: up to
+//! `CONV_FUSED_MAX_RADIUS` one fused pass per tile (rows and columns through shared memory),
+//! above it a row pass into a `float4` scratch plane and a column pass; weights in constant
+//! memory. The row pass also serves `unsharp`. NPP peer: `nppiFilterGaussAdvancedBorder_8u_C4R`
+//! with the same weights.
 
 use super::param::Default::{Derived, Required};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};
+use crate::npp::{peers, Npp, NppError, Peer};
 use crate::ops::cpu::gaussian_weights;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
 pub const CONV_MAX_RADIUS: u32 = 96;
-pub const CONV_ROW_BLOCK_X: u32 = 64;
-pub const CONV_ROW_BLOCK_Y: u32 = 4;
-pub const CONV_ROW_RESULTS: u32 = 4;
-pub const CONV_COL_BLOCK_X: u32 = 32;
-pub const CONV_COL_BLOCK_Y: u32 = 8;
-pub const CONV_COL_RESULTS: u32 = 4;
+pub const CONV_FUSED_MAX_RADIUS: u32 = 16;
+pub const CONV_BLOCK: u32 = 256;
+pub const CONV_TILE_W: u32 = 64;
+pub const CONV_RUN: u32 = 8;
+/// Rows per block of the row pass (one per lane).
+const CONV_ROWS_PER_BLOCK: u32 = 32;
 /// σ range.
 pub const GAUSSIAN_SIGMA_MIN: f32 = 0.1;
 pub const GAUSSIAN_SIGMA_MAX: f32 = 32.0;
@@ -41,12 +44,31 @@ pub fn default_radius(sigma: f32) -> u32 {
     ((3.0 * sigma).ceil() as u32).clamp(1, CONV_MAX_RADIUS)
 }
 
-fn rows_shared(radius: u32) -> u32 {
-    CONV_ROW_BLOCK_Y * (CONV_ROW_BLOCK_X * CONV_ROW_RESULTS + 2 * radius) * 16
+/// Shared bytes of `conv_fused` for a tile `th` rows high.
+fn fused_shared(radius: u32, th: u32) -> u32 {
+    let rows = th + 2 * radius;
+    let in_stride = (CONV_TILE_W + 2 * radius) | 1;
+    4 * (rows * in_stride + 3 * rows * (CONV_TILE_W + 1))
 }
 
-fn columns_shared(radius: u32) -> u32 {
-    (CONV_COL_BLOCK_Y * CONV_COL_RESULTS + 2 * radius) * CONV_COL_BLOCK_X * 16
+/// Shared bytes of `conv_rows`.
+fn rows_shared(radius: u32) -> u32 {
+    4 * CONV_ROWS_PER_BLOCK * ((CONV_TILE_W + 2 * radius) | 1)
+}
+
+/// Shared bytes of `conv_columns` for a tile `th` rows high.
+fn columns_shared(radius: u32, th: u32) -> u32 {
+    4 * 3 * (th + 2 * radius) * 33
+}
+
+/// The tallest tile height, from `tallest` down by halves to `CONV_RUN`, whose shared memory
+/// fits `limit` (the smallest when none does: the launch check then refuses it).
+fn tile_height(tallest: u32, limit: u32, shared: impl Fn(u32) -> u32) -> u32 {
+    let mut th = tallest;
+    while th > CONV_RUN && shared(th) > limit {
+        th /= 2;
+    }
+    th
 }
 
 /// Copies `weights` into `c_weights` of kernel module `module`.
@@ -89,12 +111,8 @@ pub(super) fn row_pass(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), Cuda
         w as usize * h as usize * SCRATCH_PER_PIXEL,
     )?;
     let cfg = LaunchConfig {
-        grid_dim: (
-            blocks(w, CONV_ROW_BLOCK_X * CONV_ROW_RESULTS),
-            blocks(h, CONV_ROW_BLOCK_Y),
-            1,
-        ),
-        block_dim: (CONV_ROW_BLOCK_X, CONV_ROW_BLOCK_Y, 1),
+        grid_dim: (blocks(w, CONV_TILE_W), blocks(h, CONV_ROWS_PER_BLOCK), 1),
+        block_dim: (CONV_BLOCK, 1, 1),
         shared_mem_bytes: rows_shared(radius),
     };
     let f = stage.kernels.function("convolution", "conv_rows", &cfg)?;
@@ -110,32 +128,52 @@ pub(super) fn row_pass(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), Cuda
 
 fn column_pass(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> {
     let (w, h) = (stage.width, stage.height);
+    let th = tile_height(128, stage.kernels.max_shared, |t| columns_shared(radius, t));
     let cfg = LaunchConfig {
-        grid_dim: (
-            blocks(w, CONV_COL_BLOCK_X),
-            blocks(h, CONV_COL_BLOCK_Y * CONV_COL_RESULTS),
-            1,
-        ),
-        block_dim: (CONV_COL_BLOCK_X, CONV_COL_BLOCK_Y, 1),
-        shared_mem_bytes: columns_shared(radius),
+        grid_dim: (blocks(w, 32), blocks(h, th), 1),
+        block_dim: (CONV_BLOCK, 1, 1),
+        shared_mem_bytes: columns_shared(radius, th),
     };
     let f = stage
         .kernels
         .function("convolution", "conv_columns", &cfg)?;
     let (s, d) = (stage.input.handle(), stage.output.handle());
-    let (wi, hi, r) = (w as i32, h as i32, radius as i32);
+    let (wi, hi, r, t) = (w as i32, h as i32, radius as i32, th as i32);
     let mut b = stage.stream.launch_builder(&f);
     b.arg(&*stage.scratch)
         .arg(&s)
         .arg(&d)
         .arg(&wi)
         .arg(&hi)
-        .arg(&r);
-    // SAFETY: matches `conv_columns(const float4*, tex, surf, int, int, int)`; the scratch
-    // holds the w·h row results, the output is w × h.
+        .arg(&r)
+        .arg(&t);
+    // SAFETY: matches `conv_columns(const float4*, tex, surf, int, int, int, int)`; the
+    // scratch holds the w·h row results, the output is w × h, th is a multiple of CONV_RUN
+    // and the shared size is the kernel's layout for (radius, th).
     unsafe { b.launch(cfg) }
         .map(|_| ())
         .map_err(CudaError::launch("conv_columns"))
+}
+
+/// Rows and columns in one pass per tile (radius up to `CONV_FUSED_MAX_RADIUS`).
+fn fused_pass(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> {
+    let (w, h) = (stage.width, stage.height);
+    let th = tile_height(64, stage.kernels.max_shared, |t| fused_shared(radius, t));
+    let cfg = LaunchConfig {
+        grid_dim: (blocks(w, CONV_TILE_W), blocks(h, th), 1),
+        block_dim: (CONV_BLOCK, 1, 1),
+        shared_mem_bytes: fused_shared(radius, th),
+    };
+    let f = stage.kernels.function("convolution", "conv_fused", &cfg)?;
+    let (s, d) = (stage.input.handle(), stage.output.handle());
+    let (wi, hi, r, t) = (w as i32, h as i32, radius as i32, th as i32);
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&r).arg(&t);
+    // SAFETY: matches `conv_fused(tex, surf, int, int, int, int)`; the output is w × h, th
+    // is a multiple of CONV_RUN and the shared size is the kernel's layout for (radius, th).
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(CudaError::launch("conv_fused"))
 }
 
 impl FilterDef for Gaussian {
@@ -178,28 +216,42 @@ impl FilterDef for Gaussian {
     fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
         &[
             ("convolution", "CONV_MAX_RADIUS", CONV_MAX_RADIUS),
-            ("convolution", "CONV_ROW_BLOCK_X", CONV_ROW_BLOCK_X),
-            ("convolution", "CONV_ROW_BLOCK_Y", CONV_ROW_BLOCK_Y),
-            ("convolution", "CONV_ROW_RESULTS", CONV_ROW_RESULTS),
-            ("convolution", "CONV_COL_BLOCK_X", CONV_COL_BLOCK_X),
-            ("convolution", "CONV_COL_BLOCK_Y", CONV_COL_BLOCK_Y),
-            ("convolution", "CONV_COL_RESULTS", CONV_COL_RESULTS),
+            (
+                "convolution",
+                "CONV_FUSED_MAX_RADIUS",
+                CONV_FUSED_MAX_RADIUS,
+            ),
+            ("convolution", "CONV_BLOCK", CONV_BLOCK),
+            ("convolution", "CONV_TILE_W", CONV_TILE_W),
+            ("convolution", "CONV_RUN", CONV_RUN),
         ]
     }
 
-    fn scratch_bytes(&self, width: u32, height: u32, _: &Params) -> usize {
-        width as usize * height as usize * SCRATCH_PER_PIXEL
+    fn scratch_bytes(&self, width: u32, height: u32, p: &Params) -> usize {
+        if p.int(1) <= CONV_FUSED_MAX_RADIUS {
+            0
+        } else {
+            width as usize * height as usize * SCRATCH_PER_PIXEL
+        }
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let radius = p.int(1);
         upload_weights(stage, "convolution", &gaussian_weights(p.get(0), radius))?;
-        row_pass(stage, radius)?;
-        column_pass(stage, radius)
+        if radius <= CONV_FUSED_MAX_RADIUS {
+            fused_pass(stage, radius)
+        } else {
+            row_pass(stage, radius)?;
+            column_pass(stage, radius)
+        }
+    }
+
+    fn peer(&self, npp: &Npp, p: &Params) -> Option<Result<Peer, NppError>> {
+        Some(peers::gaussian(npp, &gaussian_weights(p.get(0), p.int(1))))
     }
 
     fn bench_specs(&self) -> &'static [&'static str] {
-        &["gaussian:sigma=2", "gaussian:sigma=16"]
+        &["gaussian:sigma=2", "gaussian:sigma=4", "gaussian:sigma=16"]
     }
 
     fn test_specs(&self) -> &'static [&'static str] {
@@ -216,5 +268,36 @@ impl FilterDef for Gaussian {
             specs: &["gaussian:sigma=3"],
             file: "coffee-gaussian3.png",
         }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_fit_the_shared_memory_they_are_sized_for() {
+        for limit in [64 << 10, 99 << 10, 163 << 10, 227 << 10] {
+            for radius in 1..=CONV_MAX_RADIUS {
+                let th = if radius <= CONV_FUSED_MAX_RADIUS {
+                    tile_height(64, limit, |t| fused_shared(radius, t))
+                } else {
+                    tile_height(128, limit, |t| columns_shared(radius, t))
+                };
+                assert!(th % CONV_RUN == 0 && th >= CONV_RUN, "r {radius}: th {th}");
+                assert!(rows_shared(radius) <= 48 << 10, "r {radius}");
+            }
+            // Where the device allows 99 KB, every radius fits.
+            if limit >= 99 << 10 {
+                for radius in 1..=CONV_MAX_RADIUS {
+                    let fits = if radius <= CONV_FUSED_MAX_RADIUS {
+                        fused_shared(radius, CONV_RUN) <= limit
+                    } else {
+                        columns_shared(radius, CONV_RUN) <= limit
+                    };
+                    assert!(fits, "r {radius} at {limit} B");
+                }
+            }
+        }
     }
 }

@@ -1,10 +1,13 @@
 //! Launcher of `kernels/histogram.cu`: the R, G, B and luma histograms of a texture. Not a
 //! filter of the stack: every frame runs it on the output, and `equalize` on its input.
 
-use crate::cuda::tiles::HIST_WARPS;
+use crate::cuda::tiles::{HIST_ROWS, HIST_WARPS};
 use crate::cuda::{CudaError, KernelSet, TextureObject};
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
+
+/// Histogram blocks per multiprocessor (the kernel loops over the image).
+const HIST_BLOCKS_PER_SM: u64 = 4;
 
 /// Bytes of the 4 × 256 `u32` bins.
 pub const HISTOGRAM_BIN_BYTES: usize = 4 * 256 * 4;
@@ -24,10 +27,11 @@ pub unsafe fn launch_histogram(
     bins: CUdeviceptr,
 ) -> Result<(), CudaError> {
     let block = HIST_WARPS * 32;
-    let pixels = u64::from(w) * u64::from(h);
-    let grid = pixels
-        .div_ceil(u64::from(block))
-        .min(u64::from(kernels.sm_count) * 4) as u32;
+    // Items of 32 columns × HIST_ROWS rows, one warp each at a time, a few blocks per SM.
+    let items = u64::from(w.div_ceil(32)) * u64::from(h.div_ceil(HIST_ROWS));
+    let grid = items
+        .div_ceil(u64::from(HIST_WARPS))
+        .min(u64::from(kernels.sm_count) * HIST_BLOCKS_PER_SM) as u32;
     let cfg = LaunchConfig {
         grid_dim: (grid.max(1), 1, 1),
         block_dim: (block, 1, 1),

@@ -10,6 +10,7 @@ mod box_filter;
 mod def;
 mod equalize;
 mod filter;
+mod frame_copy;
 mod gaussian;
 mod gpu_stage;
 mod histogram;
@@ -22,6 +23,7 @@ mod unsharp;
 
 pub use def::{FilterDef, Golden};
 pub use filter::Filter;
+pub use frame_copy::launch_copy;
 pub use gpu_stage::GpuStage;
 pub use histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 pub use param::{Default as ParamDefault, ParamDef, Params, MAX_PARAMS};
@@ -46,9 +48,9 @@ pub fn find(name: &str) -> Option<&'static dyn FilterDef> {
         .find(|d| d.name() == name || d.aliases().contains(&name))
 }
 
-/// Every kernel file the filters need, plus the frame's histogram (each once).
+/// Every kernel file the filters need, plus the frame's histogram and copy (each once).
 pub fn kernel_modules() -> Vec<&'static str> {
-    let mut names = vec!["histogram"];
+    let mut names = vec!["histogram", "copy"];
     for name in FILTERS.iter().flat_map(|d| d.kernel_modules()) {
         if !names.contains(name) {
             names.push(name);

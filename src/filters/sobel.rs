@@ -1,15 +1,18 @@
 //! `sobel[:scale=S]`: gradient magnitude of luma, scaled, written to R, G and B (alpha kept).
-//! CPU reference in `ops/cpu/sobel.rs`; kernel `kernels/sobel.cu`.
+//! CPU reference in `ops/cpu/sobel.rs`; kernel `kernels/sobel.cu` (warps sliding down
+//! 32-column strips, neighbours' lumas by shuffle); NPP peer: the horizontal and vertical
+//! Sobel passes (a different operation, timed for scale).
 
 use super::param::Default::Value;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
+use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
-pub const SOBEL_BLOCK_X: u32 = 32;
-pub const SOBEL_BLOCK_Y: u32 = 8;
-pub const SOBEL_PIXELS_PER_THREAD: u32 = 4;
+pub const SOBEL_WARPS: u32 = 4;
+pub const SOBEL_SEGMENT: u32 = 64;
+pub const SOBEL_STEP: u32 = 4;
 
 pub struct Sobel;
 
@@ -48,21 +51,17 @@ impl FilterDef for Sobel {
 
     fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
         &[
-            ("sobel", "SOBEL_BLOCK_X", SOBEL_BLOCK_X),
-            ("sobel", "SOBEL_BLOCK_Y", SOBEL_BLOCK_Y),
-            ("sobel", "SOBEL_PIXELS_PER_THREAD", SOBEL_PIXELS_PER_THREAD),
+            ("sobel", "SOBEL_WARPS", SOBEL_WARPS),
+            ("sobel", "SOBEL_SEGMENT", SOBEL_SEGMENT),
+            ("sobel", "SOBEL_STEP", SOBEL_STEP),
         ]
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
         let cfg = LaunchConfig {
-            grid_dim: (
-                blocks(w, SOBEL_BLOCK_X),
-                blocks(h, SOBEL_BLOCK_Y * SOBEL_PIXELS_PER_THREAD),
-                1,
-            ),
-            block_dim: (SOBEL_BLOCK_X, SOBEL_BLOCK_Y, 1),
+            grid_dim: (blocks(w, 32 * SOBEL_WARPS), blocks(h, SOBEL_SEGMENT), 1),
+            block_dim: (32, SOBEL_WARPS, 1),
             shared_mem_bytes: 0,
         };
         let f = stage.kernels.function("sobel", "sobel", &cfg)?;
@@ -81,6 +80,10 @@ impl FilterDef for Sobel {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("sobel"))
+    }
+
+    fn peer(&self, _npp: &Npp, _: &Params) -> Option<Result<Peer, NppError>> {
+        Some(Ok(peers::sobel()))
     }
 
     fn bench_specs(&self) -> &'static [&'static str] {

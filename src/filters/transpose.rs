@@ -1,8 +1,10 @@
 //! `transpose`: `out(x, y) = in(y, x)`; the output is H×W and alpha moves with its pixel.
-//! CPU reference in `ops/cpu/transpose.rs`; kernel `kernels/transpose.cu` (padded tile).
+//! CPU reference in `ops/cpu/transpose.rs`; kernel `kernels/transpose.cu` (padded tile);
+//! NPP peer: `nppiTranspose_8u_C4R`.
 
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
+use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
@@ -71,6 +73,10 @@ impl FilterDef for Transpose {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("transpose"))
+    }
+
+    fn peer(&self, _npp: &Npp, _: &Params) -> Option<Result<Peer, NppError>> {
+        Some(Ok(peers::transpose()))
     }
 
     fn bench_specs(&self) -> &'static [&'static str] {

@@ -14,7 +14,7 @@ use super::{BackendKind, PipelineError};
 use crate::cuda::{
     ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
 };
-use crate::filters::{kernel_modules, launch_histogram, Filter, GpuStage};
+use crate::filters::{kernel_modules, launch_copy, launch_histogram, Filter, GpuStage};
 use crate::gl::GlTexture;
 use crate::ops::{Histogram, HISTOGRAM_BINS};
 use cudarc::driver::{CudaSlice, PinnedHostSlice};
@@ -239,9 +239,14 @@ impl CudaFrame {
             (w, h) = (ow, oh);
         }
         if filters.is_empty() {
-            // SAFETY: with no filters the output has the source's size, w × h; both
-            // arrays are live until the copy has run (this function's contract).
-            unsafe { memory::copy_array(source_array, output_array, w, h, &stream)? };
+            launch_copy(
+                &self.kernels,
+                &stream,
+                &source_texture,
+                &output_surface,
+                w,
+                h,
+            )?;
             timeline.mark("copy", &stream)?;
         }
         // SAFETY: as for `output_surface`.

@@ -53,8 +53,11 @@ mod tests {
         assert_eq!(gpu_frame_bytes(100, 50, &[]), 12 * px);
         let f = |s: &str| s.parse::<Filter>().expect("spec");
         assert_eq!(gpu_frame_bytes(100, 50, &[f("transpose")]), 12 * px);
-        let three = [f("transpose"), f("box:radius=2"), f("transpose")];
-        // The box filter's scratch: one uint4 of row sums per pixel.
+        let three = [f("transpose"), f("gaussian:sigma=8"), f("transpose")];
+        // A Gaussian of radius 24 runs two passes: one float4 of row results per pixel.
         assert_eq!(gpu_frame_bytes(100, 50, &three), 20 * px + 16 * px);
+        // The box filter runs in one pass, without scratch.
+        let boxed = [f("transpose"), f("box:radius=2"), f("transpose")];
+        assert_eq!(gpu_frame_bytes(100, 50, &boxed), 20 * px);
     }
 }

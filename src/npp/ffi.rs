@@ -1,0 +1,231 @@
+//! Raw FFI for the few NPP (NVIDIA Performance Primitives, CUDA 13) entry points that the
+//! benchmark runs as peers, loaded from `libnpp*.so.13` at run time: nothing links against
+//! NPP, and a machine without it only loses the peer column.
+//!
+//! CUDA 13's NPP has only the `_Ctx` forms and no longer declares `nppGetStreamContext`,
+//! so [`NppStreamContext`] is filled by the caller (`context.rs`). Every status is a C
+//! `int` (`NppStatus`: 0 success, negative errors, positive warnings). Enumerations are
+//! passed as `c_int`.
+
+use std::ffi::{c_int, c_uint, c_void};
+
+/// `NppiSize`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NppiSize {
+    pub width: c_int,
+    pub height: c_int,
+}
+
+/// `NppiPoint`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NppiPoint {
+    pub x: c_int,
+    pub y: c_int,
+}
+
+/// `NppStreamContext` (48 bytes; field offsets 0, 8, 12, 16, 20, 24, 32, 36, 40, 44).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct NppStreamContext {
+    pub stream: *mut c_void,
+    pub device_id: c_int,
+    pub multiprocessor_count: c_int,
+    pub max_threads_per_multiprocessor: c_int,
+    pub max_threads_per_block: c_int,
+    pub shared_mem_per_block: usize,
+    pub compute_capability_major: c_int,
+    pub compute_capability_minor: c_int,
+    pub stream_flags: c_uint,
+    pub reserved0: c_int,
+}
+
+const _: () = assert!(std::mem::size_of::<NppStreamContext>() == 48);
+const _: () = assert!(std::mem::offset_of!(NppStreamContext, shared_mem_per_block) == 24);
+const _: () = assert!(std::mem::offset_of!(NppStreamContext, stream_flags) == 40);
+
+/// `NppLibraryVersion`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct NppLibraryVersion {
+    pub major: c_int,
+    pub minor: c_int,
+    pub build: c_int,
+}
+
+/// `NPP_BORDER_REPLICATE`: the clamp-to-edge border of the cudalens contract.
+pub const BORDER_REPLICATE: c_int = 2;
+
+pub type GetLibVersionFn = unsafe extern "C" fn() -> *const NppLibraryVersion;
+
+/// `nppiFilterBoxBorder_8u_C4R_Ctx(pSrc, nSrcStep, oSrcSize, oSrcOffset, pDst, nDstStep,
+/// oSizeROI, oMaskSize, oAnchor, eBorderType, ctx)`.
+pub type FilterBoxBorderFn = unsafe extern "C" fn(
+    *const u8,
+    c_int,
+    NppiSize,
+    NppiPoint,
+    *mut u8,
+    c_int,
+    NppiSize,
+    NppiSize,
+    NppiPoint,
+    c_int,
+    NppStreamContext,
+) -> c_int;
+
+/// `nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(pSrc, nSrcStep, oSrcSize, oSrcOffset, pDst,
+/// nDstStep, oSizeROI, nFilterTaps, pKernel, eBorderType, ctx)`.
+pub type FilterGaussAdvancedBorderFn = unsafe extern "C" fn(
+    *const u8,
+    c_int,
+    NppiSize,
+    NppiPoint,
+    *mut u8,
+    c_int,
+    NppiSize,
+    c_int,
+    *const f32,
+    c_int,
+    NppStreamContext,
+) -> c_int;
+
+/// `nppiFilterSobelHorizBorder_8u_C4R_Ctx` and `...VertBorder...`: (pSrc, nSrcStep, oSrcSize,
+/// oSrcOffset, pDst, nDstStep, oSizeROI, eBorderType, ctx).
+pub type FilterSobelBorderFn = unsafe extern "C" fn(
+    *const u8,
+    c_int,
+    NppiSize,
+    NppiPoint,
+    *mut u8,
+    c_int,
+    NppiSize,
+    c_int,
+    NppStreamContext,
+) -> c_int;
+
+/// `nppiTranspose_8u_C4R_Ctx` and `nppiCopy_8u_C4R_Ctx`: (pSrc, nSrcStep, pDst, nDstStep,
+/// oSrcROI, ctx).
+pub type CopyLikeFn =
+    unsafe extern "C" fn(*const u8, c_int, *mut u8, c_int, NppiSize, NppStreamContext) -> c_int;
+
+/// `nppiHistogramEvenGetBufferSize_8u_C4R_Ctx(oSizeROI, nLevels[4], hpBufferSize, ctx)`.
+/// The size is a `size_t` in CUDA 12+ (an `int` before): the caller zeroes a `usize`.
+pub type HistogramEvenBufferSizeFn =
+    unsafe extern "C" fn(NppiSize, *mut c_int, *mut usize, NppStreamContext) -> c_int;
+
+/// `nppiHistogramEven_8u_C4R_Ctx(pSrc, nSrcStep, oSizeROI, pHist[4], nLevels[4],
+/// nLowerLevel[4], nUpperLevel[4], pBuffer, ctx)`; `pHist` is a host array of four device
+/// pointers of `nLevels − 1` counts each.
+pub type HistogramEvenFn = unsafe extern "C" fn(
+    *const u8,
+    c_int,
+    NppiSize,
+    *mut *mut i32,
+    *mut c_int,
+    *mut c_int,
+    *mut c_int,
+    *mut u8,
+    NppStreamContext,
+) -> c_int;
+
+/// The libraries, in load order (the core first: the others need it).
+pub const LIBRARIES: [&str; 5] = [
+    "libnppc.so.13",
+    "libnppial.so.13",
+    "libnppif.so.13",
+    "libnppist.so.13",
+    "libnppidei.so.13",
+];
+
+/// Where the libraries are looked for when the dynamic linker's path lacks them.
+pub const FALLBACK_DIRS: [&str; 3] = [
+    "/usr/local/cuda/lib64",
+    "/usr/local/cuda/targets/x86_64-linux/lib",
+    "/usr/local/cuda-13.0/targets/x86_64-linux/lib",
+];
+
+/// The NPP entry points the peers use, with the libraries kept loaded.
+pub struct NppFunctions {
+    pub version: GetLibVersionFn,
+    pub filter_box_border: FilterBoxBorderFn,
+    pub filter_gauss_advanced_border: FilterGaussAdvancedBorderFn,
+    pub filter_sobel_horiz_border: FilterSobelBorderFn,
+    pub filter_sobel_vert_border: FilterSobelBorderFn,
+    pub transpose: CopyLikeFn,
+    pub copy: CopyLikeFn,
+    pub histogram_even_buffer_size: HistogramEvenBufferSizeFn,
+    pub histogram_even: HistogramEvenFn,
+    _libraries: Vec<libloading::Library>,
+}
+
+fn open(name: &str) -> Result<libloading::Library, String> {
+    let mut tried = Vec::new();
+    let candidates = std::iter::once(name.to_string()).chain(
+        std::env::var("CUDA_PATH")
+            .ok()
+            .map(|root| format!("{root}/lib64/{name}"))
+            .into_iter()
+            .chain(FALLBACK_DIRS.iter().map(|d| format!("{d}/{name}"))),
+    );
+    for candidate in candidates {
+        // SAFETY: NPP's libraries run no initialisers that need anything from us.
+        match unsafe { libloading::Library::new(&candidate) } {
+            Ok(lib) => return Ok(lib),
+            Err(e) => tried.push(format!("{candidate}: {e}")),
+        }
+    }
+    Err(format!("{name} not found ({})", tried.join("; ")))
+}
+
+/// Looks `name` up in the loaded libraries, with the type the caller names.
+///
+/// # Safety
+/// `T` must be the function-pointer type of the C declaration of `name`.
+unsafe fn symbol<T: Copy>(libraries: &[libloading::Library], name: &str) -> Result<T, String> {
+    let c_name = format!("{name}\0");
+    for lib in libraries {
+        // SAFETY: the caller guarantees that `T` matches the symbol's declaration.
+        if let Ok(f) = unsafe { lib.get::<T>(c_name.as_bytes()) } {
+            return Ok(*f);
+        }
+    }
+    Err(format!("symbol {name} not found in NPP"))
+}
+
+/// Loads the five libraries and resolves the entry points.
+pub fn load() -> Result<NppFunctions, String> {
+    let libraries = LIBRARIES
+        .iter()
+        .map(|name| open(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let l = &libraries;
+    // SAFETY: each type alias above transcribes the CUDA 13 `nppi_*.h` declaration of the
+    // symbol it is used with.
+    unsafe {
+        Ok(NppFunctions {
+            version: symbol(l, "nppGetLibVersion")?,
+            filter_box_border: symbol(l, "nppiFilterBoxBorder_8u_C4R_Ctx")?,
+            filter_gauss_advanced_border: symbol(l, "nppiFilterGaussAdvancedBorder_8u_C4R_Ctx")?,
+            filter_sobel_horiz_border: symbol(l, "nppiFilterSobelHorizBorder_8u_C4R_Ctx")?,
+            filter_sobel_vert_border: symbol(l, "nppiFilterSobelVertBorder_8u_C4R_Ctx")?,
+            transpose: symbol(l, "nppiTranspose_8u_C4R_Ctx")?,
+            copy: symbol(l, "nppiCopy_8u_C4R_Ctx")?,
+            histogram_even_buffer_size: symbol(l, "nppiHistogramEvenGetBufferSize_8u_C4R_Ctx")?,
+            histogram_even: symbol(l, "nppiHistogramEven_8u_C4R_Ctx")?,
+            _libraries: libraries,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_machine_without_npp_gets_a_reason_not_a_crash() {
+        // Where NPP is installed this loads it; elsewhere the error names the library.
+        if let Err(reason) = super::load() {
+            assert!(reason.contains("libnpp"), "{reason}");
+        }
+    }
+}

@@ -1,0 +1,435 @@
+//! NPP's nearest equivalent of each cudalens operation, as data: a [`Peer`] is a label,
+//! what of its output equals the cudalens CPU reference ([`Compare`]), and two closures
+//! (run on a source image into a destination; read the output back). One constructor per
+//! operation; each filter descriptor names its own (`FilterDef::peer`), and the frame's
+//! copy and histogram have theirs.
+
+use super::ffi::{NppiPoint, NppiSize, BORDER_REPLICATE};
+use super::{check, Npp, NppError, NppImage};
+use crate::cuda::{check as check_cuda, CudaError};
+use crate::ops::HISTOGRAM_BINS;
+use cudarc::driver::sys::{self, CUdeviceptr, CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTALLOC_PORTABLE};
+use cudarc::driver::{CudaSlice, DevicePtr, PinnedHostSlice};
+use image::RgbaImage;
+
+/// What of a peer's output is the same operation as cudalens's, so it can be checked
+/// against the cudalens CPU reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    /// R, G and B (NPP filters alpha too; cudalens passes it through).
+    Rgb,
+    /// All four channels.
+    Rgba,
+    /// The R, G and B histograms (NPP's fourth counts alpha, cudalens's luma).
+    HistogramRgb,
+    /// A different operation, timed for scale only; the text says how it differs.
+    Different(&'static str),
+}
+
+/// A peer's result, read back to the host.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PeerOutput {
+    Image(RgbaImage),
+    /// 4 × 256 counts, channel-major (the cudalens bin layout).
+    Histogram(Vec<u32>),
+}
+
+type RunFn = Box<dyn Fn(&Npp, &NppImage, &mut NppImage) -> Result<(), NppError>>;
+type ReadFn = Box<dyn Fn(&Npp, &NppImage) -> Result<PeerOutput, NppError>>;
+
+/// NPP's nearest equivalent of one cudalens operation on one image size.
+pub struct Peer {
+    /// The NPP call(s) and parameters, for the table.
+    pub label: String,
+    pub compare: Compare,
+    /// The destination is `height × width` (transpose).
+    pub transposes: bool,
+    run: RunFn,
+    read: ReadFn,
+}
+
+impl Peer {
+    /// Queues the NPP call(s) on the device's stream: `src` into `dst`.
+    pub fn run(&self, npp: &Npp, src: &NppImage, dst: &mut NppImage) -> Result<(), NppError> {
+        (self.run)(npp, src, dst)
+    }
+
+    /// The result of the last run (waits for the stream).
+    pub fn output(&self, npp: &Npp, dst: &NppImage) -> Result<PeerOutput, NppError> {
+        (self.read)(npp, dst)
+    }
+
+    fn image(label: String, compare: Compare, run: RunFn) -> Self {
+        Self {
+            label,
+            compare,
+            transposes: false,
+            run,
+            read: Box::new(|npp, dst| Ok(PeerOutput::Image(dst.download(&npp.device)?))),
+        }
+    }
+}
+
+fn origin() -> NppiPoint {
+    NppiPoint { x: 0, y: 0 }
+}
+
+/// Device addresses as NPP's pointer types.
+fn pointers(npp: &Npp, src: &NppImage, dst: &NppImage) -> (*const u8, *mut u8) {
+    (
+        src.device_address(&npp.device) as *const u8,
+        dst.device_address(&npp.device) as *mut u8,
+    )
+}
+
+fn same_size(src: &NppImage, dst: &NppImage) -> Result<(), NppError> {
+    if (src.width, src.height) == (dst.width, dst.height) {
+        Ok(())
+    } else {
+        Err(NppError::Size {
+            width: dst.width,
+            height: dst.height,
+            reason: format!("destination for a {}×{} source", src.width, src.height),
+        })
+    }
+}
+
+/// `nppiCopy_8u_C4R`: the no-filter frame's copy.
+pub fn copy() -> Peer {
+    Peer::image(
+        "nppiCopy_8u_C4R".into(),
+        Compare::Rgba,
+        Box::new(|npp, src, dst| {
+            same_size(src, dst)?;
+            let (s, d) = pointers(npp, src, dst);
+            // SAFETY: both images are live device allocations of `src.size()` pixels with
+            // the given steps, on the context's device.
+            let code = unsafe {
+                (npp.functions.copy)(s, src.step(), d, dst.step(), src.size(), npp.context)
+            };
+            check("nppiCopy_8u_C4R_Ctx", code)
+        }),
+    )
+}
+
+/// `nppiFilterSobelHorizBorder` + `nppiFilterSobelVertBorder` (8u C4R, replicate): NPP has
+/// no luma gradient magnitude; its two directional passes read the image twice and write
+/// it twice (the second result overwrites the first).
+pub fn sobel() -> Peer {
+    Peer::image(
+        "nppiFilterSobelHorizBorder + VertBorder_8u_C4R".into(),
+        Compare::Different("per-channel derivatives, no luma magnitude"),
+        Box::new(|npp, src, dst| {
+            same_size(src, dst)?;
+            let (s, d) = pointers(npp, src, dst);
+            let f = &npp.functions;
+            for (call, name) in [
+                (
+                    f.filter_sobel_horiz_border,
+                    "nppiFilterSobelHorizBorder_8u_C4R_Ctx",
+                ),
+                (
+                    f.filter_sobel_vert_border,
+                    "nppiFilterSobelVertBorder_8u_C4R_Ctx",
+                ),
+            ] {
+                // SAFETY: as in `copy`; the source size covers the replicated border.
+                let code = unsafe {
+                    call(
+                        s,
+                        src.step(),
+                        src.size(),
+                        origin(),
+                        d,
+                        dst.step(),
+                        dst.size(),
+                        BORDER_REPLICATE,
+                        npp.context,
+                    )
+                };
+                check(name, code)?;
+            }
+            Ok(())
+        }),
+    )
+}
+
+/// `nppiFilterBoxBorder_8u_C4R` with a `(2R+1)²` mask centred on the pixel, replicate border.
+pub fn box_filter(radius: u32) -> Peer {
+    let side = 2 * radius as i32 + 1;
+    Peer::image(
+        format!("nppiFilterBoxBorder_8u_C4R {side}×{side}"),
+        Compare::Rgb,
+        Box::new(move |npp, src, dst| {
+            same_size(src, dst)?;
+            let (s, d) = pointers(npp, src, dst);
+            let mask = NppiSize {
+                width: side,
+                height: side,
+            };
+            let anchor = NppiPoint {
+                x: radius as i32,
+                y: radius as i32,
+            };
+            // SAFETY: as in `copy`.
+            let code = unsafe {
+                (npp.functions.filter_box_border)(
+                    s,
+                    src.step(),
+                    src.size(),
+                    origin(),
+                    d,
+                    dst.step(),
+                    dst.size(),
+                    mask,
+                    anchor,
+                    BORDER_REPLICATE,
+                    npp.context,
+                )
+            };
+            check("nppiFilterBoxBorder_8u_C4R_Ctx", code)
+        }),
+    )
+}
+
+/// Page-locked host memory mapped into the device's address space at the same address, so
+/// that NPP may read it from either side. Fails cleanly where the addresses differ.
+fn shared_floats(npp: &Npp, values: &[f32]) -> Result<PinnedHostSlice<f32>, NppError> {
+    // SAFETY: the memory is written below before anything reads it.
+    let mut pinned = unsafe {
+        npp.device.ctx.alloc_pinned_with_flags::<f32>(
+            values.len(),
+            CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE,
+        )
+    }
+    .map_err(CudaError::driver("cuMemHostAlloc"))?;
+    pinned
+        .as_mut_slice()
+        .map_err(CudaError::driver("cuEventSynchronize"))?
+        .copy_from_slice(values);
+    let host = pinned
+        .as_mut_ptr()
+        .map_err(CudaError::driver("cuEventSynchronize"))?;
+    let mut device: CUdeviceptr = 0;
+    // SAFETY: `host` was allocated by cuMemHostAlloc with DEVICEMAP in this context.
+    check_cuda("cuMemHostGetDevicePointer", unsafe {
+        sys::cuMemHostGetDevicePointer_v2(&mut device, host.cast(), 0)
+    })?;
+    if device != host as CUdeviceptr {
+        return Err(NppError::Size {
+            width: values.len() as u32,
+            height: 1,
+            reason: "mapped host memory has a different device address (no unified addressing)"
+                .into(),
+        });
+    }
+    Ok(pinned)
+}
+
+/// `nppiFilterGaussAdvancedBorder_8u_C4R` with the very weights cudalens uses.
+pub fn gaussian(npp: &Npp, weights: &[f32]) -> Result<Peer, NppError> {
+    let taps = weights.len() as i32;
+    let kernel = shared_floats(npp, weights)?;
+    let address = kernel
+        .as_ptr()
+        .map_err(CudaError::driver("cuEventSynchronize"))?;
+    Ok(Peer::image(
+        format!("nppiFilterGaussAdvancedBorder_8u_C4R {taps} taps"),
+        Compare::Rgb,
+        Box::new(move |npp, src, dst| {
+            let _keep = &kernel; // the weights live as long as the peer
+            same_size(src, dst)?;
+            let (s, d) = pointers(npp, src, dst);
+            // SAFETY: as in `copy`; `address` holds `taps` floats readable from host and
+            // device (checked by `shared_floats`).
+            let code = unsafe {
+                (npp.functions.filter_gauss_advanced_border)(
+                    s,
+                    src.step(),
+                    src.size(),
+                    origin(),
+                    d,
+                    dst.step(),
+                    dst.size(),
+                    taps,
+                    address,
+                    BORDER_REPLICATE,
+                    npp.context,
+                )
+            };
+            check("nppiFilterGaussAdvancedBorder_8u_C4R_Ctx", code)
+        }),
+    ))
+}
+
+/// `nppiTranspose_8u_C4R`: the destination is `height × width`.
+pub fn transpose() -> Peer {
+    let mut peer = Peer::image(
+        "nppiTranspose_8u_C4R".into(),
+        Compare::Rgba,
+        Box::new(|npp, src, dst| {
+            if (src.width, src.height) != (dst.height, dst.width) {
+                return Err(NppError::Size {
+                    width: dst.width,
+                    height: dst.height,
+                    reason: "transpose destination must be height × width".into(),
+                });
+            }
+            let (s, d) = pointers(npp, src, dst);
+            // SAFETY: as in `copy`, with `dst` of the transposed size.
+            let code = unsafe {
+                (npp.functions.transpose)(s, src.step(), d, dst.step(), src.size(), npp.context)
+            };
+            check("nppiTranspose_8u_C4R_Ctx", code)
+        }),
+    );
+    peer.transposes = true;
+    peer
+}
+
+/// `nppiHistogramEven_8u_C4R` with 257 levels from 0 to 256 (256 bins of width 1) per
+/// channel, for a `width × height` source.
+pub fn histogram(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
+    let stream = &npp.device.stream;
+    let roi = NppiSize {
+        width: width as i32,
+        height: height as i32,
+    };
+    let mut levels = [HISTOGRAM_BINS as i32 + 1; 4];
+    let mut buffer_size: usize = 0;
+    // SAFETY: `levels` holds 4 ints and `buffer_size` is a zeroed size_t-sized out-value
+    // (older NPP wrote an int into its low half).
+    let code = unsafe {
+        (npp.functions.histogram_even_buffer_size)(
+            roi,
+            levels.as_mut_ptr(),
+            &mut buffer_size,
+            npp.context,
+        )
+    };
+    check("nppiHistogramEvenGetBufferSize_8u_C4R_Ctx", code)?;
+    let bins: CudaSlice<i32> = stream
+        .alloc_zeros(4 * HISTOGRAM_BINS)
+        .map_err(CudaError::driver("cuMemAlloc(NPP bins)"))?;
+    let scratch: CudaSlice<u8> = stream
+        .alloc_zeros(buffer_size.max(1))
+        .map_err(CudaError::driver("cuMemAlloc(NPP histogram buffer)"))?;
+    let bins_address = bins.device_ptr(stream).0;
+    let scratch_address = scratch.device_ptr(stream).0;
+    let run: RunFn = Box::new(move |npp, src, _dst| {
+        if (src.width, src.height) != (width, height) {
+            return Err(NppError::Size {
+                width: src.width,
+                height: src.height,
+                reason: format!("histogram peer prepared for {width}×{height}"),
+            });
+        }
+        let mut hist: [*mut i32; 4] = std::array::from_fn(|c| {
+            (bins_address + (c * HISTOGRAM_BINS * 4) as CUdeviceptr) as *mut i32
+        });
+        let mut levels = [HISTOGRAM_BINS as i32 + 1; 4];
+        let mut lower = [0i32; 4];
+        let mut upper = [HISTOGRAM_BINS as i32; 4];
+        // SAFETY: `src` is a live image of the prepared size; `hist` holds 4 device pointers
+        // of 256 i32 each and the scratch buffer has the size NPP asked for; both live in the
+        // closure's captured slices.
+        let code = unsafe {
+            (npp.functions.histogram_even)(
+                src.device_address(&npp.device) as *const u8,
+                src.step(),
+                src.size(),
+                hist.as_mut_ptr(),
+                levels.as_mut_ptr(),
+                lower.as_mut_ptr(),
+                upper.as_mut_ptr(),
+                scratch_address as *mut u8,
+                npp.context,
+            )
+        };
+        check("nppiHistogramEven_8u_C4R_Ctx", code)
+    });
+    let read: ReadFn = Box::new(move |npp, _dst| {
+        let counts = npp
+            .device
+            .stream
+            .clone_dtoh(&bins)
+            .map_err(CudaError::driver("cuMemcpyDtoH(NPP bins)"))?;
+        let _keep = &scratch;
+        Ok(PeerOutput::Histogram(
+            counts.into_iter().map(|c| c as u32).collect(),
+        ))
+    });
+    Ok(Peer {
+        label: "nppiHistogramEven_8u_C4R 256 bins".into(),
+        compare: Compare::HistogramRgb,
+        transposes: false,
+        run,
+        read,
+    })
+}
+
+/// The largest difference between a peer's output and the cudalens CPU reference over what
+/// `compare` says is the same operation; `None` for a different operation or mismatched
+/// shapes.
+pub fn max_difference(
+    output: &PeerOutput,
+    reference: &PeerOutput,
+    compare: Compare,
+) -> Option<u32> {
+    match (output, reference, compare) {
+        (PeerOutput::Image(a), PeerOutput::Image(b), Compare::Rgb | Compare::Rgba)
+            if a.dimensions() == b.dimensions() =>
+        {
+            let channels = if compare == Compare::Rgb { 3 } else { 4 };
+            a.pixels()
+                .zip(b.pixels())
+                .flat_map(|(p, q)| (0..channels).map(move |c| p.0[c].abs_diff(q.0[c]) as u32))
+                .max()
+        }
+        (PeerOutput::Histogram(a), PeerOutput::Histogram(b), Compare::HistogramRgb)
+            if a.len() == b.len() && a.len() >= 3 * HISTOGRAM_BINS =>
+        {
+            a.iter()
+                .zip(b)
+                .take(3 * HISTOGRAM_BINS)
+                .map(|(x, y)| x.abs_diff(*y))
+                .max()
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::random_image;
+
+    #[test]
+    fn rgb_comparison_ignores_alpha_and_rgba_does_not() {
+        let a = random_image(5, 4, 1);
+        let mut b = a.clone();
+        b.get_pixel_mut(2, 3).0[3] ^= 0x40;
+        b.get_pixel_mut(1, 1).0[1] = a.get_pixel(1, 1).0[1].wrapping_add(2);
+        let (a, b) = (PeerOutput::Image(a), PeerOutput::Image(b));
+        assert_eq!(max_difference(&a, &b, Compare::Rgb), Some(2));
+        assert_eq!(max_difference(&a, &b, Compare::Rgba), Some(0x40));
+        assert_eq!(max_difference(&a, &b, Compare::Different("x")), None);
+    }
+
+    #[test]
+    fn histogram_comparison_skips_the_fourth_channel() {
+        let a: Vec<u32> = (0..4 * HISTOGRAM_BINS as u32).collect();
+        let mut b = a.clone();
+        b[4 * HISTOGRAM_BINS - 1] += 100; // alpha vs luma: not compared
+        b[HISTOGRAM_BINS + 7] += 3;
+        let (a, b) = (PeerOutput::Histogram(a), PeerOutput::Histogram(b));
+        assert_eq!(max_difference(&a, &b, Compare::HistogramRgb), Some(3));
+    }
+
+    #[test]
+    fn shapes_that_differ_are_not_compared() {
+        let a = PeerOutput::Image(random_image(3, 2, 1));
+        let b = PeerOutput::Image(random_image(2, 3, 1));
+        assert_eq!(max_difference(&a, &b, Compare::Rgba), None);
+    }
+}
