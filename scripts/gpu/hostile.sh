@@ -33,6 +33,7 @@ for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 # Test binaries look for tests/data under the worktree they were built in.
 mkdir -p /work/wt && ln -sfn "$PWD" /work/wt/hostile
+[ -d /work/main/tests/data ] || ln -sfn "$PWD" /work/main
 LOG="$OUT/hostile.log"
 B="$C/cudalens"
 IMG=tests/data/astronaut.png

@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
 # Builds the release binary and the release test binaries with nvcc-compiled kernels and
-# stages them in .carry/ (ignored by git) for the device tool: `carry: [".carry", ".gl"]`.
-# The GL loader debs in .gl/ are fetched once as described in ../../docs/gpu-runs.md.
+# packs them into .carry/bundle.tar.xz (ignored by git) for the device tool:
+# `carry: [".carry", ".gl"]`; scripts/gpu/run.sh unpacks it there. Packed, because the
+# binaries (20 MiB of them fatbins) and the tracked tree must travel in 64 MiB together.
+# BEFORE=path/to/cudalens adds an older build as before/cudalens, for before/after timings
+# on the same lease. The GL loader debs in .gl/ are fetched once as in docs/gpu-machine.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/ci/cuda-toolchain.sh
 cargo build --release
 cargo test --release --no-run --message-format=json 2>/dev/null >target/release-tests.json
-mkdir -p .carry
-cp target/release/cudalens .carry/cudalens
-python3 - <<'PY'
-import json, shutil
+stage=target/carry-stage
+rm -rf "$stage" .carry
+mkdir -p "$stage" .carry
+cp target/release/cudalens "$stage/cudalens"
+python3 - "$stage" <<'PY'
+import json, shutil, sys
 for line in open("target/release-tests.json"):
     msg = json.loads(line)
     exe = msg.get("executable")
     name = msg.get("target", {}).get("name")
     if exe and name in ("gpu", "cli", "soak"):
-        shutil.copy(exe, f".carry/{name}-tests")
+        shutil.copy(exe, f"{sys.argv[1]}/{name}-tests")
         print("staged", name, exe)
 PY
-strip .carry/* 2>/dev/null || true
+if [ -n "${BEFORE:-}" ]; then
+    mkdir -p "$stage/before"
+    cp "$BEFORE" "$stage/before/cudalens"
+fi
+strip "$stage"/* 2>/dev/null || true
+tar -C "$stage" -cJf .carry/bundle.tar.xz .
 du -sh .carry .gl

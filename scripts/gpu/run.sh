@@ -10,6 +10,12 @@ OUT=${OUT:-/tmp/cudalens-out}
 mkdir -p "$OUT"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
+# The test binaries find tests/data under the checkout they were built in (/work/main).
+[ -d /work/main/tests/data ] || { mkdir -p /work && ln -sfn "$PWD" /work/main; }
+# prepare.sh packs the binaries; unpack them once per machine.
+if [ -f .carry/bundle.tar.xz ] && [ ! -x .carry/cudalens ]; then
+    tar -C .carry -xJf .carry/bundle.tar.xz
+fi
 export CUDALENS_BIN="$PWD/.carry/cudalens" RUST_BACKTRACE=1
 B=.carry
 LOG="$OUT/run.log"
@@ -19,6 +25,15 @@ step() {
     shift 2
     echo "=== $name: $*" | tee -a "$LOG"
     local start=$SECONDS
+    # DEADLINE (epoch seconds): no step may run past it, so the call ends in time.
+    if [ -n "${DEADLINE:-}" ]; then
+        local left=$((DEADLINE - $(date +%s)))
+        if [ "$left" -lt 10 ]; then
+            echo "$name skipped: no time left" | tee -a "$OUT/summary.txt" "$LOG"
+            return
+        fi
+        [ "$left" -lt "$limit" ] && limit=$left
+    fi
     # Through bash -c so that steps may be the exported shell functions below.
     timeout "$limit" bash -c '"$@"' step "$@" >>"$LOG" 2>&1
     local rc=$?
@@ -64,6 +79,12 @@ for s in $steps; do
         racecheck) step racecheck 400 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 histogram filters_match a_new_image ;;
         opencv) step opencv-cuda 200 python3 scripts/gpu/opencv_check.py "$B/cudalens" cuda /tmp ;;
         bench) step bench 400 "$B/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/bench.json" ;;
+        # Issue 11's before and after on one lease: an older build (prepare.sh BEFORE=) and
+        # this one with NPP's peers, at 4K and 8K.
+        before4k) step bench-before-4k 120 "$B/before/cudalens" bench --backend cuda --runs 30 --size 3840x2160 --json "$OUT/before-4k.json" ;;
+        before8k) step bench-before-8k 200 "$B/before/cudalens" bench --backend cuda --runs 30 --size 7680x4320 --json "$OUT/before-8k.json" ;;
+        peers4k) step bench-peers-4k 200 "$B/cudalens" bench --backend cuda --peers --runs 30 --size 3840x2160 --json "$OUT/peers-4k.json" ;;
+        peers8k) step bench-peers-8k 300 "$B/cudalens" bench --backend cuda --peers --runs 30 --size 7680x4320 --json "$OUT/peers-8k.json" ;;
         *) echo "unknown step $s" ;;
     esac
 done
