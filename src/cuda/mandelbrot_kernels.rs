@@ -108,6 +108,21 @@ impl MsRecordBuffer {
         })
     }
 
+    /// Makes room for `capacity` records (the buffer only grows).
+    pub fn ensure_capacity(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        capacity: usize,
+    ) -> Result<(), CudaError> {
+        if capacity > self.capacity {
+            self.records = stream
+                .alloc_zeros::<i32>(4 * capacity)
+                .map_err(CudaError::driver("cuMemAlloc(records)"))?;
+            self.capacity = capacity;
+        }
+        Ok(())
+    }
+
     /// Forgets the records and counters (a run that made none, e.g. a per-pixel deep view;
     /// the colour kernels read the failure count).
     pub fn clear(&mut self, stream: &Arc<CudaStream>) -> Result<(), CudaError> {
@@ -142,7 +157,14 @@ impl MsRecordBuffer {
         tuning: &MsTuning,
     ) -> Result<MsReadout, CudaError> {
         let c = self.counters(stream)?;
-        let n = (c[MS_COUNT_RECORDS as usize] as usize).min(self.capacity);
+        let made = c[MS_COUNT_RECORDS as usize] as usize;
+        if made > self.capacity {
+            log::warn!(
+                "the overlay shows {} of {made} rectangles (more than the record buffer holds)",
+                self.capacity
+            );
+        }
+        let n = made.min(self.capacity);
         let raw = stream
             .clone_dtoh(&self.records.slice(0..4 * n))
             .map_err(CudaError::driver("cuMemcpyDtoH(records)"))?;

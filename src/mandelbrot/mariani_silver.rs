@@ -225,6 +225,31 @@ mod tests {
     }
 
     #[test]
+    fn records_stay_within_the_bound_the_gpu_buffer_is_sized_by() {
+        for (w, h) in [(7, 3), (317, 211), (640, 480)] {
+            let mut all = tunings();
+            all.push(MsTuning::for_size(w, h));
+            for tuning in all {
+                for (name, center, span, max_dwell) in BOOKMARKS {
+                    let view = View {
+                        center,
+                        span,
+                        width: w,
+                        height: h,
+                        max_dwell,
+                    };
+                    let (_, records) = render_mariani_silver(&view, &tuning, true);
+                    assert!(
+                        records.len() <= tuning.record_bound(w, h),
+                        "{name} {w}x{h} {tuning:?}: {} records",
+                        records.len()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn evaluated_pixels_equal_per_pixel_and_fills_are_uniform() {
         let view = View {
             width: 300,

@@ -93,6 +93,17 @@ impl MsTuning {
         n
     }
 
+    /// The most rectangles a refinement of a `width`×`height` view can decide (each is
+    /// recorded once for the overlay): every level's grid, as if every rectangle split.
+    pub fn record_bound(&self, width: u32, height: u32) -> usize {
+        (0..self.levels())
+            .map(|k| {
+                let s = self.size(k).max(1);
+                width.div_ceil(s) as usize * height.div_ceil(s) as usize
+            })
+            .sum()
+    }
+
     /// Spacing of level `k` rectangles.
     pub fn size(&self, level: usize) -> u32 {
         self.init_size / self.subdiv.pow(level as u32)

@@ -17,8 +17,10 @@ use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, Palette, Pre
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 
-/// Overlay records kept per frame at most.
+/// Overlay records allocated at first; the buffer grows to each view's bound.
 const RECORD_CAPACITY: usize = 1 << 16;
+/// Overlay records kept per frame at most (16 bytes each: 256 MiB).
+const RECORD_LIMIT: usize = 1 << 24;
 /// Written into the dwell buffer before a read-back, so that a pixel no kernel wrote shows.
 const POISON_DWELL: u32 = 0xDEAD_BEEF;
 
@@ -145,6 +147,11 @@ impl CudaMandelbrot {
             },
         };
         let record = s.overlay && s.mode == Mode::MarianiSilver;
+        if record {
+            let bound = s.tuning().record_bound(s.view.width, s.view.height);
+            self.records
+                .ensure_capacity(&stream, bound.min(RECORD_LIMIT))?;
+        }
         let used = self.kernels.dwells(
             &stream,
             &s.view,
