@@ -4,7 +4,7 @@
 # `carry: [".carry", ".gl"]`; scripts/gpu/run.sh unpacks it there. Packed, because the
 # binaries (20 MiB of them fatbins) and the tracked tree must travel in 64 MiB together.
 # BEFORE=path/to/cudalens adds an older build as before/cudalens, for before/after timings
-# on the same lease. The GL loader debs in .gl/ are fetched once as in docs/gpu-machine.md.
+# on the same lease; SWEEP= adds the kernel-variant sweep. The GL loader debs in .gl/ are fetched once as in docs/gpu-machine.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/ci/cuda-toolchain.sh
@@ -30,4 +30,8 @@ if [ -n "${BEFORE:-}" ]; then
 fi
 strip "$stage"/* 2>/dev/null || true
 tar -C "$stage" -cJf .carry/bundle.tar.xz .
+# SWEEP=path/to/sweep (scripts/gpu/sweep/build.sh) carries the kernel-variant sweep too.
+if [ -n "${SWEEP:-}" ]; then
+    cp "$SWEEP" .carry/sweep
+fi
 du -sh .carry .gl

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine (no Rust there), from the repository root, after
 # scripts/gpu/prepare.sh staged the binaries in .carry/. Everything goes to $OUT:
-#   run.log (every step's output), summary.txt (one line per step), bench.json, images.
-# Steps: nvidia-smi, doctor, GPU tests (real interop path vs CPU reference), apply on a
-# photograph with --backend cuda vs cpu, median and equalize against OpenCV, compute-sanitizer memcheck and racecheck over the
-# GPU tests (quick sizes), and the benchmark. Usage: bash scripts/gpu/run.sh [STEP...]
+#   run.log (every step's output), summary.txt (one line per step), JSON and CSV results.
+# Steps: nvidia-smi, doctor, GPU tests (real interop path vs CPU reference), apply with
+# --backend cuda vs cpu, median and equalize against OpenCV, compute-sanitizer (memcheck here;
+# racecheck, initcheck, synccheck, GPU faults and the soak through hostile.sh), benchmarks
+# (filters and Mandelbrot, before/after with NPP's peers, deep zoom, batch images/s), the
+# kernel-variant sweep and Nsight Compute over it. Usage: bash scripts/gpu/run.sh [STEP...]
+# With DEADLINE (epoch seconds) set, no step runs past it.
 set -u
 OUT=${OUT:-/tmp/cudalens-out}
 mkdir -p "$OUT"
@@ -64,9 +67,11 @@ apply_both() {
     compare /tmp/astronaut-cuda.png /tmp/astronaut-cpu.png
 }
 
+NCU_METRICS=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
 export -f compare apply_both
-export B OUT
-steps=${*:-"smi doctor tests apply opencv memcheck racecheck bench"}
+HOSTILE=${HOSTILE:-/tmp/hostile}
+export B OUT NCU_METRICS HOSTILE
+steps=${*:-"smi doctor tests apply opencv memcheck bench"}
 for s in $steps; do
     case $s in
         smi) step nvidia-smi 60 nvidia-smi ;;
@@ -74,11 +79,21 @@ for s in $steps; do
         tests) step gpu-tests 420 "$B/gpu-tests" --test-threads=1 --nocapture ;;
         apply) step apply-cuda-vs-cpu 120 apply_both ;;
         memcheck) step memcheck 400 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 ;;
-        # racecheck does not support dynamic parallelism (it warns on the Mandelbrot module and
-        # counts the warning as a hazard): it checks the filter kernels; memcheck covers all.
-        racecheck) step racecheck 400 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 histogram filters_match a_new_image ;;
         opencv) step opencv-cuda 200 python3 scripts/gpu/opencv_check.py "$B/cudalens" cuda /tmp ;;
         bench) step bench 400 "$B/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/bench.json" ;;
+        mandel-tests) step gpu-tests-mandelbrot 200 "$B/gpu-tests" --test-threads=1 --nocapture mandelbrot ;;
+        # Issue 8's checks (scripts/gpu/hostile.sh; its files stay in $HOSTILE, a summary
+        # line each in $HOSTILE/summary.txt).
+        faults) step faults 240 env OUT="$HOSTILE" bash scripts/gpu/hostile.sh faults ;;
+        soak) step soak 170 env OUT="$HOSTILE" bash scripts/gpu/hostile.sh soak ;;
+        racecheck | initcheck | synccheck) step "$s" 200 env OUT="$HOSTILE" SANITIZER_SECONDS=190 bash scripts/gpu/hostile.sh "$s" ;;
+        # The kernel-variant sweep (scripts/gpu/sweep/build.sh, staged as $B/sweep) and
+        # Nsight Compute's view of one 8K run of every variant.
+        sweep) step sweep 200 "$B/sweep" "$OUT/sweep.csv" 20 ;;
+        ncu) step ncu 200 env CUDALENS_SWEEP_QUICK=1 ncu --clock-control none --csv --metrics "$NCU_METRICS" "$B/sweep" ;;
+        batch) step batch-cuda 150 python3 scripts/bench/batch_images.py --cudalens "$B/cudalens" --count 48 --backend cuda --jobs 16 --repeat 3
+               step batch-cpu 150 python3 scripts/bench/batch_images.py --cudalens "$B/cudalens" --count 48 --backend cpu --jobs 16 --repeat 2 ;;
+        deep) step bench-deep 150 "$B/cudalens" bench --backend cuda --deep --size 1920x1080 --runs 20 ;;
         # Issue 11's before and after on one lease: an older build (prepare.sh BEFORE=) and
         # this one with NPP's peers, at 4K and 8K.
         before4k) step bench-before-4k 120 "$B/before/cudalens" bench --backend cuda --runs 30 --size 3840x2160 --json "$OUT/before-4k.json" ;;
