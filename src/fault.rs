@@ -15,10 +15,12 @@ pub enum Fault {
     OomScratch,
     /// Every filter kernel launch is refused.
     Launch,
-    /// The device-side launch queue holds one launch: Mariani–Silver's child launches
-    /// really fail on the device (the kernel counts them, the host refuses the result).
+    /// The device-side launch queue holds one launch and Mariani–Silver launches a child
+    /// grid for every rectangle it splits: child launches really fail on the device (the
+    /// kernel counts them, the host refuses the result).
     ChildLaunch,
-    /// Registering a GL texture with CUDA fails (as with a lost or foreign GL context).
+    /// Registering a GL texture with CUDA, or importing the memory shared with GL, fails
+    /// (as with a lost or foreign GL context).
     Register,
 }
 

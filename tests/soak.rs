@@ -173,7 +173,14 @@ impl Soak {
     }
 
     /// The canonical frame of a checkpoint; returns (GPU bytes used, host RSS bytes).
+    /// What grows with the largest image or view seen (scratch, intermediates, dwell
+    /// buffers) is trimmed first, as the app does on loading an image, and the allocator
+    /// gives its free pages back: what is left over is what leaked.
     fn checkpoint(&mut self, canonical: &RgbaImage, stack: &[Filter]) -> (i64, i64) {
+        self.runner.trim();
+        self.mandel.trim(&self.gl.gl).expect("trim the Mandelbrot buffers");
+        // SAFETY: glibc's malloc_trim only returns free heap pages to the system.
+        unsafe { libc::malloc_trim(0) };
         self.replace_image(canonical.clone());
         self.frame(stack);
         let s = MandelbrotSettings {
@@ -224,8 +231,18 @@ fn soak_random_frames_on_cuda() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(f64::INFINITY);
     let gl = HeadlessGl::new().expect("headless GL");
-    let runner = FrameRunner::new(&gl.gl, BackendRequest::Cuda, InteropRequest::Auto, 1, 1)
-        .expect("CUDA backend");
+    // SOAK_INTEROP: auto (default), classic or external; SOAK_PARTS: both (default),
+    // filters or mandelbrot, to tell where memory goes.
+    let interop = match std::env::var("SOAK_INTEROP").as_deref() {
+        Ok("classic") => InteropRequest::Classic,
+        Ok("external") => InteropRequest::External,
+        _ => InteropRequest::Auto,
+    };
+    let parts = std::env::var("SOAK_PARTS").unwrap_or_else(|_| "both".into());
+    let (filters_on, mandel_on) = (parts != "mandelbrot", parts != "filters");
+    let runner =
+        FrameRunner::new(&gl.gl, BackendRequest::Cuda, interop, 1, 1).expect("CUDA backend");
+    println!("soak: interop {:?}, parts {parts}", runner.interop);
     let mandel = MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_device())
         .expect("CUDA Mandelbrot");
     let image = common::photo("coffee.png");
@@ -265,11 +282,13 @@ fn soak_random_frames_on_cuda() {
             soak.replace_image(image);
             replacements += 1;
         }
-        let checked = frame % 100 == 99;
-        if frame % 5 == 4 {
+        // Frame 98 of every hundred checks a filter stack, frame 99 a Mandelbrot view.
+        let checked = frame % 100 >= 98;
+        let mandel_frame = frame % 5 == 4;
+        if mandel_frame && mandel_on {
             soak.mandelbrot(&mut rng, checked);
             mandels += 1;
-        } else {
+        } else if !mandel_frame && filters_on {
             let stack = random_stack(&mut rng, &mut refused);
             if checked {
                 worst = worst.max(soak.check(&stack));

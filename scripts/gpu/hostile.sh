@@ -117,10 +117,16 @@ print('max diff vs CPU', abs(a-b).max())"))"
     gpu_hog
 }
 
+# The soak on each interop path, then filters and Mandelbrot views apart (SOAK_VARIANTS:
+# interop:parts pairs), so that a drift can be placed.
 soak() {
-    local start=$SECONDS
-    SOAK_FRAMES=${SOAK_FRAMES:-10000} SOAK_SECONDS=${SOAK_SECONDS:-120} timeout 150 "$C/soak-tests" --ignored --nocapture --test-threads=1 2>&1 | tee "$OUT/soak.txt" >>"$LOG"
-    note "soak rc=${PIPESTATUS[0]} $((SECONDS - start))s: $(grep -h '^soak:' "$OUT/soak.txt")"
+    local v
+    for v in ${SOAK_VARIANTS:-auto:both classic:both auto:filters auto:mandelbrot}; do
+        local start=$SECONDS
+        SOAK_INTEROP=${v%%:*} SOAK_PARTS=${v#*:} SOAK_FRAMES=${SOAK_FRAMES:-10000} SOAK_SECONDS=${SOAK_SECONDS:-120} \
+            timeout 150 "$C/soak-tests" --ignored --nocapture --test-threads=1 2>&1 | tee -a "$OUT/soak.txt" >>"$LOG"
+        note "soak $v rc=${PIPESTATUS[0]} $((SECONDS - start))s: $(grep -h '^soak: [0-9]' "$OUT/soak.txt" | tail -n1)"
+    done
 }
 
 sanitize() {

@@ -8,8 +8,9 @@
 #                                       # after with NPP's peers at 4K and 8K, memcheck
 #   bash scripts/gpu/integration.sh b   # Mandelbrot tests, GPU faults, the 10 000-frame
 #                                       # soak, the kernel sweep and Nsight Compute over it
-#   bash scripts/gpu/integration.sh c   # racecheck, initcheck, synccheck, batch images/s,
+#   bash scripts/gpu/integration.sh c   # GPU faults, the soak on each path, batch images/s,
 #                                       # the Mandelbrot and deep-zoom benchmarks
+#   bash scripts/gpu/integration.sh d   # racecheck, initcheck, synccheck, the GPU tests
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -19,7 +20,8 @@ mkdir -p "$OUT" "$HOSTILE"
 case ${1:-a} in
     a) bash scripts/gpu/run.sh smi doctor tests apply opencv before4k peers4k before8k peers8k memcheck ;;
     b) bash scripts/gpu/run.sh smi mandel-tests faults soak sweep ncu ;;
-    c) bash scripts/gpu/run.sh smi racecheck initcheck synccheck batch bench deep ;;
+    c) bash scripts/gpu/run.sh smi faults soak batch bench deep ;;
+    d) bash scripts/gpu/run.sh smi racecheck initcheck synccheck tests ;;
 esac
 for f in summary.txt hostile.log soak.txt; do
     [ -f "$HOSTILE/$f" ] && cp "$HOSTILE/$f" "$OUT/hostile-$f"

@@ -135,7 +135,7 @@ impl AppState {
             ));
             return;
         }
-        self.runner.release_registrations();
+        self.runner.trim();
         let note = loaded.conversion_note.clone();
         match self.document.replace(gl, loaded) {
             Ok(()) => {

@@ -28,6 +28,11 @@ impl ExternalMemory {
     /// Imports a dedicated allocation of `size` bytes. CUDA owns `fd` after a successful
     /// import; it is closed otherwise.
     fn import(ctx: &Arc<CudaContext>, fd: OwnedFd, size: u64) -> Result<Self, CudaError> {
+        if crate::fault::injected(crate::fault::Fault::Register) {
+            // Closes `fd`, as a failed import does.
+            drop(fd);
+            return Err(CudaError::raw("cuImportExternalMemory", 999));
+        }
         let raw = import_fd(ctx, fd, "cuImportExternalMemory", |raw_fd| {
             // SAFETY: an all-zero union of an int and pointers is a valid value.
             let mut handle: sys::CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st__bindgen_ty_1 =

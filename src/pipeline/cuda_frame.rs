@@ -67,6 +67,13 @@ impl CudaFrame {
         self.source_changed = true;
     }
 
+    /// Drops the registrations and frees the scratch and the intermediates.
+    pub fn trim(&mut self) {
+        self.release_registrations();
+        self.scratch = None;
+        self.intermediates = Intermediates::default();
+    }
+
     /// The map/unmap resources for `key`, registered again when the objects changed.
     fn classic(&mut self, key: RegistrationKey) -> Result<ClassicResources, CudaError> {
         if let Some((k, r)) = self.registration.take() {

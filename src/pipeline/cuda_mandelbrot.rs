@@ -292,6 +292,20 @@ impl CudaMandelbrot {
         Ok((dwells, frame))
     }
 
+    /// Frees what grew with the views drawn so far (dwell and continuous-value buffers,
+    /// overlay records, the pixel buffer, the deep-zoom orbit): memory follows the next
+    /// view, not the largest one seen.
+    pub fn trim(&mut self, gl: &glow::Context) -> Result<(), CudaError> {
+        self.dwells = None;
+        self.smooth = None;
+        self.deep = None;
+        if let Some(pbo) = self.pbo.take() {
+            pbo.destroy(gl);
+        }
+        self.records = MsRecordBuffer::new(&self.device.stream, RECORD_CAPACITY)?;
+        Ok(())
+    }
+
     /// Releases the PBO (registration first).
     pub fn destroy(mut self, gl: &glow::Context) {
         if let Some(pbo) = self.pbo.take() {

@@ -72,6 +72,15 @@ impl FrameRunner {
         }
     }
 
+    /// Drops the registrations and frees the scratch and intermediates sized for earlier
+    /// images (when a new image is loaded: memory follows the image, not the largest one
+    /// seen).
+    pub fn trim(&mut self) {
+        if let Some(cuda) = self.cuda.as_mut() {
+            cuda.trim();
+        }
+    }
+
     /// The CUDA device in use, if any (shared with the Mandelbrot renderer).
     pub fn cuda_device(&self) -> Option<&CudaDevice> {
         self.cuda.as_ref().map(|c| &c.device)

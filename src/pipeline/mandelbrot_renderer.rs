@@ -101,6 +101,14 @@ impl MandelbrotRenderer {
         }
     }
 
+    /// Frees the buffers kept from earlier views (see `CudaMandelbrot::trim`).
+    pub fn trim(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
+        if let Some(c) = self.cuda.as_mut() {
+            c.trim(gl)?;
+        }
+        Ok(())
+    }
+
     pub fn destroy(mut self, gl: &glow::Context) {
         if let Some(c) = self.cuda.take() {
             c.destroy(gl);
