@@ -4,8 +4,10 @@
 //! 1×1 to 8K loaded and replaced, Mandelbrot views. Every 100th frame is checked against
 //! the CPU reference; at checkpoints the same canonical frame is run and the driver's
 //! used GPU memory and the host RSS must stay within 1 MiB of the first checkpoint after
-//! warm-up. Ignored by default; `scripts/gpu/hostile.sh soak` runs it on the GPU machine
-//! (`SOAK_FRAMES`, default 10 000; `SOAK_SECONDS` stops it early, saying how far it got).
+//! warm-up (`SOAK_WARM_UP` frames, default 1000). Ignored by default;
+//! `scripts/gpu/hostile.sh soak` runs it on the GPU machine (`SOAK_FRAMES`, default
+//! 10 000; `SOAK_SECONDS` stops it early, saying how far it got; `SOAK_INTEROP` and
+//! `SOAK_PARTS` choose the path and the kind of frames).
 
 mod common;
 
@@ -21,6 +23,7 @@ use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
 const MIB: i64 = 1 << 20;
+/// Frames before the first checkpoint (`SOAK_WARM_UP` to change).
 const WARM_UP: usize = 1000;
 const CHECKPOINT_EVERY: usize = 500;
 
@@ -178,7 +181,9 @@ impl Soak {
     /// gives its free pages back: what is left over is what leaked.
     fn checkpoint(&mut self, canonical: &RgbaImage, stack: &[Filter]) -> (i64, i64) {
         self.runner.trim();
-        self.mandel.trim(&self.gl.gl).expect("trim the Mandelbrot buffers");
+        self.mandel
+            .trim(&self.gl.gl)
+            .expect("trim the Mandelbrot buffers");
         // SAFETY: glibc's malloc_trim only returns free heap pages to the system.
         unsafe { libc::malloc_trim(0) };
         self.replace_image(canonical.clone());
@@ -238,11 +243,18 @@ fn soak_random_frames_on_cuda() {
         Ok("external") => InteropRequest::External,
         _ => InteropRequest::Auto,
     };
+    let warm_up: usize = std::env::var("SOAK_WARM_UP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(WARM_UP);
     let parts = std::env::var("SOAK_PARTS").unwrap_or_else(|_| "both".into());
     let (filters_on, mandel_on) = (parts != "mandelbrot", parts != "filters");
     let runner =
         FrameRunner::new(&gl.gl, BackendRequest::Cuda, interop, 1, 1).expect("CUDA backend");
-    println!("soak: interop {:?}, parts {parts}", runner.interop);
+    println!(
+        "soak: interop {:?}, parts {parts}, warm-up {warm_up} frames",
+        runner.interop
+    );
     let mandel = MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_device())
         .expect("CUDA Mandelbrot");
     let image = common::photo("coffee.png");
@@ -297,7 +309,7 @@ fn soak_random_frames_on_cuda() {
                 soak.frame(&stack);
             }
         }
-        if frame + 1 >= WARM_UP && (frame + 1) % CHECKPOINT_EVERY == 0 {
+        if frame + 1 >= warm_up && (frame + 1) % CHECKPOINT_EVERY == 0 {
             let now = soak.checkpoint(&canonical, &canonical_stack);
             let base = *baseline.get_or_insert(now);
             gpu_drift = gpu_drift.max((now.0 - base.0).abs());

@@ -21,7 +21,7 @@ case ${1:-a} in
     a) bash scripts/gpu/run.sh smi doctor tests apply opencv before4k peers4k before8k peers8k memcheck ;;
     b) bash scripts/gpu/run.sh smi mandel-tests faults soak sweep ncu ;;
     c) bash scripts/gpu/run.sh smi faults soak batch bench deep ;;
-    d) bash scripts/gpu/run.sh smi racecheck initcheck synccheck tests ;;
+    d) SANITIZER_SECONDS=140 bash scripts/gpu/run.sh smi tests racecheck initcheck synccheck ;;
 esac
 for f in summary.txt hostile.log soak.txt; do
     [ -f "$HOSTILE/$f" ] && cp "$HOSTILE/$f" "$OUT/hostile-$f"

@@ -313,8 +313,7 @@ impl MandelbrotKernels {
                     view: view_args,
                     record_capacity: if record { records.capacity as i32 } else { 0 },
                     levels: tuning.levels() as i32,
-                    launch_min_pixels: if crate::fault::injected(crate::fault::Fault::ChildLaunch)
-                    {
+                    launch_min_pixels: if crate::fault::injected(crate::fault::Fault::ChildLaunch) {
                         1
                     } else {
                         tuning.launch_min_pixels.min(i32::MAX as u32) as i32
