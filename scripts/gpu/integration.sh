@@ -10,7 +10,9 @@
 #                                       # soak, the kernel sweep and Nsight Compute over it
 #   bash scripts/gpu/integration.sh c   # GPU faults, the soak on each path, batch images/s,
 #                                       # the Mandelbrot and deep-zoom benchmarks
-#   bash scripts/gpu/integration.sh d   # racecheck, initcheck, synccheck, the GPU tests
+#   bash scripts/gpu/integration.sh d   # the GPU tests, racecheck, initcheck, synccheck
+#   bash scripts/gpu/integration.sh e   # racecheck on small images, bench with NPP's peers
+#                                       # at 4K and 8K, a 25 000-frame soak
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -22,6 +24,8 @@ case ${1:-a} in
     b) bash scripts/gpu/run.sh smi mandel-tests faults soak sweep ncu ;;
     c) bash scripts/gpu/run.sh smi faults soak batch bench deep ;;
     d) SANITIZER_SECONDS=140 bash scripts/gpu/run.sh smi tests racecheck initcheck synccheck ;;
+    e) export SOAK_VARIANTS="auto:both auto:mandelbrot" SOAK_FRAMES=25000 SOAK_WARM_UP=10000 SOAK_SECONDS=170
+       SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi racecheck peers4k peers8k soak ;;
 esac
 for f in summary.txt hostile.log soak.txt; do
     [ -f "$HOSTILE/$f" ] && cp "$HOSTILE/$f" "$OUT/hostile-$f"

@@ -85,7 +85,7 @@ for s in $steps; do
         # Issue 8's checks (scripts/gpu/hostile.sh; its files stay in $HOSTILE, a summary
         # line each in $HOSTILE/summary.txt).
         faults) step faults 240 env OUT="$HOSTILE" bash scripts/gpu/hostile.sh faults ;;
-        soak) step soak 400 env OUT="$HOSTILE" SOAK_SECONDS=80 bash scripts/gpu/hostile.sh soak ;;
+        soak) step soak 400 env OUT="$HOSTILE" SOAK_SECONDS="${SOAK_SECONDS:-80}" bash scripts/gpu/hostile.sh soak ;;
         racecheck | initcheck | synccheck) step "$s" $((${SANITIZER_SECONDS:-190} + 10)) env OUT="$HOSTILE" SANITIZER_SECONDS=${SANITIZER_SECONDS:-190} bash scripts/gpu/hostile.sh "$s" ;;
         # The kernel-variant sweep (scripts/gpu/sweep/build.sh, staged as $B/sweep) and
         # Nsight Compute's view of one 8K run of every variant.
