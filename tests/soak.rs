@@ -84,6 +84,8 @@ struct Soak {
     mandel: MandelbrotRenderer,
     source: GlTexture,
     image: RgbaImage,
+    /// Every Mandelbrot view 640×480 (`SOAK_VIEW=fixed`), to tell size changes apart.
+    fixed_view: bool,
 }
 
 impl Soak {
@@ -142,8 +144,8 @@ impl Soak {
         let view = View {
             center: (rng.random_range(-2.0..0.6), rng.random_range(-1.2..1.2)),
             span: 10f64.powf(rng.random_range(-6.0..0.5)),
-            width: side(rng, max),
-            height: side(rng, max),
+            width: if self.fixed_view { 640 } else { side(rng, max) },
+            height: if self.fixed_view { 480 } else { side(rng, max) },
             max_dwell: rng.random_range(1..=2048),
         };
         let mode = if rng.random_bool(0.5) {
@@ -248,11 +250,15 @@ fn soak_random_frames_on_cuda() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(WARM_UP);
     let parts = std::env::var("SOAK_PARTS").unwrap_or_else(|_| "both".into());
-    let (filters_on, mandel_on) = (parts != "mandelbrot", parts != "filters");
+    // none: only the image loads; SOAK_REPLACE=0 keeps the first image.
+    let filters_on = parts == "both" || parts == "filters";
+    let mandel_on = parts == "both" || parts == "mandelbrot";
+    let replace = std::env::var("SOAK_REPLACE").map_or(true, |v| v != "0");
+    let fixed_view = std::env::var("SOAK_VIEW").is_ok_and(|v| v == "fixed");
     let runner =
         FrameRunner::new(&gl.gl, BackendRequest::Cuda, interop, 1, 1).expect("CUDA backend");
     println!(
-        "soak: interop {:?}, parts {parts}, warm-up {warm_up} frames",
+        "soak: interop {:?}, parts {parts}, images replaced {replace}, fixed view {fixed_view}, warm-up {warm_up} frames",
         runner.interop
     );
     let mandel = MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_device())
@@ -266,6 +272,7 @@ fn soak_random_frames_on_cuda() {
         mandel,
         source,
         image,
+        fixed_view,
     };
     let photos = ["astronaut.png", "camera.png", "coffee.png", "logo.png"].map(common::photo);
     let canonical = photos[0].clone();
@@ -284,7 +291,7 @@ fn soak_random_frames_on_cuda() {
             break;
         }
         done = frame + 1;
-        if frame % 25 == 0 {
+        if frame % 25 == 0 && (replace || frame == 0) {
             let (w, h) = random_size(&mut rng, replacements);
             let image = if replacements % 5 == 0 {
                 photos[replacements / 5 % photos.len()].clone()

@@ -13,6 +13,9 @@
 #   bash scripts/gpu/integration.sh d   # the GPU tests, racecheck, initcheck, synccheck
 #   bash scripts/gpu/integration.sh e   # racecheck on small images, bench with NPP's peers
 #                                       # at 4K and 8K, a 25 000-frame soak
+#   bash scripts/gpu/integration.sh f   # the soak's parts apart: image loads alone, views
+#                                       # of random or fixed size, filters with or without
+#                                       # new images, on each interop path
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -26,6 +29,9 @@ case ${1:-a} in
     d) SANITIZER_SECONDS=140 bash scripts/gpu/run.sh smi tests racecheck initcheck synccheck ;;
     e) export SOAK_VARIANTS="auto:both auto:mandelbrot" SOAK_FRAMES=25000 SOAK_WARM_UP=10000 SOAK_SECONDS=170
        SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi racecheck peers4k peers8k soak ;;
+    f) export SOAK_VARIANTS="auto:none:1 auto:mandelbrot:0:random auto:mandelbrot:0:fixed auto:filters:0 classic:filters:0 auto:filters:1" \
+           SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
+       bash scripts/gpu/run.sh smi soak ;;
 esac
 for f in summary.txt hostile.log soak.txt; do
     [ -f "$HOSTILE/$f" ] && cp "$HOSTILE/$f" "$OUT/hostile-$f"
