@@ -65,7 +65,7 @@ __device__ __forceinline__ PtDd pt_fast_two_sum(double a, double b)
 __device__ __forceinline__ PtDd pt_dd_neg(PtDd a) { return PtDd{-a.hi, -a.lo}; }
 __device__ __forceinline__ PtDd pt_dd_double(PtDd a) { return PtDd{pt_mul(2.0, a.hi), pt_mul(2.0, a.lo)}; }
 
-// a + b unnormalised (Dd::add_raw) and normalised (Dd::add).
+// a + b unnormalised (Dd::add_raw) and normalised (Dd + Dd).
 __device__ __forceinline__ PtDd pt_dd_add_raw(PtDd a, PtDd b)
 {
     const PtDd s = pt_two_sum(a.hi, b.hi);

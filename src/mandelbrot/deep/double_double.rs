@@ -70,14 +70,6 @@ impl Dd {
         Self::new(ldexp(hi, e), ldexp(lo, e))
     }
 
-    /// −self (exact).
-    pub fn neg(self) -> Self {
-        Dd {
-            hi: -self.hi,
-            lo: -self.lo,
-        }
-    }
-
     /// 2 · self (exact).
     pub fn double(self) -> Self {
         Dd {
@@ -86,14 +78,7 @@ impl Dd {
         }
     }
 
-    /// self + b: the error of the high parts plus both low parts, normalised once (the
-    /// "sloppy" sum: error ~2⁻¹⁰⁴·(|self| + |b|), far below what the dwells need).
-    pub fn add(self, b: Self) -> Self {
-        let s = two_sum(self.hi, b.hi);
-        fast_two_sum(s.hi, s.lo + (self.lo + b.lo))
-    }
-
-    /// [`Dd::add`] left unnormalised (|lo| may reach ~1 ulp(hi)): for an operand of a
+    /// The sum left unnormalised (|lo| may reach ~1 ulp(hi)): for an operand of a
     /// further operation, whose own two-sum absorbs it (saves 3 flops).
     pub fn add_raw(self, b: Self) -> Self {
         let s = two_sum(self.hi, b.hi);
@@ -103,13 +88,7 @@ impl Dd {
         }
     }
 
-    /// self · b: the exact product of the high parts (FMA) plus the cross terms.
-    pub fn mul(self, b: Self) -> Self {
-        let p = self.mul_raw(b);
-        fast_two_sum(p.hi, p.lo)
-    }
-
-    /// [`Dd::mul`] left unnormalised (see [`Dd::add_raw`]).
+    /// The product left unnormalised (see [`Dd::add_raw`]).
     pub fn mul_raw(self, b: Self) -> Self {
         let p = self.hi * b.hi;
         let e = self.hi.mul_add(b.hi, -p);
@@ -126,6 +105,39 @@ impl Dd {
         let e = self.hi.mul_add(t, -p);
         let e = self.lo.mul_add(t, e);
         fast_two_sum(p, e)
+    }
+}
+
+impl std::ops::Neg for Dd {
+    type Output = Dd;
+
+    /// −self (exact).
+    fn neg(self) -> Dd {
+        Dd {
+            hi: -self.hi,
+            lo: -self.lo,
+        }
+    }
+}
+
+impl std::ops::Add for Dd {
+    type Output = Dd;
+
+    /// The error of the high parts plus both low parts, normalised once (the "sloppy" sum:
+    /// error ~2⁻¹⁰⁴·(|self| + |b|), far below what the dwells need).
+    fn add(self, b: Dd) -> Dd {
+        let s = self.add_raw(b);
+        fast_two_sum(s.hi, s.lo)
+    }
+}
+
+impl std::ops::Mul for Dd {
+    type Output = Dd;
+
+    /// The exact product of the high parts (FMA) plus the cross terms, normalised.
+    fn mul(self, b: Dd) -> Dd {
+        let p = self.mul_raw(b);
+        fast_two_sum(p.hi, p.lo)
     }
 }
 
@@ -149,14 +161,14 @@ mod tests {
         let one = third.mul_f64(3.0);
         assert_eq!(one.hi, 1.0);
         assert!(one.lo.abs() < 2f64.powi(-100), "{one:?}");
-        let sum = third.add(third).add(third);
+        let sum = third + third + third;
         assert_eq!(sum.hi, 1.0);
         assert!(sum.lo.abs() < 2f64.powi(-100));
-        let nine = third.mul(third).mul_f64(9.0);
+        let nine = (third * third).mul_f64(9.0);
         assert_eq!(nine.hi, 1.0);
         assert!(nine.lo.abs() < 2f64.powi(-100));
-        assert_eq!(third.add(third.neg()), Dd::ZERO);
-        assert_eq!(third.double(), third.add(third));
+        assert_eq!(third + -third, Dd::ZERO);
+        assert_eq!(third.double(), third + third);
         let raw = third.add_raw(third).mul_raw(third);
         let two_ninths = Dd::new(raw.hi, raw.lo).mul_f64(4.5);
         assert_eq!(two_ninths.hi, 1.0);

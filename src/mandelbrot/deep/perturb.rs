@@ -37,7 +37,7 @@ pub fn offset_ext(x: u32, y: u32, width: u32, height: u32, step: FloatExp) -> Co
 /// δc of pixel (x, y) as double-doubles: (steps_x · step, −(steps_y · step)).
 pub fn offset_dd(x: u32, y: u32, width: u32, height: u32, step: Dd) -> [Dd; 2] {
     let (sx, sy) = steps(x, y, width, height);
-    [step.mul_f64(sx), step.mul_f64(sy).neg()]
+    [step.mul_f64(sx), -step.mul_f64(sy)]
 }
 
 /// δ ← (2Z + δ)·δ + δc. The intermediate sums and products stay unnormalised: each feeds a
@@ -45,8 +45,8 @@ pub fn offset_dd(x: u32, y: u32, width: u32, height: u32, step: Dd) -> [Dd; 2] {
 fn step_dd([zr, zi]: [Dd; 2], [dr, di]: [Dd; 2], [cr, ci]: [Dd; 2]) -> [Dd; 2] {
     let ar = zr.double().add_raw(dr);
     let ai = zi.double().add_raw(di);
-    let re = ar.mul_raw(dr).add_raw(ai.mul_raw(di).neg()).add(cr);
-    let im = ar.mul_raw(di).add_raw(ai.mul_raw(dr)).add(ci);
+    let re = ar.mul_raw(dr).add_raw(-ai.mul_raw(di)) + cr;
+    let im = ar.mul_raw(di).add_raw(ai.mul_raw(dr)) + ci;
     [re, im]
 }
 
@@ -66,7 +66,7 @@ pub fn dwell_dd(orbit: &[[Dd; 2]], dc: [Dd; 2], max_dwell: u32) -> u32 {
             return n;
         }
         if k == last || norm < d[0].hi * d[0].hi + d[1].hi * d[1].hi {
-            (d, k) = ([z[0].add(d[0]), z[1].add(d[1])], 0);
+            (d, k) = ([z[0] + d[0], z[1] + d[1]], 0);
             z = orbit[0];
         }
         d = step_dd(z, d, dc);
