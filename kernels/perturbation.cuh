@@ -1,6 +1,6 @@
 // perturbation.cuh: the dwell of one pixel of a deep view by perturbation around a
 // reference orbit, as __device__ functions any kernel can call (perturbation.cu per pixel;
-// the Mariani-Silver refinement of mandelbrot.cu can call pt_dwell_f64 / pt_dwell_ext in
+// the Mariani-Silver refinement of mandelbrot.cu can call pt_dwell_dd / pt_dwell_ext in
 // place of its dwell_at for deep views).
 //
 // The reference orbit Z_0 = 0, Z_1 = C, Z_{k+1} = Z_k^2 + C at the view's exact centre is
@@ -11,11 +11,15 @@
 // each step it rebases, delta <- Z_k + delta_k and k <- 0, when |Z_k + delta_k| < |delta_k|
 // (glitch avoidance by rebasing) or when k == K (the reference escaped or ended first).
 //
-// Two number types: f64 (pt_dwell_f64; orbit = Z_k as double2) for pixels down to 2^-960,
-// and PtComplexExp, a complex with one shared int exponent (pt_dwell_ext; orbit = mantissas,
-// orbit_exp = exponents) below. Every operation is written exactly like the Rust twin
-// (src/mandelbrot/deep/perturb.rs, complex_exp.rs): explicit _rn intrinsics, so no FMA
-// contraction, and the same order, so GPU dwells equal the CPU's bit for bit.
+// Two number types: double-double (pt_dwell_dd; PtDd = hi + lo, ~106 bits) for pixels down
+// to 2^-960, and PtComplexExp, a complex with one shared int exponent (pt_dwell_ext; orbit =
+// mantissas, orbit_exp = exponents) below. Double-double because near a minibrot a dwell can
+// change when c moves by 1e-14 of a pixel, the error f64's 2^-53 makes on a delta of hundreds
+// of pixels (dc, delta and Z_k all need the extra bits: src/mandelbrot/deep/perturb.rs).
+// Every operation is written exactly like the Rust twin (perturb.rs, double_double.rs,
+// complex_exp.rs): explicit _rn intrinsics, so no FMA contraction (the FMAs of the
+// double-double products are explicit __fma_rn, Rust's f64::mul_add), and the same order,
+// so GPU dwells equal the CPU's bit for bit.
 //
 // Self-contained (no system includes) so NVRTC can compile it from the embedded source.
 #pragma once
@@ -24,16 +28,73 @@
 struct PtArgs {
     int* dwells;
     int width, height, max_dwell;
-    const double2* orbit;  // Z_0..Z_K: values (f64 path) or mantissas (extended path)
-    const int* orbit_exp;  // exponents of the extended path (unused by the f64 path)
+    // Z_0..Z_K. Double-double path: 2 entries per point, (re.hi, im.hi) then (re.lo, im.lo).
+    // Extended path: one entry per point, the mantissas.
+    const double2* orbit;
+    const int* orbit_exp;  // exponents of the extended path (unused by the double-double path)
     int orbit_last;        // K
-    double step;           // pixel size (f64 path) or its mantissa in [1, 2) (extended)
+    double step;           // pixel size's high part (double-double) or mantissa in [1, 2)
     int step_exp;          // the pixel size's exponent (extended path)
+    double step_lo;        // pixel size's low part (double-double path)
 };
 
 __device__ __forceinline__ double pt_mul(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ double pt_add(double a, double b) { return __dadd_rn(a, b); }
 __device__ __forceinline__ double pt_sub(double a, double b) { return __dsub_rn(a, b); }
+
+// hi + lo (double_double.rs: Dd).
+struct PtDd {
+    double hi, lo;
+};
+
+// a + b as (rounded sum, exact error), any magnitudes (two_sum).
+__device__ __forceinline__ PtDd pt_two_sum(double a, double b)
+{
+    const double s = pt_add(a, b);
+    const double bb = pt_sub(s, a);
+    return PtDd{s, pt_add(pt_sub(a, pt_sub(s, bb)), pt_sub(b, bb))};
+}
+
+// a + b as (rounded sum, exact error) when |a| >= |b| or a == 0 (fast_two_sum).
+__device__ __forceinline__ PtDd pt_fast_two_sum(double a, double b)
+{
+    const double s = pt_add(a, b);
+    return PtDd{s, pt_sub(b, pt_sub(s, a))};
+}
+
+__device__ __forceinline__ PtDd pt_dd_neg(PtDd a) { return PtDd{-a.hi, -a.lo}; }
+__device__ __forceinline__ PtDd pt_dd_double(PtDd a) { return PtDd{pt_mul(2.0, a.hi), pt_mul(2.0, a.lo)}; }
+
+// a + b unnormalised (Dd::add_raw) and normalised (Dd + Dd).
+__device__ __forceinline__ PtDd pt_dd_add_raw(PtDd a, PtDd b)
+{
+    const PtDd s = pt_two_sum(a.hi, b.hi);
+    return PtDd{s.hi, pt_add(s.lo, pt_add(a.lo, b.lo))};
+}
+
+__device__ __forceinline__ PtDd pt_dd_add(PtDd a, PtDd b)
+{
+    const PtDd s = pt_dd_add_raw(a, b);
+    return pt_fast_two_sum(s.hi, s.lo);
+}
+
+// a b unnormalised (Dd::mul_raw): exact product of the high parts plus the cross terms.
+__device__ __forceinline__ PtDd pt_dd_mul_raw(PtDd a, PtDd b)
+{
+    const double p = pt_mul(a.hi, b.hi);
+    double e = __fma_rn(a.hi, b.hi, -p);
+    e = __fma_rn(a.hi, b.lo, e);
+    return PtDd{p, __fma_rn(a.lo, b.hi, e)};
+}
+
+// a t for a double t (Dd::mul_f64).
+__device__ __forceinline__ PtDd pt_dd_mul_f64(PtDd a, double t)
+{
+    const double p = pt_mul(a.hi, t);
+    double e = __fma_rn(a.hi, t, -p);
+    e = __fma_rn(a.lo, t, e);
+    return pt_fast_two_sum(p, e);
+}
 
 // 2^k for -1022 <= k <= 1023 (exact).
 __device__ __forceinline__ double pt_pow2(int k) { return __longlong_as_double((long long)(k + 1023) << 52); }
@@ -126,34 +187,47 @@ __device__ __forceinline__ bool pt_cx_escaped(PtComplexExp a)
     return pt_add(pt_mul(r, r), pt_mul(i, i)) >= 4.0;
 }
 
-// dc of pixel (x, y): (((x + 0.5) - W 0.5) step, -(((y + 0.5) - H 0.5) step)) (perturb.rs: offset_f64).
-__device__ __forceinline__ double2 pt_offset(const PtArgs& a, int x, int y)
+// The pixel's offset from the centre in steps, ((x + 0.5) - W 0.5, (y + 0.5) - H 0.5) (perturb.rs: steps).
+__device__ __forceinline__ double2 pt_steps(const PtArgs& a, int x, int y)
 {
-    return make_double2(pt_mul(pt_sub(pt_add((double)x, 0.5), pt_mul((double)a.width, 0.5)), a.step),
-                        -pt_mul(pt_sub(pt_add((double)y, 0.5), pt_mul((double)a.height, 0.5)), a.step));
+    return make_double2(pt_sub(pt_add((double)x, 0.5), pt_mul((double)a.width, 0.5)),
+                        pt_sub(pt_add((double)y, 0.5), pt_mul((double)a.height, 0.5)));
 }
 
-// The dwell of pixel (x, y), f64 perturbation (perturb.rs: dwell_f64).
-__device__ __forceinline__ int pt_dwell_f64(const PtArgs& a, int x, int y)
+// Z_k of the double-double path: re = (hi.x, lo.x), im = (hi.y, lo.y).
+__device__ __forceinline__ void pt_orbit_dd(const PtArgs& a, int k, PtDd& re, PtDd& im)
 {
-    const double2 dc = pt_offset(a, x, y);
-    double dr = dc.x, di = dc.y;
+    const double2 hi = __ldg(&a.orbit[2 * k]);
+    const double2 lo = __ldg(&a.orbit[2 * k + 1]);
+    re = PtDd{hi.x, lo.x};
+    im = PtDd{hi.y, lo.y};
+}
+
+// The dwell of pixel (x, y), double-double perturbation (perturb.rs: dwell_dd, step_dd). The
+// escape and rebasing tests read only the high parts.
+__device__ __forceinline__ int pt_dwell_dd(const PtArgs& a, int x, int y)
+{
+    const double2 st = pt_steps(a, x, y);
+    const PtDd step = PtDd{a.step, a.step_lo};
+    const PtDd cr = pt_dd_mul_f64(step, st.x), ci = pt_dd_neg(pt_dd_mul_f64(step, st.y));
+    PtDd dr = cr, di = ci;
     int k = 1, n = 0;
     for (;;) {
-        double2 Z = __ldg(&a.orbit[k]);
-        const double zr = pt_add(Z.x, dr), zi = pt_add(Z.y, di);
-        const double norm = pt_add(pt_mul(zr, zr), pt_mul(zi, zi));
+        PtDd zr, zi;
+        pt_orbit_dd(a, k, zr, zi);
+        const double hr = pt_add(zr.hi, dr.hi), hi = pt_add(zi.hi, di.hi);
+        const double norm = pt_add(pt_mul(hr, hr), pt_mul(hi, hi));
         if (n >= a.max_dwell || norm >= 4.0) return n;
-        if (k == a.orbit_last || norm < pt_add(pt_mul(dr, dr), pt_mul(di, di))) {
-            dr = zr;
-            di = zi;
+        if (k == a.orbit_last || norm < pt_add(pt_mul(dr.hi, dr.hi), pt_mul(di.hi, di.hi))) {
+            dr = pt_dd_add(zr, dr);
+            di = pt_dd_add(zi, di);
             k = 0;
-            Z = __ldg(&a.orbit[0]);
+            pt_orbit_dd(a, 0, zr, zi);
         }
-        const double ar = pt_add(pt_mul(2.0, Z.x), dr);
-        const double ai = pt_add(pt_mul(2.0, Z.y), di);
-        const double nr = pt_add(pt_sub(pt_mul(ar, dr), pt_mul(ai, di)), dc.x);
-        const double ni = pt_add(pt_add(pt_mul(ar, di), pt_mul(ai, dr)), dc.y);
+        const PtDd ar = pt_dd_add_raw(pt_dd_double(zr), dr);
+        const PtDd ai = pt_dd_add_raw(pt_dd_double(zi), di);
+        const PtDd nr = pt_dd_add(pt_dd_add_raw(pt_dd_mul_raw(ar, dr), pt_dd_neg(pt_dd_mul_raw(ai, di))), cr);
+        const PtDd ni = pt_dd_add(pt_dd_add_raw(pt_dd_mul_raw(ar, di), pt_dd_mul_raw(ai, dr)), ci);
         dr = nr;
         di = ni;
         ++k;
@@ -170,8 +244,8 @@ __device__ __forceinline__ PtComplexExp pt_orbit_point(const PtArgs& a, int k)
 // The dwell of pixel (x, y), extended exponents (perturb.rs: dwell_ext).
 __device__ __forceinline__ int pt_dwell_ext(const PtArgs& a, int x, int y)
 {
-    const double2 offset = pt_offset(a, x, y);
-    const PtComplexExp dc = pt_cx(offset.x, offset.y, a.step_exp);
+    const double2 st = pt_steps(a, x, y);
+    const PtComplexExp dc = pt_cx(pt_mul(st.x, a.step), -pt_mul(st.y, a.step), a.step_exp);
     PtComplexExp d = dc;
     int k = 1, n = 0;
     for (;;) {

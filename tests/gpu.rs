@@ -15,8 +15,8 @@ use cudalens::cuda::CudaDevice;
 use cudalens::filters::{apply_cpu, gpu_tolerance, Filter, FILTERS};
 use cudalens::gl::{GlTexture, HeadlessGl};
 use cudalens::mandelbrot::deep::{
-    direct_dwell, dwell_ext, dwell_f64, is_deep, offset_ext, offset_f64, sample_pixels,
-    DeepLocation, ReferenceOrbit, DEEP_BOOKMARKS,
+    direct_dwell, dwell_dd, dwell_ext, is_deep, offset_dd, offset_ext, sample_pixels, DeepLocation,
+    ReferenceOrbit, DEEP_BOOKMARKS,
 };
 use cudalens::mandelbrot::{
     render_mariani_silver, render_per_pixel, Coloring, MandelbrotSettings, Mode, MsStats, MsTuning,
@@ -675,8 +675,8 @@ fn deep_views_match_arbitrary_precision_iteration() {
             "{name}: texture vs LUT(dwells)"
         );
         let orbit = ReferenceOrbit::compute(&view);
-        let points = orbit.f64_points();
         let step = view.location.pixel_size(w);
+        let step_dd = view.location.pixel_size_dd(w);
         let pixels = sample_pixels(w, h, samples, 13);
         let start = Instant::now();
         let checked: Vec<(u32, u32, u32, (u32, u32))> = pixels
@@ -685,7 +685,7 @@ fn deep_views_match_arbitrary_precision_iteration() {
                 let cpu = if frame.precision == Precision::Extended {
                     dwell_ext(&orbit.points, offset_ext(x, y, w, h, step), max_dwell)
                 } else {
-                    dwell_f64(&points, offset_f64(x, y, w, h, step.to_f64()), max_dwell)
+                    dwell_dd(&orbit.dd_points, offset_dd(x, y, w, h, step_dd), max_dwell)
                 };
                 let i = (y * w + x) as usize;
                 (cpu, direct_dwell(&view, x, y, 64), gpu.values[i], (x, y))

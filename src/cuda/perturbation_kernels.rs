@@ -3,7 +3,7 @@
 
 use super::tiles::{blocks, PT_BLOCK_X, PT_BLOCK_Y};
 use super::{load_function, load_module, CudaDevice, CudaError};
-use crate::mandelbrot::deep::{FloatExp, ReferenceOrbit};
+use crate::mandelbrot::deep::{DeepView, ReferenceOrbit};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
@@ -20,6 +20,7 @@ struct PtArgs {
     orbit_last: i32,
     step: f64,
     step_exp: i32,
+    step_lo: f64,
 }
 
 // SAFETY: PtArgs is #[repr(C)], Copy, and matches the kernel's struct field for field.
@@ -28,8 +29,8 @@ unsafe impl cudarc::driver::DeviceRepr for PtArgs {}
 /// Which number type the pixels iterate in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PerturbationPath {
-    /// f64 differences; the orbit as f64 values.
-    F64,
+    /// Double-double differences; the orbit as double-doubles.
+    DoubleDouble,
     /// Shared-exponent complex differences; the orbit as mantissas and exponents.
     Extended,
 }
@@ -50,7 +51,7 @@ impl DeviceOrbit {
         path: PerturbationPath,
     ) -> Result<Self, CudaError> {
         let (points, exponents): (Vec<f64>, Vec<i32>) = match path {
-            PerturbationPath::F64 => (orbit.f64_points().into_iter().flatten().collect(), vec![0]),
+            PerturbationPath::DoubleDouble => (orbit.device_dd_points(), vec![0]),
             PerturbationPath::Extended => (
                 orbit.points.iter().flat_map(|p| [p.re, p.im]).collect(),
                 orbit.points.iter().map(|p| p.e).collect(),
@@ -71,7 +72,7 @@ impl DeviceOrbit {
 
 /// The loaded perturbation kernels.
 pub struct PerturbationKernels {
-    f64: CudaFunction,
+    double_double: CudaFunction,
     extended: CudaFunction,
 }
 
@@ -79,21 +80,21 @@ impl PerturbationKernels {
     pub fn load(device: &CudaDevice) -> Result<Self, CudaError> {
         let module = load_module(device, "perturbation")?;
         Ok(Self {
-            f64: load_function(&module, "perturb_per_pixel_f64")?,
+            double_double: load_function(&module, "perturb_per_pixel_dd")?,
             extended: load_function(&module, "perturb_per_pixel_ext")?,
         })
     }
 
-    /// Computes the W×H dwells of the view whose pixel size is `step` into `dwells`
-    /// (≥ W·H `i32`) around `orbit`.
+    /// Computes the W×H dwells of `view` into `dwells` (≥ W·H `i32`) around `orbit` (the
+    /// reference at the view's centre).
     pub fn dwells(
         &self,
         stream: &Arc<CudaStream>,
-        (width, height, max_dwell): (u32, u32, u32),
-        step: FloatExp,
+        view: &DeepView,
         orbit: &DeviceOrbit,
         dwells: &mut CudaSlice<i32>,
     ) -> Result<(), CudaError> {
+        let (width, height, max_dwell) = (view.width, view.height, view.max_dwell);
         let invalid = |reason: String| CudaError::Launch {
             kernel: "perturb_per_pixel",
             reason,
@@ -107,9 +108,15 @@ impl PerturbationKernels {
         if orbit.len < 2 || orbit.len > i32::MAX as usize || max_dwell > i32::MAX as u32 {
             return Err(invalid(format!("orbit of {} points", orbit.len)));
         }
-        let (function, step, step_exp) = match orbit.path {
-            PerturbationPath::F64 => (&self.f64, step.to_f64(), 0),
-            PerturbationPath::Extended => (&self.extended, step.m, step.e),
+        let (function, step, step_exp, step_lo) = match orbit.path {
+            PerturbationPath::DoubleDouble => {
+                let step = view.location.pixel_size_dd(width);
+                (&self.double_double, step.hi, 0, step.lo)
+            }
+            PerturbationPath::Extended => {
+                let step = view.location.pixel_size(width);
+                (&self.extended, step.m, step.e, 0.0)
+            }
         };
         let (d, _g1) = dwells.device_ptr(stream);
         let (o, _g2) = orbit.points.device_ptr(stream);
@@ -124,6 +131,7 @@ impl PerturbationKernels {
             orbit_last: (orbit.len - 1) as i32,
             step,
             step_exp,
+            step_lo,
         };
         let cfg = LaunchConfig {
             grid_dim: (blocks(width, PT_BLOCK_X), blocks(height, PT_BLOCK_Y), 1),
@@ -133,8 +141,9 @@ impl PerturbationKernels {
         let mut b = stream.launch_builder(function);
         b.arg(&args);
         // SAFETY: matches perturb_per_pixel_*(PtArgs); `dwells` holds W·H ints (checked),
-        // the orbit buffers hold `len` points (and exponents on the extended path, the only
-        // one that reads them), and every index the kernel reads is ≤ orbit_last.
+        // the orbit buffers hold `len` points (two double2 each on the double-double path,
+        // exponents on the extended path, the only one that reads them), and every point
+        // index the kernel reads is ≤ orbit_last.
         unsafe { b.launch(cfg) }.map_err(CudaError::launch("perturb_per_pixel"))?;
         Ok(())
     }

@@ -98,7 +98,7 @@ impl CudaDeep {
             path: if precision == Precision::Extended {
                 PerturbationPath::Extended
             } else {
-                PerturbationPath::F64
+                PerturbationPath::DoubleDouble
             },
         };
         if self.orbit.as_ref().is_none_or(|(k, _)| *k != key) {
@@ -109,14 +109,7 @@ impl CudaDeep {
         }
         timeline.mark("reference orbit", stream)?;
         let (_, orbit) = self.orbit.as_ref().ok_or(CudaError::NoDevice)?;
-        let step = view.location.pixel_size(view.width);
-        self.kernels.dwells(
-            stream,
-            (view.width, view.height, view.max_dwell),
-            step,
-            orbit,
-            dwells,
-        )?;
+        self.kernels.dwells(stream, &view, orbit, dwells)?;
         timeline.mark("dwell", stream)?;
         Ok(precision)
     }

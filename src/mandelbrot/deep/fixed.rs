@@ -25,6 +25,18 @@ pub fn decimal_to_fixed(d: &Decimal, bits: usize) -> BigInt {
     }
 }
 
+/// The pixel size span / width in fixed point, correctly rounded.
+pub fn pixel_step(span: &Decimal, width: u32, bits: usize) -> BigInt {
+    let (s, e) = span.parts();
+    let ten = BigInt::from(10u32);
+    let width = BigInt::from(width.max(1));
+    if e >= 0 {
+        rational_to_fixed(s * ten.pow(e as u32), &width, bits)
+    } else {
+        rational_to_fixed(s, &(width * ten.pow((-e) as u32)), bits)
+    }
+}
+
 /// c of pixel (x, y) in fixed point, from the exact decimal centre and span with a single
 /// rounding: (re + (2x + 1 − W)·S/(2W), im − (2y + 1 − H)·S/(2W)).
 pub fn pixel_c(view: &DeepView, x: u32, y: u32, bits: usize) -> (BigInt, BigInt) {

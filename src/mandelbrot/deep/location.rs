@@ -1,7 +1,7 @@
 //! `DeepLocation`: where a view is, exactly (decimal centre and span), with zoom and pan in
 //! exact decimal arithmetic; `DeepView` adds the image size and max dwell.
 
-use super::{Decimal, DeepError, FloatExp};
+use super::{fixed, Dd, Decimal, DeepError, FloatExp};
 use crate::mandelbrot::View;
 
 /// Smallest span a view may have (the limit of [`Decimal`]'s digits, with room to spare).
@@ -84,6 +84,14 @@ impl DeepLocation {
     /// Width of one pixel: S / W.
     pub fn pixel_size(&self, width: u32) -> FloatExp {
         FloatExp::from_decimal(&self.span).div_f64(f64::from(width.max(1)))
+    }
+
+    /// The pixel size as a double-double (the perturbation path's δc), from the exact span
+    /// (0 below f64's range: that path stops at 2⁻⁹⁶⁰).
+    pub fn pixel_size_dd(&self, width: u32) -> Dd {
+        let below = (-self.pixel_size(width).log2()).ceil().max(0.0) as usize;
+        let bits = below + 120;
+        Dd::from_fixed(&fixed::pixel_step(&self.span, width, bits), bits)
     }
 
     /// Writes the nearest f64 centre and span into `view` (the span at least the smallest

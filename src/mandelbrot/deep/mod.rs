@@ -3,9 +3,9 @@
 //!
 //! A deep view's centre and span are exact decimals ([`Decimal`], [`DeepLocation`]). The
 //! reference orbit Z_n at the centre is iterated in fixed point on `num-bigint` ([`fixed`],
-//! [`ReferenceOrbit`]) and stored as doubles (or as [`ComplexExp`] below f64's range); each
-//! pixel iterates only its difference δ from it (`perturb`), rebasing to the orbit's start
-//! when |Z_n + δ_n| < |δ_n| or when the reference has escaped. [`direct_dwell`] is the
+//! [`ReferenceOrbit`]) and stored as double-doubles ([`Dd`]; or as [`ComplexExp`] below
+//! f64's range); each pixel iterates only its difference δ from it (`perturb`), rebasing to
+//! the orbit's start when |Z_n + δ_n| < |δ_n| or when the reference has escaped. [`direct_dwell`] is the
 //! slow, exact reference the tests compare against; [`choose_precision`] picks
 //! f32 → f64 → perturbation → extended exponent by the pixel size.
 
@@ -13,6 +13,7 @@ mod bookmarks;
 mod complex_exp;
 mod decimal;
 mod direct;
+mod double_double;
 pub mod fixed;
 mod float_exp;
 mod location;
@@ -24,10 +25,11 @@ pub use bookmarks::{find_bookmark, parse_bookmark_name, DeepBookmark, DEEP_BOOKM
 pub use complex_exp::ComplexExp;
 pub use decimal::{Decimal, DECIMAL_DIGITS};
 pub use direct::{direct_dwell, sample_pixels};
+pub use double_double::Dd;
 pub use float_exp::FloatExp;
 pub use location::{DeepLocation, DeepView, MAX_SPAN, MIN_SPAN_EXP10};
 pub use orbit::ReferenceOrbit;
-pub use perturb::{dwell_ext, dwell_f64, offset_ext, offset_f64, render_perturbation};
+pub use perturb::{dwell_dd, dwell_ext, offset_dd, offset_ext, render_perturbation};
 pub use precision::{choose_precision, is_deep};
 
 /// What can be wrong with a deep location.

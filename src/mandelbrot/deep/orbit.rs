@@ -1,8 +1,9 @@
 //! The reference orbit: Z_0 = 0, Z_1 = C, Z_{k+1} = Z_k² + C at the view's exact centre,
-//! iterated in fixed point and kept as [`ComplexExp`] (converted to plain f64 for the f64
-//! perturbation path).
+//! iterated in fixed point and kept twice: as [`ComplexExp`] (the extended-exponent path) and
+//! as double-double pairs (the perturbation path, which needs Z_k to ~106 bits: an f64 Z_k
+//! is off by 2⁻⁵³·|Z_k|, an error the dwells near a minibrot are sensitive to).
 
-use super::{fixed, ComplexExp, DeepView};
+use super::{fixed, ComplexExp, Dd, DeepView};
 
 /// Guard bits of the reference below the pixel: its rounding errors grow along the orbit
 /// exactly as a pixel's δ does, so they stay 2⁻⁶⁴ of δ.
@@ -12,6 +13,8 @@ pub const REFERENCE_GUARD_BITS: usize = 64;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReferenceOrbit {
     pub points: Vec<ComplexExp>,
+    /// The same points as double-doubles (re, im), for the perturbation path.
+    pub dd_points: Vec<[Dd; 2]>,
     /// Fraction bits the orbit was computed with.
     pub bits: usize,
 }
@@ -22,12 +25,20 @@ impl ReferenceOrbit {
         let bits = fixed::bits_for(view, REFERENCE_GUARD_BITS);
         let cr = fixed::decimal_to_fixed(&view.location.re, bits);
         let ci = fixed::decimal_to_fixed(&view.location.im, bits);
-        let mut points = Vec::with_capacity(view.max_dwell as usize + 2);
+        let capacity = view.max_dwell as usize + 2;
+        let mut points = Vec::with_capacity(capacity);
+        let mut dd_points = Vec::with_capacity(capacity);
         points.push(ComplexExp::ZERO);
+        dd_points.push([Dd::ZERO; 2]);
         fixed::iterate(&cr, &ci, bits, view.max_dwell, |zr, zi| {
             points.push(ComplexExp::from_fixed(zr, zi, bits));
+            dd_points.push([Dd::from_fixed(zr, bits), Dd::from_fixed(zi, bits)]);
         });
-        Self { points, bits }
+        Self {
+            points,
+            dd_points,
+            bits,
+        }
     }
 
     /// The dwell of the centre itself.
@@ -35,14 +46,12 @@ impl ReferenceOrbit {
         self.points.len() - 2
     }
 
-    /// The points as f64 pairs (for the f64 perturbation path).
-    pub fn f64_points(&self) -> Vec<[f64; 2]> {
-        self.points
+    /// The points as the kernel's perturbation path reads them: per point two (re, im)
+    /// pairs, the high parts then the low parts.
+    pub fn device_dd_points(&self) -> Vec<f64> {
+        self.dd_points
             .iter()
-            .map(|p| {
-                let (re, im) = p.to_f64();
-                [re, im]
-            })
+            .flat_map(|[re, im]| [re.hi, im.hi, re.lo, im.lo])
             .collect()
     }
 }
@@ -68,10 +77,12 @@ mod tests {
         assert_eq!(orbit.dwell() as u32, dwell_at(0.5, 0.5, 500));
         assert!(orbit.dwell() < 500);
         assert_eq!(orbit.points[0], ComplexExp::ZERO);
-        assert_eq!(orbit.f64_points()[1], [0.5, 0.5]);
+        assert_eq!(orbit.dd_points[1], [Dd::new(0.5, 0.0), Dd::new(0.5, 0.0)]);
+        assert_eq!(orbit.device_dd_points()[4..8], [0.5, 0.5, 0.0, 0.0]);
         assert!(orbit.points.last().expect("points").escaped());
         let inside = ReferenceOrbit::compute(&view("-1,0", 50));
         assert_eq!(inside.points.len(), 52);
-        assert_eq!(inside.f64_points()[51], [-1.0, 0.0]);
+        assert_eq!(inside.dd_points[51][0].hi, -1.0);
+        assert_eq!(inside.dd_points.len(), 52);
     }
 }

@@ -1,50 +1,75 @@
 //! Perturbation on the CPU: each pixel iterates δ_{k+1} = (2·Z_k + δ_k)·δ_k + δc along the
-//! reference orbit, in f64 or in [`ComplexExp`]. Written operation for operation like
-//! `kernels/perturbation.cuh` (no fused multiply-add there), so CPU and GPU dwells are equal.
+//! reference orbit, in double-double ([`Dd`]: pixels down to 2⁻⁹⁶⁰) or in [`ComplexExp`].
+//! Written operation for operation like `kernels/perturbation.cuh` (no contraction into
+//! fused multiply-adds; the FMAs of the double-double products are explicit on both sides),
+//! so CPU and GPU dwells are equal.
 //!
 //! The pixel's z is Z_k + δ_k. The loop follows the contract (z = c, count z ← z² + c while
 //! |z|² < 4 and n < max dwell). Before each step it rebases, δ ← Z_k + δ_k and k ← 0 (Z_0 = 0),
 //! when |Z_k + δ_k| < |δ_k| (Zhuoran's glitch avoidance) or when k is the orbit's last index
 //! (the reference escaped, or ended, before the pixel).
+//!
+//! Why double-double and not f64: near a minibrot the dwell of a pixel can change when c
+//! moves by 10⁻¹⁴ of a pixel (on the period-8007 bookmark, 6 of the 16 pixels f64 missed
+//! do, 1 at 10⁻¹⁶, none at 10⁻¹⁸). In f64, δc (the step rounded), δ and Z_k each carry relative errors
+//! of 2⁻⁵³, and |δ| is up to hundreds of pixels: an error of ~10⁻¹⁴ pixel in c, which made
+//! 0.64 % of that view's pixels differ from direct iteration. δc, δ and Z_k all need the
+//! extra bits (any one left in f64 still misses).
 
-use super::{ComplexExp, DeepView, FloatExp, ReferenceOrbit};
+use super::{ComplexExp, Dd, DeepView, FloatExp, ReferenceOrbit};
 use crate::mandelbrot::{Dwells, Precision};
 use rayon::prelude::*;
 
-/// δc of pixel (x, y) in f64: (((x + 0.5) − W·0.5)·step, −(((y + 0.5) − H·0.5)·step)).
-pub fn offset_f64(x: u32, y: u32, width: u32, height: u32, step: f64) -> (f64, f64) {
+/// The pixel's offset from the centre in steps: ((x + 0.5) − W·0.5, (y + 0.5) − H·0.5), exact.
+fn steps(x: u32, y: u32, width: u32, height: u32) -> (f64, f64) {
     (
-        ((f64::from(x) + 0.5) - f64::from(width) * 0.5) * step,
-        -(((f64::from(y) + 0.5) - f64::from(height) * 0.5) * step),
+        (f64::from(x) + 0.5) - f64::from(width) * 0.5,
+        (f64::from(y) + 0.5) - f64::from(height) * 0.5,
     )
 }
 
-/// δc of pixel (x, y) with the step's exponent kept apart.
+/// δc of pixel (x, y) with the step's exponent kept apart (step mantissa times the steps).
 pub fn offset_ext(x: u32, y: u32, width: u32, height: u32, step: FloatExp) -> ComplexExp {
-    let (re, im) = offset_f64(x, y, width, height, step.m);
-    ComplexExp::new(re, im, step.e)
+    let (sx, sy) = steps(x, y, width, height);
+    ComplexExp::new(sx * step.m, -(sy * step.m), step.e)
 }
 
-/// The dwell of the pixel at offset `dc` from the reference `orbit` (f64 points).
-pub fn dwell_f64(orbit: &[[f64; 2]], dc: (f64, f64), max_dwell: u32) -> u32 {
+/// δc of pixel (x, y) as double-doubles: (steps_x · step, −(steps_y · step)).
+pub fn offset_dd(x: u32, y: u32, width: u32, height: u32, step: Dd) -> [Dd; 2] {
+    let (sx, sy) = steps(x, y, width, height);
+    [step.mul_f64(sx), -step.mul_f64(sy)]
+}
+
+/// δ ← (2Z + δ)·δ + δc. The intermediate sums and products stay unnormalised: each feeds a
+/// two-sum that absorbs it, and only the new δ is normalised.
+fn step_dd([zr, zi]: [Dd; 2], [dr, di]: [Dd; 2], [cr, ci]: [Dd; 2]) -> [Dd; 2] {
+    let ar = zr.double().add_raw(dr);
+    let ai = zi.double().add_raw(di);
+    let re = ar.mul_raw(dr).add_raw(-ai.mul_raw(di)) + cr;
+    let im = ar.mul_raw(di).add_raw(ai.mul_raw(dr)) + ci;
+    [re, im]
+}
+
+/// The dwell of the pixel at offset `dc` from the reference `orbit` (double-double points).
+/// The escape and rebasing tests read only the high parts: they decide nothing finer than
+/// 2⁻⁵⁰ (rebasing is exact either way).
+pub fn dwell_dd(orbit: &[[Dd; 2]], dc: [Dd; 2], max_dwell: u32) -> u32 {
     let last = orbit.len() - 1;
-    let (mut dr, mut di) = dc;
+    let mut d = dc;
     let mut k = 1;
     let mut n = 0;
     loop {
-        let (zr, zi) = (orbit[k][0] + dr, orbit[k][1] + di);
-        let norm = zr * zr + zi * zi;
+        let mut z = orbit[k];
+        let (hr, hi) = (z[0].hi + d[0].hi, z[1].hi + d[1].hi);
+        let norm = hr * hr + hi * hi;
         if n >= max_dwell || norm >= 4.0 {
             return n;
         }
-        if k == last || norm < dr * dr + di * di {
-            (dr, di, k) = (zr, zi, 0);
+        if k == last || norm < d[0].hi * d[0].hi + d[1].hi * d[1].hi {
+            (d, k) = ([z[0] + d[0], z[1] + d[1]], 0);
+            z = orbit[0];
         }
-        let ar = 2.0 * orbit[k][0] + dr;
-        let ai = 2.0 * orbit[k][1] + di;
-        let nr = (ar * dr - ai * di) + dc.0;
-        let ni = (ar * di + ai * dr) + dc.1;
-        (dr, di) = (nr, ni);
+        d = step_dd(z, d, dc);
         k += 1;
         n += 1;
     }
@@ -89,12 +114,11 @@ pub fn render_perturbation(
             }
         });
     } else {
-        let points = orbit.f64_points();
-        let step = step.to_f64();
+        let step = view.location.pixel_size_dd(w);
         rows.for_each(|(y, row)| {
             for (x, out) in row.iter_mut().enumerate() {
-                let dc = offset_f64(x as u32, y as u32, w, h, step);
-                *out = dwell_f64(&points, dc, view.max_dwell);
+                let dc = offset_dd(x as u32, y as u32, w, h, step);
+                *out = dwell_dd(&orbit.dd_points, dc, view.max_dwell);
             }
         });
     }
@@ -147,19 +171,83 @@ mod tests {
             max_dwell: 2000,
         };
         let orbit = ReferenceOrbit::compute(&view);
-        let f64s = render_perturbation(&view, &orbit, Precision::Perturbation);
+        let dds = render_perturbation(&view, &orbit, Precision::Perturbation);
         let ext = render_perturbation(&view, &orbit, Precision::Extended);
         let mut bad = (0, 0);
         for y in 0..view.height {
             for x in 0..view.width {
                 let want = direct_dwell(&view, x, y, 64);
                 let i = (y * view.width + x) as usize;
-                bad.0 += usize::from(f64s.values[i] != want);
+                bad.0 += usize::from(dds.values[i] != want);
                 bad.1 += usize::from(ext.values[i] != want);
             }
         }
-        assert!(bad.0 <= 1 && bad.1 <= 1, "{bad:?} of {}", f64s.values.len());
-        assert!(f64s.values.iter().any(|&d| d > 500), "a view with detail");
+        assert!(bad.0 <= 1 && bad.1 <= 1, "{bad:?} of {}", dds.values.len());
+        assert!(dds.values.iter().any(|&d| d > 500), "a view with detail");
+    }
+
+    /// The pixels of the period-8007 bookmark (640×360) where f64 perturbation missed
+    /// direct iteration (by 1 to 278 iterations): their dwells change when c moves by 10⁻¹⁴
+    /// to 10⁻¹⁶ of a pixel. Double-double δ, δc and Z_k agree on all of them.
+    #[test]
+    fn double_double_matches_direct_iteration_near_the_period_8007_minibrot() {
+        use crate::mandelbrot::deep::find_bookmark;
+        let b = find_bookmark("Wikipedia's seahorse zoom").expect("bookmark");
+        let view = DeepView {
+            location: b.location().expect("location"),
+            width: 640,
+            height: 360,
+            max_dwell: b.max_dwell,
+        };
+        let orbit = ReferenceOrbit::compute(&view);
+        let step = view.location.pixel_size_dd(view.width);
+        let pixels = [
+            (281, 69),
+            (178, 78),
+            (22, 104),
+            (515, 105),
+            (633, 108),
+            (465, 110),
+            (511, 122),
+            (33, 176),
+            (14, 216),
+            (210, 218),
+            (181, 241),
+            (19, 266),
+            (176, 273),
+            (616, 296),
+            (50, 304),
+            (404, 333),
+        ];
+        let missed: Vec<_> = pixels
+            .par_iter()
+            .filter_map(|&(x, y)| {
+                let dc = offset_dd(x, y, view.width, view.height, step);
+                let got = dwell_dd(&orbit.dd_points, dc, view.max_dwell);
+                let want = direct_dwell(&view, x, y, 64);
+                (got != want).then_some((x, y, got, want))
+            })
+            .collect();
+        assert!(
+            missed.is_empty(),
+            "(x, y, perturbation, direct): {missed:?}"
+        );
+    }
+
+    #[test]
+    fn double_double_offsets_are_exact_where_f64_rounds() {
+        // The step 1e-31/640 is not a double: its f64 rounding is off by up to 2⁻⁵³, which
+        // moved δc of the edge pixels by 3.5e-14 of a pixel.
+        let location = DeepLocation::parse("0,0", "1e-31").expect("location");
+        let step = location.pixel_size_dd(640);
+        assert_eq!(step.hi, 1e-31 / 640.0);
+        let exact = crate::mandelbrot::deep::fixed::pixel_step(&location.span, 640, 300);
+        let back = Dd::from_fixed(&exact, 300);
+        assert_eq!(step, back);
+        let [re, im] = offset_dd(0, 0, 640, 360, step);
+        assert_eq!(re, step.mul_f64(-319.5));
+        assert_eq!(im, step.mul_f64(179.5));
+        assert!(re.lo != 0.0, "the low part carries the bits below f64");
     }
 
     /// Every deep bookmark, CPU perturbation vs direct iteration on sampled pixels.
@@ -189,8 +277,8 @@ mod tests {
                 view.width,
             );
             let orbit = ReferenceOrbit::compute(&view);
-            let points = orbit.f64_points();
             let step = view.location.pixel_size(view.width);
+            let step_dd = view.location.pixel_size_dd(view.width);
             let pixels = sample_pixels(view.width, view.height, samples, 13);
             let results: Vec<(u32, u32)> = pixels
                 .par_iter()
@@ -198,7 +286,7 @@ mod tests {
                     let d = if precision == Precision::Extended {
                         dwell_ext(&orbit.points, offset_ext(x, y, 640, 360, step), view.max_dwell)
                     } else {
-                        dwell_f64(&points, offset_f64(x, y, 640, 360, step.to_f64()), view.max_dwell)
+                        dwell_dd(&orbit.dd_points, offset_dd(x, y, 640, 360, step_dd), view.max_dwell)
                     };
                     let direct = direct_dwell(&view, x, y, guard);
                     if d != direct {
