@@ -205,6 +205,10 @@ impl Soak {
             d.synchronize().expect("sync");
             d.bind().expect("bind");
         }
+        // SAFETY: a plain GL call on this thread's current context. GL frees deleted
+        // textures once the commands queued before the delete have run; without a swap
+        // (headless) nothing else waits for them.
+        unsafe { glow::HasContext::finish(&*self.gl.gl) };
         let (free, total) = cudarc::driver::result::mem_get_info().expect("cuMemGetInfo");
         (total as i64 - free as i64, rss_bytes())
     }

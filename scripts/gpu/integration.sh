@@ -16,6 +16,8 @@
 #   bash scripts/gpu/integration.sh f   # the soak's parts apart: image loads alone, views
 #                                       # of random or fixed size, filters with or without
 #                                       # new images, on each interop path
+#   bash scripts/gpu/integration.sh g   # deep zoom: GPU tests, bench, memcheck; the soak's
+#                                       # parts again with GL finished at checkpoints
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -32,6 +34,9 @@ case ${1:-a} in
     f) export SOAK_VARIANTS="auto:none:1 auto:mandelbrot:0:random auto:mandelbrot:0:fixed auto:filters:0 classic:filters:0 auto:filters:1" \
            SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
        bash scripts/gpu/run.sh smi soak ;;
+    g) export SOAK_VARIANTS="auto:none:1 auto:filters:1 classic:filters:1 auto:mandelbrot:0:fixed" \
+           SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
+       bash scripts/gpu/run.sh smi deep-tests deep deep-memcheck soak ;;
 esac
 for f in summary.txt hostile.log soak.txt; do
     [ -f "$HOSTILE/$f" ] && cp "$HOSTILE/$f" "$OUT/hostile-$f"
