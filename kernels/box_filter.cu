@@ -27,7 +27,7 @@
 #include "common.cuh"
 
 #define BOX_COLUMNS_PER_THREAD 4
-#define BOX_MIN_SEGMENT 32
+#define BOX_MIN_SEGMENT 16
 
 struct Rgb32 {
     unsigned int r, g, b;

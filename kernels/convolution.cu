@@ -20,7 +20,7 @@
 //
 // Larger radii run two passes through a linear float4 scratch plane (W x H, row pitch W;
 // `unsharp` reads it too): conv_rows (block CONV_BLOCK; a 32-row x CONV_TILE_W tile, input
-// staged in shared memory; a thread's CONV_RUN outputs are 128 contiguous bytes; grid =
+// staged in shared memory, the results staged there again and stored row by row; grid =
 // (ceil(W / CONV_TILE_W), ceil(H / 32))) and conv_columns (block CONV_BLOCK; a 32-column x
 // th tile, its th + 2R scratch rows staged in shared memory as three planes; grid =
 // (ceil(W / 32), ceil(H / th))).
@@ -31,6 +31,8 @@
 #define CONV_BLOCK 256
 #define CONV_TILE_W 64
 #define CONV_RUN 8
+// Row stride (floats) of conv_rows' output staging: CONV_TILE_W + 1, odd.
+#define CONV_ROWS_OUT_STRIDE 65
 
 __constant__ float c_weights[2 * CONV_MAX_RADIUS + 1];
 
@@ -180,15 +182,34 @@ conv_rows(cudaTextureObject_t src, float4* rows, int width, int height, int radi
 
     const int row = threadIdx.x & 31;
     const int c0 = (threadIdx.x / 32) * CONV_RUN;
-    const int y = y0 + row;
-    if (y >= height) return;
     const unsigned int* line = smem + row * stride + c0;
     float3 acc[CONV_RUN];
     convolve_run<CONV_RUN>(taps, [&](int k) { return unpack_rgb(line[k]); }, acc);
-    float4* out = rows + (size_t)y * width + x0 + c0;
+
+    // A warp's lanes hold 32 different rows: the results go through shared memory (three
+    // planes, rows CONV_ROWS_OUT_STRIDE floats apart, odd so the 32 rows hit 32 banks) and
+    // leave as whole rows of CONV_TILE_W float4, each warp store 512 contiguous bytes.
+    __syncthreads();  // every thread has read its input
+    float* out_tile = (float*)smem;
+    constexpr int plane = 32 * CONV_ROWS_OUT_STRIDE;
 #pragma unroll
-    for (int o = 0; o < CONV_RUN; ++o)
-        if (x0 + c0 + o < width) out[o] = make_float4(acc[o].x, acc[o].y, acc[o].z, 0.0f);
+    for (int o = 0; o < CONV_RUN; ++o) {
+        float* at = out_tile + row * CONV_ROWS_OUT_STRIDE + c0 + o;
+        at[0] = acc[o].x;
+        at[plane] = acc[o].y;
+        at[2 * plane] = acc[o].z;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 32 * CONV_TILE_W; i += CONV_BLOCK) {
+        const int r = i / CONV_TILE_W;
+        const int c = i % CONV_TILE_W;
+        const int y = y0 + r;
+        const int x = x0 + c;
+        if (y < height && x < width) {
+            const float* at = out_tile + r * CONV_ROWS_OUT_STRIDE + c;
+            rows[(size_t)y * width + x] = make_float4(at[0], at[plane], at[2 * plane], 0.0f);
+        }
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(CONV_BLOCK)

@@ -60,7 +60,7 @@ fn peer_of(
         (_, None) => (peers::copy(), None),
         (_, Some(f)) => match f.def().peer(npp, f.params()) {
             Some(peer) => (peer?, Some(filters)),
-            None => return Err(NppError::NotFound(format!("no NPP equivalent of {f}"))),
+            None => return Err(NppError::NoEquivalent(f.to_string())),
         },
     };
     let reference = match (peer.compare, compare_with) {

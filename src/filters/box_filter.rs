@@ -12,7 +12,7 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
 pub const BOX_COLUMNS_PER_THREAD: u32 = 4;
-pub const BOX_MIN_SEGMENT: u32 = 32;
+pub const BOX_MIN_SEGMENT: u32 = 16;
 /// Largest radius accepted.
 pub const BOX_RADIUS_MAX: u32 = 255;
 /// Block sizes of the kernel's instances (`box_128`, `box_256`, `box_512`).
@@ -27,45 +27,50 @@ struct BoxLaunch {
     grid: (u32, u32),
 }
 
-/// Picks the block size and segment height with the lowest modelled cost: texture reads per
-/// output (3 per row over the strip's share of useful columns, plus starting each segment's
-/// 2R + 1 row window), with segments short enough to give every SM work.
-fn box_launch(w: u32, h: u32, radius: u32, sm_count: u32) -> BoxLaunch {
-    let mut best: Option<(f64, BoxLaunch)> = None;
-    for (threads, _) in BOX_THREADS {
-        let columns = threads * BOX_COLUMNS_PER_THREAD;
-        let Some(strip) = columns.checked_sub(2 * radius).filter(|s| *s >= 32) else {
-            continue;
-        };
-        let strips = w.div_ceil(strip);
-        // About two blocks' worth of 1024 threads per SM.
-        let target_blocks = (2 * sm_count * 1024 / threads).max(1);
-        let segment = (h.saturating_mul(strips))
-            .div_ceil(target_blocks)
-            .max(BOX_MIN_SEGMENT)
-            .min(h.max(1));
-        let launch = BoxLaunch {
-            threads,
-            strip,
-            segment,
-            grid: (h.div_ceil(segment), strips),
-        };
-        let useful = f64::from(strip.min(w)) / f64::from(columns);
-        let cost = (3.0 + f64::from(2 * radius + 1) / f64::from(segment)) / useful;
-        if best.is_none_or(|(c, _)| cost < c) {
-            best = Some((cost, launch));
-        }
+/// Block size and segment heights measured fastest on the H200 (kernel sweep over every
+/// block size and segments of 16 to 512 rows, device run 22), by the largest radius each
+/// holds for: (radius, threads, segment at 4K, segment at 8K). A cost model that counted
+/// texture reads chose 512 threads and 32-row segments, 1.6× slower at 4K: what decides is
+/// how many short blocks keep each SM's loads in flight.
+const BOX_TUNINGS: [(u32, u32, u32, u32); 6] = [
+    (1, 128, 16, 16),
+    (5, 128, 16, 16),
+    (16, 128, 16, 16),
+    (64, 128, 64, 256),
+    (128, 128, 128, 256),
+    (BOX_RADIUS_MAX, 256, 128, 256),
+];
+
+/// Images of more pixels than this take the 8K column of [`BOX_TUNINGS`].
+const BOX_LARGE_PIXELS: u64 = 3840 * 2160 * 2;
+
+/// The measured launch for `radius` (the tuning of the next measured radius up), with the
+/// block size raised where the strip would be narrower than 32 columns.
+fn box_launch(w: u32, h: u32, radius: u32) -> BoxLaunch {
+    let tuning = BOX_TUNINGS
+        .iter()
+        .find(|t| radius <= t.0)
+        .unwrap_or(&BOX_TUNINGS[BOX_TUNINGS.len() - 1]);
+    let large = u64::from(w) * u64::from(h) > BOX_LARGE_PIXELS;
+    let segment = if large { tuning.3 } else { tuning.2 }
+        .max(BOX_MIN_SEGMENT)
+        .min(h.max(1));
+    let (threads, strip) = BOX_THREADS
+        .iter()
+        .map(|(t, _)| *t)
+        .filter(|t| *t >= tuning.1)
+        .find_map(|t| {
+            let strip = (t * BOX_COLUMNS_PER_THREAD).checked_sub(2 * radius)?;
+            (strip >= 32).then_some((t, strip))
+        })
+        // 512 threads cover 2048 columns, a strip for every radius up to 1008.
+        .unwrap_or((512, 32));
+    BoxLaunch {
+        threads,
+        strip,
+        segment,
+        grid: (h.max(1).div_ceil(segment), w.max(1).div_ceil(strip)),
     }
-    // 512 threads cover 2048 columns, a strip for every radius up to 1008.
-    best.map_or(
-        BoxLaunch {
-            threads: 512,
-            strip: 32,
-            segment: h.max(1),
-            grid: (1, w.div_ceil(32)),
-        },
-        |(_, l)| l,
-    )
 }
 
 pub struct BoxFilter;
@@ -116,7 +121,7 @@ impl FilterDef for BoxFilter {
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h, radius) = (stage.width, stage.height, p.int(0));
-        let launch = box_launch(w, h, radius, stage.kernels.sm_count);
+        let launch = box_launch(w, h, radius);
         let columns = launch.threads * BOX_COLUMNS_PER_THREAD;
         if launch.strip + 2 * radius > columns {
             return Err(CudaError::Launch {
@@ -195,7 +200,7 @@ mod tests {
             (2, 65536),
         ] {
             for radius in [1, 2, 5, 16, 64, 128, 200, BOX_RADIUS_MAX] {
-                let l = box_launch(w, h, radius, 132);
+                let l = box_launch(w, h, radius);
                 assert!(l.strip >= 32, "{l:?}");
                 assert!(
                     l.strip + 2 * radius <= l.threads * BOX_COLUMNS_PER_THREAD,

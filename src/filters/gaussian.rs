@@ -19,6 +19,8 @@ pub const CONV_FUSED_MAX_RADIUS: u32 = 16;
 pub const CONV_BLOCK: u32 = 256;
 pub const CONV_TILE_W: u32 = 64;
 pub const CONV_RUN: u32 = 8;
+/// Row stride (floats) of `conv_rows`' output staging (mirrors the kernel).
+pub const CONV_ROWS_OUT_STRIDE: u32 = CONV_TILE_W + 1;
 /// Rows per block of the row pass (one per lane).
 const CONV_ROWS_PER_BLOCK: u32 = 32;
 /// σ range.
@@ -58,9 +60,12 @@ fn fused_shared(radius: u32, th: u32) -> u32 {
     4 * (rows * in_stride + 3 * rows * (CONV_TILE_W + 1))
 }
 
-/// Shared bytes of `conv_rows`.
+/// Shared bytes of `conv_rows`: the staged input, then (reusing it) the output staging of
+/// three planes of 32 rows × `CONV_ROWS_OUT_STRIDE` floats.
 fn rows_shared(radius: u32) -> u32 {
-    4 * CONV_ROWS_PER_BLOCK * ((CONV_TILE_W + 2 * radius) | 1)
+    let input = CONV_ROWS_PER_BLOCK * ((CONV_TILE_W + 2 * radius) | 1);
+    let output = 3 * CONV_ROWS_PER_BLOCK * CONV_ROWS_OUT_STRIDE;
+    4 * input.max(output)
 }
 
 /// Shared bytes of `conv_columns` for a tile `th` rows high.
@@ -235,6 +240,7 @@ impl FilterDef for Gaussian {
             ("convolution", "CONV_BLOCK", CONV_BLOCK),
             ("convolution", "CONV_TILE_W", CONV_TILE_W),
             ("convolution", "CONV_RUN", CONV_RUN),
+            ("convolution", "CONV_ROWS_OUT_STRIDE", CONV_ROWS_OUT_STRIDE),
         ]
     }
 

@@ -1,4 +1,5 @@
-//! NPP errors: the library missing, a failed call with its status, or the CUDA call under it.
+//! NPP errors: the library missing, no equivalent call, a failed call with its status, or the
+//! CUDA call under it.
 
 use crate::cuda::CudaError;
 
@@ -7,6 +8,9 @@ use crate::cuda::CudaError;
 pub enum NppError {
     #[error("NPP not found: {0}")]
     NotFound(String),
+    /// NPP has no call that does the same work (median, unsharp, equalize).
+    #[error("no NPP equivalent of {0}")]
+    NoEquivalent(String),
     #[error("{call} returned NPP status {code}")]
     Status { call: &'static str, code: i32 },
     #[error("NPP image of {width}×{height}: {reason}")]

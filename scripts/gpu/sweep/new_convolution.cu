@@ -26,7 +26,8 @@ static void launch_two_pass(const Args& a, int th)
 {
     upload(a);
     CHECK(cudaFuncSetAttribute(conv_columns, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
-    size_t rows_shared = 4 * 32 * ((CONV_TILE_W + 2 * a.radius) | 1);
+    size_t rows_in = 32 * ((CONV_TILE_W + 2 * a.radius) | 1), rows_out = 3 * 32 * CONV_ROWS_OUT_STRIDE;
+    size_t rows_shared = 4 * (rows_in > rows_out ? rows_in : rows_out);
     dim3 g1((a.w + CONV_TILE_W - 1) / CONV_TILE_W, (a.h + 31) / 32);
     conv_rows<<<g1, CONV_BLOCK, rows_shared, a.stream>>>(a.src, (float4*)a.scratch, a.w, a.h, a.radius);
     size_t cols_shared = 4 * 3 * (size_t)(th + 2 * a.radius) * 33;
