@@ -20,6 +20,8 @@
 #                                       # parts again with GL finished at checkpoints
 #   bash scripts/gpu/integration.sh h   # the final code: GPU tests, memcheck, racecheck,
 #                                       # bench before (BEFORE=) and after with NPP's peers
+#   bash scripts/gpu/integration.sh i   # 50 000 frames on one image: is the host's growth
+#                                       # bounded or a leak per frame?
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -39,6 +41,9 @@ case ${1:-a} in
     g) export SOAK_VARIANTS="auto:none:1 auto:filters:1 classic:filters:1 auto:mandelbrot:0:fixed" \
            SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
        bash scripts/gpu/run.sh smi deep-tests deep deep-memcheck soak ;;
+    i) export SOAK_VARIANTS="auto:filters:0 classic:filters:0 auto:mandelbrot:0:fixed" \
+           SOAK_FRAMES=50000 SOAK_WARM_UP=5000 SOAK_SECONDS=120
+       bash scripts/gpu/run.sh smi soak ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;
 esac
 for f in summary.txt hostile.log soak.txt; do
