@@ -198,18 +198,27 @@ mod tests {
         vec![MsTuning::default(), t(64, 4, 4), t(32, 2, 4), t(16, 2, 16)]
     }
 
+    /// Every built-in bookmark as a `w`×`h` view, with its name.
+    fn bookmark_views(w: u32, h: u32) -> impl Iterator<Item = (&'static str, View)> {
+        BOOKMARKS
+            .into_iter()
+            .map(move |(name, center, span, max_dwell)| {
+                let view = View {
+                    center,
+                    span,
+                    width: w,
+                    height: h,
+                    max_dwell,
+                };
+                (name, view)
+            })
+    }
+
     #[test]
     fn agrees_with_per_pixel_on_the_built_in_views() {
         for tuning in tunings() {
-            for (name, center, span, max_dwell) in BOOKMARKS {
-                for (w, h) in [(1, 1), (7, 3), (317, 211), (640, 480)] {
-                    let view = View {
-                        center,
-                        span,
-                        width: w,
-                        height: h,
-                        max_dwell,
-                    };
+            for (w, h) in [(1, 1), (7, 3), (317, 211), (640, 480)] {
+                for (name, view) in bookmark_views(w, h) {
                     let (ms, records) = render_mariani_silver(&view, &tuning, false);
                     let pp = render_per_pixel(&view, false);
                     let bad = ms.mismatches(&pp);
@@ -230,14 +239,7 @@ mod tests {
             let mut all = tunings();
             all.push(MsTuning::for_size(w, h));
             for tuning in all {
-                for (name, center, span, max_dwell) in BOOKMARKS {
-                    let view = View {
-                        center,
-                        span,
-                        width: w,
-                        height: h,
-                        max_dwell,
-                    };
+                for (name, view) in bookmark_views(w, h) {
                     let (_, records) = render_mariani_silver(&view, &tuning, true);
                     assert!(
                         records.len() <= tuning.record_bound(w, h),
