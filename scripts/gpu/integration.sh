@@ -22,6 +22,7 @@
 #                                       # bench before (BEFORE=) and after with NPP's peers
 #   bash scripts/gpu/integration.sh i   # 50 000 frames on one image: is the host's growth
 #                                       # bounded or a leak per frame?
+#   bash scripts/gpu/integration.sh j   # the CPU backend against OpenCV on the idle machine
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -44,6 +45,7 @@ case ${1:-a} in
     i) export SOAK_VARIANTS="auto:filters:0 classic:filters:0 auto:mandelbrot:0:fixed" \
            SOAK_FRAMES=50000 SOAK_WARM_UP=5000 SOAK_SECONDS=120
        bash scripts/gpu/run.sh smi soak ;;
+    j) bash scripts/gpu/run.sh smi opencv-cpu ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;
 esac
 for f in summary.txt hostile.log soak.txt; do

@@ -95,6 +95,10 @@ for s in $steps; do
         ncu) step ncu 200 env CUDALENS_SWEEP_QUICK=1 ncu --clock-control none --csv --metrics "$NCU_METRICS" "$B/sweep" ;;
         batch) step batch-cuda 150 python3 scripts/bench/batch_images.py --cudalens "$B/cudalens" --count 48 --backend cuda --jobs 16 --repeat 3
                step batch-cpu 150 python3 scripts/bench/batch_images.py --cudalens "$B/cudalens" --count 48 --backend cpu --jobs 16 --repeat 2 ;;
+        # Issue 12's CPU table on an idle machine: cudalens's CPU backend and OpenCV, same
+        # threads, back to back.
+        opencv-cpu) step opencv-cpu-2 150 python3 scripts/bench/opencv_cpu.py --cudalens "$B/cudalens" --size 1920x1080 --threads 2 --runs 30 --rounds 3 --json "$OUT/opencv-cpu-2.json"
+                    step opencv-cpu-16 150 python3 scripts/bench/opencv_cpu.py --cudalens "$B/cudalens" --size 1920x1080 --threads 16 --runs 30 --rounds 3 --json "$OUT/opencv-cpu-16.json" ;;
         deep) step bench-deep 150 "$B/cudalens" bench --backend cuda --deep --size 1920x1080 --runs 20 ;;
         # Issue 11's before and after on one lease: an older build (prepare.sh BEFORE=) and
         # this one with NPP's peers, at 4K and 8K.
