@@ -4,7 +4,9 @@
 # docs/gpu-machine.md. The X11 and Mesa debs (Debian 12) exceed one call's carry limit, so
 #   bash scripts/gpu/screenshot.sh unpack DIR   unpacks DIR/*.deb under /opt/x (call 1, 2)
 #   bash scripts/gpu/screenshot.sh shoot        starts Xvfb and takes the screenshots (call 2)
-# while the machine stays warm between the calls. Binary: .shot/cudalens. Output: $OUT.
+# while the machine stays warm between the calls. Binary: .shot/cudalens (or .shot/cudalens.xz,
+# unpacked here). Output: $OUT: the image window, the explorer with its overlay, and the
+# explorer at the 1e-100 deep bookmark, each with its status bar.
 set -u
 X=/opt/x
 case ${1:-} in
@@ -14,6 +16,7 @@ case ${1:-} in
         echo "unpacked $(ls "$2" | wc -l) debs into $X"
         ;;
     shoot)
+        [ -f .shot/cudalens.xz ] && xz -d -f .shot/cudalens.xz && chmod +x .shot/cudalens
         for f in .gl/*.deb; do dpkg -x "$f" /; done
         ldconfig
         ln -sf "$X/usr/bin/xkbcomp" /usr/bin/xkbcomp
@@ -30,6 +33,9 @@ case ${1:-} in
         .shot/cudalens --size 1600x1000 --frames 40 --mandelbrot --overlay \
             --screenshot "$OUT/screenshot-gpu-mandelbrot.png" 2>&1 | tail -n 5
         echo "mandelbrot rc=$?"
+        .shot/cudalens --size 1600x1000 --frames 60 --mandelbrot --bookmark "Spiral by c = i, period-137" \
+            --screenshot "$OUT/screenshot-gpu-deep.png" 2>&1 | tail -n 5
+        echo "deep rc=$?"
         ;;
     *) echo "usage: $0 unpack DIR | shoot" ;;
 esac
