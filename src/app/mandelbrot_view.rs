@@ -17,7 +17,8 @@ use crate::pipeline::{MandelbrotFrame, MandelbrotRenderer};
 use egui::{pos2, vec2, Color32, Rect, Sense, Stroke, Ui};
 use std::time::Instant;
 
-/// Overlay rectangles drawn at most (the rest are summarised).
+/// Overlay rectangles drawn at most, coarsest levels first (all are counted in the
+/// statistics).
 const OVERLAY_MAX: usize = 20_000;
 /// Exact locations of deep places remembered for undo and redo.
 const DEEP_PLACES: usize = 400;
@@ -227,7 +228,11 @@ fn to_color(c: [u8; 4]) -> Color32 {
 fn overlay_ui(painter: &egui::Painter, rect: Rect, view: &View, records: &[MsRecord]) {
     let sx = rect.width() / view.width.max(1) as f32;
     let sy = rect.height() / view.height.max(1) as f32;
-    let mut shown: Vec<&MsRecord> = records.iter().take(OVERLAY_MAX).collect();
+    let mut shown: Vec<&MsRecord> = records.iter().collect();
+    // Past the cap the finest rectangles are left out, all over the picture: taking the
+    // first ones in record order drew the top of a 1290×919 view and nothing below.
+    shown.sort_by_key(|r| r.level);
+    shown.truncate(OVERLAY_MAX);
     shown.sort_by_key(|r| (r.kind != RectKind::Split, r.level));
     for r in shown {
         let min = pos2(
