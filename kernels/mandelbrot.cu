@@ -3,6 +3,10 @@
 //
 // The per-pixel evaluation (dwell and continuous escape value) is evaluate_pixel<T> in
 // mandelbrot_eval.cuh; every kernel exists for float and double (suffix _f32 / _f64).
+// The refinement takes its pixels from a dwell source E (E::at): plain iteration in T, or
+// perturbation around a reference orbit for deep views (perturbation.cuh: suffix _pt_dd
+// for double-double, _pt_ext for extended exponents; integer dwells only), so deep views
+// are refined exactly as plain ones.
 //
 // mandel_per_pixel: one thread per pixel, blocks of MANDEL_BLOCK_X x MANDEL_BLOCK_Y.
 //
@@ -43,6 +47,7 @@
 #include "common.cuh"
 #include "mandelbrot_eval.cuh"
 #include "mandelbrot_rect.cuh"
+#include "perturbation.cuh"
 
 #define MANDEL_BLOCK_X 32
 #define MANDEL_BLOCK_Y 8
@@ -81,6 +86,7 @@ struct MsArgs {
     int launch_min_pixels;
     int lookahead;
     int size[MS_MAX_LEVELS]; // spacing of each level
+    PtArgs pt;               // the reference orbit of a deep view (perturbation sources only)
 };
 
 // The block's lists for in-block refinement.
@@ -94,12 +100,47 @@ struct MsShared {
     int wmin[MS_WARPS], wmax[MS_WARPS];
 };
 
+// ---- dwell sources ---------------------------------------------------------------------
+
+// The contract's iteration in T (dwell and, when asked for, the continuous value).
+template <typename T>
+struct PlainDwells {
+    static __device__ __forceinline__ MandelPixel at(const MsArgs& a, int x, int y)
+    {
+        return evaluate_pixel<T>(a.view, x, y, a.smooth != nullptr);
+    }
+};
+
+__device__ __forceinline__ MandelPixel integer_pixel(int dwell)
+{
+    MandelPixel p;
+    p.dwell = dwell;
+    p.smooth = (float)dwell;
+    return p;
+}
+
+// Perturbation around a.pt's reference orbit, double-double differences.
+struct PerturbedDd {
+    static __device__ __forceinline__ MandelPixel at(const MsArgs& a, int x, int y)
+    {
+        return integer_pixel(pt_dwell_dd(a.pt, x, y));
+    }
+};
+
+// The same with extended exponents (pixels below 2^-960).
+struct PerturbedExt {
+    static __device__ __forceinline__ MandelPixel at(const MsArgs& a, int x, int y)
+    {
+        return integer_pixel(pt_dwell_ext(a.pt, x, y));
+    }
+};
+
 // ---- stores ----------------------------------------------------------------------------
 
-template <typename T>
+template <typename E>
 __device__ __forceinline__ void ms_eval_store(const MsArgs& a, int x, int y)
 {
-    const MandelPixel p = evaluate_pixel<T>(a.view, x, y, a.smooth != nullptr);
+    const MandelPixel p = E::at(a, x, y);
     const size_t i = (size_t)y * a.view.width + x;
     a.dwells[i] = p.dwell;
     if (a.smooth) a.smooth[i] = p.smooth;
@@ -169,33 +210,33 @@ __global__ void __launch_bounds__(MS_LINES_BLOCK) ms_fill_child(MsArgs a, MsRect
     }
 }
 
-template <typename T>
+template <typename E>
 __global__ void __launch_bounds__(MS_LINES_BLOCK) ms_eval_child(MsArgs a, MsRect r)
 {
     const int n = ms_interior_pixels(r);
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         const int2 p = ms_interior_pixel(r, i);
-        ms_eval_store<T>(a, p.x, p.y);
+        ms_eval_store<E>(a, p.x, p.y);
     }
 }
 
-template <typename T>
+template <typename E>
 __global__ void __launch_bounds__(MS_BLOCK) ms_cells(MsArgs a, MsRect parent, int level);
 
 // Evaluates the lines of spacing S_level inside r, then refines r's level cells in a grid
 // tail-launched after this one.
-template <typename T>
+template <typename E>
 __global__ void __launch_bounds__(MS_LINES_BLOCK) ms_lines_child(MsArgs a, MsRect r, int level)
 {
     const int s = a.size[level];
     const int n = ms_line_count(r, s);
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         const int2 p = ms_line_pixel(r, s, i);
-        ms_eval_store<T>(a, p.x, p.y);
+        ms_eval_store<E>(a, p.x, p.y);
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         const int2 c = ms_cell_counts(r, s);
-        ms_cells<T><<<dim3(c.x, c.y), MS_BLOCK, 0, cudaStreamTailLaunch>>>(a, r, level);
+        ms_cells<E><<<dim3(c.x, c.y), MS_BLOCK, 0, cudaStreamTailLaunch>>>(a, r, level);
         ms_launched(a);
     }
 }
@@ -284,7 +325,7 @@ __device__ __forceinline__ int ms_item_pixels(const MsShared& sh, int k)
 
 // Runs the pass's items: warp 0 sums their pixel counts, then warps take 32 pixels at a
 // time until none are left.
-template <typename T>
+template <typename E>
 __device__ void ms_run_items(const MsArgs& a, MsShared& sh)
 {
     const int n_items = min(sh.n_items, MS_ITEMS);
@@ -323,7 +364,7 @@ __device__ void ms_run_items(const MsArgs& a, MsShared& sh)
         const int kv = sh.item_kv[lo], kind = kv & 3;
         const int2 p = kind == MS_ITEM_LINES ? ms_line_pixel(r, kv >> 2, local) : ms_interior_pixel(r, local);
         if (kind == MS_ITEM_FILL) ms_fill_store(a, r, p.x, p.y, kv >> 2);
-        else ms_eval_store<T>(a, p.x, p.y);
+        else ms_eval_store<E>(a, p.x, p.y);
     }
     __syncthreads();
 }
@@ -359,7 +400,7 @@ __device__ void ms_decide(const MsArgs& a, MsShared& sh, int cur, int j, int n)
 }
 
 // In-block refinement of the active cells (level `level`) after the pending items.
-template <typename T>
+template <typename E>
 __device__ void ms_in_block(const MsArgs& a, MsShared& sh, int level)
 {
     const int last = a.levels - 1;
@@ -373,7 +414,7 @@ __device__ void ms_in_block(const MsArgs& a, MsShared& sh, int level)
             ms_push_item(a, sh, r, MS_ITEM_LINES, a.size[n]);
         }
         __syncthreads();
-        ms_run_items<T>(a, sh);
+        ms_run_items<E>(a, sh);
         if (n_active == 0) return;
         if (threadIdx.x == 0) {
             sh.n_items = 0;
@@ -397,7 +438,7 @@ __device__ void ms_in_block(const MsArgs& a, MsShared& sh, int level)
 }
 
 // A cell whose border is known (the whole block works on it).
-template <typename T>
+template <typename E>
 __device__ void ms_process(const MsArgs& a, MsRect c, int level)
 {
     __shared__ MsShared sh;
@@ -419,13 +460,13 @@ __device__ void ms_process(const MsArgs& a, MsRect c, int level)
         if (interior >= a.launch_min_pixels) {
             if (first) {
                 if (fill) ms_fill_child<<<ms_child_blocks(interior), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c, m.x);
-                else ms_eval_child<T><<<ms_child_blocks(interior), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c);
+                else ms_eval_child<E><<<ms_child_blocks(interior), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c);
                 ms_launched(a);
             }
             return;
         }
         if (first) ms_push_item(a, sh, c, fill ? MS_ITEM_FILL : MS_ITEM_EVAL, fill ? m.x : 0);
-        ms_in_block<T>(a, sh, level);
+        ms_in_block<E>(a, sh, level);
         return;
     }
     if (first) ms_record(a, c, MS_KIND_SPLIT, level);
@@ -434,19 +475,19 @@ __device__ void ms_process(const MsArgs& a, MsRect c, int level)
         if (first) {
             const int lines = ms_line_count(c, a.size[level + 1]);
             ms_count_evaluated(a, lines);
-            ms_lines_child<T><<<ms_child_blocks(lines), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c, level + 1);
+            ms_lines_child<E><<<ms_child_blocks(lines), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c, level + 1);
             ms_launched(a);
         }
         return;
     }
     if (first) sh.active[sh.n_active++] = ms_rect_pack(c);
-    ms_in_block<T>(a, sh, level);
+    ms_in_block<E>(a, sh, level);
 }
 
-template <typename T>
+template <typename E>
 __global__ void __launch_bounds__(MS_BLOCK) ms_cells(MsArgs a, MsRect parent, int level)
 {
-    ms_process<T>(a, ms_cell(parent, a.size[level], blockIdx.x, blockIdx.y), level);
+    ms_process<E>(a, ms_cell(parent, a.size[level], blockIdx.x, blockIdx.y), level);
 }
 
 // ---- per pixel -------------------------------------------------------------------------
@@ -463,36 +504,42 @@ __device__ void per_pixel(int* dwells, float* smooth, const MandelView& v)
     if (smooth) smooth[i] = p.smooth;
 }
 
-template <typename T>
+template <typename E>
 __device__ void grid_lines(const MsArgs& a)
 {
     const int w = a.view.width, h = a.view.height, s = a.size[0];
     const int n = ms_grid_count(w, h, s);
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         const int2 p = ms_grid_pixel(w, h, s, i);
-        ms_eval_store<T>(a, p.x, p.y);
+        ms_eval_store<E>(a, p.x, p.y);
     }
 }
 
-#define MANDEL_ENTRY_POINTS(T, SUFFIX)                                                                  \
+#define MANDEL_PER_PIXEL_ENTRY_POINT(T, SUFFIX)                                                         \
     extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)                      \
     mandel_per_pixel_##SUFFIX(int* dwells, float* smooth, MandelView v)                                 \
     {                                                                                                   \
         per_pixel<T>(dwells, smooth, v);                                                                \
-    }                                                                                                   \
+    }
+
+#define MANDEL_MS_ENTRY_POINTS(E, SUFFIX)                                                               \
     /* Step 1: one thread per pixel of the border and the level-0 lines (grid-stride). */              \
     extern "C" __global__ void __launch_bounds__(MS_LINES_BLOCK) mandel_grid_lines_##SUFFIX(MsArgs a)  \
     {                                                                                                   \
-        grid_lines<T>(a);                                                                               \
+        grid_lines<E>(a);                                                                               \
     }                                                                                                   \
     /* Step 2: one block per level-0 cell. */                                                          \
     extern "C" __global__ void __launch_bounds__(MS_BLOCK) mandel_ms_##SUFFIX(MsArgs a)                \
     {                                                                                                   \
-        ms_process<T>(a, ms_cell(ms_rect(0, 0, a.view.width - 1, a.view.height - 1), a.size[0], blockIdx.x, blockIdx.y), 0); \
+        ms_process<E>(a, ms_cell(ms_rect(0, 0, a.view.width - 1, a.view.height - 1), a.size[0], blockIdx.x, blockIdx.y), 0); \
     }
 
-MANDEL_ENTRY_POINTS(float, f32)
-MANDEL_ENTRY_POINTS(double, f64)
+MANDEL_PER_PIXEL_ENTRY_POINT(float, f32)
+MANDEL_PER_PIXEL_ENTRY_POINT(double, f64)
+MANDEL_MS_ENTRY_POINTS(PlainDwells<float>, f32)
+MANDEL_MS_ENTRY_POINTS(PlainDwells<double>, f64)
+MANDEL_MS_ENTRY_POINTS(PerturbedDd, pt_dd)
+MANDEL_MS_ENTRY_POINTS(PerturbedExt, pt_ext)
 
 // ---- colour ----------------------------------------------------------------------------
 

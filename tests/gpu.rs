@@ -19,8 +19,8 @@ use cudalens::mandelbrot::deep::{
     ReferenceOrbit, DEEP_BOOKMARKS,
 };
 use cudalens::mandelbrot::{
-    render_mariani_silver, render_per_pixel, Coloring, MandelbrotSettings, Mode, MsStats, MsTuning,
-    Palette, Precision, View, BOOKMARKS,
+    render_per_pixel, Coloring, MandelbrotSettings, Mode, MsTuning, Palette, Precision, View,
+    BOOKMARKS,
 };
 use cudalens::ops::random_image;
 use cudalens::ops::{cpu, Histogram};
@@ -309,33 +309,42 @@ fn check_refinement(
         },
         deep: None,
     };
-    let (gpu, frame) = renderer.dwells(&s).expect("GPU dwells");
-    let t = s.tuning();
-    let (cpu, records) = render_mariani_silver(&view, &t, true);
+    check_refinement_of(renderer, &s, label);
+}
+
+/// The GPU's Mariani–Silver dwells, continuous values (where the view has them), records
+/// and statistics for `s` (overlay on) equal the CPU reference's (`cpu_dwells`: the same
+/// tuning, plain or perturbation dwells). Returns the GPU's dwells and dwell time.
+fn check_refinement_of(
+    renderer: &mut MandelbrotRenderer,
+    s: &MandelbrotSettings,
+    label: &str,
+) -> (cudalens::mandelbrot::Dwells, f64) {
+    let (gpu, frame) = renderer.dwells(s).expect("GPU dwells");
+    let (cpu, cpu_frame) = cpu_dwells(s);
     assert_eq!(
         gpu.mismatches(&cpu),
         0,
-        "{label}: GPU f64 Mariani–Silver vs CPU Mariani–Silver"
+        "{label}: GPU Mariani–Silver vs CPU Mariani–Silver"
     );
-    let (g, c) = (
-        gpu.smooth.expect("GPU smooth"),
-        cpu.smooth.expect("CPU smooth"),
-    );
-    let worst = g
-        .iter()
-        .zip(&c)
-        .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
-        .fold(0.0f32, f32::max);
-    assert!(
-        worst < 1e-5,
-        "{label}: continuous values differ by {worst} (relative)"
-    );
-    let (mut want, mut got) = (records.clone(), frame.records.clone());
+    assert_eq!(gpu.smooth.is_some(), cpu.smooth.is_some(), "{label}");
+    if let (Some(g), Some(c)) = (&gpu.smooth, &cpu.smooth) {
+        let worst = g
+            .iter()
+            .zip(c)
+            .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
+            .fold(0.0f32, f32::max);
+        assert!(
+            worst < 1e-5,
+            "{label}: continuous values differ by {worst} (relative)"
+        );
+    }
+    let (mut want, mut got) = (cpu_frame.records.clone(), frame.records.clone());
     want.sort();
     got.sort();
     assert_eq!(got, want, "{label}: rectangles");
     let mut stats = frame.stats.expect("GPU statistics");
-    let cpu_stats = MsStats::from_records(&records, &view, &t);
+    let cpu_stats = cpu_frame.stats.expect("CPU statistics");
     assert!(stats.child_grids.is_some(), "{label}");
     assert!(
         stats.evaluated_pixels >= cpu_stats.evaluated_pixels,
@@ -343,6 +352,7 @@ fn check_refinement(
     );
     (stats.child_grids, stats.evaluated_pixels) = (None, cpu_stats.evaluated_pixels);
     assert_eq!(stats, cpu_stats, "{label}: statistics");
+    (gpu, frame.dwell_ms())
 }
 
 #[test]
@@ -718,6 +728,77 @@ fn deep_views_match_arbitrary_precision_iteration() {
             failures.push(format!(
                 "{name}: {vs_direct} of {} sampled pixels differ from direct iteration",
                 checked.len()
+            ));
+        }
+    }
+    renderer.destroy(gl);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// Mariani–Silver on perturbation dwells (issue 13, item 3): on every deep view the GPU's
+/// refinement equals the CPU's (dwells, rectangles, statistics) with the measured tuning
+/// and with child grids for every split; it differs from per-pixel perturbation only where
+/// a uniform border is filled across a feature; the colours reach GL through the pixel
+/// buffer. Prints both modes' dwell kernel times.
+#[test]
+fn deep_views_refine_as_the_cpu_reference() {
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let mut renderer =
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+    let (w, h) = if quick() { (96, 54) } else { (256, 144) };
+    let mut failures = Vec::new();
+    for (name, location, max_dwell) in deep_views() {
+        let max_dwell = if quick() {
+            max_dwell.min(3000)
+        } else {
+            max_dwell
+        };
+        let mut s = MandelbrotSettings {
+            view: View {
+                width: w,
+                height: h,
+                max_dwell,
+                ..View::default()
+            },
+            mode: Mode::PerPixel,
+            overlay: true,
+            ..MandelbrotSettings::default()
+        };
+        s.set_location(location);
+        let (per_pixel, frame) = renderer.dwells(&s).expect("GPU per-pixel dwells");
+        assert!(is_deep(frame.precision), "{name}: {:?}", frame.precision);
+        let pp_ms = frame.dwell_ms();
+        s.mode = Mode::MarianiSilver;
+        let (refined, ms_ms) = check_refinement_of(&mut renderer, &s, &name);
+        let (_, child) = path_tunings()[0];
+        s.tuning = Some(child);
+        check_refinement_of(
+            &mut renderer,
+            &s,
+            &format!("{name}, child grids everywhere"),
+        );
+        s.tuning = None;
+        renderer.texture.resize(gl, w, h).expect("resize");
+        renderer.texture.fill(gl, POISON).expect("poison");
+        renderer.render(gl, &s).expect("render");
+        let shown = renderer.texture.read(gl).expect("read texture");
+        assert_eq!(
+            shown,
+            s.coloring.colorize(&refined, max_dwell),
+            "{name}: texture vs LUT(dwells)"
+        );
+        let bad = refined.mismatches(&per_pixel);
+        println!(
+            "ok {name}: {w}x{h} max dwell {max_dwell}, {:?}: GPU Mariani-Silver = CPU Mariani-Silver \
+             (dwells, rectangles, statistics; measured tuning and child grids everywhere); \
+             vs per-pixel {bad}/{}; dwell kernels: per-pixel {pp_ms:.2} ms, Mariani-Silver {ms_ms:.2} ms",
+            frame.precision,
+            refined.values.len()
+        );
+        if share(bad, refined.values.len()) > 1e-3 {
+            failures.push(format!(
+                "{name}: Mariani–Silver differs from per-pixel on {bad} pixels"
             ));
         }
     }

@@ -385,10 +385,6 @@ fn timings_ui(ui: &mut Ui, m: &mut MandelbrotView) {
         "precision in use: {}",
         used.map_or("—", precision_name)
     ));
-    if m.settings.mode == Mode::MarianiSilver && used.is_some_and(crate::mandelbrot::deep::is_deep)
-    {
-        ui.label("(deep views are computed per pixel)");
-    }
     if let Some(f) = &m.frame {
         ui.label(format!("backend: {}", f.backend));
         for st in &f.stages {

@@ -1,12 +1,13 @@
 //! `cudalens bench --deep`: a 1920×1080 view 1e-100 wide, max dwell 10 000, rendered by
-//! perturbation: the whole re-render (reference orbit included: the centre moves by a
-//! pixel between runs, so the orbit is recomputed every time), the re-render with the orbit
-//! kept (palette change), and the orbit alone on the host. Medians after warm-up.
+//! perturbation, per pixel and refined by Mariani–Silver: the whole re-render (reference
+//! orbit included: the centre moves by a pixel between runs, so the orbit is recomputed
+//! every time), the re-render with the orbit kept (palette change), and the orbit alone on
+//! the host. Medians after warm-up.
 
 use super::bench::median;
 use super::CliError;
 use crate::mandelbrot::deep::{DeepBookmark, DeepView, ReferenceOrbit, DEEP_BOOKMARKS};
-use crate::mandelbrot::{MandelbrotSettings, Palette, Precision, View};
+use crate::mandelbrot::{MandelbrotSettings, Mode, Palette, Precision, View};
 use crate::pipeline::{MandelbrotRenderer, StageTime};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -82,9 +83,18 @@ pub fn bench_deep(gl: &glow::Context, runs: usize) -> Result<serde_json::Value, 
     s.set_location(bookmark.location().map_err(CliError::internal)?);
     let mut renderer = MandelbrotRenderer::new(gl, crate::pipeline::BackendRequest::Cuda, None)?;
     let runs = runs.max(1);
-    let result = time_renders(gl, &mut renderer, &mut s, runs);
+    let mut modes = Vec::new();
+    for mode in [Mode::PerPixel, Mode::MarianiSilver] {
+        s.mode = mode;
+        match time_renders(gl, &mut renderer, &mut s, runs) {
+            Ok(t) => modes.push((mode, t)),
+            Err(e) => {
+                renderer.destroy(gl);
+                return Err(e);
+            }
+        }
+    }
     renderer.destroy(gl);
-    let (moving, kept, precision) = result?;
     let view = DeepView {
         location: s.location().map_err(CliError::internal)?,
         width: 1920,
@@ -101,17 +111,39 @@ pub fn bench_deep(gl: &glow::Context, runs: usize) -> Result<serde_json::Value, 
             })
             .collect(),
     );
+    let precision = modes.iter().find_map(|(_, t)| t.2);
     println!(
         "deep view '{}' 1920×1080, span 1e-100, max dwell 10000 ({precision:?}), medians of {runs} in ms:",
         bookmark.name,
     );
-    print("re-render, new orbit", &moving);
-    print("re-render, orbit kept", &kept);
+    let mut json = serde_json::Map::new();
+    for (mode, (moving, kept, _)) in &modes {
+        let name = mode_name(*mode);
+        print(&format!("{name}, re-render, new orbit"), moving);
+        print(&format!("{name}, re-render, orbit kept"), kept);
+        json.insert(
+            name.into(),
+            serde_json::json!({
+                "rerender_new_orbit_ms": moving,
+                "rerender_orbit_kept_ms": kept,
+            }),
+        );
+    }
+    let dwell = |i: usize| modes.get(i).and_then(|(_, t)| t.1.get("dwell").copied());
+    if let (Some(pp), Some(ms)) = (dwell(0), dwell(1)) {
+        println!("  dwell kernels: Mariani–Silver {:.2}× per-pixel", pp / ms);
+    }
     println!("  reference orbit alone (host): {orbit_ms:.3}");
     Ok(serde_json::json!({
         "view": bookmark.name,
-        "rerender_new_orbit_ms": moving,
-        "rerender_orbit_kept_ms": kept,
+        "modes": json,
         "orbit_host_ms": orbit_ms,
     }))
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::PerPixel => "per-pixel",
+        Mode::MarianiSilver => "mariani-silver",
+    }
 }

@@ -1,8 +1,11 @@
 //! Launchers for `kernels/mandelbrot.cu`: per-pixel and Mariani–Silver (dynamic
-//! parallelism) dwells and continuous values in f32 or f64, and colouring.
+//! parallelism) dwells and continuous values in f32 or f64, Mariani–Silver on perturbation
+//! dwells for deep views, and colouring.
 
+use super::perturbation_kernels::{DeviceOrbit, PerturbationPath, PtArgs};
 use super::tiles::*;
 use super::{check, load_function, load_module, CudaDevice, CudaError};
+use crate::mandelbrot::deep::DeepView;
 use crate::mandelbrot::{
     GridLines, Mode, MsRecord, MsStats, MsTuning, Precision, Rect, RectKind, View, MS_MAX_LEVELS,
 };
@@ -39,6 +42,7 @@ struct MsArgs {
     launch_min_pixels: i32,
     lookahead: i32,
     size: [i32; MS_MAX_LEVELS],
+    pt: PtArgs,
 }
 
 // SAFETY: both are #[repr(C)], Copy, and match the kernel's structs field for field.
@@ -187,11 +191,23 @@ impl MsRecordBuffer {
     }
 }
 
+/// Where the refinement's pixels come from: the suffixes of its kernels, in the order of
+/// `MandelbrotKernels::grid_lines` and `mariani_silver`.
+const MS_SOURCES: [&str; 4] = ["f32", "f64", "pt_dd", "pt_ext"];
+
+/// The index in `MS_SOURCES` of a deep view's perturbation path.
+fn perturbed_source(path: PerturbationPath) -> usize {
+    match path {
+        PerturbationPath::DoubleDouble => 2,
+        PerturbationPath::Extended => 3,
+    }
+}
+
 /// The loaded Mandelbrot kernels.
 pub struct MandelbrotKernels {
     per_pixel: [CudaFunction; 2],
-    grid_lines: [CudaFunction; 2],
-    mariani_silver: [CudaFunction; 2],
+    grid_lines: [CudaFunction; 4],
+    mariani_silver: [CudaFunction; 4],
     colorize: CudaFunction,
     colorize_smooth: CudaFunction,
 }
@@ -217,6 +233,68 @@ fn optional_ptr(buffer: Option<&CudaSlice<f32>>, stream: &CudaStream) -> u64 {
     buffer.map_or(0, |b| b.device_ptr(stream).0)
 }
 
+/// `v` as an array of N functions.
+fn array<const N: usize>(v: Vec<CudaFunction>, name: &str) -> Result<[CudaFunction; N], CudaError> {
+    v.try_into().map_err(|_| CudaError::Module {
+        name: name.into(),
+        reason: "wrong number of variants".into(),
+    })
+}
+
+/// Checks that the buffers hold the view's W·H values and the view fits the kernels.
+fn check_targets(
+    view: &View,
+    dwells: &CudaSlice<i32>,
+    smooth: Option<&CudaSlice<f32>>,
+) -> Result<(), CudaError> {
+    let (w, h) = (view.width, view.height);
+    let pixels = w as usize * h as usize;
+    let smooth_short = smooth.is_some_and(|s| s.len() < pixels);
+    if dwells.len() < pixels || smooth_short || w == 0 || h == 0 || w > 32768 || h > 32768 {
+        return Err(launch_error(
+            "mandel",
+            format!("buffers of {} dwells for {w}×{h}", dwells.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// The refinement's arguments for `view` with `tuning` (no perturbation orbit).
+fn ms_args(
+    stream: &Arc<CudaStream>,
+    view: &View,
+    tuning: &MsTuning,
+    targets: DwellTargets<'_>,
+    records: &MsRecordBuffer,
+    record: bool,
+) -> Result<MsArgs, CudaError> {
+    tuning
+        .validate()
+        .map_err(|e| launch_error("mandel_ms", e.to_string()))?;
+    let mut size = [0i32; MS_MAX_LEVELS];
+    for (k, s) in size.iter_mut().enumerate().take(tuning.levels()) {
+        *s = tuning.size(k) as i32;
+    }
+    let smooth = targets.smooth.map(|s| &*s);
+    Ok(MsArgs {
+        dwells: targets.dwells.device_ptr(stream).0,
+        smooth: optional_ptr(smooth, stream),
+        records: records.records.device_ptr(stream).0,
+        counters: records.counters.device_ptr(stream).0,
+        view: MandelViewArgs::of(view),
+        record_capacity: if record { records.capacity as i32 } else { 0 },
+        levels: tuning.levels() as i32,
+        launch_min_pixels: if crate::fault::injected(crate::fault::Fault::ChildLaunch) {
+            1
+        } else {
+            tuning.launch_min_pixels.min(i32::MAX as u32) as i32
+        },
+        lookahead: tuning.lookahead as i32,
+        size,
+        pt: PtArgs::default(),
+    })
+}
+
 impl MandelbrotKernels {
     /// Loads the module (needs the nvcc-built, device-linked fatbin) and raises the
     /// device runtime's pending-launch limit.
@@ -234,16 +312,19 @@ impl MandelbrotKernels {
                 },
             )
         })?;
-        let pair = |name: &str| -> Result<[CudaFunction; 2], CudaError> {
-            Ok([
-                load_function(&module, &format!("{name}_f32"))?,
-                load_function(&module, &format!("{name}_f64"))?,
-            ])
+        let each = |name: &str, suffixes: &[&str]| -> Result<Vec<CudaFunction>, CudaError> {
+            suffixes
+                .iter()
+                .map(|s| load_function(&module, &format!("{name}_{s}")))
+                .collect()
         };
         Ok(Self {
-            per_pixel: pair("mandel_per_pixel")?,
-            grid_lines: pair("mandel_grid_lines")?,
-            mariani_silver: pair("mandel_ms")?,
+            per_pixel: array(
+                each("mandel_per_pixel", &MS_SOURCES[..2])?,
+                "mandel_per_pixel",
+            )?,
+            grid_lines: array(each("mandel_grid_lines", &MS_SOURCES)?, "mandel_grid_lines")?,
+            mariani_silver: array(each("mandel_ms", &MS_SOURCES)?, "mandel_ms")?,
             colorize: load_function(&module, "mandel_colorize")?,
             colorize_smooth: load_function(&module, "mandel_colorize_smooth")?,
         })
@@ -266,30 +347,16 @@ impl MandelbrotKernels {
         record: bool,
     ) -> Result<Precision, CudaError> {
         let (w, h) = (view.width, view.height);
-        let pixels = w as usize * h as usize;
-        let smooth_short = targets.smooth.as_ref().is_some_and(|s| s.len() < pixels);
-        if targets.dwells.len() < pixels
-            || smooth_short
-            || w == 0
-            || h == 0
-            || w > 32768
-            || h > 32768
-        {
-            return Err(launch_error(
-                "mandel",
-                format!("buffers of {} dwells for {w}×{h}", targets.dwells.len()),
-            ));
-        }
+        check_targets(view, targets.dwells, targets.smooth.as_deref())?;
         stream
             .memset_zeros(&mut records.counters)
             .map_err(CudaError::driver("cuMemsetD32(counters)"))?;
         let used = view.resolve_precision(precision);
         let which = usize::from(used == Precision::F64);
         let view_args = MandelViewArgs::of(view);
-        let smooth = targets.smooth.map(|s| &*s);
         match mode {
             Mode::PerPixel => {
-                let smooth_ptr = optional_ptr(smooth, stream);
+                let smooth_ptr = optional_ptr(targets.smooth.as_deref(), stream);
                 let mut b = stream.launch_builder(&self.per_pixel[which]);
                 b.arg(&mut *targets.dwells).arg(&smooth_ptr).arg(&view_args);
                 // SAFETY: matches mandel_per_pixel_*(int*, float*, MandelView); the buffers hold
@@ -298,33 +365,44 @@ impl MandelbrotKernels {
                     .map_err(CudaError::launch("mandel_per_pixel"))?;
             }
             Mode::MarianiSilver => {
-                tuning
-                    .validate()
-                    .map_err(|e| launch_error("mandel_ms", e.to_string()))?;
-                let mut size = [0i32; MS_MAX_LEVELS];
-                for (k, s) in size.iter_mut().enumerate().take(tuning.levels()) {
-                    *s = tuning.size(k) as i32;
-                }
-                let args = MsArgs {
-                    dwells: targets.dwells.device_ptr(stream).0,
-                    smooth: optional_ptr(smooth, stream),
-                    records: records.records.device_ptr(stream).0,
-                    counters: records.counters.device_ptr(stream).0,
-                    view: view_args,
-                    record_capacity: if record { records.capacity as i32 } else { 0 },
-                    levels: tuning.levels() as i32,
-                    launch_min_pixels: if crate::fault::injected(crate::fault::Fault::ChildLaunch) {
-                        1
-                    } else {
-                        tuning.launch_min_pixels.min(i32::MAX as u32) as i32
-                    },
-                    lookahead: tuning.lookahead as i32,
-                    size,
-                };
+                let args = ms_args(stream, view, tuning, targets, records, record)?;
                 self.launch_ms(stream, which, &args, view, tuning)?;
             }
         }
         Ok(used)
+    }
+
+    /// Mariani–Silver on perturbation dwells: the integer dwells of the deep view `deep`
+    /// around `orbit` (its reference) into `dwells`, with the same decisions, records and
+    /// counters as for a plain view.
+    #[allow(clippy::too_many_arguments)]
+    pub fn refine_deep(
+        &self,
+        stream: &Arc<CudaStream>,
+        deep: &DeepView,
+        orbit: &DeviceOrbit,
+        tuning: &MsTuning,
+        dwells: &mut CudaSlice<i32>,
+        records: &mut MsRecordBuffer,
+        record: bool,
+    ) -> Result<(), CudaError> {
+        let view = View {
+            width: deep.width,
+            height: deep.height,
+            max_dwell: deep.max_dwell,
+            ..View::default()
+        };
+        check_targets(&view, dwells, None)?;
+        stream
+            .memset_zeros(&mut records.counters)
+            .map_err(CudaError::driver("cuMemsetD32(counters)"))?;
+        let targets = DwellTargets {
+            dwells,
+            smooth: None,
+        };
+        let mut args = ms_args(stream, &view, tuning, targets, records, record)?;
+        args.pt = orbit.kernel_args(stream, deep, 0)?;
+        self.launch_ms(stream, perturbed_source(orbit.path), &args, &view, tuning)
     }
 
     /// Step 1 (border and level-0 lines) and step 2 (one block per level-0 cell).
@@ -465,7 +543,7 @@ mod tests {
     #[test]
     fn args_have_the_kernel_layout() {
         assert_eq!(std::mem::size_of::<super::MandelViewArgs>(), 40);
-        assert_eq!(std::mem::size_of::<super::MsArgs>(), 136);
+        assert_eq!(std::mem::size_of::<super::MsArgs>(), 136 + 72);
     }
 
     #[test]

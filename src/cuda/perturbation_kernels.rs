@@ -7,10 +7,11 @@ use crate::mandelbrot::deep::{DeepView, ReferenceOrbit};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
-/// Mirror of `struct PtArgs` in perturbation.cuh (same field order, C layout).
+/// Mirror of `struct PtArgs` in perturbation.cuh (same field order, C layout; 72 bytes).
+/// Also the last field of the Mariani–Silver kernels' arguments (zero for plain views).
 #[repr(C)]
-#[derive(Clone, Copy)]
-struct PtArgs {
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PtArgs {
     dwells: u64,
     width: i32,
     height: i32,
@@ -94,45 +95,19 @@ impl PerturbationKernels {
         orbit: &DeviceOrbit,
         dwells: &mut CudaSlice<i32>,
     ) -> Result<(), CudaError> {
-        let (width, height, max_dwell) = (view.width, view.height, view.max_dwell);
-        let invalid = |reason: String| CudaError::Launch {
-            kernel: "perturb_per_pixel",
-            reason,
-        };
-        if width == 0 || height == 0 || dwells.len() < width as usize * height as usize {
-            return Err(invalid(format!(
-                "dwell buffer of {} for {width}×{height}",
-                dwells.len()
-            )));
+        let (width, height) = (view.width, view.height);
+        if dwells.len() < width as usize * height as usize {
+            return Err(CudaError::Launch {
+                kernel: "perturb_per_pixel",
+                reason: format!("dwell buffer of {} for {width}×{height}", dwells.len()),
+            });
         }
-        if orbit.len < 2 || orbit.len > i32::MAX as usize || max_dwell > i32::MAX as u32 {
-            return Err(invalid(format!("orbit of {} points", orbit.len)));
-        }
-        let (function, step, step_exp, step_lo) = match orbit.path {
-            PerturbationPath::DoubleDouble => {
-                let step = view.location.pixel_size_dd(width);
-                (&self.double_double, step.hi, 0, step.lo)
-            }
-            PerturbationPath::Extended => {
-                let step = view.location.pixel_size(width);
-                (&self.extended, step.m, step.e, 0.0)
-            }
+        let function = match orbit.path {
+            PerturbationPath::DoubleDouble => &self.double_double,
+            PerturbationPath::Extended => &self.extended,
         };
-        let (d, _g1) = dwells.device_ptr(stream);
-        let (o, _g2) = orbit.points.device_ptr(stream);
-        let (e, _g3) = orbit.exponents.device_ptr(stream);
-        let args = PtArgs {
-            dwells: d,
-            width: width as i32,
-            height: height as i32,
-            max_dwell: max_dwell as i32,
-            orbit: o,
-            orbit_exp: e,
-            orbit_last: (orbit.len - 1) as i32,
-            step,
-            step_exp,
-            step_lo,
-        };
+        let (d, _guard) = dwells.device_ptr(stream);
+        let args = orbit.kernel_args(stream, view, d)?;
         let cfg = LaunchConfig {
             grid_dim: (blocks(width, PT_BLOCK_X), blocks(height, PT_BLOCK_Y), 1),
             block_dim: (PT_BLOCK_X, PT_BLOCK_Y, 1),
@@ -141,10 +116,64 @@ impl PerturbationKernels {
         let mut b = stream.launch_builder(function);
         b.arg(&args);
         // SAFETY: matches perturb_per_pixel_*(PtArgs); `dwells` holds W·H ints (checked),
-        // the orbit buffers hold `len` points (two double2 each on the double-double path,
-        // exponents on the extended path, the only one that reads them), and every point
-        // index the kernel reads is ≤ orbit_last.
+        // and the orbit's arguments are valid (`kernel_args`).
         unsafe { b.launch(cfg) }.map_err(CudaError::launch("perturb_per_pixel"))?;
         Ok(())
+    }
+}
+
+impl DeviceOrbit {
+    /// The kernels' arguments for `view` around this orbit, dwells going to `dwells` (a
+    /// device pointer; 0 where the kernel writes through its own arguments). The orbit
+    /// buffers hold `len` points (two double2 each on the double-double path, exponents on
+    /// the extended path, the only one that reads them), and every index a kernel reads is
+    /// ≤ orbit_last. All work is on the one stream, so the pointers stay valid for it.
+    pub(crate) fn kernel_args(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &DeepView,
+        dwells: u64,
+    ) -> Result<PtArgs, CudaError> {
+        let (width, height, max_dwell) = (view.width, view.height, view.max_dwell);
+        let invalid = |reason: String| CudaError::Launch {
+            kernel: "perturb",
+            reason,
+        };
+        if width == 0 || height == 0 || width > 32768 || height > 32768 {
+            return Err(invalid(format!("a view of {width}×{height}")));
+        }
+        if self.len < 2 || self.len > i32::MAX as usize || max_dwell > i32::MAX as u32 {
+            return Err(invalid(format!("orbit of {} points", self.len)));
+        }
+        let (step, step_exp, step_lo) = match self.path {
+            PerturbationPath::DoubleDouble => {
+                let step = view.location.pixel_size_dd(width);
+                (step.hi, 0, step.lo)
+            }
+            PerturbationPath::Extended => {
+                let step = view.location.pixel_size(width);
+                (step.m, step.e, 0.0)
+            }
+        };
+        Ok(PtArgs {
+            dwells,
+            width: width as i32,
+            height: height as i32,
+            max_dwell: max_dwell as i32,
+            orbit: self.points.device_ptr(stream).0,
+            orbit_exp: self.exponents.device_ptr(stream).0,
+            orbit_last: (self.len - 1) as i32,
+            step,
+            step_exp,
+            step_lo,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn args_have_the_kernel_layout() {
+        assert_eq!(std::mem::size_of::<super::PtArgs>(), 72);
     }
 }

@@ -2,7 +2,6 @@
 //! the per-pixel render, rows in parallel.
 
 use super::{Dwells, View};
-use rayon::prelude::*;
 
 /// |z|² a point must reach before its continuous escape value is taken (radius 256).
 pub const SMOOTH_BAILOUT_SQ: f64 = 65536.0;
@@ -64,31 +63,7 @@ pub fn evaluate(view: &View, x: u32, y: u32, smooth: bool) -> (u32, f32) {
 
 /// Every pixel's dwell (and continuous value with `smooth`).
 pub fn render_per_pixel(view: &View, smooth: bool) -> Dwells {
-    let w = view.width as usize;
-    let n = w * view.height as usize;
-    let mut values = vec![0u32; n];
-    let mut smooth_values = vec![0f32; if smooth { n } else { 0 }];
-    let rows = values.par_chunks_mut(w.max(1)).enumerate();
-    if smooth {
-        rows.zip(smooth_values.par_chunks_mut(w.max(1)))
-            .for_each(|((y, row), srow)| {
-                for (x, (d, s)) in row.iter_mut().zip(srow.iter_mut()).enumerate() {
-                    (*d, *s) = evaluate(view, x as u32, y as u32, true);
-                }
-            });
-    } else {
-        rows.for_each(|(y, row)| {
-            for (x, d) in row.iter_mut().enumerate() {
-                *d = evaluate(view, x as u32, y as u32, false).0;
-            }
-        });
-    }
-    Dwells {
-        width: view.width,
-        height: view.height,
-        values,
-        smooth: smooth.then_some(smooth_values),
-    }
+    super::render_per_pixel_from(view, smooth)
 }
 
 #[cfg(test)]

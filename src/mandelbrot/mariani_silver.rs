@@ -9,9 +9,11 @@
 //!
 //! Every pixel is written once. With smooth values, a filled interior takes the Coons
 //! patch of its border's continuous values (the integer dwell is the border's).
+//!
+//! The pixels come from a [`DwellSource`]: f64 iteration of a [`View`], or perturbation
+//! for a deep view (`deep::Perturbation`), whose refinement makes the same decisions.
 
-use super::cpu::evaluate;
-use super::{coons, Dwells, MsTuning, Rect, View};
+use super::{coons, DwellSource, Dwells, MsTuning, Rect, View};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -37,8 +39,10 @@ pub struct MsRecord {
 
 /// Dwells and continuous values shared by the parallel recursion: each pixel is written
 /// once, and read only after the write (rayon's joins order them).
-struct Canvas<'a> {
-    view: &'a View,
+struct Canvas<'a, S> {
+    source: &'a S,
+    width: u32,
+    max_dwell: u32,
     tuning: &'a MsTuning,
     levels: u32,
     dwell: Vec<AtomicU32>,
@@ -46,13 +50,13 @@ struct Canvas<'a> {
     value: Vec<AtomicU32>,
 }
 
-impl Canvas<'_> {
+impl<S: DwellSource> Canvas<'_, S> {
     fn index(&self, x: u32, y: u32) -> usize {
-        y as usize * self.view.width as usize + x as usize
+        y as usize * self.width as usize + x as usize
     }
 
     fn eval(&self, (x, y): (u32, u32)) {
-        let (d, v) = evaluate(self.view, x, y, !self.value.is_empty());
+        let (d, v) = self.source.pixel(x, y, !self.value.is_empty());
         let i = self.index(x, y);
         self.dwell[i].store(d, Relaxed);
         if let Some(slot) = self.value.get(i) {
@@ -76,7 +80,7 @@ impl Canvas<'_> {
     }
 
     fn fill(&self, r: &Rect, d: u32) {
-        let smooth = !self.value.is_empty() && d < self.view.max_dwell;
+        let smooth = !self.value.is_empty() && d < self.max_dwell;
         (0..r.interior_pixels()).into_par_iter().for_each(|i| {
             let (x, y) = r.interior_pixel(i);
             let idx = self.index(x, y);
@@ -133,14 +137,28 @@ pub fn render_mariani_silver(
     tuning: &MsTuning,
     smooth: bool,
 ) -> (Dwells, Vec<MsRecord>) {
+    render_mariani_silver_from(view, tuning, smooth)
+}
+
+/// The same refinement over any dwell source (continuous values only where the source
+/// has them).
+pub fn render_mariani_silver_from(
+    source: &impl DwellSource,
+    tuning: &MsTuning,
+    smooth: bool,
+) -> (Dwells, Vec<MsRecord>) {
     let tuning = if tuning.validate().is_ok() {
         tuning
     } else {
         &MsTuning::default()
     };
-    let n = view.width as usize * view.height as usize;
+    let smooth = smooth && source.has_smooth();
+    let (width, height) = source.size();
+    let n = width as usize * height as usize;
     let canvas = Canvas {
-        view,
+        source,
+        width,
+        max_dwell: source.max_dwell(),
         tuning,
         levels: tuning.levels() as u32,
         dwell: (0..n).map(|_| AtomicU32::new(0)).collect(),
@@ -149,23 +167,21 @@ pub fn render_mariani_silver(
             .collect(),
     };
     let lines = super::GridLines {
-        width: view.width,
-        height: view.height,
+        width,
+        height,
         s: tuning.init_size,
     };
     (0..lines.pixel_count())
         .into_par_iter()
         .for_each(|i| canvas.eval(lines.pixel(i)));
-    let cells: Vec<Rect> = Rect::image(view.width, view.height)
-        .cells(tuning.init_size)
-        .collect();
+    let cells: Vec<Rect> = Rect::image(width, height).cells(tuning.init_size).collect();
     let records = cells
         .into_par_iter()
         .flat_map_iter(|c| canvas.refine(c, 0))
         .collect();
     let dwells = Dwells {
-        width: view.width,
-        height: view.height,
+        width,
+        height,
         values: canvas
             .dwell
             .into_iter()

@@ -9,6 +9,7 @@ mod coloring;
 mod cpu;
 pub mod deep;
 mod deep_settings;
+mod dwell_source;
 mod mariani_silver;
 mod ms_stats;
 mod overlay;
@@ -24,7 +25,8 @@ pub use cpu::{
     dwell_at, escape, evaluate, render_per_pixel, smooth_after_escape, SMOOTH_BAILOUT_SQ,
     SMOOTH_EXTRA_MAX,
 };
-pub use mariani_silver::{render_mariani_silver, MsRecord, RectKind};
+pub use dwell_source::{render_per_pixel_from, DwellSource};
+pub use mariani_silver::{render_mariani_silver, render_mariani_silver_from, MsRecord, RectKind};
 pub use ms_stats::MsStats;
 pub use overlay::{draw_overlay, kind_color};
 pub use palette::Palette;

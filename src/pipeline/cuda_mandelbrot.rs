@@ -1,8 +1,8 @@
 //! Mandelbrot on CUDA: dwell kernels (per-pixel or Mariani–Silver with dynamic
 //! parallelism) → dwell (and continuous value) buffers → colour kernel → mapped PBO →
 //! `glTexSubImage2D` into the display texture on the GL side. No host round-trip for the
-//! picture. Deep views take the perturbation kernels instead (`deep_zoom.rs`), per pixel
-//! and coloured by integer dwell.
+//! picture. Deep views iterate by perturbation around a reference orbit (`deep_zoom.rs`),
+//! per pixel or refined by the same Mariani–Silver kernels, coloured by integer dwell.
 
 use super::deep_zoom::{integer_coloring_if_deep, CudaDeep};
 use super::mandelbrot_frame::MandelbrotFrame;
@@ -123,17 +123,38 @@ impl CudaMandelbrot {
         let pixels = s.view.width as usize * s.view.height as usize;
         let stream = self.device.stream.clone();
         ensure_len(&mut self.dwells, &stream, pixels)?;
+        let record = s.overlay && s.mode == Mode::MarianiSilver;
+        if record {
+            let bound = s.tuning().record_bound(s.view.width, s.view.height);
+            self.records
+                .ensure_capacity(&stream, bound.min(RECORD_LIMIT))?;
+        }
         if let Some(precision) = s.deep_precision() {
-            // Per pixel for now; the Mariani–Silver refinement can call the same device
-            // function (kernels/perturbation.cuh) once it takes a dwell source. The counters
-            // are reset as the other kernels do (the colour kernels read the failure count).
-            self.records.clear(&stream)?;
             let deep = match &mut self.deep {
                 Some(d) => d,
                 None => self.deep.insert(CudaDeep::new(&self.device)?),
             };
+            let view = deep.prepare_orbit(&stream, s, precision, timeline)?;
             let dwells = self.dwells.as_mut().ok_or(CudaError::NoDevice)?;
-            return deep.dwells(&stream, s, precision, dwells, timeline);
+            if s.mode == Mode::MarianiSilver {
+                let (orbit, tuning) = (deep.device_orbit()?, s.tuning());
+                self.kernels.refine_deep(
+                    &stream,
+                    &view,
+                    orbit,
+                    &tuning,
+                    dwells,
+                    &mut self.records,
+                    record,
+                )?;
+            } else {
+                // The counters are reset as the other kernels do (the colour kernels read
+                // the failure count).
+                self.records.clear(&stream)?;
+                deep.per_pixel(&stream, &view, dwells)?;
+            }
+            timeline.mark("dwell", &stream)?;
+            return Ok(precision);
         }
         if s.coloring.smooth {
             ensure_len(&mut self.smooth, &stream, pixels)?;
@@ -146,12 +167,6 @@ impl CudaMandelbrot {
                 None
             },
         };
-        let record = s.overlay && s.mode == Mode::MarianiSilver;
-        if record {
-            let bound = s.tuning().record_bound(s.view.width, s.view.height);
-            self.records
-                .ensure_capacity(&stream, bound.min(RECORD_LIMIT))?;
-        }
         let used = self.kernels.dwells(
             &stream,
             &s.view,
@@ -167,10 +182,10 @@ impl CudaMandelbrot {
     }
 
     /// After a frame: fails if the refinement was incomplete; the records and statistics
-    /// with `overlay` (none for a deep view, which no refinement computed).
+    /// with `overlay`.
     fn readout(&self, s: &MandelbrotSettings) -> Result<Option<MsReadout>, CudaError> {
         let stream = &self.device.stream;
-        if s.overlay && s.mode == Mode::MarianiSilver && s.deep_precision().is_none() {
+        if s.overlay && s.mode == Mode::MarianiSilver {
             Ok(Some(self.records.read(stream, &s.view, &s.tuning())?))
         } else {
             self.records.counters(stream).map(|_| None)

@@ -2,13 +2,13 @@
 //! that the renderer calls when [`MandelbrotSettings::deep_precision`] says so (the exact
 //! location, zoom and pan are in `mandelbrot/deep_settings.rs`).
 
-use super::mandelbrot_frame::MandelbrotFrame;
+use super::mandelbrot_frame::{cpu_render, MandelbrotFrame};
 use super::report::StageTime;
 use super::BackendKind;
 use crate::cuda::{
     CudaDevice, CudaError, DeviceOrbit, GpuTimeline, PerturbationKernels, PerturbationPath,
 };
-use crate::mandelbrot::deep::{render_perturbation, DeepError, DeepLocation, ReferenceOrbit};
+use crate::mandelbrot::deep::{DeepError, DeepLocation, DeepView, Perturbation, ReferenceOrbit};
 use crate::mandelbrot::{Dwells, MandelbrotSettings, Precision};
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
@@ -32,7 +32,8 @@ fn stage(name: &str, start: Instant) -> StageTime {
     }
 }
 
-/// The CPU perturbation backend: the orbit, then every pixel (rayon).
+/// The CPU perturbation backend: the orbit, then the pixels (rayon), per pixel or refined
+/// by Mariani–Silver as `s.mode` says.
 pub fn cpu_deep_dwells(
     s: &MandelbrotSettings,
     precision: Precision,
@@ -42,13 +43,13 @@ pub fn cpu_deep_dwells(
     let orbit = ReferenceOrbit::compute(&view);
     let orbit_time = stage("reference orbit", start);
     let start = Instant::now();
-    let dwells = render_perturbation(&view, &orbit, precision);
+    let (dwells, records, stats) = cpu_render(&Perturbation::new(&view, &orbit, precision), s);
     let frame = MandelbrotFrame {
         backend: BackendKind::Cpu,
         precision,
         stages: vec![orbit_time, stage("dwell", start)],
-        records: Vec::new(),
-        stats: None,
+        records,
+        stats,
     };
     Ok((dwells, frame))
 }
@@ -62,7 +63,9 @@ struct OrbitKey {
     path: PerturbationPath,
 }
 
-/// The CUDA perturbation backend: kernels and the last reference orbit on the device.
+/// The CUDA perturbation backend: the per-pixel kernels and the last reference orbit on
+/// the device (the Mariani–Silver kernels that refine on perturbation dwells are in the
+/// Mandelbrot module, `MandelbrotKernels::refine_deep`).
 pub struct CudaDeep {
     kernels: PerturbationKernels,
     orbit: Option<(OrbitKey, DeviceOrbit)>,
@@ -76,19 +79,18 @@ impl CudaDeep {
         })
     }
 
-    /// Computes the view's dwells into `dwells`: the reference orbit (on the host, kept
-    /// while the location, width and max dwell stay), marked "reference orbit" on the
-    /// timeline, then the per-pixel kernel, marked "dwell".
-    pub fn dwells(
+    /// Makes the view's reference orbit the device orbit (computed on the host, kept while
+    /// the location, width and max dwell stay), marked "reference orbit" on the timeline;
+    /// returns the view.
+    pub fn prepare_orbit(
         &mut self,
         stream: &Arc<CudaStream>,
         s: &MandelbrotSettings,
         precision: Precision,
-        dwells: &mut CudaSlice<i32>,
         timeline: &mut GpuTimeline,
-    ) -> Result<Precision, CudaError> {
+    ) -> Result<DeepView, CudaError> {
         let view = s.deep_view().map_err(|e| CudaError::Launch {
-            kernel: "perturb_per_pixel",
+            kernel: "perturb",
             reason: e.to_string(),
         })?;
         let key = OrbitKey {
@@ -108,10 +110,26 @@ impl CudaDeep {
             self.orbit = Some((key, device));
         }
         timeline.mark("reference orbit", stream)?;
-        let (_, orbit) = self.orbit.as_ref().ok_or(CudaError::NoDevice)?;
-        self.kernels.dwells(stream, &view, orbit, dwells)?;
-        timeline.mark("dwell", stream)?;
-        Ok(precision)
+        Ok(view)
+    }
+
+    /// The orbit of the last [`CudaDeep::prepare_orbit`].
+    pub fn device_orbit(&self) -> Result<&DeviceOrbit, CudaError> {
+        self.orbit
+            .as_ref()
+            .map(|(_, o)| o)
+            .ok_or(CudaError::NoDevice)
+    }
+
+    /// The per-pixel kernel over `view` around the prepared orbit.
+    pub fn per_pixel(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &DeepView,
+        dwells: &mut CudaSlice<i32>,
+    ) -> Result<(), CudaError> {
+        self.kernels
+            .dwells(stream, view, self.device_orbit()?, dwells)
     }
 }
 
@@ -131,5 +149,51 @@ mod tests {
         assert_eq!(dwells.values.len(), 48);
         let names: Vec<_> = frame.stages.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["reference orbit", "dwell"]);
+    }
+
+    /// Mariani–Silver on perturbation dwells: every pixel it evaluates equals the
+    /// per-pixel perturbation dwell, fills are uniform, and it refines several levels deep
+    /// (the period-71 minibrot at 1e-50, where the border test has work to do).
+    #[test]
+    fn cpu_refinement_of_a_deep_view_evaluates_as_per_pixel() {
+        use crate::mandelbrot::deep::find_bookmark;
+        use crate::mandelbrot::{Mode, MsTuning, RectKind};
+        let b = find_bookmark("Spiral by c = i, period-71").expect("bookmark");
+        let mut s = MandelbrotSettings::default();
+        (s.view.width, s.view.height, s.view.max_dwell) = (160, 90, b.max_dwell);
+        s.set_location(b.location().expect("location"));
+        let p = s.deep_precision().expect("deep");
+        let (pp, _) = cpu_deep_dwells(&s, p).expect("per pixel");
+        s.mode = Mode::MarianiSilver;
+        s.overlay = true;
+        s.tuning = Some(MsTuning {
+            init_size: 32,
+            subdiv: 2,
+            leaf_size: 4,
+            launch_min_pixels: 1,
+            lookahead: 1,
+        });
+        let (ms, frame) = cpu_deep_dwells(&s, p).expect("refined");
+        let mut filled = vec![false; pp.values.len()];
+        for r in frame.records.iter().filter(|r| r.kind == RectKind::Fill) {
+            for i in 0..r.rect.interior_pixels() {
+                let (x, y) = r.rect.interior_pixel(i);
+                filled[(y * 160 + x) as usize] = true;
+            }
+        }
+        for (i, &f) in filled.iter().enumerate() {
+            assert!(f || ms.values[i] == pp.values[i], "pixel {i}");
+        }
+        assert!(
+            ms.mismatches(&pp) * 1000 <= pp.values.len(),
+            "{}",
+            ms.mismatches(&pp)
+        );
+        let stats = frame.stats.expect("statistics");
+        assert!(
+            stats.filled > 0 && stats.split > 0 && stats.depth >= 3,
+            "{stats:?}"
+        );
+        assert!(pp.values.iter().any(|&d| d > 1000), "a view with detail");
     }
 }

@@ -4,8 +4,8 @@
 use super::report::StageTime;
 use super::BackendKind;
 use crate::mandelbrot::{
-    render_mariani_silver, render_per_pixel, Dwells, MandelbrotSettings, Mode, MsRecord, MsStats,
-    Precision,
+    render_mariani_silver_from, render_per_pixel_from, DwellSource, Dwells, MandelbrotSettings,
+    Mode, MsRecord, MsStats, Precision,
 };
 use std::time::Instant;
 
@@ -48,14 +48,7 @@ pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
         return result;
     }
     let start = Instant::now();
-    let smooth = s.coloring.smooth;
-    let tuning = s.tuning();
-    let (dwells, records) = match s.mode {
-        Mode::PerPixel => (render_per_pixel(&s.view, smooth), Vec::new()),
-        Mode::MarianiSilver => render_mariani_silver(&s.view, &tuning, smooth),
-    };
-    let stats = (s.overlay && s.mode == Mode::MarianiSilver)
-        .then(|| MsStats::from_records(&records, &s.view, &tuning));
+    let (dwells, records, stats) = cpu_render(&s.view, s);
     let frame = MandelbrotFrame {
         backend: BackendKind::Cpu,
         precision: Precision::F64,
@@ -63,8 +56,26 @@ pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
             name: "dwell".into(),
             ms: start.elapsed().as_secs_f64() * 1e3,
         }],
-        records: if s.overlay { records } else { Vec::new() },
+        records,
         stats,
     };
     (dwells, frame)
+}
+
+/// The pixels of `source` in `s`'s mode: per pixel, or refined with `s`'s tuning (the
+/// records and statistics with `overlay`).
+pub(super) fn cpu_render(
+    source: &impl DwellSource,
+    s: &MandelbrotSettings,
+) -> (Dwells, Vec<MsRecord>, Option<MsStats>) {
+    let smooth = s.coloring.smooth;
+    let tuning = s.tuning();
+    let (dwells, records) = match s.mode {
+        Mode::PerPixel => (render_per_pixel_from(source, smooth), Vec::new()),
+        Mode::MarianiSilver => render_mariani_silver_from(source, &tuning, smooth),
+    };
+    let stats = (s.overlay && s.mode == Mode::MarianiSilver)
+        .then(|| MsStats::from_records(&records, &s.view, &tuning));
+    let records = if s.overlay { records } else { Vec::new() };
+    (dwells, records, stats)
 }

@@ -17,8 +17,7 @@
 //! extra bits (any one left in f64 still misses).
 
 use super::{ComplexExp, Dd, DeepView, FloatExp, ReferenceOrbit};
-use crate::mandelbrot::{Dwells, Precision};
-use rayon::prelude::*;
+use crate::mandelbrot::{render_per_pixel_from, DwellSource, Dwells, Precision};
 
 /// The pixel's offset from the centre in steps: ((x + 0.5) − W·0.5, (y + 0.5) − H·0.5), exact.
 fn steps(x: u32, y: u32, width: u32, height: u32) -> (f64, f64) {
@@ -95,6 +94,62 @@ pub fn dwell_ext(orbit: &[ComplexExp], dc: ComplexExp, max_dwell: u32) -> u32 {
     }
 }
 
+/// A deep view's pixels by perturbation around `orbit` (the reference at the view's
+/// centre): the dwell source of the per-pixel render and of Mariani–Silver refinement.
+pub struct Perturbation<'a> {
+    view: &'a DeepView,
+    orbit: &'a ReferenceOrbit,
+    step: Step,
+}
+
+/// The pixel size in the form the path iterates with.
+enum Step {
+    DoubleDouble(Dd),
+    Extended(FloatExp),
+}
+
+impl<'a> Perturbation<'a> {
+    /// `precision` is `Extended` for the shared-exponent path; anything else takes
+    /// double-double.
+    pub fn new(view: &'a DeepView, orbit: &'a ReferenceOrbit, precision: Precision) -> Self {
+        let step = if precision == Precision::Extended {
+            Step::Extended(view.location.pixel_size(view.width))
+        } else {
+            Step::DoubleDouble(view.location.pixel_size_dd(view.width))
+        };
+        Self { view, orbit, step }
+    }
+}
+
+impl DwellSource for Perturbation<'_> {
+    fn size(&self) -> (u32, u32) {
+        (self.view.width, self.view.height)
+    }
+
+    fn max_dwell(&self) -> u32 {
+        self.view.max_dwell
+    }
+
+    fn has_smooth(&self) -> bool {
+        false
+    }
+
+    fn pixel(&self, x: u32, y: u32, _smooth: bool) -> (u32, f32) {
+        let (w, h, max_dwell) = (self.view.width, self.view.height, self.view.max_dwell);
+        let d = match self.step {
+            Step::Extended(step) => {
+                dwell_ext(&self.orbit.points, offset_ext(x, y, w, h, step), max_dwell)
+            }
+            Step::DoubleDouble(step) => dwell_dd(
+                &self.orbit.dd_points,
+                offset_dd(x, y, w, h, step),
+                max_dwell,
+            ),
+        };
+        (d, d as f32)
+    }
+}
+
 /// Every pixel's dwell by perturbation (`precision` is `Perturbation` or `Extended`), rows
 /// in parallel, around `orbit` (the reference at the view's centre).
 pub fn render_perturbation(
@@ -102,32 +157,7 @@ pub fn render_perturbation(
     orbit: &ReferenceOrbit,
     precision: Precision,
 ) -> Dwells {
-    let (w, h) = (view.width, view.height);
-    let step = view.location.pixel_size(w);
-    let mut values = vec![0u32; w as usize * h as usize];
-    let rows = values.par_chunks_mut(w.max(1) as usize).enumerate();
-    if precision == Precision::Extended {
-        rows.for_each(|(y, row)| {
-            for (x, out) in row.iter_mut().enumerate() {
-                let dc = offset_ext(x as u32, y as u32, w, h, step);
-                *out = dwell_ext(&orbit.points, dc, view.max_dwell);
-            }
-        });
-    } else {
-        let step = view.location.pixel_size_dd(w);
-        rows.for_each(|(y, row)| {
-            for (x, out) in row.iter_mut().enumerate() {
-                let dc = offset_dd(x as u32, y as u32, w, h, step);
-                *out = dwell_dd(&orbit.dd_points, dc, view.max_dwell);
-            }
-        });
-    }
-    Dwells {
-        width: w,
-        height: h,
-        values,
-        smooth: None,
-    }
+    render_per_pixel_from(&Perturbation::new(view, orbit, precision), false)
 }
 
 #[cfg(test)]
@@ -135,6 +165,7 @@ mod tests {
     use super::*;
     use crate::mandelbrot::deep::{direct_dwell, DeepLocation};
     use crate::mandelbrot::{render_per_pixel, View};
+    use rayon::prelude::*;
 
     #[test]
     fn equals_f64_iteration_on_a_shallow_view() {
