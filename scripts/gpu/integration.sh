@@ -23,6 +23,10 @@
 #   bash scripts/gpu/integration.sh i   # 50 000 frames on one image: is the host's growth
 #                                       # bounded or a leak per frame?
 #   bash scripts/gpu/integration.sh j   # the CPU backend against OpenCV on the idle machine
+#   bash scripts/gpu/integration.sh k   # Mariani-Silver on deep views: the GPU tests, the
+#                                       # deep benchmark (both modes), memcheck on deep and
+#                                       # Mandelbrot tests
+#   bash scripts/gpu/integration.sh l   # the Mandelbrot benchmark before (BEFORE=) and after
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -46,6 +50,8 @@ case ${1:-a} in
            SOAK_FRAMES=50000 SOAK_WARM_UP=5000 SOAK_SECONDS=120
        bash scripts/gpu/run.sh smi soak ;;
     j) bash scripts/gpu/run.sh smi opencv-cpu ;;
+    k) bash scripts/gpu/run.sh smi tests deep deep-memcheck ;;
+    l) bash scripts/gpu/run.sh smi mandel-before bench ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;
 esac
 for f in summary.txt hostile.log soak.txt; do

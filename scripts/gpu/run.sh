@@ -102,6 +102,8 @@ for s in $steps; do
         deep) step bench-deep 150 "$B/cudalens" bench --backend cuda --deep --size 1920x1080 --runs 20 ;;
         # Issue 11's before and after on one lease: an older build (prepare.sh BEFORE=) and
         # this one with NPP's peers, at 4K and 8K.
+        # The Mandelbrot benchmark of the older build, for before/after on one lease.
+        mandel-before) step bench-mandel-before 300 "$B/before/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/before-mandel.json" ;;
         before4k) step bench-before-4k 120 "$B/before/cudalens" bench --backend cuda --runs 30 --size 3840x2160 --json "$OUT/before-4k.json" ;;
         before8k) step bench-before-8k 200 "$B/before/cudalens" bench --backend cuda --runs 30 --size 7680x4320 --json "$OUT/before-8k.json" ;;
         peers4k) step bench-peers-4k 200 "$B/cudalens" bench --backend cuda --peers --runs 30 --size 3840x2160 --json "$OUT/peers-4k.json" ;;
