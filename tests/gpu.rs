@@ -361,7 +361,8 @@ fn mandelbrot_matches_the_cpu_reference() {
     let gl = &ctx.gl;
     // Dwells never cross the interop (they are copied to the host): one path serves.
     let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None, InteropRequest::Auto)
+            .expect("CUDA Mandelbrot");
     let sizes: &[(u32, u32)] = if quick() {
         &[(1, 1), (7, 3), (97, 61)]
     } else {
@@ -423,12 +424,22 @@ fn mandelbrot_matches_the_cpu_reference() {
     renderer.destroy(gl);
 }
 
+/// On both interop paths (the pixel buffer shared as external memory, or mapped each
+/// frame), the colours in the GL texture are the GPU's colours of its dwells and the CPU's.
 #[test]
 fn mandelbrot_colours_reach_gl_through_the_pixel_buffer() {
     let Some(ctx) = gpu() else { return };
-    let gl = &ctx.gl;
-    let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+    for (request, kind) in PATHS {
+        let mut renderer = MandelbrotRenderer::new(&ctx.gl, BackendRequest::Cuda, None, request)
+            .expect("CUDA Mandelbrot");
+        assert_eq!(renderer.interop().map(|i| i.kind), Some(kind));
+        println!("pixel buffer path: {kind}");
+        mandelbrot_colours_on(&ctx.gl, &mut renderer);
+        renderer.destroy(&ctx.gl);
+    }
+}
+
+fn mandelbrot_colours_on(gl: &glow::Context, renderer: &mut MandelbrotRenderer) {
     let smooth = Coloring {
         smooth: true,
         density: 1.7,
@@ -643,7 +654,8 @@ fn deep_views_match_arbitrary_precision_iteration() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
     let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None, InteropRequest::Auto)
+            .expect("CUDA Mandelbrot");
     let ((w, h), samples) = if quick() {
         ((96, 54), 200)
     } else {
@@ -745,7 +757,8 @@ fn deep_views_refine_as_the_cpu_reference() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
     let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None).expect("CUDA Mandelbrot");
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None, InteropRequest::Auto)
+            .expect("CUDA Mandelbrot");
     let (w, h) = if quick() { (96, 54) } else { (256, 144) };
     let mut failures = Vec::new();
     for (name, location, max_dwell) in deep_views() {

@@ -265,8 +265,9 @@ fn soak_random_frames_on_cuda() {
         "soak: interop {:?}, parts {parts}, images replaced {replace}, fixed view {fixed_view}, warm-up {warm_up} frames",
         runner.interop
     );
-    let mandel = MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_device())
-        .expect("CUDA Mandelbrot");
+    let mandel =
+        MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_device(), interop)
+            .expect("CUDA Mandelbrot");
     let image = common::photo("coffee.png");
     let source = GlTexture::new(&gl.gl, image.width(), image.height(), Some(image.as_raw()))
         .expect("texture");

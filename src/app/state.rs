@@ -13,9 +13,7 @@ use super::GuiArgs;
 use crate::gl::{GlTexture, HistogramRenderer};
 use crate::image_io::{load_image_with, save_image, SaveOptions, SAVE_EXTENSIONS};
 use crate::mandelbrot::deep::find_bookmark;
-use crate::pipeline::{
-    BackendKind, FrameReport, FrameRunner, InteropKind, InteropStatus, MandelbrotRenderer,
-};
+use crate::pipeline::{FrameReport, FrameRunner, MandelbrotRenderer};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -72,7 +70,7 @@ impl AppState {
             log_scale: false,
             channels: [true; 4],
         };
-        let mandel = MandelbrotRenderer::new(gl, args.backend, runner.cuda_device())?;
+        let mandel = MandelbrotRenderer::new(gl, args.backend, runner.cuda_device(), args.interop)?;
         let mandel_id = painter.register_native_texture(mandel.texture.id);
         let mut state = Self {
             tab: if args.mandelbrot {
@@ -277,12 +275,7 @@ impl AppState {
             (self.runner.status.clone(), self.runner.interop.clone())
         } else {
             let r = &self.mandelbrot.renderer;
-            // The explorer's pixel buffer stays on the map/unmap path.
-            let interop = (r.status.kind == BackendKind::Cuda).then(|| InteropStatus {
-                kind: InteropKind::Classic,
-                reason: "the explorer's pixel buffer is mapped each frame".into(),
-            });
-            (r.status.clone(), interop)
+            (r.status.clone(), r.interop().cloned())
         };
         let (size, stages) = match (&self.tab, &self.report, &self.mandelbrot.frame) {
             (Tab::Image, Some(r), _) => (Some((r.width, r.height)), r.stages.clone()),

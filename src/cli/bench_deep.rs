@@ -81,7 +81,12 @@ pub fn bench_deep(gl: &glow::Context, runs: usize) -> Result<serde_json::Value, 
         ..MandelbrotSettings::default()
     };
     s.set_location(bookmark.location().map_err(CliError::internal)?);
-    let mut renderer = MandelbrotRenderer::new(gl, crate::pipeline::BackendRequest::Cuda, None)?;
+    let mut renderer = MandelbrotRenderer::new(
+        gl,
+        crate::pipeline::BackendRequest::Cuda,
+        None,
+        crate::pipeline::InteropRequest::Auto,
+    )?;
     let runs = runs.max(1);
     let mut modes = Vec::new();
     for mode in [Mode::PerPixel, Mode::MarianiSilver] {

@@ -175,7 +175,7 @@ fn window_summary(points: &[Point], ms: &[(f64, f64)]) -> Vec<((u32, u32), u32, 
 }
 
 pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
-    let mut renderer = MandelbrotRenderer::new(gl, args.backend, None)?;
+    let mut renderer = MandelbrotRenderer::new(gl, args.backend, None, args.interop)?;
     if renderer.status.kind != BackendKind::Cuda {
         println!("mandelbrot: skipped on the CPU backend (sizes up to 16384² are a GPU benchmark)");
         renderer.destroy(gl);

@@ -5,6 +5,8 @@
 //! per pixel or refined by the same Mariani–Silver kernels, coloured by integer dwell.
 
 use super::deep_zoom::{integer_coloring_if_deep, CudaDeep};
+use super::external::ExternalInterop;
+use super::interop_mode::{choose_interop, InteropRequest, InteropStatus};
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::mandelbrot_pbo::MandelbrotPbo;
 use super::report::stages_from;
@@ -69,6 +71,9 @@ type LutKey = (Palette, u32, [u8; 4], u32, u32);
 
 pub struct CudaMandelbrot {
     pub device: CudaDevice,
+    /// How the pixel buffer reaches CUDA, and why.
+    pub interop: InteropStatus,
+    external: Option<ExternalInterop>,
     kernels: MandelbrotKernels,
     dwells: Option<CudaSlice<i32>>,
     smooth: Option<CudaSlice<f32>>,
@@ -81,12 +86,20 @@ pub struct CudaMandelbrot {
 }
 
 impl CudaMandelbrot {
-    pub fn new(device: CudaDevice) -> Result<Self, CudaError> {
+    /// Loads the kernels and chooses the pixel buffer's interop path as `interop` asks.
+    pub fn new(
+        gl: &glow::Context,
+        device: CudaDevice,
+        interop: InteropRequest,
+    ) -> Result<Self, PipelineError> {
         device.bind()?;
         let kernels = MandelbrotKernels::load(&device)?;
         let records = MsRecordBuffer::new(&device.stream, RECORD_CAPACITY)?;
+        let (external, interop) = choose_interop(gl, &device, interop)?;
         Ok(Self {
             device,
+            interop,
+            external,
             kernels,
             dwells: None,
             smooth: None,
@@ -220,22 +233,24 @@ impl CudaMandelbrot {
         let view = s.view;
         self.ensure_tables(&s.coloring, view.max_dwell)?;
         let bytes = view.width as usize * view.height as usize * 4;
-        MandelbrotPbo::ensure(&mut self.pbo, gl, &self.device.ctx, bytes)?;
+        let external = self.external.as_ref();
+        MandelbrotPbo::ensure(&mut self.pbo, gl, &self.device.ctx, external, bytes)?;
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let precision = self.compute_dwells(s, &mut timeline)?;
         let (kernels, records) = (&self.kernels, &self.records);
         let dwells = self.dwells.as_ref().ok_or(CudaError::NoDevice)?;
         let pbo = self.pbo.as_mut().ok_or(CudaError::NoDevice)?;
-        pbo.write_mapped(&stream, &mut timeline, |out, size| {
+        pbo.write(gl, &stream, &mut timeline, |out, size| {
             if size < bytes {
                 return Err(CudaError::Launch {
                     kernel: "mandel_colorize",
                     reason: format!("PBO of {size} B"),
                 });
             }
-            // SAFETY (both launches): `out` is the mapped PBO, checked above to hold W·H·4
-            // bytes; `write_mapped` unmaps it only after this closure, on the same stream.
+            // SAFETY (both launches): `out` is CUDA's view of the PBO, checked above to hold
+            // W·H·4 bytes; `write` hands it back to GL only after this closure, ordered
+            // on the same stream.
             match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
                 (c, Some(smooth), Some(g), _) if c.smooth => unsafe {
                     kernels

@@ -184,7 +184,7 @@ pub fn render_mandelbrot_frames<E>(
         })
     };
     on_backend(request, on_cpu, |gl| {
-        let mut renderer = MandelbrotRenderer::new(gl, request, None)?;
+        let mut renderer = MandelbrotRenderer::new(gl, request, None, InteropRequest::Auto)?;
         let result = frames_on_gl(
             gl,
             &mut renderer,

@@ -4,7 +4,7 @@ use super::backend::{choose_backend, fall_back_after};
 use super::cuda_mandelbrot::CudaMandelbrot;
 use super::mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
 use super::report::StageTime;
-use super::{BackendRequest, BackendStatus, PipelineError};
+use super::{BackendRequest, BackendStatus, InteropRequest, InteropStatus, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Dwells, MandelbrotSettings};
@@ -19,18 +19,21 @@ pub struct MandelbrotRenderer {
 }
 
 impl MandelbrotRenderer {
-    /// `device`: the image pipeline's CUDA device when it has one (one context per app).
+    /// `device`: the image pipeline's CUDA device when it has one (one context per app);
+    /// `interop`: how the CUDA backend's pixel buffer reaches GL (`--interop`).
     pub fn new(
         gl: &glow::Context,
         request: BackendRequest,
         device: Option<&CudaDevice>,
+        interop: InteropRequest,
     ) -> Result<Self, PipelineError> {
         let texture = GlTexture::new(gl, 16, 16, None)?;
-        let open_cuda = || match device {
-            Some(d) => CudaMandelbrot::new(d.clone()).map_err(|e| e.to_string()),
-            None => CudaDevice::for_current_gl()
-                .and_then(CudaMandelbrot::new)
-                .map_err(|e| e.to_string()),
+        let open_cuda = || {
+            let device = match device {
+                Some(d) => d.clone(),
+                None => CudaDevice::for_current_gl().map_err(|e| e.to_string())?,
+            };
+            CudaMandelbrot::new(gl, device, interop).map_err(|e| e.to_string())
         };
         let describe = |c: &CudaMandelbrot| {
             format!("{}; kernels: {}", c.device.info, kernel_build_description())
@@ -48,6 +51,11 @@ impl MandelbrotRenderer {
             request,
             cuda,
         })
+    }
+
+    /// The CUDA backend's interop path and why (None on the CPU).
+    pub fn interop(&self) -> Option<&InteropStatus> {
+        self.cuda.as_ref().map(|c| &c.interop)
     }
 
     /// Renders the view into `self.texture` (resized to the view).
