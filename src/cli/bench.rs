@@ -50,6 +50,19 @@ fn on_timeline(name: &str) -> bool {
     name != INTEROP && name != WALL
 }
 
+/// Medians per stage name over frames' stages, plus "total" (their sums).
+pub(super) fn stage_medians_of(frames: Vec<Vec<StageTime>>) -> BTreeMap<String, f64> {
+    let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for stages in frames {
+        let total = stages.iter().map(|s| s.ms).sum();
+        samples.entry("total".into()).or_default().push(total);
+        for s in stages {
+            samples.entry(s.name).or_default().push(s.ms);
+        }
+    }
+    samples.into_iter().map(|(k, v)| (k, median(v))).collect()
+}
+
 pub(super) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)

@@ -4,29 +4,17 @@
 //! every time), the re-render with the orbit kept (palette change), and the orbit alone on
 //! the host. Medians after warm-up.
 
-use super::bench::median;
+use super::bench::{median, stage_medians_of};
 use super::CliError;
 use crate::mandelbrot::deep::{DeepBookmark, DeepView, ReferenceOrbit, DEEP_BOOKMARKS};
 use crate::mandelbrot::{MandelbrotSettings, Mode, Palette, Precision, View};
-use crate::pipeline::{MandelbrotRenderer, StageTime};
+use crate::pipeline::MandelbrotRenderer;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// The benchmark's place: the deep bookmark 1e-100 wide.
 pub fn bench_bookmark() -> Option<&'static DeepBookmark> {
     DEEP_BOOKMARKS.iter().find(|b| b.span == "1e-100")
-}
-
-fn medians(frames: Vec<Vec<StageTime>>) -> BTreeMap<String, f64> {
-    let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for stages in frames {
-        let total = stages.iter().map(|s| s.ms).sum();
-        samples.entry("total".into()).or_default().push(total);
-        for s in stages {
-            samples.entry(s.name).or_default().push(s.ms);
-        }
-    }
-    samples.into_iter().map(|(k, v)| (k, median(v))).collect()
 }
 
 fn print(what: &str, m: &BTreeMap<String, f64>) {
@@ -66,7 +54,7 @@ fn time_renders(
             kept.push(cached.stages);
         }
     }
-    Ok((medians(moving), medians(kept), precision))
+    Ok((stage_medians_of(moving), stage_medians_of(kept), precision))
 }
 
 pub fn bench_deep(gl: &glow::Context, runs: usize) -> Result<serde_json::Value, CliError> {

@@ -218,8 +218,9 @@ fn run_on(
     Ok(out)
 }
 
-/// The explorer's frame at 1920×1080, whole set, max dwell 1024: dwells, colour, map and
-/// unmap, texture upload (wall time to glFinish) for both colourings.
+/// The explorer's frame at 1920×1080, whole set, max dwell 1024, in both modes and both
+/// colourings: wall time to glFinish, and the median of each GPU stage (dwells, the hand-over
+/// to CUDA, colour, the hand-back).
 fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
     use glow::HasContext;
     let p = Point {
@@ -229,25 +230,35 @@ fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<Valu
         size: (1920, 1080),
         max_dwell: 1024,
     };
+    let interop = r.interop().map(|i| i.kind.to_string());
     let mut out = Vec::new();
-    for smooth in [false, true] {
-        let mut s = p.settings(Mode::MarianiSilver, None);
-        s.coloring.smooth = smooth;
-        let mut walls = Vec::new();
-        let mut stages = Vec::new();
-        for i in 0..23 {
-            let start = std::time::Instant::now();
-            let frame = r.render(gl, &s).map_err(CliError::from)?;
-            // SAFETY: glFinish on the current context; no pointers involved.
-            unsafe { gl.finish() };
-            if i >= 3 {
-                walls.push(start.elapsed().as_secs_f64() * 1e3);
-                stages.push(frame.total_ms());
+    for mode in [Mode::PerPixel, Mode::MarianiSilver] {
+        for smooth in [false, true] {
+            let mut s = p.settings(mode, None);
+            s.coloring.smooth = smooth;
+            let mut walls = Vec::new();
+            let mut frames = Vec::new();
+            for i in 0..33 {
+                let start = std::time::Instant::now();
+                let frame = r.render(gl, &s).map_err(CliError::from)?;
+                // SAFETY: glFinish on the current context; no pointers involved.
+                unsafe { gl.finish() };
+                if i >= 3 {
+                    walls.push(start.elapsed().as_secs_f64() * 1e3);
+                    frames.push(frame.stages);
+                }
             }
+            let wall = super::bench::median(walls);
+            let stages = super::bench::stage_medians_of(frames);
+            let parts: Vec<String> = stages.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
+            println!(
+                "explorer frame 1920×1080 whole set max dwell 1024, {mode:?}, smooth {smooth}, interop {}: \
+                 {wall:.3} ms wall; GPU stages (medians of 30, ms): {}",
+                interop.as_deref().unwrap_or("none"),
+                parts.join(", ")
+            );
+            out.push(json!({ "mode": format!("{mode:?}"), "smooth": smooth, "interop": interop, "wall_ms": wall, "gpu_stages_ms": stages }));
         }
-        let (wall, gpu) = (super::bench::median(walls), super::bench::median(stages));
-        println!("explorer frame 1920×1080 whole set max dwell 1024, Mariani–Silver, smooth {smooth}: {wall:.3} ms wall (GPU stages {gpu:.3} ms)");
-        out.push(json!({ "smooth": smooth, "wall_ms": wall, "gpu_stages_ms": gpu }));
     }
     Ok(Value::Array(out))
 }
