@@ -648,6 +648,46 @@ const EXTRA_DEEP: [(&str, &str, &str, u32); 2] = [
     ("Misiurewicz point i", "0,1", "1e-280", 20_000),
 ];
 
+/// A deep view at `w`×`h`, per pixel (max dwell at most 3000 in quick runs).
+fn deep_settings(location: DeepLocation, max_dwell: u32, (w, h): (u32, u32)) -> MandelbrotSettings {
+    let mut s = MandelbrotSettings {
+        view: View {
+            width: w,
+            height: h,
+            max_dwell: if quick() {
+                max_dwell.min(3000)
+            } else {
+                max_dwell
+            },
+            ..View::default()
+        },
+        mode: Mode::PerPixel,
+        ..MandelbrotSettings::default()
+    };
+    s.set_location(location);
+    s
+}
+
+/// Renders `s` into a poisoned texture through the pixel buffer: it shows LUT(`dwells`).
+fn texture_shows_the_dwells(
+    gl: &glow::Context,
+    renderer: &mut MandelbrotRenderer,
+    s: &MandelbrotSettings,
+    dwells: &cudalens::mandelbrot::Dwells,
+    name: &str,
+) {
+    let (w, h) = (s.view.width, s.view.height);
+    renderer.texture.resize(gl, w, h).expect("resize");
+    renderer.texture.fill(gl, POISON).expect("poison");
+    renderer.render(gl, s).expect("render");
+    let shown = renderer.texture.read(gl).expect("read texture");
+    assert_eq!(
+        shown,
+        s.coloring.colorize(dwells, s.view.max_dwell),
+        "{name}: texture vs LUT(dwells)"
+    );
+}
+
 #[test]
 fn deep_views_match_arbitrary_precision_iteration() {
     use rayon::prelude::*;
@@ -664,38 +704,15 @@ fn deep_views_match_arbitrary_precision_iteration() {
     // Every view is checked and reported; the test fails at the end if any missed.
     let mut failures = Vec::new();
     for (name, location, max_dwell) in deep_views() {
-        let max_dwell = if quick() {
-            max_dwell.min(3000)
-        } else {
-            max_dwell
-        };
-        let mut s = MandelbrotSettings {
-            view: View {
-                width: w,
-                height: h,
-                max_dwell,
-                ..View::default()
-            },
-            mode: Mode::PerPixel,
-            ..MandelbrotSettings::default()
-        };
-        s.set_location(location);
+        let s = deep_settings(location, max_dwell, (w, h));
+        let max_dwell = s.view.max_dwell;
         let view = s.deep_view().expect("deep view");
         let start = Instant::now();
         let (gpu, frame) = renderer.dwells(&s).expect("GPU dwells");
         let gpu_ms = start.elapsed().as_secs_f64() * 1e3;
         assert_eq!(frame.backend, BackendKind::Cuda, "{name}");
         assert!(is_deep(frame.precision), "{name}: {:?}", frame.precision);
-        // The colours through the pixel buffer, into a poisoned texture.
-        renderer.texture.resize(gl, w, h).expect("resize");
-        renderer.texture.fill(gl, POISON).expect("poison");
-        renderer.render(gl, &s).expect("render");
-        let shown = renderer.texture.read(gl).expect("read texture");
-        assert_eq!(
-            shown,
-            s.coloring.colorize(&gpu, max_dwell),
-            "{name}: texture vs LUT(dwells)"
-        );
+        texture_shows_the_dwells(gl, &mut renderer, &s, &gpu, &name);
         let orbit = ReferenceOrbit::compute(&view);
         let step = view.location.pixel_size(w);
         let step_dd = view.location.pixel_size_dd(w);
@@ -762,23 +779,9 @@ fn deep_views_refine_as_the_cpu_reference() {
     let (w, h) = if quick() { (96, 54) } else { (256, 144) };
     let mut failures = Vec::new();
     for (name, location, max_dwell) in deep_views() {
-        let max_dwell = if quick() {
-            max_dwell.min(3000)
-        } else {
-            max_dwell
-        };
-        let mut s = MandelbrotSettings {
-            view: View {
-                width: w,
-                height: h,
-                max_dwell,
-                ..View::default()
-            },
-            mode: Mode::PerPixel,
-            overlay: true,
-            ..MandelbrotSettings::default()
-        };
-        s.set_location(location);
+        let mut s = deep_settings(location, max_dwell, (w, h));
+        s.overlay = true;
+        let max_dwell = s.view.max_dwell;
         let (per_pixel, frame) = renderer.dwells(&s).expect("GPU per-pixel dwells");
         assert!(is_deep(frame.precision), "{name}: {:?}", frame.precision);
         let pp_ms = frame.dwell_ms();
@@ -792,15 +795,7 @@ fn deep_views_refine_as_the_cpu_reference() {
             &format!("{name}, child grids everywhere"),
         );
         s.tuning = None;
-        renderer.texture.resize(gl, w, h).expect("resize");
-        renderer.texture.fill(gl, POISON).expect("poison");
-        renderer.render(gl, &s).expect("render");
-        let shown = renderer.texture.read(gl).expect("read texture");
-        assert_eq!(
-            shown,
-            s.coloring.colorize(&refined, max_dwell),
-            "{name}: texture vs LUT(dwells)"
-        );
+        texture_shows_the_dwells(gl, &mut renderer, &s, &refined, &name);
         let bad = refined.mismatches(&per_pixel);
         println!(
             "ok {name}: {w}x{h} max dwell {max_dwell}, {:?}: GPU Mariani-Silver = CPU Mariani-Silver \
