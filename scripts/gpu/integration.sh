@@ -28,6 +28,8 @@
 #                                       # Mandelbrot tests
 #   bash scripts/gpu/integration.sh l   # the Mandelbrot benchmark before (BEFORE=) and after,
 #                                       # the soak with the explorer on external memory
+#   bash scripts/gpu/integration.sh m   # Mandelbrot tests, the deep Mariani-Silver sweep, the
+#                                       # Mandelbrot benchmark on both interop paths, memcheck
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -52,6 +54,7 @@ case ${1:-a} in
        bash scripts/gpu/run.sh smi soak ;;
     j) bash scripts/gpu/run.sh smi opencv-cpu ;;
     k) bash scripts/gpu/run.sh smi tests deep deep-memcheck ;;
+    m) bash scripts/gpu/run.sh smi mandel-tests deep-sweep bench mandel-classic deep-memcheck ;;
     l) export SOAK_VARIANTS="auto:mandelbrot:0:fixed auto:both" SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=60
        bash scripts/gpu/run.sh smi mandel-before bench soak ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;

@@ -102,6 +102,10 @@ for s in $steps; do
         deep) step bench-deep 150 "$B/cudalens" bench --backend cuda --deep --size 1920x1080 --runs 20 ;;
         # Issue 11's before and after on one lease: an older build (prepare.sh BEFORE=) and
         # this one with NPP's peers, at 4K and 8K.
+        # Mariani-Silver tunings on the deep bookmarks (1920x1080), and the Mandelbrot
+        # benchmark with the explorer's pixel buffer mapped and unmapped.
+        deep-sweep) step bench-deep-sweep 400 "$B/cudalens" bench --backend cuda --deep --ms-sweep --size 640x360 --runs 5 --json "$OUT/deep-sweep.json" ;;
+        mandel-classic) step bench-mandel-classic 300 "$B/cudalens" bench --backend cuda --mandelbrot --interop classic --runs 30 --json "$OUT/bench-classic.json" ;;
         # The Mandelbrot benchmark of the older build, for before/after on one lease.
         mandel-before) step bench-mandel-before 300 "$B/before/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/before-mandel.json" ;;
         before4k) step bench-before-4k 120 "$B/before/cudalens" bench --backend cuda --runs 30 --size 3840x2160 --json "$OUT/before-4k.json" ;;

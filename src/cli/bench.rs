@@ -211,9 +211,12 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     runner.destroy(gl);
     source.destroy(gl);
     if args.deep {
-        json.insert("deep".into(), super::bench_deep::bench_deep(gl, args.runs)?);
+        json.insert(
+            "deep".into(),
+            super::bench_deep::bench_deep(gl, args.runs, args.ms_sweep)?,
+        );
     }
-    if args.mandelbrot || args.ms_sweep {
+    if args.mandelbrot || (args.ms_sweep && !args.deep) {
         json.insert("mandelbrot".into(), super::bench_mandelbrot::run(gl, args)?);
     }
     if let Some(path) = &args.json {

@@ -7,7 +7,7 @@
 use super::bench::{median, stage_medians_of};
 use super::CliError;
 use crate::mandelbrot::deep::{DeepBookmark, DeepView, ReferenceOrbit, DEEP_BOOKMARKS};
-use crate::mandelbrot::{MandelbrotSettings, Mode, Palette, Precision, View};
+use crate::mandelbrot::{MandelbrotSettings, Mode, MsTuning, Palette, Precision, View};
 use crate::pipeline::MandelbrotRenderer;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -57,7 +57,11 @@ fn time_renders(
     Ok((stage_medians_of(moving), stage_medians_of(kept), precision))
 }
 
-pub fn bench_deep(gl: &glow::Context, runs: usize) -> Result<serde_json::Value, CliError> {
+pub fn bench_deep(
+    gl: &glow::Context,
+    runs: usize,
+    sweep: bool,
+) -> Result<serde_json::Value, CliError> {
     let bookmark = bench_bookmark().ok_or_else(|| CliError::internal("no 1e-100 bookmark"))?;
     let mut s = MandelbrotSettings {
         view: View {
@@ -77,10 +81,20 @@ pub fn bench_deep(gl: &glow::Context, runs: usize) -> Result<serde_json::Value, 
     )?;
     let runs = runs.max(1);
     let mut modes = Vec::new();
+    let mut swept = serde_json::Value::Null;
     for mode in [Mode::PerPixel, Mode::MarianiSilver] {
         s.mode = mode;
         match time_renders(gl, &mut renderer, &mut s, runs) {
             Ok(t) => modes.push((mode, t)),
+            Err(e) => {
+                renderer.destroy(gl);
+                return Err(e);
+            }
+        }
+    }
+    if sweep {
+        match deep_sweep(&mut renderer) {
+            Ok(v) => swept = v,
             Err(e) => {
                 renderer.destroy(gl);
                 return Err(e);
@@ -131,7 +145,90 @@ pub fn bench_deep(gl: &glow::Context, runs: usize) -> Result<serde_json::Value, 
         "view": bookmark.name,
         "modes": json,
         "orbit_host_ms": orbit_ms,
+        "ms_sweep": swept,
     }))
+}
+
+/// Candidates for deep views, whose pixels cost hundreds of times a plain one's: the
+/// window tunings, and larger first cells whose splits and fills run as child grids.
+fn deep_candidates() -> Vec<MsTuning> {
+    let mut out = super::bench_mandelbrot::window_candidates();
+    for (init, subdiv, leaf) in [
+        (64, 2, 4),
+        (64, 2, 8),
+        (128, 2, 4),
+        (128, 2, 8),
+        (128, 4, 8),
+        (256, 2, 8),
+        (256, 4, 4),
+        (512, 2, 8),
+    ] {
+        for launch in [1, 32 * 32, 64 * 64] {
+            out.push(MsTuning {
+                init_size: init,
+                subdiv,
+                leaf_size: leaf,
+                launch_min_pixels: launch,
+                lookahead: 1,
+            });
+        }
+    }
+    out
+}
+
+/// `bench --deep --ms-sweep`: Mariani–Silver's dwell kernels over per-pixel on the deep
+/// bookmarks with max dwell up to 20 000 at 1920×1080, for every candidate tuning, best
+/// first (score: geometric mean of the speed-ups, then the worst view).
+fn deep_sweep(r: &mut MandelbrotRenderer) -> Result<serde_json::Value, CliError> {
+    use super::bench_mandelbrot::{geo_mean, time_dwell};
+    let mut views = Vec::new();
+    for b in DEEP_BOOKMARKS.iter().filter(|b| b.max_dwell <= 20_000) {
+        let mut s = MandelbrotSettings {
+            view: View {
+                width: 1920,
+                height: 1080,
+                max_dwell: b.max_dwell,
+                ..View::default()
+            },
+            mode: Mode::PerPixel,
+            ..MandelbrotSettings::default()
+        };
+        s.set_location(b.location().map_err(CliError::internal)?);
+        let pp = time_dwell(r, &s, 5)?;
+        views.push((b, s, pp));
+    }
+    let mut rows = Vec::new();
+    for t in deep_candidates() {
+        let mut speedups = Vec::new();
+        for (_, s, pp) in &views {
+            let mut s = *s;
+            s.mode = Mode::MarianiSilver;
+            s.tuning = Some(t);
+            speedups.push(pp / time_dwell(r, &s, 3)?);
+        }
+        let geo = geo_mean(speedups.iter().copied());
+        let worst = speedups.iter().copied().fold(f64::INFINITY, f64::min);
+        rows.push((geo, worst, t, speedups));
+    }
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)));
+    println!("Mariani–Silver on deep views, 1920×1080, speed-up over per-pixel (dwell kernels):");
+    for (b, _, pp) in &views {
+        println!(
+            "  {} {} max dwell {}: per-pixel {pp:.3} ms",
+            b.name, b.span, b.max_dwell
+        );
+    }
+    for (geo, worst, t, s) in rows.iter().take(12) {
+        let each: Vec<String> = s.iter().map(|x| format!("{x:.2}×")).collect();
+        println!(
+            "  init {:>4} subdiv {:>2} leaf {:>2} launch ≥{:>10} lookahead {:>2}: {geo:.2}× (worst {worst:.2}×) | {}",
+            t.init_size, t.subdiv, t.leaf_size, t.launch_min_pixels, t.lookahead, each.join(" ")
+        );
+    }
+    Ok(serde_json::json!(rows
+        .iter()
+        .map(|(g, w, t, s)| serde_json::json!({ "tuning": t, "geo_mean": g, "worst": w, "speedups": s }))
+        .collect::<Vec<_>>()))
 }
 
 fn mode_name(mode: Mode) -> &'static str {

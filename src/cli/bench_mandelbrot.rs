@@ -87,7 +87,7 @@ const WINDOW_DWELLS: [u32; 2] = [1024, 8192];
 const GOALS: [f64; 4] = [3.0, 5.0, 8.0, 12.0];
 
 /// Median dwell time of one configuration: fewer runs where one run is long.
-fn time_dwell(
+pub(super) fn time_dwell(
     r: &mut MandelbrotRenderer,
     s: &MandelbrotSettings,
     runs: usize,
@@ -103,7 +103,7 @@ fn time_dwell(
         .map(|m| m.get("dwell").copied().unwrap_or(f64::NAN))
 }
 
-fn geo_mean(v: impl Iterator<Item = f64>) -> f64 {
+pub(super) fn geo_mean(v: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
     (sum / n.max(1) as f64).exp()
 }
@@ -280,7 +280,7 @@ fn tuning(
 }
 
 /// Candidates for window-sized images.
-fn window_candidates() -> Vec<MsTuning> {
+pub(super) fn window_candidates() -> Vec<MsTuning> {
     let mut out = Vec::new();
     for (init, subdiv, leaf) in [
         (16, 2, 4),

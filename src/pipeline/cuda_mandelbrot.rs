@@ -16,6 +16,7 @@ use crate::cuda::{
 };
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, Palette, Precision};
+use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 
@@ -221,7 +222,10 @@ impl CudaMandelbrot {
         })
     }
 
-    /// Renders into `texture` (already the view's size).
+    /// Renders into `texture` (already the view's size). The pixel buffer is handed to CUDA
+    /// first, while the GPU is still idle: a hand-over queued behind the dwell kernels waits
+    /// for the GPU to switch from CUDA's context to GL's and back (0.32 ms a frame on the
+    /// H200, docs/gpu-runs.md), one queued before them costs nothing.
     pub fn render(
         &mut self,
         gl: &glow::Context,
@@ -230,43 +234,60 @@ impl CudaMandelbrot {
     ) -> Result<MandelbrotFrame, PipelineError> {
         let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
-        let view = s.view;
-        self.ensure_tables(&s.coloring, view.max_dwell)?;
-        let bytes = view.width as usize * view.height as usize * 4;
+        self.ensure_tables(&s.coloring, s.view.max_dwell)?;
+        let bytes = s.view.width as usize * s.view.height as usize * 4;
         let external = self.external.as_ref();
         MandelbrotPbo::ensure(&mut self.pbo, gl, &self.device.ctx, external, bytes)?;
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
-        let precision = self.compute_dwells(s, &mut timeline)?;
-        let (kernels, records) = (&self.kernels, &self.records);
-        let dwells = self.dwells.as_ref().ok_or(CudaError::NoDevice)?;
-        let pbo = self.pbo.as_mut().ok_or(CudaError::NoDevice)?;
-        pbo.write(gl, &stream, &mut timeline, |out, size| {
+        let mut pbo = self.pbo.take().ok_or(CudaError::NoDevice)?;
+        let written = pbo.write(gl, &stream, &mut timeline, |out, size, timeline| {
             if size < bytes {
                 return Err(CudaError::Launch {
                     kernel: "mandel_colorize",
                     reason: format!("PBO of {size} B"),
                 });
             }
-            // SAFETY (both launches): `out` is CUDA's view of the PBO, checked above to hold
-            // W·H·4 bytes; `write` hands it back to GL only after this closure, ordered
-            // on the same stream.
-            match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
-                (c, Some(smooth), Some(g), _) if c.smooth => unsafe {
-                    kernels
-                        .colorize_smooth(&stream, dwells, smooth, &g.bytes, records, out, &view, c)
-                },
-                (c, _, _, Some(lut)) if !c.smooth => unsafe {
-                    kernels.colorize(&stream, dwells, &lut.bytes, records, out, &view)
-                },
-                _ => Err(CudaError::NoDevice),
-            }
-        })?;
+            let precision = self.compute_dwells(s, timeline)?;
+            // SAFETY: `out` is CUDA's view of the PBO, checked above to hold W·H·4 bytes;
+            // `write` hands it back to GL only after this closure, ordered on the same
+            // stream.
+            unsafe { self.colour_into(s, out) }?;
+            timeline.mark("colour", &stream)?;
+            Ok(precision)
+        });
+        self.pbo = Some(pbo);
+        let precision = written?;
         let frame = self.frame(s, precision, timeline.stage_times()?)?;
         if let Some(pbo) = &self.pbo {
             pbo.upload_to(gl, texture)?;
         }
         Ok(frame)
+    }
+
+    /// Colours the dwells of the last computation into `out`.
+    ///
+    /// # Safety
+    /// `out` must point to W·H·4 bytes of device memory that stay CUDA's until the stream
+    /// has run the launch.
+    unsafe fn colour_into(
+        &self,
+        s: &MandelbrotSettings,
+        out: CUdeviceptr,
+    ) -> Result<(), CudaError> {
+        let (stream, view) = (&self.device.stream, &s.view);
+        let dwells = self.dwells.as_ref().ok_or(CudaError::NoDevice)?;
+        let (kernels, records) = (&self.kernels, &self.records);
+        // SAFETY (both launches): `out` covers W·H pixels (this function's contract).
+        match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
+            (c, Some(smooth), Some(g), _) if c.smooth => unsafe {
+                kernels.colorize_smooth(stream, dwells, smooth, &g.bytes, records, out, view, c)
+            },
+            (c, _, _, Some(lut)) if !c.smooth => unsafe {
+                kernels.colorize(stream, dwells, &lut.bytes, records, out, view)
+            },
+            _ => Err(CudaError::NoDevice),
+        }
     }
 
     /// Times the dwell computation alone (benchmarks): no colouring, no copy back.

@@ -83,30 +83,28 @@ impl MandelbrotPbo {
             .ok_or(PipelineError::Cuda(CudaError::NoDevice))
     }
 
-    /// Hands the PBO to CUDA, runs `write` on its device pointer and size, and hands it
-    /// back to GL, marking "interop in", "colour" and "interop out" on the timeline.
-    pub fn write(
+    /// Hands the PBO to CUDA (marking "interop in" on the timeline), runs `write` on its
+    /// device pointer and size and the timeline, and hands it back to GL ("interop out").
+    pub fn write<T>(
         &mut self,
         gl: &glow::Context,
         stream: &Arc<CudaStream>,
         timeline: &mut GpuTimeline,
-        write: impl FnOnce(CUdeviceptr, usize) -> Result<(), CudaError>,
-    ) -> Result<(), PipelineError> {
+        write: impl FnOnce(CUdeviceptr, usize, &mut GpuTimeline) -> Result<T, CudaError>,
+    ) -> Result<T, PipelineError> {
         let access: &mut dyn InteropResources = match &mut self.access {
             Access::Classic(c) => c,
             Access::External(s) => s.as_mut(),
         };
         let views = access.acquire(gl, stream)?;
         timeline.mark("interop in", stream)?;
-        let (ptr, size) = views.pointer(0)?;
-        let written = write(ptr, size);
-        if written.is_ok() {
-            timeline.mark("colour", stream)?;
-        }
+        let written = views
+            .pointer(0)
+            .and_then(|(ptr, size)| write(ptr, size, timeline));
         let released = access.release(gl, stream);
         timeline.mark("interop out", stream)?;
-        written?;
-        released
+        let value = written?;
+        released.map(|()| value)
     }
 
     /// Copies the PBO into `texture` (GL side, after the hand-back).
