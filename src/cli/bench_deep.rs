@@ -197,20 +197,6 @@ fn deep_sweep(r: &mut MandelbrotRenderer) -> Result<serde_json::Value, CliError>
         let pp = time_dwell(r, &s, 5)?;
         views.push((b, s, pp));
     }
-    let mut rows = Vec::new();
-    for t in deep_candidates() {
-        let mut speedups = Vec::new();
-        for (_, s, pp) in &views {
-            let mut s = *s;
-            s.mode = Mode::MarianiSilver;
-            s.tuning = Some(t);
-            speedups.push(pp / time_dwell(r, &s, 3)?);
-        }
-        let geo = geo_mean(speedups.iter().copied());
-        let worst = speedups.iter().copied().fold(f64::INFINITY, f64::min);
-        rows.push((geo, worst, t, speedups));
-    }
-    rows.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)));
     println!("Mariani–Silver on deep views, 1920×1080, speed-up over per-pixel (dwell kernels):");
     for (b, _, pp) in &views {
         println!(
@@ -218,6 +204,28 @@ fn deep_sweep(r: &mut MandelbrotRenderer) -> Result<serde_json::Value, CliError>
             b.name, b.span, b.max_dwell
         );
     }
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for t in deep_candidates() {
+        let timed: Result<Vec<f64>, CliError> = views
+            .iter()
+            .map(|(_, s, pp)| {
+                let mut s = *s;
+                s.mode = Mode::MarianiSilver;
+                s.tuning = Some(t);
+                Ok(pp / time_dwell(r, &s, 3)?)
+            })
+            .collect();
+        match timed {
+            Ok(speedups) => {
+                let geo = geo_mean(speedups.iter().copied());
+                let worst = speedups.iter().copied().fold(f64::INFINITY, f64::min);
+                rows.push((geo, worst, t, speedups));
+            }
+            Err(e) => failed.push(format!("{t:?}: {}", e.message)),
+        }
+    }
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)));
     for (geo, worst, t, s) in rows.iter().take(12) {
         let each: Vec<String> = s.iter().map(|x| format!("{x:.2}×")).collect();
         println!(
@@ -225,10 +233,17 @@ fn deep_sweep(r: &mut MandelbrotRenderer) -> Result<serde_json::Value, CliError>
             t.init_size, t.subdiv, t.leaf_size, t.launch_min_pixels, t.lookahead, each.join(" ")
         );
     }
-    Ok(serde_json::json!(rows
-        .iter()
-        .map(|(g, w, t, s)| serde_json::json!({ "tuning": t, "geo_mean": g, "worst": w, "speedups": s }))
-        .collect::<Vec<_>>()))
+    println!("  {} tunings failed", failed.len());
+    for f in failed.iter().take(5) {
+        println!("    {f}");
+    }
+    Ok(serde_json::json!({
+        "results": rows
+            .iter()
+            .map(|(g, w, t, s)| serde_json::json!({ "tuning": t, "geo_mean": g, "worst": w, "speedups": s }))
+            .collect::<Vec<_>>(),
+        "failed": failed,
+    }))
 }
 
 fn mode_name(mode: Mode) -> &'static str {
