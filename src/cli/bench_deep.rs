@@ -150,9 +150,27 @@ pub fn bench_deep(
 }
 
 /// Candidates for deep views, whose pixels cost hundreds of times a plain one's: the
-/// window tunings, and larger first cells whose splits and fills run as child grids.
+/// window tunings, larger first cells whose splits and fills run as child grids, and one
+/// or two levels only (a cell's border decides between a fill and evaluating the whole
+/// interior in one pass, so no pass waits for another's slowest pixel).
 fn deep_candidates() -> Vec<MsTuning> {
     let mut out = super::bench_mandelbrot::window_candidates();
+    let t = |init_size, subdiv, leaf_size, launch_min_pixels| MsTuning {
+        init_size,
+        subdiv,
+        leaf_size,
+        launch_min_pixels,
+        lookahead: 1,
+    };
+    for size in [8, 16, 32, 64, 128] {
+        out.push(t(size, 2, size, 1 << 30));
+    }
+    for size in [32, 64, 128] {
+        out.push(t(size, 2, size, 32 * 32));
+    }
+    for (init, subdiv, leaf) in [(64, 2, 32), (64, 4, 16), (128, 4, 32), (32, 2, 16)] {
+        out.push(t(init, subdiv, leaf, 1 << 30));
+    }
     for (init, subdiv, leaf) in [
         (64, 2, 4),
         (64, 2, 8),
