@@ -20,7 +20,7 @@ use cudalens::mandelbrot::deep::{
 };
 use cudalens::mandelbrot::{
     render_per_pixel, Coloring, MandelbrotSettings, Mode, MsTuning, Palette, Precision, View,
-    BOOKMARKS,
+    BOOKMARKS, MS_TUNINGS,
 };
 use cudalens::ops::random_image;
 use cudalens::ops::{cpu, Histogram};
@@ -765,8 +765,8 @@ fn deep_views_match_arbitrary_precision_iteration() {
 }
 
 /// Mariani–Silver on perturbation dwells (issue 13, item 3): on every deep view the GPU's
-/// refinement equals the CPU's (dwells, rectangles, statistics) with the measured tuning
-/// and with child grids for every split; it differs from per-pixel perturbation only where
+/// refinement equals the CPU's (dwells, rectangles, statistics) with the deep tuning, the
+/// window tuning (in-block, all levels per pass) and child grids for every split; it differs from per-pixel perturbation only where
 /// a uniform border is filled across a feature; the colours reach GL through the pixel
 /// buffer. Prints both modes' dwell kernel times.
 #[test]
@@ -787,6 +787,8 @@ fn deep_views_refine_as_the_cpu_reference() {
         let pp_ms = frame.dwell_ms();
         s.mode = Mode::MarianiSilver;
         let (refined, ms_ms) = check_refinement_of(&mut renderer, &s, &name);
+        s.tuning = Some(MS_TUNINGS[0].1);
+        check_refinement_of(&mut renderer, &s, &format!("{name}, in-block"));
         let (_, child) = path_tunings()[0];
         s.tuning = Some(child);
         check_refinement_of(
@@ -799,7 +801,7 @@ fn deep_views_refine_as_the_cpu_reference() {
         let bad = refined.mismatches(&per_pixel);
         println!(
             "ok {name}: {w}x{h} max dwell {max_dwell}, {:?}: GPU Mariani-Silver = CPU Mariani-Silver \
-             (dwells, rectangles, statistics; measured tuning and child grids everywhere); \
+             (dwells, rectangles, statistics; deep tuning, window tuning, child grids everywhere); \
              vs per-pixel {bad}/{}; dwell kernels: per-pixel {pp_ms:.2} ms, Mariani-Silver {ms_ms:.2} ms",
             frame.precision,
             refined.values.len()

@@ -32,7 +32,7 @@ pub use overlay::{draw_overlay, kind_color};
 pub use palette::Palette;
 pub use rect::{coons, GridLines, Rect};
 pub use settings::MandelbrotSettings;
-pub use tuning::{MsTuning, TuningError, MS_MAX_LEVELS, MS_TUNINGS};
+pub use tuning::{MsTuning, TuningError, MS_DEEP_TUNING, MS_MAX_LEVELS, MS_TUNINGS};
 pub use view::{parse_center as parse_center_arg, Mode, Precision, View};
 
 /// Largest max dwell (deep views need 10⁵ and more).

@@ -32,9 +32,15 @@ impl Default for MandelbrotSettings {
 }
 
 impl MandelbrotSettings {
-    /// The refinement parameters this picture uses.
+    /// The refinement parameters this picture uses: the given ones, else the measured ones
+    /// for a deep view or for the view's size.
     pub fn tuning(&self) -> MsTuning {
-        self.tuning
-            .unwrap_or_else(|| MsTuning::for_size(self.view.width, self.view.height))
+        self.tuning.unwrap_or_else(|| {
+            if self.deep_precision().is_some() {
+                super::MS_DEEP_TUNING
+            } else {
+                MsTuning::for_size(self.view.width, self.view.height)
+            }
+        })
     }
 }

@@ -72,6 +72,20 @@ pub const MS_TUNINGS: [(u64, MsTuning); 3] = [
     ),
 ];
 
+/// The tuning for deep views (perturbation dwells), chosen by `cudalens bench --deep
+/// --ms-sweep` on an H200 (docs/gpu-runs.md, run 36): one level of 128-pixel cells, each
+/// filled when its border is uniform, else evaluated whole by a child grid. A deep pixel
+/// costs hundreds of plain ones and these views have few uniform regions, so the passes of
+/// the in-block refinement (each waiting for its slowest pixel) cost more than its fills
+/// save: 0.61× per-pixel with the window tuning, 0.90× with this one.
+pub const MS_DEEP_TUNING: MsTuning = MsTuning {
+    init_size: 128,
+    subdiv: 2,
+    leaf_size: 128,
+    launch_min_pixels: 32 * 32,
+    lookahead: 1,
+};
+
 impl MsTuning {
     /// The measured tuning for a `width × height` image.
     pub fn for_size(width: u32, height: u32) -> MsTuning {
