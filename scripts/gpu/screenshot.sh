@@ -6,7 +6,8 @@
 #   bash scripts/gpu/screenshot.sh shoot        starts Xvfb and takes the screenshots (call 2)
 # while the machine stays warm between the calls. Binary: .shot/cudalens (or .shot/cudalens.xz,
 # unpacked here). Output: $OUT: the image window, the explorer with its overlay, and the
-# explorer at the 1e-100 deep bookmark, each with its status bar.
+# explorer at the 1e-100 deep bookmark with the overlay of its refinement, each with its
+# status bar.
 set -u
 X=/opt/x
 case ${1:-} in
@@ -33,7 +34,7 @@ case ${1:-} in
         .shot/cudalens --size 1600x1000 --frames 40 --mandelbrot --overlay \
             --screenshot "$OUT/screenshot-gpu-mandelbrot.png" 2>&1 | tail -n 5
         echo "mandelbrot rc=$?"
-        .shot/cudalens --size 1600x1000 --frames 60 --mandelbrot --bookmark "Spiral by c = i, period-137" \
+        .shot/cudalens --size 1600x1000 --frames 60 --mandelbrot --overlay --bookmark "Spiral by c = i, period-137" \
             --screenshot "$OUT/screenshot-gpu-deep.png" 2>&1 | tail -n 5
         echo "deep rc=$?"
         ;;
