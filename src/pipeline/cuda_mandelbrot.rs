@@ -1,6 +1,7 @@
 //! Mandelbrot on CUDA: dwell kernels (per-pixel or Mariani–Silver with dynamic
-//! parallelism) → dwell (and continuous value) buffers → colour kernel → mapped PBO →
-//! `glTexSubImage2D` into the display texture on the GL side. No host round-trip for the
+//! parallelism) → dwell (and continuous value) buffers → colour kernel → pixel buffer
+//! (external memory or mapped, `mandelbrot_pbo.rs`) → `glTexSubImage2D` into the display
+//! texture on the GL side. No host round-trip for the
 //! picture. Deep views iterate by perturbation around a reference orbit (`deep_zoom.rs`),
 //! per pixel or refined by the same Mariani–Silver kernels, coloured by integer dwell.
 
@@ -137,9 +138,10 @@ impl CudaMandelbrot {
         let pixels = s.view.width as usize * s.view.height as usize;
         let stream = self.device.stream.clone();
         ensure_len(&mut self.dwells, &stream, pixels)?;
+        let tuning = s.tuning();
         let record = s.overlay && s.mode == Mode::MarianiSilver;
         if record {
-            let bound = s.tuning().record_bound(s.view.width, s.view.height);
+            let bound = tuning.record_bound(s.view.width, s.view.height);
             self.records
                 .ensure_capacity(&stream, bound.min(RECORD_LIMIT))?;
         }
@@ -151,11 +153,10 @@ impl CudaMandelbrot {
             let view = deep.prepare_orbit(&stream, s, precision, timeline)?;
             let dwells = self.dwells.as_mut().ok_or(CudaError::NoDevice)?;
             if s.mode == Mode::MarianiSilver {
-                let (orbit, tuning) = (deep.device_orbit()?, s.tuning());
                 self.kernels.refine_deep(
                     &stream,
                     &view,
-                    orbit,
+                    deep.device_orbit()?,
                     &tuning,
                     dwells,
                     &mut self.records,
@@ -186,7 +187,7 @@ impl CudaMandelbrot {
             &s.view,
             s.mode,
             s.precision,
-            &s.tuning(),
+            &tuning,
             targets,
             &mut self.records,
             record,
@@ -223,9 +224,9 @@ impl CudaMandelbrot {
     }
 
     /// Renders into `texture` (already the view's size). The pixel buffer is handed to CUDA
-    /// first, while the GPU is still idle: a hand-over queued behind the dwell kernels waits
-    /// for the GPU to switch from CUDA's context to GL's and back (0.32 ms a frame on the
-    /// H200, docs/gpu-runs.md), one queued before them costs nothing.
+    /// before the dwell kernels, not behind them: queued behind them, the hand-over added
+    /// 0.32 ms to the GPU timeline and to the wall-clock frame on the H200 (cause not
+    /// established; docs/gpu-runs.md, runs 33–34).
     pub fn render(
         &mut self,
         gl: &glow::Context,
