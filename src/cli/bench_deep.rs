@@ -154,22 +154,16 @@ pub fn bench_deep(
 /// or two levels only (a cell's border decides between a fill and evaluating the whole
 /// interior in one pass, so no pass waits for another's slowest pixel).
 fn deep_candidates() -> Vec<MsTuning> {
-    let mut out = super::bench_mandelbrot::window_candidates();
-    let t = |init_size, subdiv, leaf_size, launch_min_pixels| MsTuning {
-        init_size,
-        subdiv,
-        leaf_size,
-        launch_min_pixels,
-        lookahead: 1,
-    };
+    use super::bench_mandelbrot::{tuning, window_candidates};
+    let mut out = window_candidates();
     for size in [8, 16, 32, 64, 128] {
-        out.push(t(size, 2, size, 1 << 30));
+        out.push(tuning(size, 2, size, 1 << 30, 1));
     }
     for size in [32, 64, 128] {
-        out.push(t(size, 2, size, 32 * 32));
+        out.push(tuning(size, 2, size, 32 * 32, 1));
     }
     for (init, subdiv, leaf) in [(64, 2, 32), (64, 4, 16), (128, 4, 32), (32, 2, 16)] {
-        out.push(t(init, subdiv, leaf, 1 << 30));
+        out.push(tuning(init, subdiv, leaf, 1 << 30, 1));
     }
     for (init, subdiv, leaf) in [
         (64, 2, 4),
@@ -182,13 +176,7 @@ fn deep_candidates() -> Vec<MsTuning> {
         (512, 2, 8),
     ] {
         for launch in [1, 32 * 32, 64 * 64] {
-            out.push(MsTuning {
-                init_size: init,
-                subdiv,
-                leaf_size: leaf,
-                launch_min_pixels: launch,
-                lookahead: 1,
-            });
+            out.push(tuning(init, subdiv, leaf, launch, 1));
         }
     }
     out

@@ -263,7 +263,7 @@ fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<Valu
     Ok(Value::Array(out))
 }
 
-fn tuning(
+pub(super) fn tuning(
     init_size: u32,
     subdiv: u32,
     leaf_size: u32,
