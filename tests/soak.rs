@@ -266,7 +266,7 @@ fn soak_random_frames_on_cuda() {
         runner.interop
     );
     let mandel =
-        MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_device(), interop)
+        MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_share(), interop)
             .expect("CUDA Mandelbrot");
     let image = common::photo("coffee.png");
     let source = GlTexture::new(&gl.gl, image.width(), image.height(), Some(image.as_raw()))

@@ -70,7 +70,7 @@ impl AppState {
             log_scale: false,
             channels: [true; 4],
         };
-        let mandel = MandelbrotRenderer::new(gl, args.backend, runner.cuda_device(), args.interop)?;
+        let mandel = MandelbrotRenderer::new(gl, args.backend, runner.cuda_share(), args.interop)?;
         let mandel_id = painter.register_native_texture(mandel.texture.id);
         let mut state = Self {
             tab: if args.mandelbrot {

@@ -7,7 +7,7 @@
 
 use super::deep_zoom::{integer_coloring_if_deep, CudaDeep};
 use super::external::ExternalInterop;
-use super::interop_mode::{choose_interop, InteropRequest, InteropStatus};
+use super::interop_mode::{CudaShare, InteropStatus};
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::mandelbrot_pbo::MandelbrotPbo;
 use super::report::stages_from;
@@ -88,16 +88,16 @@ pub struct CudaMandelbrot {
 }
 
 impl CudaMandelbrot {
-    /// Loads the kernels and chooses the pixel buffer's interop path as `interop` asks.
-    pub fn new(
-        gl: &glow::Context,
-        device: CudaDevice,
-        interop: InteropRequest,
-    ) -> Result<Self, PipelineError> {
+    /// Loads the kernels on `share`'s device; the pixel buffer takes `share`'s interop path.
+    pub fn new(share: CudaShare) -> Result<Self, CudaError> {
+        let CudaShare {
+            device,
+            external,
+            interop,
+        } = share;
         device.bind()?;
         let kernels = MandelbrotKernels::load(&device)?;
         let records = MsRecordBuffer::new(&device.stream, RECORD_CAPACITY)?;
-        let (external, interop) = choose_interop(gl, &device, interop)?;
         Ok(Self {
             device,
             interop,

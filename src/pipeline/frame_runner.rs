@@ -4,7 +4,8 @@
 use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::run_cpu_frame;
 use super::cuda_frame::CudaFrame;
-use super::interop_mode::{choose_interop, InteropKind, InteropRequest, InteropStatus};
+use super::external::ExternalInterop;
+use super::interop_mode::{choose_interop, CudaShare, InteropKind, InteropRequest, InteropStatus};
 use super::{BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::filters::Filter;
@@ -17,6 +18,8 @@ pub struct FrameRunner {
     pub status: BackendStatus,
     /// The interop path of the CUDA backend (None on the CPU).
     pub interop: Option<InteropStatus>,
+    /// The external-memory interop the targets live on (None on map/unmap and the CPU).
+    external: Option<ExternalInterop>,
     request: BackendRequest,
     cuda: Option<CudaFrame>,
 }
@@ -51,15 +54,17 @@ impl FrameRunner {
                 targets: FrameTargets::new(gl, width, height)?,
                 status,
                 interop: None,
+                external: None,
                 request,
                 cuda: None,
             });
         };
-        let (targets, interop) = cuda_targets(gl, &frame, interop, width, height)?;
+        let (targets, interop, external) = cuda_targets(gl, &frame, interop, width, height)?;
         Ok(Self {
             targets,
             status,
             interop: Some(interop),
+            external,
             request,
             cuda: Some(frame),
         })
@@ -81,9 +86,19 @@ impl FrameRunner {
         }
     }
 
-    /// The CUDA device in use, if any (shared with the Mandelbrot renderer).
+    /// The CUDA device in use, if any.
     pub fn cuda_device(&self) -> Option<&CudaDevice> {
         self.cuda.as_ref().map(|c| &c.device)
+    }
+
+    /// The CUDA device and interop path in use, for the Mandelbrot renderer of the same
+    /// context (None on the CPU).
+    pub fn cuda_share(&self) -> Option<CudaShare> {
+        Some(CudaShare {
+            device: self.cuda.as_ref()?.device.clone(),
+            external: self.external.clone(),
+            interop: self.interop.clone()?,
+        })
     }
 
     /// Runs `filters` on `source` (its GL texture and host pixels) into the targets.
@@ -112,6 +127,7 @@ impl FrameRunner {
                     self.status = fall_back_after(self.request, e)?;
                     self.cuda = None;
                     self.interop = None;
+                    self.external = None;
                 }
             }
         }
@@ -125,20 +141,21 @@ impl FrameRunner {
     }
 }
 
-/// The targets for a CUDA frame on the interop path `request` allows, and that path.
+/// The targets for a CUDA frame on the interop path `request` allows, that path, and the
+/// external-memory interop the targets live on.
 fn cuda_targets(
     gl: &glow::Context,
     frame: &CudaFrame,
     request: InteropRequest,
     width: u32,
     height: u32,
-) -> Result<(FrameTargets, InteropStatus), PipelineError> {
+) -> Result<(FrameTargets, InteropStatus, Option<ExternalInterop>), PipelineError> {
     let (external, status) = choose_interop(gl, &frame.device, request)?;
     let Some(external) = external else {
-        return Ok((FrameTargets::new(gl, width, height)?, status));
+        return Ok((FrameTargets::new(gl, width, height)?, status, None));
     };
-    match FrameTargets::shared(gl, external, width, height) {
-        Ok(targets) => Ok((targets, status)),
+    match FrameTargets::shared(gl, external.clone(), width, height) {
+        Ok(targets) => Ok((targets, status, Some(external))),
         Err(e) if request == InteropRequest::External => {
             Err(PipelineError::InteropUnavailable(e.to_string()))
         }
@@ -148,6 +165,7 @@ fn cuda_targets(
                 kind: InteropKind::Classic,
                 reason: format!("external memory failed ({e})"),
             },
+            None,
         )),
     }
 }

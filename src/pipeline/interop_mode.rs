@@ -6,6 +6,16 @@ use super::external::ExternalInterop;
 use super::PipelineError;
 use crate::cuda::CudaDevice;
 
+/// The image pipeline's CUDA device and the interop path it chose, handed to the
+/// Mandelbrot renderer of the same GL context: one CUDA context and one decision (and one
+/// test share of external memory) per app, the same reason in the status bar on both tabs.
+#[derive(Clone)]
+pub struct CudaShare {
+    pub(super) device: CudaDevice,
+    pub(super) external: Option<ExternalInterop>,
+    pub(super) interop: InteropStatus,
+}
+
 /// What the user asked for (`--interop`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum InteropRequest {

@@ -2,6 +2,7 @@
 
 use super::backend::{choose_backend, fall_back_after};
 use super::cuda_mandelbrot::CudaMandelbrot;
+use super::interop_mode::{choose_interop, CudaShare};
 use super::mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
 use super::report::StageTime;
 use super::{BackendRequest, BackendStatus, InteropRequest, InteropStatus, PipelineError};
@@ -9,6 +10,17 @@ use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Dwells, MandelbrotSettings};
 use std::time::Instant;
+
+/// CUDA on the current GL context's device, with the interop path `interop` asks for.
+fn own_share(gl: &glow::Context, interop: InteropRequest) -> Result<CudaShare, String> {
+    let device = CudaDevice::for_current_gl().map_err(|e| e.to_string())?;
+    let (external, status) = choose_interop(gl, &device, interop).map_err(|e| e.to_string())?;
+    Ok(CudaShare {
+        device,
+        external,
+        interop: status,
+    })
+}
 
 /// Display texture plus backend. Release with [`MandelbrotRenderer::destroy`].
 pub struct MandelbrotRenderer {
@@ -19,21 +31,22 @@ pub struct MandelbrotRenderer {
 }
 
 impl MandelbrotRenderer {
-    /// `device`: the image pipeline's CUDA device when it has one (one context per app);
-    /// `interop`: how the CUDA backend's pixel buffer reaches GL (`--interop`).
+    /// `share`: the image pipeline's CUDA device and interop path when it has them (one
+    /// context and one interop decision per app); without, the renderer opens CUDA on the
+    /// current GL context and chooses its pixel buffer's path as `interop` asks.
     pub fn new(
         gl: &glow::Context,
         request: BackendRequest,
-        device: Option<&CudaDevice>,
+        share: Option<CudaShare>,
         interop: InteropRequest,
     ) -> Result<Self, PipelineError> {
         let texture = GlTexture::new(gl, 16, 16, None)?;
         let open_cuda = || {
-            let device = match device {
-                Some(d) => d.clone(),
-                None => CudaDevice::for_current_gl().map_err(|e| e.to_string())?,
+            let share = match share {
+                Some(s) => s,
+                None => own_share(gl, interop)?,
             };
-            CudaMandelbrot::new(gl, device, interop).map_err(|e| e.to_string())
+            CudaMandelbrot::new(share).map_err(|e| e.to_string())
         };
         let describe = |c: &CudaMandelbrot| {
             format!("{}; kernels: {}", c.device.info, kernel_build_description())

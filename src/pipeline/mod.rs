@@ -31,7 +31,7 @@ pub use headless::{
     cuda_headless_gl, probe_cuda, process_headless, render_mandelbrot_frames,
     render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
 };
-pub use interop_mode::{InteropKind, InteropRequest, InteropStatus};
+pub use interop_mode::{CudaShare, InteropKind, InteropRequest, InteropStatus};
 pub use mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
 pub use mandelbrot_renderer::MandelbrotRenderer;
 pub use report::{FrameReport, StageTime};
