@@ -4,7 +4,7 @@
 //! between the two by semaphores instead of a map and an unmap per frame. Release with
 //! [`SharedPbo::destroy`] after the GL buffer made with it.
 
-use super::external::{usable_sync, BufferBacking, ExternalInterop, ExternalSync};
+use super::external::{hand_back_to_gl, usable_sync, BufferBacking, ExternalInterop, ExternalSync};
 use super::interop_resources::{InteropResources, InteropViews};
 use super::PipelineError;
 use crate::gl::{GlBuffer, SharedObjects};
@@ -70,13 +70,6 @@ impl InteropResources for SharedPbo {
             buffers: &[self.name],
             textures: &[],
         };
-        match self.sync.as_mut() {
-            Some(sync) => sync.hand_to_gl(gl, &objects, stream),
-            None => Err(crate::cuda::CudaError::Driver {
-                call: "SharedPbo",
-                reason: "internal: released before it was acquired".into(),
-            }
-            .into()),
-        }
+        hand_back_to_gl(&mut self.sync, gl, &objects, stream)
     }
 }

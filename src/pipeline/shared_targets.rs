@@ -4,7 +4,9 @@
 //! GL and CUDA. Release with [`SharedTargets::destroy`] after the output texture and the
 //! bin buffer.
 
-use super::external::{usable_sync, BufferBacking, ExternalInterop, ExternalSync, ImageBacking};
+use super::external::{
+    hand_back_to_gl, usable_sync, BufferBacking, ExternalInterop, ExternalSync, ImageBacking,
+};
 use super::interop_resources::{InteropResources, InteropViews};
 use super::PipelineError;
 use crate::cuda::CudaError;
@@ -186,9 +188,6 @@ impl InteropResources for SharedTargets {
             buffers: &buffers,
             textures: &textures,
         };
-        match self.sync.as_mut() {
-            Some(sync) => sync.hand_to_gl(gl, &objects, stream),
-            None => Err(missing_source().into()),
-        }
+        hand_back_to_gl(&mut self.sync, gl, &objects, stream)
     }
 }

@@ -150,3 +150,21 @@ pub fn usable_sync<'a>(
         .into()
     })
 }
+
+/// CUDA → GL with the semaphores in `slot` ([`ExternalSync::hand_to_gl`]); an error if
+/// nothing was handed to CUDA (no semaphores yet).
+pub fn hand_back_to_gl(
+    slot: &mut Option<ExternalSync>,
+    gl: &glow::Context,
+    objects: &SharedObjects<'_>,
+    stream: &CudaStream,
+) -> Result<(), PipelineError> {
+    match slot.as_mut() {
+        Some(sync) => sync.hand_to_gl(gl, objects, stream),
+        None => Err(crate::cuda::CudaError::Driver {
+            call: "ExternalSync::hand_to_gl",
+            reason: "internal: handed back before it was handed to CUDA".into(),
+        }
+        .into()),
+    }
+}
