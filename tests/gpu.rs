@@ -15,12 +15,12 @@ use cudalens::cuda::CudaDevice;
 use cudalens::filters::{apply_cpu, gpu_tolerance, Filter, FILTERS};
 use cudalens::gl::{GlTexture, HeadlessGl};
 use cudalens::mandelbrot::deep::{
-    direct_dwell, dwell_dd, dwell_ext, is_deep, offset_dd, offset_ext, sample_pixels, DeepLocation,
-    ReferenceOrbit, DEEP_BOOKMARKS,
+    direct_dwell, is_deep, sample_pixels, DeepLocation, Perturbation, ReferenceOrbit,
+    DEEP_BOOKMARKS,
 };
 use cudalens::mandelbrot::{
-    render_per_pixel, Coloring, MandelbrotSettings, Mode, MsTuning, Palette, Precision, View,
-    BOOKMARKS, MS_TUNINGS,
+    render_per_pixel, Coloring, DwellSource, MandelbrotSettings, Mode, MsTuning, Palette,
+    Precision, View, BOOKMARKS, MS_TUNINGS,
 };
 use cudalens::ops::random_image;
 use cudalens::ops::{cpu, Histogram};
@@ -714,18 +714,13 @@ fn deep_views_match_arbitrary_precision_iteration() {
         assert!(is_deep(frame.precision), "{name}: {:?}", frame.precision);
         texture_shows_the_dwells(gl, &mut renderer, &s, &gpu, &name);
         let orbit = ReferenceOrbit::compute(&view);
-        let step = view.location.pixel_size(w);
-        let step_dd = view.location.pixel_size_dd(w);
+        let perturbation = Perturbation::new(&view, &orbit, frame.precision);
         let pixels = sample_pixels(w, h, samples, 13);
         let start = Instant::now();
         let checked: Vec<(u32, u32, u32, (u32, u32))> = pixels
             .par_iter()
             .map(|&(x, y)| {
-                let cpu = if frame.precision == Precision::Extended {
-                    dwell_ext(&orbit.points, offset_ext(x, y, w, h, step), max_dwell)
-                } else {
-                    dwell_dd(&orbit.dd_points, offset_dd(x, y, w, h, step_dd), max_dwell)
-                };
+                let cpu = perturbation.pixel(x, y, false).0;
                 let i = (y * w + x) as usize;
                 (cpu, direct_dwell(&view, x, y, 64), gpu.values[i], (x, y))
             })

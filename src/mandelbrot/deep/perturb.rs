@@ -308,17 +308,12 @@ mod tests {
                 view.width,
             );
             let orbit = ReferenceOrbit::compute(&view);
-            let step = view.location.pixel_size(view.width);
-            let step_dd = view.location.pixel_size_dd(view.width);
+            let perturbation = Perturbation::new(&view, &orbit, precision);
             let pixels = sample_pixels(view.width, view.height, samples, 13);
             let results: Vec<(u32, u32)> = pixels
                 .par_iter()
                 .map(|&(x, y)| {
-                    let d = if precision == Precision::Extended {
-                        dwell_ext(&orbit.points, offset_ext(x, y, 640, 360, step), view.max_dwell)
-                    } else {
-                        dwell_dd(&orbit.dd_points, offset_dd(x, y, 640, 360, step_dd), view.max_dwell)
-                    };
+                    let d = perturbation.pixel(x, y, false).0;
                     let direct = direct_dwell(&view, x, y, guard);
                     if d != direct {
                         let more = direct_dwell(&view, x, y, guard + 128);
