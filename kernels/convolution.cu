@@ -79,19 +79,6 @@ __device__ __forceinline__ void convolve_run(int taps, Load load, float3 (&acc)[
     }
 }
 
-// One RGB value in a shared tile of three f32 planes, `plane` floats apart.
-__device__ __forceinline__ float3 load_planes(const float* at, int plane)
-{
-    return make_float3(at[0], at[plane], at[2 * plane]);
-}
-
-__device__ __forceinline__ void store_planes(float* at, int plane, float3 v)
-{
-    at[0] = v.x;
-    at[plane] = v.y;
-    at[2 * plane] = v.z;
-}
-
 // CONV_RUN consecutive outputs down one column of a shared tile of three f32 planes
 // (`plane` floats apart), rows `stride` floats apart.
 __device__ __forceinline__ void column_run(const float* column, int stride, int plane, int taps,
@@ -99,7 +86,10 @@ __device__ __forceinline__ void column_run(const float* column, int stride, int 
 {
     convolve_run<CONV_RUN>(
         taps,
-        [&](int k) { return load_planes(column + k * stride, plane); },
+        [&](int k) {
+            const float* at = column + k * stride;
+            return make_float3(at[0], at[plane], at[2 * plane]);
+        },
         acc);
 }
 
@@ -149,7 +139,12 @@ conv_fused(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int heig
         float3 acc[CONV_RUN];
         convolve_run<CONV_RUN>(taps, [&](int k) { return unpack_rgb(line[k]); }, acc);
 #pragma unroll
-        for (int o = 0; o < CONV_RUN; ++o) store_planes(h + row * h_stride + c0 + o, plane, acc[o]);
+        for (int o = 0; o < CONV_RUN; ++o) {
+            float* at = h + row * h_stride + c0 + o;
+            at[0] = acc[o].x;
+            at[plane] = acc[o].y;
+            at[2 * plane] = acc[o].z;
+        }
     }
     __syncthreads();
 
@@ -198,7 +193,12 @@ conv_rows(cudaTextureObject_t src, float4* rows, int width, int height, int radi
     float* out_tile = (float*)smem;
     constexpr int plane = 32 * CONV_ROWS_OUT_STRIDE;
 #pragma unroll
-    for (int o = 0; o < CONV_RUN; ++o) store_planes(out_tile + row * CONV_ROWS_OUT_STRIDE + c0 + o, plane, acc[o]);
+    for (int o = 0; o < CONV_RUN; ++o) {
+        float* at = out_tile + row * CONV_ROWS_OUT_STRIDE + c0 + o;
+        at[0] = acc[o].x;
+        at[plane] = acc[o].y;
+        at[2 * plane] = acc[o].z;
+    }
     __syncthreads();
     for (int i = threadIdx.x; i < 32 * CONV_TILE_W; i += CONV_BLOCK) {
         const int r = i / CONV_TILE_W;
@@ -206,8 +206,8 @@ conv_rows(cudaTextureObject_t src, float4* rows, int width, int height, int radi
         const int y = y0 + r;
         const int x = x0 + c;
         if (y < height && x < width) {
-            const float3 v = load_planes(out_tile + r * CONV_ROWS_OUT_STRIDE + c, plane);
-            rows[(size_t)y * width + x] = make_float4(v.x, v.y, v.z, 0.0f);
+            const float* at = out_tile + r * CONV_ROWS_OUT_STRIDE + c;
+            rows[(size_t)y * width + x] = make_float4(at[0], at[plane], at[2 * plane], 0.0f);
         }
     }
 }
@@ -228,7 +228,10 @@ conv_columns(const float4* __restrict__ rows, cudaTextureObject_t src, cudaSurfa
     const int xc = min(x, width - 1);
     for (int r = warp; r < tile_rows; r += CONV_BLOCK / 32) {
         const float4 v = rows[(size_t)clamp_int(y0 - radius + r, 0, height - 1) * width + xc];
-        store_planes(tile + r * stride + lane, plane, make_float3(v.x, v.y, v.z));
+        float* at = tile + r * stride + lane;
+        at[0] = v.x;
+        at[plane] = v.y;
+        at[2 * plane] = v.z;
     }
     __syncthreads();
 
