@@ -107,6 +107,7 @@ for s in $steps; do
         deep-sweep) step bench-deep-sweep 400 "$B/cudalens" bench --backend cuda --deep --ms-sweep --size 640x360 --runs 5 --json "$OUT/deep-sweep.json" ;;
         mandel-classic) step bench-mandel-classic 300 "$B/cudalens" bench --backend cuda --mandelbrot --interop classic --runs 30 --json "$OUT/bench-classic.json" ;;
         # The Mandelbrot benchmark of the older build, for before/after on one lease.
+        ms-sweep) step bench-ms-sweep 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --runs 15 --json "$OUT/ms-sweep.json" ;;
         mandel-before) step bench-mandel-before 300 "$B/before/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/before-mandel.json" ;;
         before4k) step bench-before-4k 120 "$B/before/cudalens" bench --backend cuda --runs 30 --size 3840x2160 --json "$OUT/before-4k.json" ;;
         before8k) step bench-before-8k 200 "$B/before/cudalens" bench --backend cuda --runs 30 --size 7680x4320 --json "$OUT/before-8k.json" ;;

@@ -3,8 +3,8 @@
 //! that chooses `MS_TUNINGS`.
 //!
 //! --mandelbrot: the goal points ((−0.5, 0), span 2 at 4096² and 16384², max dwell 512 and
-//! 2048), the six bookmarks at 1920×1080 and 2560×1440 with max dwell 1024 and 8192, and
-//! the explorer frame at 1920×1080.
+//! 2048), the six bookmarks at 1920×1080 and 2560×1440 with max dwell 1024 and 8192,
+//! the latency of one pixel at those max dwells, and the explorer frame at 1920×1080.
 //! --ms-sweep: for each size class of `MS_TUNINGS` a grid of tunings on that class's points,
 //! best first, then the full table with the measured tunings: sizes 1280×720 … 16384², the
 //! six bookmarks, max dwell 256 … 16384, per size and view.
@@ -209,6 +209,7 @@ fn run_on(
             size.0, size.1
         );
     }
+    out["slowest_pixel"] = slowest_pixel(r, runs)?;
     out["explorer_frame"] = explorer_frame(gl, r)?;
     if args.ms_sweep {
         out["sweep_window"] = sweep(r, &window, &window_pp, &window_candidates(), true)?;
@@ -216,6 +217,27 @@ fn run_on(
         out["full"] = full_table(r)?;
     }
     Ok(out)
+}
+
+/// The latency of one pixel at the max dwell: the per-pixel kernel on one block of 32×8
+/// pixels inside the main cardioid (every pixel runs to the max dwell, in f64 as the
+/// window bookmarks but the whole set), at the window max dwells. Every dependent pass of
+/// the refinement that holds such a pixel lasts at least this long.
+fn slowest_pixel(r: &mut MandelbrotRenderer, runs: usize) -> Result<Value, CliError> {
+    let mut out = Vec::new();
+    for max_dwell in WINDOW_DWELLS {
+        let p = Point {
+            name: "inside the cardioid",
+            center: (-0.1, 0.0),
+            span: 1e-4,
+            size: (32, 8),
+            max_dwell,
+        };
+        let ms = time_dwell(r, &p.settings(Mode::PerPixel, None), runs)?;
+        println!("one pixel at max dwell {max_dwell} (f64, per-pixel kernel on 32×8 interior pixels): {ms:.3} ms");
+        out.push(json!({ "max_dwell": max_dwell, "ms": ms }));
+    }
+    Ok(Value::Array(out))
 }
 
 /// The explorer's frame at 1920×1080, whole set, max dwell 1024, in both modes and both
@@ -282,7 +304,13 @@ pub(super) fn tuning(
 /// Candidates for window-sized images.
 pub(super) fn window_candidates() -> Vec<MsTuning> {
     let mut out = Vec::new();
+    // One level (8, 16, 32): a cell's border, then its interior, two dependent passes.
+    for size in [8, 16, 32] {
+        out.push(tuning(size, 2, size, 1 << 30, 1));
+    }
     for (init, subdiv, leaf) in [
+        (8, 2, 4),
+        (16, 2, 8),
         (16, 2, 4),
         (16, 4, 4),
         (32, 2, 4),
