@@ -263,8 +263,8 @@ fn share(mismatches: usize, total: usize) -> f64 {
 }
 
 /// Tunings that take the kernel's other paths: child grids for every split (launch_min 1),
-/// and in-block refinement of all levels in one pass.
-fn path_tunings() -> [(&'static str, MsTuning); 2] {
+/// and in-block refinement of all levels in one pass or level by level.
+fn path_tunings() -> [(&'static str, MsTuning); 3] {
     [
         (
             "child grids everywhere",
@@ -284,6 +284,16 @@ fn path_tunings() -> [(&'static str, MsTuning); 2] {
                 leaf_size: 8,
                 launch_min_pixels: 1 << 30,
                 lookahead: 12,
+            },
+        ),
+        (
+            "in-block, level by level",
+            MsTuning {
+                init_size: 16,
+                subdiv: 2,
+                leaf_size: 4,
+                launch_min_pixels: 1 << 30,
+                lookahead: 1,
             },
         ),
     ]

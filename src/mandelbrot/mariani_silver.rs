@@ -211,7 +211,7 @@ mod tests {
             launch_min_pixels: 1 << 20,
             lookahead: 1,
         };
-        vec![MsTuning::default(), t(64, 4, 4), t(32, 2, 4), t(16, 2, 16)]
+        vec![MsTuning::default(), t(64, 4, 4), t(32, 2, 4), t(16, 2, 4)]
     }
 
     /// Every built-in bookmark as a `w`×`h` view, with its name.

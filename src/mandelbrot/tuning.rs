@@ -34,20 +34,23 @@ pub enum TuningError {
     Invalid(MsTuning, &'static str),
 }
 
-/// The tunings chosen by `cudalens bench --ms-sweep` on an H200 (docs/gpu-runs.md, run 16),
-/// by image size: the first whose pixel limit the view does not exceed. Up to 2560×1440 the
-/// best of 20 window tunings (small first cells, the whole refinement inside the block);
-/// 4K the one measured over the full table; larger the best of 32 tunings with child grids
-/// on the four goal points.
+/// The tunings chosen by `cudalens bench --ms-sweep` on an H200 (docs/gpu-runs.md), by
+/// image size: the first whose pixel limit the view does not exceed. Up to 2560×1440 the
+/// best of 27 window tunings (run 43): one level of 16-pixel cells, each filled or
+/// evaluated whole by its block. Every level of refinement adds a dependent pass, and a
+/// pass holding a pixel at the max dwell lasts that pixel's latency (0.30 ms at 8192), so
+/// at window sizes nesting costs more than its fills save (16 → 8 → 4 px: geometric means
+/// 1.07–1.24× per-pixel; one level: 1.27–1.49×). 4K the one measured over the full table
+/// (run 16); larger the best of 32 tunings with child grids on the four goal points.
 pub const MS_TUNINGS: [(u64, MsTuning); 3] = [
     (
         2560 * 1440,
         MsTuning {
             init_size: 16,
             subdiv: 2,
-            leaf_size: 4,
+            leaf_size: 16,
             launch_min_pixels: 1 << 30,
-            lookahead: 12,
+            lookahead: 1,
         },
     ),
     (
