@@ -260,7 +260,7 @@ impl CudaMandelbrot {
         self.pbo = Some(pbo);
         let precision = written?;
         let frame = self.frame(s, precision, timeline.stage_times()?)?;
-        if let Some(pbo) = &mut self.pbo {
+        if let Some(pbo) = &self.pbo {
             pbo.upload_to(gl, texture)?;
         }
         Ok(frame)

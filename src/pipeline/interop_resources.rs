@@ -55,13 +55,6 @@ pub trait InteropResources {
         stream: &Arc<CudaStream>,
     ) -> Result<InteropViews, PipelineError>;
 
-    /// Says that GL's last command on the objects until the next `acquire` is issued, so
-    /// that the GL half of that hand-over can be queued now (nothing to do on paths whose
-    /// hand-over is a map).
-    fn release_from_gl(&mut self, _gl: &glow::Context) -> Result<(), PipelineError> {
-        Ok(())
-    }
-
     /// Hands them back to GL: GL commands issued afterwards see the stream's work.
     fn release(
         &mut self,

@@ -107,19 +107,9 @@ impl MandelbrotPbo {
         released.map(|()| value)
     }
 
-    /// Copies the PBO into `texture` (GL side, after the hand-back), GL's last use of it
-    /// this frame: on the external path the next frame's hand-over to CUDA is queued right
-    /// behind the copy, so that it waits for the copy only (not for the UI drawn after).
-    pub fn upload_to(
-        &mut self,
-        gl: &glow::Context,
-        texture: &GlTexture,
-    ) -> Result<(), PipelineError> {
-        texture.upload_from_pbo(gl, &self.buffer)?;
-        match &mut self.access {
-            Access::Classic(c) => c.release_from_gl(gl),
-            Access::External(s) => s.release_from_gl(gl),
-        }
+    /// Copies the PBO into `texture` (GL side, after the hand-back).
+    pub fn upload_to(&self, gl: &glow::Context, texture: &GlTexture) -> Result<(), PipelineError> {
+        Ok(texture.upload_from_pbo(gl, &self.buffer)?)
     }
 
     /// Releases CUDA's access (registration or shared memory), then the buffer.

@@ -61,17 +61,6 @@ impl InteropResources for SharedPbo {
         })
     }
 
-    fn release_from_gl(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
-        let objects = SharedObjects {
-            buffers: &[self.name],
-            textures: &[],
-        };
-        match self.sync.as_mut() {
-            Some(sync) => sync.release_from_gl(gl, &objects),
-            None => Ok(()), // never handed to CUDA: acquire signals itself
-        }
-    }
-
     fn release(
         &mut self,
         gl: &glow::Context,

@@ -48,8 +48,6 @@ impl SemaphorePair {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Owner {
     Gl,
-    /// GL signalled `gl_done` after its last command on the objects; CUDA has not waited.
-    PassingToCuda,
     Cuda,
     /// A hand-over failed half-way: the semaphores' states are unknown; make new ones.
     Unknown,
@@ -83,13 +81,14 @@ impl ExternalSync {
     }
 
     fn expect_owner(&mut self, owner: Owner, call: &'static str) -> Result<(), PipelineError> {
-        let held = std::mem::replace(&mut self.owner, Owner::Unknown); // until the hand-over completes
-        if held == owner {
+        if self.owner == owner {
+            self.owner = Owner::Unknown; // until the hand-over completes
             Ok(())
         } else {
+            self.owner = Owner::Unknown;
             Err(crate::cuda::CudaError::Driver {
                 call,
-                reason: format!("shared objects held by {held:?}, expected {owner:?}"),
+                reason: format!("shared objects held by {:?}", owner),
             }
             .into())
         }
@@ -97,37 +96,16 @@ impl ExternalSync {
 
     /// GL → CUDA: work queued on `stream` from now on runs after every GL command issued
     /// so far (which is flushed).
-    /// When GL already let go ([`ExternalSync::release_from_gl`]), only the wait is queued.
     pub fn hand_to_cuda(
         &mut self,
         gl: &glow::Context,
         objects: &SharedObjects<'_>,
         stream: &CudaStream,
     ) -> Result<(), PipelineError> {
-        if self.owner == Owner::PassingToCuda {
-            self.owner = Owner::Unknown; // until the wait is queued
-        } else {
-            self.expect_owner(Owner::Gl, "ExternalSync::hand_to_cuda")?;
-            self.gl_done.gl.signal(gl, objects)?;
-        }
+        self.expect_owner(Owner::Gl, "ExternalSync::hand_to_cuda")?;
+        self.gl_done.gl.signal(gl, objects)?;
         self.gl_done.cuda.wait(stream)?;
         self.owner = Owner::Cuda;
-        Ok(())
-    }
-
-    /// The GL half of the next hand-over, issued as soon as GL's last command on the objects
-    /// is (the upload of a frame from them): CUDA's next wait then depends on that
-    /// command only, not on what GL draws after it (the UI), nor on the latency of a
-    /// signal issued just before the wait. GL must not use the objects again until they
-    /// come back through [`ExternalSync::hand_to_gl`].
-    pub fn release_from_gl(
-        &mut self,
-        gl: &glow::Context,
-        objects: &SharedObjects<'_>,
-    ) -> Result<(), PipelineError> {
-        self.expect_owner(Owner::Gl, "ExternalSync::release_from_gl")?;
-        self.gl_done.gl.signal(gl, objects)?;
-        self.owner = Owner::PassingToCuda;
         Ok(())
     }
 
