@@ -44,6 +44,9 @@
 // mandel_colorize_smooth: the palette's gradient at sqrt(nu) * density / 8 + offset,
 //   interpolated in f32 with the Rust reference's operation order; the interior colour
 //   where the dwell is max_dwell.
+// Both write a linear buffer (the classic path's mapped pixel buffer) or, as *_surface, the
+// display texture's array through a surface object (the external-memory path: no pixel
+// buffer and no GL copy per frame).
 #include "common.cuh"
 #include "mandelbrot_eval.cuh"
 #include "mandelbrot_rect.cuh"
@@ -554,34 +557,47 @@ MANDEL_MS_ENTRY_POINTS(PerturbedExt, pt_ext)
 
 // ---- colour ----------------------------------------------------------------------------
 
-__device__ __forceinline__ bool colour_pixel(int width, int height, const unsigned int* failures, size_t& i)
+// Where the colour kernels write: a linear W x H buffer (the classic path's mapped pixel
+// buffer), or a surface over the display texture's array (the external-memory path).
+struct LinearOut {
+    uchar4* p;
+    int width;
+    __device__ __forceinline__ void store(int x, int y, uchar4 v) const { p[(size_t)y * width + x] = v; }
+};
+
+struct SurfaceOut {
+    cudaSurfaceObject_t s;
+    __device__ __forceinline__ void store(int x, int y, uchar4 v) const { surf2Dwrite(v, s, x * 4, y); }
+};
+
+// This thread's pixel, or false when it is outside or the refinement counted a failure.
+__device__ __forceinline__ bool colour_pixel(int width, int height, const unsigned int* failures, int& x, int& y)
 {
-    const int x = blockIdx.x * MANDEL_BLOCK_X + threadIdx.x;
-    const int y = blockIdx.y * MANDEL_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height || failures[MS_COUNT_FAILURES] != 0) return false;
-    i = (size_t)y * width + x;
-    return true;
+    x = blockIdx.x * MANDEL_BLOCK_X + threadIdx.x;
+    y = blockIdx.y * MANDEL_BLOCK_Y + threadIdx.y;
+    return x < width && y < height && failures[MS_COUNT_FAILURES] == 0;
 }
 
-extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
-mandel_colorize(const int* __restrict__ dwells, const uchar4* __restrict__ lut, uchar4* out, int width, int height,
-                int max_dwell, const unsigned int* __restrict__ failures)
+template <typename Out>
+__device__ void colorize_lut(const int* __restrict__ dwells, const uchar4* __restrict__ lut, Out out, int width,
+                             int height, int max_dwell, const unsigned int* __restrict__ failures)
 {
-    size_t i;
-    if (!colour_pixel(width, height, failures, i)) return;
-    out[i] = lut[clamp_int(dwells[i], 0, max_dwell)];
+    int x, y;
+    if (!colour_pixel(width, height, failures, x, y)) return;
+    out.store(x, y, lut[clamp_int(dwells[(size_t)y * width + x], 0, max_dwell)]);
 }
 
-extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
-mandel_colorize_smooth(const int* __restrict__ dwells, const float* __restrict__ smooth,
-                       const uchar4* __restrict__ gradient, int steps, uchar4* out, int width, int height,
-                       int max_dwell, float density, float offset, unsigned int interior,
-                       const unsigned int* __restrict__ failures)
+template <typename Out>
+__device__ void colorize_smooth(const int* __restrict__ dwells, const float* __restrict__ smooth,
+                                const uchar4* __restrict__ gradient, int steps, Out out, int width, int height,
+                                int max_dwell, float density, float offset, unsigned int interior,
+                                const unsigned int* __restrict__ failures)
 {
-    size_t i;
-    if (!colour_pixel(width, height, failures, i)) return;
+    int x, y;
+    if (!colour_pixel(width, height, failures, x, y)) return;
+    const size_t i = (size_t)y * width + x;
     if (clamp_int(dwells[i], 0, max_dwell) == max_dwell) {
-        out[i] = make_uchar4(interior & 0xff, (interior >> 8) & 0xff, (interior >> 16) & 0xff, interior >> 24);
+        out.store(x, y, make_uchar4(interior & 0xff, (interior >> 8) & 0xff, (interior >> 16) & 0xff, interior >> 24));
         return;
     }
     float v = smooth[i];
@@ -593,5 +609,39 @@ mandel_colorize_smooth(const int* __restrict__ dwells, const float* __restrict__
     const float f = __fsub_rn(g, (float)i0);
     const float4 c0 = to_float4(gradient[i0]), c1 = to_float4(gradient[(i0 + 1) % steps]);
     const auto mix = [f](float p, float q) { return to_u8(__fadd_rn(p, __fmul_rn(__fsub_rn(q, p), f))); };
-    out[i] = make_uchar4(mix(c0.x, c1.x), mix(c0.y, c1.y), mix(c0.z, c1.z), mix(c0.w, c1.w));
+    out.store(x, y, make_uchar4(mix(c0.x, c1.x), mix(c0.y, c1.y), mix(c0.z, c1.z), mix(c0.w, c1.w)));
+}
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_colorize(const int* __restrict__ dwells, const uchar4* __restrict__ lut, uchar4* out, int width, int height,
+                int max_dwell, const unsigned int* __restrict__ failures)
+{
+    colorize_lut(dwells, lut, LinearOut{out, width}, width, height, max_dwell, failures);
+}
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_colorize_surface(const int* __restrict__ dwells, const uchar4* __restrict__ lut, cudaSurfaceObject_t out,
+                        int width, int height, int max_dwell, const unsigned int* __restrict__ failures)
+{
+    colorize_lut(dwells, lut, SurfaceOut{out}, width, height, max_dwell, failures);
+}
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_colorize_smooth(const int* __restrict__ dwells, const float* __restrict__ smooth,
+                       const uchar4* __restrict__ gradient, int steps, uchar4* out, int width, int height,
+                       int max_dwell, float density, float offset, unsigned int interior,
+                       const unsigned int* __restrict__ failures)
+{
+    colorize_smooth(dwells, smooth, gradient, steps, LinearOut{out, width}, width, height, max_dwell, density, offset,
+                    interior, failures);
+}
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_colorize_smooth_surface(const int* __restrict__ dwells, const float* __restrict__ smooth,
+                               const uchar4* __restrict__ gradient, int steps, cudaSurfaceObject_t out, int width,
+                               int height, int max_dwell, float density, float offset, unsigned int interior,
+                               const unsigned int* __restrict__ failures)
+{
+    colorize_smooth(dwells, smooth, gradient, steps, SurfaceOut{out}, width, height, max_dwell, density, offset,
+                    interior, failures);
 }

@@ -434,16 +434,18 @@ fn mandelbrot_matches_the_cpu_reference() {
     renderer.destroy(gl);
 }
 
-/// On both interop paths (the pixel buffer shared as external memory, or mapped each
-/// frame), the colours in the GL texture are the GPU's colours of its dwells and the CPU's.
+/// On both interop paths (the display texture shared as external memory and written by
+/// CUDA, or a pixel buffer mapped each frame and copied into the texture), the colours in
+/// the GL texture are the GPU's colours of its dwells and the CPU's, at each size in turn
+/// (the shared texture is re-made on every change of size).
 #[test]
-fn mandelbrot_colours_reach_gl_through_the_pixel_buffer() {
+fn mandelbrot_colours_reach_gl_on_both_interop_paths() {
     let Some(ctx) = gpu() else { return };
     for (request, kind) in PATHS {
         let mut renderer = MandelbrotRenderer::new(&ctx.gl, BackendRequest::Cuda, None, request)
             .expect("CUDA Mandelbrot");
         assert_eq!(renderer.interop().map(|i| i.kind), Some(kind));
-        println!("pixel buffer path: {kind}");
+        println!("explorer interop path: {kind}");
         mandelbrot_colours_on(&ctx.gl, &mut renderer);
         renderer.destroy(&ctx.gl);
     }
@@ -475,11 +477,11 @@ fn mandelbrot_colours_on(gl: &glow::Context, renderer: &mut MandelbrotRenderer) 
             coloring,
             ..MandelbrotSettings::default()
         };
-        renderer.texture.resize(gl, w, h).expect("resize");
-        renderer.texture.fill(gl, POISON).expect("poison");
+        let target = renderer.texture_for(gl, w, h).expect("texture");
+        target.fill(gl, POISON).expect("poison");
         let frame = renderer.render(gl, &s).expect("render");
         assert_eq!(frame.backend, BackendKind::Cuda);
-        let shown = renderer.texture.read(gl).expect("read texture");
+        let shown = renderer.texture().read(gl).expect("read texture");
         // The GPU's colours of the GPU's dwells, and the CPU's colours of the CPU's dwells.
         let (dwells, _) = renderer.dwells(&s).expect("dwells");
         let of_gpu_dwells = s.coloring.colorize(&dwells, s.view.max_dwell);
@@ -678,7 +680,7 @@ fn deep_settings(location: DeepLocation, max_dwell: u32, (w, h): (u32, u32)) -> 
     s
 }
 
-/// Renders `s` into a poisoned texture through the pixel buffer: it shows LUT(`dwells`).
+/// Renders `s` into a poisoned display texture: it shows LUT(`dwells`).
 fn texture_shows_the_dwells(
     gl: &glow::Context,
     renderer: &mut MandelbrotRenderer,
@@ -687,10 +689,10 @@ fn texture_shows_the_dwells(
     name: &str,
 ) {
     let (w, h) = (s.view.width, s.view.height);
-    renderer.texture.resize(gl, w, h).expect("resize");
-    renderer.texture.fill(gl, POISON).expect("poison");
+    let target = renderer.texture_for(gl, w, h).expect("texture");
+    target.fill(gl, POISON).expect("poison");
     renderer.render(gl, s).expect("render");
-    let shown = renderer.texture.read(gl).expect("read texture");
+    let shown = renderer.texture().read(gl).expect("read texture");
     assert_eq!(
         shown,
         s.coloring.colorize(dwells, s.view.max_dwell),

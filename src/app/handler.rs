@@ -151,11 +151,16 @@ impl Handler {
         }
         let (gl, state) = (&r.gl, &mut r.state);
         r.egui.run(&r.window.window, |ui| state.ui(ui, gl));
-        // The output texture is re-made on a resize on the external-memory interop path.
+        // The output texture and the explorer's are re-made on a resize on the
+        // external-memory interop path.
         let output = state.runner.targets.output.id;
         r.egui
             .painter
             .replace_native_texture(state.output_id, output);
+        let explorer = &state.mandelbrot;
+        r.egui
+            .painter
+            .replace_native_texture(explorer.texture_id, explorer.renderer.texture().id);
         // SAFETY: clearing the default framebuffer of the current context.
         unsafe {
             r.gl.clear_color(0.08, 0.08, 0.09, 1.0);

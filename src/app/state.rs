@@ -71,7 +71,7 @@ impl AppState {
             channels: [true; 4],
         };
         let mandel = MandelbrotRenderer::new(gl, args.backend, runner.cuda_share(), args.interop)?;
-        let mandel_id = painter.register_native_texture(mandel.texture.id);
+        let mandel_id = painter.register_native_texture(mandel.texture().id);
         let mut state = Self {
             tab: if args.mandelbrot {
                 Tab::Mandelbrot
@@ -170,7 +170,7 @@ impl AppState {
             .add_filter("PNG", &["png"])
             .set_file_name("mandelbrot.png");
         if let Some(path) = dialog.save_file() {
-            let pixels = self.mandelbrot.renderer.texture.read(gl);
+            let pixels = self.mandelbrot.renderer.texture().read(gl);
             self.save_pixels(pixels, &path);
         }
     }

@@ -203,13 +203,33 @@ fn perturbed_source(path: PerturbationPath) -> usize {
     }
 }
 
+/// Where the colour kernels write the picture.
+#[derive(Debug, Clone, Copy)]
+pub enum ColourOut {
+    /// W·H RGBA8 pixels of linear device memory (the classic path's mapped pixel buffer).
+    Buffer(CUdeviceptr),
+    /// A surface object over a W×H RGBA8 array (the display texture on the external path).
+    Surface(sys::CUsurfObject),
+}
+
+impl ColourOut {
+    /// Index of the kernel variant (linear, surface) and the 8-byte argument.
+    fn variant(self) -> (usize, u64) {
+        match self {
+            ColourOut::Buffer(p) => (0, p),
+            ColourOut::Surface(s) => (1, s),
+        }
+    }
+}
+
 /// The loaded Mandelbrot kernels.
 pub struct MandelbrotKernels {
     per_pixel: [CudaFunction; 2],
     grid_lines: [CudaFunction; 4],
     mariani_silver: [CudaFunction; 4],
-    colorize: CudaFunction,
-    colorize_smooth: CudaFunction,
+    /// Linear output, surface output.
+    colorize: [CudaFunction; 2],
+    colorize_smooth: [CudaFunction; 2],
 }
 
 fn pixel_grid(width: u32, height: u32) -> LaunchConfig {
@@ -325,8 +345,14 @@ impl MandelbrotKernels {
             )?,
             grid_lines: array(each("mandel_grid_lines", &MS_SOURCES)?, "mandel_grid_lines")?,
             mariani_silver: array(each("mandel_ms", &MS_SOURCES)?, "mandel_ms")?,
-            colorize: load_function(&module, "mandel_colorize")?,
-            colorize_smooth: load_function(&module, "mandel_colorize_smooth")?,
+            colorize: [
+                load_function(&module, "mandel_colorize")?,
+                load_function(&module, "mandel_colorize_surface")?,
+            ],
+            colorize_smooth: [
+                load_function(&module, "mandel_colorize_smooth")?,
+                load_function(&module, "mandel_colorize_smooth_surface")?,
+            ],
         })
     }
 
@@ -450,13 +476,13 @@ impl MandelbrotKernels {
         .map_err(CudaError::launch("mandel_ms"))
     }
 
-    /// out[i] = lut[clamp(dwell[i], 0, max_dwell)] for W·H pixels; `out` is a device
-    /// pointer to W·H uchar4 (the mapped PBO), `lut` holds max_dwell + 1 entries. Draws
-    /// nothing when the refinement counted a failure.
+    /// out[i] = lut[clamp(dwell[i], 0, max_dwell)] for W·H pixels; `lut` holds
+    /// max_dwell + 1 entries. Draws nothing when the refinement counted a failure.
     ///
     /// # Safety
-    /// `out` must point to device memory of at least W·H·4 bytes that stays allocated (and
-    /// mapped) until the stream has run the launch.
+    /// `out` must cover W×H pixels (a buffer of at least W·H·4 bytes, or a surface over an
+    /// RGBA8 array of at least W×H) that stays allocated (and mapped or handed to CUDA)
+    /// until the stream has run the launch.
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn colorize(
         &self,
@@ -464,7 +490,7 @@ impl MandelbrotKernels {
         dwells: &CudaSlice<i32>,
         lut: &CudaSlice<u8>,
         records: &MsRecordBuffer,
-        out: CUdeviceptr,
+        out: ColourOut,
         view: &View,
     ) -> Result<(), CudaError> {
         let (wi, hi, md) = (view.width as i32, view.height as i32, view.max_dwell as i32);
@@ -474,7 +500,8 @@ impl MandelbrotKernels {
                 format!("LUT of {} B", lut.len()),
             ));
         }
-        let mut b = stream.launch_builder(&self.colorize);
+        let (variant, out) = out.variant();
+        let mut b = stream.launch_builder(&self.colorize[variant]);
         b.arg(dwells)
             .arg(lut)
             .arg(&out)
@@ -483,8 +510,9 @@ impl MandelbrotKernels {
             .arg(&md)
             .arg(&records.counters);
         // SAFETY: matches mandel_colorize(const int*, const uchar4*, uchar4*, int, int, int,
-        // const unsigned*); the kernel clamps every dwell into the LUT's max_dwell + 1
-        // entries (checked above) and `out` covers W·H pixels (this function's contract).
+        // const unsigned*) and mandel_colorize_surface (the same with a cudaSurfaceObject_t,
+        // 8 bytes); the kernel clamps every dwell into the LUT's max_dwell + 1 entries
+        // (checked above) and `out` covers W·H pixels (this function's contract).
         unsafe { b.launch(pixel_grid(view.width, view.height)) }
             .map(|_| ())
             .map_err(CudaError::launch("mandel_colorize"))
@@ -493,7 +521,7 @@ impl MandelbrotKernels {
     /// Smooth colouring: the gradient at √ν · density / 8 + offset per pixel.
     ///
     /// # Safety
-    /// As for `colorize`: `out` covers W·H·4 bytes until the stream has run the launch.
+    /// As for `colorize`: `out` covers W×H pixels until the stream has run the launch.
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn colorize_smooth(
         &self,
@@ -502,7 +530,7 @@ impl MandelbrotKernels {
         smooth: &CudaSlice<f32>,
         gradient: &CudaSlice<u8>,
         records: &MsRecordBuffer,
-        out: CUdeviceptr,
+        out: ColourOut,
         view: &View,
         coloring: &crate::mandelbrot::Coloring,
     ) -> Result<(), CudaError> {
@@ -515,7 +543,8 @@ impl MandelbrotKernels {
             ));
         }
         let interior = u32::from_le_bytes(coloring.interior);
-        let mut b = stream.launch_builder(&self.colorize_smooth);
+        let (variant, out) = out.variant();
+        let mut b = stream.launch_builder(&self.colorize_smooth[variant]);
         b.arg(dwells)
             .arg(smooth)
             .arg(gradient)
@@ -529,7 +558,8 @@ impl MandelbrotKernels {
             .arg(&interior)
             .arg(&records.counters);
         // SAFETY: matches mandel_colorize_smooth(const int*, const float*, const uchar4*, int,
-        // uchar4*, int, int, int, float, float, unsigned, const unsigned*); gradient indices
+        // uchar4*, int, int, int, float, float, unsigned, const unsigned*) and its _surface
+        // twin (a cudaSurfaceObject_t, 8 bytes, for the uchar4*); gradient indices
         // stay below `steps`, the buffers hold W·H values and `out` covers W·H pixels (this
         // function's contract).
         unsafe { b.launch(pixel_grid(view.width, view.height)) }

@@ -32,7 +32,9 @@ pub use error::{check, release_in, CudaError};
 pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};
 pub use external_semaphore::ExternalSemaphore;
 pub use kernel_set::{check_scratch, KernelSet};
-pub use mandelbrot_kernels::{DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer};
+pub use mandelbrot_kernels::{
+    ColourOut, DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer,
+};
 #[cfg(test)]
 pub use modules::kernel_define;
 pub use modules::{kernel_build_description, kernel_embedded, load_function, load_module};

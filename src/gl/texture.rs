@@ -109,6 +109,13 @@ impl GlTexture {
             (self.width, self.height) = (image.width(), image.height());
             return self.specify(gl, Some(image.as_raw()));
         }
+        self.replace_texels(gl, image)
+    }
+
+    /// Replaces every texel from `image`, which has the texture's size (so this also works
+    /// on immutable storage, e.g. memory shared with CUDA).
+    fn replace_texels(&self, gl: &glow::Context, image: &RgbaImage) -> Result<(), GlError> {
+        debug_assert_eq!((image.width(), image.height()), (self.width, self.height));
         // SAFETY: the image has exactly width·height RGBA8 texels.
         unsafe { self.sub_image(gl, glow::PixelUnpackData::Slice(Some(image.as_raw()))) };
         check_gl(gl, "glTexSubImage2D")
@@ -139,9 +146,9 @@ impl GlTexture {
     }
 
     /// Fills the texture with one colour (tests poison outputs with this).
-    pub fn fill(&mut self, gl: &glow::Context, rgba: [u8; 4]) -> Result<(), GlError> {
+    pub fn fill(&self, gl: &glow::Context, rgba: [u8; 4]) -> Result<(), GlError> {
         let img = RgbaImage::from_pixel(self.width, self.height, image::Rgba(rgba));
-        self.upload(gl, &img)
+        self.replace_texels(gl, &img)
     }
 
     /// Copies a pixel buffer of width·height RGBA8 texels into the texture on the GL side.

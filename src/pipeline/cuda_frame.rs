@@ -8,7 +8,9 @@
 
 use super::frame_targets::{FrameTargets, BIN_BUFFER_BYTES};
 use super::intermediates::Intermediates;
-use super::interop_resources::{ClassicResources, InteropResources, InteropViews};
+use super::interop_resources::{
+    with_cuda_access, ClassicResources, InteropResources, InteropViews,
+};
 use super::report::{stages_from, FrameReport};
 use super::{BackendKind, PipelineError};
 use crate::cuda::{
@@ -152,16 +154,13 @@ impl CudaFrame {
             Some(shared) => shared,
             None => classic.insert(self.classic(key)?),
         };
-        let views = resources.acquire(gl, &stream)?;
-        timeline.mark("interop in", &stream)?;
         let (w, h) = (width, height);
-        // SAFETY: `views` come from this frame's `acquire` (array 0 the source texture,
-        // array 1 the output, pointer 0 the bin buffer) and stay valid until `release`,
-        // which is ordered on the stream after all the work queued here.
-        let ran = unsafe { self.run_mapped(&views, source, filters, &mut timeline) };
-        let released = resources.release(gl, &stream);
-        timeline.mark("interop out", &stream)?;
-        let ((), ()) = (ran?, released?);
+        with_cuda_access(resources, gl, &stream, &mut timeline, |views, timeline| {
+            // SAFETY: `views` come from this frame's `acquire` (array 0 the source texture,
+            // array 1 the output, pointer 0 the bin buffer) and stay valid until `release`,
+            // which is ordered on the stream after all the work queued here.
+            unsafe { self.run_mapped(views, source, filters, timeline) }
+        })?;
         let stages = timeline.stage_times()?;
         self.device.synchronize()?; // the bins copy is done
         let flat = self

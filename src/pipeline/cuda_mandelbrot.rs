@@ -1,23 +1,26 @@
 //! Mandelbrot on CUDA: dwell kernels (per-pixel or Mariani–Silver with dynamic
-//! parallelism) → dwell (and continuous value) buffers → colour kernel → pixel buffer
-//! (external memory or mapped, `mandelbrot_pbo.rs`) → `glTexSubImage2D` into the display
-//! texture on the GL side. No host round-trip for the
-//! picture. Deep views iterate by perturbation around a reference orbit (`deep_zoom.rs`),
+//! parallelism) → dwell (and continuous value) buffers → colour kernel → the picture: on
+//! the external-memory path straight into the display texture, shared with GL
+//! (`shared_display.rs`); on the map/unmap path into a mapped pixel buffer, then
+//! `glTexSubImage2D` into the renderer's texture on the GL side (`mandelbrot_pbo.rs`). No
+//! host round-trip for the picture. Deep views iterate by perturbation around a reference orbit (`deep_zoom.rs`),
 //! per pixel or refined by the same Mariani–Silver kernels, coloured by integer dwell.
 
 use super::deep_zoom::{integer_coloring_if_deep, CudaDeep};
 use super::external::ExternalInterop;
 use super::interop_mode::{CudaShare, InteropStatus};
+use super::interop_resources::with_cuda_access;
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::mandelbrot_pbo::MandelbrotPbo;
 use super::report::stages_from;
+use super::shared_display::SharedDisplay;
 use super::{BackendKind, PipelineError};
 use crate::cuda::{
-    CudaDevice, CudaError, DwellTargets, GpuTimeline, MandelbrotKernels, MsReadout, MsRecordBuffer,
+    ColourOut, CudaDevice, CudaError, DwellTargets, GpuTimeline, MandelbrotKernels, MsReadout,
+    MsRecordBuffer,
 };
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, Palette, Precision};
-use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 
@@ -82,7 +85,10 @@ pub struct CudaMandelbrot {
     lut: Option<Table<LutKey>>,
     gradient: Option<Table<Palette>>,
     records: MsRecordBuffer,
+    /// The picture on the map/unmap path (copied into the renderer's texture).
     pbo: Option<MandelbrotPbo>,
+    /// The display texture on the external-memory path (the picture itself).
+    display: Option<SharedDisplay>,
     /// Perturbation for deep views (loaded on the first one).
     deep: Option<CudaDeep>,
 }
@@ -109,6 +115,7 @@ impl CudaMandelbrot {
             gradient: None,
             records,
             pbo: None,
+            display: None,
             deep: None,
         })
     }
@@ -223,10 +230,45 @@ impl CudaMandelbrot {
         })
     }
 
-    /// Renders into `texture` (already the view's size). The pixel buffer is handed to CUDA
-    /// before the dwell kernels, not behind them: queued behind them, the hand-over added
-    /// 0.32 ms to the GPU timeline and to the wall-clock frame on the H200 (cause not
-    /// established; docs/gpu-runs.md, runs 33–34).
+    /// Whether the picture goes straight into a display texture shared with CUDA (the
+    /// external-memory path) rather than through a pixel buffer into the caller's.
+    pub fn shares_display(&self) -> bool {
+        self.external.is_some()
+    }
+
+    /// The texture showing the last picture on the external-memory path (None on the
+    /// map/unmap path, which draws into the renderer's texture).
+    pub fn display_texture(&self) -> Option<&GlTexture> {
+        self.display.as_ref().map(SharedDisplay::texture)
+    }
+
+    /// Keeps the external path's display texture at `width × height` (re-made on a change
+    /// of size; GL sees a new texture name then). None on the map/unmap path.
+    pub fn ensure_display(
+        &mut self,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<Option<&GlTexture>, PipelineError> {
+        let Some(interop) = self.external.as_ref() else {
+            return Ok(None);
+        };
+        let fits = |d: &SharedDisplay| (d.texture().width, d.texture().height) == (width, height);
+        if !self.display.as_ref().is_some_and(fits) {
+            if let Some(old) = self.display.take() {
+                old.destroy(gl);
+            }
+            self.display = Some(SharedDisplay::new(interop, gl, width, height)?);
+        }
+        Ok(self.display_texture())
+    }
+
+    /// Renders the view: on the external-memory path into the shared display texture
+    /// (`display_texture`), on the map/unmap path through the pixel buffer into `texture`
+    /// (already the view's size). The picture is handed to CUDA before the dwell kernels,
+    /// not behind them: queued behind them, the hand-over added 0.32 ms to the GPU timeline
+    /// and to the wall-clock frame on the H200 (cause not established; docs/gpu-runs.md,
+    /// runs 33–34).
     pub fn render(
         &mut self,
         gl: &glow::Context,
@@ -236,29 +278,37 @@ impl CudaMandelbrot {
         let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         self.ensure_tables(&s.coloring, s.view.max_dwell)?;
-        let bytes = s.view.width as usize * s.view.height as usize * 4;
-        let external = self.external.as_ref();
-        MandelbrotPbo::ensure(&mut self.pbo, gl, &self.device.ctx, external, bytes)?;
+        let (w, h) = (s.view.width, s.view.height);
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
-        let mut pbo = self.pbo.take().ok_or(CudaError::NoDevice)?;
-        let written = pbo.write(gl, &stream, &mut timeline, |out, size, timeline| {
-            if size < bytes {
-                return Err(CudaError::Launch {
-                    kernel: "mandel_colorize",
-                    reason: format!("PBO of {size} B"),
-                });
-            }
-            let precision = self.compute_dwells(s, timeline)?;
-            // SAFETY: `out` is CUDA's view of the PBO, checked above to hold W·H·4 bytes;
-            // `write` hands it back to GL only after this closure, ordered on the same
-            // stream.
-            unsafe { self.colour_into(s, out) }?;
-            timeline.mark("colour", &stream)?;
-            Ok(precision)
-        });
-        self.pbo = Some(pbo);
-        let precision = written?;
+        let precision = if self.ensure_display(gl, w, h)?.is_some() {
+            let mut display = self.display.take().ok_or(CudaError::NoDevice)?;
+            let out = ColourOut::Surface(display.surface());
+            let written = with_cuda_access(&mut display, gl, &stream, &mut timeline, |_, t| {
+                // SAFETY: the surface covers the display's W×H array (made for this view's
+                // size above), CUDA's until the hand-back queued after this closure.
+                unsafe { self.colour_frame(s, out, t) }
+            });
+            self.display = Some(display);
+            written?
+        } else {
+            let bytes = w as usize * h as usize * 4;
+            MandelbrotPbo::ensure(&mut self.pbo, gl, &self.device.ctx, bytes)?;
+            let mut pbo = self.pbo.take().ok_or(CudaError::NoDevice)?;
+            let written = pbo.write(gl, &stream, &mut timeline, |ptr, size, t| {
+                if size < bytes {
+                    return Err(CudaError::Launch {
+                        kernel: "mandel_colorize",
+                        reason: format!("PBO of {size} B"),
+                    });
+                }
+                // SAFETY: `ptr` is CUDA's view of the mapped PBO, checked above to hold
+                // W·H·4 bytes; it is unmapped only after this closure, on the same stream.
+                unsafe { self.colour_frame(s, ColourOut::Buffer(ptr), t) }
+            });
+            self.pbo = Some(pbo);
+            written?
+        };
         let frame = self.frame(s, precision, timeline.stage_times()?)?;
         if let Some(pbo) = &self.pbo {
             pbo.upload_to(gl, texture)?;
@@ -266,16 +316,31 @@ impl CudaMandelbrot {
         Ok(frame)
     }
 
+    /// The dwells of the view, then their colours into `out`, marking "colour".
+    ///
+    /// # Safety
+    /// `out` must cover the view's W×H pixels and stay CUDA's until the stream has run the
+    /// launches.
+    unsafe fn colour_frame(
+        &mut self,
+        s: &MandelbrotSettings,
+        out: ColourOut,
+        timeline: &mut GpuTimeline,
+    ) -> Result<Precision, CudaError> {
+        let precision = self.compute_dwells(s, timeline)?;
+        // SAFETY: `out` covers W·H pixels until the stream has run the launch (this
+        // function's contract).
+        unsafe { self.colour_into(s, out) }?;
+        timeline.mark("colour", &self.device.stream)?;
+        Ok(precision)
+    }
+
     /// Colours the dwells of the last computation into `out`.
     ///
     /// # Safety
-    /// `out` must point to W·H·4 bytes of device memory that stay CUDA's until the stream
-    /// has run the launch.
-    unsafe fn colour_into(
-        &self,
-        s: &MandelbrotSettings,
-        out: CUdeviceptr,
-    ) -> Result<(), CudaError> {
+    /// `out` must cover W×H pixels (W·H·4 bytes, or a surface over a W×H array) that stay
+    /// CUDA's until the stream has run the launch.
+    unsafe fn colour_into(&self, s: &MandelbrotSettings, out: ColourOut) -> Result<(), CudaError> {
         let (stream, view) = (&self.device.stream, &s.view);
         let dwells = self.dwells.as_ref().ok_or(CudaError::NoDevice)?;
         let (kernels, records) = (&self.kernels, &self.records);
@@ -346,7 +411,8 @@ impl CudaMandelbrot {
 
     /// Frees what grew with the views drawn so far (dwell and continuous-value buffers,
     /// overlay records, the pixel buffer, the deep-zoom orbit): memory follows the next
-    /// view, not the largest one seen.
+    /// view, not the largest one seen. The display texture stays: it shows the current
+    /// view.
     pub fn trim(&mut self, gl: &glow::Context) -> Result<(), CudaError> {
         self.dwells = None;
         self.smooth = None;
@@ -358,10 +424,13 @@ impl CudaMandelbrot {
         Ok(())
     }
 
-    /// Releases the PBO (registration first).
+    /// Releases the PBO (registration first) and the display texture.
     pub fn destroy(mut self, gl: &glow::Context) {
         if let Some(pbo) = self.pbo.take() {
             pbo.destroy(gl);
+        }
+        if let Some(display) = self.display.take() {
+            display.destroy(gl);
         }
     }
 }

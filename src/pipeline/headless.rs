@@ -210,7 +210,7 @@ fn frames_on_gl<E>(
             (Some(d), None, f)
         } else {
             let f = renderer.render(gl, s)?;
-            (None, Some(renderer.texture.read(gl)?), f)
+            (None, Some(renderer.texture().read(gl)?), f)
         };
         let out = MandelbrotOutput {
             dwells,

@@ -2,12 +2,12 @@
 //! them (arrays for textures, device pointers for buffers) after GL's work, release them to
 //! GL after CUDA's. Two implementations: [`ClassicResources`] (registered GL objects,
 //! mapped and unmapped every frame) and the external-memory owners (`SharedTargets`,
-//! `SharedPbo`), whose views exist for the whole session and whose hand-over is a pair of
-//! semaphores.
+//! `SharedDisplay`), whose views exist for the whole session and whose hand-over is a pair
+//! of semaphores.
 
 use super::PipelineError;
 use crate::cuda::interop::{GraphicsResource, Mapped, Registered};
-use crate::cuda::CudaError;
+use crate::cuda::{CudaError, GpuTimeline};
 use cudarc::driver::sys::{CUarray, CUdeviceptr};
 use cudarc::driver::{CudaContext, CudaStream};
 use std::sync::Arc;
@@ -61,6 +61,24 @@ pub trait InteropResources {
         gl: &glow::Context,
         stream: &Arc<CudaStream>,
     ) -> Result<(), PipelineError>;
+}
+
+/// Hands `access` to CUDA (marking "interop in" on the timeline), runs `write` on its views
+/// and the timeline, and hands it back to GL ("interop out"), also when `write` failed.
+pub fn with_cuda_access<T>(
+    access: &mut dyn InteropResources,
+    gl: &glow::Context,
+    stream: &Arc<CudaStream>,
+    timeline: &mut GpuTimeline,
+    write: impl FnOnce(&InteropViews, &mut GpuTimeline) -> Result<T, CudaError>,
+) -> Result<T, PipelineError> {
+    let views = access.acquire(gl, stream)?;
+    timeline.mark("interop in", stream)?;
+    let written = write(&views, timeline);
+    let released = access.release(gl, stream);
+    timeline.mark("interop out", stream)?;
+    let value = written?;
+    released.map(|()| value)
 }
 
 /// Registered GL textures and buffers, mapped with one call per frame and unmapped with

@@ -24,7 +24,9 @@ fn own_share(gl: &glow::Context, interop: InteropRequest) -> Result<CudaShare, S
 
 /// Display texture plus backend. Release with [`MandelbrotRenderer::destroy`].
 pub struct MandelbrotRenderer {
-    pub texture: GlTexture,
+    /// The picture on the CPU backend and the map/unmap path (the external path draws into
+    /// a texture shared with CUDA instead; [`MandelbrotRenderer::texture`] says which).
+    texture: GlTexture,
     pub status: BackendStatus,
     request: BackendRequest,
     cuda: Option<CudaMandelbrot>,
@@ -71,15 +73,66 @@ impl MandelbrotRenderer {
         self.cuda.as_ref().map(|c| &c.interop)
     }
 
-    /// Renders the view into `self.texture` (resized to the view).
+    /// The texture showing the last view rendered: on the external-memory path the display
+    /// texture CUDA writes, else the renderer's own. On the external path a new size makes
+    /// a new texture, so the UI looks this up every frame.
+    pub fn texture(&self) -> &GlTexture {
+        self.cuda
+            .as_ref()
+            .and_then(CudaMandelbrot::display_texture)
+            .unwrap_or(&self.texture)
+    }
+
+    /// The texture that a render of a `width × height` view will draw into, made that size
+    /// now (tests poison it before rendering).
+    pub fn texture_for(
+        &mut self,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<&GlTexture, PipelineError> {
+        if !self
+            .cuda
+            .as_ref()
+            .is_some_and(CudaMandelbrot::shares_display)
+        {
+            self.own_texture(gl, width, height)?;
+            return Ok(&self.texture);
+        }
+        self.cuda
+            .as_mut()
+            .map(|cuda| cuda.ensure_display(gl, width, height))
+            .transpose()?
+            .flatten()
+            .ok_or(PipelineError::Cuda(crate::cuda::CudaError::NoDevice))
+    }
+
+    /// Resizes the renderer's own texture to the view.
+    fn own_texture(
+        &mut self,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<(), PipelineError> {
+        if (self.texture.width, self.texture.height) != (width, height) {
+            self.texture.resize(gl, width, height)?;
+        }
+        Ok(())
+    }
+
+    /// Renders the view into [`MandelbrotRenderer::texture`] (sized to the view).
     pub fn render(
         &mut self,
         gl: &glow::Context,
         s: &MandelbrotSettings,
     ) -> Result<MandelbrotFrame, PipelineError> {
         let (w, h) = (s.view.width, s.view.height);
-        if (self.texture.width, self.texture.height) != (w, h) {
-            self.texture.resize(gl, w, h)?;
+        if !self
+            .cuda
+            .as_ref()
+            .is_some_and(CudaMandelbrot::shares_display)
+        {
+            self.own_texture(gl, w, h)?;
         }
         if let Some(cuda) = self.cuda.as_mut() {
             match cuda.render(gl, &self.texture, s) {
@@ -92,6 +145,7 @@ impl MandelbrotRenderer {
                 }
             }
         }
+        self.own_texture(gl, w, h)?;
         let (dwells, mut frame) = cpu_dwells(s);
         let start = Instant::now();
         let image = s.coloring.colorize(&dwells, s.view.max_dwell);

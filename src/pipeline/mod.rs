@@ -18,7 +18,7 @@ mod mandelbrot_frame;
 mod mandelbrot_pbo;
 mod mandelbrot_renderer;
 mod report;
-mod shared_pbo;
+mod shared_display;
 mod shared_targets;
 mod working_set;
 
