@@ -241,10 +241,11 @@ fn slowest_pixel(r: &mut MandelbrotRenderer, runs: usize) -> Result<Value, CliEr
 }
 
 /// The explorer's frame at 1920×1080, whole set, max dwell 1024, in both modes and both
-/// colourings: wall time to glFinish, and the median of each GPU stage (dwells, the hand-over
-/// to CUDA, colour, the hand-back).
+/// colourings, and the median of each GPU stage (dwells, the hand-over to CUDA, colour, the
+/// hand-back); twice: with GL finished after every frame (wall time per frame, the GPU idle
+/// when the next one starts), and back to back as a frame loop runs (GL finished once at the
+/// end; wall time per frame = total / frames), as the filter benchmark times its frames.
 fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
-    use glow::HasContext;
     let p = Point {
         name: "Whole set",
         center: (-0.5, 0.0),
@@ -256,33 +257,64 @@ fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<Valu
     let mut out = Vec::new();
     for mode in [Mode::PerPixel, Mode::MarianiSilver] {
         for smooth in [false, true] {
-            let mut s = p.settings(mode, None);
-            s.coloring.smooth = smooth;
-            let mut walls = Vec::new();
-            let mut frames = Vec::new();
-            for i in 0..33 {
-                let start = std::time::Instant::now();
-                let frame = r.render(gl, &s).map_err(CliError::from)?;
-                // SAFETY: glFinish on the current context; no pointers involved.
-                unsafe { gl.finish() };
-                if i >= 3 {
-                    walls.push(start.elapsed().as_secs_f64() * 1e3);
-                    frames.push(frame.stages);
-                }
+            for finish_each in [true, false] {
+                let mut s = p.settings(mode, None);
+                s.coloring.smooth = smooth;
+                let (wall, stages) = explorer_frames(gl, r, &s, finish_each)?;
+                let parts: Vec<String> =
+                    stages.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
+                let timing = if finish_each {
+                    "GL finished each frame"
+                } else {
+                    "back to back"
+                };
+                println!(
+                    "explorer frame 1920×1080 whole set max dwell 1024, {mode:?}, smooth {smooth}, interop {}, {timing}: \
+                     {wall:.3} ms wall; GPU stages (medians of 30, ms): {}",
+                    interop.as_deref().unwrap_or("none"),
+                    parts.join(", ")
+                );
+                out.push(json!({ "mode": format!("{mode:?}"), "smooth": smooth, "interop": interop, "finish_each_frame": finish_each, "wall_ms": wall, "gpu_stages_ms": stages }));
             }
-            let wall = super::bench::median(walls);
-            let stages = super::bench::stage_medians_of(frames);
-            let parts: Vec<String> = stages.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
-            println!(
-                "explorer frame 1920×1080 whole set max dwell 1024, {mode:?}, smooth {smooth}, interop {}: \
-                 {wall:.3} ms wall; GPU stages (medians of 30, ms): {}",
-                interop.as_deref().unwrap_or("none"),
-                parts.join(", ")
-            );
-            out.push(json!({ "mode": format!("{mode:?}"), "smooth": smooth, "interop": interop, "wall_ms": wall, "gpu_stages_ms": stages }));
         }
     }
     Ok(Value::Array(out))
+}
+
+/// 30 explorer frames of `s` after 3 of warm-up: the wall time per frame (median with GL
+/// finished after each, else the mean of the back-to-back run) and the stage medians.
+fn explorer_frames(
+    gl: &glow::Context,
+    r: &mut MandelbrotRenderer,
+    s: &MandelbrotSettings,
+    finish_each: bool,
+) -> Result<(f64, std::collections::BTreeMap<String, f64>), CliError> {
+    use glow::HasContext;
+    let (mut walls, mut frames) = (Vec::new(), Vec::new());
+    let mut run_start = std::time::Instant::now();
+    for i in 0..33 {
+        if i == 3 {
+            run_start = std::time::Instant::now();
+        }
+        let start = std::time::Instant::now();
+        let frame = r.render(gl, s).map_err(CliError::from)?;
+        if finish_each {
+            // SAFETY: glFinish on the current context; no pointers involved.
+            unsafe { gl.finish() };
+        }
+        if i >= 3 {
+            walls.push(start.elapsed().as_secs_f64() * 1e3);
+            frames.push(frame.stages);
+        }
+    }
+    // SAFETY: as above.
+    unsafe { gl.finish() };
+    let wall = if finish_each {
+        super::bench::median(walls)
+    } else {
+        run_start.elapsed().as_secs_f64() * 1e3 / walls.len() as f64
+    };
+    Ok((wall, super::bench::stage_medians_of(frames)))
 }
 
 pub(super) fn tuning(
