@@ -35,6 +35,8 @@
 #                                       # with the benchmark after, memcheck
 #   bash scripts/gpu/integration.sh o   # GPU tests, memcheck, the Mandelbrot benchmark
 #                                       # before (BEFORE=) and after
+#   bash scripts/gpu/integration.sh q   # the benchmark; the explorer's soak on each path,
+#                                       # views fixed or of random sizes
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -64,6 +66,9 @@ case ${1:-a} in
        bash scripts/gpu/run.sh smi mandel-before bench soak ;;
     n) bash scripts/gpu/run.sh smi tests mandel-before ms-sweep deep-memcheck ;;
     o) bash scripts/gpu/run.sh smi tests memcheck mandel-before bench ;;
+    q) export SOAK_VARIANTS="auto:mandelbrot:0:fixed auto:mandelbrot:0:random classic:mandelbrot:0:random" \
+           SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=60
+       bash scripts/gpu/run.sh smi bench soak ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;
 esac
 for f in summary.txt hostile.log soak.txt; do
