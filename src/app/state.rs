@@ -291,7 +291,7 @@ impl AppState {
         let frame_ms = if self.tab == Tab::Image {
             self.frame_ms
         } else {
-            stages.iter().map(|s| s.ms).sum()
+            crate::pipeline::total_of(&stages)
         };
         egui::Panel::bottom("status").show(ui, |ui| {
             status_bar_ui(

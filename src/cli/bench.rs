@@ -47,14 +47,14 @@ const WALL: &str = "wall clock";
 
 /// Whether a stage is part of the GPU timeline (the total), not a derived line.
 fn on_timeline(name: &str) -> bool {
-    name != INTEROP && name != WALL
+    name != INTEROP && name != WALL && !name.ends_with(crate::pipeline::CPU_STAGE_SUFFIX)
 }
 
 /// Medians per stage name over frames' stages, plus "total" (their sums).
 pub(super) fn stage_medians_of(frames: Vec<Vec<StageTime>>) -> BTreeMap<String, f64> {
     let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for stages in frames {
-        let total = stages.iter().map(|s| s.ms).sum();
+        let total = crate::pipeline::total_of(&stages);
         samples.entry("total".into()).or_default().push(total);
         for s in stages {
             samples.entry(s.name).or_default().push(s.ms);
@@ -87,7 +87,7 @@ pub(super) fn stage_medians(
             .push(start.elapsed().as_secs_f64() * 1e3);
         let interop: Vec<f64> = stages
             .iter()
-            .filter(|s| s.name.starts_with("interop "))
+            .filter(|s| s.name.starts_with("interop ") && s.in_total())
             .map(|s| s.ms)
             .collect();
         if !interop.is_empty() {

@@ -5,11 +5,13 @@ use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
 use std::sync::Arc;
 
-/// A start event and one event per named stage, read after the stream completes.
+/// A start event and one event per named stage, read after the stream completes; and
+/// durations taken on the CPU beside it (driver calls), reported after the stages.
 pub struct GpuTimeline {
     ctx: Arc<CudaContext>,
     start: CudaEvent,
     marks: Vec<(String, CudaEvent)>,
+    cpu: Vec<(String, f64)>,
 }
 
 impl GpuTimeline {
@@ -23,6 +25,7 @@ impl GpuTimeline {
             ctx: ctx.clone(),
             start,
             marks: Vec::new(),
+            cpu: Vec::new(),
         })
     }
 
@@ -36,7 +39,13 @@ impl GpuTimeline {
         Ok(())
     }
 
-    /// Waits for the last mark and returns each stage's milliseconds.
+    /// Adds a duration measured on the CPU (`name` should say so: the pipeline's stages end
+    /// such names with " (CPU)").
+    pub fn note_cpu(&mut self, name: impl Into<String>, ms: f64) {
+        self.cpu.push((name.into(), ms));
+    }
+
+    /// Waits for the last mark and returns each stage's milliseconds, then the CPU notes.
     pub fn stage_times(&self) -> Result<Vec<(String, f64)>, CudaError> {
         let mut previous = &self.start;
         let mut out = Vec::with_capacity(self.marks.len());
@@ -47,6 +56,7 @@ impl GpuTimeline {
             out.push((name.clone(), f64::from(ms)));
             previous = event;
         }
+        out.extend(self.cpu.iter().cloned());
         Ok(out)
     }
 }

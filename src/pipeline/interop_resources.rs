@@ -5,12 +5,14 @@
 //! `SharedDisplay`), whose views exist for the whole session and whose hand-over is a pair
 //! of semaphores.
 
+use super::report::CPU_STAGE_SUFFIX;
 use super::PipelineError;
 use crate::cuda::interop::{GraphicsResource, Mapped, Registered};
 use crate::cuda::{CudaError, GpuTimeline};
 use cudarc::driver::sys::{CUarray, CUdeviceptr};
 use cudarc::driver::{CudaContext, CudaStream};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// CUDA's views of the GL objects, valid from `acquire` until `release`: textures first
 /// (in the order the owner lists them), then buffers.
@@ -64,7 +66,10 @@ pub trait InteropResources {
 }
 
 /// Hands `access` to CUDA (marking "interop in" on the timeline), runs `write` on its views
-/// and the timeline, and hands it back to GL ("interop out"), also when `write` failed.
+/// and the timeline, and hands it back to GL ("interop out"), also when `write` failed. The
+/// driver calls of each hand-over are timed on the CPU too ("interop in (CPU)", "interop out
+/// (CPU)"): on an idle stream an event's time is when the CPU queued it, so the GPU stage
+/// alone cannot tell the wait on the GPU from the calls that queue it.
 pub fn with_cuda_access<T>(
     access: &mut dyn InteropResources,
     gl: &glow::Context,
@@ -72,10 +77,15 @@ pub fn with_cuda_access<T>(
     timeline: &mut GpuTimeline,
     write: impl FnOnce(&InteropViews, &mut GpuTimeline) -> Result<T, CudaError>,
 ) -> Result<T, PipelineError> {
+    let cpu_ms = |start: Instant| start.elapsed().as_secs_f64() * 1e3;
+    let start = Instant::now();
     let views = access.acquire(gl, stream)?;
+    timeline.note_cpu(format!("interop in{CPU_STAGE_SUFFIX}"), cpu_ms(start));
     timeline.mark("interop in", stream)?;
     let written = write(&views, timeline);
+    let start = Instant::now();
     let released = access.release(gl, stream);
+    timeline.note_cpu(format!("interop out{CPU_STAGE_SUFFIX}"), cpu_ms(start));
     timeline.mark("interop out", stream)?;
     let value = written?;
     released.map(|()| value)

@@ -33,7 +33,7 @@ impl MandelbrotFrame {
 
     /// Sum of the stage times.
     pub fn total_ms(&self) -> f64 {
-        self.stages.iter().map(|s| s.ms).sum()
+        super::report::total_of(&self.stages)
     }
 }
 

@@ -10,6 +10,22 @@ pub struct StageTime {
     pub ms: f64,
 }
 
+/// Ends the name of a stage timed on the CPU next to the GPU timeline (the driver calls of
+/// a hand-over): shown with the stages, left out of their sum.
+pub const CPU_STAGE_SUFFIX: &str = " (CPU)";
+
+impl StageTime {
+    /// Whether the stage is part of the frame's sum (not a CPU-side reading beside it).
+    pub fn in_total(&self) -> bool {
+        !self.name.ends_with(CPU_STAGE_SUFFIX)
+    }
+}
+
+/// Sum of the stages that make up a frame's time.
+pub fn total_of(stages: &[StageTime]) -> f64 {
+    stages.iter().filter(|s| s.in_total()).map(|s| s.ms).sum()
+}
+
 /// Result of running the filter stack once.
 #[derive(Debug, Clone)]
 pub struct FrameReport {
@@ -23,7 +39,7 @@ pub struct FrameReport {
 impl FrameReport {
     /// Sum of the stage times.
     pub fn total_ms(&self) -> f64 {
-        self.stages.iter().map(|s| s.ms).sum()
+        total_of(&self.stages)
     }
 }
 
