@@ -47,7 +47,7 @@ const WALL: &str = "wall clock";
 
 /// Whether a stage is part of the GPU timeline (the total), not a derived line.
 fn on_timeline(name: &str) -> bool {
-    name != INTEROP && name != WALL && !name.ends_with(crate::pipeline::CPU_STAGE_SUFFIX)
+    name != INTEROP && name != WALL && crate::pipeline::counts_in_total(name)
 }
 
 /// Medians per stage name over frames' stages, plus "total" (their sums).

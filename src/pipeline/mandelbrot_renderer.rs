@@ -91,11 +91,7 @@ impl MandelbrotRenderer {
         width: u32,
         height: u32,
     ) -> Result<&GlTexture, PipelineError> {
-        if !self
-            .cuda
-            .as_ref()
-            .is_some_and(CudaMandelbrot::shares_display)
-        {
+        if !self.shares_display() {
             self.own_texture(gl, width, height)?;
             return Ok(&self.texture);
         }
@@ -105,6 +101,14 @@ impl MandelbrotRenderer {
             .transpose()?
             .flatten()
             .ok_or(PipelineError::Cuda(crate::cuda::CudaError::NoDevice))
+    }
+
+    /// Whether the CUDA backend draws into a texture shared with CUDA rather than into the
+    /// renderer's own.
+    fn shares_display(&self) -> bool {
+        self.cuda
+            .as_ref()
+            .is_some_and(CudaMandelbrot::shares_display)
     }
 
     /// Resizes the renderer's own texture to the view.
@@ -127,11 +131,7 @@ impl MandelbrotRenderer {
         s: &MandelbrotSettings,
     ) -> Result<MandelbrotFrame, PipelineError> {
         let (w, h) = (s.view.width, s.view.height);
-        if !self
-            .cuda
-            .as_ref()
-            .is_some_and(CudaMandelbrot::shares_display)
-        {
+        if !self.shares_display() {
             self.own_texture(gl, w, h)?;
         }
         if let Some(cuda) = self.cuda.as_mut() {

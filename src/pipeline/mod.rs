@@ -34,5 +34,5 @@ pub use headless::{
 pub use interop_mode::{CudaShare, InteropKind, InteropRequest, InteropStatus};
 pub use mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
 pub use mandelbrot_renderer::MandelbrotRenderer;
-pub use report::{total_of, FrameReport, StageTime, CPU_STAGE_SUFFIX};
+pub use report::{counts_in_total, total_of, FrameReport, StageTime};
 pub use working_set::{check_gpu_frame, gpu_frame_bytes};

@@ -14,10 +14,16 @@ pub struct StageTime {
 /// a hand-over): shown with the stages, left out of their sum.
 pub const CPU_STAGE_SUFFIX: &str = " (CPU)";
 
+/// Whether a stage of this name is part of the frame's sum (not a CPU-side reading beside
+/// it).
+pub fn counts_in_total(name: &str) -> bool {
+    !name.ends_with(CPU_STAGE_SUFFIX)
+}
+
 impl StageTime {
-    /// Whether the stage is part of the frame's sum (not a CPU-side reading beside it).
+    /// Whether the stage is part of the frame's sum (see [`counts_in_total`]).
     pub fn in_total(&self) -> bool {
-        !self.name.ends_with(CPU_STAGE_SUFFIX)
+        counts_in_total(&self.name)
     }
 }
 
