@@ -1,10 +1,22 @@
-// box_filter.cu: exact box mean of the (2R+1)^2 window, one pass, running sums both ways.
+// box_filter.cu: exact box mean of the (2R+1)^2 window, one pass, two launch layouts.
 //
 // out = (sum + n/2) / n with n = (2R+1)^2 per RGB channel (integer sums, so exact; the
 // division is a multiply-high, see Divider in common.cuh), alpha unchanged, clamp-to-edge
 // borders from the texture addressing.
 //
-// A block owns a strip of `strip` output columns and slides down `segment` rows of it.
+// Small radii (R <= BOX_SMALL_MAX_RADIUS: box_small_1 .. box_small_7): every pixel read once,
+// sums in registers, no shared memory. Each warp slides down a strip of 32 - 2R output
+// columns and BOX_SMALL_SEGMENT rows; lane l reads column x0 - R + l, so the R lanes at
+// each side are the apron. A row's horizontal window sum at a lane comes from its
+// neighbours' pixels by shuffle, two channels per 32-bit register (R and B in one, G and A
+// in the other, 16 bits each: (2R+1)^2 * 255 < 2^16 for R <= 7, so no lane carries into
+// the next). The last 2R + BOX_SMALL_STEP rows' horizontal sums stay in registers and the
+// vertical sum slides: + the row entering the window, - the row leaving it. Rows are read
+// BOX_SMALL_STEP at a time before any is used, to keep several reads in flight.
+// block = (32, BOX_SMALL_WARPS), grid = (ceil(W / ((32 - 2R) * WARPS)), ceil(H / SEGMENT)).
+//
+// Larger radii (box_128, box_256, box_512): a block owns a strip of `strip` output columns
+// and slides down `segment` rows of it.
 // Its BOX_COLUMNS_PER_THREAD x T threads (T = 128, 256 or 512: box_128, box_256, box_512)
 // cover the strip plus R columns of apron on each side (strip = 4T - 2R), each thread four
 // adjacent columns, and keep in registers the vertical window sums V of their columns over
@@ -28,6 +40,10 @@
 
 #define BOX_COLUMNS_PER_THREAD 4
 #define BOX_MIN_SEGMENT 16
+#define BOX_SMALL_MAX_RADIUS 7
+#define BOX_SMALL_WARPS 4
+#define BOX_SMALL_SEGMENT 64
+#define BOX_SMALL_STEP 8
 
 struct Rgb32 {
     unsigned int r, g, b;
@@ -159,3 +175,115 @@ __device__ __forceinline__ void box_strip(cudaTextureObject_t src, cudaSurfaceOb
 BOX_KERNEL(128)
 BOX_KERNEL(256)
 BOX_KERNEL(512)
+
+// The two 8-bit channels of a packed RGBA8 pixel in 16-bit lanes: R and B (shift 0) or G and A
+// (shift 8).
+#define BOX_BYTE_LANES 0x00ff00ffu
+
+// Window sums of two channels each, 16 bits a channel: R | B << 16 and G | A << 16.
+struct PairSums {
+    unsigned int rb, ga;
+};
+
+__device__ __forceinline__ unsigned int packed_pixel(uchar4 p)
+{
+    return (unsigned int)p.x | ((unsigned int)p.y << 8) | ((unsigned int)p.z << 16) | ((unsigned int)p.w << 24);
+}
+
+__device__ __forceinline__ PairSums channel_pairs(unsigned int p)
+{
+    return PairSums{p & BOX_BYTE_LANES, (p >> 8) & BOX_BYTE_LANES};
+}
+
+__device__ __forceinline__ void add_pairs(PairSums& acc, PairSums v)
+{
+    acc.rb += v.rb;
+    acc.ga += v.ga;
+}
+
+// The sum over columns lane - R .. lane + R of one row, by shuffle (all 32 lanes active; the
+// apron lanes' own sums are garbage and never written).
+template <int R>
+__device__ __forceinline__ PairSums row_window_sums(unsigned int p)
+{
+    PairSums s = channel_pairs(p);
+#pragma unroll
+    for (int d = 1; d <= R; ++d) {
+        add_pairs(s, channel_pairs(__shfl_up_sync(0xffffffffu, p, d)));
+        add_pairs(s, channel_pairs(__shfl_down_sync(0xffffffffu, p, d)));
+    }
+    return s;
+}
+
+template <int R, int WARPS, int SEGMENT, int STEP>
+__device__ __forceinline__ void box_small_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                                int width, int height)
+{
+    constexpr int OUT = 32 - 2 * R;  // output columns per warp
+    constexpr int KEEP = 2 * R;      // window rows carried from one step to the next
+    constexpr unsigned int N = (2 * R + 1) * (2 * R + 1);
+    const int lane = threadIdx.x;
+    const int x0 = (blockIdx.x * WARPS + threadIdx.y) * OUT;
+    if (x0 >= width) return;  // the whole warp
+    const int x = x0 - R + lane;
+    const bool writes = lane >= R && lane < 32 - R && x < width;
+    const int y0 = blockIdx.y * SEGMENT;
+    const int y1 = min(y0 + SEGMENT, height);
+    const Divider divider = make_divider(N);
+
+    // win[k]: the horizontal sums of row y - R + k; alpha[k]: that row's alpha at x.
+    PairSums win[KEEP + STEP];
+    unsigned char alpha[KEEP + STEP];
+    PairSums sum{0u, 0u};  // rows y - R .. y + R - 1
+#pragma unroll
+    for (int k = 0; k < KEEP; ++k) {
+        const unsigned int p = packed_pixel(pixel_at(src, x, y0 - R + k));
+        win[k] = row_window_sums<R>(p);
+        alpha[k] = (unsigned char)(p >> 24);
+        add_pairs(sum, win[k]);
+    }
+    for (int y = y0; y < y1; y += STEP) {
+        unsigned int p[STEP];
+#pragma unroll
+        for (int r = 0; r < STEP; ++r) p[r] = packed_pixel(pixel_at(src, x, y + R + r));
+#pragma unroll
+        for (int r = 0; r < STEP; ++r) {
+            win[KEEP + r] = row_window_sums<R>(p[r]);
+            alpha[KEEP + r] = (unsigned char)(p[r] >> 24);
+        }
+#pragma unroll
+        for (int r = 0; r < STEP; ++r) {
+            add_pairs(sum, win[KEEP + r]);  // row y + r + R enters
+            if (writes && y + r < y1) {
+                const unsigned int half = N / 2;
+                store_pixel(dst, x, y + r,
+                            make_uchar4(divide((sum.rb & 0xffffu) + half, divider),
+                                        divide((sum.ga & 0xffffu) + half, divider),
+                                        divide((sum.rb >> 16) + half, divider), alpha[R + r]));
+            }
+            sum.rb -= win[r].rb;  // row y + r - R leaves
+            sum.ga -= win[r].ga;
+        }
+#pragma unroll
+        for (int k = 0; k < KEEP; ++k) {
+            win[k] = win[k + STEP];
+            alpha[k] = alpha[k + STEP];
+        }
+    }
+}
+
+#define BOX_SMALL_KERNEL(R)                                                                        \
+    extern "C" __global__ void __launch_bounds__(32 * BOX_SMALL_WARPS)                             \
+    box_small_##R(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)         \
+    {                                                                                              \
+        box_small_strip<R, BOX_SMALL_WARPS, BOX_SMALL_SEGMENT, BOX_SMALL_STEP>(src, dst, width,    \
+                                                                               height);            \
+    }
+
+BOX_SMALL_KERNEL(1)
+BOX_SMALL_KERNEL(2)
+BOX_SMALL_KERNEL(3)
+BOX_SMALL_KERNEL(4)
+BOX_SMALL_KERNEL(5)
+BOX_SMALL_KERNEL(6)
+BOX_SMALL_KERNEL(7)

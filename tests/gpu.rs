@@ -12,7 +12,7 @@ mod common;
 
 use common::{max_difference, photo};
 use cudalens::cuda::CudaDevice;
-use cudalens::filters::{apply_cpu, gpu_tolerance, Filter, FILTERS};
+use cudalens::filters::{apply_cpu, gpu_tolerance, Filter, BOX_SMALL_MAX_RADIUS, FILTERS};
 use cudalens::gl::{GlTexture, HeadlessGl};
 use cudalens::mandelbrot::deep::{
     direct_dwell, is_deep, sample_pixels, DeepLocation, Perturbation, ReferenceOrbit,
@@ -232,6 +232,32 @@ fn filters_match_the_cpu_reference_on_random_images() {
         };
         for filters in cases {
             check_case(&ctx.gl, &label, &image, &filters);
+        }
+    }
+}
+
+/// Every radius the warp kernel (`box_small_R`) is built for and the first of the strip
+/// kernel, on photographs (alpha too) and random images narrower and shorter than a strip.
+#[test]
+fn box_is_exact_at_every_small_radius() {
+    let Some(ctx) = gpu() else { return };
+    let mut images = vec![
+        ("camera.png".to_string(), photo("camera.png")),
+        ("logo.png".to_string(), photo("logo.png")),
+    ];
+    for (i, (w, h)) in [(1, 1), (7, 3), (33, 1), (1, 70), (1917, 1081)]
+        .into_iter()
+        .enumerate()
+    {
+        images.push((
+            format!("random {w}x{h}"),
+            random_image(w, h, 500 + i as u64),
+        ));
+    }
+    for radius in 1..=BOX_SMALL_MAX_RADIUS + 1 {
+        let filters = parse(&[&format!("box:radius={radius}")]);
+        for (label, image) in &images {
+            check_case(&ctx.gl, label, image, &filters);
         }
     }
 }

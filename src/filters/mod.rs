@@ -21,6 +21,7 @@ mod spec_error;
 mod transpose;
 mod unsharp;
 
+pub use box_filter::BOX_SMALL_MAX_RADIUS;
 pub use def::{FilterDef, Golden};
 pub use filter::Filter;
 pub use frame_copy::launch_copy;
