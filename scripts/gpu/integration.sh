@@ -37,6 +37,12 @@
 #                                       # before (BEFORE=) and after
 #   bash scripts/gpu/integration.sh q   # the benchmark; the explorer's soak on each path,
 #                                       # views fixed or of random sizes
+#   bash scripts/gpu/integration.sh r   # the box kernels' sweep (SWEEP=), GPU tests, the
+#                                       # soak's host memory placed (filters, views, none)
+#   bash scripts/gpu/integration.sh s   # the box and Gaussian kernels' sweep, GPU tests,
+#                                       # memcheck on the box tests, bench before (BEFORE=)
+#                                       # and after with NPP's peers at 4K
+#   bash scripts/gpu/integration.sh t   # bench before and after with NPP's peers at 8K
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -69,6 +75,11 @@ case ${1:-a} in
     q) export SOAK_VARIANTS="auto:mandelbrot:0:fixed auto:mandelbrot:0:random classic:mandelbrot:0:random" \
            SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=60
        bash scripts/gpu/run.sh smi bench soak ;;
+    r) export CUDALENS_SWEEP_CASES=box SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50 \
+           SOAK_VARIANTS="auto:filters:0 auto:none:0 auto:mandelbrot:0:fixed"
+       bash scripts/gpu/run.sh smi sweep tests soak ;;
+    s) CUDALENS_SWEEP_CASES=box,gauss bash scripts/gpu/run.sh smi sweep tests box-memcheck before4k peers4k ;;
+    t) bash scripts/gpu/run.sh smi before8k peers8k ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;
 esac
 for f in summary.txt hostile.log soak.txt; do

@@ -3,7 +3,9 @@
 // same random RGBA8 CUDA arrays (block-linear, like the GL textures), times them with CUDA
 // events (median of N after warm-up) and prints each one's time, its effective bandwidth as
 // a fraction of a linear cudaMemcpy of the same bytes, and its largest difference from the
-// base kernel's output. Usage: sweep [CSV] [RUNS]; CUDALENS_SWEEP_QUICK=1 runs 8K once (ncu).
+// base kernel's output. Usage: sweep [CSV] [RUNS]; CUDALENS_SWEEP_QUICK=1 runs 8K once (ncu);
+// CUDALENS_SWEEP_CASES=box,sobel,... keeps those cases only (copy, transpose, sobel,
+// histogram, box, gauss; the probes always run).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -78,6 +80,15 @@ static int max_diff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b
 }
 
 static int runs_global = 20;
+
+// Whether case family `name` runs (CUDALENS_SWEEP_CASES unset: all of them).
+static bool wanted(const char* name)
+{
+    const char* cases = getenv("CUDALENS_SWEEP_CASES");
+    if (!cases || !*cases) return true;
+    std::string list = std::string(",") + cases + ",";
+    return list.find(std::string(",") + name + ",") != std::string::npos;
+}
 static bool quick = false;
 
 static double time_ms(const std::function<void()>& fn, cudaStream_t s)
@@ -206,7 +217,7 @@ static void run_size(int w, int h, FILE* csv, int sm_count)
         sw.row("probe", "linear -> array surf", ms, rw, 0, 0);
     }
     // Copy.
-    {
+    if (wanted("copy")) {
         double ms = time_ms([&] {
             CHECK(cudaMemcpy2DArrayToArray(ref.array, 0, 0, src.array, 0, 0, w * 4, h, cudaMemcpyDeviceToDevice));
         }, s);
@@ -219,7 +230,7 @@ static void run_size(int w, int h, FILE* csv, int sm_count)
         }
     }
     // Transpose.
-    {
+    if (wanted("transpose")) {
         a.dst = ref_t.surf;
         double ms = time_ms([&] { old_transpose(a, 0); }, s);
         auto want = download(ref_t);
@@ -232,7 +243,7 @@ static void run_size(int w, int h, FILE* csv, int sm_count)
         }
     }
     // Sobel.
-    {
+    if (wanted("sobel")) {
         a.dst = ref.surf;
         double ms = time_ms([&] { old_sobel(a, 0); }, s);
         auto want = download(ref);
@@ -245,7 +256,7 @@ static void run_size(int w, int h, FILE* csv, int sm_count)
         }
     }
     // Histogram (reads only).
-    {
+    if (wanted("histogram")) {
         auto count = [&](const std::function<void()>& fn) {
             CHECK(cudaMemsetAsync(bins, 0, 1024 * 4, s));
             fn();
@@ -265,7 +276,8 @@ static void run_size(int w, int h, FILE* csv, int sm_count)
         }
     }
     // Box.
-    for (int r : {1, 5, 16, 64, 128, 255}) {
+    for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 16, 64, 255}) {
+        if (!wanted("box")) break;
         char kase[32];
         snprintf(kase, sizeof kase, "box r=%d", r);
         a.radius = r;
@@ -282,6 +294,7 @@ static void run_size(int w, int h, FILE* csv, int sm_count)
     }
     // Gaussian.
     for (float sigma : {2.0f, 4.0f, 16.0f, 32.0f}) {
+        if (!wanted("gauss")) break;
         int r = std::min(96, (int)std::ceil(3.0f * sigma));
         auto weights = gaussian_weights(sigma, r);
         char kase[32];
