@@ -210,19 +210,39 @@ impl Soak {
         // (headless) nothing else waits for them.
         unsafe { glow::HasContext::finish(&*self.gl.gl) };
         let (free, total) = cudarc::driver::result::mem_get_info().expect("cuMemGetInfo");
-        (total as i64 - free as i64, rss_bytes())
+        (total as i64 - free as i64, status_bytes("VmRSS:"))
     }
 }
 
-fn rss_bytes() -> i64 {
+/// A `/proc/self/status` field given in kB, in bytes.
+fn status_bytes(field: &str) -> i64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("status");
     let kib: i64 = status
         .lines()
-        .find(|l| l.starts_with("VmRSS:"))
+        .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
-        .expect("VmRSS");
+        .unwrap_or_else(|| panic!("{field} in /proc/self/status"));
     kib * 1024
+}
+
+/// Where the host memory sits, to place a drift of the RSS: anonymous, file-backed and
+/// shared pages; what glibc's malloc has handed out (heap and its own mmaps) and holds free;
+/// and how many mappings the process has (drivers map memory of their own, outside malloc).
+fn host_memory_line() -> String {
+    // SAFETY: mallinfo2 only reads glibc's allocator statistics.
+    let m = unsafe { libc::mallinfo2() };
+    let maps = std::fs::read_to_string("/proc/self/maps").map_or(0, |s| s.lines().count());
+    let mib = |b: i64| b as f64 / MIB as f64;
+    format!(
+        "anon {:.2}, file {:.2}, shmem {:.2} MiB; malloc in use {:.2} (of which mmapped {:.2}), free {:.2} MiB; {maps} mappings",
+        mib(status_bytes("RssAnon:")),
+        mib(status_bytes("RssFile:")),
+        mib(status_bytes("RssShmem:")),
+        mib(m.uordblks as i64 + m.hblkhd as i64),
+        mib(m.hblkhd as i64),
+        mib(m.fordblks as i64),
+    )
 }
 
 #[test]
@@ -327,13 +347,14 @@ fn soak_random_frames_on_cuda() {
             gpu_drift = gpu_drift.max((now.0 - base.0).abs());
             rss_drift = rss_drift.max((now.1 - base.1).abs());
             println!(
-                "frame {:>6}: GPU used {:.1} MiB ({:+.2}), RSS {:.1} MiB ({:+.2}), {:.0} s",
+                "frame {:>6}: GPU used {:.1} MiB ({:+.2}), RSS {:.1} MiB ({:+.2}), {:.0} s; {}",
                 frame + 1,
                 now.0 as f64 / MIB as f64,
                 (now.0 - base.0) as f64 / MIB as f64,
                 now.1 as f64 / MIB as f64,
                 (now.1 - base.1) as f64 / MIB as f64,
-                start.elapsed().as_secs_f64()
+                start.elapsed().as_secs_f64(),
+                host_memory_line()
             );
         }
     }
