@@ -117,6 +117,24 @@ fn box_small_launch(w: u32, h: u32, radius: u32) -> Option<(&'static str, Launch
     Some((BOX_SMALL_KERNELS[radius as usize - 1], cfg))
 }
 
+/// Launches `box_small_R` (`name`, from [`box_small_launch`]) over the stage's image.
+fn launch_small(
+    stage: &mut GpuStage<'_>,
+    name: &'static str,
+    cfg: LaunchConfig,
+) -> Result<(), CudaError> {
+    let f = stage.kernels.function("box_filter", name, &cfg)?;
+    let (s, d) = (stage.input.handle(), stage.output.handle());
+    let (w, h) = (stage.width as i32, stage.height as i32);
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&s).arg(&d).arg(&w).arg(&h);
+    // SAFETY: matches `box_small_R(tex, surf, int, int)`; `cfg` covers the w × h image and
+    // each warp writes only its strip's columns below `w` and rows below `h` of the output.
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(CudaError::launch("box"))
+}
+
 pub struct BoxFilter;
 
 const PARAMS: &[ParamDef] = &[ParamDef::int("radius", 1, BOX_RADIUS_MAX, Required)
@@ -170,17 +188,7 @@ impl FilterDef for BoxFilter {
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h, radius) = (stage.width, stage.height, p.int(0));
         if let Some((name, cfg)) = box_small_launch(w, h, radius) {
-            let f = stage.kernels.function("box_filter", name, &cfg)?;
-            let (s, d) = (stage.input.handle(), stage.output.handle());
-            let (wi, hi) = (w as i32, h as i32);
-            let mut b = stage.stream.launch_builder(&f);
-            b.arg(&s).arg(&d).arg(&wi).arg(&hi);
-            // SAFETY: matches `box_small_R(tex, surf, int, int)` for this radius; each warp
-            // writes only its strip's columns below `w` and rows below `h` of the w × h
-            // output.
-            return unsafe { b.launch(cfg) }
-                .map(|_| ())
-                .map_err(CudaError::launch("box"));
+            return launch_small(stage, name, cfg);
         }
         let launch = box_launch(w, h, radius);
         let columns = launch.threads * BOX_COLUMNS_PER_THREAD;
