@@ -45,6 +45,8 @@
 #   bash scripts/gpu/integration.sh t   # bench before and after with NPP's peers at 8K
 #   bash scripts/gpu/integration.sh u   # the histogram's sweep (random and smooth images),
 #                                       # GPU tests, bench before and after at 4K and 8K
+#   bash scripts/gpu/integration.sh v   # the final code: GPU tests, memcheck on the box
+#                                       # tests, bench with NPP's peers at 4K and 8K
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -82,6 +84,7 @@ case ${1:-a} in
        bash scripts/gpu/run.sh smi sweep tests soak ;;
     s) CUDALENS_SWEEP_CASES=box,gauss bash scripts/gpu/run.sh smi sweep tests box-memcheck before4k peers4k ;;
     t) bash scripts/gpu/run.sh smi before8k peers8k ;;
+    v) bash scripts/gpu/run.sh smi tests box-memcheck peers4k peers8k ;;
     u) CUDALENS_SWEEP_CASES=histogram bash scripts/gpu/run.sh smi sweep tests before4k peers4k before8k peers8k ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;
 esac
