@@ -185,11 +185,6 @@ struct PairSums {
     unsigned int rb, ga;
 };
 
-__device__ __forceinline__ unsigned int packed_pixel(uchar4 p)
-{
-    return (unsigned int)p.x | ((unsigned int)p.y << 8) | ((unsigned int)p.z << 16) | ((unsigned int)p.w << 24);
-}
-
 __device__ __forceinline__ PairSums channel_pairs(unsigned int p)
 {
     return PairSums{p & BOX_BYTE_LANES, (p >> 8) & BOX_BYTE_LANES};
@@ -237,7 +232,7 @@ __device__ __forceinline__ void box_small_strip(cudaTextureObject_t src, cudaSur
     PairSums sum{0u, 0u};  // rows y - R .. y + R - 1
 #pragma unroll
     for (int k = 0; k < KEEP; ++k) {
-        const unsigned int p = packed_pixel(pixel_at(src, x, y0 - R + k));
+        const unsigned int p = pack_rgba(pixel_at(src, x, y0 - R + k));
         win[k] = row_window_sums<R>(p);
         alpha[k] = (unsigned char)(p >> 24);
         add_pairs(sum, win[k]);
@@ -245,7 +240,7 @@ __device__ __forceinline__ void box_small_strip(cudaTextureObject_t src, cudaSur
     for (int y = y0; y < y1; y += STEP) {
         unsigned int p[STEP];
 #pragma unroll
-        for (int r = 0; r < STEP; ++r) p[r] = packed_pixel(pixel_at(src, x, y + R + r));
+        for (int r = 0; r < STEP; ++r) p[r] = pack_rgba(pixel_at(src, x, y + R + r));
 #pragma unroll
         for (int r = 0; r < STEP; ++r) {
             win[KEEP + r] = row_window_sums<R>(p[r]);

@@ -45,6 +45,13 @@ __device__ __forceinline__ void store_pixel(cudaSurfaceObject_t image, int x, in
     surf2Dwrite(v, image, x * (int)sizeof(uchar4), y);
 }
 
+// A pixel as one 32-bit word, R in the low byte, alpha in the high one.
+__device__ __forceinline__ unsigned int pack_rgba(uchar4 p)
+{
+    return (unsigned int)p.x | ((unsigned int)p.y << 8) | ((unsigned int)p.z << 16) |
+           ((unsigned int)p.w << 24);
+}
+
 __device__ __forceinline__ float4 to_float4(uchar4 p)
 {
     return make_float4((float)p.x, (float)p.y, (float)p.z, (float)p.w);

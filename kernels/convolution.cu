@@ -36,12 +36,6 @@
 
 __constant__ float c_weights[2 * CONV_MAX_RADIUS + 1];
 
-__device__ __forceinline__ unsigned int pack_rgba(uchar4 p)
-{
-    return (unsigned int)p.x | ((unsigned int)p.y << 8) | ((unsigned int)p.z << 16) |
-           ((unsigned int)p.w << 24);
-}
-
 __device__ __forceinline__ float3 unpack_rgb(unsigned int v)
 {
     return make_float3((float)(v & 0xffu), (float)((v >> 8) & 0xffu), (float)((v >> 16) & 0xffu));
