@@ -210,13 +210,19 @@ impl Soak {
         // (headless) nothing else waits for them.
         unsafe { glow::HasContext::finish(&*self.gl.gl) };
         let (free, total) = cudarc::driver::result::mem_get_info().expect("cuMemGetInfo");
-        (total as i64 - free as i64, status_bytes("VmRSS:"))
+        (
+            total as i64 - free as i64,
+            status_bytes(&read_status(), "VmRSS:"),
+        )
     }
 }
 
-/// A `/proc/self/status` field given in kB, in bytes.
-fn status_bytes(field: &str) -> i64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("status");
+fn read_status() -> String {
+    std::fs::read_to_string("/proc/self/status").expect("/proc/self/status")
+}
+
+/// A field of `/proc/self/status` (`status`) given in kB, in bytes.
+fn status_bytes(status: &str, field: &str) -> i64 {
     let kib: i64 = status
         .lines()
         .find(|l| l.starts_with(field))
@@ -233,12 +239,13 @@ fn host_memory_line() -> String {
     // SAFETY: mallinfo2 only reads glibc's allocator statistics.
     let m = unsafe { libc::mallinfo2() };
     let maps = std::fs::read_to_string("/proc/self/maps").map_or(0, |s| s.lines().count());
+    let status = read_status();
     let mib = |b: i64| b as f64 / MIB as f64;
     format!(
         "anon {:.2}, file {:.2}, shmem {:.2} MiB; malloc in use {:.2} (of which mmapped {:.2}), free {:.2} MiB; {maps} mappings",
-        mib(status_bytes("RssAnon:")),
-        mib(status_bytes("RssFile:")),
-        mib(status_bytes("RssShmem:")),
+        mib(status_bytes(&status, "RssAnon:")),
+        mib(status_bytes(&status, "RssFile:")),
+        mib(status_bytes(&status, "RssShmem:")),
         mib(m.uordblks as i64 + m.hblkhd as i64),
         mib(m.hblkhd as i64),
         mib(m.fordblks as i64),
