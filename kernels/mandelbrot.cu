@@ -567,7 +567,7 @@ struct LinearOut {
 
 struct SurfaceOut {
     cudaSurfaceObject_t s;
-    __device__ __forceinline__ void store(int x, int y, uchar4 v) const { surf2Dwrite(v, s, x * 4, y); }
+    __device__ __forceinline__ void store(int x, int y, uchar4 v) const { store_pixel(s, x, y, v); }
 };
 
 // This thread's pixel, or false when it is outside or the refinement counted a failure.
