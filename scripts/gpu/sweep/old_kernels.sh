@@ -29,6 +29,14 @@ cat >"$out/old_box.cu" <<'CU'
 #define box_128 box_128_base
 #define box_256 box_256_base
 #define box_512 box_512_base
+// The warp kernels (since ab218fd) are not launched here, only renamed apart.
+#define box_small_1 box_small_1_base
+#define box_small_2 box_small_2_base
+#define box_small_3 box_small_3_base
+#define box_small_4 box_small_4_base
+#define box_small_5 box_small_5_base
+#define box_small_6 box_small_6_base
+#define box_small_7 box_small_7_base
 #include "old/box_filter.cu"
 // BOX_TUNINGS of src/filters/box_filter.rs at 7e06bac: (radius, threads, segment 4K, 8K).
 static const int tunings[6][4] = {{1, 128, 16, 16},    {5, 128, 16, 16},    {16, 128, 16, 16},
