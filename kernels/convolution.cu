@@ -18,16 +18,15 @@
 // through the surface. Each pixel is read from memory once (plus halos, mostly from L2)
 // and written once. block = CONV_BLOCK, grid = (ceil(W / CONV_TILE_W), ceil(H / th)).
 //
-// Larger radii run two passes through a linear float4 scratch plane (W x H, row pitch W;
-// `unsharp` reads it too): conv_rows (block CONV_BLOCK; a 32-row x CONV_TILE_W tile, input
-// staged in shared memory, the results staged there again and stored row by row; grid =
-// (ceil(W / CONV_TILE_W), ceil(H / 32))) and conv_columns (block CONV_BLOCK; a 32-column x
-// th tile, its th + 2R scratch rows staged in shared memory as three planes; grid =
-// (ceil(W / 32), ceil(H / th))).
+// conv_rows (block CONV_BLOCK; a 32-row x CONV_TILE_W tile, input staged in shared memory,
+// the results staged there again and stored row by row; grid = (ceil(W / CONV_TILE_W),
+// ceil(H / 32))): the row pass alone, into a linear float4 scratch plane (W x H, row pitch
+// W), for unsharp.cu to finish. The Gaussian's radii above CONV_FUSED_MAX_RADIUS run on the
+// tensor cores (convolution_mma.cu), where the multiply-adds cost more than the extra pass.
 #include "common.cuh"
 
 #define CONV_MAX_RADIUS 96
-#define CONV_FUSED_MAX_RADIUS 16
+#define CONV_FUSED_MAX_RADIUS 9
 #define CONV_BLOCK 256
 #define CONV_TILE_W 64
 #define CONV_RUN 8
@@ -202,42 +201,6 @@ conv_rows(cudaTextureObject_t src, float4* rows, int width, int height, int radi
         if (y < height && x < width) {
             const float* at = out_tile + r * CONV_ROWS_OUT_STRIDE + c;
             rows[(size_t)y * width + x] = make_float4(at[0], at[plane], at[2 * plane], 0.0f);
-        }
-    }
-}
-
-extern "C" __global__ void __launch_bounds__(CONV_BLOCK)
-conv_columns(const float4* __restrict__ rows, cudaTextureObject_t src, cudaSurfaceObject_t dst,
-             int width, int height, int radius, int th)
-{
-    extern __shared__ float tile[];  // [3][th + 2R][33]
-    const int taps = 2 * radius + 1;
-    const int tile_rows = th + 2 * radius;
-    const int stride = 33;
-    const int plane = tile_rows * stride;
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x / 32;
-    const int x = blockIdx.x * 32 + lane;
-    const int y0 = blockIdx.y * th;
-    const int xc = min(x, width - 1);
-    for (int r = warp; r < tile_rows; r += CONV_BLOCK / 32) {
-        const float4 v = rows[(size_t)clamp_int(y0 - radius + r, 0, height - 1) * width + xc];
-        float* at = tile + r * stride + lane;
-        at[0] = v.x;
-        at[plane] = v.y;
-        at[2 * plane] = v.z;
-    }
-    __syncthreads();
-
-    for (int r0 = warp * CONV_RUN; r0 < th; r0 += CONV_BLOCK / 32 * CONV_RUN) {
-        float3 acc[CONV_RUN];
-        column_run(tile + r0 * stride + lane, stride, plane, taps, acc);
-#pragma unroll
-        for (int o = 0; o < CONV_RUN; ++o) {
-            const int y = y0 + r0 + o;
-            if (x < width && y < height)
-                store_pixel(dst, x, y, rgb_with_alpha(make_float4(acc[o].x, acc[o].y, acc[o].z, 0.0f),
-                                                      pixel_at(src, x, y).w));
         }
     }
 }

@@ -262,6 +262,48 @@ fn box_is_exact_at_every_small_radius() {
     }
 }
 
+/// The Gaussian on both sides of the switch from the fused f32 pass (radius ≤ 9) to the
+/// tensor cores, and on the tensor cores at every step count the app uses,
+/// J = ⌈2R / 16⌉ + 1 = 3 … 13 (the largest radius of each), with σ = R / 3 and a near-delta
+/// σ = 0.5, on photographs (alpha too) and random images narrower and shorter than a tile.
+/// Under the sanitizers (`CUDALENS_GPU_SANITIZE=1`, racecheck runs these kernels hundreds
+/// of times slower): every radius, σ = R / 3, on two random images, one of several tiles.
+#[test]
+fn gaussian_is_within_one_at_every_step_count() {
+    let Some(ctx) = gpu() else { return };
+    let (mut images, sizes) = if sanitize() {
+        (vec![], vec![(7, 3), (321, 173)])
+    } else {
+        let photos = ["coffee.png", "logo.png"].map(|n| (n.to_string(), photo(n)));
+        (
+            Vec::from(photos),
+            vec![(1, 1), (7, 3), (33, 1), (1, 70), (1917, 1081)],
+        )
+    };
+    for (i, (w, h)) in sizes.into_iter().enumerate() {
+        images.push((
+            format!("random {w}x{h}"),
+            random_image(w, h, 700 + i as u64),
+        ));
+    }
+    let radii = [1, 9, 10]
+        .into_iter()
+        .chain((3..=13).map(|steps| 8 * (steps - 1)));
+    for radius in radii {
+        let sigma = radius as f32 / 3.0;
+        let mut specs = vec![format!("gaussian:sigma={sigma},radius={radius}")];
+        if !sanitize() {
+            specs.push(format!("gaussian:sigma=0.5,radius={radius}"));
+        }
+        for spec in specs {
+            let filters = parse(&[&spec]);
+            for (label, image) in &images {
+                check_case(&ctx.gl, label, image, &filters);
+            }
+        }
+    }
+}
+
 #[test]
 fn histogram_and_transpose_are_exact() {
     let Some(ctx) = gpu() else { return };

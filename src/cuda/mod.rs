@@ -41,5 +41,5 @@ pub use modules::{kernel_build_description, kernel_embedded, load_function, load
 pub use perturbation_kernels::{DeviceOrbit, PerturbationKernels, PerturbationPath};
 pub use surface_object::SurfaceObject;
 pub use texture_object::TextureObject;
-pub use tiles::blocks;
+pub use tiles::{blocks, tile_height};
 pub use timeline::GpuTimeline;

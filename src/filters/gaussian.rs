@@ -1,21 +1,30 @@
 //! `gaussian:sigma=S[,radius=R]`: separable Gaussian with normalised weights
 //! `exp(-x²/2σ²)`, `|x| ≤ R` (R defaults to ⌈3σ⌉), per RGB channel, alpha kept. CPU
-//! reference in `ops/cpu/gaussian.rs`; kernel `kernels/convolution.cu`: up to
-//! `CONV_FUSED_MAX_RADIUS` one fused pass per tile (rows and columns through shared memory),
-//! above it a row pass into a `float4` scratch plane and a column pass; weights in constant
-//! memory. The row pass also serves `unsharp`. NPP peer: `nppiFilterGaussAdvancedBorder_8u_C4R`
-//! with the same weights.
+//! reference in `ops/cpu/gaussian.rs`. Kernels, weights in constant memory: up to
+//! `CONV_FUSED_MAX_RADIUS` one fused f32 pass per tile (`kernels/convolution.cu`: rows and
+//! columns through shared memory); above it a row pass and a column pass on the tensor cores
+//! through a linear scratch plane (`kernels/convolution_mma.cu`, launched by
+//! `convolution_mma.rs`). The f32 row pass into a `float4` scratch plane (`conv_rows`,
+//! [`row_pass`]) serves `unsharp`. NPP peer: `nppiFilterGaussAdvancedBorder_8u_C4R` with
+//! the same weights.
 
+use super::convolution_mma::{
+    self, CONV_MMA_BLOCK, CONV_MMA_COLS_TW, CONV_MMA_MAX_RADIUS, CONV_MMA_ROWS_TW,
+};
 use super::param::Default::{Derived, Required};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
-use crate::cuda::{blocks, check_scratch, CudaError};
+use crate::cuda::{blocks, check_scratch, tile_height, CudaError};
 use crate::npp::{peers, Npp, NppError, Peer};
 use crate::ops::cpu::gaussian_weights;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
 pub const CONV_MAX_RADIUS: u32 = 96;
-pub const CONV_FUSED_MAX_RADIUS: u32 = 16;
+/// Largest radius of the fused f32 pass; above it the tensor cores. The fused pass costs
+/// about 0.027 ms more per tap at 8K on the H200 (0.40 ms at 13 taps, 0.72 at 25), the
+/// tensor-core passes 0.60–0.62 ms up to 3 steps (kernel sweep, device run 61): they cross
+/// near 19 taps.
+pub const CONV_FUSED_MAX_RADIUS: u32 = 9;
 pub const CONV_BLOCK: u32 = 256;
 pub const CONV_TILE_W: u32 = 64;
 pub const CONV_RUN: u32 = 8;
@@ -26,7 +35,7 @@ const CONV_ROWS_PER_BLOCK: u32 = 32;
 /// σ range.
 pub const GAUSSIAN_SIGMA_MIN: f32 = 0.1;
 pub const GAUSSIAN_SIGMA_MAX: f32 = 32.0;
-/// Bytes of scratch per pixel: one `float4` of the row pass.
+/// Bytes of scratch per pixel of `conv_rows` (unsharp's row pass): one `float4`.
 pub const SCRATCH_PER_PIXEL: usize = 16;
 
 pub struct Gaussian;
@@ -46,12 +55,10 @@ pub fn default_radius(sigma: f32) -> u32 {
     ((3.0 * sigma).ceil() as u32).clamp(1, CONV_MAX_RADIUS)
 }
 
-/// The tile heights measured fastest on the H200 at 4K and 8K (kernel sweep, device run 22:
-/// fused 32 rows 0.116/0.408 ms for σ = 2 against 64 rows 0.167/0.602; columns 64 rows
-/// 0.407/1.534 ms for σ = 16 against 128 rows 0.442/1.661): the smaller tiles give more
-/// blocks per SM to hide the texture reads behind.
+/// The tile height measured fastest on the H200 at 4K and 8K (kernel sweep, device run 22:
+/// fused 32 rows 0.116/0.408 ms for σ = 2 against 64 rows 0.167/0.602): the smaller tiles
+/// give more blocks per SM to hide the texture reads behind.
 const FUSED_TILE_HEIGHT: u32 = 32;
-const COLUMNS_TILE_HEIGHT: u32 = 64;
 
 /// Shared bytes of `conv_fused` for a tile `th` rows high.
 fn fused_shared(radius: u32, th: u32) -> u32 {
@@ -66,21 +73,6 @@ fn rows_shared(radius: u32) -> u32 {
     let input = CONV_ROWS_PER_BLOCK * ((CONV_TILE_W + 2 * radius) | 1);
     let output = 3 * CONV_ROWS_PER_BLOCK * CONV_ROWS_OUT_STRIDE;
     4 * input.max(output)
-}
-
-/// Shared bytes of `conv_columns` for a tile `th` rows high.
-fn columns_shared(radius: u32, th: u32) -> u32 {
-    4 * 3 * (th + 2 * radius) * 33
-}
-
-/// The tallest tile height, from `tallest` down by halves to `CONV_RUN`, whose shared memory
-/// fits `limit` (the smallest when none does: the launch check then refuses it).
-fn tile_height(tallest: u32, limit: u32, shared: impl Fn(u32) -> u32) -> u32 {
-    let mut th = tallest;
-    while th > CONV_RUN && shared(th) > limit {
-        th /= 2;
-    }
-    th
 }
 
 /// Copies `weights` into `c_weights` of kernel module `module`.
@@ -138,41 +130,10 @@ pub(super) fn row_pass(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), Cuda
         .map_err(CudaError::launch("conv_rows"))
 }
 
-fn column_pass(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> {
-    let (w, h) = (stage.width, stage.height);
-    let th = tile_height(COLUMNS_TILE_HEIGHT, stage.kernels.max_shared, |t| {
-        columns_shared(radius, t)
-    });
-    let cfg = LaunchConfig {
-        grid_dim: (blocks(w, 32), blocks(h, th), 1),
-        block_dim: (CONV_BLOCK, 1, 1),
-        shared_mem_bytes: columns_shared(radius, th),
-    };
-    let f = stage
-        .kernels
-        .function("convolution", "conv_columns", &cfg)?;
-    let (s, d) = (stage.input.handle(), stage.output.handle());
-    let (wi, hi, r, t) = (w as i32, h as i32, radius as i32, th as i32);
-    let mut b = stage.stream.launch_builder(&f);
-    b.arg(&*stage.scratch)
-        .arg(&s)
-        .arg(&d)
-        .arg(&wi)
-        .arg(&hi)
-        .arg(&r)
-        .arg(&t);
-    // SAFETY: matches `conv_columns(const float4*, tex, surf, int, int, int, int)`; the
-    // scratch holds the w·h row results, the output is w × h, th is a multiple of CONV_RUN
-    // and the shared size is the kernel's layout for (radius, th).
-    unsafe { b.launch(cfg) }
-        .map(|_| ())
-        .map_err(CudaError::launch("conv_columns"))
-}
-
-/// Rows and columns in one pass per tile (radius up to `CONV_FUSED_MAX_RADIUS`).
+/// Rows and columns in one f32 pass per tile (radius up to `CONV_FUSED_MAX_RADIUS`).
 fn fused_pass(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> {
     let (w, h) = (stage.width, stage.height);
-    let th = tile_height(FUSED_TILE_HEIGHT, stage.kernels.max_shared, |t| {
+    let th = tile_height(FUSED_TILE_HEIGHT, CONV_RUN, stage.kernels.max_shared, |t| {
         fused_shared(radius, t)
     });
     let cfg = LaunchConfig {
@@ -226,7 +187,7 @@ impl FilterDef for Gaussian {
     }
 
     fn kernel_modules(&self) -> &'static [&'static str] {
-        &["convolution"]
+        &["convolution", "convolution_mma"]
     }
 
     fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
@@ -241,6 +202,14 @@ impl FilterDef for Gaussian {
             ("convolution", "CONV_TILE_W", CONV_TILE_W),
             ("convolution", "CONV_RUN", CONV_RUN),
             ("convolution", "CONV_ROWS_OUT_STRIDE", CONV_ROWS_OUT_STRIDE),
+            (
+                "convolution_mma",
+                "CONV_MMA_MAX_RADIUS",
+                CONV_MMA_MAX_RADIUS,
+            ),
+            ("convolution_mma", "CONV_MMA_BLOCK", CONV_MMA_BLOCK),
+            ("convolution_mma", "CONV_MMA_ROWS_TW", CONV_MMA_ROWS_TW),
+            ("convolution_mma", "CONV_MMA_COLS_TW", CONV_MMA_COLS_TW),
         ]
     }
 
@@ -248,18 +217,19 @@ impl FilterDef for Gaussian {
         if p.int(1) <= CONV_FUSED_MAX_RADIUS {
             0
         } else {
-            width as usize * height as usize * SCRATCH_PER_PIXEL
+            convolution_mma::scratch_bytes(width, height)
         }
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let radius = p.int(1);
-        upload_weights(stage, "convolution", &gaussian_weights(p.get(0), radius))?;
+        let weights = gaussian_weights(p.get(0), radius);
         if radius <= CONV_FUSED_MAX_RADIUS {
+            upload_weights(stage, "convolution", &weights)?;
             fused_pass(stage, radius)
         } else {
-            row_pass(stage, radius)?;
-            column_pass(stage, radius)
+            upload_weights(stage, "convolution_mma", &weights)?;
+            convolution_mma::launch(stage, radius)
         }
     }
 
@@ -275,6 +245,7 @@ impl FilterDef for Gaussian {
         &[
             "gaussian:sigma=0.1,radius=1",
             "gaussian:sigma=2",
+            "gaussian:sigma=16",
             "gaussian:sigma=32,radius=96",
         ]
     }
@@ -295,25 +266,13 @@ mod tests {
     #[test]
     fn tiles_fit_the_shared_memory_they_are_sized_for() {
         for limit in [64 << 10, 99 << 10, 163 << 10, 227 << 10] {
-            for radius in 1..=CONV_MAX_RADIUS {
-                let th = if radius <= CONV_FUSED_MAX_RADIUS {
-                    tile_height(64, limit, |t| fused_shared(radius, t))
-                } else {
-                    tile_height(128, limit, |t| columns_shared(radius, t))
-                };
+            for radius in 1..=CONV_FUSED_MAX_RADIUS {
+                let th = tile_height(64, CONV_RUN, limit, |t| fused_shared(radius, t));
                 assert!(th % CONV_RUN == 0 && th >= CONV_RUN, "r {radius}: th {th}");
-                assert!(rows_shared(radius) <= 48 << 10, "r {radius}");
+                assert!(fused_shared(radius, th) <= limit, "r {radius} at {limit} B");
             }
-            // Where the device allows 99 KB, every radius fits.
-            if limit >= 99 << 10 {
-                for radius in 1..=CONV_MAX_RADIUS {
-                    let fits = if radius <= CONV_FUSED_MAX_RADIUS {
-                        fused_shared(radius, CONV_RUN) <= limit
-                    } else {
-                        columns_shared(radius, CONV_RUN) <= limit
-                    };
-                    assert!(fits, "r {radius} at {limit} B");
-                }
+            for radius in 1..=CONV_MAX_RADIUS {
+                assert!(rows_shared(radius) <= 48 << 10, "r {radius}");
             }
         }
     }

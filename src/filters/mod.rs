@@ -7,6 +7,7 @@
 //! (`CUDALENS_BLESS=1 cargo test --test golden`).
 
 mod box_filter;
+mod convolution_mma;
 mod def;
 mod equalize;
 mod filter;

@@ -54,7 +54,8 @@ mod tests {
         let f = |s: &str| s.parse::<Filter>().expect("spec");
         assert_eq!(gpu_frame_bytes(100, 50, &[f("transpose")]), 12 * px);
         let three = [f("transpose"), f("gaussian:sigma=8"), f("transpose")];
-        // A Gaussian of radius 24 runs two passes: one float4 of row results per pixel.
+        // A Gaussian runs two passes: 16 bytes of row results per pixel (R, G, B as high and
+        // low f16 parts, alpha).
         assert_eq!(gpu_frame_bytes(100, 50, &three), 20 * px + 16 * px);
         // The box filter runs in one pass, without scratch.
         let boxed = [f("transpose"), f("box:radius=2"), f("transpose")];

@@ -1,52 +1,54 @@
 #include <cstdio>
 #include <cstdlib>
 #include "sweep.h"
-#include "../../../kernels/convolution.cu"
+#include "../../../kernels/convolution_mma.cu"
 
-static void upload(const Args& a)
+// Variant parameter: 1000 * (row pass tile height) + column pass tile height.
+typedef void (*RowsKernel)(cudaTextureObject_t, uint4*, int, int, int, int);
+typedef void (*ColumnsKernel)(const uint4*, cudaSurfaceObject_t, int, int, int, int);
+
+static void kernels_for(int steps, RowsKernel* rows, ColumnsKernel* columns)
+{
+#define CASE(J)                      \
+    case J:                          \
+        *rows = conv_rows_mma_##J;       \
+        *columns = conv_columns_mma_##J; \
+        break;
+    switch (steps) {
+        CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8) CASE(9) CASE(10) CASE(11) CASE(12)
+        CASE(13)
+    default: fprintf(stderr, "no mma kernels for %d steps\n", steps); exit(3);
+    }
+#undef CASE
+}
+
+static void launch_mma(const Args& a, int param)
 {
     CHECK(cudaMemcpyToSymbolAsync(c_weights, a.weights, sizeof(float) * (2 * a.radius + 1), 0,
                                   cudaMemcpyHostToDevice, a.stream));
+    const int steps = (2 * a.radius + 15) / 16 + 1;
+    const int rows_th = param / 1000, cols_th = param % 1000;
+    RowsKernel rows;
+    ColumnsKernel columns;
+    kernels_for(steps, &rows, &columns);
+    const size_t rows_shared = 3 * 2 * (size_t)rows_th * (CONV_MMA_ROWS_TW + 16 * (steps - 1) + 8);
+    const size_t cols_shared = 6 * 2 * (size_t)(cols_th + 16 * (steps - 1)) * (CONV_MMA_COLS_TW + 8);
+    CHECK(cudaFuncSetAttribute(rows, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
+    CHECK(cudaFuncSetAttribute(columns, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
+    dim3 g1((a.w + CONV_MMA_ROWS_TW - 1) / CONV_MMA_ROWS_TW, (a.h + rows_th - 1) / rows_th);
+    rows<<<g1, CONV_MMA_BLOCK, rows_shared, a.stream>>>(a.src, (uint4*)a.scratch, a.w, a.h, a.radius, rows_th);
+    dim3 g2((a.w + CONV_MMA_COLS_TW - 1) / CONV_MMA_COLS_TW, (a.h + cols_th - 1) / cols_th);
+    columns<<<g2, CONV_MMA_BLOCK, cols_shared, a.stream>>>((const uint4*)a.scratch, a.dst, a.w, a.h, a.radius, cols_th);
 }
-static size_t fused_shared(int r, int th)
-{
-    int rows = th + 2 * r;
-    int in_stride = (CONV_TILE_W + 2 * r) | 1;
-    return 4 * (size_t)(rows * in_stride + 3 * rows * (CONV_TILE_W + 1));
-}
-static void launch_fused(const Args& a, int th)
-{
-    upload(a);
-    size_t shared = fused_shared(a.radius, th);
-    CHECK(cudaFuncSetAttribute(conv_fused, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
-    dim3 grid((a.w + CONV_TILE_W - 1) / CONV_TILE_W, (a.h + th - 1) / th);
-    conv_fused<<<grid, CONV_BLOCK, shared, a.stream>>>(a.src, a.dst, a.w, a.h, a.radius, th);
-}
-static void launch_two_pass(const Args& a, int th)
-{
-    upload(a);
-    CHECK(cudaFuncSetAttribute(conv_columns, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
-    size_t rows_in = 32 * ((CONV_TILE_W + 2 * a.radius) | 1), rows_out = 3 * 32 * CONV_ROWS_OUT_STRIDE;
-    size_t rows_shared = 4 * (rows_in > rows_out ? rows_in : rows_out);
-    dim3 g1((a.w + CONV_TILE_W - 1) / CONV_TILE_W, (a.h + 31) / 32);
-    conv_rows<<<g1, CONV_BLOCK, rows_shared, a.stream>>>(a.src, (float4*)a.scratch, a.w, a.h, a.radius);
-    size_t cols_shared = 4 * 3 * (size_t)(th + 2 * a.radius) * 33;
-    dim3 g2((a.w + 31) / 32, (a.h + th - 1) / th);
-    conv_columns<<<g2, CONV_BLOCK, cols_shared, a.stream>>>((const float4*)a.scratch, a.src, a.dst, a.w, a.h, a.radius, th);
-}
-std::vector<Variant> gaussian_variants(int radius)
+
+std::vector<Variant> gaussian_variants(int)
 {
     std::vector<Variant> out;
-    if (radius <= CONV_FUSED_MAX_RADIUS) {
-        out.push_back({"gauss fused th32", launch_fused, 32});
-        out.push_back({"gauss fused th64", launch_fused, 64});
-        if (fused_shared(radius, 128) <= 227 * 1024) out.push_back({"gauss fused th128", launch_fused, 128});
-    }
-    for (int th : {32, 64, 128, 256})
-        if (4 * 3 * (size_t)(th + 2 * radius) * 33 <= 227 * 1024) {
+    for (int rows_th : {32, 64})
+        for (int cols_th : {64, 128, 256}) {
             char name[64];
-            snprintf(name, sizeof name, "gauss 2-pass th%d", th);
-            out.push_back({name, launch_two_pass, th});
+            snprintf(name, sizeof name, "gauss mma rows th%d cols th%d", rows_th, cols_th);
+            out.push_back({name, launch_mma, 1000 * rows_th + cols_th});
         }
     return out;
 }
