@@ -86,6 +86,14 @@ case ${1:-a} in
     t) bash scripts/gpu/run.sh smi before8k peers8k ;;
     v) bash scripts/gpu/run.sh smi tests box-memcheck peers4k peers8k ;;
     u) CUDALENS_SWEEP_CASES=histogram bash scripts/gpu/run.sh smi sweep tests before4k peers4k before8k peers8k ;;
+    w) CUDALENS_SWEEP_CASES=gauss bash scripts/gpu/run.sh smi sweep gauss-tests before4k peers4k before8k peers8k gauss-memcheck gauss-racecheck ;;
+    x) CUDALENS_SWEEP_CASES=gauss bash scripts/gpu/run.sh smi sweep tests before4k peers4k before8k peers8k ncu-gauss gauss-memcheck ;;
+    y) CUDALENS_SWEEP_CASES=gauss bash scripts/gpu/run.sh smi sweep tests before4k peers4k before8k peers8k gauss-memcheck ;;
+    z) CUDALENS_SWEEP_CASES=gauss bash scripts/gpu/run.sh smi sweep gauss-tests before4k peers4k before8k peers8k ncu-gauss gauss-memcheck ;;
+    fa) bash scripts/gpu/run.sh smi tests before4k peers4k before8k peers8k gauss-memcheck ;;
+    fb) bash scripts/gpu/run.sh smi gauss-racecheck gauss-initcheck ;;
+    fc) bash scripts/gpu/run.sh smi gauss-racecheck ;;
+    fd) bash scripts/gpu/run.sh smi gauss-tests before4k peers4k before8k peers8k gauss-memcheck ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;
 esac
 for f in summary.txt hostile.log soak.txt; do

@@ -82,6 +82,12 @@ for s in $steps; do
         opencv) step opencv-cuda 200 python3 scripts/gpu/opencv_check.py "$B/cudalens" cuda /tmp ;;
         bench) step bench 400 "$B/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/bench.json" ;;
         box-memcheck) step memcheck-box 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 box_is_exact ;;
+        # The Gaussian's tests (the tensor-core passes at every step count) under the
+        # sanitizers, on small images.
+        gauss-tests) step gpu-tests-gaussian 300 "$B/gpu-tests" --test-threads=1 --nocapture gaussian ;;
+        gauss-memcheck | gauss-racecheck | gauss-initcheck) step "$s" 300 env CUDALENS_GPU_SANITIZE=1 CUDALENS_GPU_QUICK=1 compute-sanitizer --tool "${s#gauss-}" --error-exitcode 9 "$B/gpu-tests" --test-threads=1 gaussian ;;
+        # Nsight Compute on the Gaussian's σ = 16 passes (J = 7) of every tile variant, at 8K.
+        ncu-gauss) step ncu-gauss 200 env CUDALENS_SWEEP_QUICK=1 CUDALENS_SWEEP_CASES=gauss ncu --clock-control none --csv --kernel-name regex:conv_.*_mma_7 --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis "$B/sweep" ;;
         deep-tests) step gpu-tests-deep 200 "$B/gpu-tests" --test-threads=1 --nocapture deep ;;
         deep-memcheck) step memcheck-deep 200 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 deep mandelbrot ;;
         mandel-tests) step gpu-tests-mandelbrot 200 "$B/gpu-tests" --test-threads=1 --nocapture mandelbrot ;;
