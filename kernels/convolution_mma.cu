@@ -19,7 +19,7 @@
 //   - conv_rows_mma_J: block CONV_MMA_BLOCK, tile th x CONV_MMA_ROWS_TW (rows x output
 //     columns, th a multiple of 16 from the host); grid (ceil(W / TW), ceil(H / th)). The
 //     tile's rows, TW + 16(J - 1) pixels wide from x0 - R, are staged from the texture as
-//     three f16 planes (R, G, B). Each warp takes 16 x 16 output units: per plane, J
+//     three f16 planes (R, G, B), two columns a thread and one 32-bit store a plane. Each warp takes 16 x 16 output units: per plane, J
 //     ldmatrix.x4 (rows x inputs, the A operand) times the weight fragments (B, high and
 //     low), two n8 halves each. Each pixel leaves as one 16-byte word (R, G, B high parts
 //     (the f32 value with its 13 low significand bits cleared, exact in f16), the source
@@ -378,8 +378,9 @@ __device__ __forceinline__ void columns_mma(const uint4* __restrict__ scratch, c
     });
 }
 
-// One row-pass and one column-pass kernel per step count J = mma_steps(R), R in 1..96
-// (J = 2..13): the weight fragments are registers, so J must be known at compile time.
+// One row-pass and one column-pass kernel per step count J = ceil(2R / 16) + 1 (mma_steps on
+// the host; R in 1..96, J in 2..13): the weight fragments are registers, so J must be known
+// at compile time.
 #define CONV_MMA_KERNELS(J)                                                                          \
     extern "C" __global__ void __launch_bounds__(CONV_MMA_BLOCK)                                     \
     conv_rows_mma_##J(cudaTextureObject_t src, uint4* scratch, int width, int height, int radius,    \
