@@ -170,6 +170,20 @@ fn bad_usage_exits_2() {
         &["apply", i, "-o", "/tmp/x.unknown", "--filter", "sobel"],
         "cannot write this format",
     );
+    // bench --filter: specifications checked like apply's; a stack for the GPU only.
+    refuses(&["bench", "--filter", "box:radius=0"], "outside");
+    refuses(
+        &[
+            "bench",
+            "--backend",
+            "cpu",
+            "--size",
+            "8x8",
+            "--filter",
+            "sobel",
+        ],
+        "--filter times a stack on the GPU",
+    );
 }
 
 #[test]

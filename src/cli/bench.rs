@@ -13,9 +13,14 @@ use std::time::Instant;
 
 pub(super) const WARM_UP: usize = 3;
 
-/// The copy case, every filter's benchmark specifications (from the registry), and the
-/// frame of the interop goal (issue 10): gaussian σ=2 → sobel → box r=5 → transpose.
-fn cases() -> Vec<(String, Vec<Filter>)> {
+/// The stack of `--filter`, or else the copy case, every filter's benchmark specifications
+/// (from the registry), and the frame of the interop goal (issue 10): gaussian σ=2 → sobel →
+/// box r=5 → transpose.
+fn cases(args: &BenchArgs) -> Vec<(String, Vec<Filter>)> {
+    if !args.filters.is_empty() {
+        let names: Vec<String> = args.filters.iter().map(|f| f.to_string()).collect();
+        return vec![(names.join(" → "), args.filters.clone())];
+    }
     let mut cases = vec![("copy + histogram".to_string(), vec![])];
     let parse = |spec: &str| {
         spec.parse::<Filter>()
@@ -127,7 +132,7 @@ fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError> {
     }
     check_bench_host(args)?;
     // Every case's filters in one chain: an upper bound of any case's memory.
-    let worst: Vec<Filter> = cases().into_iter().flat_map(|(_, f)| f).collect();
+    let worst: Vec<Filter> = cases(args).into_iter().flat_map(|(_, f)| f).collect();
     crate::pipeline::check_gpu_frame(gl, w, h, &worst)?;
     Ok(())
 }
@@ -168,7 +173,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     );
     let pixel_bytes = 8.0 * f64::from(w) * f64::from(h); // read RGBA8 once + write once
     let mut json = serde_json::Map::new();
-    for (name, filters) in cases() {
+    for (name, filters) in cases(args) {
         let medians = stage_medians(args.runs, || {
             runner
                 .run(gl, &source, &image, &filters)

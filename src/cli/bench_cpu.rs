@@ -68,6 +68,11 @@ fn samples(runs: usize, run: impl Fn()) -> Vec<f64> {
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    if !args.filters.is_empty() {
+        return Err(CliError::usage(
+            "bench --filter times a stack on the GPU; the CPU bench (--backend cpu) times its fixed table of operations",
+        ));
+    }
     super::bench::check_bench_host(args)?;
     let (w, h) = args.size;
     let image = crate::ops::random_image(w, h, 42);

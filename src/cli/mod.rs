@@ -164,6 +164,10 @@ pub struct BenchArgs {
     /// Also run NPP's nearest equivalent of each kernel (when NPP is installed).
     #[arg(long)]
     pub peers: bool,
+    /// Time this filter stack (repeatable, applied in order) as the only case instead of
+    /// the built-in ones; GPU only.
+    #[arg(long = "filter", value_name = "SPEC")]
+    pub filters: Vec<Filter>,
     #[command(flatten)]
     pub memory: MemoryArgs,
 }
