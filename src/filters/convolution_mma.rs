@@ -82,6 +82,23 @@ fn columns_shared(steps: u32, th: u32) -> u32 {
     6 * (th + 16 * (steps - 1)) * (CONV_MMA_COLS_TW + 8) * HALF
 }
 
+/// The launch of one pass over `w × h`: tiles `tile_w` columns wide and as tall as
+/// `tallest` where `shared(th)` bytes fit the device (halved down to one unit where not).
+fn pass_config(
+    stage: &GpuStage<'_>,
+    tile_w: u32,
+    tallest: u32,
+    shared: impl Fn(u32) -> u32,
+) -> (LaunchConfig, i32) {
+    let th = tile_height(tallest, UNIT, stage.kernels.max_shared, &shared);
+    let cfg = LaunchConfig {
+        grid_dim: (blocks(stage.width, tile_w), blocks(stage.height, th), 1),
+        block_dim: (CONV_MMA_BLOCK, 1, 1),
+        shared_mem_bytes: shared(th),
+    };
+    (cfg, th as i32)
+}
+
 /// Both passes of radius `radius` (the weights already in the `convolution_mma` module).
 pub fn launch(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> {
     if radius == 0 || radius > CONV_MMA_MAX_RADIUS {
@@ -90,65 +107,65 @@ pub fn launch(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> {
             reason: format!("radius {radius} outside 1..={CONV_MMA_MAX_RADIUS}"),
         });
     }
-    let (w, h) = (stage.width, stage.height);
-    check_scratch("conv_rows_mma", stage.scratch.len(), scratch_bytes(w, h))?;
+    check_scratch(
+        "conv_rows_mma",
+        stage.scratch.len(),
+        scratch_bytes(stage.width, stage.height),
+    )?;
     let steps = mma_steps(radius);
-    let index = steps as usize - 2;
-    let (wi, hi, r) = (w as i32, h as i32, radius as i32);
-    let limit = stage.kernels.max_shared;
+    rows_pass(stage, radius, steps)?;
+    columns_pass(stage, radius, steps)
+}
 
-    let th = tile_height(ROWS_TH, UNIT, limit, |t| rows_shared(steps, t));
-    let cfg = LaunchConfig {
-        grid_dim: (blocks(w, CONV_MMA_ROWS_TW), blocks(h, th), 1),
-        block_dim: (CONV_MMA_BLOCK, 1, 1),
-        shared_mem_bytes: rows_shared(steps, th),
-    };
-    let f = stage
-        .kernels
-        .function("convolution_mma", ROWS[index], &cfg)?;
+/// The row pass: input texture → scratch (J = `steps`, checked by [`launch`]).
+fn rows_pass(stage: &mut GpuStage<'_>, radius: u32, steps: u32) -> Result<(), CudaError> {
+    let name = ROWS[steps as usize - 2];
+    let (cfg, th) = pass_config(stage, CONV_MMA_ROWS_TW, ROWS_TH, |t| rows_shared(steps, t));
+    let f = stage.kernels.function("convolution_mma", name, &cfg)?;
     let s = stage.input.handle();
+    let (w, h, r) = (stage.width as i32, stage.height as i32, radius as i32);
     let mut b = stage.stream.launch_builder(&f);
-    let t = th as i32;
     b.arg(&s)
         .arg(&mut *stage.scratch)
-        .arg(&wi)
-        .arg(&hi)
+        .arg(&w)
+        .arg(&h)
         .arg(&r)
-        .arg(&t);
+        .arg(&th);
     // SAFETY: matches `conv_rows_mma_J(tex, uint4*, int, int, int, int)` for
-    // J = mma_steps(R); the scratch holds w · h 16-byte pixels (checked above), th is a
-    // multiple of 16 and the shared size is the kernel's layout for (J, th).
-    unsafe { b.launch(cfg) }.map_err(CudaError::launch(ROWS[index]))?;
+    // J = mma_steps(R); the scratch holds w · h 16-byte pixels (checked by `launch`), th is
+    // a multiple of 16 and the shared size is the kernel's layout for (J, th).
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(CudaError::launch(name))
+}
 
+/// The column pass: scratch → output surface.
+fn columns_pass(stage: &mut GpuStage<'_>, radius: u32, steps: u32) -> Result<(), CudaError> {
+    let name = COLUMNS[steps as usize - 2];
     let tallest = if steps <= FEW_STEPS {
         COLS_TH_FEW_STEPS
     } else {
         COLS_TH
     };
-    let th = tile_height(tallest, UNIT, limit, |t| columns_shared(steps, t));
-    let cfg = LaunchConfig {
-        grid_dim: (blocks(w, CONV_MMA_COLS_TW), blocks(h, th), 1),
-        block_dim: (CONV_MMA_BLOCK, 1, 1),
-        shared_mem_bytes: columns_shared(steps, th),
-    };
-    let f = stage
-        .kernels
-        .function("convolution_mma", COLUMNS[index], &cfg)?;
+    let (cfg, th) = pass_config(stage, CONV_MMA_COLS_TW, tallest, |t| {
+        columns_shared(steps, t)
+    });
+    let f = stage.kernels.function("convolution_mma", name, &cfg)?;
     let d = stage.output.handle();
+    let (w, h, r) = (stage.width as i32, stage.height as i32, radius as i32);
     let mut b = stage.stream.launch_builder(&f);
-    let t = th as i32;
     b.arg(&*stage.scratch)
         .arg(&d)
-        .arg(&wi)
-        .arg(&hi)
+        .arg(&w)
+        .arg(&h)
         .arg(&r)
-        .arg(&t);
+        .arg(&th);
     // SAFETY: matches `conv_columns_mma_J(const uint4*, surf, int, int, int, int)`; the
     // scratch holds the row pass's w · h results, the output is w × h, th is a multiple of
     // 16 and the shared size is the kernel's layout for (J, th).
     unsafe { b.launch(cfg) }
         .map(|_| ())
-        .map_err(CudaError::launch(COLUMNS[index]))
+        .map_err(CudaError::launch(name))
 }
 
 #[cfg(test)]
