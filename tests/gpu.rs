@@ -236,24 +236,29 @@ fn filters_match_the_cpu_reference_on_random_images() {
     }
 }
 
+/// Random image sizes around a kernel's edges: one pixel, narrower and shorter than a tile
+/// or strip, and several tiles with partial ones at the borders.
+const EDGE_SIZES: [(u32, u32); 5] = [(1, 1), (7, 3), (33, 1), (1, 70), (1917, 1081)];
+
+/// The photographs `photos`, then random images of `sizes` (seeds from `seed` on), each with
+/// its label for the messages.
+fn labelled_images(photos: &[&str], sizes: &[(u32, u32)], seed: u64) -> Vec<(String, RgbaImage)> {
+    let photos = photos.iter().map(|n| (n.to_string(), photo(n)));
+    let random = sizes.iter().enumerate().map(|(i, &(w, h))| {
+        (
+            format!("random {w}x{h}"),
+            random_image(w, h, seed + i as u64),
+        )
+    });
+    photos.chain(random).collect()
+}
+
 /// Every radius the warp kernel (`box_small_R`) is built for and the first of the strip
 /// kernel, on photographs (alpha too) and random images narrower and shorter than a strip.
 #[test]
 fn box_is_exact_at_every_small_radius() {
     let Some(ctx) = gpu() else { return };
-    let mut images = vec![
-        ("camera.png".to_string(), photo("camera.png")),
-        ("logo.png".to_string(), photo("logo.png")),
-    ];
-    for (i, (w, h)) in [(1, 1), (7, 3), (33, 1), (1, 70), (1917, 1081)]
-        .into_iter()
-        .enumerate()
-    {
-        images.push((
-            format!("random {w}x{h}"),
-            random_image(w, h, 500 + i as u64),
-        ));
-    }
+    let images = labelled_images(&["camera.png", "logo.png"], &EDGE_SIZES, 500);
     for radius in 1..=BOX_SMALL_MAX_RADIUS + 1 {
         let filters = parse(&[&format!("box:radius={radius}")]);
         for (label, image) in &images {
@@ -271,21 +276,11 @@ fn box_is_exact_at_every_small_radius() {
 #[test]
 fn gaussian_is_within_one_at_every_step_count() {
     let Some(ctx) = gpu() else { return };
-    let (mut images, sizes) = if sanitize() {
-        (vec![], vec![(7, 3), (321, 173)])
+    let images = if sanitize() {
+        labelled_images(&[], &[(7, 3), (321, 173)], 700)
     } else {
-        let photos = ["coffee.png", "logo.png"].map(|n| (n.to_string(), photo(n)));
-        (
-            Vec::from(photos),
-            vec![(1, 1), (7, 3), (33, 1), (1, 70), (1917, 1081)],
-        )
+        labelled_images(&["coffee.png", "logo.png"], &EDGE_SIZES, 700)
     };
-    for (i, (w, h)) in sizes.into_iter().enumerate() {
-        images.push((
-            format!("random {w}x{h}"),
-            random_image(w, h, 700 + i as u64),
-        ));
-    }
     let radii = [1, 9, 10]
         .into_iter()
         .chain((3..=13).map(|steps| 8 * (steps - 1)));
