@@ -94,6 +94,7 @@ case ${1:-a} in
     fb) bash scripts/gpu/run.sh smi gauss-racecheck gauss-initcheck ;;
     fc) bash scripts/gpu/run.sh smi gauss-racecheck ;;
     fd) bash scripts/gpu/run.sh smi gauss-tests before4k peers4k before8k peers8k gauss-memcheck ;;
+    fe) bash scripts/gpu/run.sh smi gauss-tests box-memcheck before8k peers8k ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;
 esac
 for f in summary.txt hostile.log soak.txt; do
