@@ -11,7 +11,9 @@
 
 // Rec. 709 luma, evaluated exactly like the Rust reference ops::luma:
 // (0.2126 r + 0.7152 g) + 0.0722 b, each product and sum rounded (no FMA contraction).
-__device__ __forceinline__ float luma_of(uchar4 p)
+// P: a uchar4, or a uint4 texel (texel_at).
+template <typename P>
+__device__ __forceinline__ float luma_of(P p)
 {
     float rg = __fadd_rn(__fmul_rn(0.2126f, (float)p.x), __fmul_rn(0.7152f, (float)p.y));
     return __fadd_rn(rg, __fmul_rn(0.0722f, (float)p.z));
@@ -23,10 +25,34 @@ __device__ __forceinline__ unsigned char to_u8(float v)
     return (unsigned char)fminf(fmaxf(roundf(v), 0.0f), 255.0f);
 }
 
-// The histogram bin of a pixel's luma.
-__device__ __forceinline__ int luma_bin(uchar4 p)
+// to_u8 for 0 <= v, as bits: the byte is the low 8 bits of the result, the rest is garbage.
+// round half away from zero is floor(v + 0.5) with the sum rounded toward zero (rounding
+// it to nearest would make 0.49999997 + 0.5 exactly 1), and the floor of a t < 2^23 is
+// the low bits of t + 2^23 rounded toward zero: two adds instead of a round and a
+// conversion (a conversion issues at an eighth of the rate of an add on sm_90).
+__device__ __forceinline__ unsigned int nonnegative_to_u8_bits(float v)
 {
-    return (int)to_u8(luma_of(p));
+    const float t = __fadd_rz(fminf(v, 255.0f), 0.5f);
+    return __float_as_uint(__fadd_rz(t, 8388608.0f));
+}
+
+// sqrtf(s), correctly rounded, for 1e-30 <= s < 2^126: the fast path of the IEEE square
+// root (a reciprocal square root estimate and one Newton step on the residual, in FMA)
+// without the range check and call to the slow path that sqrtf adds around it.
+__device__ __forceinline__ float sqrt_in_normal_range(float s)
+{
+    float r;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(s));
+    const float y = __fmul_rn(s, r);
+    const float half_r = __fmul_rn(0.5f, r);
+    return __fmaf_rn(__fmaf_rn(-y, y, s), half_r, y);
+}
+
+// The histogram bin of a pixel's luma: to_u8 of a luma, which is never negative.
+template <typename P>
+__device__ __forceinline__ unsigned int luma_bin(P p)
+{
+    return nonnegative_to_u8_bits(luma_of(p)) & 0xffu;
 }
 
 __device__ __forceinline__ int clamp_int(int v, int lo, int hi)
@@ -40,9 +66,24 @@ __device__ __forceinline__ uchar4 pixel_at(cudaTextureObject_t image, int x, int
     return tex2D<uchar4>(image, (float)x + 0.5f, (float)y + 0.5f);
 }
 
+// Pixel (x, y) with each channel in a 32-bit lane, as the texture unit returns it (read as
+// integers, zero-extended): no masking before a conversion, unlike a uchar4.
+__device__ __forceinline__ uint4 texel_at(cudaTextureObject_t image, int x, int y)
+{
+    return tex2D<uint4>(image, (float)x + 0.5f, (float)y + 0.5f);
+}
+
 __device__ __forceinline__ void store_pixel(cudaSurfaceObject_t image, int x, int y, uchar4 v)
 {
     surf2Dwrite(v, image, x * (int)sizeof(uchar4), y);
+}
+
+// A pixel as one word (R in the low byte) at (x, y); a pixel outside the surface is
+// dropped (boundary mode zero), so callers need not test the image's far edges.
+__device__ __forceinline__ void store_word_clipped(cudaSurfaceObject_t image, int x, int y,
+                                                   unsigned int v)
+{
+    surf2Dwrite(v, image, x * (int)sizeof(unsigned int), y, cudaBoundaryModeZero);
 }
 
 // A pixel as one 32-bit word, R in the low byte, alpha in the high one.
