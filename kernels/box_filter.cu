@@ -7,13 +7,18 @@
 // Small radii (R <= BOX_SMALL_MAX_RADIUS: box_small_1 .. box_small_7): every pixel read once,
 // sums in registers, no shared memory. Each warp slides down a strip of 32 - 2R output
 // columns and BOX_SMALL_SEGMENT rows; lane l reads column x0 - R + l, so the R lanes at
-// each side are the apron. A row's horizontal window sum at a lane comes from its
-// neighbours' pixels by shuffle, two channels per 32-bit register (R and B in one, G and A
-// in the other, 16 bits each: (2R+1)^2 * 255 < 2^16 for R <= 7, so no lane carries into
-// the next). The last 2R + BOX_SMALL_STEP rows' horizontal sums stay in registers and the
-// vertical sum slides: + the row entering the window, - the row leaving it. Rows are read
-// BOX_SMALL_STEP at a time before any is used, to keep several reads in flight.
-// block = (32, BOX_SMALL_WARPS), grid = (ceil(W / ((32 - 2R) * WARPS)), ceil(H / SEGMENT)).
+// each side are the apron (they compute like the others and write to column -1, outside
+// the surface, where the store is dropped: no lane branches). A pixel's channels are
+// paired two per 32-bit register (R and B in one, G and A in the other, 16 bits each:
+// (2R+1)^2 * 255 < 2^16 for R <= 7, so no lane carries into the next), and a row's
+// horizontal window sum at a lane adds its neighbours' pairs by shuffle. The last
+// 2R + BOX_SMALL_STEP rows' horizontal sums stay in registers and the vertical sum slides:
+// + the row entering the window, - the row leaving it. Rows are read BOX_SMALL_STEP at a
+// time before any is used, to keep several reads in flight. The instruction count per
+// pixel bounds the small radii, so the division by n is a multiply-high by a constant and
+// the output is packed as one word.
+// block = (32, BOX_SMALL_WARPS), grid = (ceil(W / ((32 - 2R) * WARPS)), ceil(H / SEGMENT)),
+// SEGMENT = BOX_TINY_SEGMENT up to BOX_TINY_MAX_RADIUS, BOX_SMALL_SEGMENT above.
 //
 // Larger radii (box_128, box_256, box_512): a block owns a strip of `strip` output columns
 // and slides down `segment` rows of it.
@@ -44,6 +49,11 @@
 #define BOX_SMALL_WARPS 4
 #define BOX_SMALL_SEGMENT 64
 #define BOX_SMALL_STEP 8
+// Radii up to BOX_TINY_MAX_RADIUS: shorter segments, fewer rows read ahead (fewer
+// registers, more blocks to spread over the SMs; measured on the H200, device runs 69-71).
+#define BOX_TINY_MAX_RADIUS 2
+#define BOX_TINY_SEGMENT 16
+#define BOX_TINY_STEP 4
 
 struct Rgb32 {
     unsigned int r, g, b;
@@ -176,18 +186,15 @@ BOX_KERNEL(128)
 BOX_KERNEL(256)
 BOX_KERNEL(512)
 
-// The two 8-bit channels of a packed RGBA8 pixel in 16-bit lanes: R and B (shift 0) or G and A
-// (shift 8).
-#define BOX_BYTE_LANES 0x00ff00ffu
-
 // Window sums of two channels each, 16 bits a channel: R | B << 16 and G | A << 16.
 struct PairSums {
     unsigned int rb, ga;
 };
 
-__device__ __forceinline__ PairSums channel_pairs(unsigned int p)
+// A texel's channels (32-bit lanes, texel_at) paired into 16-bit lanes.
+__device__ __forceinline__ PairSums channel_pairs(uint4 p)
 {
-    return PairSums{p & BOX_BYTE_LANES, (p >> 8) & BOX_BYTE_LANES};
+    return PairSums{p.x | (p.z << 16), p.y | (p.w << 16)};
 }
 
 __device__ __forceinline__ void add_pairs(PairSums& acc, PairSums v)
@@ -196,24 +203,38 @@ __device__ __forceinline__ void add_pairs(PairSums& acc, PairSums v)
     acc.ga += v.ga;
 }
 
-// The sum over columns lane - R .. lane + R of one row, by shuffle (all 32 lanes active; the
-// apron lanes' own sums are garbage and never written).
+// The sum over columns lane - R .. lane + R of one row, by shuffle of the paired sums (all
+// 32 lanes active; the apron lanes' own sums are garbage and never written).
 template <int R>
-__device__ __forceinline__ PairSums row_window_sums(unsigned int p)
+__device__ __forceinline__ PairSums row_window_sums(PairSums own)
 {
-    PairSums s = channel_pairs(p);
+    PairSums s = own;
 #pragma unroll
     for (int d = 1; d <= R; ++d) {
-        add_pairs(s, channel_pairs(__shfl_up_sync(0xffffffffu, p, d)));
-        add_pairs(s, channel_pairs(__shfl_down_sync(0xffffffffu, p, d)));
+        s.rb += __shfl_up_sync(0xffffffffu, own.rb, d) + __shfl_down_sync(0xffffffffu, own.rb, d);
+        s.ga += __shfl_up_sync(0xffffffffu, own.ga, d) + __shfl_down_sync(0xffffffffu, own.ga, d);
     }
     return s;
+}
+
+// The output pixel as one word: each RGB window sum rounded to the mean, the source's alpha.
+template <unsigned int N>
+__device__ __forceinline__ unsigned int box_mean_pixel(PairSums sum, unsigned int alpha,
+                                                       Divider divider)
+{
+    constexpr unsigned int HALF = N / 2;
+    const unsigned int rb = sum.rb + (HALF | HALF << 16);  // both lanes rounded at once
+    const unsigned int r = divide(rb & 0xffffu, divider);
+    const unsigned int g = divide((sum.ga & 0xffffu) + HALF, divider);
+    const unsigned int b = divide(rb >> 16, divider);
+    return r | (g << 8) | (b << 16) | (alpha << 24);
 }
 
 template <int R, int WARPS, int SEGMENT, int STEP>
 __device__ __forceinline__ void box_small_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                                 int width, int height)
 {
+    static_assert(SEGMENT % STEP == 0, "a segment's last step must not run into the next");
     constexpr int OUT = 32 - 2 * R;  // output columns per warp
     constexpr int KEEP = 2 * R;      // window rows carried from one step to the next
     constexpr unsigned int N = (2 * R + 1) * (2 * R + 1);
@@ -221,41 +242,39 @@ __device__ __forceinline__ void box_small_strip(cudaTextureObject_t src, cudaSur
     const int x0 = (blockIdx.x * WARPS + threadIdx.y) * OUT;
     if (x0 >= width) return;  // the whole warp
     const int x = x0 - R + lane;
-    const bool writes = lane >= R && lane < 32 - R && x < width;
+    // The column this lane writes: -1 (outside the surface: dropped) for the apron lanes,
+    // so that every lane runs the same stores, without a branch.
+    const int x_out = lane >= R && lane < 32 - R ? x : -1;
     const int y0 = blockIdx.y * SEGMENT;
     const int y1 = min(y0 + SEGMENT, height);
     const Divider divider = make_divider(N);
 
     // win[k]: the horizontal sums of row y - R + k; alpha[k]: that row's alpha at x.
     PairSums win[KEEP + STEP];
-    unsigned char alpha[KEEP + STEP];
+    unsigned int alpha[KEEP + STEP];
     PairSums sum{0u, 0u};  // rows y - R .. y + R - 1
 #pragma unroll
     for (int k = 0; k < KEEP; ++k) {
-        const unsigned int p = pack_rgba(pixel_at(src, x, y0 - R + k));
-        win[k] = row_window_sums<R>(p);
-        alpha[k] = (unsigned char)(p >> 24);
+        const uint4 p = texel_at(src, x, y0 - R + k);
+        win[k] = row_window_sums<R>(channel_pairs(p));
+        alpha[k] = p.w;
         add_pairs(sum, win[k]);
     }
     for (int y = y0; y < y1; y += STEP) {
-        unsigned int p[STEP];
+        uint4 p[STEP];
 #pragma unroll
-        for (int r = 0; r < STEP; ++r) p[r] = pack_rgba(pixel_at(src, x, y + R + r));
+        for (int r = 0; r < STEP; ++r) p[r] = texel_at(src, x, y + R + r);
 #pragma unroll
         for (int r = 0; r < STEP; ++r) {
-            win[KEEP + r] = row_window_sums<R>(p[r]);
-            alpha[KEEP + r] = (unsigned char)(p[r] >> 24);
+            win[KEEP + r] = row_window_sums<R>(channel_pairs(p[r]));
+            alpha[KEEP + r] = p[r].w;
         }
+        // Rows past the image's last (only in the last segment: SEGMENT is a multiple of
+        // STEP) and columns past its right edge fall outside the surface and are dropped.
 #pragma unroll
         for (int r = 0; r < STEP; ++r) {
             add_pairs(sum, win[KEEP + r]);  // row y + r + R enters
-            if (writes && y + r < y1) {
-                const unsigned int half = N / 2;
-                store_pixel(dst, x, y + r,
-                            make_uchar4(divide((sum.rb & 0xffffu) + half, divider),
-                                        divide((sum.ga & 0xffffu) + half, divider),
-                                        divide((sum.rb >> 16) + half, divider), alpha[R + r]));
-            }
+            store_word_clipped(dst, x_out, y + r, box_mean_pixel<N>(sum, alpha[R + r], divider));
             sum.rb -= win[r].rb;  // row y + r - R leaves
             sum.ga -= win[r].ga;
         }
@@ -267,18 +286,17 @@ __device__ __forceinline__ void box_small_strip(cudaTextureObject_t src, cudaSur
     }
 }
 
-#define BOX_SMALL_KERNEL(R)                                                                        \
+#define BOX_SMALL_KERNEL(R, SEGMENT, STEP)                                                         \
     extern "C" __global__ void __launch_bounds__(32 * BOX_SMALL_WARPS)                             \
     box_small_##R(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)         \
     {                                                                                              \
-        box_small_strip<R, BOX_SMALL_WARPS, BOX_SMALL_SEGMENT, BOX_SMALL_STEP>(src, dst, width,    \
-                                                                               height);            \
+        box_small_strip<R, BOX_SMALL_WARPS, SEGMENT, STEP>(src, dst, width, height);               \
     }
 
-BOX_SMALL_KERNEL(1)
-BOX_SMALL_KERNEL(2)
-BOX_SMALL_KERNEL(3)
-BOX_SMALL_KERNEL(4)
-BOX_SMALL_KERNEL(5)
-BOX_SMALL_KERNEL(6)
-BOX_SMALL_KERNEL(7)
+BOX_SMALL_KERNEL(1, BOX_TINY_SEGMENT, BOX_TINY_STEP)
+BOX_SMALL_KERNEL(2, BOX_TINY_SEGMENT, BOX_TINY_STEP)
+BOX_SMALL_KERNEL(3, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
+BOX_SMALL_KERNEL(4, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
+BOX_SMALL_KERNEL(5, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
+BOX_SMALL_KERNEL(6, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
+BOX_SMALL_KERNEL(7, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
