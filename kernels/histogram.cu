@@ -19,7 +19,7 @@
 #define HIST_BLOCK (32 * HIST_WARPS)
 #define HIST_ROWS 8
 
-__device__ __forceinline__ void count_pixel(unsigned int* hist, uchar4 p)
+__device__ __forceinline__ void count_pixel(unsigned int* hist, uint4 p)
 {
     atomicAdd(&hist[p.x], 1u);
     atomicAdd(&hist[HIST_BINS + p.y], 1u);
@@ -46,9 +46,9 @@ __device__ __forceinline__ void histogram_items(cudaTextureObject_t src, int wid
         const int row = item / columns;
         const int x = (item - row * columns) * 32 + lane;
         const int y0 = row * ROWS;
-        uchar4 p[ROWS];
+        uint4 p[ROWS];
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) p[r] = pixel_at(src, x, y0 + r);
+        for (int r = 0; r < ROWS; ++r) p[r] = texel_at(src, x, y0 + r);
         if (x < width) {
 #pragma unroll
             for (int r = 0; r < ROWS; ++r)
