@@ -47,6 +47,14 @@
 #                                       # GPU tests, bench before and after at 4K and 8K
 #   bash scripts/gpu/integration.sh v   # the final code: GPU tests, memcheck on the box
 #                                       # tests, bench with NPP's peers at 4K and 8K
+#   bash scripts/gpu/integration.sh ga  # Sobel, small boxes and histogram: their sweep
+#                                       # (SWEEP=), GPU tests, memcheck on the filter tests
+#   bash scripts/gpu/integration.sh gb  # bench before (BEFORE=) and after with NPP's peers
+#                                       # at 4K and 8K, Nsight Compute on Sobel and 3x3 box
+#   bash scripts/gpu/integration.sh gc  # the soak's RSS placed by mapping
+#   bash scripts/gpu/integration.sh gd  # the Sobel and box sweep (shorter segments), and gc
+#   bash scripts/gpu/integration.sh ge  # the Sobel and box sweep, GPU tests, bench before
+#                                       # (BEFORE=) and after with NPP's peers at 4K and 8K
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -95,6 +103,13 @@ case ${1:-a} in
     fc) bash scripts/gpu/run.sh smi gauss-racecheck ;;
     fd) bash scripts/gpu/run.sh smi gauss-tests before4k peers4k before8k peers8k gauss-memcheck ;;
     fe) bash scripts/gpu/run.sh smi gauss-tests box-memcheck before8k peers8k ;;
+    ga) CUDALENS_SWEEP_CASES=sobel,box,histogram bash scripts/gpu/run.sh smi sweep tests filters-memcheck ;;
+    gb) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ncu-filters ;;
+    gd) export SOAK_VARIANTS="auto:none:1 auto:filters:0" SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
+        CUDALENS_SWEEP_CASES=sobel,box bash scripts/gpu/run.sh smi sweep soak ;;
+    ge) CUDALENS_SWEEP_CASES=sobel,box bash scripts/gpu/run.sh smi sweep tests before4k peers4k before8k peers8k ;;
+    gc) export SOAK_VARIANTS="auto:none:1 auto:filters:0" SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
+        bash scripts/gpu/run.sh smi soak ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;
 esac
 for f in summary.txt hostile.log soak.txt; do

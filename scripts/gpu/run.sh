@@ -81,6 +81,10 @@ for s in $steps; do
         memcheck) step memcheck 400 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 ;;
         opencv) step opencv-cuda 200 python3 scripts/gpu/opencv_check.py "$B/cudalens" cuda /tmp ;;
         bench) step bench 400 "$B/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/bench.json" ;;
+        # The filter, box and histogram tests on small images under memcheck.
+        filters-memcheck) step memcheck-filters 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 random_images box_is_exact histogram_and_transpose ;;
+        # Nsight Compute on the Sobel and 3x3 box kernels of the sweep (every layout), at 8K.
+        ncu-filters) step ncu-filters 200 env CUDALENS_SWEEP_QUICK=1 CUDALENS_SWEEP_CASES=sobel,box ncu --clock-control none --csv --kernel-name regex:"sobel|box_small" --launch-count 32 --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis "$B/sweep" ;;
         box-memcheck) step memcheck-box 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 box_is_exact ;;
         # The Gaussian's tests (the tensor-core passes at every step count) under the
         # sanitizers, on small images.

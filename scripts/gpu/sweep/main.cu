@@ -71,6 +71,17 @@ static void poison(Image2D& im)
     upload(im, std::vector<uint8_t>((size_t)im.w * im.h * 4, 0xAB));
 }
 
+// An image whose values change every 64 pixels (neighbours share histogram bins, and
+// the Sobel gradient is zero inside the squares).
+static std::vector<uint8_t> smooth_pixels(int w, int h)
+{
+    std::vector<uint8_t> flat((size_t)w * h * 4);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 4; ++c) flat[((size_t)y * w + x) * 4 + c] = (uint8_t)((x / 64 + y / 64 + 40 * c) & 255);
+    return flat;
+}
+
 static int max_diff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b)
 {
     if (a.size() != b.size()) return 9999;
@@ -242,29 +253,34 @@ static void run_size(int w, int h, FILE* csv, int sm_count)
             sw.row("transpose", v.name, ms, rw, max_diff(download(out_t), want), 0);
         }
     }
-    // Sobel.
-    if (wanted("sobel")) {
+    // Sobel, on the random image and on the smooth one (flat areas: zero gradients).
+    for (int smooth = 0; smooth < 2 && wanted("sobel"); ++smooth) {
+        const char* kase = smooth ? "sobel smooth" : "sobel";
+        Image2D flat;
+        if (smooth) {
+            flat = make_image(w, h);
+            upload(flat, smooth_pixels(w, h));
+            a.src = flat.tex;
+        }
         a.dst = ref.surf;
         double ms = time_ms([&] { old_sobel(a, 0); }, s);
         auto want = download(ref);
-        sw.row("sobel", "before", ms, rw, 0, 0);
+        sw.row(kase, "before", ms, rw, 0, 0);
         for (auto& v : sobel_variants()) {
             poison(out);
             a.dst = out.surf;
             ms = time_ms([&] { v.fn(a, v.param); }, s);
-            sw.row("sobel", v.name, ms, rw, max_diff(download(out), want), 1);
+            sw.row(kase, v.name, ms, rw, max_diff(download(out), want), 1);
         }
+        if (smooth) free_image(flat);
+        a.src = src.tex;
     }
     // Histogram (reads only), on the random image and on a smooth one (neighbours share
     // bins, as in photographs).
     for (int smooth = 0; smooth < 2 && wanted("histogram"); ++smooth) {
         const char* kase = smooth ? "histogram smooth" : "histogram";
         if (smooth) {
-            std::vector<uint8_t> flat(px.size());
-            for (int y = 0; y < h; ++y)
-                for (int x = 0; x < w; ++x)
-                    for (int c = 0; c < 4; ++c) flat[((size_t)y * w + x) * 4 + c] = (uint8_t)((x / 64 + y / 64 + 40 * c) & 255);
-            upload(ref, flat);
+            upload(ref, smooth_pixels(w, h));
             a.src = ref.tex;
         }
         auto count = [&](const std::function<void()>& fn) {

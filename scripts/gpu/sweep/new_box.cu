@@ -33,6 +33,13 @@ void add_small(std::vector<Variant>& out)
 {
     out.push_back({"small w4 seg64 step4", launch_box_small<R, 4, 64, 4>, 0});
     out.push_back({"small w4 seg32 step4", launch_box_small<R, 4, 32, 4>, 0});
+    out.push_back({"small w4 seg16 step4", launch_box_small<R, 4, 16, 4>, 0});
+    out.push_back({"small w4 seg16 step2", launch_box_small<R, 4, 16, 2>, 0});
+    out.push_back({"small w4 seg8 step4", launch_box_small<R, 4, 8, 4>, 0});
+    out.push_back({"small w8 seg16 step4", launch_box_small<R, 8, 16, 4>, 0});
+    out.push_back({"small w2 seg16 step4", launch_box_small<R, 2, 16, 4>, 0});
+    out.push_back({"small w4 seg16 step8", launch_box_small<R, 4, 16, 8>, 0});
+    out.push_back({"small w4 seg32 step8", launch_box_small<R, 4, 32, 8>, 0});
     out.push_back({"small w4 seg128 step4", launch_box_small<R, 4, 128, 4>, 0});
     out.push_back({"small w4 seg64 step8", launch_box_small<R, 4, 64, 8>, 0});
     out.push_back({"small w4 seg64 step2", launch_box_small<R, 4, 64, 2>, 0});

@@ -29,7 +29,8 @@ cat >"$out/old_box.cu" <<'CU'
 #define box_128 box_128_base
 #define box_256 box_256_base
 #define box_512 box_512_base
-// The warp kernels (since ab218fd) are not launched here, only renamed apart.
+// The warp kernels for radii up to BOX_SMALL_MAX_RADIUS (since ab218fd: a base older than
+// that needs this file of its own time).
 #define box_small_1 box_small_1_base
 #define box_small_2 box_small_2_base
 #define box_small_3 box_small_3_base
@@ -38,12 +39,34 @@ cat >"$out/old_box.cu" <<'CU'
 #define box_small_6 box_small_6_base
 #define box_small_7 box_small_7_base
 #include "old/box_filter.cu"
-// BOX_TUNINGS of src/filters/box_filter.rs at 7e06bac: (radius, threads, segment 4K, 8K).
+// BOX_TUNINGS of src/filters/box_filter.rs at 7e06bac: (radius, threads, segment 4K, 8K),
+// the strips' launch above radius 7.
 static const int tunings[6][4] = {{1, 128, 16, 16},    {5, 128, 16, 16},    {16, 128, 16, 16},
                                   {64, 128, 64, 256}, {128, 128, 128, 256}, {255, 256, 128, 256}};
+static void old_box_small(const Args& a)
+{
+    const int r = a.radius, out = (32 - 2 * r) * BOX_SMALL_WARPS;
+#ifdef BOX_TINY_MAX_RADIUS
+    const int segment = r <= BOX_TINY_MAX_RADIUS ? BOX_TINY_SEGMENT : BOX_SMALL_SEGMENT;
+#else
+    const int segment = BOX_SMALL_SEGMENT;
+#endif
+    dim3 grid((a.w + out - 1) / out, (a.h + segment - 1) / segment), block(32, BOX_SMALL_WARPS);
+    switch (r) {
+    case 1: box_small_1_base<<<grid, block, 0, a.stream>>>(a.src, a.dst, a.w, a.h); break;
+    case 2: box_small_2_base<<<grid, block, 0, a.stream>>>(a.src, a.dst, a.w, a.h); break;
+    case 3: box_small_3_base<<<grid, block, 0, a.stream>>>(a.src, a.dst, a.w, a.h); break;
+    case 4: box_small_4_base<<<grid, block, 0, a.stream>>>(a.src, a.dst, a.w, a.h); break;
+    case 5: box_small_5_base<<<grid, block, 0, a.stream>>>(a.src, a.dst, a.w, a.h); break;
+    case 6: box_small_6_base<<<grid, block, 0, a.stream>>>(a.src, a.dst, a.w, a.h); break;
+    default: box_small_7_base<<<grid, block, 0, a.stream>>>(a.src, a.dst, a.w, a.h); break;
+    }
+}
+// The app's launch at the base: the warp kernel up to radius 7, strips above.
 void old_box(const Args& a, int)
 {
     const int r = a.radius;
+    if (r <= BOX_SMALL_MAX_RADIUS) return old_box_small(a);
     int i = 0;
     while (i < 5 && r > tunings[i][0]) ++i;
     const bool large = (long long)a.w * a.h > 3840LL * 2160 * 2;
@@ -59,6 +82,7 @@ void old_box(const Args& a, int)
     if (t == 512) box_512_base<<<grid, t, shared, a.stream>>>(a.src, a.dst, a.w, a.h, r, strip, segment);
 }
 CU
+if grep -q conv_columns "$out/old/convolution.cu"; then
 cat >"$out/old_convolution.cu" <<'CU'
 #include <cstdio>
 #include <cstdlib>
@@ -94,6 +118,35 @@ void old_gaussian(const Args& a, int)
     conv_columns_base<<<g2, CONV_BLOCK, cols_shared, a.stream>>>((const float4*)a.scratch, a.src, a.dst, a.w, a.h, r, th);
 }
 CU
+else
+# Since the Gaussian moved to the tensor cores above radius 9 (session 8) the base's
+# convolution.cu has the fused pass only: the wrapper times that, and refuses larger radii
+# (the tensor-core passes of such a base are not wrapped here).
+cat >"$out/old_convolution.cu" <<'CU'
+#include <cstdio>
+#include <cstdlib>
+#include "sweep.h"
+#define conv_fused conv_fused_base
+#define conv_rows conv_rows_base
+#define c_weights c_weights_base
+#include "old/convolution.cu"
+void old_gaussian(const Args& a, int)
+{
+    const int r = a.radius;
+    if (r > CONV_FUSED_MAX_RADIUS) {
+        fprintf(stderr, "the base's Gaussian of radius %d (tensor cores) is not wrapped\n", r);
+        exit(2);
+    }
+    CHECK(cudaMemcpyToSymbolAsync(c_weights_base, a.weights, sizeof(float) * (2 * r + 1), 0,
+                                  cudaMemcpyHostToDevice, a.stream));
+    const int th = 32, rows = th + 2 * r, in_stride = (CONV_TILE_W + 2 * r) | 1;
+    size_t shared = 4 * (size_t)(rows * in_stride + 3 * rows * (CONV_TILE_W + 1));
+    CHECK(cudaFuncSetAttribute(conv_fused_base, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
+    dim3 grid((a.w + CONV_TILE_W - 1) / CONV_TILE_W, (a.h + th - 1) / th);
+    conv_fused_base<<<grid, CONV_BLOCK, shared, a.stream>>>(a.src, a.dst, a.w, a.h, r, th);
+}
+CU
+fi
 cat >"$out/old_histogram.cu" <<'CU'
 #include <cstdio>
 #include <cstdlib>
