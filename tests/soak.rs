@@ -4,7 +4,8 @@
 //! 1×1 to 8K loaded and replaced, Mandelbrot views. Every 100th frame is checked against
 //! the CPU reference; at checkpoints the same canonical frame is run and the driver's
 //! used GPU memory and the host RSS must stay within 1 MiB of the first checkpoint after
-//! warm-up (`SOAK_WARM_UP` frames, default 1000). Ignored by default;
+//! warm-up (`SOAK_WARM_UP` frames, default 1000); each checkpoint prints where the host
+//! memory sits and which mappings moved, to place a drift. Ignored by default;
 //! `scripts/gpu/hostile.sh soak` runs it on the GPU machine (`SOAK_FRAMES`, default
 //! 10 000; `SOAK_SECONDS` stops it early, saying how far it got; `SOAK_INTEROP` and
 //! `SOAK_PARTS` choose the path and the kind of frames).
@@ -252,6 +253,55 @@ fn host_memory_line() -> String {
     )
 }
 
+/// Resident bytes of each mapping (`/proc/self/smaps`), keyed by its line in the maps
+/// (address range, permissions, offset, device, inode and path).
+fn mapping_rss() -> std::collections::HashMap<String, i64> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
+    let mut out = std::collections::HashMap::new();
+    let mut current = None;
+    for line in smaps.lines() {
+        let first = line.split_whitespace().next().unwrap_or("");
+        if first.contains('-') && !first.ends_with(':') {
+            current = Some(line.split_whitespace().collect::<Vec<_>>().join(" "));
+        } else if let (Some(key), Some(kib)) = (&current, line.strip_prefix("Rss:")) {
+            let kib: i64 = kib
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .unwrap_or(0);
+            out.insert(key.clone(), kib * 1024);
+        }
+    }
+    out
+}
+
+/// The mappings whose resident size moved by 256 KiB or more since `base`, largest moves
+/// first (a mapping that came or went counts in full): where an RSS drift sits.
+fn mapping_moves(
+    base: &std::collections::HashMap<String, i64>,
+    now: &std::collections::HashMap<String, i64>,
+) -> String {
+    let mut moves: Vec<(i64, &str)> = base
+        .keys()
+        .chain(now.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(|k| {
+            let d = now.get(k).copied().unwrap_or(0) - base.get(k).copied().unwrap_or(0);
+            (d, k.as_str())
+        })
+        .filter(|(d, _)| d.abs() >= 256 * 1024)
+        .collect();
+    moves.sort_by_key(|(d, _)| -d.abs());
+    moves
+        .iter()
+        .take(8)
+        .map(|(d, k)| format!("{:+.2} MiB {k}", *d as f64 / MIB as f64))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 #[test]
 #[ignore = "long: run on the GPU machine by scripts/gpu/soak.sh"]
 fn soak_random_frames_on_cuda() {
@@ -315,6 +365,7 @@ fn soak_random_frames_on_cuda() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(8);
     let (mut refused, mut checks, mut worst, mut replacements, mut mandels) = (0, 0, 0u8, 0, 0);
     let mut baseline: Option<(i64, i64)> = None;
+    let mut baseline_maps = None;
     let (mut gpu_drift, mut rss_drift) = (0i64, 0i64);
     let start = Instant::now();
     let mut done = 0;
@@ -351,6 +402,8 @@ fn soak_random_frames_on_cuda() {
         if frame + 1 >= warm_up && (frame + 1) % CHECKPOINT_EVERY == 0 {
             let now = soak.checkpoint(&canonical, &canonical_stack);
             let base = *baseline.get_or_insert(now);
+            let maps = mapping_rss();
+            let base_maps = baseline_maps.get_or_insert_with(|| maps.clone());
             gpu_drift = gpu_drift.max((now.0 - base.0).abs());
             rss_drift = rss_drift.max((now.1 - base.1).abs());
             println!(
@@ -363,6 +416,10 @@ fn soak_random_frames_on_cuda() {
                 start.elapsed().as_secs_f64(),
                 host_memory_line()
             );
+            let moves = mapping_moves(base_maps, &maps);
+            if !moves.is_empty() {
+                println!("    mappings moved since the first checkpoint: {moves}");
+            }
         }
     }
     println!(
