@@ -263,12 +263,18 @@ impl CudaFrame {
         // SAFETY: `bins_ptr` is the frame's bin buffer, checked above to hold
         // BIN_BUFFER_BYTES, valid until the frame's work is released.
         unsafe { launch_histogram(&self.kernels, &stream, &output_texture, w, h, bins_ptr)? };
+        // The histogram's own stage ends here: what NPP's peer does too (zeroed bins, counted
+        // on the device); the copy to the host that the UI reads is a stage of its own.
+        timeline.mark("histogram", &stream)?;
         // SAFETY: `bins_host` holds 4 × HISTOGRAM_BINS u32 and lives in `self`, which the
         // caller synchronizes before reading it; the bin buffer is valid as for the fill.
         unsafe { memory::read_u32_async(bins_ptr, &mut self.bins_host, &stream)? };
-        timeline.mark("histogram", &stream)
+        timeline.mark(BINS_TO_HOST, &stream)
     }
 }
+
+/// The stage that copies the frame's bins to the host, after the histogram kernel.
+const BINS_TO_HOST: &str = "bins to host";
 
 fn missing_stage() -> CudaError {
     CudaError::Launch {
