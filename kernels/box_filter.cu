@@ -186,18 +186,7 @@ BOX_KERNEL(128)
 BOX_KERNEL(256)
 BOX_KERNEL(512)
 
-// Window sums of two channels each, 16 bits a channel: R | B << 16 and G | A << 16.
-struct PairSums {
-    unsigned int rb, ga;
-};
-
-// A texel's channels (32-bit lanes, texel_at) paired into 16-bit lanes.
-__device__ __forceinline__ PairSums channel_pairs(uint4 p)
-{
-    return PairSums{p.x | (p.z << 16), p.y | (p.w << 16)};
-}
-
-__device__ __forceinline__ void add_pairs(PairSums& acc, PairSums v)
+__device__ __forceinline__ void add_pairs(ChannelPairs& acc, ChannelPairs v)
 {
     acc.rb += v.rb;
     acc.ga += v.ga;
@@ -206,9 +195,9 @@ __device__ __forceinline__ void add_pairs(PairSums& acc, PairSums v)
 // The sum over columns lane - R .. lane + R of one row, by shuffle of the paired sums (all
 // 32 lanes active; the apron lanes' own sums are garbage and never written).
 template <int R>
-__device__ __forceinline__ PairSums row_window_sums(PairSums own)
+__device__ __forceinline__ ChannelPairs row_window_sums(ChannelPairs own)
 {
-    PairSums s = own;
+    ChannelPairs s = own;
 #pragma unroll
     for (int d = 1; d <= R; ++d) {
         s.rb += __shfl_up_sync(0xffffffffu, own.rb, d) + __shfl_down_sync(0xffffffffu, own.rb, d);
@@ -219,7 +208,7 @@ __device__ __forceinline__ PairSums row_window_sums(PairSums own)
 
 // The output pixel as one word: each RGB window sum rounded to the mean, the source's alpha.
 template <unsigned int N>
-__device__ __forceinline__ unsigned int box_mean_pixel(PairSums sum, unsigned int alpha,
+__device__ __forceinline__ unsigned int box_mean_pixel(ChannelPairs sum, unsigned int alpha,
                                                        Divider divider)
 {
     constexpr unsigned int HALF = N / 2;
@@ -250,9 +239,9 @@ __device__ __forceinline__ void box_small_strip(cudaTextureObject_t src, cudaSur
     const Divider divider = make_divider(N);
 
     // win[k]: the horizontal sums of row y - R + k; alpha[k]: that row's alpha at x.
-    PairSums win[KEEP + STEP];
+    ChannelPairs win[KEEP + STEP];
     unsigned int alpha[KEEP + STEP];
-    PairSums sum{0u, 0u};  // rows y - R .. y + R - 1
+    ChannelPairs sum{0u, 0u};  // rows y - R .. y + R - 1
 #pragma unroll
     for (int k = 0; k < KEEP; ++k) {
         const uint4 p = texel_at(src, x, y0 - R + k);

@@ -78,6 +78,18 @@ __device__ __forceinline__ void store_pixel(cudaSurfaceObject_t image, int x, in
     surf2Dwrite(v, image, x * (int)sizeof(uchar4), y);
 }
 
+// Two channels per 32-bit word in 16-bit lanes: R | B << 16 and G | A << 16 (values, or sums
+// that stay below 2^16), for the 16x2 SIMD and for shuffling four channels in two words.
+struct ChannelPairs {
+    unsigned int rb, ga;
+};
+
+// A texel's channels (32-bit lanes, texel_at) paired into 16-bit lanes.
+__device__ __forceinline__ ChannelPairs channel_pairs(uint4 p)
+{
+    return ChannelPairs{p.x | (p.z << 16), p.y | (p.w << 16)};
+}
+
 // A pixel as one word (R in the low byte) at (x, y); a pixel outside the surface is
 // dropped (boundary mode zero), so callers need not test the image's far edges.
 __device__ __forceinline__ void store_word_clipped(cudaSurfaceObject_t image, int x, int y,

@@ -1,20 +1,34 @@
 // median.cu: per R, G and B channel the median of the (2R+1)^2 window (1 <= R <= 7),
 // clamp-to-edge borders, alpha of the centre pixel kept. Exact.
 //
-// Algorithm: each block loads its MEDIAN_BLOCK^2 outputs' window, a (MEDIAN_BLOCK + 2R)^2
-// tile of RGBA8 pixels, into dynamic shared memory through the clamp-addressed texture.
-// Each thread then finds its median by a bitwise radix select run on the three channels at
-// once with byte-wise SIMD: for bit 7 down to 0 it counts, per byte lane, the window values
-// below the candidate (result | bit) with __vcmpltu4; a lane keeps the bit while that count
-// is at most the rank (n - 1) / 2. Counts fit a byte lane since n <= 225. That is
-// 8 * (2R+1)^2 steps of four integer instructions per pixel, no sorting, no divergence.
+// median (any radius): each block loads its MEDIAN_BLOCK^2 outputs' window, a
+// (MEDIAN_BLOCK + 2R)^2 tile of RGBA8 pixels, into dynamic shared memory through the
+// clamp-addressed texture. Each thread then finds its median by a bitwise radix select run on
+// the three channels at once with byte-wise SIMD: for bit 7 down to 0 it counts, per byte
+// lane, the window values below the candidate (result | bit) with __vcmpltu4; a lane keeps
+// the bit while that count is at most the rank (n - 1) / 2. Counts fit a byte lane since
+// n <= 225. That is 8 * (2R+1)^2 steps of four integer instructions per pixel, no sorting,
+// no divergence. Blocks of MEDIAN_BLOCK x MEDIAN_BLOCK threads, one output pixel each;
+// dynamic shared memory (MEDIAN_BLOCK + 2R)^2 * 4 bytes.
 //
-// Launch: blocks of MEDIAN_BLOCK x MEDIAN_BLOCK threads, one output pixel each; dynamic
-// shared memory (MEDIAN_BLOCK + 2R)^2 * 4 bytes.
+// median3 (R = 1): the median of 9 from sorted columns: with each column of three sorted
+// into (lo, mid, hi), the median of the window is the median of (the largest lo, the median
+// of the mids, the smallest hi). Channels travel in 16-bit pairs (ChannelPairs) so that one
+// VIMNMX.U16x2 compares two at once. The layout is Sobel's: each warp slides down a strip
+// of MEDIAN3_OUT = 30 output columns and MEDIAN3_SEGMENT rows, lane l reading column
+// x0 - 1 + l (lanes 0 and 31 are the apron and store outside the surface, where the store
+// is dropped); a lane sorts its own column, the neighbours' sorted columns come by shuffle,
+// and the three rows stay in registers as the warp moves down, MEDIAN3_STEP rows read ahead.
+// block = (32, MEDIAN3_WARPS), grid = (ceil(W / (MEDIAN3_OUT * MEDIAN3_WARPS)),
+// ceil(H / MEDIAN3_SEGMENT)).
 #include "common.cuh"
 
 #define MEDIAN_BLOCK 16
 #define MEDIAN_MAX_RADIUS 7
+#define MEDIAN3_WARPS 4
+#define MEDIAN3_SEGMENT 16
+#define MEDIAN3_STEP 4
+#define MEDIAN3_OUT 30
 
 __device__ __forceinline__ unsigned int pack(uchar4 p)
 {
@@ -58,4 +72,98 @@ median(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, 
     store_pixel(dst, x, y,
                 make_uchar4(result & 0xFFu, (result >> 8) & 0xFFu, (result >> 16) & 0xFFu,
                             centre.w));
+}
+
+// Compare-exchange of both 16-bit lanes of two words: a gets the smaller, b the larger.
+__device__ __forceinline__ void order_pairs(unsigned int& a, unsigned int& b)
+{
+    const unsigned int lo = __vminu2(a, b);
+    b = __vmaxu2(a, b);
+    a = lo;
+}
+
+__device__ __forceinline__ unsigned int median3_pairs(unsigned int a, unsigned int b, unsigned int c)
+{
+    return __vmaxu2(__vminu2(a, b), __vminu2(__vmaxu2(a, b), c));
+}
+
+// One word of a column of three, sorted: lo <= mid <= hi in each 16-bit lane.
+struct SortedColumn {
+    unsigned int lo, mid, hi;
+};
+
+__device__ __forceinline__ SortedColumn sorted_column(unsigned int a, unsigned int b, unsigned int c)
+{
+    order_pairs(a, b);
+    order_pairs(b, c);
+    order_pairs(a, b);
+    return SortedColumn{a, b, c};
+}
+
+// The median of the 3x3 window of one word (two channels) around this lane's column, from
+// the rows above, at and below.
+__device__ __forceinline__ unsigned int median9_pairs(unsigned int up, unsigned int at, unsigned int down)
+{
+    const SortedColumn c = sorted_column(up, at, down);
+    const unsigned int m = 0xffffffffu;
+    const SortedColumn l{__shfl_up_sync(m, c.lo, 1), __shfl_up_sync(m, c.mid, 1), __shfl_up_sync(m, c.hi, 1)};
+    const SortedColumn r{__shfl_down_sync(m, c.lo, 1), __shfl_down_sync(m, c.mid, 1),
+                         __shfl_down_sync(m, c.hi, 1)};
+    const unsigned int lows = __vmaxu2(__vmaxu2(l.lo, c.lo), r.lo);
+    const unsigned int highs = __vminu2(__vminu2(l.hi, c.hi), r.hi);
+    return median3_pairs(lows, median3_pairs(l.mid, c.mid, r.mid), highs);
+}
+
+template <int WARPS, int SEGMENT, int STEP>
+__device__ __forceinline__ void median3_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                              int width, int height)
+{
+    static_assert(SEGMENT % STEP == 0, "a segment's last step must not run into the next");
+    const int lane = threadIdx.x;
+    const int x0 = (blockIdx.x * WARPS + threadIdx.y) * MEDIAN3_OUT;
+    if (x0 >= width) return;  // the whole warp
+    const int x = x0 - 1 + lane;
+    // The column this lane writes: -1 (outside the surface: dropped) for the apron lanes.
+    const int x_out = lane >= 1 && lane <= MEDIAN3_OUT ? x : -1;
+    const int y0 = blockIdx.y * SEGMENT;
+    const int y1 = min(y0 + SEGMENT, height);
+
+    // Rows y - 1 and y, then STEP new rows per step.
+    ChannelPairs win[STEP + 2];
+    unsigned int alpha[STEP + 2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const uint4 p = texel_at(src, x, y0 - 1 + r);
+        win[r] = channel_pairs(p);
+        alpha[r] = p.w;
+    }
+    for (int y = y0; y < y1; y += STEP) {
+        uint4 p[STEP];
+#pragma unroll
+        for (int r = 0; r < STEP; ++r) p[r] = texel_at(src, x, y + 1 + r);
+#pragma unroll
+        for (int r = 0; r < STEP; ++r) {
+            win[2 + r] = channel_pairs(p[r]);
+            alpha[2 + r] = p[r].w;
+        }
+        // Rows past the image's last (only in the last segment) and columns past its right
+        // edge fall outside the surface and are dropped.
+#pragma unroll
+        for (int r = 0; r < STEP; ++r) {
+            const unsigned int rb = median9_pairs(win[r].rb, win[r + 1].rb, win[r + 2].rb);
+            const unsigned int ga = median9_pairs(win[r].ga, win[r + 1].ga, win[r + 2].ga);
+            // Bytes R (rb 0), G (ga 0), B (rb 2), then the centre's alpha.
+            store_word_clipped(dst, x_out, y + r, __byte_perm(__byte_perm(rb, ga, 0x0240), alpha[r + 1], 0x4210));
+        }
+        win[0] = win[STEP];
+        win[1] = win[STEP + 1];
+        alpha[0] = alpha[STEP];
+        alpha[1] = alpha[STEP + 1];
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(32 * MEDIAN3_WARPS)
+median3(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
+{
+    median3_strip<MEDIAN3_WARPS, MEDIAN3_SEGMENT, MEDIAN3_STEP>(src, dst, width, height);
 }

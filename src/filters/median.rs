@@ -2,8 +2,11 @@
 //! window, clamp-to-edge borders, alpha kept; exact on the GPU.
 //!
 //! CPU reference: Huang's sliding histogram along each row (rows in parallel), the median
-//! tracked by a pointer that moves with the window. Kernel `kernels/median.cu`: a shared
-//! tile with apron, then a bitwise radix select over the three channels at once.
+//! tracked by a pointer that moves with the window. Kernel `kernels/median.cu`: for radius 1
+//! `median3`, warps sliding down strips (Sobel's layout), each lane sorting its column of
+//! three and taking its neighbours' by shuffle, two channels per 16-bit SIMD compare; for
+//! larger radii `median`, a shared tile with apron, then a bitwise radix select over the
+//! three channels at once.
 
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
@@ -14,6 +17,11 @@ use rayon::prelude::*;
 
 pub const MEDIAN_BLOCK: u32 = 16;
 pub const MEDIAN_MAX_RADIUS: u32 = 7;
+pub const MEDIAN3_WARPS: u32 = 4;
+pub const MEDIAN3_SEGMENT: u32 = 16;
+pub const MEDIAN3_STEP: u32 = 4;
+/// Output columns of a `median3` warp: 32 lanes less one apron lane at each side.
+pub const MEDIAN3_OUT: u32 = 30;
 
 pub struct Median;
 
@@ -143,11 +151,18 @@ impl FilterDef for Median {
         &[
             ("median", "MEDIAN_BLOCK", MEDIAN_BLOCK),
             ("median", "MEDIAN_MAX_RADIUS", MEDIAN_MAX_RADIUS),
+            ("median", "MEDIAN3_WARPS", MEDIAN3_WARPS),
+            ("median", "MEDIAN3_SEGMENT", MEDIAN3_SEGMENT),
+            ("median", "MEDIAN3_STEP", MEDIAN3_STEP),
+            ("median", "MEDIAN3_OUT", MEDIAN3_OUT),
         ]
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h, radius) = (stage.width, stage.height, p.int(0));
+        if radius == 1 {
+            return launch_median3(stage);
+        }
         let side = MEDIAN_BLOCK + 2 * radius;
         let cfg = LaunchConfig {
             grid_dim: (blocks(w, MEDIAN_BLOCK), blocks(h, MEDIAN_BLOCK), 1),
@@ -187,6 +202,30 @@ impl FilterDef for Median {
             file: "coffee-median2.png",
         }]
     }
+}
+
+/// `median3`, the 3×3 median, over the stage's image.
+fn launch_median3(stage: &mut GpuStage<'_>) -> Result<(), CudaError> {
+    let (w, h) = (stage.width, stage.height);
+    let cfg = LaunchConfig {
+        grid_dim: (
+            blocks(w, MEDIAN3_OUT * MEDIAN3_WARPS),
+            blocks(h, MEDIAN3_SEGMENT),
+            1,
+        ),
+        block_dim: (32, MEDIAN3_WARPS, 1),
+        shared_mem_bytes: 0,
+    };
+    let f = stage.kernels.function("median", "median3", &cfg)?;
+    let (s, d) = (stage.input.handle(), stage.output.handle());
+    let (wi, hi) = (w as i32, h as i32);
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&s).arg(&d).arg(&wi).arg(&hi);
+    // SAFETY: matches `median3(tex, surf, int, int)` in kernels/median.cu; the kernel writes
+    // only inside w × h of the output (the surface drops the rest), which has that size.
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(CudaError::launch("median3"))
 }
 
 #[cfg(test)]
