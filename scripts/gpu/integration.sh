@@ -55,6 +55,8 @@
 #   bash scripts/gpu/integration.sh gd  # the Sobel and box sweep (shorter segments), and gc
 #   bash scripts/gpu/integration.sh ge  # the Sobel and box sweep, GPU tests, bench before
 #                                       # (BEFORE=) and after with NPP's peers at 4K and 8K
+#   bash scripts/gpu/integration.sh gf  # GPU tests, memcheck on the filter tests, bench
+#                                       # before and after with NPP's peers at 4K and 8K
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -108,6 +110,7 @@ case ${1:-a} in
     gd) export SOAK_VARIANTS="auto:none:1 auto:filters:0" SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
         CUDALENS_SWEEP_CASES=sobel,box bash scripts/gpu/run.sh smi sweep soak ;;
     ge) CUDALENS_SWEEP_CASES=sobel,box bash scripts/gpu/run.sh smi sweep tests before4k peers4k before8k peers8k ;;
+    gf) bash scripts/gpu/run.sh smi tests filters-memcheck before4k peers4k before8k peers8k ;;
     gc) export SOAK_VARIANTS="auto:none:1 auto:filters:0" SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
         bash scripts/gpu/run.sh smi soak ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;
