@@ -2,40 +2,56 @@
 // equalizeHist computes it (see src/filters/equalize.rs for the formula).
 //
 // The host first runs histogram.cu on the input into the scratch (4 x 256 u32 bins:
-// R, G, B, luma). equalize_lut: one block per channel; its first thread walks the 256 bins
-// (a few microseconds, no host round trip) and writes the channel's 256-entry LUT after the
-// bins, in the f32 arithmetic of the reference (scale = 255 / (N - h[i0]), sum * scale
-// rounded to nearest even). equalize_apply: each block copies the 768 LUT bytes to shared
-// memory, then each thread maps one pixel; alpha is kept.
+// R, G, B, luma). equalize_lut: one block of EQUALIZE_BINS threads per channel, thread i
+// holding bin i: the first non-empty bin by a shared minimum, the running sums by a
+// block-wide scan (integers, so the same sums as the reference's loop), then every entry of
+// the channel's 256-entry LUT at once, written after the bins, in the f32 arithmetic of the
+// reference (scale = 255 / (N - h[i0]), sum * scale rounded to nearest even).
+// equalize_apply: each block copies the 768 LUT bytes to shared memory, then each thread
+// maps EQUALIZE_ROWS pixels EQUALIZE_BLOCK_Y rows apart, all read before any is written;
+// alpha is kept.
 //
-// Launch: equalize_lut <<<3, 32>>>; equalize_apply EQUALIZE_BLOCK_X x EQUALIZE_BLOCK_Y
-// threads, one pixel each.
+// Launch: equalize_lut <<<3, EQUALIZE_BINS>>>; equalize_apply EQUALIZE_BLOCK_X x
+// EQUALIZE_BLOCK_Y threads, grid (ceil(W / BLOCK_X), ceil(H / (BLOCK_Y * ROWS))).
 #include "common.cuh"
 
 #define EQUALIZE_BLOCK_X 32
 #define EQUALIZE_BLOCK_Y 8
+#define EQUALIZE_ROWS 4
 #define EQUALIZE_BINS 256
 #define EQUALIZE_LUT_OFFSET (4 * EQUALIZE_BINS * 4)
 
-extern "C" __global__ void equalize_lut(unsigned char* scratch, int total)
+extern "C" __global__ void __launch_bounds__(EQUALIZE_BINS)
+equalize_lut(unsigned char* scratch, int total)
 {
-    if (threadIdx.x != 0) return;
+    __shared__ unsigned int warp_totals[EQUALIZE_BINS / 32];
+    __shared__ int first_bin;
+    const int i = threadIdx.x;
     const unsigned int* hist = (const unsigned int*)scratch + blockIdx.x * EQUALIZE_BINS;
     unsigned char* lut = scratch + EQUALIZE_LUT_OFFSET + blockIdx.x * EQUALIZE_BINS;
-    int first = 0;
-    while (first < EQUALIZE_BINS && hist[first] == 0u) ++first;
+    const unsigned int h = hist[i];
+    if (i == 0) first_bin = EQUALIZE_BINS;
+    __syncthreads();
+    if (h != 0u) atomicMin(&first_bin, i);
+    const unsigned int in_warp = warp_inclusive_sum(h);
+    if ((i & 31) == 31) warp_totals[i >> 5] = in_warp;
+    __syncthreads();
+    const int first = first_bin;
+    unsigned int inclusive = in_warp;  // hist[0] + ... + hist[i]
+    for (int w = 0; w < (i >> 5); ++w) inclusive += warp_totals[w];
     if (first == EQUALIZE_BINS || (int)hist[first] == total) {
-        for (int i = 0; i < EQUALIZE_BINS; ++i) lut[i] = (unsigned char)i;
+        lut[i] = (unsigned char)i;
         return;
     }
-    const float scale = __fdiv_rn(255.0f, __int2float_rn(total - (int)hist[first]));
-    for (int i = 0; i <= first; ++i) lut[i] = (unsigned char)(i < first ? i : 0);
-    unsigned int sum = 0u;
-    for (int i = first + 1; i < EQUALIZE_BINS; ++i) {
-        sum += hist[i];
-        const float v = rintf(__fmul_rn(__uint2float_rn(sum), scale));
-        lut[i] = (unsigned char)fminf(fmaxf(v, 0.0f), 255.0f);
+    if (i <= first) {
+        lut[i] = (unsigned char)(i < first ? i : 0);
+        return;
     }
+    // The reference's running sum over bins first + 1 .. i (those below first are empty).
+    const unsigned int sum = inclusive - hist[first];
+    const float scale = __fdiv_rn(255.0f, __int2float_rn(total - (int)hist[first]));
+    const float v = rintf(__fmul_rn(__uint2float_rn(sum), scale));
+    lut[i] = (unsigned char)fminf(fmaxf(v, 0.0f), 255.0f);
 }
 
 extern "C" __global__ void __launch_bounds__(EQUALIZE_BLOCK_X * EQUALIZE_BLOCK_Y)
@@ -46,11 +62,16 @@ equalize_apply(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int 
     const int tid = threadIdx.y * EQUALIZE_BLOCK_X + threadIdx.x;
     for (int i = tid; i < 3 * EQUALIZE_BINS; i += EQUALIZE_BLOCK_X * EQUALIZE_BLOCK_Y)
         lut[i] = scratch[EQUALIZE_LUT_OFFSET + i];
-    __syncthreads();
     const int x = blockIdx.x * EQUALIZE_BLOCK_X + threadIdx.x;
-    const int y = blockIdx.y * EQUALIZE_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return;
-    const uchar4 p = pixel_at(src, x, y);
-    store_pixel(dst, x, y,
-                make_uchar4(lut[p.x], lut[EQUALIZE_BINS + p.y], lut[2 * EQUALIZE_BINS + p.z], p.w));
+    const int y0 = blockIdx.y * EQUALIZE_BLOCK_Y * EQUALIZE_ROWS + threadIdx.y;
+    uint4 p[EQUALIZE_ROWS];
+#pragma unroll
+    for (int r = 0; r < EQUALIZE_ROWS; ++r) p[r] = texel_at(src, x, y0 + r * EQUALIZE_BLOCK_Y);
+    __syncthreads();
+    // Pixels past the image's right or bottom edge fall outside the surface and are dropped.
+#pragma unroll
+    for (int r = 0; r < EQUALIZE_ROWS; ++r)
+        store_word_clipped(dst, x, y0 + r * EQUALIZE_BLOCK_Y,
+                           (unsigned int)lut[p[r].x] | ((unsigned int)lut[EQUALIZE_BINS + p[r].y] << 8) |
+                               ((unsigned int)lut[2 * EQUALIZE_BINS + p[r].z] << 16) | (p[r].w << 24));
 }

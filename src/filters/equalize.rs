@@ -16,8 +16,13 @@ use rayon::prelude::*;
 
 pub const EQUALIZE_BLOCK_X: u32 = 32;
 pub const EQUALIZE_BLOCK_Y: u32 = 8;
+/// Rows an `equalize_apply` thread maps, `EQUALIZE_BLOCK_Y` apart, all read before any is
+/// written.
+pub const EQUALIZE_ROWS: u32 = 4;
+/// Bins a channel has, and threads an `equalize_lut` block has (one bin each).
+pub const EQUALIZE_BINS: u32 = 256;
 /// The three 256-entry LUTs follow the bins in the scratch.
-const LUT_BYTES: usize = 3 * 256;
+const LUT_BYTES: usize = 3 * EQUALIZE_BINS as usize;
 
 pub struct Equalize;
 
@@ -87,6 +92,8 @@ impl FilterDef for Equalize {
         &[
             ("equalize", "EQUALIZE_BLOCK_X", EQUALIZE_BLOCK_X),
             ("equalize", "EQUALIZE_BLOCK_Y", EQUALIZE_BLOCK_Y),
+            ("equalize", "EQUALIZE_ROWS", EQUALIZE_ROWS),
+            ("equalize", "EQUALIZE_BINS", EQUALIZE_BINS),
         ]
     }
 
@@ -115,7 +122,7 @@ impl FilterDef for Equalize {
         let total = (w * h) as i32;
         let lut_cfg = LaunchConfig {
             grid_dim: (3, 1, 1),
-            block_dim: (32, 1, 1),
+            block_dim: (EQUALIZE_BINS, 1, 1),
             shared_mem_bytes: 0,
         };
         let lut_fn = stage
@@ -127,7 +134,11 @@ impl FilterDef for Equalize {
         // offset 0 and writes the 3 × 256 LUT bytes after them, inside the checked scratch.
         unsafe { b.launch(lut_cfg) }.map_err(CudaError::launch("equalize_lut"))?;
         let cfg = LaunchConfig {
-            grid_dim: (blocks(w, EQUALIZE_BLOCK_X), blocks(h, EQUALIZE_BLOCK_Y), 1),
+            grid_dim: (
+                blocks(w, EQUALIZE_BLOCK_X),
+                blocks(h, EQUALIZE_BLOCK_Y * EQUALIZE_ROWS),
+                1,
+            ),
             block_dim: (EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, 1),
             shared_mem_bytes: 0,
         };
