@@ -14,11 +14,11 @@
 // median3 (R = 1): the median of 9 from sorted columns: with each column of three sorted
 // into (lo, mid, hi), the median of the window is the median of (the largest lo, the median
 // of the mids, the smallest hi). Channels travel in 16-bit pairs (ChannelPairs) so that one
-// VIMNMX.U16x2 compares two at once. The layout is Sobel's: each warp slides down a strip
-// of MEDIAN3_OUT = 30 output columns and MEDIAN3_SEGMENT rows, lane l reading column
-// x0 - 1 + l (lanes 0 and 31 are the apron and store outside the surface, where the store
-// is dropped); a lane sorts its own column, the neighbours' sorted columns come by shuffle,
-// and the three rows stay in registers as the warp moves down, MEDIAN3_STEP rows read ahead.
+// VIMNMX.U16x2 compares two at once. The layout is Sobel's (slide_3x3_strip, common.cuh):
+// each warp slides down a strip of MEDIAN3_OUT = 30 output columns and MEDIAN3_SEGMENT rows,
+// lane l reading column x0 - 1 + l (lanes 0 and 31 are the apron); a lane sorts its own
+// column, the neighbours' sorted columns come by shuffle, and the three rows stay in
+// registers as the warp moves down, MEDIAN3_STEP rows read ahead.
 // block = (32, MEDIAN3_WARPS), grid = (ceil(W / (MEDIAN3_OUT * MEDIAN3_WARPS)),
 // ceil(H / MEDIAN3_SEGMENT)).
 #include "common.cuh"
@@ -114,52 +114,22 @@ __device__ __forceinline__ unsigned int median9_pairs(unsigned int up, unsigned 
     return median3_pairs(lows, median3_pairs(l.mid, c.mid, r.mid), highs);
 }
 
+// Bytes R (rb 0), G (ga 0), B (rb 2) of the window's medians, then the centre's alpha.
+__device__ __forceinline__ unsigned int median9_pixel(ChannelPairs a, ChannelPairs b, ChannelPairs c,
+                                                      unsigned int alpha)
+{
+    const unsigned int rb = median9_pairs(a.rb, b.rb, c.rb);
+    const unsigned int ga = median9_pairs(a.ga, b.ga, c.ga);
+    return __byte_perm(__byte_perm(rb, ga, 0x0240), alpha, 0x4210);
+}
+
 template <int WARPS, int SEGMENT, int STEP>
 __device__ __forceinline__ void median3_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                               int width, int height)
 {
-    static_assert(SEGMENT % STEP == 0, "a segment's last step must not run into the next");
-    const int lane = threadIdx.x;
-    const int x0 = (blockIdx.x * WARPS + threadIdx.y) * MEDIAN3_OUT;
-    if (x0 >= width) return;  // the whole warp
-    const int x = x0 - 1 + lane;
-    // The column this lane writes: -1 (outside the surface: dropped) for the apron lanes.
-    const int x_out = lane >= 1 && lane <= MEDIAN3_OUT ? x : -1;
-    const int y0 = blockIdx.y * SEGMENT;
-    const int y1 = min(y0 + SEGMENT, height);
-
-    // Rows y - 1 and y, then STEP new rows per step.
-    ChannelPairs win[STEP + 2];
-    unsigned int alpha[STEP + 2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const uint4 p = texel_at(src, x, y0 - 1 + r);
-        win[r] = channel_pairs(p);
-        alpha[r] = p.w;
-    }
-    for (int y = y0; y < y1; y += STEP) {
-        uint4 p[STEP];
-#pragma unroll
-        for (int r = 0; r < STEP; ++r) p[r] = texel_at(src, x, y + 1 + r);
-#pragma unroll
-        for (int r = 0; r < STEP; ++r) {
-            win[2 + r] = channel_pairs(p[r]);
-            alpha[2 + r] = p[r].w;
-        }
-        // Rows past the image's last (only in the last segment) and columns past its right
-        // edge fall outside the surface and are dropped.
-#pragma unroll
-        for (int r = 0; r < STEP; ++r) {
-            const unsigned int rb = median9_pairs(win[r].rb, win[r + 1].rb, win[r + 2].rb);
-            const unsigned int ga = median9_pairs(win[r].ga, win[r + 1].ga, win[r + 2].ga);
-            // Bytes R (rb 0), G (ga 0), B (rb 2), then the centre's alpha.
-            store_word_clipped(dst, x_out, y + r, __byte_perm(__byte_perm(rb, ga, 0x0240), alpha[r + 1], 0x4210));
-        }
-        win[0] = win[STEP];
-        win[1] = win[STEP + 1];
-        alpha[0] = alpha[STEP];
-        alpha[1] = alpha[STEP + 1];
-    }
+    slide_3x3_strip<WARPS, SEGMENT, STEP, MEDIAN3_OUT>(
+        src, dst, width, height, [](uint4 p) { return channel_pairs(p); },
+        [](ChannelPairs a, ChannelPairs b, ChannelPairs c, unsigned int alpha) { return median9_pixel(a, b, c, alpha); });
 }
 
 extern "C" __global__ void __launch_bounds__(32 * MEDIAN3_WARPS)

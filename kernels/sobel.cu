@@ -5,13 +5,13 @@
 // evaluated in the Rust reference's order (no FMA contraction in the magnitude; a + 2b as
 // one FMA is the same rounding, 2b being exact).
 //
-// Launch: each warp slides down a strip of SOBEL_OUT = 30 output columns and SOBEL_SEGMENT
-// rows. Lane l reads column x0 - 1 + l, one pixel per row, and computes its luma once; the
-// left and right neighbours' lumas come from the adjacent lanes by shuffle, so lanes 0 and
-// 31 are the apron (read, never written) and no lane branches for the strip's edges. The
-// three rows the 3x3 window needs stay in registers as the warp moves down, so every pixel
-// is read once (plus 2 rows per segment and 2 columns per strip, from cache). Rows are read
-// SOBEL_STEP at a time before any is used, to keep several reads in flight. The instruction
+// Launch: slide_3x3_strip (common.cuh): each warp slides down a strip of SOBEL_OUT = 30
+// output columns and SOBEL_SEGMENT rows. Lane l reads column x0 - 1 + l, one pixel per row,
+// and computes its luma once; the left and right neighbours' lumas come from the adjacent
+// lanes by shuffle, so lanes 0 and 31 are the apron and no lane branches for the strip's
+// edges. The three rows the 3x3 window needs stay in registers as the warp moves down, so
+// every pixel is read once (plus 2 rows per segment and 2 columns per strip, from cache).
+// Rows are read SOBEL_STEP at a time before any is used, to keep several reads in flight. The instruction
 // count per pixel is what bounds this kernel (Nsight Compute: issue slots 77 % busy before
 // the apron layout), hence the branch-free square root, rounding by adds and one
 // byte permute to pack the output. A block is SOBEL_WARPS warps side by side.
@@ -59,46 +59,9 @@ template <int WARPS, int SEGMENT, int STEP>
 __device__ __forceinline__ void sobel_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                             int width, int height, float scale)
 {
-    static_assert(SEGMENT % STEP == 0, "a segment's last step must not run into the next");
-    const int lane = threadIdx.x;
-    const int x0 = (blockIdx.x * WARPS + threadIdx.y) * SOBEL_OUT;
-    if (x0 >= width) return;  // the whole warp
-    const int x = x0 - 1 + lane;
-    // The column this lane writes: -1 (outside the surface: dropped) for the apron lanes,
-    // so that every lane runs the same stores, without a branch.
-    const int x_out = lane >= 1 && lane <= SOBEL_OUT ? x : -1;
-    const int y0 = blockIdx.y * SEGMENT;
-    const int y1 = min(y0 + SEGMENT, height);
-
-    // Rows y - 1 and y of the window, then STEP new rows per step.
-    LumaRow win[STEP + 2];
-    unsigned int alpha[STEP + 2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const uint4 p = texel_at(src, x, y0 - 1 + r);
-        win[r] = luma_row(luma_of(p));
-        alpha[r] = p.w;
-    }
-    for (int y = y0; y < y1; y += STEP) {
-        uint4 p[STEP];
-#pragma unroll
-        for (int r = 0; r < STEP; ++r) p[r] = texel_at(src, x, y + 1 + r);
-#pragma unroll
-        for (int r = 0; r < STEP; ++r) {
-            win[2 + r] = luma_row(luma_of(p[r]));
-            alpha[2 + r] = p[r].w;
-        }
-        // Rows past the image's last (only in the last segment: SEGMENT is a multiple of
-        // STEP) and columns past its right edge fall outside the surface and are dropped.
-#pragma unroll
-        for (int r = 0; r < STEP; ++r)
-            store_word_clipped(dst, x_out, y + r,
-                               sobel_pixel(win[r], win[r + 1], win[r + 2], scale, alpha[r + 1]));
-        win[0] = win[STEP];
-        win[1] = win[STEP + 1];
-        alpha[0] = alpha[STEP];
-        alpha[1] = alpha[STEP + 1];
-    }
+    slide_3x3_strip<WARPS, SEGMENT, STEP, SOBEL_OUT>(
+        src, dst, width, height, [](uint4 p) { return luma_row(luma_of(p)); },
+        [scale](LumaRow a, LumaRow b, LumaRow c, unsigned int alpha) { return sobel_pixel(a, b, c, scale, alpha); });
 }
 
 extern "C" __global__ void __launch_bounds__(32 * SOBEL_WARPS)
