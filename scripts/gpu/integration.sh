@@ -60,6 +60,8 @@
 #   bash scripts/gpu/integration.sh gg  # gf with racecheck on the filter tests
 #   bash scripts/gpu/integration.sh gh  # racecheck on the filter tests (330 s), the soak
 #                                       # with a 4 000-frame warm-up
+#   bash scripts/gpu/integration.sh gi  # the 8K bench five times: how often the hand-over
+#                                       # passes 0.05 ms
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -117,6 +119,7 @@ case ${1:-a} in
     gg) SANITIZER_SECONDS=120 bash scripts/gpu/run.sh smi tests filters-memcheck racecheck before4k peers4k before8k peers8k ;;
     gh) export SOAK_VARIANTS="auto:filters:0 auto:both" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=60
         SANITIZER_SECONDS=330 bash scripts/gpu/run.sh smi racecheck soak ;;
+    gi) REPEAT=5 bash scripts/gpu/run.sh smi handover ;;
     gc) export SOAK_VARIANTS="auto:none:1 auto:filters:0" SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
         bash scripts/gpu/run.sh smi soak ;;
     h) SANITIZER_SECONDS=170 bash scripts/gpu/run.sh smi tests memcheck racecheck before4k peers4k before8k peers8k ;;

@@ -94,6 +94,8 @@ for s in $steps; do
         ncu-gauss) step ncu-gauss 200 env CUDALENS_SWEEP_QUICK=1 CUDALENS_SWEEP_CASES=gauss ncu --clock-control none --csv --kernel-name regex:conv_.*_mma_7 --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis "$B/sweep" ;;
         # Issue 10: the hand-over cost of filter stacks that use scratch memory, in several
         # orders, at 4K and 8K, on both interop paths (bench --filter; scripts/gpu/stacks.sh).
+        # Issue 10: how often the 8K bench's hand-over passes 0.05 ms, over separate processes.
+        handover) step handover 300 bash scripts/gpu/handover.sh "$B/cudalens" ;;
         stacks) step stacks 300 bash scripts/gpu/stacks.sh "${STACKS_BIN:-$B/cudalens}" ;;
         deep-tests) step gpu-tests-deep 200 "$B/gpu-tests" --test-threads=1 --nocapture deep ;;
         deep-memcheck) step memcheck-deep 200 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 deep mandelbrot ;;
