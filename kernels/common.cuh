@@ -48,6 +48,13 @@ __device__ __forceinline__ float sqrt_in_normal_range(float s)
     return __fmaf_rn(__fmaf_rn(-y, y, s), half_r, y);
 }
 
+// The unsharp mask of one channel value v with its Gaussian g: v + A (v - g), each step
+// rounded as in the Rust reference, then to_u8.
+__device__ __forceinline__ unsigned char unsharp_value(float v, float g, float amount)
+{
+    return to_u8(__fadd_rn(v, __fmul_rn(amount, __fsub_rn(v, g))));
+}
+
 // The histogram bin of a pixel's luma: to_u8 of a luma, which is never negative.
 template <typename P>
 __device__ __forceinline__ unsigned int luma_bin(P p)

@@ -18,6 +18,9 @@
 // through the surface. Each pixel is read from memory once (plus halos, mostly from L2)
 // and written once. block = CONV_BLOCK, grid = (ceil(W / CONV_TILE_W), ceil(H / th)).
 //
+// unsharp_fused: conv_fused finishing into the unsharp formula (unsharp.cu) instead of the
+// rounded Gaussian, for unsharp's radii up to CONV_FUSED_MAX_RADIUS.
+//
 // conv_rows (block CONV_BLOCK; a 32-row x CONV_TILE_W tile, input staged in shared memory,
 // the results staged there again and stored row by row; grid = (ceil(W / CONV_TILE_W),
 // ceil(H / 32))): the row pass alone, into a linear float4 scratch plane (W x H, row pitch
@@ -104,18 +107,20 @@ __device__ __forceinline__ void stage_input(cudaTextureObject_t src, unsigned in
             in[r * stride + c] = pack_rgba(pixel_at(src, x0 - radius + c, y0 - radius + r));
 }
 
-extern "C" __global__ void __launch_bounds__(CONV_BLOCK)
-conv_fused(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, int radius,
-           int th)
+// The fused pass of one tile (conv_fused, unsharp_fused): finish(g, source) turns an output
+// pixel's Gaussian g (f32, before rounding) and its packed source pixel into the output.
+template <class Finish>
+__device__ __forceinline__ void fused_tile(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,
+                                           int height, int radius, int th, Finish finish)
 {
-    extern __shared__ unsigned int smem[];
+    extern __shared__ unsigned int tile_smem[];  // the dynamic shared memory, as in conv_rows
     const int taps = 2 * radius + 1;
     const int rows = th + 2 * radius;
     const int cols = CONV_TILE_W + 2 * radius;
     const int in_stride = odd_stride(cols);
     const int h_stride = CONV_TILE_W + 1;
-    unsigned int* in = smem;
-    float* h = (float*)(smem + rows * in_stride);  // [3][rows][h_stride]
+    unsigned int* in = tile_smem;
+    float* h = (float*)(tile_smem + rows * in_stride);  // [3][rows][h_stride]
     const int plane = rows * h_stride;
     const int x0 = blockIdx.x * CONV_TILE_W;
     const int y0 = blockIdx.y * th;
@@ -151,13 +156,32 @@ conv_fused(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int heig
 #pragma unroll
         for (int o = 0; o < CONV_RUN; ++o) {
             const int y = y0 + r0 + o;
-            if (x < width && y < height) {
-                const unsigned int alpha = in[(r0 + o + radius) * in_stride + col + radius] >> 24;
-                store_pixel(dst, x, y, make_uchar4(to_u8(acc[o].x), to_u8(acc[o].y), to_u8(acc[o].z),
-                                                   (unsigned char)alpha));
-            }
+            if (x < width && y < height)
+                store_pixel(dst, x, y, finish(acc[o], in[(r0 + o + radius) * in_stride + col + radius]));
         }
     }
+}
+
+extern "C" __global__ void __launch_bounds__(CONV_BLOCK)
+conv_fused(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, int radius,
+           int th)
+{
+    fused_tile(src, dst, width, height, radius, th, [](float3 g, unsigned int source) {
+        return make_uchar4(to_u8(g.x), to_u8(g.y), to_u8(g.z), (unsigned char)(source >> 24));
+    });
+}
+
+// The unsharp mask in the fused pass (radius up to CONV_FUSED_MAX_RADIUS): unsharp_value of
+// each source channel and its Gaussian, as unsharp.cu finishes the two-pass Gaussian.
+extern "C" __global__ void __launch_bounds__(CONV_BLOCK)
+unsharp_fused(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, int radius,
+              int th, float amount)
+{
+    fused_tile(src, dst, width, height, radius, th, [amount](float3 g, unsigned int source) {
+        const float3 v = unpack_rgb(source);
+        return make_uchar4(unsharp_value(v.x, g.x, amount), unsharp_value(v.y, g.y, amount),
+                           unsharp_value(v.z, g.z, amount), (unsigned char)(source >> 24));
+    });
 }
 
 extern "C" __global__ void __launch_bounds__(CONV_BLOCK)

@@ -8,7 +8,8 @@
 // the blur. Reads of the scratch are coalesced along x; the 2R+1 rows a block reads overlap
 // with its neighbours' and are served from L1/L2.
 //
-// Launch: UNSHARP_BLOCK_X x UNSHARP_BLOCK_Y threads, one output pixel each.
+// Launch: UNSHARP_BLOCK_X x UNSHARP_BLOCK_Y threads, one output pixel each. Radii up to
+// CONV_FUSED_MAX_RADIUS take convolution.cu's unsharp_fused instead (one pass, no scratch).
 #include "common.cuh"
 
 #define UNSHARP_BLOCK_X 32
@@ -30,11 +31,7 @@ unsharp_columns(const float4* rows, cudaTextureObject_t src, cudaSurfaceObject_t
         g = fma4(c_weights[k], rows[(long long)yy * width + x], g);
     }
     const uchar4 p = pixel_at(src, x, y);
-    const float v[3] = {(float)p.x, (float)p.y, (float)p.z};
-    const float b[3] = {g.x, g.y, g.z};
-    unsigned char o[3];
-#pragma unroll
-    for (int c = 0; c < 3; ++c)
-        o[c] = to_u8(__fadd_rn(v[c], __fmul_rn(amount, __fsub_rn(v[c], b[c]))));
-    store_pixel(dst, x, y, make_uchar4(o[0], o[1], o[2], p.w));
+    store_pixel(dst, x, y,
+                make_uchar4(unsharp_value((float)p.x, g.x, amount), unsharp_value((float)p.y, g.y, amount),
+                            unsharp_value((float)p.z, g.z, amount), p.w));
 }

@@ -130,8 +130,14 @@ pub(super) fn row_pass(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), Cuda
         .map_err(CudaError::launch("conv_rows"))
 }
 
-/// Rows and columns in one f32 pass per tile (radius up to `CONV_FUSED_MAX_RADIUS`).
-fn fused_pass(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> {
+/// Rows and columns in one f32 pass per tile (radius up to `CONV_FUSED_MAX_RADIUS`, weights
+/// already uploaded to the convolution module): the rounded Gaussian (`conv_fused`), or with
+/// `unsharp_amount` the unsharp mask of the source with that Gaussian (`unsharp_fused`).
+pub(super) fn fused_pass(
+    stage: &mut GpuStage<'_>,
+    radius: u32,
+    unsharp_amount: Option<f32>,
+) -> Result<(), CudaError> {
     let (w, h) = (stage.width, stage.height);
     let th = tile_height(FUSED_TILE_HEIGHT, CONV_RUN, stage.kernels.max_shared, |t| {
         fused_shared(radius, t)
@@ -141,16 +147,24 @@ fn fused_pass(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> {
         block_dim: (CONV_BLOCK, 1, 1),
         shared_mem_bytes: fused_shared(radius, th),
     };
-    let f = stage.kernels.function("convolution", "conv_fused", &cfg)?;
+    let kernel = match unsharp_amount {
+        None => "conv_fused",
+        Some(_) => "unsharp_fused",
+    };
+    let f = stage.kernels.function("convolution", kernel, &cfg)?;
     let (s, d) = (stage.input.handle(), stage.output.handle());
     let (wi, hi, r, t) = (w as i32, h as i32, radius as i32, th as i32);
     let mut b = stage.stream.launch_builder(&f);
     b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&r).arg(&t);
-    // SAFETY: matches `conv_fused(tex, surf, int, int, int, int)`; the output is w × h, th
-    // is a multiple of CONV_RUN and the shared size is the kernel's layout for (radius, th).
+    if let Some(amount) = &unsharp_amount {
+        b.arg(amount);
+    }
+    // SAFETY: matches `conv_fused(tex, surf, int, int, int, int)` and, with the amount,
+    // `unsharp_fused(tex, surf, int, int, int, int, float)`; the output is w × h, th is a
+    // multiple of CONV_RUN and the shared size is the kernels' layout for (radius, th).
     unsafe { b.launch(cfg) }
         .map(|_| ())
-        .map_err(CudaError::launch("conv_fused"))
+        .map_err(CudaError::launch(kernel))
 }
 
 impl FilterDef for Gaussian {
@@ -226,7 +240,7 @@ impl FilterDef for Gaussian {
         let weights = gaussian_weights(p.get(0), radius);
         if radius <= CONV_FUSED_MAX_RADIUS {
             upload_weights(stage, "convolution", &weights)?;
-            fused_pass(stage, radius)
+            fused_pass(stage, radius, None)
         } else {
             upload_weights(stage, "convolution_mma", &weights)?;
             convolution_mma::launch(stage, radius)

@@ -2,11 +2,16 @@
 //! `out = clamp(round(v + A·(v − g)), 0, 255)` where `g` is the Gaussian of the `gaussian`
 //! contract (same σ and R, before rounding); alpha kept; within 1 on the GPU.
 //!
-//! CPU reference: `ops::cpu::gaussian_plane`, then the formula. GPU: the Gaussian row pass
+//! CPU reference: `ops::cpu::gaussian_plane`, then the formula. GPU: up to
+//! `CONV_FUSED_MAX_RADIUS` the Gaussian's fused pass finishing into the formula
+//! (`unsharp_fused` in `kernels/convolution.cu`, no scratch); above it the Gaussian row pass
 //! of `kernels/convolution.cu` into the scratch plane, then `kernels/unsharp.cu`, a column
 //! pass that applies the formula instead of storing the blur.
 
-use super::gaussian::{default_radius, row_pass, upload_weights, RADIUS, SCRATCH_PER_PIXEL, SIGMA};
+use super::gaussian::{
+    default_radius, fused_pass, row_pass, upload_weights, CONV_FUSED_MAX_RADIUS, RADIUS,
+    SCRATCH_PER_PIXEL, SIGMA,
+};
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
@@ -77,7 +82,10 @@ impl FilterDef for Unsharp {
         ]
     }
 
-    fn scratch_bytes(&self, width: u32, height: u32, _: &Params) -> usize {
+    fn scratch_bytes(&self, width: u32, height: u32, p: &Params) -> usize {
+        if p.int(2) <= CONV_FUSED_MAX_RADIUS {
+            return 0; // one fused pass, no row plane
+        }
         width as usize * height as usize * SCRATCH_PER_PIXEL
     }
 
@@ -85,6 +93,9 @@ impl FilterDef for Unsharp {
         let (sigma, amount, radius) = (p.get(0), p.get(1), p.int(2));
         let weights = gaussian_weights(sigma, radius);
         upload_weights(stage, "convolution", &weights)?;
+        if radius <= CONV_FUSED_MAX_RADIUS {
+            return fused_pass(stage, radius, Some(amount));
+        }
         upload_weights(stage, "unsharp", &weights)?;
         row_pass(stage, radius)?;
         let (w, h) = (stage.width, stage.height);
