@@ -172,55 +172,58 @@ __device__ __forceinline__ unsigned int warp_inclusive_sum(unsigned int v)
     return v;
 }
 
-// The strip walker of the 3x3 operators (Sobel, the 3x3 median). Each warp slides down a
-// strip of OUT = 30 output columns and SEGMENT rows; lane l reads column x0 - 1 + l, so
-// lanes 0 and 31 are the apron: they compute like the others and store to column -1,
-// outside the surface, where the store is dropped (no lane branches). row_of(texel) turns a
-// row's texel into the lane's state for that row (what its neighbours will take by
-// shuffle); the window's three rows stay in registers as the warp moves down, STEP rows
-// read ahead before any is used; pixel_of(above, at, below, alpha of at) gives the output
-// word. Rows past the image's last (only in the last segment: SEGMENT is a multiple of
-// STEP) and columns past its right edge are dropped by the surface too.
+// The strip walker of the window operators (Sobel and the medians: RADIUS 1 or 2). Each
+// warp slides down a strip of OUT = 32 - 2 RADIUS output columns and SEGMENT rows; lane l
+// reads column x0 - RADIUS + l, so the first and last RADIUS lanes are the apron: they
+// compute like the others and store to column -1, outside the surface, where the store is
+// dropped (no lane branches). row_of(texel) turns a row's texel into the lane's state for
+// that row (what its neighbours will take by shuffle); the window's 2 RADIUS + 1 rows stay
+// in registers as the warp moves down, STEP rows read ahead before any is used;
+// pixel_of(rows, alpha) gives the output word from rows[0..2 RADIUS] (top to bottom) and the
+// centre texel's alpha. Rows past the image's last (only in the last segment: SEGMENT is a
+// multiple of STEP) and columns past its right edge are dropped by the surface too.
 // block = (32, WARPS), grid = (ceil(W / (OUT * WARPS)), ceil(H / SEGMENT)).
-template <int WARPS, int SEGMENT, int STEP, int OUT, typename RowOf, typename PixelOf>
-__device__ __forceinline__ void slide_3x3_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
-                                                int width, int height, RowOf row_of, PixelOf pixel_of)
+template <int RADIUS, int WARPS, int SEGMENT, int STEP, int OUT, typename RowOf, typename PixelOf>
+__device__ __forceinline__ void slide_window_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                                   int width, int height, RowOf row_of, PixelOf pixel_of)
 {
-    static_assert(OUT == 32 - 2, "a 3x3 window takes one apron lane at each side");
+    static_assert(OUT == 32 - 2 * RADIUS, "the window takes RADIUS apron lanes at each side");
     static_assert(SEGMENT % STEP == 0, "a segment's last step must not run into the next");
+    constexpr int SIDE = 2 * RADIUS;  // rows kept from one step to the next
     typedef decltype(row_of(uint4{})) Row;
     const int lane = threadIdx.x;
     const int x0 = (blockIdx.x * WARPS + threadIdx.y) * OUT;
     if (x0 >= width) return;  // the whole warp
-    const int x = x0 - 1 + lane;
-    const int x_out = lane >= 1 && lane <= OUT ? x : -1;
+    const int x = x0 - RADIUS + lane;
+    const int x_out = lane >= RADIUS && lane < RADIUS + OUT ? x : -1;
     const int y0 = blockIdx.y * SEGMENT;
     const int y1 = min(y0 + SEGMENT, height);
 
-    // Rows y - 1 and y of the window, then STEP new rows per step.
-    Row win[STEP + 2];
-    unsigned int alpha[STEP + 2];
+    // Rows y - RADIUS to y + RADIUS - 1 of the window, then STEP new rows per step.
+    Row win[STEP + SIDE];
+    unsigned int alpha[STEP + SIDE];
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const uint4 p = texel_at(src, x, y0 - 1 + r);
+    for (int r = 0; r < SIDE; ++r) {
+        const uint4 p = texel_at(src, x, y0 - RADIUS + r);
         win[r] = row_of(p);
         alpha[r] = p.w;
     }
     for (int y = y0; y < y1; y += STEP) {
         uint4 p[STEP];
 #pragma unroll
-        for (int r = 0; r < STEP; ++r) p[r] = texel_at(src, x, y + 1 + r);
+        for (int r = 0; r < STEP; ++r) p[r] = texel_at(src, x, y + RADIUS + r);
 #pragma unroll
         for (int r = 0; r < STEP; ++r) {
-            win[2 + r] = row_of(p[r]);
-            alpha[2 + r] = p[r].w;
+            win[SIDE + r] = row_of(p[r]);
+            alpha[SIDE + r] = p[r].w;
         }
 #pragma unroll
         for (int r = 0; r < STEP; ++r)
-            store_word_clipped(dst, x_out, y + r, pixel_of(win[r], win[r + 1], win[r + 2], alpha[r + 1]));
-        win[0] = win[STEP];
-        win[1] = win[STEP + 1];
-        alpha[0] = alpha[STEP];
-        alpha[1] = alpha[STEP + 1];
+            store_word_clipped(dst, x_out, y + r, pixel_of(&win[r], alpha[r + RADIUS]));
+#pragma unroll
+        for (int r = 0; r < SIDE; ++r) {
+            win[r] = win[STEP + r];
+            alpha[r] = alpha[STEP + r];
+        }
     }
 }

@@ -14,13 +14,26 @@
 // median3 (R = 1): the median of 9 from sorted columns: with each column of three sorted
 // into (lo, mid, hi), the median of the window is the median of (the largest lo, the median
 // of the mids, the smallest hi). Channels travel in 16-bit pairs (ChannelPairs) so that one
-// VIMNMX.U16x2 compares two at once. The layout is Sobel's (slide_3x3_strip, common.cuh):
+// VIMNMX.U16x2 compares two at once. The layout is Sobel's (slide_window_strip, common.cuh):
 // each warp slides down a strip of MEDIAN3_OUT = 30 output columns and MEDIAN3_SEGMENT rows,
 // lane l reading column x0 - 1 + l (lanes 0 and 31 are the apron); a lane sorts its own
 // column, the neighbours' sorted columns come by shuffle, and the three rows stay in
 // registers as the warp moves down, MEDIAN3_STEP rows read ahead.
 // block = (32, MEDIAN3_WARPS), grid = (ceil(W / (MEDIAN3_OUT * MEDIAN3_WARPS)),
 // ceil(H / MEDIAN3_SEGMENT)).
+//
+// median5 (R = 2): the median of 25 by a pruned merging network, in the same strip layout
+// with two apron lanes a side (MEDIAN5_OUT = 28 output columns a warp). Lane l sorts its
+// column of five (9 compare-exchanges), merges it with lane l + 1's sorted column (Batcher's
+// odd-even merge, 10 values), takes lane l - 2's merged pair and lane l + 2's column by
+// shuffle, merges the two pairs only as far as ranks 7..12 of their 20 values (the others
+// cannot be the median of 25: each has more than 12 values on one side), and selects rank
+// 12 of those six and the fifth column as the minimum over i + j = 6 of max(d_i, e_j). The
+// network is checked on all 2^25 inputs of zeros and ones (which proves it for every input,
+// being made of min and max only) by scripts/median5_network.py. About 90 16-bit SIMD
+// min/max and 20 shuffles a word, two words a pixel.
+// block = (32, MEDIAN5_WARPS), grid = (ceil(W / (MEDIAN5_OUT * MEDIAN5_WARPS)),
+// ceil(H / MEDIAN5_SEGMENT)).
 #include "common.cuh"
 
 #define MEDIAN_BLOCK 16
@@ -29,6 +42,10 @@
 #define MEDIAN3_SEGMENT 16
 #define MEDIAN3_STEP 4
 #define MEDIAN3_OUT 30
+#define MEDIAN5_WARPS 4
+#define MEDIAN5_SEGMENT 16
+#define MEDIAN5_STEP 4
+#define MEDIAN5_OUT 28
 
 __device__ __forceinline__ unsigned int pack(uchar4 p)
 {
@@ -114,26 +131,141 @@ __device__ __forceinline__ unsigned int median9_pairs(unsigned int up, unsigned 
     return median3_pairs(lows, median3_pairs(l.mid, c.mid, r.mid), highs);
 }
 
-// Bytes R (rb 0), G (ga 0), B (rb 2) of the window's medians, then the centre's alpha.
-__device__ __forceinline__ unsigned int median9_pixel(ChannelPairs a, ChannelPairs b, ChannelPairs c,
-                                                      unsigned int alpha)
+// The output word: bytes R (rb 0), G (ga 0), B (rb 2) of the window's medians, then the
+// centre's alpha.
+__device__ __forceinline__ unsigned int rgb_medians_with_alpha(unsigned int rb, unsigned int ga,
+                                                               unsigned int alpha)
 {
-    const unsigned int rb = median9_pairs(a.rb, b.rb, c.rb);
-    const unsigned int ga = median9_pairs(a.ga, b.ga, c.ga);
     return __byte_perm(__byte_perm(rb, ga, 0x0240), alpha, 0x4210);
+}
+
+__device__ __forceinline__ unsigned int median9_pixel(const ChannelPairs* w, unsigned int alpha)
+{
+    return rgb_medians_with_alpha(median9_pairs(w[0].rb, w[1].rb, w[2].rb),
+                                  median9_pairs(w[0].ga, w[1].ga, w[2].ga), alpha);
 }
 
 template <int WARPS, int SEGMENT, int STEP>
 __device__ __forceinline__ void median3_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                               int width, int height)
 {
-    slide_3x3_strip<WARPS, SEGMENT, STEP, MEDIAN3_OUT>(
+    slide_window_strip<1, WARPS, SEGMENT, STEP, MEDIAN3_OUT>(
         src, dst, width, height, [](uint4 p) { return channel_pairs(p); },
-        [](ChannelPairs a, ChannelPairs b, ChannelPairs c, unsigned int alpha) { return median9_pixel(a, b, c, alpha); });
+        [](const ChannelPairs* w, unsigned int alpha) { return median9_pixel(w, alpha); });
 }
 
 extern "C" __global__ void __launch_bounds__(32 * MEDIAN3_WARPS)
 median3(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
 {
     median3_strip<MEDIAN3_WARPS, MEDIAN3_SEGMENT, MEDIAN3_STEP>(src, dst, width, height);
+}
+
+// Batcher's odd-even merge of sorted a[0], a[SA], ... (M values) and b[0], b[SB], ... (N
+// values) into z[0..M+N): the odd-indexed and the even-indexed values merged apart, then one
+// compare-exchange per adjacent pair. Fully unrolled; outputs nobody reads are dropped by
+// the compiler with the min or max that made them.
+template <typename Pairs, int M, int SA, int N, int SB>
+__device__ __forceinline__ void merge_sorted(const unsigned int* a, const unsigned int* b, unsigned int* z)
+{
+    if constexpr (M == 0) {
+#pragma unroll
+        for (int i = 0; i < N; ++i) z[i] = b[i * SB];
+    } else if constexpr (N == 0) {
+#pragma unroll
+        for (int i = 0; i < M; ++i) z[i] = a[i * SA];
+    } else if constexpr (M == 1 && N == 1) {
+        z[0] = Pairs::min(a[0], b[0]);
+        z[1] = Pairs::max(a[0], b[0]);
+    } else {
+        constexpr int V = (M + 1) / 2 + (N + 1) / 2, W = M / 2 + N / 2;
+        unsigned int v[V], w[W];
+        merge_sorted<Pairs, (M + 1) / 2, 2 * SA, (N + 1) / 2, 2 * SB>(a, b, v);
+        merge_sorted<Pairs, M / 2, 2 * SA, N / 2, 2 * SB>(a + SA, b + SB, w);
+        z[0] = v[0];
+        constexpr int PAIRS = W < V - 1 ? W : V - 1;
+#pragma unroll
+        for (int i = 0; i < PAIRS; ++i) {
+            z[1 + 2 * i] = Pairs::min(w[i], v[i + 1]);
+            z[2 + 2 * i] = Pairs::max(w[i], v[i + 1]);
+        }
+#pragma unroll
+        for (int i = PAIRS; i < W; ++i) z[1 + PAIRS + i] = w[i];
+#pragma unroll
+        for (int i = PAIRS + 1; i < V; ++i) z[W + i] = v[i];
+    }
+}
+
+// A column of five sorted in place (the 9 compare-exchanges of an optimal network).
+template <typename Pairs>
+__device__ __forceinline__ void sort5(unsigned int (&c)[5])
+{
+    constexpr int net[9][2] = {{0, 1}, {3, 4}, {2, 4}, {2, 3}, {0, 3}, {0, 2}, {1, 4}, {1, 3}, {1, 2}};
+#pragma unroll
+    for (int k = 0; k < 9; ++k) {
+        unsigned int& a = c[net[k][0]];
+        unsigned int& b = c[net[k][1]];
+        const unsigned int lo = Pairs::min(a, b);
+        b = Pairs::max(a, b);
+        a = lo;
+    }
+}
+
+// The median of the 5x5 window of one word (two channels) around this lane's column, from
+// its five rows (top to bottom), in Pairs' encoding. Every lane of the warp must call it
+// (shuffles).
+template <typename Pairs>
+__device__ __forceinline__ unsigned int median25(unsigned int (&c)[5])
+{
+    const unsigned int m = 0xffffffffu;
+    sort5<Pairs>(c);
+    unsigned int right[5], pair[10], left_pair[10], far[5], d[20];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) right[i] = __shfl_down_sync(m, c[i], 1);
+    merge_sorted<Pairs, 5, 1, 5, 1>(c, right, pair);  // columns l, l + 1
+#pragma unroll
+    for (int i = 0; i < 10; ++i) left_pair[i] = __shfl_up_sync(m, pair[i], 2);  // l - 2, l - 1
+#pragma unroll
+    for (int i = 0; i < 5; ++i) far[i] = __shfl_down_sync(m, c[i], 2);  // l + 2
+    merge_sorted<Pairs, 10, 1, 10, 1>(left_pair, pair, d);  // only d[7..12] are used
+    // Rank 12 of the 25 is rank 5 (from 0) of d[7..12] and far: the minimum over
+    // i + j = 6 (i, j counted from 1, far_0 = -inf) of max(d_i, far_j).
+    unsigned int median = d[12];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) median = Pairs::min(median, Pairs::max(d[7 + i], far[4 - i]));
+    return median;
+}
+
+// Channel pairs compared as 16-bit unsigned integers (VIMNMX.U16x2). The network takes its
+// comparison as a type (encode, min, max) so that the kernel-variant sweep can try others.
+struct U16Pairs {
+    static __device__ __forceinline__ unsigned int encode(unsigned int w) { return w; }
+    static __device__ __forceinline__ unsigned int min(unsigned int a, unsigned int b) { return __vminu2(a, b); }
+    static __device__ __forceinline__ unsigned int max(unsigned int a, unsigned int b) { return __vmaxu2(a, b); }
+};
+
+template <typename RbPairs, typename GaPairs>
+__device__ __forceinline__ unsigned int median25_pixel(const ChannelPairs* w, unsigned int alpha)
+{
+    unsigned int rb[5], ga[5];
+#pragma unroll
+    for (int r = 0; r < 5; ++r) {
+        rb[r] = RbPairs::encode(w[r].rb);
+        ga[r] = GaPairs::encode(w[r].ga);
+    }
+    return rgb_medians_with_alpha(median25<RbPairs>(rb), median25<GaPairs>(ga), alpha);
+}
+
+template <int WARPS, int SEGMENT, int STEP, typename RbPairs, typename GaPairs>
+__device__ __forceinline__ void median5_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                              int width, int height)
+{
+    slide_window_strip<2, WARPS, SEGMENT, STEP, MEDIAN5_OUT>(
+        src, dst, width, height, [](uint4 p) { return channel_pairs(p); },
+        [](const ChannelPairs* w, unsigned int alpha) { return median25_pixel<RbPairs, GaPairs>(w, alpha); });
+}
+
+extern "C" __global__ void __launch_bounds__(32 * MEDIAN5_WARPS)
+median5(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
+{
+    median5_strip<MEDIAN5_WARPS, MEDIAN5_SEGMENT, MEDIAN5_STEP, U16Pairs, U16Pairs>(src, dst, width, height);
 }

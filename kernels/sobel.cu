@@ -5,7 +5,7 @@
 // evaluated in the Rust reference's order (no FMA contraction in the magnitude; a + 2b as
 // one FMA is the same rounding, 2b being exact).
 //
-// Launch: slide_3x3_strip (common.cuh): each warp slides down a strip of SOBEL_OUT = 30
+// Launch: slide_window_strip (common.cuh, radius 1): each warp slides down a strip of SOBEL_OUT = 30
 // output columns and SOBEL_SEGMENT rows. Lane l reads column x0 - 1 + l, one pixel per row,
 // and computes its luma once; the left and right neighbours' lumas come from the adjacent
 // lanes by shuffle, so lanes 0 and 31 are the apron and no lane branches for the strip's
@@ -59,9 +59,9 @@ template <int WARPS, int SEGMENT, int STEP>
 __device__ __forceinline__ void sobel_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                             int width, int height, float scale)
 {
-    slide_3x3_strip<WARPS, SEGMENT, STEP, SOBEL_OUT>(
+    slide_window_strip<1, WARPS, SEGMENT, STEP, SOBEL_OUT>(
         src, dst, width, height, [](uint4 p) { return luma_row(luma_of(p)); },
-        [scale](LumaRow a, LumaRow b, LumaRow c, unsigned int alpha) { return sobel_pixel(a, b, c, scale, alpha); });
+        [scale](const LumaRow* w, unsigned int alpha) { return sobel_pixel(w[0], w[1], w[2], scale, alpha); });
 }
 
 extern "C" __global__ void __launch_bounds__(32 * SOBEL_WARPS)

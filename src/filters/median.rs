@@ -5,8 +5,9 @@
 //! tracked by a pointer that moves with the window. Kernel `kernels/median.cu`: for radius 1
 //! `median3`, warps sliding down strips (Sobel's layout), each lane sorting its column of
 //! three and taking its neighbours' by shuffle, two channels per 16-bit SIMD compare; for
-//! larger radii `median`, a shared tile with apron, then a bitwise radix select over the
-//! three channels at once.
+//! radius 2 `median5`, the same layout with a pruned merging network over sorted columns
+//! (checked on every 0-1 input by `scripts/median5_network.py`); for larger radii `median`,
+//! a shared tile with apron, then a bitwise radix select over the three channels at once.
 
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
@@ -22,6 +23,11 @@ pub const MEDIAN3_SEGMENT: u32 = 16;
 pub const MEDIAN3_STEP: u32 = 4;
 /// Output columns of a `median3` warp: 32 lanes less one apron lane at each side.
 pub const MEDIAN3_OUT: u32 = 30;
+pub const MEDIAN5_WARPS: u32 = 4;
+pub const MEDIAN5_SEGMENT: u32 = 16;
+pub const MEDIAN5_STEP: u32 = 4;
+/// Output columns of a `median5` warp: 32 lanes less two apron lanes at each side.
+pub const MEDIAN5_OUT: u32 = 28;
 
 pub struct Median;
 
@@ -155,13 +161,35 @@ impl FilterDef for Median {
             ("median", "MEDIAN3_SEGMENT", MEDIAN3_SEGMENT),
             ("median", "MEDIAN3_STEP", MEDIAN3_STEP),
             ("median", "MEDIAN3_OUT", MEDIAN3_OUT),
+            ("median", "MEDIAN5_WARPS", MEDIAN5_WARPS),
+            ("median", "MEDIAN5_SEGMENT", MEDIAN5_SEGMENT),
+            ("median", "MEDIAN5_STEP", MEDIAN5_STEP),
+            ("median", "MEDIAN5_OUT", MEDIAN5_OUT),
         ]
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h, radius) = (stage.width, stage.height, p.int(0));
-        if radius == 1 {
-            return launch_median3(stage);
+        match radius {
+            1 => {
+                return launch_strip(
+                    stage,
+                    "median3",
+                    MEDIAN3_OUT,
+                    MEDIAN3_WARPS,
+                    MEDIAN3_SEGMENT,
+                )
+            }
+            2 => {
+                return launch_strip(
+                    stage,
+                    "median5",
+                    MEDIAN5_OUT,
+                    MEDIAN5_WARPS,
+                    MEDIAN5_SEGMENT,
+                )
+            }
+            _ => {}
         }
         let side = MEDIAN_BLOCK + 2 * radius;
         let cfg = LaunchConfig {
@@ -192,7 +220,7 @@ impl FilterDef for Median {
     }
 
     fn test_specs(&self) -> &'static [&'static str] {
-        &["median:radius=1", "median:radius=7"]
+        &["median:radius=1", "median:radius=2", "median:radius=7"]
     }
 
     fn goldens(&self) -> &'static [Golden] {
@@ -204,28 +232,32 @@ impl FilterDef for Median {
     }
 }
 
-/// `median3`, the 3×3 median, over the stage's image.
-fn launch_median3(stage: &mut GpuStage<'_>) -> Result<(), CudaError> {
+/// `median3` or `median5` (the 3×3 or 5×5 median; `slide_window_strip`'s warps of `out`
+/// columns, `warps` a block, `segment` rows) over the stage's image.
+fn launch_strip(
+    stage: &mut GpuStage<'_>,
+    kernel: &'static str,
+    out: u32,
+    warps: u32,
+    segment: u32,
+) -> Result<(), CudaError> {
     let (w, h) = (stage.width, stage.height);
     let cfg = LaunchConfig {
-        grid_dim: (
-            blocks(w, MEDIAN3_OUT * MEDIAN3_WARPS),
-            blocks(h, MEDIAN3_SEGMENT),
-            1,
-        ),
-        block_dim: (32, MEDIAN3_WARPS, 1),
+        grid_dim: (blocks(w, out * warps), blocks(h, segment), 1),
+        block_dim: (32, warps, 1),
         shared_mem_bytes: 0,
     };
-    let f = stage.kernels.function("median", "median3", &cfg)?;
+    let f = stage.kernels.function("median", kernel, &cfg)?;
     let (s, d) = (stage.input.handle(), stage.output.handle());
     let (wi, hi) = (w as i32, h as i32);
     let mut b = stage.stream.launch_builder(&f);
     b.arg(&s).arg(&d).arg(&wi).arg(&hi);
-    // SAFETY: matches `median3(tex, surf, int, int)` in kernels/median.cu; the kernel writes
-    // only inside w × h of the output (the surface drops the rest), which has that size.
+    // SAFETY: matches `median3` and `median5(tex, surf, int, int)` in kernels/median.cu, whose
+    // launch layout the caller's constants mirror; the kernel writes only inside w × h of the
+    // output (the surface drops the rest), which has that size.
     unsafe { b.launch(cfg) }
         .map(|_| ())
-        .map_err(CudaError::launch("median3"))
+        .map_err(CudaError::launch(kernel))
 }
 
 #[cfg(test)]
