@@ -85,6 +85,10 @@ for s in $steps; do
         filters-memcheck) step memcheck-filters 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 random_images box_is_exact histogram_and_transpose ;;
         # Nsight Compute on the Sobel and 3x3 box kernels of the sweep (every layout), at 8K.
         ncu-filters) step ncu-filters 200 env CUDALENS_SWEEP_QUICK=1 CUDALENS_SWEEP_CASES=sobel,box ncu --clock-control none --csv --kernel-name regex:"sobel|box_small" --launch-count 32 --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis "$B/sweep" ;;
+        # Nsight Compute on the 5x5 median (median5) inside the app's bench, at 8K.
+        ncu-median) step ncu-median 200 ncu --clock-control none --csv --kernel-name median5 --launch-count 3 --section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis --section InstructionStats "$B/cudalens" bench --backend cuda --size 7680x4320 --runs 3 --filter median:radius=2 ;;
+        # ...and on the sweep's median5 variants (which pipe each comparison loads).
+        ncu-median-sweep) step ncu-median-sweep 200 env CUDALENS_SWEEP_QUICK=1 CUDALENS_SWEEP_CASES=median ncu --clock-control none --csv --kernel-name regex:median5 --metrics sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fp16.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fp16_cycles_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum "$B/sweep" ;;
         box-memcheck) step memcheck-box 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 box_is_exact ;;
         # The Gaussian's tests (the tensor-core passes at every step count) under the
         # sanitizers, on small images.

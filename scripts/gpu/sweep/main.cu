@@ -5,7 +5,7 @@
 // a fraction of a linear cudaMemcpy of the same bytes, and its largest difference from the
 // base kernel's output. Usage: sweep [CSV] [RUNS]; CUDALENS_SWEEP_QUICK=1 runs 8K once (ncu);
 // CUDALENS_SWEEP_CASES=box,sobel,... keeps those cases only (copy, transpose, sobel,
-// histogram, box, gauss; the probes always run).
+// histogram, box, gauss, median; the probes always run).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -274,6 +274,21 @@ static void run_size(int w, int h, FILE* csv, int sm_count)
         }
         if (smooth) free_image(flat);
         a.src = src.tex;
+    }
+    // The 5x5 median: the app's launch first (its output, proven against the CPU by the GPU
+    // tests, is the reference), then the other layouts and comparisons.
+    if (wanted("median")) {
+        auto variants = median_variants();
+        a.dst = ref.surf;
+        double ms = time_ms([&] { variants[0].fn(a, 0); }, s);
+        auto want = download(ref);
+        sw.row("median5", variants[0].name, ms, rw, 0, 0);
+        for (size_t i = 1; i < variants.size(); ++i) {
+            poison(out);
+            a.dst = out.surf;
+            ms = time_ms([&] { variants[i].fn(a, 0); }, s);
+            sw.row("median5", variants[i].name, ms, rw, max_diff(download(out), want), 0);
+        }
     }
     // Histogram (reads only), on the random image and on a smooth one (neighbours share
     // bins, as in photographs).

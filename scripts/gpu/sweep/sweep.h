@@ -34,6 +34,7 @@ std::vector<Variant> sobel_variants();
 std::vector<Variant> histogram_variants();
 std::vector<Variant> box_variants(int radius, int w, int h, int sm_count);
 std::vector<Variant> gaussian_variants(int radius);
+std::vector<Variant> median_variants();
 
 // The base commit's kernels: the "before" and the reference outputs.
 void old_sobel(const Args&, int);
