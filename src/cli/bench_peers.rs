@@ -58,7 +58,7 @@ fn peer_of(
     let (peer, compare_with) = match (row.stage, filters.first()) {
         ("histogram", _) => (peers::histogram(npp, w, h)?, None),
         (_, None) => (peers::copy(), None),
-        (_, Some(f)) => match f.def().peer(npp, f.params()) {
+        (_, Some(f)) => match f.def().peer(npp, f.params(), w, h) {
             Some(peer) => (peer?, Some(filters)),
             None => return Err(NppError::NoEquivalent(f.to_string())),
         },

@@ -247,7 +247,7 @@ impl FilterDef for BoxFilter {
             .map_err(CudaError::launch("box"))
     }
 
-    fn peer(&self, _npp: &Npp, p: &Params) -> Option<Result<Peer, NppError>> {
+    fn peer(&self, _npp: &Npp, p: &Params, _: u32, _: u32) -> Option<Result<Peer, NppError>> {
         Some(Ok(peers::box_filter(p.int(0))))
     }
 

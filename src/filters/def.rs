@@ -53,9 +53,16 @@ pub trait FilterDef: Sync + Send + std::panic::RefUnwindSafe {
     }
     /// Runs the filter on the GPU: reads `stage.input`, writes `stage.output`.
     fn launch(&self, stage: &mut GpuStage<'_>, params: &Params) -> Result<(), CudaError>;
-    /// NPP's nearest equivalent, run beside the kernel by `cudalens bench --peers`
-    /// (constructors in `npp::peers`); `None` where NPP has nothing close.
-    fn peer(&self, _npp: &Npp, _params: &Params) -> Option<Result<Peer, NppError>> {
+    /// NPP's nearest equivalent for a `width × height` source, run beside the kernel by
+    /// `cudalens bench --peers` (constructors in `npp::peers`); `None` where NPP has nothing
+    /// close.
+    fn peer(
+        &self,
+        _npp: &Npp,
+        _params: &Params,
+        _width: u32,
+        _height: u32,
+    ) -> Option<Result<Peer, NppError>> {
         None
     }
     /// Specifications timed by `cudalens bench`.

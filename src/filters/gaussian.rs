@@ -247,7 +247,7 @@ impl FilterDef for Gaussian {
         }
     }
 
-    fn peer(&self, npp: &Npp, p: &Params) -> Option<Result<Peer, NppError>> {
+    fn peer(&self, npp: &Npp, p: &Params, _: u32, _: u32) -> Option<Result<Peer, NppError>> {
         Some(peers::gaussian(npp, &gaussian_weights(p.get(0), p.int(1))))
     }
 

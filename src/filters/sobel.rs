@@ -91,7 +91,7 @@ impl FilterDef for Sobel {
             .map_err(CudaError::launch("sobel"))
     }
 
-    fn peer(&self, _npp: &Npp, _: &Params) -> Option<Result<Peer, NppError>> {
+    fn peer(&self, _npp: &Npp, _: &Params, _: u32, _: u32) -> Option<Result<Peer, NppError>> {
         Some(Ok(peers::sobel()))
     }
 

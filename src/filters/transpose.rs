@@ -75,7 +75,7 @@ impl FilterDef for Transpose {
             .map_err(CudaError::launch("transpose"))
     }
 
-    fn peer(&self, _npp: &Npp, _: &Params) -> Option<Result<Peer, NppError>> {
+    fn peer(&self, _npp: &Npp, _: &Params, _: u32, _: u32) -> Option<Result<Peer, NppError>> {
         Some(Ok(peers::transpose()))
     }
 

@@ -130,6 +130,50 @@ pub type HistogramEvenFn = unsafe extern "C" fn(
     NppStreamContext,
 ) -> c_int;
 
+/// `nppiFilterMedianBorder_8u_C4R_Ctx(pSrc, nSrcStep, oSrcSize, oSrcOffset, pDst, nDstStep,
+/// oSizeROI, oMaskSize, oAnchor, pBuffer, eBorderType, ctx)`.
+pub type FilterMedianBorderFn = unsafe extern "C" fn(
+    *const u8,
+    c_int,
+    NppiSize,
+    NppiPoint,
+    *mut u8,
+    c_int,
+    NppiSize,
+    NppiSize,
+    NppiPoint,
+    *mut u8,
+    c_int,
+    NppStreamContext,
+) -> c_int;
+
+/// `nppiFilterMedianBorderGetBufferSize_8u_C4R_Ctx(oSizeROI, oMaskSize, nBufferSize (Npp32u),
+/// eBorderType, ctx)`.
+pub type FilterMedianBorderBufferSizeFn =
+    unsafe extern "C" fn(NppiSize, NppiSize, *mut c_uint, c_int, NppStreamContext) -> c_int;
+
+/// `nppiFilterUnsharpBorder_8u_C4R_Ctx(pSrc, nSrcStep, oSrcOffset, pDst, nDstStep, oSizeROI,
+/// nRadius, nSigma, nWeight, nThreshold, eBorderType, pDeviceBuffer, ctx)`.
+pub type FilterUnsharpBorderFn = unsafe extern "C" fn(
+    *const u8,
+    c_int,
+    NppiPoint,
+    *mut u8,
+    c_int,
+    NppiSize,
+    f32,
+    f32,
+    f32,
+    f32,
+    c_int,
+    *mut u8,
+    NppStreamContext,
+) -> c_int;
+
+/// `nppiFilterUnsharpGetBufferSize_8u_C4R(nRadius, nSigma, hpBufferSize (int))`: no `_Ctx`
+/// form.
+pub type FilterUnsharpBufferSizeFn = unsafe extern "C" fn(f32, f32, *mut c_int) -> c_int;
+
 /// The libraries, in load order (the core first: the others need it).
 pub const LIBRARIES: [&str; 5] = [
     "libnppc.so.13",
@@ -157,6 +201,12 @@ pub struct NppFunctions {
     pub copy: CopyLikeFn,
     pub histogram_even_buffer_size: HistogramEvenBufferSizeFn,
     pub histogram_even: HistogramEvenFn,
+    /// Entry points a peer needs that older NPP builds may lack: a missing one costs that
+    /// peer only (its row says which symbol), not the whole column.
+    pub filter_median_border: Result<FilterMedianBorderFn, String>,
+    pub filter_median_border_buffer_size: Result<FilterMedianBorderBufferSizeFn, String>,
+    pub filter_unsharp_border: Result<FilterUnsharpBorderFn, String>,
+    pub filter_unsharp_buffer_size: Result<FilterUnsharpBufferSizeFn, String>,
     _libraries: Vec<libloading::Library>,
 }
 
@@ -214,6 +264,13 @@ pub fn load() -> Result<NppFunctions, String> {
             copy: symbol(l, "nppiCopy_8u_C4R_Ctx")?,
             histogram_even_buffer_size: symbol(l, "nppiHistogramEvenGetBufferSize_8u_C4R_Ctx")?,
             histogram_even: symbol(l, "nppiHistogramEven_8u_C4R_Ctx")?,
+            filter_median_border: symbol(l, "nppiFilterMedianBorder_8u_C4R_Ctx"),
+            filter_median_border_buffer_size: symbol(
+                l,
+                "nppiFilterMedianBorderGetBufferSize_8u_C4R_Ctx",
+            ),
+            filter_unsharp_border: symbol(l, "nppiFilterUnsharpBorder_8u_C4R_Ctx"),
+            filter_unsharp_buffer_size: symbol(l, "nppiFilterUnsharpGetBufferSize_8u_C4R"),
             _libraries: libraries,
         })
     }
@@ -224,8 +281,28 @@ mod tests {
     #[test]
     fn a_machine_without_npp_gets_a_reason_not_a_crash() {
         // Where NPP is installed this loads it; elsewhere the error names the library.
-        if let Err(reason) = super::load() {
-            assert!(reason.contains("libnpp"), "{reason}");
+        match super::load() {
+            Err(reason) => assert!(reason.contains("libnpp"), "{reason}"),
+            // CUDA 13's NPP has every peer's entry point.
+            Ok(f) => {
+                assert!(f.filter_median_border.is_ok());
+                assert!(f.filter_median_border_buffer_size.is_ok());
+                assert!(f.filter_unsharp_border.is_ok());
+                assert!(f.filter_unsharp_buffer_size.is_ok());
+            }
         }
+    }
+
+    #[test]
+    fn the_unsharp_buffer_size_is_asked_on_the_host() {
+        // Where NPP is installed: the only peer call that needs no device, through the
+        // declared signature.
+        let Ok(f) = super::load() else { return };
+        let size = f.filter_unsharp_buffer_size.expect("CUDA 13 NPP");
+        let mut bytes = -1;
+        // SAFETY: `bytes` is a valid out-pointer for an int.
+        let code = unsafe { size(6.0, 2.0, &mut bytes) };
+        assert_eq!(code, 0);
+        assert!(bytes >= 0, "{bytes}");
     }
 }

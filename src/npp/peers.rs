@@ -311,9 +311,7 @@ pub fn histogram(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
     let bins: CudaSlice<i32> = stream
         .alloc_zeros(4 * HISTOGRAM_BINS)
         .map_err(CudaError::driver("cuMemAlloc(NPP bins)"))?;
-    let scratch: CudaSlice<u8> = stream
-        .alloc_zeros(buffer_size.max(1))
-        .map_err(CudaError::driver("cuMemAlloc(NPP histogram buffer)"))?;
+    let scratch = scratch(npp, buffer_size, "cuMemAlloc(NPP histogram buffer)")?;
     let bins_address = bins.device_ptr(stream).0;
     let scratch_address = scratch.device_ptr(stream).0;
     let run: RunFn = Box::new(move |npp, src, _dst| {
@@ -366,6 +364,127 @@ pub fn histogram(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
         run,
         read,
     })
+}
+
+/// An optional entry point, or why the peer cannot run.
+fn entry<T: Copy>(f: &Result<T, String>) -> Result<T, NppError> {
+    f.clone().map_err(NppError::NotFound)
+}
+
+/// Device scratch of `bytes` (at least one) that lives as long as the peer's closures.
+fn scratch(npp: &Npp, bytes: usize, what: &'static str) -> Result<CudaSlice<u8>, NppError> {
+    Ok(npp
+        .device
+        .stream
+        .alloc_zeros(bytes.max(1))
+        .map_err(CudaError::driver(what))?)
+}
+
+/// `nppiFilterMedianBorder_8u_C4R` with a `(2R+1)²` mask centred on the pixel, replicate
+/// border, for a `width × height` source (its scratch buffer depends on the size). NPP also
+/// filters alpha, which cudalens keeps: R, G and B are compared.
+pub fn median(npp: &Npp, radius: u32, width: u32, height: u32) -> Result<Peer, NppError> {
+    let call = entry(&npp.functions.filter_median_border)?;
+    let buffer_size = entry(&npp.functions.filter_median_border_buffer_size)?;
+    let side = 2 * radius as i32 + 1;
+    let mask = NppiSize {
+        width: side,
+        height: side,
+    };
+    let roi = NppiSize {
+        width: width as i32,
+        height: height as i32,
+    };
+    let mut bytes: u32 = 0;
+    // SAFETY: `bytes` is a valid out-pointer for the Npp32u the declaration names.
+    let code = unsafe { buffer_size(roi, mask, &mut bytes, BORDER_REPLICATE, npp.context) };
+    check("nppiFilterMedianBorderGetBufferSize_8u_C4R_Ctx", code)?;
+    let buffer = scratch(npp, bytes as usize, "cuMemAlloc(NPP median buffer)")?;
+    let buffer_address = buffer.device_ptr(&npp.device.stream).0;
+    Ok(Peer::image(
+        format!("nppiFilterMedianBorder_8u_C4R {side}×{side}"),
+        Compare::Rgb,
+        Box::new(move |npp, src, dst| {
+            let _keep = &buffer; // the scratch lives as long as the peer
+            same_size(src, dst)?;
+            if src.size() != roi {
+                return Err(NppError::Size {
+                    width: src.width,
+                    height: src.height,
+                    reason: format!("median peer prepared for {width}×{height}"),
+                });
+            }
+            let (s, d) = pointers(npp, src, dst);
+            let anchor = NppiPoint {
+                x: radius as i32,
+                y: radius as i32,
+            };
+            // SAFETY: as in `copy`; the scratch buffer has the size NPP asked for this ROI
+            // and mask.
+            let code = unsafe {
+                call(
+                    s,
+                    src.step(),
+                    src.size(),
+                    origin(),
+                    d,
+                    dst.step(),
+                    dst.size(),
+                    mask,
+                    anchor,
+                    buffer_address as *mut u8,
+                    BORDER_REPLICATE,
+                    npp.context,
+                )
+            };
+            check("nppiFilterMedianBorder_8u_C4R_Ctx", code)
+        }),
+    ))
+}
+
+/// `nppiFilterUnsharpBorder_8u_C4R` with cudalens's radius, σ and amount and threshold 0
+/// (v + amount · (v − Gaussian(v)) everywhere), replicate border. NPP builds its own
+/// Gaussian weights from radius and σ and filters alpha too: R, G and B are compared, and
+/// the difference says how close its weights and rounding come.
+pub fn unsharp(npp: &Npp, sigma: f32, radius: u32, amount: f32) -> Result<Peer, NppError> {
+    let call = entry(&npp.functions.filter_unsharp_border)?;
+    let buffer_size = entry(&npp.functions.filter_unsharp_buffer_size)?;
+    let mut bytes: i32 = 0;
+    // SAFETY: `bytes` is a valid out-pointer for the int the declaration names.
+    let code = unsafe { buffer_size(radius as f32, sigma, &mut bytes) };
+    check("nppiFilterUnsharpGetBufferSize_8u_C4R", code)?;
+    let buffer = scratch(npp, bytes.max(0) as usize, "cuMemAlloc(NPP unsharp buffer)")?;
+    let buffer_address = buffer.device_ptr(&npp.device.stream).0;
+    Ok(Peer::image(
+        format!("nppiFilterUnsharpBorder_8u_C4R r {radius}, σ {sigma}, weight {amount}"),
+        Compare::Rgb,
+        Box::new(move |npp, src, dst| {
+            let _keep = &buffer; // the scratch lives as long as the peer
+            same_size(src, dst)?;
+            let (s, d) = pointers(npp, src, dst);
+            // SAFETY: as in `copy` (the source offset is 0, so the ROI is the whole source
+            // and the border replicates its edges); the scratch buffer has the size NPP
+            // asked for this radius and σ.
+            let code = unsafe {
+                call(
+                    s,
+                    src.step(),
+                    origin(),
+                    d,
+                    dst.step(),
+                    dst.size(),
+                    radius as f32,
+                    sigma,
+                    amount,
+                    0.0,
+                    BORDER_REPLICATE,
+                    buffer_address as *mut u8,
+                    npp.context,
+                )
+            };
+            check("nppiFilterUnsharpBorder_8u_C4R_Ctx", code)
+        }),
+    ))
 }
 
 /// The largest difference between a peer's output and the cudalens CPU reference over what
