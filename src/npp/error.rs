@@ -8,7 +8,7 @@ use crate::cuda::CudaError;
 pub enum NppError {
     #[error("NPP not found: {0}")]
     NotFound(String),
-    /// NPP has no call that does the same work (equalize).
+    /// The filter's descriptor names no NPP call that does the same work.
     #[error("no NPP equivalent of {0}")]
     NoEquivalent(String),
     #[error("{call} returned NPP status {code}")]

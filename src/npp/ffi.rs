@@ -174,6 +174,21 @@ pub type FilterUnsharpBorderFn = unsafe extern "C" fn(
 /// form.
 pub type FilterUnsharpBufferSizeFn = unsafe extern "C" fn(f32, f32, *mut c_int) -> c_int;
 
+/// `nppiLUT_8u_C4R_Ctx(pSrc, nSrcStep, pDst, nDstStep, oSizeROI, pValues[4], pLevels[4],
+/// nLevels[4], ctx)`: `pValues` and `pLevels` are host arrays of four device pointers (the
+/// outputs and the inputs of each channel's mapping points, no interpolation between them).
+pub type LutFn = unsafe extern "C" fn(
+    *const u8,
+    c_int,
+    *mut u8,
+    c_int,
+    NppiSize,
+    *const *const i32,
+    *const *const i32,
+    *mut c_int,
+    NppStreamContext,
+) -> c_int;
+
 /// The libraries, in load order (the core first: the others need it).
 pub const LIBRARIES: [&str; 5] = [
     "libnppc.so.13",
@@ -182,6 +197,10 @@ pub const LIBRARIES: [&str; 5] = [
     "libnppist.so.13",
     "libnppidei.so.13",
 ];
+
+/// Libraries that only some peers need (colour conversion: the LUT of the equalisation
+/// peer); loaded when present.
+pub const OPTIONAL_LIBRARIES: [&str; 1] = ["libnppicc.so.13"];
 
 /// Where the libraries are looked for when the dynamic linker's path lacks them.
 pub const FALLBACK_DIRS: [&str; 3] = [
@@ -207,6 +226,7 @@ pub struct NppFunctions {
     pub filter_median_border_buffer_size: Result<FilterMedianBorderBufferSizeFn, String>,
     pub filter_unsharp_border: Result<FilterUnsharpBorderFn, String>,
     pub filter_unsharp_buffer_size: Result<FilterUnsharpBufferSizeFn, String>,
+    pub lut: Result<LutFn, String>,
     _libraries: Vec<libloading::Library>,
 }
 
@@ -244,12 +264,13 @@ unsafe fn symbol<T: Copy>(libraries: &[libloading::Library], name: &str) -> Resu
     Err(format!("symbol {name} not found in NPP"))
 }
 
-/// Loads the five libraries and resolves the entry points.
+/// Loads the five libraries (and the optional ones present) and resolves the entry points.
 pub fn load() -> Result<NppFunctions, String> {
-    let libraries = LIBRARIES
+    let mut libraries = LIBRARIES
         .iter()
         .map(|name| open(name))
         .collect::<Result<Vec<_>, _>>()?;
+    libraries.extend(OPTIONAL_LIBRARIES.iter().filter_map(|name| open(name).ok()));
     let l = &libraries;
     // SAFETY: each type alias above transcribes the CUDA 13 `nppi_*.h` declaration of the
     // symbol it is used with.
@@ -271,6 +292,7 @@ pub fn load() -> Result<NppFunctions, String> {
             ),
             filter_unsharp_border: symbol(l, "nppiFilterUnsharpBorder_8u_C4R_Ctx"),
             filter_unsharp_buffer_size: symbol(l, "nppiFilterUnsharpGetBufferSize_8u_C4R"),
+            lut: symbol(l, "nppiLUT_8u_C4R_Ctx"),
             _libraries: libraries,
         })
     }
@@ -289,6 +311,7 @@ mod tests {
                 assert!(f.filter_median_border_buffer_size.is_ok());
                 assert!(f.filter_unsharp_border.is_ok());
                 assert!(f.filter_unsharp_buffer_size.is_ok());
+                assert!(f.lut.is_ok());
             }
         }
     }

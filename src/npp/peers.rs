@@ -7,6 +7,7 @@
 use super::ffi::{NppiPoint, NppiSize, BORDER_REPLICATE};
 use super::{check, Npp, NppError, NppImage};
 use crate::cuda::{check as check_cuda, CudaError};
+use crate::filters::equalize_lut;
 use crate::ops::HISTOGRAM_BINS;
 use cudarc::driver::sys::{self, CUdeviceptr, CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTALLOC_PORTABLE};
 use cudarc::driver::{CudaSlice, DevicePtr, PinnedHostSlice};
@@ -288,33 +289,50 @@ pub fn transpose() -> Peer {
 }
 
 /// `nppiHistogramEven_8u_C4R` with 257 levels from 0 to 256 (256 bins of width 1) per
-/// channel, for a `width × height` source.
-pub fn histogram(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
-    let stream = &npp.device.stream;
-    let roi = NppiSize {
-        width: width as i32,
-        height: height as i32,
-    };
-    let mut levels = [HISTOGRAM_BINS as i32 + 1; 4];
-    let mut buffer_size: usize = 0;
-    // SAFETY: `levels` holds 4 ints and `buffer_size` is a zeroed size_t-sized out-value
-    // (older NPP wrote an int into its low half).
-    let code = unsafe {
-        (npp.functions.histogram_even_buffer_size)(
-            roi,
-            levels.as_mut_ptr(),
-            &mut buffer_size,
-            npp.context,
-        )
-    };
-    check("nppiHistogramEvenGetBufferSize_8u_C4R_Ctx", code)?;
-    let bins: CudaSlice<i32> = stream
-        .alloc_zeros(4 * HISTOGRAM_BINS)
-        .map_err(CudaError::driver("cuMemAlloc(NPP bins)"))?;
-    let scratch = scratch(npp, buffer_size, "cuMemAlloc(NPP histogram buffer)")?;
-    let bins_address = bins.device_ptr(stream).0;
-    let scratch_address = scratch.device_ptr(stream).0;
-    let run: RunFn = Box::new(move |npp, src, _dst| {
+/// channel over `width × height` sources: the bins and NPP's scratch, on the device.
+struct NppHistogram {
+    width: u32,
+    height: u32,
+    bins: CudaSlice<i32>,
+    scratch: CudaSlice<u8>,
+}
+
+impl NppHistogram {
+    fn new(npp: &Npp, width: u32, height: u32) -> Result<Self, NppError> {
+        let roi = NppiSize {
+            width: width as i32,
+            height: height as i32,
+        };
+        let mut levels = [HISTOGRAM_BINS as i32 + 1; 4];
+        let mut buffer_size: usize = 0;
+        // SAFETY: `levels` holds 4 ints and `buffer_size` is a zeroed size_t-sized out-value
+        // (older NPP wrote an int into its low half).
+        let code = unsafe {
+            (npp.functions.histogram_even_buffer_size)(
+                roi,
+                levels.as_mut_ptr(),
+                &mut buffer_size,
+                npp.context,
+            )
+        };
+        check("nppiHistogramEvenGetBufferSize_8u_C4R_Ctx", code)?;
+        let bins = npp
+            .device
+            .stream
+            .alloc_zeros(4 * HISTOGRAM_BINS)
+            .map_err(CudaError::driver("cuMemAlloc(NPP bins)"))?;
+        let scratch = scratch(npp, buffer_size, "cuMemAlloc(NPP histogram buffer)")?;
+        Ok(Self {
+            width,
+            height,
+            bins,
+            scratch,
+        })
+    }
+
+    /// Queues the count of `src` (of the prepared size) into the bins.
+    fn count(&self, npp: &Npp, src: &NppImage) -> Result<(), NppError> {
+        let (width, height) = (self.width, self.height);
         if (src.width, src.height) != (width, height) {
             return Err(NppError::Size {
                 width: src.width,
@@ -322,6 +340,8 @@ pub fn histogram(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
                 reason: format!("histogram peer prepared for {width}×{height}"),
             });
         }
+        let stream = &npp.device.stream;
+        let bins_address = self.bins.device_ptr(stream).0;
         let mut hist: [*mut i32; 4] = std::array::from_fn(|c| {
             (bins_address + (c * HISTOGRAM_BINS * 4) as CUdeviceptr) as *mut i32
         });
@@ -329,8 +349,8 @@ pub fn histogram(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
         let mut lower = [0i32; 4];
         let mut upper = [HISTOGRAM_BINS as i32; 4];
         // SAFETY: `src` is a live image of the prepared size; `hist` holds 4 device pointers
-        // of 256 i32 each and the scratch buffer has the size NPP asked for; both live in the
-        // closure's captured slices.
+        // of 256 i32 each and the scratch buffer has the size NPP asked for; both live in
+        // `self`.
         let code = unsafe {
             (npp.functions.histogram_even)(
                 src.device_address(&npp.device) as *const u8,
@@ -340,30 +360,103 @@ pub fn histogram(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
                 levels.as_mut_ptr(),
                 lower.as_mut_ptr(),
                 upper.as_mut_ptr(),
-                scratch_address as *mut u8,
+                self.scratch.device_ptr(stream).0 as *mut u8,
                 npp.context,
             )
         };
         check("nppiHistogramEven_8u_C4R_Ctx", code)
-    });
-    let read: ReadFn = Box::new(move |npp, _dst| {
+    }
+
+    /// The last count, 4 × 256 channel-major (waits for the stream).
+    fn counts(&self, npp: &Npp) -> Result<Vec<u32>, NppError> {
         let counts = npp
             .device
             .stream
-            .clone_dtoh(&bins)
+            .clone_dtoh(&self.bins)
             .map_err(CudaError::driver("cuMemcpyDtoH(NPP bins)"))?;
-        let _keep = &scratch;
-        Ok(PeerOutput::Histogram(
-            counts.into_iter().map(|c| c as u32).collect(),
-        ))
-    });
+        Ok(counts.into_iter().map(|c| c as u32).collect())
+    }
+}
+
+/// `nppiHistogramEven_8u_C4R` with 257 levels from 0 to 256 (256 bins of width 1) per
+/// channel, for a `width × height` source.
+pub fn histogram(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
+    let counter = std::rc::Rc::new(NppHistogram::new(npp, width, height)?);
+    let reader = counter.clone();
     Ok(Peer {
         label: "nppiHistogramEven_8u_C4R 256 bins".into(),
         compare: Compare::HistogramRgb,
         transposes: false,
-        run,
-        read,
+        run: Box::new(move |npp, src, _dst| counter.count(npp, src)),
+        read: Box::new(move |npp, _dst| Ok(PeerOutput::Histogram(reader.counts(npp)?))),
     })
+}
+
+/// Histogram equalisation as NPP can do it: `nppiHistogramEven_8u_C4R`, the bins to the
+/// host, cudalens's table per channel built there (`equalize_lut`; alpha mapped to itself),
+/// then `nppiLUT_8u_C4R` with 256 mapping points a channel. The host round trip between
+/// the two calls is part of the time, as it would be for a caller of NPP.
+pub fn equalize(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
+    let lut = entry(&npp.functions.lut)?;
+    let histogram = NppHistogram::new(npp, width, height)?;
+    let stream = &npp.device.stream;
+    let identity: Vec<i32> = (0..4).flat_map(|_| 0..HISTOGRAM_BINS as i32).collect();
+    let levels = stream
+        .clone_htod(&identity)
+        .map_err(CudaError::driver("cuMemcpyHtoD(NPP LUT levels)"))?;
+    let values = std::cell::RefCell::new(
+        stream
+            .clone_htod(&identity)
+            .map_err(CudaError::driver("cuMemcpyHtoD(NPP LUT values)"))?,
+    );
+    let pixels = width * height;
+    Ok(Peer::image(
+        "nppiHistogramEven_8u_C4R + host LUTs + nppiLUT_8u_C4R".into(),
+        Compare::Rgb,
+        Box::new(move |npp, src, dst| {
+            same_size(src, dst)?;
+            histogram.count(npp, src)?;
+            let counts = histogram.counts(npp)?;
+            let mut table = identity.clone();
+            for (c, bins) in counts.chunks_exact(HISTOGRAM_BINS).take(3).enumerate() {
+                let bins: &[u32; 256] = bins.try_into().expect("256 bins a channel");
+                for (v, out) in equalize_lut(bins, pixels).iter().enumerate() {
+                    table[c * HISTOGRAM_BINS + v] = i32::from(*out);
+                }
+            }
+            let mut values = values.borrow_mut();
+            let stream = &npp.device.stream;
+            stream
+                .memcpy_htod(&table, &mut *values)
+                .map_err(CudaError::driver("cuMemcpyHtoD(NPP LUT values)"))?;
+            let (values_address, levels_address) =
+                (values.device_ptr(stream).0, levels.device_ptr(stream).0);
+            let channel = |base: CUdeviceptr, c: usize| {
+                (base + (c * HISTOGRAM_BINS * 4) as CUdeviceptr) as *const i32
+            };
+            let value_ptrs: [*const i32; 4] = std::array::from_fn(|c| channel(values_address, c));
+            let level_ptrs: [*const i32; 4] = std::array::from_fn(|c| channel(levels_address, c));
+            let mut counts = [HISTOGRAM_BINS as i32; 4];
+            let (s, d) = pointers(npp, src, dst);
+            // SAFETY: as in `copy`; the pointer arrays hold four device pointers of 256 i32
+            // each into `values` and `levels`, which the closure keeps alive, and the host
+            // copy into `values` is queued on the same stream before the call.
+            let code = unsafe {
+                lut(
+                    s,
+                    src.step(),
+                    d,
+                    dst.step(),
+                    dst.size(),
+                    value_ptrs.as_ptr(),
+                    level_ptrs.as_ptr(),
+                    counts.as_mut_ptr(),
+                    npp.context,
+                )
+            };
+            check("nppiLUT_8u_C4R_Ctx", code)
+        }),
+    ))
 }
 
 /// An optional entry point, or why the peer cannot run.
