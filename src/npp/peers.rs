@@ -83,6 +83,16 @@ fn pointers(npp: &Npp, src: &NppImage, dst: &NppImage) -> (*const u8, *mut u8) {
     )
 }
 
+/// [`pointers`] of a source and a destination of the same size.
+fn same_size_pointers(
+    npp: &Npp,
+    src: &NppImage,
+    dst: &NppImage,
+) -> Result<(*const u8, *mut u8), NppError> {
+    same_size(src, dst)?;
+    Ok(pointers(npp, src, dst))
+}
+
 fn same_size(src: &NppImage, dst: &NppImage) -> Result<(), NppError> {
     if (src.width, src.height) == (dst.width, dst.height) {
         Ok(())
@@ -101,8 +111,7 @@ pub fn copy() -> Peer {
         "nppiCopy_8u_C4R".into(),
         Compare::Rgba,
         Box::new(|npp, src, dst| {
-            same_size(src, dst)?;
-            let (s, d) = pointers(npp, src, dst);
+            let (s, d) = same_size_pointers(npp, src, dst)?;
             // SAFETY: both images are live device allocations of `src.size()` pixels with
             // the given steps, on the context's device.
             let code = unsafe {
@@ -121,8 +130,7 @@ pub fn sobel() -> Peer {
         "nppiFilterSobelHorizBorder + VertBorder_8u_C4R".into(),
         Compare::Different("per-channel derivatives, no luma magnitude"),
         Box::new(|npp, src, dst| {
-            same_size(src, dst)?;
-            let (s, d) = pointers(npp, src, dst);
+            let (s, d) = same_size_pointers(npp, src, dst)?;
             let f = &npp.functions;
             for (call, name) in [
                 (
@@ -162,8 +170,7 @@ pub fn box_filter(radius: u32) -> Peer {
         format!("nppiFilterBoxBorder_8u_C4R {side}×{side}"),
         Compare::Rgb,
         Box::new(move |npp, src, dst| {
-            same_size(src, dst)?;
-            let (s, d) = pointers(npp, src, dst);
+            let (s, d) = same_size_pointers(npp, src, dst)?;
             let mask = NppiSize {
                 width: side,
                 height: side,
@@ -239,8 +246,7 @@ pub fn gaussian(npp: &Npp, weights: &[f32]) -> Result<Peer, NppError> {
         Compare::Rgb,
         Box::new(move |npp, src, dst| {
             let _keep = &kernel; // the weights live as long as the peer
-            same_size(src, dst)?;
-            let (s, d) = pointers(npp, src, dst);
+            let (s, d) = same_size_pointers(npp, src, dst)?;
             // SAFETY: as in `copy`; `address` holds `taps` floats readable from host and
             // device (checked by `shared_floats`).
             let code = unsafe {
@@ -414,13 +420,13 @@ pub fn equalize(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
         "nppiHistogramEven_8u_C4R + host LUTs + nppiLUT_8u_C4R".into(),
         Compare::Rgb,
         Box::new(move |npp, src, dst| {
-            same_size(src, dst)?;
+            let (s, d) = same_size_pointers(npp, src, dst)?;
             histogram.count(npp, src)?;
             let counts = histogram.counts(npp)?;
             let mut table = identity.clone();
-            for (c, bins) in counts.chunks_exact(HISTOGRAM_BINS).take(3).enumerate() {
-                let bins: &[u32; 256] = bins.try_into().expect("256 bins a channel");
-                for (v, out) in equalize_lut(bins, pixels).iter().enumerate() {
+            for (c, chunk) in counts.chunks_exact(HISTOGRAM_BINS).take(3).enumerate() {
+                let bins: [u32; 256] = std::array::from_fn(|v| chunk[v]);
+                for (v, out) in equalize_lut(&bins, pixels).iter().enumerate() {
                     table[c * HISTOGRAM_BINS + v] = i32::from(*out);
                 }
             }
@@ -437,7 +443,6 @@ pub fn equalize(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
             let value_ptrs: [*const i32; 4] = std::array::from_fn(|c| channel(values_address, c));
             let level_ptrs: [*const i32; 4] = std::array::from_fn(|c| channel(levels_address, c));
             let mut counts = [HISTOGRAM_BINS as i32; 4];
-            let (s, d) = pointers(npp, src, dst);
             // SAFETY: as in `copy`; the pointer arrays hold four device pointers of 256 i32
             // each into `values` and `levels`, which the closure keeps alive, and the host
             // copy into `values` is queued on the same stream before the call.
@@ -499,7 +504,6 @@ pub fn median(npp: &Npp, radius: u32, width: u32, height: u32) -> Result<Peer, N
         Compare::Rgb,
         Box::new(move |npp, src, dst| {
             let _keep = &buffer; // the scratch lives as long as the peer
-            same_size(src, dst)?;
             if src.size() != roi {
                 return Err(NppError::Size {
                     width: src.width,
@@ -507,7 +511,7 @@ pub fn median(npp: &Npp, radius: u32, width: u32, height: u32) -> Result<Peer, N
                     reason: format!("median peer prepared for {width}×{height}"),
                 });
             }
-            let (s, d) = pointers(npp, src, dst);
+            let (s, d) = same_size_pointers(npp, src, dst)?;
             let anchor = NppiPoint {
                 x: radius as i32,
                 y: radius as i32,
@@ -553,8 +557,7 @@ pub fn unsharp(npp: &Npp, sigma: f32, radius: u32, amount: f32) -> Result<Peer, 
         Compare::Rgb,
         Box::new(move |npp, src, dst| {
             let _keep = &buffer; // the scratch lives as long as the peer
-            same_size(src, dst)?;
-            let (s, d) = pointers(npp, src, dst);
+            let (s, d) = same_size_pointers(npp, src, dst)?;
             // SAFETY: as in `copy` (the source offset is 0, so the ROI is the whole source
             // and the border replicates its edges); the scratch buffer has the size NPP
             // asked for this radius and σ.
