@@ -64,6 +64,8 @@
 #                                       # passes 0.05 ms
 #   bash scripts/gpu/integration.sh gj  # gf and Nsight Compute on the 5x5 median at 8K
 #   bash scripts/gpu/integration.sh gk  # the 5x5 median's variants (sweep, Nsight Compute)
+#   bash scripts/gpu/integration.sh gl  # gk and bench --peers at 4K and 8K (the median,
+#                                       # unsharp and equalisation peers)
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -123,6 +125,7 @@ case ${1:-a} in
         SANITIZER_SECONDS=330 bash scripts/gpu/run.sh smi racecheck soak ;;
     gj) bash scripts/gpu/run.sh smi tests filters-memcheck before4k peers4k before8k peers8k ncu-median ;;
     gk) CUDALENS_SWEEP_CASES=median bash scripts/gpu/run.sh smi sweep ncu-median-sweep ;;
+    gl) CUDALENS_SWEEP_CASES=median bash scripts/gpu/run.sh smi peers4k peers8k sweep ncu-median-sweep ;;
     gi) REPEAT=5 bash scripts/gpu/run.sh smi handover ;;
     gc) export SOAK_VARIANTS="auto:none:1 auto:filters:0" SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
         bash scripts/gpu/run.sh smi soak ;;
