@@ -5,8 +5,8 @@ The kernel finds the median of a 5x5 window with min and max alone: each column 
 sorted by a 9-comparator network, columns merged in pairs by Batcher's odd-even merge, the
 two pairs merged (only ranks 7..12 kept), and rank 12 of 25 chosen as the minimum over
 i + j = 6 of max(d_i, e_j). This script builds the same network in the same order and
-evaluates it on all 2^25 inputs of zeros and ones at once (one Python integer per value,
-a bit per input). A network of min and max selects rank k of every input if it does so on
+evaluates it on all 2^25 inputs of zeros and ones, 2^20 at a time (one Python integer per
+value, a bit per input). A network of min and max selects rank k of every input if it does so on
 every input of zeros and ones (the 0-1 principle: min and max commute with every monotone
 map to {0, 1}), so passing here proves the kernel's selection for all pixel values.
 
@@ -18,6 +18,8 @@ import sys
 
 INPUTS = 25
 CASES = 1 << INPUTS
+CHUNK_BITS = 20  # cases are checked 2^20 at a time (a few MB per value)
+CHUNK = 1 << CHUNK_BITS
 
 ops = []  # (kind, a, b); a value is ("in", i) or ("op", index)
 
@@ -69,12 +71,14 @@ def median25(columns):
     return median, cols, left_pair
 
 
-def input_bits(i):
-    """Input i over all cases: bit c is bit i of c."""
+def input_bits(i, chunk):
+    """Input i over the cases chunk * CHUNK + c: bit c is bit i of the case."""
+    if i >= CHUNK_BITS:
+        return (1 << CHUNK) - 1 if (chunk >> (i - CHUNK_BITS)) & 1 else 0
     if i < 3:
-        return int.from_bytes(bytes([(0xAA, 0xCC, 0xF0)[i]]) * (CASES // 8), "little")
+        return int.from_bytes(bytes([(0xAA, 0xCC, 0xF0)[i]]) * (CHUNK // 8), "little")
     half = 1 << (i - 3)
-    return int.from_bytes((b"\x00" * half + b"\xff" * half) * (CASES // (16 * half)), "little")
+    return int.from_bytes((b"\x00" * half + b"\xff" * half) * (CHUNK // (16 * half)), "little")
 
 
 def at_least_13_ones(inputs):
@@ -110,20 +114,22 @@ def main():
     print(f"min/max per lane and word: {len(whole - shuffled)}"
           f" (the whole network of one window: {len(whole)})")
 
-    bits = [input_bits(i) for i in range(INPUTS)]
-    values = {}
-
-    def evaluate(v):
-        if v[0] == "in":
-            return bits[v[1]]
-        if v[1] not in values:
-            kind, a, b = ops[v[1]]
-            x, y = evaluate(a), evaluate(b)
-            values[v[1]] = x & y if kind == "min" else x | y
-        return values[v[1]]
-
     sys.setrecursionlimit(10000)
-    ok = evaluate(median) == at_least_13_ones(bits)
+    ok = True
+    for chunk in range(CASES // CHUNK):
+        bits = [input_bits(i, chunk) for i in range(INPUTS)]
+        values = {}
+
+        def evaluate(v):
+            if v[0] == "in":
+                return bits[v[1]]
+            if v[1] not in values:
+                kind, a, b = ops[v[1]]
+                x, y = evaluate(a), evaluate(b)
+                values[v[1]] = x & y if kind == "min" else x | y
+            return values[v[1]]
+
+        ok = ok and evaluate(median) == at_least_13_ones(bits)
     print(f"median of 25 on all {CASES} inputs of zeros and ones: {'pass' if ok else 'FAIL'}")
     return 0 if ok else 1
 
