@@ -11,6 +11,7 @@ use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};
 use crate::npp::{peers, Npp, NppError, Peer};
+use crate::ops::cpu::equalize_lut;
 use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 use rayon::prelude::*;
@@ -26,25 +27,6 @@ pub const EQUALIZE_BINS: u32 = 256;
 const LUT_BYTES: usize = 3 * EQUALIZE_BINS as usize;
 
 pub struct Equalize;
-
-/// The equalisation table of one channel's histogram over `total` pixels.
-pub fn equalize_lut(hist: &[u32; 256], total: u32) -> [u8; 256] {
-    let mut lut: [u8; 256] = std::array::from_fn(|i| i as u8);
-    let Some(first) = hist.iter().position(|&n| n > 0) else {
-        return lut;
-    };
-    if hist[first] == total {
-        return lut;
-    }
-    let scale = 255.0f32 / (total - hist[first]) as f32;
-    let mut sum = 0u32;
-    lut[first] = 0;
-    for i in first + 1..256 {
-        sum += hist[i];
-        lut[i] = (sum as f32 * scale).round_ties_even().clamp(0.0, 255.0) as u8;
-    }
-    lut
-}
 
 /// Equalisation of the contract.
 pub fn equalize(image: &RgbaImage) -> RgbaImage {
@@ -184,39 +166,6 @@ impl FilterDef for Equalize {
 mod tests {
     use super::*;
     use crate::ops::random_image;
-
-    /// The definition in exact arithmetic: the f32 rounding of OpenCV may differ from it by
-    /// at most one level.
-    fn exact_lut(hist: &[u32; 256], total: u32) -> Vec<f64> {
-        let first = hist.iter().position(|&n| n > 0).unwrap();
-        let mut cdf = 0u64;
-        (0..256)
-            .map(|v| {
-                cdf += u64::from(hist[v]);
-                if v < first {
-                    0.0
-                } else {
-                    (cdf - u64::from(hist[first])) as f64 * 255.0 / f64::from(total - hist[first])
-                }
-            })
-            .collect()
-    }
-
-    #[test]
-    fn lut_follows_the_definition() {
-        let img = random_image(61, 37, 9);
-        let h = crate::ops::cpu::histogram(&img);
-        let total = 61 * 37;
-        for c in 0..3 {
-            let lut = equalize_lut(&h.bins[c], total);
-            for (v, want) in exact_lut(&h.bins[c], total).iter().enumerate() {
-                if h.bins[c][v] > 0 {
-                    assert!((f64::from(lut[v]) - want).abs() <= 0.5 + 1e-4, "c{c} v{v}");
-                }
-            }
-            assert_eq!(lut[255], 255);
-        }
-    }
 
     #[test]
     fn constant_channel_is_kept_and_alpha_passes() {

@@ -24,7 +24,6 @@ mod unsharp;
 
 pub use box_filter::BOX_SMALL_MAX_RADIUS;
 pub use def::{FilterDef, Golden};
-pub use equalize::equalize_lut;
 pub use filter::Filter;
 pub use frame_copy::launch_copy;
 pub use gpu_stage::GpuStage;

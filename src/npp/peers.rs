@@ -7,7 +7,7 @@
 use super::ffi::{NppiPoint, NppiSize, BORDER_REPLICATE};
 use super::{check, Npp, NppError, NppImage};
 use crate::cuda::{check as check_cuda, CudaError};
-use crate::filters::equalize_lut;
+use crate::ops::cpu::equalize_lut;
 use crate::ops::HISTOGRAM_BINS;
 use cudarc::driver::sys::{self, CUdeviceptr, CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTALLOC_PORTABLE};
 use cudarc::driver::{CudaSlice, DevicePtr, PinnedHostSlice};

@@ -4,6 +4,7 @@
 //! against a plain, obviously correct version.
 
 mod box_filter;
+mod equalize;
 mod gaussian;
 mod histogram;
 mod rows;
@@ -12,6 +13,7 @@ mod sobel;
 mod transpose;
 
 pub use box_filter::box_filter;
+pub use equalize::equalize_lut;
 pub use gaussian::{gaussian, gaussian_plane, gaussian_weights, to_u8};
 pub use histogram::histogram;
 pub use sobel::sobel;
