@@ -91,11 +91,21 @@ median(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, 
                             centre.w));
 }
 
-// Compare-exchange of both 16-bit lanes of two words: a gets the smaller, b the larger.
-__device__ __forceinline__ void order_pairs(unsigned int& a, unsigned int& b)
+// Channel pairs compared as 16-bit unsigned integers (VIMNMX.U16x2). The 5x5 network takes
+// its comparison as a type (encode, min, max) so that the kernel-variant sweep can try
+// others.
+struct U16Pairs {
+    static __device__ __forceinline__ unsigned int encode(unsigned int w) { return w; }
+    static __device__ __forceinline__ unsigned int min(unsigned int a, unsigned int b) { return __vminu2(a, b); }
+    static __device__ __forceinline__ unsigned int max(unsigned int a, unsigned int b) { return __vmaxu2(a, b); }
+};
+
+// Compare-exchange of both halves of two words: a gets the smaller, b the larger.
+template <typename Pairs>
+__device__ __forceinline__ void compare_exchange(unsigned int& a, unsigned int& b)
 {
-    const unsigned int lo = __vminu2(a, b);
-    b = __vmaxu2(a, b);
+    const unsigned int lo = Pairs::min(a, b);
+    b = Pairs::max(a, b);
     a = lo;
 }
 
@@ -111,9 +121,9 @@ struct SortedColumn {
 
 __device__ __forceinline__ SortedColumn sorted_column(unsigned int a, unsigned int b, unsigned int c)
 {
-    order_pairs(a, b);
-    order_pairs(b, c);
-    order_pairs(a, b);
+    compare_exchange<U16Pairs>(a, b);
+    compare_exchange<U16Pairs>(b, c);
+    compare_exchange<U16Pairs>(a, b);
     return SortedColumn{a, b, c};
 }
 
@@ -174,8 +184,9 @@ __device__ __forceinline__ void merge_sorted(const unsigned int* a, const unsign
 #pragma unroll
         for (int i = 0; i < M; ++i) z[i] = a[i * SA];
     } else if constexpr (M == 1 && N == 1) {
-        z[0] = Pairs::min(a[0], b[0]);
-        z[1] = Pairs::max(a[0], b[0]);
+        z[0] = a[0];
+        z[1] = b[0];
+        compare_exchange<Pairs>(z[0], z[1]);
     } else {
         constexpr int V = (M + 1) / 2 + (N + 1) / 2, W = M / 2 + N / 2;
         unsigned int v[V], w[W];
@@ -201,13 +212,24 @@ __device__ __forceinline__ void sort5(unsigned int (&c)[5])
 {
     constexpr int net[9][2] = {{0, 1}, {3, 4}, {2, 4}, {2, 3}, {0, 3}, {0, 2}, {1, 4}, {1, 3}, {1, 2}};
 #pragma unroll
-    for (int k = 0; k < 9; ++k) {
-        unsigned int& a = c[net[k][0]];
-        unsigned int& b = c[net[k][1]];
-        const unsigned int lo = Pairs::min(a, b);
-        b = Pairs::max(a, b);
-        a = lo;
-    }
+    for (int k = 0; k < 9; ++k) compare_exchange<Pairs>(c[net[k][0]], c[net[k][1]]);
+}
+
+// The median of 25 from the sorted pairs of columns (l - 2, l - 1) and (l, l + 1) and the
+// sorted column l + 2 of one word: the pairs merged only as far as ranks 7..12, then rank 12
+// of the 25 is rank 5 (from 0) of d[7..12] and far: the minimum over i + j = 6 (i, j counted
+// from 1, far_0 = -inf) of max(d_i, far_j).
+template <typename Pairs>
+__device__ __forceinline__ unsigned int median_of_pairs_and_column(const unsigned int (&left_pair)[10],
+                                                                   const unsigned int (&pair)[10],
+                                                                   const unsigned int (&far)[5])
+{
+    unsigned int d[20];
+    merge_sorted<Pairs, 10, 1, 10, 1>(left_pair, pair, d);  // only d[7..12] are used
+    unsigned int median = d[12];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) median = Pairs::min(median, Pairs::max(d[7 + i], far[4 - i]));
+    return median;
 }
 
 // The median of the 5x5 window of one word (two channels) around this lane's column, from
@@ -218,7 +240,7 @@ __device__ __forceinline__ unsigned int median25(unsigned int (&c)[5])
 {
     const unsigned int m = 0xffffffffu;
     sort5<Pairs>(c);
-    unsigned int right[5], pair[10], left_pair[10], far[5], d[20];
+    unsigned int right[5], pair[10], left_pair[10], far[5];
 #pragma unroll
     for (int i = 0; i < 5; ++i) right[i] = __shfl_down_sync(m, c[i], 1);
     merge_sorted<Pairs, 5, 1, 5, 1>(c, right, pair);  // columns l, l + 1
@@ -226,22 +248,8 @@ __device__ __forceinline__ unsigned int median25(unsigned int (&c)[5])
     for (int i = 0; i < 10; ++i) left_pair[i] = __shfl_up_sync(m, pair[i], 2);  // l - 2, l - 1
 #pragma unroll
     for (int i = 0; i < 5; ++i) far[i] = __shfl_down_sync(m, c[i], 2);  // l + 2
-    merge_sorted<Pairs, 10, 1, 10, 1>(left_pair, pair, d);  // only d[7..12] are used
-    // Rank 12 of the 25 is rank 5 (from 0) of d[7..12] and far: the minimum over
-    // i + j = 6 (i, j counted from 1, far_0 = -inf) of max(d_i, far_j).
-    unsigned int median = d[12];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) median = Pairs::min(median, Pairs::max(d[7 + i], far[4 - i]));
-    return median;
+    return median_of_pairs_and_column<Pairs>(left_pair, pair, far);
 }
-
-// Channel pairs compared as 16-bit unsigned integers (VIMNMX.U16x2). The network takes its
-// comparison as a type (encode, min, max) so that the kernel-variant sweep can try others.
-struct U16Pairs {
-    static __device__ __forceinline__ unsigned int encode(unsigned int w) { return w; }
-    static __device__ __forceinline__ unsigned int min(unsigned int a, unsigned int b) { return __vminu2(a, b); }
-    static __device__ __forceinline__ unsigned int max(unsigned int a, unsigned int b) { return __vmaxu2(a, b); }
-};
 
 template <typename RbPairs, typename GaPairs>
 __device__ __forceinline__ unsigned int median25_pixel(const ChannelPairs* w, unsigned int alpha)

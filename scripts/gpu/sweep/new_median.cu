@@ -59,7 +59,7 @@ __device__ __forceinline__ unsigned int median25_packed(unsigned int (&c)[5])
 {
     const unsigned int m = 0xffffffffu;
     sort5<Pairs>(c);
-    unsigned int next[5], right[5], pair[10], left_pair[10], d[20];
+    unsigned int next[5], right[5], pair[10], left_pair[10];
 #pragma unroll
     for (int i = 0; i < 5; ++i) {
         next[i] = __shfl_down_sync(m, c[i], 1);
@@ -68,11 +68,7 @@ __device__ __forceinline__ unsigned int median25_packed(unsigned int (&c)[5])
     merge_sorted<Pairs, 5, 1, 5, 1>(c, right, pair);
 #pragma unroll
     for (int i = 0; i < 10; ++i) left_pair[i] = __shfl_up_sync(m, pair[i], 1);
-    merge_sorted<Pairs, 10, 1, 10, 1>(left_pair, pair, d);
-    unsigned int median = d[12];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) median = Pairs::min(median, Pairs::max(d[7 + i], next[4 - i]));
-    return median;
+    return median_of_pairs_and_column<Pairs>(left_pair, pair, next);
 }
 
 template <int WARPS, int SEGMENT, int STEP, typename Pairs>
