@@ -171,26 +171,13 @@ impl FilterDef for Median {
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h, radius) = (stage.width, stage.height, p.int(0));
-        match radius {
-            1 => {
-                return launch_strip(
-                    stage,
-                    "median3",
-                    MEDIAN3_OUT,
-                    MEDIAN3_WARPS,
-                    MEDIAN3_SEGMENT,
-                )
-            }
-            2 => {
-                return launch_strip(
-                    stage,
-                    "median5",
-                    MEDIAN5_OUT,
-                    MEDIAN5_WARPS,
-                    MEDIAN5_SEGMENT,
-                )
-            }
-            _ => {}
+        let strip = match radius {
+            1 => Some(("median3", MEDIAN3_OUT, MEDIAN3_WARPS, MEDIAN3_SEGMENT)),
+            2 => Some(("median5", MEDIAN5_OUT, MEDIAN5_WARPS, MEDIAN5_SEGMENT)),
+            _ => None,
+        };
+        if let Some((kernel, out, warps, segment)) = strip {
+            return launch_strip(stage, kernel, out, warps, segment);
         }
         let side = MEDIAN_BLOCK + 2 * radius;
         let cfg = LaunchConfig {

@@ -89,13 +89,8 @@ fn same_size_pointers(
     src: &NppImage,
     dst: &NppImage,
 ) -> Result<(*const u8, *mut u8), NppError> {
-    same_size(src, dst)?;
-    Ok(pointers(npp, src, dst))
-}
-
-fn same_size(src: &NppImage, dst: &NppImage) -> Result<(), NppError> {
     if (src.width, src.height) == (dst.width, dst.height) {
-        Ok(())
+        Ok(pointers(npp, src, dst))
     } else {
         Err(NppError::Size {
             width: dst.width,
@@ -294,6 +289,11 @@ pub fn transpose() -> Peer {
     peer
 }
 
+/// The four channels' rows of a channel-major 4 × 256 `i32` device array at `base`.
+fn channel_planes(base: CUdeviceptr) -> [*mut i32; 4] {
+    std::array::from_fn(|c| (base + (c * HISTOGRAM_BINS * 4) as CUdeviceptr) as *mut i32)
+}
+
 /// `nppiHistogramEven_8u_C4R` with 257 levels from 0 to 256 (256 bins of width 1) per
 /// channel over `width × height` sources: the bins and NPP's scratch, on the device.
 struct NppHistogram {
@@ -347,10 +347,7 @@ impl NppHistogram {
             });
         }
         let stream = &npp.device.stream;
-        let bins_address = self.bins.device_ptr(stream).0;
-        let mut hist: [*mut i32; 4] = std::array::from_fn(|c| {
-            (bins_address + (c * HISTOGRAM_BINS * 4) as CUdeviceptr) as *mut i32
-        });
+        let mut hist = channel_planes(self.bins.device_ptr(stream).0);
         let mut levels = [HISTOGRAM_BINS as i32 + 1; 4];
         let mut lower = [0i32; 4];
         let mut upper = [HISTOGRAM_BINS as i32; 4];
@@ -435,14 +432,9 @@ pub fn equalize(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
             stream
                 .memcpy_htod(&table, &mut *values)
                 .map_err(CudaError::driver("cuMemcpyHtoD(NPP LUT values)"))?;
-            let (values_address, levels_address) =
-                (values.device_ptr(stream).0, levels.device_ptr(stream).0);
-            let channel = |base: CUdeviceptr, c: usize| {
-                (base + (c * HISTOGRAM_BINS * 4) as CUdeviceptr) as *const i32
-            };
-            let value_ptrs: [*const i32; 4] = std::array::from_fn(|c| channel(values_address, c));
-            let level_ptrs: [*const i32; 4] = std::array::from_fn(|c| channel(levels_address, c));
-            let mut counts = [HISTOGRAM_BINS as i32; 4];
+            let value_ptrs = channel_planes(values.device_ptr(stream).0).map(|p| p.cast_const());
+            let level_ptrs = channel_planes(levels.device_ptr(stream).0).map(|p| p.cast_const());
+            let mut level_counts = [HISTOGRAM_BINS as i32; 4];
             // SAFETY: as in `copy`; the pointer arrays hold four device pointers of 256 i32
             // each into `values` and `levels`, which the closure keeps alive, and the host
             // copy into `values` is queued on the same stream before the call.
@@ -455,7 +447,7 @@ pub fn equalize(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
                     dst.size(),
                     value_ptrs.as_ptr(),
                     level_ptrs.as_ptr(),
-                    counts.as_mut_ptr(),
+                    level_counts.as_mut_ptr(),
                     npp.context,
                 )
             };
