@@ -125,7 +125,8 @@ case ${1:-a} in
         SANITIZER_SECONDS=330 bash scripts/gpu/run.sh smi racecheck soak ;;
     gj) bash scripts/gpu/run.sh smi tests filters-memcheck before4k peers4k before8k peers8k ncu-median ;;
     gk) CUDALENS_SWEEP_CASES=median bash scripts/gpu/run.sh smi sweep ncu-median-sweep ;;
-    gl) CUDALENS_SWEEP_CASES=median bash scripts/gpu/run.sh smi peers4k peers8k sweep ncu-median-sweep ;;
+    gm) bash scripts/gpu/run.sh smi cdp-idle peer-check ;;
+    gl) CUDALENS_SWEEP_CASES=median bash scripts/gpu/run.sh smi peers4k peers8k sweep handover-probe ncu-median-sweep ;;
     gi) REPEAT=5 bash scripts/gpu/run.sh smi handover ;;
     gc) export SOAK_VARIANTS="auto:none:1 auto:filters:0" SOAK_FRAMES=6000 SOAK_WARM_UP=1000 SOAK_SECONDS=50
         bash scripts/gpu/run.sh smi soak ;;

@@ -100,6 +100,16 @@ for s in $steps; do
         # orders, at 4K and 8K, on both interop paths (bench --filter; scripts/gpu/stacks.sh).
         # Issue 10: how often the 8K bench's hand-over passes 0.05 ms, over separate processes.
         handover) step handover 300 bash scripts/gpu/handover.sh "$B/cudalens" ;;
+        # Issue 10: filter and explorer frames in turn in one process (bench --handover-probe),
+        # on both interop paths, to place the explorer's GPU-side wait.
+        # NPP peers one filter at a time, plain and under memcheck (scripts/gpu/peer_check.sh).
+        peer-check) step peer-check 300 bash scripts/gpu/peer_check.sh "$B/cudalens" median:radius=1 median:radius=2 median:radius=7 unsharp:sigma=2,amount=1 equalize ;;
+        # Issue 10: does a kernel of a module linked for dynamic parallelism delay its stream's
+        # next commands? (scripts/gpu/probe/, built into $B/probe by its build.sh)
+        cdp-idle) step cdp-idle-plain 60 "$B/probe/cdp_idle"
+                  step cdp-idle-rdc 60 "$B/probe/cdp_idle_rdc" ;;
+        handover-probe) step handover-probe-external 200 "$B/cudalens" bench --backend cuda --interop external --handover-probe --size 7680x4320 --runs 30 --json "$OUT/handover-probe-external.json"
+                        step handover-probe-classic 200 "$B/cudalens" bench --backend cuda --interop classic --handover-probe --size 7680x4320 --runs 30 --json "$OUT/handover-probe-classic.json" ;;
         stacks) step stacks 300 bash scripts/gpu/stacks.sh "${STACKS_BIN:-$B/cudalens}" ;;
         deep-tests) step gpu-tests-deep 200 "$B/gpu-tests" --test-threads=1 --nocapture deep ;;
         deep-memcheck) step memcheck-deep 200 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 deep mandelbrot ;;

@@ -146,16 +146,73 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         HeadlessGl::new().map_err(|e| CliError::usage(format!("bench needs OpenGL (EGL): {e}")))?;
     let gl = &gl.gl;
     check_bench(gl, args)?;
+    if args.handover_probe {
+        let probe = super::bench_handover::run(gl, args)?;
+        if let Some(path) = &args.json {
+            let doc = serde_json::json!({ "size": [w, h], "handover_probe": probe });
+            crate::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
+        }
+        return Ok(());
+    }
     let image = crate::ops::random_image(w, h, 42);
     let source = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(CliError::internal)?;
-    let mut runner = FrameRunner::new(gl, args.backend, args.interop, w, h)?;
+    let mut runner = match FrameRunner::new(gl, args.backend, args.interop, w, h) {
+        Ok(r) => r,
+        Err(e) => {
+            source.destroy(gl);
+            return Err(e.into());
+        }
+    };
     let backend = runner.status.kind;
     println!("backend: {} — {}", backend, runner.status.reason);
     let interop = runner.interop.clone();
     if let Some(i) = &interop {
         println!("interop: {i}");
     }
-    let copy_gbps = match (backend, runner.cuda_device()) {
+    let measured = measure_cases(gl, args, &mut runner, &source, &image);
+    runner.destroy(gl);
+    source.destroy(gl);
+    let Measured {
+        mut json,
+        peers: peer_json,
+        copy_gbps,
+    } = measured?;
+    if args.deep {
+        json.insert(
+            "deep".into(),
+            super::bench_deep::bench_deep(gl, args.runs, args.ms_sweep)?,
+        );
+    }
+    if args.mandelbrot || (args.ms_sweep && !args.deep) {
+        json.insert("mandelbrot".into(), super::bench_mandelbrot::run(gl, args)?);
+    }
+    if let Some(path) = &args.json {
+        let interop = interop.map(|i| i.kind.to_string());
+        let doc = serde_json::json!({ "backend": backend.to_string(), "interop": interop, "size": [w, h], "copy_gbps": copy_gbps, "cases": json, "peers": peer_json });
+        crate::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
+    }
+    Ok(())
+}
+
+/// What the built-in cases measured: per case its stage medians, NPP's table, the copy
+/// bandwidth.
+struct Measured {
+    json: serde_json::Map<String, serde_json::Value>,
+    peers: Option<serde_json::Value>,
+    copy_gbps: Option<f64>,
+}
+
+/// Runs every case of `args` with `runner` on `source` (and NPP's peers with `--peers`),
+/// printing a line each.
+fn measure_cases(
+    gl: &glow::Context,
+    args: &BenchArgs,
+    runner: &mut FrameRunner,
+    source: &GlTexture,
+    image: &image::RgbaImage,
+) -> Result<Measured, CliError> {
+    let (w, h) = args.size;
+    let copy_gbps = match (runner.status.kind, runner.cuda_device()) {
         (BackendKind::Cuda, Some(d)) => Some(median(
             crate::cuda::copy_bandwidth_samples(d).map_err(CliError::internal)?,
         )),
@@ -166,7 +223,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     let mut peers = args
         .peers
-        .then(|| PeerRun::new(runner.cuda_device(), &image, args.runs));
+        .then(|| PeerRun::new(runner.cuda_device(), image, args.runs));
     println!(
         "image {w}×{h}, {} runs after {WARM_UP} warm-up, medians in ms",
         args.runs
@@ -176,12 +233,12 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     for (name, filters) in cases(args) {
         let medians = stage_medians(args.runs, || {
             runner
-                .run(gl, &source, &image, &filters)
+                .run(gl, source, image, &filters)
                 .map(|r| r.stages)
                 .map_err(CliError::from)
         })?;
         if let Some(peers) = peers.as_mut() {
-            peers.add_case(&name, &filters, &medians, &image);
+            peers.add_case(&name, &filters, &medians, image);
         }
         let kernel_ms: f64 = filters
             .first()
@@ -212,22 +269,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         );
         json.insert(name, serde_json::json!({ "stages_ms": medians, "total_ms": total, "effective_gbps": bandwidth, "fraction_of_copy": fraction }));
     }
-    let peer_json = peers.map(PeerRun::finish);
-    runner.destroy(gl);
-    source.destroy(gl);
-    if args.deep {
-        json.insert(
-            "deep".into(),
-            super::bench_deep::bench_deep(gl, args.runs, args.ms_sweep)?,
-        );
-    }
-    if args.mandelbrot || (args.ms_sweep && !args.deep) {
-        json.insert("mandelbrot".into(), super::bench_mandelbrot::run(gl, args)?);
-    }
-    if let Some(path) = &args.json {
-        let interop = interop.map(|i| i.kind.to_string());
-        let doc = serde_json::json!({ "backend": backend.to_string(), "interop": interop, "size": [w, h], "copy_gbps": copy_gbps, "cases": json, "peers": peer_json });
-        crate::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
-    }
-    Ok(())
+    Ok(Measured {
+        json,
+        peers: peers.map(PeerRun::finish),
+        copy_gbps,
+    })
 }

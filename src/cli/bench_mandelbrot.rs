@@ -283,7 +283,7 @@ fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<Valu
 
 /// 30 explorer frames of `s` after 3 of warm-up: the wall time per frame (median with GL
 /// finished after each, else the mean of the back-to-back run) and the stage medians.
-fn explorer_frames(
+pub(super) fn explorer_frames(
     gl: &glow::Context,
     r: &mut MandelbrotRenderer,
     s: &MandelbrotSettings,

@@ -6,6 +6,7 @@ mod batch_engine;
 mod bench;
 mod bench_cpu;
 mod bench_deep;
+mod bench_handover;
 mod bench_mandelbrot;
 mod bench_peers;
 mod doctor;
@@ -168,6 +169,10 @@ pub struct BenchArgs {
     /// the built-in ones; GPU only.
     #[arg(long = "filter", value_name = "SPEC")]
     pub filters: Vec<Filter>,
+    /// Instead of the cases: filter frames and Mandelbrot explorer frames in turn in one
+    /// process, printing each phase's GPU-side hand-over (issue 10's explorer wait).
+    #[arg(long)]
+    pub handover_probe: bool,
     #[command(flatten)]
     pub memory: MemoryArgs,
 }
