@@ -172,7 +172,7 @@ __device__ __forceinline__ unsigned int warp_inclusive_sum(unsigned int v)
     return v;
 }
 
-// The strip walker of the window operators (Sobel and the medians: RADIUS 1 or 2). Each
+// The strip walker of the window operators (Sobel and the 3x3 median: RADIUS 1). Each
 // warp slides down a strip of OUT = 32 - 2 RADIUS output columns and SEGMENT rows; lane l
 // reads column x0 - RADIUS + l, so the first and last RADIUS lanes are the apron: they
 // compute like the others and store to column -1, outside the surface, where the store is

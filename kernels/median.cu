@@ -22,16 +22,24 @@
 // block = (32, MEDIAN3_WARPS), grid = (ceil(W / (MEDIAN3_OUT * MEDIAN3_WARPS)),
 // ceil(H / MEDIAN3_SEGMENT)).
 //
-// median5 (R = 2): the median of 25 by a pruned merging network, in the same strip layout
-// with two apron lanes a side (MEDIAN5_OUT = 28 output columns a warp). Lane l sorts its
-// column of five (9 compare-exchanges), merges it with lane l + 1's sorted column (Batcher's
-// odd-even merge, 10 values), takes lane l - 2's merged pair and lane l + 2's column by
-// shuffle, merges the two pairs only as far as ranks 7..12 of their 20 values (the others
-// cannot be the median of 25: each has more than 12 values on one side), and selects rank
-// 12 of those six and the fifth column as the minimum over i + j = 6 of max(d_i, e_j). The
-// network is checked on all 2^25 inputs of zeros and ones (which proves it for every input,
-// being made of min and max only) by scripts/median5_network.py. About 90 16-bit SIMD
-// min/max and 20 shuffles a word, two words a pixel.
+// median5 (R = 2): the median of 25 by a pruned merging network. Each lane owns two
+// adjacent columns xb = x0 - 2 + 2l and xb + 1, and a word holds one channel of both in its
+// 16-bit halves (R, G and B words: three words for two pixels, no alpha half compared); the
+// low halves run the window centred on xb, the high halves the one centred on xb + 1, with
+// the same network on both at once. Per word: sort the lane's column pair of five rows (9
+// compare-exchanges), form the pair one column to the right (xb + 1 | xb + 2) by a byte
+// permute with lane l + 1's words and merge the two (Batcher's odd-even merge, 10 values),
+// take lane l - 1's merged pair (columns xb - 2, xb - 1 for the low halves) and lane l + 1's
+// sorted column (xb + 2) by shuffle, merge the two pairs only as far as ranks 7..12 of their
+// 20 values (the others cannot be the median of 25: each has more than 12 values on one
+// side), and select rank 12 of those six and the fifth column as the minimum over i + j = 6
+// of max(d_i, e_j). The network is checked on all 2^25 inputs of zeros and ones (which
+// proves it for every input, being made of min and max only) by scripts/median5_network.py.
+// Lanes 0 and 31 are the apron: a warp writes MEDIAN5_OUT = 60 columns, sliding down
+// MEDIAN5_SEGMENT rows, MEDIAN5_STEP rows read ahead. 126 16-bit SIMD min/max and 22
+// shuffles a pixel (167 and 40 when each lane held one column). The network runs on the ALU pipe
+// whichever comparison it uses (half-float HMNMX2 too: the sweep, run 79), and the kernel
+// is bound by that pipe.
 // block = (32, MEDIAN5_WARPS), grid = (ceil(W / (MEDIAN5_OUT * MEDIAN5_WARPS)),
 // ceil(H / MEDIAN5_SEGMENT)).
 #include "common.cuh"
@@ -45,7 +53,7 @@
 #define MEDIAN5_WARPS 4
 #define MEDIAN5_SEGMENT 16
 #define MEDIAN5_STEP 4
-#define MEDIAN5_OUT 28
+#define MEDIAN5_OUT 60
 
 __device__ __forceinline__ unsigned int pack(uchar4 p)
 {
@@ -232,48 +240,88 @@ __device__ __forceinline__ unsigned int median_of_pairs_and_column(const unsigne
     return median;
 }
 
-// The median of the 5x5 window of one word (two channels) around this lane's column, from
-// its five rows (top to bottom), in Pairs' encoding. Every lane of the warp must call it
-// (shuffles).
+// The 5x5 medians of one channel at this lane's two columns xb (low halves of the words)
+// and xb + 1 (high halves), from its five rows (top to bottom) in Pairs' encoding: the column
+// pair sorted, the pair of columns one to the right (xb + 1 | xb + 2) made by a byte
+// permute with lane + 1's words, the two merged, lane - 1's merged pair (columns xb - 2 and
+// xb - 1 for the low halves) and lane + 1's sorted column (xb + 2) by shuffle. Every lane of
+// the warp must call it (shuffles).
 template <typename Pairs>
-__device__ __forceinline__ unsigned int median25(unsigned int (&c)[5])
+__device__ __forceinline__ unsigned int median25_two_columns(unsigned int (&c)[5])
 {
     const unsigned int m = 0xffffffffu;
     sort5<Pairs>(c);
-    unsigned int right[5], pair[10], left_pair[10], far[5];
+    unsigned int far[5], right[5], pair[10], left_pair[10];
 #pragma unroll
-    for (int i = 0; i < 5; ++i) right[i] = __shfl_down_sync(m, c[i], 1);
-    merge_sorted<Pairs, 5, 1, 5, 1>(c, right, pair);  // columns l, l + 1
+    for (int i = 0; i < 5; ++i) {
+        far[i] = __shfl_down_sync(m, c[i], 1);
+        right[i] = __byte_perm(c[i], far[i], 0x5432);
+    }
+    merge_sorted<Pairs, 5, 1, 5, 1>(c, right, pair);
 #pragma unroll
-    for (int i = 0; i < 10; ++i) left_pair[i] = __shfl_up_sync(m, pair[i], 2);  // l - 2, l - 1
-#pragma unroll
-    for (int i = 0; i < 5; ++i) far[i] = __shfl_down_sync(m, c[i], 2);  // l + 2
+    for (int i = 0; i < 10; ++i) left_pair[i] = __shfl_up_sync(m, pair[i], 1);
     return median_of_pairs_and_column<Pairs>(left_pair, pair, far);
 }
 
-template <typename RbPairs, typename GaPairs>
-__device__ __forceinline__ unsigned int median25_pixel(const ChannelPairs* w, unsigned int alpha)
+// One row of a lane's two columns: per channel a word with column xb in the low half and
+// xb + 1 in the high half (alpha too, passed through).
+struct TwoColumnRow {
+    unsigned int r, g, b, alpha;
+};
+
+__device__ __forceinline__ TwoColumnRow two_column_row(uint4 lo, uint4 hi)
 {
-    unsigned int rb[5], ga[5];
-#pragma unroll
-    for (int r = 0; r < 5; ++r) {
-        rb[r] = RbPairs::encode(w[r].rb);
-        ga[r] = GaPairs::encode(w[r].ga);
-    }
-    return rgb_medians_with_alpha(median25<RbPairs>(rb), median25<GaPairs>(ga), alpha);
+    return TwoColumnRow{lo.x | (hi.x << 16), lo.y | (hi.y << 16), lo.z | (hi.z << 16), lo.w | (hi.w << 16)};
 }
 
-template <int WARPS, int SEGMENT, int STEP, typename RbPairs, typename GaPairs>
-__device__ __forceinline__ void median5_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
-                                              int width, int height)
+template <int WARPS, int SEGMENT, int STEP, typename Pairs>
+__device__ __forceinline__ void median5_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,
+                                              int height)
 {
-    slide_window_strip<2, WARPS, SEGMENT, STEP, MEDIAN5_OUT>(
-        src, dst, width, height, [](uint4 p) { return channel_pairs(p); },
-        [](const ChannelPairs* w, unsigned int alpha) { return median25_pixel<RbPairs, GaPairs>(w, alpha); });
+    const int lane = threadIdx.x;
+    const int x0 = (blockIdx.x * WARPS + threadIdx.y) * MEDIAN5_OUT;
+    if (x0 >= width) return;
+    const int xb = x0 - 2 + 2 * lane;
+    const int x_out = lane >= 1 && lane <= 30 ? xb : -2;  // lanes 0 and 31: apron, no stores
+    const int y0 = blockIdx.y * SEGMENT;
+    const int y1 = min(y0 + SEGMENT, height);
+    TwoColumnRow win[STEP + 4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) win[r] = two_column_row(texel_at(src, xb, y0 - 2 + r), texel_at(src, xb + 1, y0 - 2 + r));
+    for (int y = y0; y < y1; y += STEP) {
+        uint4 lo[STEP], hi[STEP];
+#pragma unroll
+        for (int r = 0; r < STEP; ++r) {
+            lo[r] = texel_at(src, xb, y + 2 + r);
+            hi[r] = texel_at(src, xb + 1, y + 2 + r);
+        }
+#pragma unroll
+        for (int r = 0; r < STEP; ++r) win[4 + r] = two_column_row(lo[r], hi[r]);
+#pragma unroll
+        for (int r = 0; r < STEP; ++r) {
+            unsigned int rw[5], gw[5], bw[5];
+#pragma unroll
+            for (int k = 0; k < 5; ++k) {
+                rw[k] = Pairs::encode(win[r + k].r);
+                gw[k] = Pairs::encode(win[r + k].g);
+                bw[k] = Pairs::encode(win[r + k].b);
+            }
+            const unsigned int mr = median25_two_columns<Pairs>(rw);
+            const unsigned int mg = median25_two_columns<Pairs>(gw);
+            const unsigned int mb = median25_two_columns<Pairs>(bw);
+            const unsigned int a = win[r + 2].alpha;
+            const unsigned int rg = __byte_perm(mr, mg, 0x6240);  // R0 G0 R1 G1
+            const unsigned int ba = __byte_perm(mb, a, 0x6240);   // B0 A0 B1 A1
+            store_word_clipped(dst, x_out, y + r, __byte_perm(rg, ba, 0x5410));
+            store_word_clipped(dst, x_out + 1, y + r, __byte_perm(rg, ba, 0x7632));
+        }
+#pragma unroll
+        for (int r = 0; r < 4; ++r) win[r] = win[STEP + r];
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(32 * MEDIAN5_WARPS)
 median5(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
 {
-    median5_strip<MEDIAN5_WARPS, MEDIAN5_SEGMENT, MEDIAN5_STEP, U16Pairs, U16Pairs>(src, dst, width, height);
+    median5_strip<MEDIAN5_WARPS, MEDIAN5_SEGMENT, MEDIAN5_STEP, U16Pairs>(src, dst, width, height);
 }

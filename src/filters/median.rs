@@ -5,7 +5,8 @@
 //! tracked by a pointer that moves with the window. Kernel `kernels/median.cu`: for radius 1
 //! `median3`, warps sliding down strips (Sobel's layout), each lane sorting its column of
 //! three and taking its neighbours' by shuffle, two channels per 16-bit SIMD compare; for
-//! radius 2 `median5`, the same layout with a pruned merging network over sorted columns
+//! radius 2 `median5`, warps of lanes that each own two adjacent columns (one channel of
+//! both in a word's 16-bit halves) and run a pruned merging network over sorted columns
 //! (checked on every 0-1 input by `scripts/median5_network.py`); for larger radii `median`,
 //! a shared tile with apron, then a bitwise radix select over the three channels at once.
 
@@ -27,8 +28,9 @@ pub const MEDIAN3_OUT: u32 = 30;
 pub const MEDIAN5_WARPS: u32 = 4;
 pub const MEDIAN5_SEGMENT: u32 = 16;
 pub const MEDIAN5_STEP: u32 = 4;
-/// Output columns of a `median5` warp: 32 lanes less two apron lanes at each side.
-pub const MEDIAN5_OUT: u32 = 28;
+/// Output columns of a `median5` warp: 30 lanes of two columns each (lanes 0 and 31 are
+/// the apron).
+pub const MEDIAN5_OUT: u32 = 60;
 
 pub struct Median;
 
@@ -224,8 +226,8 @@ impl FilterDef for Median {
     }
 }
 
-/// `median3` or `median5` (the 3×3 or 5×5 median; `slide_window_strip`'s warps of `out`
-/// columns, `warps` a block, `segment` rows) over the stage's image.
+/// `median3` or `median5` (the 3×3 or 5×5 median; warps that slide down strips of `out`
+/// columns and `segment` rows, `warps` a block) over the stage's image.
 fn launch_strip(
     stage: &mut GpuStage<'_>,
     kernel: &'static str,
