@@ -11,6 +11,9 @@ pub enum NppError {
     /// The filter's descriptor names no NPP call that does the same work.
     #[error("no NPP equivalent of {0}")]
     NoEquivalent(String),
+    /// An NPP call known to misbehave for these arguments, not run.
+    #[error("not run: {0}")]
+    Refused(String),
     #[error("{call} returned NPP status {code}")]
     Status { call: &'static str, code: i32 },
     #[error("NPP image of {width}×{height}: {reason}")]

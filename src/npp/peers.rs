@@ -470,13 +470,24 @@ fn scratch(npp: &Npp, bytes: usize, what: &'static str) -> Result<CudaSlice<u8>,
         .map_err(CudaError::driver(what))?)
 }
 
+/// The largest radius the median peer runs at. For a 15×15 mask NPP 13.0's
+/// `nppiFilterMedianBorder_8u_C4R` writes megabytes past the scratch buffer of the size
+/// `nppiFilterMedianBorderGetBufferSize_8u_C4R` returns (compute-sanitizer memcheck on the
+/// H200, docs/gpu-runs.md run 80), which leaves the context unusable; 3×3 and 5×5 ran clean.
+const MEDIAN_PEER_MAX_RADIUS: u32 = 2;
+
 /// `nppiFilterMedianBorder_8u_C4R` with a `(2R+1)²` mask centred on the pixel, replicate
 /// border, for a `width × height` source (its scratch buffer depends on the size). NPP also
 /// filters alpha, which cudalens keeps: R, G and B are compared.
 pub fn median(npp: &Npp, radius: u32, width: u32, height: u32) -> Result<Peer, NppError> {
+    let side = 2 * radius as i32 + 1;
+    if radius > MEDIAN_PEER_MAX_RADIUS {
+        return Err(NppError::Refused(format!(
+            "nppiFilterMedianBorder {side}×{side}: NPP 13.0's buffer size is too small above 5×5 (it writes past it)"
+        )));
+    }
     let call = entry(&npp.functions.filter_median_border)?;
     let buffer_size = entry(&npp.functions.filter_median_border_buffer_size)?;
-    let side = 2 * radius as i32 + 1;
     let mask = NppiSize {
         width: side,
         height: side,
