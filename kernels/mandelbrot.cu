@@ -1,7 +1,5 @@
-// mandelbrot.cu: escape-time dwells of the Mandelbrot set by Mariani-Silver refinement with
-// dynamic parallelism (CDP2). The only module built as relocatable device code and linked
-// with the device runtime; the kernels that launch nothing (per-pixel dwells, colouring)
-// are in mandelbrot_pixels.cu, a plain module (why: the note there).
+// mandelbrot.cu: escape-time dwells of the Mandelbrot set, per pixel or by Mariani-Silver
+// refinement with dynamic parallelism (CDP2), and colouring into a mapped PBO.
 //
 // The per-pixel evaluation (dwell and continuous escape value) is evaluate_pixel<T> in
 // mandelbrot_eval.cuh; every kernel exists for float and double (suffix _f32 / _f64).
@@ -9,6 +7,8 @@
 // perturbation around a reference orbit for deep views (perturbation.cuh: suffix _pt_dd
 // for double-double, _pt_ext for extended exponents; integer dwells only), so deep views
 // are refined exactly as plain ones.
+//
+// mandel_per_pixel: one thread per pixel, blocks of MANDEL_BLOCK_X x MANDEL_BLOCK_Y.
 //
 // Mariani-Silver (the CPU reference is src/mandelbrot/mariani_silver.rs; it makes the same
 // decisions on the same rectangles). Rectangles share border lines with their neighbours
@@ -39,11 +39,21 @@
 //   when the host asks for them (the overlay), with counts per kind, the depth and the
 //   evaluated pixels. Failed child launches and list overflows are counted: the host refuses
 //   such a frame and the colour kernels draw nothing.
+//
+// mandel_colorize: out[i] = lut[clamp(dwell[i], 0, max_dwell)] (the LUT is built on the host).
+// mandel_colorize_smooth: the palette's gradient at sqrt(nu) * density / 8 + offset,
+//   interpolated in f32 with the Rust reference's operation order; the interior colour
+//   where the dwell is max_dwell.
+// Both write a linear buffer (the classic path's mapped pixel buffer) or, as *_surface, the
+// display texture's array through a surface object (the external-memory path: no pixel
+// buffer and no GL copy per frame).
 #include "common.cuh"
 #include "mandelbrot_eval.cuh"
 #include "mandelbrot_rect.cuh"
 #include "perturbation.cuh"
 
+#define MANDEL_BLOCK_X 32
+#define MANDEL_BLOCK_Y 8
 #define MS_BLOCK 256
 #define MS_LINES_BLOCK 256
 #define MS_CELLS 256
@@ -494,6 +504,20 @@ __global__ void MS_BOUNDS(E) ms_cells(MsArgs a, MsRect parent, int level)
     ms_process<E>(a, ms_cell(parent, a.size[level], blockIdx.x, blockIdx.y), level);
 }
 
+// ---- per pixel -------------------------------------------------------------------------
+
+template <typename T>
+__device__ void per_pixel(int* dwells, float* smooth, const MandelView& v)
+{
+    const int x = blockIdx.x * MANDEL_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * MANDEL_BLOCK_Y + threadIdx.y;
+    if (x >= v.width || y >= v.height) return;
+    const MandelPixel p = evaluate_pixel<T>(v, x, y, smooth != nullptr);
+    const size_t i = (size_t)y * v.width + x;
+    dwells[i] = p.dwell;
+    if (smooth) smooth[i] = p.smooth;
+}
+
 template <typename E>
 __device__ void grid_lines(const MsArgs& a)
 {
@@ -504,6 +528,13 @@ __device__ void grid_lines(const MsArgs& a)
         ms_eval_store<E>(a, p.x, p.y);
     }
 }
+
+#define MANDEL_PER_PIXEL_ENTRY_POINT(T, SUFFIX)                                                         \
+    extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)                      \
+    mandel_per_pixel_##SUFFIX(int* dwells, float* smooth, MandelView v)                                 \
+    {                                                                                                   \
+        per_pixel<T>(dwells, smooth, v);                                                                \
+    }
 
 #define MANDEL_MS_ENTRY_POINTS(E, SUFFIX)                                                               \
     /* Step 1: one thread per pixel of the border and the level-0 lines (grid-stride). */              \
@@ -517,7 +548,100 @@ __device__ void grid_lines(const MsArgs& a)
         ms_process<E>(a, ms_cell(ms_rect(0, 0, a.view.width - 1, a.view.height - 1), a.size[0], blockIdx.x, blockIdx.y), 0); \
     }
 
+MANDEL_PER_PIXEL_ENTRY_POINT(float, f32)
+MANDEL_PER_PIXEL_ENTRY_POINT(double, f64)
 MANDEL_MS_ENTRY_POINTS(PlainDwells<float>, f32)
 MANDEL_MS_ENTRY_POINTS(PlainDwells<double>, f64)
 MANDEL_MS_ENTRY_POINTS(PerturbedDd, pt_dd)
 MANDEL_MS_ENTRY_POINTS(PerturbedExt, pt_ext)
+
+// ---- colour ----------------------------------------------------------------------------
+
+// Where the colour kernels write: a linear W x H buffer (the classic path's mapped pixel
+// buffer), or a surface over the display texture's array (the external-memory path).
+struct LinearOut {
+    uchar4* p;
+    int width;
+    __device__ __forceinline__ void store(int x, int y, uchar4 v) const { p[(size_t)y * width + x] = v; }
+};
+
+struct SurfaceOut {
+    cudaSurfaceObject_t s;
+    __device__ __forceinline__ void store(int x, int y, uchar4 v) const { store_pixel(s, x, y, v); }
+};
+
+// This thread's pixel, or false when it is outside or the refinement counted a failure.
+__device__ __forceinline__ bool colour_pixel(int width, int height, const unsigned int* failures, int& x, int& y)
+{
+    x = blockIdx.x * MANDEL_BLOCK_X + threadIdx.x;
+    y = blockIdx.y * MANDEL_BLOCK_Y + threadIdx.y;
+    return x < width && y < height && failures[MS_COUNT_FAILURES] == 0;
+}
+
+template <typename Out>
+__device__ void colorize_lut(const int* __restrict__ dwells, const uchar4* __restrict__ lut, Out out, int width,
+                             int height, int max_dwell, const unsigned int* __restrict__ failures)
+{
+    int x, y;
+    if (!colour_pixel(width, height, failures, x, y)) return;
+    out.store(x, y, lut[clamp_int(dwells[(size_t)y * width + x], 0, max_dwell)]);
+}
+
+template <typename Out>
+__device__ void colorize_smooth(const int* __restrict__ dwells, const float* __restrict__ smooth,
+                                const uchar4* __restrict__ gradient, int steps, Out out, int width, int height,
+                                int max_dwell, float density, float offset, unsigned int interior,
+                                const unsigned int* __restrict__ failures)
+{
+    int x, y;
+    if (!colour_pixel(width, height, failures, x, y)) return;
+    const size_t i = (size_t)y * width + x;
+    if (clamp_int(dwells[i], 0, max_dwell) == max_dwell) {
+        out.store(x, y, make_uchar4(interior & 0xff, (interior >> 8) & 0xff, (interior >> 16) & 0xff, interior >> 24));
+        return;
+    }
+    float v = smooth[i];
+    if (!(v >= 0.0f)) v = 0.0f;
+    const float pos = __fadd_rn(__fmul_rn(__fmul_rn(sqrtf(v), density), 0.125f), offset);
+    const float t = __fsub_rn(pos, floorf(pos));
+    const float g = __fmul_rn(t, (float)steps);
+    const int i0 = min((int)g, steps - 1);
+    const float f = __fsub_rn(g, (float)i0);
+    const float4 c0 = to_float4(gradient[i0]), c1 = to_float4(gradient[(i0 + 1) % steps]);
+    const auto mix = [f](float p, float q) { return to_u8(__fadd_rn(p, __fmul_rn(__fsub_rn(q, p), f))); };
+    out.store(x, y, make_uchar4(mix(c0.x, c1.x), mix(c0.y, c1.y), mix(c0.z, c1.z), mix(c0.w, c1.w)));
+}
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_colorize(const int* __restrict__ dwells, const uchar4* __restrict__ lut, uchar4* out, int width, int height,
+                int max_dwell, const unsigned int* __restrict__ failures)
+{
+    colorize_lut(dwells, lut, LinearOut{out, width}, width, height, max_dwell, failures);
+}
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_colorize_surface(const int* __restrict__ dwells, const uchar4* __restrict__ lut, cudaSurfaceObject_t out,
+                        int width, int height, int max_dwell, const unsigned int* __restrict__ failures)
+{
+    colorize_lut(dwells, lut, SurfaceOut{out}, width, height, max_dwell, failures);
+}
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_colorize_smooth(const int* __restrict__ dwells, const float* __restrict__ smooth,
+                       const uchar4* __restrict__ gradient, int steps, uchar4* out, int width, int height,
+                       int max_dwell, float density, float offset, unsigned int interior,
+                       const unsigned int* __restrict__ failures)
+{
+    colorize_smooth(dwells, smooth, gradient, steps, LinearOut{out, width}, width, height, max_dwell, density, offset,
+                    interior, failures);
+}
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_colorize_smooth_surface(const int* __restrict__ dwells, const float* __restrict__ smooth,
+                               const uchar4* __restrict__ gradient, int steps, cudaSurfaceObject_t out, int width,
+                               int height, int max_dwell, float density, float offset, unsigned int interior,
+                               const unsigned int* __restrict__ failures)
+{
+    colorize_smooth(dwells, smooth, gradient, steps, SurfaceOut{out}, width, height, max_dwell, density, offset,
+                    interior, failures);
+}

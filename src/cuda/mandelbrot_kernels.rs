@@ -10,10 +10,7 @@ use crate::mandelbrot::{
     GridLines, Mode, MsRecord, MsStats, MsTuning, Precision, Rect, RectKind, View, MS_MAX_LEVELS,
 };
 use cudarc::driver::sys::{self, CUdeviceptr};
-use cudarc::driver::{
-    CudaFunction, CudaModule, CudaSlice, CudaStream, CudaView, DevicePtr, LaunchConfig,
-    PushKernelArg,
-};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 /// Pending device-side launches allowed (the default, 2048, is too few for 16384² views).
@@ -136,12 +133,6 @@ impl MsRecordBuffer {
         stream
             .memset_zeros(&mut self.counters)
             .map_err(CudaError::driver("cuMemsetD32(counters)"))
-    }
-
-    /// The refinement's failure counter, for the colour kernels (which draw nothing when it
-    /// is not 0).
-    fn failure_counter(&self) -> CudaView<'_, u32> {
-        self.counters.slice(MS_COUNT_FAILURES as usize..)
     }
 
     /// The counters of the last run; errors if a child launch failed or a block's lists
@@ -325,12 +316,10 @@ fn ms_args(
 }
 
 impl MandelbrotKernels {
-    /// Loads the refinement's module (needs the nvcc-built, device-linked fatbin) and the
-    /// plain one of the per-pixel and colour kernels, and raises the device runtime's
-    /// pending-launch limit.
+    /// Loads the module (needs the nvcc-built, device-linked fatbin) and raises the
+    /// device runtime's pending-launch limit.
     pub fn load(device: &CudaDevice) -> Result<Self, CudaError> {
         let module = load_module(device, "mandelbrot")?;
-        let pixels = load_module(device, "mandelbrot_pixels")?;
         device.bind()?;
         // SAFETY: sets a context limit of the current context; no pointers involved.
         check("cuCtxSetLimit(DEV_RUNTIME_PENDING_LAUNCH_COUNT)", unsafe {
@@ -343,32 +332,26 @@ impl MandelbrotKernels {
                 },
             )
         })?;
-        let each = |module: &Arc<CudaModule>,
-                    name: &str,
-                    suffixes: &[&str]|
-         -> Result<Vec<CudaFunction>, CudaError> {
+        let each = |name: &str, suffixes: &[&str]| -> Result<Vec<CudaFunction>, CudaError> {
             suffixes
                 .iter()
-                .map(|s| load_function(module, &format!("{name}_{s}")))
+                .map(|s| load_function(&module, &format!("{name}_{s}")))
                 .collect()
         };
         Ok(Self {
             per_pixel: array(
-                each(&pixels, "mandel_per_pixel", &MS_SOURCES[..2])?,
+                each("mandel_per_pixel", &MS_SOURCES[..2])?,
                 "mandel_per_pixel",
             )?,
-            grid_lines: array(
-                each(&module, "mandel_grid_lines", &MS_SOURCES)?,
-                "mandel_grid_lines",
-            )?,
-            mariani_silver: array(each(&module, "mandel_ms", &MS_SOURCES)?, "mandel_ms")?,
+            grid_lines: array(each("mandel_grid_lines", &MS_SOURCES)?, "mandel_grid_lines")?,
+            mariani_silver: array(each("mandel_ms", &MS_SOURCES)?, "mandel_ms")?,
             colorize: [
-                load_function(&pixels, "mandel_colorize")?,
-                load_function(&pixels, "mandel_colorize_surface")?,
+                load_function(&module, "mandel_colorize")?,
+                load_function(&module, "mandel_colorize_surface")?,
             ],
             colorize_smooth: [
-                load_function(&pixels, "mandel_colorize_smooth")?,
-                load_function(&pixels, "mandel_colorize_smooth_surface")?,
+                load_function(&module, "mandel_colorize_smooth")?,
+                load_function(&module, "mandel_colorize_smooth_surface")?,
             ],
         })
     }
@@ -518,7 +501,6 @@ impl MandelbrotKernels {
             ));
         }
         let (variant, out) = out.variant();
-        let failure = records.failure_counter();
         let mut b = stream.launch_builder(&self.colorize[variant]);
         b.arg(dwells)
             .arg(lut)
@@ -526,7 +508,7 @@ impl MandelbrotKernels {
             .arg(&wi)
             .arg(&hi)
             .arg(&md)
-            .arg(&failure);
+            .arg(&records.counters);
         // SAFETY: matches mandel_colorize(const int*, const uchar4*, uchar4*, int, int, int,
         // const unsigned*) and mandel_colorize_surface (the same with a cudaSurfaceObject_t,
         // 8 bytes); the kernel clamps every dwell into the LUT's max_dwell + 1 entries
@@ -562,7 +544,6 @@ impl MandelbrotKernels {
         }
         let interior = u32::from_le_bytes(coloring.interior);
         let (variant, out) = out.variant();
-        let failure = records.failure_counter();
         let mut b = stream.launch_builder(&self.colorize_smooth[variant]);
         b.arg(dwells)
             .arg(smooth)
@@ -575,7 +556,7 @@ impl MandelbrotKernels {
             .arg(&coloring.density)
             .arg(&coloring.offset)
             .arg(&interior)
-            .arg(&failure);
+            .arg(&records.counters);
         // SAFETY: matches mandel_colorize_smooth(const int*, const float*, const uchar4*, int,
         // uchar4*, int, int, int, float, float, unsigned, const unsigned*) and its _surface
         // twin (a cudaSurfaceObject_t, 8 bytes, for the uchar4*); gradient indices
