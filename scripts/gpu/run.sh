@@ -108,6 +108,14 @@ for s in $steps; do
         # next commands? (scripts/gpu/probe/, built into $B/probe by its build.sh)
         cdp-idle) step cdp-idle-plain 60 "$B/probe/cdp_idle"
                   step cdp-idle-rdc 60 "$B/probe/cdp_idle_rdc" ;;
+        # The same probe with the older build (prepare.sh BEFORE=), for before/after on one lease.
+        handover-probe-before) step handover-probe-before 200 "$B/before/cudalens" bench --backend cuda --interop external --handover-probe --size 7680x4320 --runs 30 --json "$OUT/handover-probe-before.json" ;;
+        # One filter stack before and after (BA_FILTER, default the 5x5 median), 4K and 8K.
+        filter-ba) for size in 3840x2160 7680x4320; do
+                       step "before-${BA_FILTER:-median:radius=2}-$size" 120 "$B/before/cudalens" bench --backend cuda --runs 30 --size "$size" --filter "${BA_FILTER:-median:radius=2}"
+                       step "after-${BA_FILTER:-median:radius=2}-$size" 120 "$B/cudalens" bench --backend cuda --runs 30 --size "$size" --filter "${BA_FILTER:-median:radius=2}"
+                   done ;;
+        mandel-memcheck) step memcheck-mandelbrot 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
         handover-probe) step handover-probe-external 200 "$B/cudalens" bench --backend cuda --interop external --handover-probe --size 7680x4320 --runs 30 --json "$OUT/handover-probe-external.json"
                         step handover-probe-classic 200 "$B/cudalens" bench --backend cuda --interop classic --handover-probe --size 7680x4320 --runs 30 --json "$OUT/handover-probe-classic.json" ;;
         stacks) step stacks 300 bash scripts/gpu/stacks.sh "${STACKS_BIN:-$B/cudalens}" ;;

@@ -1,15 +1,15 @@
 //! `cudalens bench --handover-probe`: where the explorer's GPU-side hand-over wait comes
 //! from (issue 10). The filter frame's hand-over through the same kind of semaphores costs
-//! 2 µs on the H200, the explorer's 0.16 ms, with the GPU idle before both. One process
-//! runs filter frames and explorer frames in turn, sharing one CUDA context and one
-//! interop path as the app does, so that each phase's "interop in" and "interop out" tell
-//! whether the wait follows the explorer's work, its display texture's size, or state the
-//! context keeps once the dwell kernels (dynamic parallelism) have run.
+//! 2 µs on the H200, the explorer's was 0.16 ms, with the GPU idle before both. One
+//! process runs filter frames and explorer frames in turn, sharing one CUDA context, stream
+//! and interop path as the app does; each phase prints its "interop in" and "interop out".
+//! Run 79 placed the wait in the explorer's own frames (not its texture, work, mode or
+//! interop path); the phase that reads 32 bytes back into pageable memory after each
+//! filter frame tests the difference that remained: the explorer read its counters so.
 
 use super::bench::stage_medians;
 use super::bench_mandelbrot::explorer_frames;
 use super::{BenchArgs, CliError};
-use crate::filters::Filter;
 use crate::gl::GlTexture;
 use crate::mandelbrot::{MandelbrotSettings, Mode, Precision, View};
 use crate::pipeline::{FrameRunner, MandelbrotRenderer};
@@ -18,80 +18,86 @@ use std::collections::BTreeMap;
 
 /// One step of the probe, in the order run.
 enum Phase {
-    /// A filter frame at the bench size with this stack (empty: the copy).
-    Filter(&'static str, &'static [&'static str]),
-    /// Explorer frames (GL finished after each) of the whole set.
+    /// Filter frames (the copy) at the bench size; with `pageable_read`, each followed by a
+    /// 32-byte copy from the device into pageable host memory on the frame's stream.
+    Filter {
+        label: &'static str,
+        pageable_read: bool,
+    },
+    /// Explorer frames of the whole set, GL finished after each unless `back_to_back`.
     Explorer {
         label: &'static str,
         mode: Mode,
         size: (u32, u32),
-        max_dwell: u32,
+        overlay: bool,
+        back_to_back: bool,
     },
-}
-
-/// An explorer phase: whole set, centre (−0.5, 0), span 3.
-const fn explorer(label: &'static str, mode: Mode, size: (u32, u32), max_dwell: u32) -> Phase {
-    Phase::Explorer {
-        label,
-        mode,
-        size,
-        max_dwell,
-    }
 }
 
 const FULL_HD: (u32, u32) = (1920, 1080);
 
 const PHASES: &[Phase] = &[
-    Phase::Filter("filter: copy", &[]),
-    Phase::Filter(
-        "filter: gaussian σ=16 (GPU busy 1 ms)",
-        &["gaussian:sigma=16"],
-    ),
-    explorer(
-        "explorer: per-pixel 1920×1080, max dwell 1024",
-        Mode::PerPixel,
-        FULL_HD,
-        1024,
-    ),
-    explorer(
-        "explorer: per-pixel 64×64, max dwell 1024 (small texture)",
-        Mode::PerPixel,
-        (64, 64),
-        1024,
-    ),
-    explorer(
-        "explorer: per-pixel 1920×1080, max dwell 16 (little work)",
-        Mode::PerPixel,
-        FULL_HD,
-        16,
-    ),
-    Phase::Filter("filter: copy, after per-pixel dwells", &[]),
-    explorer(
-        "explorer: Mariani–Silver 1920×1080, max dwell 1024 (child grids)",
-        Mode::MarianiSilver,
-        FULL_HD,
-        1024,
-    ),
-    Phase::Filter("filter: copy, after Mariani–Silver", &[]),
-    explorer(
-        "explorer: per-pixel 1920×1080, max dwell 1024, again",
-        Mode::PerPixel,
-        FULL_HD,
-        1024,
-    ),
+    Phase::Filter {
+        label: "filter: copy",
+        pageable_read: false,
+    },
+    Phase::Filter {
+        label: "filter: copy, then 32 bytes into pageable memory",
+        pageable_read: true,
+    },
+    Phase::Explorer {
+        label: "explorer: per-pixel 1920×1080, max dwell 1024",
+        mode: Mode::PerPixel,
+        size: FULL_HD,
+        overlay: false,
+        back_to_back: false,
+    },
+    Phase::Explorer {
+        label: "explorer: per-pixel 1920×1080, back to back",
+        mode: Mode::PerPixel,
+        size: FULL_HD,
+        overlay: false,
+        back_to_back: true,
+    },
+    Phase::Explorer {
+        label: "explorer: per-pixel 64×64, max dwell 1024",
+        mode: Mode::PerPixel,
+        size: (64, 64),
+        overlay: false,
+        back_to_back: false,
+    },
+    Phase::Explorer {
+        label: "explorer: Mariani–Silver 1920×1080 (child grids)",
+        mode: Mode::MarianiSilver,
+        size: FULL_HD,
+        overlay: false,
+        back_to_back: false,
+    },
+    Phase::Explorer {
+        label: "explorer: Mariani–Silver 1920×1080, overlay read back",
+        mode: Mode::MarianiSilver,
+        size: FULL_HD,
+        overlay: true,
+        back_to_back: false,
+    },
+    Phase::Filter {
+        label: "filter: copy, after the explorer",
+        pageable_read: false,
+    },
 ];
 
-fn explorer_settings(mode: Mode, size: (u32, u32), max_dwell: u32) -> MandelbrotSettings {
+fn explorer_settings(mode: Mode, size: (u32, u32), overlay: bool) -> MandelbrotSettings {
     MandelbrotSettings {
         view: View {
             center: (-0.5, 0.0),
             span: 3.0,
             width: size.0,
             height: size.1,
-            max_dwell,
+            max_dwell: 1024,
         },
         mode,
         precision: Precision::Auto,
+        overlay,
         ..MandelbrotSettings::default()
     }
 }
@@ -113,7 +119,13 @@ pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
     let (w, h) = args.size;
     let image = crate::ops::random_image(w, h, 42);
     let source = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(CliError::internal)?;
-    let mut runner = FrameRunner::new(gl, args.backend, args.interop, w, h)?;
+    let mut runner = match FrameRunner::new(gl, args.backend, args.interop, w, h) {
+        Ok(r) => r,
+        Err(e) => {
+            source.destroy(gl);
+            return Err(e.into());
+        }
+    };
     let share = runner.cuda_share();
     let mut explorer = match MandelbrotRenderer::new(gl, args.backend, share, args.interop) {
         Ok(r) => r,
@@ -135,32 +147,22 @@ pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
     let mut result = Ok(());
     for phase in PHASES {
         let measured = match phase {
-            Phase::Filter(label, specs) => specs
-                .iter()
-                .map(|s| {
-                    s.parse::<Filter>()
-                        .map_err(|e| CliError::usage(e.to_string()))
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .and_then(|filters| {
-                    stage_medians(args.runs, || {
-                        runner
-                            .run(gl, &source, &image, &filters)
-                            .map(|r| r.stages)
-                            .map_err(CliError::from)
-                    })
-                })
+            Phase::Filter {
+                label,
+                pageable_read,
+            } => filter_frames(gl, &mut runner, &source, &image, args.runs, *pageable_read)
                 .map(|stages| (*label, stages)),
             Phase::Explorer {
                 label,
                 mode,
                 size,
-                max_dwell,
+                overlay,
+                back_to_back,
             } => explorer_frames(
                 gl,
                 &mut explorer,
-                &explorer_settings(*mode, *size, *max_dwell),
-                true,
+                &explorer_settings(*mode, *size, *overlay),
+                !back_to_back,
             )
             .map(|(_, stages)| (*label, stages)),
         };
@@ -179,4 +181,34 @@ pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
     runner.destroy(gl);
     source.destroy(gl);
     result.map(|()| Value::Array(out))
+}
+
+/// The copy's filter frames (stage medians over `runs`), each followed by a small read into
+/// pageable host memory on the frame's stream when `pageable_read` is set.
+fn filter_frames(
+    gl: &glow::Context,
+    runner: &mut FrameRunner,
+    source: &GlTexture,
+    image: &image::RgbaImage,
+    runs: usize,
+    pageable_read: bool,
+) -> Result<BTreeMap<String, f64>, CliError> {
+    let small = match runner.cuda_device() {
+        Some(d) if pageable_read => Some((
+            d.stream.clone(),
+            d.stream
+                .alloc_zeros::<u32>(8)
+                .map_err(|e| CliError::internal(format!("cuMemAlloc: {e:?}")))?,
+        )),
+        _ => None,
+    };
+    stage_medians(runs, || {
+        let stages = runner.run(gl, source, image, &[])?.stages;
+        if let Some((stream, buffer)) = &small {
+            stream
+                .clone_dtoh(buffer)
+                .map_err(|e| CliError::internal(format!("cuMemcpyDtoH: {e:?}")))?;
+        }
+        Ok(stages)
+    })
 }
