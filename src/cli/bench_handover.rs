@@ -4,8 +4,12 @@
 //! process runs filter frames and explorer frames in turn, sharing one CUDA context, stream
 //! and interop path as the app does; each phase prints its "interop in" and "interop out".
 //! Run 79 placed the wait in the explorer's own frames (not its texture, work, mode or
-//! interop path); the phase that reads 32 bytes back into pageable memory after each
-//! filter frame tests the difference that remained: the explorer read its counters so.
+//! interop path); run 82 made it come and go with a 32-byte read into pageable memory after
+//! a filter frame, and with finishing GL between explorer frames: the stream's wait on GL's
+//! signal costs one or two fixed quanta when it reaches the GPU before GL ran the signal.
+//! The fenced phases wait on the CPU for GL to have run it first; the phases without the
+//! submission leave the stream's commands to the driver until the frame's first launch, as
+//! before run 83.
 
 use super::bench::stage_medians;
 use super::bench_mandelbrot::explorer_frames;
@@ -16,17 +20,24 @@ use crate::pipeline::{FrameRunner, MandelbrotRenderer};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-/// One step of the probe, in the order run.
-enum Phase {
+/// One step of the probe, in the order run. `fenced`: the hand-over from GL waits on the
+/// CPU until GL has run its signal (`pipeline::set_signal_fenced`; external path only).
+/// `submit`: the stream's commands go to the GPU right after the hand-over
+/// (`pipeline::set_submit_hand_over`, the app's default).
+struct Phase {
+    label: &'static str,
+    fenced: bool,
+    submit: bool,
+    work: Work,
+}
+
+enum Work {
     /// Filter frames (the copy) at the bench size; with `pageable_read`, each followed by a
     /// 32-byte copy from the device into pageable host memory on the frame's stream.
-    Filter {
-        label: &'static str,
-        pageable_read: bool,
-    },
-    /// Explorer frames of the whole set, GL finished after each unless `back_to_back`.
+    Filter { pageable_read: bool },
+    /// Explorer frames of the whole set at max dwell 1024, GL finished after each unless
+    /// `back_to_back`.
     Explorer {
-        label: &'static str,
         mode: Mode,
         size: (u32, u32),
         overlay: bool,
@@ -34,56 +45,96 @@ enum Phase {
     },
 }
 
-const FULL_HD: (u32, u32) = (1920, 1080);
+const fn filter(label: &'static str, pageable_read: bool, fenced: bool, submit: bool) -> Phase {
+    Phase {
+        label,
+        fenced,
+        submit,
+        work: Work::Filter { pageable_read },
+    }
+}
+
+/// An explorer phase at 1920×1080 (`mode`, overlay, back to back, fenced, submit).
+const fn explorer(
+    label: &'static str,
+    mode: Mode,
+    overlay: bool,
+    back_to_back: bool,
+    (fenced, submit): (bool, bool),
+) -> Phase {
+    Phase {
+        label,
+        fenced,
+        submit,
+        work: Work::Explorer {
+            mode,
+            size: (1920, 1080),
+            overlay,
+            back_to_back,
+        },
+    }
+}
+
+const PP: Mode = Mode::PerPixel;
+const MS: Mode = Mode::MarianiSilver;
+/// (fenced, submit): the app's default, without the submission, fenced.
+const APP: (bool, bool) = (false, true);
+const NO_SUBMIT: (bool, bool) = (false, false);
+const FENCED: (bool, bool) = (true, true);
 
 const PHASES: &[Phase] = &[
-    Phase::Filter {
-        label: "filter: copy",
-        pageable_read: false,
+    filter("filter: copy", false, false, true),
+    filter(
+        "filter: copy, then 32 B into pageable memory",
+        true,
+        false,
+        true,
+    ),
+    filter(
+        "filter: copy, then 32 B pageable, no submit",
+        true,
+        false,
+        false,
+    ),
+    filter("filter: copy, then 32 B pageable, fenced", true, true, true),
+    explorer("explorer: per-pixel", PP, false, false, APP),
+    explorer(
+        "explorer: per-pixel, no submit",
+        PP,
+        false,
+        false,
+        NO_SUBMIT,
+    ),
+    explorer("explorer: per-pixel, back to back", PP, false, true, APP),
+    explorer(
+        "explorer: per-pixel, back to back, no submit",
+        PP,
+        false,
+        true,
+        NO_SUBMIT,
+    ),
+    explorer("explorer: per-pixel, fenced", PP, false, false, FENCED),
+    Phase {
+        label: "explorer: per-pixel 64×64",
+        fenced: false,
+        submit: true,
+        work: Work::Explorer {
+            mode: PP,
+            size: (64, 64),
+            overlay: false,
+            back_to_back: false,
+        },
     },
-    Phase::Filter {
-        label: "filter: copy, then 32 bytes into pageable memory",
-        pageable_read: true,
-    },
-    Phase::Explorer {
-        label: "explorer: per-pixel 1920×1080, max dwell 1024",
-        mode: Mode::PerPixel,
-        size: FULL_HD,
-        overlay: false,
-        back_to_back: false,
-    },
-    Phase::Explorer {
-        label: "explorer: per-pixel 1920×1080, back to back",
-        mode: Mode::PerPixel,
-        size: FULL_HD,
-        overlay: false,
-        back_to_back: true,
-    },
-    Phase::Explorer {
-        label: "explorer: per-pixel 64×64, max dwell 1024",
-        mode: Mode::PerPixel,
-        size: (64, 64),
-        overlay: false,
-        back_to_back: false,
-    },
-    Phase::Explorer {
-        label: "explorer: Mariani–Silver 1920×1080 (child grids)",
-        mode: Mode::MarianiSilver,
-        size: FULL_HD,
-        overlay: false,
-        back_to_back: false,
-    },
-    Phase::Explorer {
-        label: "explorer: Mariani–Silver 1920×1080, overlay read back",
-        mode: Mode::MarianiSilver,
-        size: FULL_HD,
-        overlay: true,
-        back_to_back: false,
-    },
-    Phase::Filter {
-        label: "filter: copy, after the explorer",
-        pageable_read: false,
-    },
+    explorer("explorer: Mariani–Silver", MS, false, false, APP),
+    explorer("explorer: Mariani–Silver, overlay", MS, true, false, APP),
+    explorer(
+        "explorer: Mariani–Silver, overlay, no submit",
+        MS,
+        true,
+        false,
+        NO_SUBMIT,
+    ),
+    filter("filter: copy, after the explorer", false, false, true),
 ];
 
 fn explorer_settings(mode: Mode, size: (u32, u32), overlay: bool) -> MandelbrotSettings {
@@ -106,11 +157,12 @@ fn explorer_settings(mode: Mode, size: (u32, u32), overlay: bool) -> MandelbrotS
 fn handover_line(label: &str, stages: &BTreeMap<String, f64>) -> String {
     let get = |k: &str| stages.get(k).copied().unwrap_or(f64::NAN);
     format!(
-        "{label:<66} interop in {:.3} (CPU {:.3}), out {:.3} (CPU {:.3}) ms",
+        "{label:<48} interop in {:.3} (CPU {:.3}), out {:.3} (CPU {:.3}), wall {:.3} ms",
         get("interop in"),
         get("interop in (CPU)"),
         get("interop out"),
         get("interop out (CPU)"),
+        get("wall clock"),
     )
 }
 
@@ -146,14 +198,13 @@ pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
     let mut out = Vec::new();
     let mut result = Ok(());
     for phase in PHASES {
-        let measured = match phase {
-            Phase::Filter {
-                label,
-                pageable_read,
-            } => filter_frames(gl, &mut runner, &source, &image, args.runs, *pageable_read)
-                .map(|stages| (*label, stages)),
-            Phase::Explorer {
-                label,
+        crate::pipeline::set_signal_fenced(phase.fenced);
+        crate::pipeline::set_submit_hand_over(phase.submit);
+        let measured = match phase.work {
+            Work::Filter { pageable_read } => {
+                filter_frames(gl, &mut runner, &source, &image, args.runs, pageable_read)
+            }
+            Work::Explorer {
                 mode,
                 size,
                 overlay,
@@ -161,11 +212,15 @@ pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
             } => explorer_frames(
                 gl,
                 &mut explorer,
-                &explorer_settings(*mode, *size, *overlay),
+                &explorer_settings(mode, size, overlay),
                 !back_to_back,
             )
-            .map(|(_, stages)| (*label, stages)),
-        };
+            .map(|(wall, mut stages)| {
+                stages.insert("wall clock".into(), wall);
+                stages
+            }),
+        }
+        .map(|stages| (phase.label, stages));
         match measured {
             Ok((label, stages)) => {
                 println!("{}", handover_line(label, &stages));
@@ -177,6 +232,8 @@ pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
             }
         }
     }
+    crate::pipeline::set_signal_fenced(false);
+    crate::pipeline::set_submit_hand_over(true);
     explorer.destroy(gl);
     runner.destroy(gl);
     source.destroy(gl);

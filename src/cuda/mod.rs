@@ -28,7 +28,7 @@ mod timeline;
 
 pub use array::CudaArray2d;
 pub use bandwidth::{copy_bandwidth_samples, copy_ms_samples};
-pub use device::{CudaDevice, DeviceInfo};
+pub use device::{submit_queued, CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
 pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};
 pub use external_semaphore::ExternalSemaphore;

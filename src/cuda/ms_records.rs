@@ -168,14 +168,18 @@ impl MsRecordBuffer {
             self.records_host = Some(pinned(stream, len, "cuMemHostAlloc(records)")?);
         }
         let host = self.records_host.as_mut().ok_or(CudaError::NoDevice)?;
+        // The staging buffer's own event is not recorded with a single stream (cudarc
+        // tracks none then), so the copy is waited for by synchronizing the stream.
+        let staging = &mut host
+            .as_mut_slice()
+            .map_err(CudaError::driver("cuEventSynchronize"))?[..len];
         stream
-            .memcpy_dtoh(&self.records.slice(0..len), host)
+            .memcpy_dtoh(&self.records.slice(0..len), staging)
             .map_err(CudaError::driver("cuMemcpyDtoHAsync(records)"))?;
-        // as_slice waits for the copy (the staging buffer's event, recorded after it).
-        Ok(host
-            .as_slice()
-            .map_err(CudaError::driver("cuEventSynchronize"))?[..len]
-            .to_vec())
+        stream
+            .synchronize()
+            .map_err(CudaError::driver("cuStreamSynchronize"))?;
+        Ok(staging.to_vec())
     }
 }
 
