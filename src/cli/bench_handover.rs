@@ -4,12 +4,8 @@
 //! process runs filter frames and explorer frames in turn, sharing one CUDA context, stream
 //! and interop path as the app does; each phase prints its "interop in" and "interop out".
 //! Run 79 placed the wait in the explorer's own frames (not its texture, work, mode or
-//! interop path); run 82 made it come and go with a 32-byte read into pageable memory after
-//! a filter frame, and with finishing GL between explorer frames: the stream's wait on GL's
-//! signal costs one or two fixed quanta when it reaches the GPU before GL ran the signal.
-//! The fenced phases wait on the CPU for GL to have run it first; the phases without the
-//! submission leave the stream's commands to the driver until the frame's first launch, as
-//! before run 83.
+//! interop path); runs 82–83 made it come and go with a 32-byte read into pageable memory
+//! after a filter frame and with finishing GL between explorer frames (docs/gpu-runs.md).
 
 use super::bench::stage_medians;
 use super::bench_mandelbrot::explorer_frames;
@@ -20,14 +16,9 @@ use crate::pipeline::{FrameRunner, MandelbrotRenderer};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-/// One step of the probe, in the order run. `fenced`: the hand-over from GL waits on the
-/// CPU until GL has run its signal (`pipeline::set_signal_fenced`; external path only).
-/// `submit`: the stream's commands go to the GPU right after the hand-over
-/// (`pipeline::set_submit_hand_over`, the app's default).
+/// One step of the probe, in the order run.
 struct Phase {
     label: &'static str,
-    fenced: bool,
-    submit: bool,
     work: Work,
 }
 
@@ -45,30 +36,26 @@ enum Work {
     },
 }
 
-const fn filter(label: &'static str, pageable_read: bool, fenced: bool, submit: bool) -> Phase {
+const fn filter(label: &'static str, pageable_read: bool) -> Phase {
     Phase {
         label,
-        fenced,
-        submit,
         work: Work::Filter { pageable_read },
     }
 }
 
-/// An explorer phase at 1920×1080 (`mode`, overlay, back to back, fenced, submit).
+/// An explorer phase (`mode`, size, overlay, back to back).
 const fn explorer(
     label: &'static str,
     mode: Mode,
+    size: (u32, u32),
     overlay: bool,
     back_to_back: bool,
-    (fenced, submit): (bool, bool),
 ) -> Phase {
     Phase {
         label,
-        fenced,
-        submit,
         work: Work::Explorer {
             mode,
-            size: (1920, 1080),
+            size,
             overlay,
             back_to_back,
         },
@@ -77,64 +64,29 @@ const fn explorer(
 
 const PP: Mode = Mode::PerPixel;
 const MS: Mode = Mode::MarianiSilver;
-/// (fenced, submit): the app's default, without the submission, fenced.
-const APP: (bool, bool) = (false, true);
-const NO_SUBMIT: (bool, bool) = (false, false);
-const FENCED: (bool, bool) = (true, true);
+const FULL_HD: (u32, u32) = (1920, 1080);
 
 const PHASES: &[Phase] = &[
-    filter("filter: copy", false, false, true),
-    filter(
-        "filter: copy, then 32 B into pageable memory",
-        true,
-        false,
-        true,
-    ),
-    filter(
-        "filter: copy, then 32 B pageable, no submit",
-        true,
-        false,
-        false,
-    ),
-    filter("filter: copy, then 32 B pageable, fenced", true, true, true),
-    explorer("explorer: per-pixel", PP, false, false, APP),
+    filter("filter: copy", false),
+    filter("filter: copy, then 32 B into pageable memory", true),
+    explorer("explorer: per-pixel", PP, FULL_HD, false, false),
     explorer(
-        "explorer: per-pixel, no submit",
+        "explorer: per-pixel, back to back",
         PP,
-        false,
-        false,
-        NO_SUBMIT,
-    ),
-    explorer("explorer: per-pixel, back to back", PP, false, true, APP),
-    explorer(
-        "explorer: per-pixel, back to back, no submit",
-        PP,
+        FULL_HD,
         false,
         true,
-        NO_SUBMIT,
     ),
-    explorer("explorer: per-pixel, fenced", PP, false, false, FENCED),
-    Phase {
-        label: "explorer: per-pixel 64×64",
-        fenced: false,
-        submit: true,
-        work: Work::Explorer {
-            mode: PP,
-            size: (64, 64),
-            overlay: false,
-            back_to_back: false,
-        },
-    },
-    explorer("explorer: Mariani–Silver", MS, false, false, APP),
-    explorer("explorer: Mariani–Silver, overlay", MS, true, false, APP),
+    explorer("explorer: per-pixel 64×64", PP, (64, 64), false, false),
+    explorer("explorer: Mariani–Silver", MS, FULL_HD, false, false),
     explorer(
-        "explorer: Mariani–Silver, overlay, no submit",
+        "explorer: Mariani–Silver, overlay",
         MS,
+        FULL_HD,
         true,
         false,
-        NO_SUBMIT,
     ),
-    filter("filter: copy, after the explorer", false, false, true),
+    filter("filter: copy, after the explorer", false),
 ];
 
 fn explorer_settings(mode: Mode, size: (u32, u32), overlay: bool) -> MandelbrotSettings {
@@ -198,8 +150,6 @@ pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
     let mut out = Vec::new();
     let mut result = Ok(());
     for phase in PHASES {
-        crate::pipeline::set_signal_fenced(phase.fenced);
-        crate::pipeline::set_submit_hand_over(phase.submit);
         let measured = match phase.work {
             Work::Filter { pageable_read } => {
                 filter_frames(gl, &mut runner, &source, &image, args.runs, pageable_read)
@@ -232,8 +182,6 @@ pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
             }
         }
     }
-    crate::pipeline::set_signal_fenced(false);
-    crate::pipeline::set_submit_hand_over(true);
     explorer.destroy(gl);
     runner.destroy(gl);
     source.destroy(gl);

@@ -129,15 +129,6 @@ impl CudaDevice {
     }
 }
 
-/// Asks the driver to hand the commands queued on `stream` to the GPU now (`cuStreamQuery`,
-/// whose answer, busy or idle, is not needed). Without it the driver may hold a semaphore
-/// wait or an event until the next launch, and the GPU sits idle while the CPU builds that
-/// launch. A fault it could report stays sticky and is reported by the next checked call.
-pub fn submit_queued(stream: &CudaStream) {
-    // SAFETY: queries a live stream of the current context; no pointers.
-    let _ = unsafe { cudarc::driver::sys::cuStreamQuery(stream.cu_stream()) };
-}
-
 fn driver_version() -> Result<i32, CudaError> {
     let mut version = 0;
     // SAFETY: `version` is a valid out-pointer.

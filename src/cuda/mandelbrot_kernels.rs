@@ -2,12 +2,13 @@
 //! parallelism) dwells and continuous values in f32 or f64, Mariani–Silver on perturbation
 //! dwells for deep views, and colouring.
 
-use super::ms_records::MsRecordBuffer;
 use super::perturbation_kernels::{DeviceOrbit, PerturbationPath, PtArgs};
 use super::tiles::*;
 use super::{check, load_function, load_module, CudaDevice, CudaError};
 use crate::mandelbrot::deep::DeepView;
-use crate::mandelbrot::{GridLines, Mode, MsTuning, Precision, Rect, View, MS_MAX_LEVELS};
+use crate::mandelbrot::{
+    GridLines, Mode, MsRecord, MsStats, MsTuning, Precision, Rect, RectKind, View, MS_MAX_LEVELS,
+};
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
@@ -66,6 +67,128 @@ impl MandelViewArgs {
 pub struct DwellTargets<'a> {
     pub dwells: &'a mut CudaSlice<i32>,
     pub smooth: Option<&'a mut CudaSlice<f32>>,
+}
+
+/// Device buffers for the overlay records and the counters.
+pub struct MsRecordBuffer {
+    records: CudaSlice<i32>,
+    counters: CudaSlice<u32>,
+    capacity: usize,
+}
+
+/// What the last refinement did, read back from the device.
+pub struct MsReadout {
+    pub records: Vec<MsRecord>,
+    pub stats: MsStats,
+}
+
+fn decode(r: &[i32]) -> MsRecord {
+    MsRecord {
+        rect: Rect {
+            x0: (r[0] & 0xFFFF) as u32,
+            y0: r[1] as u32,
+            x1: r[2] as u32,
+            y1: r[3] as u32,
+        },
+        kind: match ((r[0] >> 16) & 0xF) as u32 {
+            MS_KIND_FILL => RectKind::Fill,
+            MS_KIND_SPLIT => RectKind::Split,
+            _ => RectKind::Leaf,
+        },
+        level: ((r[0] >> 20) & 0xF) as u32,
+    }
+}
+
+impl MsRecordBuffer {
+    pub fn new(stream: &Arc<CudaStream>, capacity: usize) -> Result<Self, CudaError> {
+        Ok(Self {
+            records: stream
+                .alloc_zeros::<i32>(4 * capacity.max(1))
+                .map_err(CudaError::driver("cuMemAlloc(records)"))?,
+            counters: stream
+                .alloc_zeros::<u32>(MS_COUNTERS as usize)
+                .map_err(CudaError::driver("cuMemAlloc(counters)"))?,
+            capacity,
+        })
+    }
+
+    /// Makes room for `capacity` records (the buffer only grows).
+    pub fn ensure_capacity(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        capacity: usize,
+    ) -> Result<(), CudaError> {
+        if capacity > self.capacity {
+            self.records = stream
+                .alloc_zeros::<i32>(4 * capacity)
+                .map_err(CudaError::driver("cuMemAlloc(records)"))?;
+            self.capacity = capacity;
+        }
+        Ok(())
+    }
+
+    /// Forgets the records and counters (a run that made none, e.g. a per-pixel deep view;
+    /// the colour kernels read the failure count).
+    pub fn clear(&mut self, stream: &Arc<CudaStream>) -> Result<(), CudaError> {
+        stream
+            .memset_zeros(&mut self.counters)
+            .map_err(CudaError::driver("cuMemsetD32(counters)"))
+    }
+
+    /// The counters of the last run; errors if a child launch failed or a block's lists
+    /// overflowed (the image is then incomplete and the colour kernels drew nothing).
+    pub fn counters(&self, stream: &Arc<CudaStream>) -> Result<Vec<u32>, CudaError> {
+        let c = stream
+            .clone_dtoh(&self.counters)
+            .map_err(CudaError::driver("cuMemcpyDtoH(counters)"))?;
+        match c.get(MS_COUNT_FAILURES as usize) {
+            Some(&0) => Ok(c),
+            _ => Err(CudaError::Launch {
+                kernel: "mandel_ms",
+                reason: format!(
+                    "{} device-side child launches failed or in-block lists overflowed",
+                    c.get(1).copied().unwrap_or(0)
+                ),
+            }),
+        }
+    }
+
+    /// The records and statistics of the last run (recorded with `record`).
+    pub fn read(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &View,
+        tuning: &MsTuning,
+    ) -> Result<MsReadout, CudaError> {
+        let c = self.counters(stream)?;
+        let made = c[MS_COUNT_RECORDS as usize] as usize;
+        if made > self.capacity {
+            log::warn!(
+                "the overlay shows {} of {made} rectangles (more than the record buffer holds)",
+                self.capacity
+            );
+        }
+        let n = made.min(self.capacity);
+        let raw = stream
+            .clone_dtoh(&self.records.slice(0..4 * n))
+            .map_err(CudaError::driver("cuMemcpyDtoH(records)"))?;
+        let top = GridLines {
+            width: view.width,
+            height: view.height,
+            s: tuning.init_size,
+        };
+        Ok(MsReadout {
+            records: raw.chunks_exact(4).map(decode).collect(),
+            stats: MsStats {
+                filled: u64::from(c[4 + MS_KIND_FILL as usize]),
+                split: u64::from(c[4 + MS_KIND_SPLIT as usize]),
+                leaves: u64::from(c[4 + MS_KIND_LEAF as usize]),
+                depth: c[MS_COUNT_DEPTH as usize],
+                child_grids: Some(u64::from(c[MS_COUNT_GRIDS as usize])),
+                evaluated_pixels: u64::from(c[MS_COUNT_EVALUATED as usize]) + top.pixel_count(),
+            },
+        })
+    }
 }
 
 /// Where the refinement's pixels come from: the suffixes of its kernels, in the order of

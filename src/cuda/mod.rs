@@ -19,7 +19,6 @@ mod kernel_set;
 mod mandelbrot_kernels;
 pub mod memory;
 mod modules;
-mod ms_records;
 mod perturbation_kernels;
 mod surface_object;
 mod texture_object;
@@ -28,16 +27,17 @@ mod timeline;
 
 pub use array::CudaArray2d;
 pub use bandwidth::{copy_bandwidth_samples, copy_ms_samples};
-pub use device::{submit_queued, CudaDevice, DeviceInfo};
+pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
 pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};
 pub use external_semaphore::ExternalSemaphore;
 pub use kernel_set::{check_scratch, KernelSet};
-pub use mandelbrot_kernels::{ColourOut, DwellTargets, MandelbrotKernels};
+pub use mandelbrot_kernels::{
+    ColourOut, DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer,
+};
 #[cfg(test)]
 pub use modules::kernel_define;
 pub use modules::{kernel_build_description, kernel_embedded, load_function, load_module};
-pub use ms_records::{MsReadout, MsRecordBuffer};
 pub use perturbation_kernels::{DeviceOrbit, PerturbationKernels, PerturbationPath};
 pub use surface_object::SurfaceObject;
 pub use texture_object::TextureObject;

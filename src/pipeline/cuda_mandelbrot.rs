@@ -24,9 +24,6 @@ use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, Palette, Pre
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 
-/// The stage that copies the refinement's counters to the host, after the colour kernel.
-const COUNTERS_TO_HOST: &str = "counters to host";
-
 /// Overlay records allocated at first; the buffer grows to each view's bound.
 const RECORD_CAPACITY: usize = 1 << 16;
 /// Overlay records kept per frame at most (16 bytes each: 256 MiB).
@@ -208,7 +205,7 @@ impl CudaMandelbrot {
 
     /// After a frame: fails if the refinement was incomplete; the records and statistics
     /// with `overlay`.
-    fn readout(&mut self, s: &MandelbrotSettings) -> Result<Option<MsReadout>, CudaError> {
+    fn readout(&self, s: &MandelbrotSettings) -> Result<Option<MsReadout>, CudaError> {
         let stream = &self.device.stream;
         if s.overlay && s.mode == Mode::MarianiSilver {
             Ok(Some(self.records.read(stream, &s.view, &s.tuning())?))
@@ -218,7 +215,7 @@ impl CudaMandelbrot {
     }
 
     fn frame(
-        &mut self,
+        &self,
         s: &MandelbrotSettings,
         precision: Precision,
         stages: Vec<(String, f64)>,
@@ -319,8 +316,7 @@ impl CudaMandelbrot {
         Ok(frame)
     }
 
-    /// The dwells of the view, then their colours into `out`, marking "colour", then the
-    /// counters' copy to the host.
+    /// The dwells of the view, then their colours into `out`, marking "colour".
     ///
     /// # Safety
     /// `out` must cover the view's W×H pixels and stay CUDA's until the stream has run the
@@ -335,12 +331,7 @@ impl CudaMandelbrot {
         // SAFETY: `out` covers W·H pixels until the stream has run the launch (this
         // function's contract).
         unsafe { self.colour_into(s, out) }?;
-        let stream = &self.device.stream;
-        timeline.mark("colour", stream)?;
-        // The counters (failures, statistics) reach the host inside the frame, without
-        // blocking, as the filter frame's bins do; `frame` reads them.
-        self.records.queue_counters(stream)?;
-        timeline.mark(COUNTERS_TO_HOST, stream)?;
+        timeline.mark("colour", &self.device.stream)?;
         Ok(precision)
     }
 

@@ -11,7 +11,6 @@ use crate::cuda::interop::{GraphicsResource, Mapped, Registered};
 use crate::cuda::{CudaError, GpuTimeline};
 use cudarc::driver::sys::{CUarray, CUdeviceptr};
 use cudarc::driver::{CudaContext, CudaStream};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -66,16 +65,6 @@ pub trait InteropResources {
     ) -> Result<(), PipelineError>;
 }
 
-/// Whether `with_cuda_access` hands the stream's commands to the GPU right after the
-/// hand-over, before `write` builds the frame's launches (on by default;
-/// `bench --handover-probe` turns it off for some phases to measure what it changes).
-static SUBMIT_HAND_OVER: AtomicBool = AtomicBool::new(true);
-
-/// Turns the submission after the hand-over on or off (see [`SUBMIT_HAND_OVER`]).
-pub fn set_submit_hand_over(on: bool) {
-    SUBMIT_HAND_OVER.store(on, Ordering::Relaxed);
-}
-
 /// Hands `access` to CUDA (marking "interop in" on the timeline), runs `write` on its views
 /// and the timeline, and hands it back to GL ("interop out"), also when `write` failed. The
 /// driver calls of each hand-over are timed on the CPU too ("interop in (CPU)", "interop out
@@ -93,9 +82,6 @@ pub fn with_cuda_access<T>(
     let views = access.acquire(gl, stream)?;
     timeline.note_cpu(format!("interop in{CPU_STAGE_SUFFIX}"), cpu_ms(start));
     timeline.mark("interop in", stream)?;
-    if SUBMIT_HAND_OVER.load(Ordering::Relaxed) {
-        crate::cuda::submit_queued(stream);
-    }
     let written = write(&views, timeline);
     let start = Instant::now();
     let released = access.release(gl, stream);

@@ -9,31 +9,6 @@ use crate::gl::{GlSemaphore, SharedObjects};
 use crate::pipeline::PipelineError;
 use crate::vk::ExportedSemaphore;
 use cudarc::driver::CudaStream;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Whether GL → CUDA waits on the CPU, after GL's signal, until GL has run it, before the
-/// stream's wait is queued. Off in the app; `bench --handover-probe` turns it on for some
-/// phases: a stream whose wait reaches the GPU before GL ran the signal waited 0.16 or 0.32
-/// ms on the H200 (docs/gpu-runs.md, run 82).
-static SIGNAL_FENCED: AtomicBool = AtomicBool::new(false);
-
-/// Turns the CPU-side wait for GL's signal on or off (see [`SIGNAL_FENCED`]).
-pub fn set_signal_fenced(on: bool) {
-    SIGNAL_FENCED.store(on, Ordering::Relaxed);
-}
-
-/// Blocks until GL has run every command issued so far (a fence, flushed, waited for up to
-/// a second).
-fn wait_for_gl(gl: &glow::Context) {
-    use glow::HasContext;
-    // SAFETY: fence calls on the current context; the sync object is deleted here.
-    unsafe {
-        if let Ok(fence) = gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0) {
-            gl.client_wait_sync(fence, glow::SYNC_FLUSH_COMMANDS_BIT, 1_000_000_000);
-            gl.delete_sync(fence);
-        }
-    }
-}
 
 /// One semaphore as Vulkan made it and as GL and CUDA imported it.
 struct SemaphorePair {
@@ -129,9 +104,6 @@ impl ExternalSync {
     ) -> Result<(), PipelineError> {
         self.expect_owner(Owner::Gl, "ExternalSync::hand_to_cuda")?;
         self.gl_done.gl.signal(gl, objects)?;
-        if SIGNAL_FENCED.load(Ordering::Relaxed) {
-            wait_for_gl(gl);
-        }
         self.gl_done.cuda.wait(stream)?;
         self.owner = Owner::Cuda;
         Ok(())
