@@ -137,6 +137,24 @@ fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The bench's random image at `args.size`, its GL texture and a frame runner for it (the
+/// texture destroyed again when the runner cannot be made).
+pub(super) fn bench_frame(
+    gl: &glow::Context,
+    args: &BenchArgs,
+) -> Result<(image::RgbaImage, GlTexture, FrameRunner), CliError> {
+    let (w, h) = args.size;
+    let image = crate::ops::random_image(w, h, 42);
+    let source = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(CliError::internal)?;
+    match FrameRunner::new(gl, args.backend, args.interop, w, h) {
+        Ok(runner) => Ok((image, source, runner)),
+        Err(e) => {
+            source.destroy(gl);
+            Err(e.into())
+        }
+    }
+}
+
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     if args.backend == BackendRequest::Cpu {
         return super::bench_cpu::run(args);
@@ -154,15 +172,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         }
         return Ok(());
     }
-    let image = crate::ops::random_image(w, h, 42);
-    let source = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(CliError::internal)?;
-    let mut runner = match FrameRunner::new(gl, args.backend, args.interop, w, h) {
-        Ok(r) => r,
-        Err(e) => {
-            source.destroy(gl);
-            return Err(e.into());
-        }
-    };
+    let (image, source, mut runner) = bench_frame(gl, args)?;
     let backend = runner.status.kind;
     println!("backend: {} — {}", backend, runner.status.reason);
     let interop = runner.interop.clone();

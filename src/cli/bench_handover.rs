@@ -121,15 +121,7 @@ fn handover_line(label: &str, stages: &BTreeMap<String, f64>) -> String {
 /// Runs the phases with `runner`'s CUDA context and interop path shared by the explorer.
 pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
     let (w, h) = args.size;
-    let image = crate::ops::random_image(w, h, 42);
-    let source = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(CliError::internal)?;
-    let mut runner = match FrameRunner::new(gl, args.backend, args.interop, w, h) {
-        Ok(r) => r,
-        Err(e) => {
-            source.destroy(gl);
-            return Err(e.into());
-        }
-    };
+    let (image, source, mut runner) = super::bench::bench_frame(gl, args)?;
     let share = runner.cuda_share();
     let mut explorer = match MandelbrotRenderer::new(gl, args.backend, share, args.interop) {
         Ok(r) => r,
