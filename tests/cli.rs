@@ -184,6 +184,11 @@ fn bad_usage_exits_2() {
         ],
         "--filter times a stack on the GPU",
     );
+    // bench --handover-probe: the GL–CUDA hand-over, so the CUDA backend only.
+    refuses(
+        &["bench", "--backend", "cpu", "--handover-probe"],
+        "needs the CUDA backend",
+    );
 }
 
 #[test]

@@ -126,6 +126,7 @@ case ${1:-a} in
     gj) bash scripts/gpu/run.sh smi tests filters-memcheck before4k peers4k before8k peers8k ncu-median ;;
     gk) CUDALENS_SWEEP_CASES=median bash scripts/gpu/run.sh smi sweep ncu-median-sweep ;;
     gm) bash scripts/gpu/run.sh smi cdp-idle peer-check ;;
+    gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
     gq) bash scripts/gpu/run.sh smi handover-probe tests ;;
     gp) bash scripts/gpu/run.sh smi handover-probe mandel-tests deep-tests deep-memcheck ;;
     go) bash scripts/gpu/run.sh smi handover-probe-before handover-probe tests deep-memcheck ;;

@@ -100,8 +100,6 @@ for s in $steps; do
         # orders, at 4K and 8K, on both interop paths (bench --filter; scripts/gpu/stacks.sh).
         # Issue 10: how often the 8K bench's hand-over passes 0.05 ms, over separate processes.
         handover) step handover 300 bash scripts/gpu/handover.sh "$B/cudalens" ;;
-        # Issue 10: filter and explorer frames in turn in one process (bench --handover-probe),
-        # on both interop paths, to place the explorer's GPU-side wait.
         # NPP peers one filter at a time, plain and under memcheck (scripts/gpu/peer_check.sh).
         peer-check) step peer-check 300 bash scripts/gpu/peer_check.sh "$B/cudalens" median:radius=1 median:radius=2 median:radius=7 unsharp:sigma=2,amount=1 equalize ;;
         # Issue 10: does a kernel of a module linked for dynamic parallelism delay its stream's
@@ -116,6 +114,8 @@ for s in $steps; do
                        step "after-${BA_FILTER:-median:radius=2}-$size" 120 "$B/cudalens" bench --backend cuda --runs 30 --size "$size" --filter "${BA_FILTER:-median:radius=2}"
                    done ;;
         mandel-memcheck) step memcheck-mandelbrot 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
+        # Issue 10: filter and explorer frames in turn in one process (bench --handover-probe),
+        # on both interop paths, to place the explorer's GPU-side wait.
         handover-probe) step handover-probe-external 200 "$B/cudalens" bench --backend cuda --interop external --handover-probe --size 7680x4320 --runs 30 --json "$OUT/handover-probe-external.json"
                         step handover-probe-classic 200 "$B/cudalens" bench --backend cuda --interop classic --handover-probe --size 7680x4320 --runs 30 --json "$OUT/handover-probe-classic.json" ;;
         stacks) step stacks 300 bash scripts/gpu/stacks.sh "${STACKS_BIN:-$B/cudalens}" ;;

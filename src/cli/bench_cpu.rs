@@ -73,6 +73,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             "bench --filter times a stack on the GPU; the CPU bench (--backend cpu) times its fixed table of operations",
         ));
     }
+    if args.handover_probe {
+        return Err(CliError::usage(super::bench_handover::NEEDS_CUDA));
+    }
     super::bench::check_bench_host(args)?;
     let (w, h) = args.size;
     let image = crate::ops::random_image(w, h, 42);

@@ -12,7 +12,7 @@ use super::bench_mandelbrot::explorer_frames;
 use super::{BenchArgs, CliError};
 use crate::gl::GlTexture;
 use crate::mandelbrot::{MandelbrotSettings, Mode, Precision, View};
-use crate::pipeline::{FrameRunner, MandelbrotRenderer};
+use crate::pipeline::{BackendKind, FrameRunner, MandelbrotRenderer};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -118,10 +118,20 @@ fn handover_line(label: &str, stages: &BTreeMap<String, f64>) -> String {
     )
 }
 
+/// Why the probe refuses the CPU backend.
+pub(super) const NEEDS_CUDA: &str =
+    "bench --handover-probe times the hand-over between OpenGL and CUDA: it needs the CUDA backend";
+
 /// Runs the phases with `runner`'s CUDA context and interop path shared by the explorer.
 pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
     let (w, h) = args.size;
     let (image, source, mut runner) = super::bench::bench_frame(gl, args)?;
+    if runner.status.kind != BackendKind::Cuda {
+        let why = format!("{NEEDS_CUDA} ({})", runner.status.reason);
+        runner.destroy(gl);
+        source.destroy(gl);
+        return Err(CliError::usage(why));
+    }
     let share = runner.cuda_share();
     let mut explorer = match MandelbrotRenderer::new(gl, args.backend, share, args.interop) {
         Ok(r) => r,
