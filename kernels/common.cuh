@@ -227,3 +227,17 @@ __device__ __forceinline__ void slide_window_strip(cudaTextureObject_t src, cuda
         }
     }
 }
+
+// A flag published by one block and polled by another (the fused Mandelbrot refinement):
+// the store releases the writer's earlier stores, the load acquires them, at GPU scope.
+__device__ __forceinline__ unsigned int load_acquire_gpu(const unsigned int* p)
+{
+    unsigned int v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void store_release_gpu(unsigned int* p, unsigned int v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
+}

@@ -35,6 +35,10 @@
 //      leaves are child grids too. Child grids go to the fire-and-forget stream: CDP2 has
 //      no device-side synchronize, and the host's stream completes only when every
 //      descendant grid has.
+//   With one level of MS_FUSED_CELL-pixel cells refined in their blocks (the window
+//   tuning) and plain dwells, mandel_ms_fused replaces steps 1 and 2 with one grid in
+//   which no cell waits for all the lines: line tiles first, then cells that iterate their
+//   interiors at once and stop when their border proves uniform (mandelbrot_fused.cuh).
 //   Decisions are appended to a record buffer (x0 | kind << 16 | level << 20, y0, x1, y1)
 //   when the host asks for them (the overlay), with counts per kind, the depth and the
 //   evaluated pixels. Failed child launches and list overflows are counted: the host refuses
@@ -60,7 +64,9 @@
 #define MS_ITEMS 528
 #define MS_MIN_THREADS 1536
 #define MS_MAX_LEVELS 12
-#define MS_COUNTERS 8
+#define MS_COUNTERS 9
+#define MS_FUSED_CELL 16
+#define MS_FUSED_CHECK 128
 #define MS_KIND_FILL 0
 #define MS_KIND_SPLIT 1
 #define MS_KIND_LEAF 2
@@ -69,19 +75,22 @@
 #define MS_ITEM_EVAL 2
 
 // counters[]: records written (may exceed the capacity), failures, child grids launched,
-// depth, then rectangles per kind (4 + kind) and evaluated pixels (7).
+// depth, then rectangles per kind (4 + kind), evaluated pixels (7) and the fused
+// refinement's tiles handed out (8).
 #define MS_COUNT_RECORDS 0
 #define MS_COUNT_FAILURES 1
 #define MS_COUNT_GRIDS 2
 #define MS_COUNT_DEPTH 3
 #define MS_COUNT_EVALUATED 7
+#define MS_COUNT_TILES 8
 
 #define MS_WARPS (MS_BLOCK / 32)
 
 // Launch bounds of a refinement block over dwell source E: at least E::MIN_THREADS threads
 // resident per SM. For plain dwells that is MS_MIN_THREADS (6 blocks), which caps the
 // registers at 40 (56 without): the in-block passes are latency-bound and gain from the
-// resident warps (1920x1080 whole set, max dwell 1024: 0.287 -> 0.248 ms, run 42).
+// resident warps (1920x1080 whole set, max dwell 1024: 0.287 -> 0.248 ms, run 42). The
+// fused refinement takes the same bound: 8 blocks (32 registers) measured equal (run 86).
 // Perturbation keeps its registers (capped, its double-double arithmetic would spill).
 #define MS_BOUNDS(E) __launch_bounds__(MS_BLOCK, (E::MIN_THREADS + MS_BLOCK - 1) / MS_BLOCK)
 #define FULL_MASK 0xffffffffu
@@ -165,7 +174,7 @@ __device__ float ms_coons(const MsArgs& a, MsRect r, int x, int y)
 {
     const float* v = a.smooth;
     const size_t w = a.view.width;
-#define V(px, py) v[(size_t)(py) * w + (px)]
+#define V(px, py) __ldcg(&v[(size_t)(py) * w + (px)])
     const float u = __fdiv_rn((float)(x - r.x0), (float)(r.x1 - r.x0));
     const float t = __fdiv_rn((float)(y - r.y0), (float)(r.y1 - r.y0));
     const float iu = __fsub_rn(1.0f, u), it = __fsub_rn(1.0f, t);
@@ -290,14 +299,15 @@ __device__ int2 ms_block_border_minmax(const MsArgs& a, MsShared& sh, MsRect r)
     return m;
 }
 
-// The same over one warp.
+// The same over one warp, read through L2 (the fused refinement's borders are written by
+// other blocks of the same grid).
 __device__ __forceinline__ int2 ms_warp_border_minmax(const MsArgs& a, MsRect r)
 {
     int mn = 0x7fffffff, mx = -0x7fffffff;
     const int n = ms_border_count(r);
     for (int i = threadIdx.x % 32; i < n; i += 32) {
         const int2 p = ms_border_pixel(r, i);
-        const int d = a.dwells[(size_t)p.y * a.view.width + p.x];
+        const int d = __ldcg(&a.dwells[(size_t)p.y * a.view.width + p.x]);
         mn = min(mn, d);
         mx = max(mx, d);
     }
@@ -504,6 +514,8 @@ __global__ void MS_BOUNDS(E) ms_cells(MsArgs a, MsRect parent, int level)
     ms_process<E>(a, ms_cell(parent, a.size[level], blockIdx.x, blockIdx.y), level);
 }
 
+#include "mandelbrot_fused.cuh"
+
 // ---- per pixel -------------------------------------------------------------------------
 
 template <typename T>
@@ -548,12 +560,21 @@ __device__ void grid_lines(const MsArgs& a)
         ms_process<E>(a, ms_cell(ms_rect(0, 0, a.view.width - 1, a.view.height - 1), a.size[0], blockIdx.x, blockIdx.y), 0); \
     }
 
+#define MANDEL_FUSED_ENTRY_POINT(T, SUFFIX)                                                             \
+    /* One level of MS_FUSED_CELL-pixel cells in one grid (mandelbrot_fused.cuh). */                  \
+    extern "C" __global__ void MS_BOUNDS(PlainDwells<T>) mandel_ms_fused_##SUFFIX(MsArgs a, MsFused f) \
+    {                                                                                                   \
+        ms_fused<T>(a, f);                                                                              \
+    }
+
 MANDEL_PER_PIXEL_ENTRY_POINT(float, f32)
 MANDEL_PER_PIXEL_ENTRY_POINT(double, f64)
 MANDEL_MS_ENTRY_POINTS(PlainDwells<float>, f32)
 MANDEL_MS_ENTRY_POINTS(PlainDwells<double>, f64)
 MANDEL_MS_ENTRY_POINTS(PerturbedDd, pt_dd)
 MANDEL_MS_ENTRY_POINTS(PerturbedExt, pt_ext)
+MANDEL_FUSED_ENTRY_POINT(float, f32)
+MANDEL_FUSED_ENTRY_POINT(double, f64)
 
 // ---- colour ----------------------------------------------------------------------------
 

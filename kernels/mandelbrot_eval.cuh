@@ -69,20 +69,48 @@ __device__ __forceinline__ float smooth_after_escape(int n, T zr, T zi, T cr, T 
     return (float)sub_((T)(n + m + 1), log2_(log2_(r2)));
 }
 
+// An orbit in progress, resumable: the fused refinement (mandelbrot.cu) stops between
+// steps to ask whether its cell is decided. run() takes the steps of evaluate_pixel in the
+// same order, so a resumed orbit ends with the same dwell and value as an uninterrupted one.
+template <typename T>
+struct MandelOrbit {
+    T cr, ci, zr, zi;
+    int n;
+
+    __device__ __forceinline__ void start(const MandelView& v, int x, int y)
+    {
+        pixel_to_c(v, x, y, cr, ci);
+        zr = cr;
+        zi = ci;
+        n = 0;
+    }
+
+    // At most `limit` more steps; true once the orbit escaped or reached the max dwell.
+    __device__ __forceinline__ bool run(const MandelView& v, int limit)
+    {
+        const int end = n + min(limit, v.max_dwell - n);
+        while (n < end && add_(mul_(zr, zr), mul_(zi, zi)) < (T)4) {
+            mandel_step(zr, zi, cr, ci);
+            ++n;
+        }
+        return n < end || n == v.max_dwell;
+    }
+
+    __device__ __forceinline__ MandelPixel result(const MandelView& v, bool want_smooth) const
+    {
+        MandelPixel p;
+        p.dwell = n;
+        p.smooth = (want_smooth && n < v.max_dwell) ? smooth_after_escape(n, zr, zi, cr, ci) : (float)n;
+        return p;
+    }
+};
+
 // The per-pixel evaluation.
 template <typename T>
 __device__ __forceinline__ MandelPixel evaluate_pixel(const MandelView& v, int x, int y, bool want_smooth)
 {
-    T cr, ci;
-    pixel_to_c(v, x, y, cr, ci);
-    T zr = cr, zi = ci;
-    int n = 0;
-    while (n < v.max_dwell && add_(mul_(zr, zr), mul_(zi, zi)) < (T)4) {
-        mandel_step(zr, zi, cr, ci);
-        ++n;
-    }
-    MandelPixel p;
-    p.dwell = n;
-    p.smooth = (want_smooth && n < v.max_dwell) ? smooth_after_escape(n, zr, zi, cr, ci) : (float)n;
-    return p;
+    MandelOrbit<T> o;
+    o.start(v, x, y);
+    o.run(v, v.max_dwell);
+    return o.result(v, want_smooth);
 }

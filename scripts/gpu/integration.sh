@@ -66,6 +66,12 @@
 #   bash scripts/gpu/integration.sh gk  # the 5x5 median's variants (sweep, Nsight Compute)
 #   bash scripts/gpu/integration.sh gl  # gk and bench --peers at 4K and 8K (the median,
 #                                       # unsharp and equalisation peers)
+#   bash scripts/gpu/integration.sh gr  # bench --peers at 4K and 8K, before and after
+#   bash scripts/gpu/integration.sh gs  # the one-pass refinement: Mandelbrot tests,
+#                                       # bench --mandelbrot before and after, memcheck
+#   bash scripts/gpu/integration.sh gt  # before, a trial build (VARIANT=) and after, twice
+#   bash scripts/gpu/integration.sh gu  # every GPU test, Mandelbrot memcheck, before and
+#                                       # after, the explorer's soak on both interop paths
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
 # logs, JSON and CSV go to $OUT (at most 8 files come back).
 set -u
@@ -126,6 +132,10 @@ case ${1:-a} in
     gj) bash scripts/gpu/run.sh smi tests filters-memcheck before4k peers4k before8k peers8k ncu-median ;;
     gk) CUDALENS_SWEEP_CASES=median bash scripts/gpu/run.sh smi sweep ncu-median-sweep ;;
     gm) bash scripts/gpu/run.sh smi cdp-idle peer-check ;;
+    gs) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-memcheck ;;
+    gu) export SOAK_VARIANTS="auto:mandelbrot classic:mandelbrot" SOAK_SECONDS=60
+        bash scripts/gpu/run.sh smi mandel-smoke tests mandel-memcheck mandel-before bench soak ;;
+    gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
     gq) bash scripts/gpu/run.sh smi handover-probe tests ;;
     gp) bash scripts/gpu/run.sh smi handover-probe mandel-tests deep-tests deep-memcheck ;;

@@ -34,4 +34,11 @@ tar -C "$stage" -cJf .carry/bundle.tar.xz .
 if [ -n "${SWEEP:-}" ]; then
     cp "$SWEEP" .carry/sweep
 fi
+# VARIANT=path/to/cudalens carries a trial build of this code with one change (run.sh
+# mandel-variant), for a three-way comparison on one lease.
+if [ -n "${VARIANT:-}" ]; then
+    mkdir -p .carry/variant
+    cp "$VARIANT" .carry/variant/cudalens
+    strip .carry/variant/cudalens 2>/dev/null || true
+fi
 du -sh .carry .gl

@@ -146,6 +146,11 @@ for s in $steps; do
         mandel-classic) step bench-mandel-classic 300 "$B/cudalens" bench --backend cuda --mandelbrot --interop classic --runs 30 --json "$OUT/bench-classic.json" ;;
         # The Mandelbrot benchmark of the older build, for before/after on one lease.
         ms-sweep) step bench-ms-sweep 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --runs 15 --json "$OUT/ms-sweep.json" ;;
+        # One window-sized Mariani-Silver frame, with a short limit: a refinement that hangs
+        # shows here before the tests wait on it.
+        mandel-smoke) step mandel-smoke 60 "$B/cudalens" mandelbrot --backend cuda --width 1920 --height 1080 --max-dwell 8192 --output /tmp/mandel-smoke.png ;;
+        # A trial build (prepare.sh VARIANT=) of the same benchmark.
+        mandel-variant) step bench-mandel-variant 300 "$B/variant/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/variant-mandel.json" ;;
         mandel-before) step bench-mandel-before 300 "$B/before/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/before-mandel.json" ;;
         before4k) step bench-before-4k 120 "$B/before/cudalens" bench --backend cuda --runs 30 --size 3840x2160 --json "$OUT/before-4k.json" ;;
         before8k) step bench-before-8k 200 "$B/before/cudalens" bench --backend cuda --runs 30 --size 7680x4320 --json "$OUT/before-8k.json" ;;

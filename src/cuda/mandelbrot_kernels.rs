@@ -45,10 +45,23 @@ struct MsArgs {
     pt: PtArgs,
 }
 
-// SAFETY: both are #[repr(C)], Copy, and match the kernel's structs field for field.
+/// Mirror of `struct MsFused` in mandelbrot_fused.cuh (C layout, 24 bytes): the unit flags
+/// of the one-pass refinement, this frame's epoch, the columns and rows of grid lines.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct MsFusedArgs {
+    flags: u64,
+    epoch: u32,
+    cols: i32,
+    rows: i32,
+}
+
+// SAFETY: all three are #[repr(C)], Copy, and match the kernel's structs field for field.
 unsafe impl cudarc::driver::DeviceRepr for MandelViewArgs {}
 // SAFETY: as above.
 unsafe impl cudarc::driver::DeviceRepr for MsArgs {}
+// SAFETY: as above.
+unsafe impl cudarc::driver::DeviceRepr for MsFusedArgs {}
 
 impl MandelViewArgs {
     fn of(view: &View) -> Self {
@@ -69,11 +82,14 @@ pub struct DwellTargets<'a> {
     pub smooth: Option<&'a mut CudaSlice<f32>>,
 }
 
-/// Device buffers for the overlay records and the counters.
+/// Device buffers for the overlay records and the counters, and the one-pass refinement's
+/// unit flags with the epoch that marks a flag set in the current frame.
 pub struct MsRecordBuffer {
     records: CudaSlice<i32>,
     counters: CudaSlice<u32>,
     capacity: usize,
+    unit_flags: CudaSlice<u32>,
+    epoch: u32,
 }
 
 /// What the last refinement did, read back from the device.
@@ -109,7 +125,33 @@ impl MsRecordBuffer {
                 .alloc_zeros::<u32>(MS_COUNTERS as usize)
                 .map_err(CudaError::driver("cuMemAlloc(counters)"))?,
             capacity,
+            unit_flags: stream
+                .alloc_zeros::<u32>(1)
+                .map_err(CudaError::driver("cuMemAlloc(unit flags)"))?,
+            epoch: 0,
         })
+    }
+
+    /// Flags for `units` units (zeroed when the buffer grows, or when the epoch wraps) and
+    /// a new epoch: a flag equals it once its unit is evaluated in this frame.
+    fn next_epoch(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        units: usize,
+    ) -> Result<(u64, u32), CudaError> {
+        if units > self.unit_flags.len() {
+            self.unit_flags = stream
+                .alloc_zeros::<u32>(units)
+                .map_err(CudaError::driver("cuMemAlloc(unit flags)"))?;
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            stream
+                .memset_zeros(&mut self.unit_flags)
+                .map_err(CudaError::driver("cuMemsetD32(unit flags)"))?;
+            self.epoch = 1;
+        }
+        Ok((self.unit_flags.device_ptr(stream).0, self.epoch))
     }
 
     /// Makes room for `capacity` records (the buffer only grows).
@@ -227,6 +269,8 @@ pub struct MandelbrotKernels {
     per_pixel: [CudaFunction; 2],
     grid_lines: [CudaFunction; 4],
     mariani_silver: [CudaFunction; 4],
+    /// The one-pass refinement (f32, f64).
+    fused: [CudaFunction; 2],
     /// Linear output, surface output.
     colorize: [CudaFunction; 2],
     colorize_smooth: [CudaFunction; 2],
@@ -315,6 +359,14 @@ fn ms_args(
     })
 }
 
+/// Whether the one-pass refinement runs these arguments: plain dwells (f32 or f64), one
+/// level of MS_FUSED_CELL-pixel cells, every cell refined inside its block (no child grid,
+/// as the fault switch for child launches asks for).
+fn fused_applies(which: usize, args: &MsArgs) -> bool {
+    let cell = MS_FUSED_CELL as i32;
+    which < 2 && args.levels == 1 && args.size[0] == cell && args.launch_min_pixels > (cell - 1) * (cell - 1)
+}
+
 impl MandelbrotKernels {
     /// Loads the module (needs the nvcc-built, device-linked fatbin) and raises the
     /// device runtime's pending-launch limit.
@@ -345,6 +397,10 @@ impl MandelbrotKernels {
             )?,
             grid_lines: array(each("mandel_grid_lines", &MS_SOURCES)?, "mandel_grid_lines")?,
             mariani_silver: array(each("mandel_ms", &MS_SOURCES)?, "mandel_ms")?,
+            fused: array(
+                each("mandel_ms_fused", &MS_SOURCES[..2])?,
+                "mandel_ms_fused",
+            )?,
             colorize: [
                 load_function(&module, "mandel_colorize")?,
                 load_function(&module, "mandel_colorize_surface")?,
@@ -392,7 +448,7 @@ impl MandelbrotKernels {
             }
             Mode::MarianiSilver => {
                 let args = ms_args(stream, view, tuning, targets, records, record)?;
-                self.launch_ms(stream, which, &args, view, tuning)?;
+                self.launch_ms(stream, which, &args, view, tuning, records)?;
             }
         }
         Ok(used)
@@ -428,10 +484,12 @@ impl MandelbrotKernels {
         };
         let mut args = ms_args(stream, &view, tuning, targets, records, record)?;
         args.pt = orbit.kernel_args(stream, deep, 0)?;
-        self.launch_ms(stream, perturbed_source(orbit.path), &args, &view, tuning)
+        let source = perturbed_source(orbit.path);
+        self.launch_ms(stream, source, &args, &view, tuning, records)
     }
 
-    /// Step 1 (border and level-0 lines) and step 2 (one block per level-0 cell).
+    /// The refinement: in one pass when `fused_applies`, else step 1 (border and level-0
+    /// lines) and step 2 (one block per level-0 cell).
     fn launch_ms(
         &self,
         stream: &Arc<CudaStream>,
@@ -439,12 +497,16 @@ impl MandelbrotKernels {
         args: &MsArgs,
         view: &View,
         tuning: &MsTuning,
+        records: &mut MsRecordBuffer,
     ) -> Result<(), CudaError> {
         let lines = GridLines {
             width: view.width,
             height: view.height,
             s: tuning.init_size,
         };
+        if fused_applies(which, args) {
+            return self.launch_fused(stream, which, args, &lines, records);
+        }
         let line_blocks = blocks(lines.pixel_count() as u32, MS_LINES_BLOCK);
         let mut b = stream.launch_builder(&self.grid_lines[which]);
         b.arg(args);
@@ -474,6 +536,42 @@ impl MandelbrotKernels {
         }
         .map(|_| ())
         .map_err(CudaError::launch("mandel_ms"))
+    }
+
+    /// The one-pass refinement (mandelbrot_fused.cuh): line tiles of MS_BLOCK / 32 units,
+    /// then one tile per cell, in one grid.
+    fn launch_fused(
+        &self,
+        stream: &Arc<CudaStream>,
+        which: usize,
+        args: &MsArgs,
+        lines: &GridLines,
+        records: &mut MsRecordBuffer,
+    ) -> Result<(), CudaError> {
+        let (cols, rows) = lines.counts();
+        let units = cols as usize * rows as usize;
+        let (flags, epoch) = records.next_epoch(stream, units)?;
+        let fused = MsFusedArgs {
+            flags,
+            epoch,
+            cols: cols as i32,
+            rows: rows as i32,
+        };
+        let tiles = blocks(units as u32, MS_BLOCK / 32) + (cols - 1) * (rows - 1);
+        let mut b = stream.launch_builder(&self.fused[which]);
+        b.arg(args).arg(&fused);
+        // SAFETY: matches mandel_ms_fused_*(MsArgs, MsFused); `flags` holds a flag per unit
+        // (`next_epoch`), the other pointers as in `launch_ms`. Every tile's block waits
+        // only on tiles handed out before its own, so the grid cannot deadlock.
+        unsafe {
+            b.launch(LaunchConfig {
+                grid_dim: (tiles, 1, 1),
+                block_dim: (MS_BLOCK, 1, 1),
+                shared_mem_bytes: 0,
+            })
+        }
+        .map(|_| ())
+        .map_err(CudaError::launch("mandel_ms_fused"))
     }
 
     /// out[i] = lut[clamp(dwell[i], 0, max_dwell)] for W·H pixels; `lut` holds
@@ -574,6 +672,7 @@ mod tests {
     fn args_have_the_kernel_layout() {
         assert_eq!(std::mem::size_of::<super::MandelViewArgs>(), 40);
         assert_eq!(std::mem::size_of::<super::MsArgs>(), 136 + 72);
+        assert_eq!(std::mem::size_of::<super::MsFusedArgs>(), 24);
     }
 
     #[test]

@@ -18,7 +18,8 @@ pub const MS_LINES_BLOCK: u32 = 256;
 pub const MS_CELLS: u32 = 256;
 pub const MS_ITEMS: u32 = 528;
 pub const MS_MAX_LEVELS: u32 = crate::mandelbrot::MS_MAX_LEVELS as u32;
-pub const MS_COUNTERS: u32 = 8;
+pub const MS_COUNTERS: u32 = 9;
+pub const MS_FUSED_CELL: u32 = 16;
 pub const MS_KIND_FILL: u32 = 0;
 pub const MS_KIND_SPLIT: u32 = 1;
 pub const MS_KIND_LEAF: u32 = 2;
@@ -27,6 +28,7 @@ pub const MS_COUNT_FAILURES: u32 = 1;
 pub const MS_COUNT_GRIDS: u32 = 2;
 pub const MS_COUNT_DEPTH: u32 = 3;
 pub const MS_COUNT_EVALUATED: u32 = 7;
+pub const MS_COUNT_TILES: u32 = 8;
 
 pub const PT_BLOCK_X: u32 = 32;
 pub const PT_BLOCK_Y: u32 = 8;
@@ -55,6 +57,8 @@ pub const MIRRORED: &[(&str, &str, u32)] = &[
     ("mandelbrot", "MS_COUNT_GRIDS", MS_COUNT_GRIDS),
     ("mandelbrot", "MS_COUNT_DEPTH", MS_COUNT_DEPTH),
     ("mandelbrot", "MS_COUNT_EVALUATED", MS_COUNT_EVALUATED),
+    ("mandelbrot", "MS_COUNT_TILES", MS_COUNT_TILES),
+    ("mandelbrot", "MS_FUSED_CELL", MS_FUSED_CELL),
     ("perturbation", "PT_BLOCK_X", PT_BLOCK_X),
     ("perturbation", "PT_BLOCK_Y", PT_BLOCK_Y),
 ];

@@ -1,5 +1,5 @@
 //! Rectangles of the Mariani–Silver refinement and the order in which their pixels are
-//! enumerated; `kernels/mandelbrot_grid.cuh` enumerates the same pixels in the same order.
+//! enumerated; `kernels/mandelbrot_rect.cuh` enumerates the same pixels in the same order.
 //!
 //! A rectangle is given by its border lines: columns `x0`, `x1` and rows `y0`, `y1`
 //! (inclusive). Neighbouring rectangles share a border line, so their interiors are
@@ -146,9 +146,16 @@ impl GridLines {
         (len - 1) / s + 1 + u32::from((len - 1) % s != 0)
     }
 
+    /// The columns and rows of lines (the fused kernel's units: one per crossing).
+    pub fn counts(&self) -> (u32, u32) {
+        (
+            Self::lines(self.width, self.s),
+            Self::lines(self.height, self.s),
+        )
+    }
+
     pub fn pixel_count(&self) -> u64 {
-        let rows = Self::lines(self.height, self.s);
-        let cols = Self::lines(self.width, self.s);
+        let (cols, rows) = self.counts();
         u64::from(rows) * u64::from(self.width) + u64::from(cols) * u64::from(self.height - rows)
     }
 

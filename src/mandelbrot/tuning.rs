@@ -40,8 +40,11 @@ pub enum TuningError {
 /// evaluated whole by its block. Every level of refinement adds a dependent pass, and a
 /// pass holding a pixel at the max dwell lasts that pixel's latency (0.30 ms at 8192), so
 /// at window sizes nesting costs more than its fills save (16 → 8 → 4 px: geometric means
-/// 1.07–1.24× per-pixel; one level: 1.27–1.49×). 4K the one measured over the full table
-/// (run 16); larger the best of 32 tunings with child grids on the four goal points.
+/// 1.07–1.24× per-pixel; one level: 1.27–1.49×). This tuning runs as one grid on the GPU
+/// (`kernels/mandelbrot_fused.cuh`: no cell waits for all the lines), which takes the
+/// latency-bound views from 0.58–0.84× to 0.96–1.04× and the geometric means to
+/// 1.57–1.91× (run 86). 4K the one measured over the full table (run 16); larger the best
+/// of 32 tunings with child grids on the four goal points.
 pub const MS_TUNINGS: [(u64, MsTuning); 3] = [
     (
         2560 * 1440,
