@@ -364,7 +364,10 @@ fn ms_args(
 /// as the fault switch for child launches asks for).
 fn fused_applies(which: usize, args: &MsArgs) -> bool {
     let cell = MS_FUSED_CELL as i32;
-    which < 2 && args.levels == 1 && args.size[0] == cell && args.launch_min_pixels > (cell - 1) * (cell - 1)
+    which < 2
+        && args.levels == 1
+        && args.size[0] == cell
+        && args.launch_min_pixels > (cell - 1) * (cell - 1)
 }
 
 impl MandelbrotKernels {
