@@ -70,6 +70,8 @@
 #   bash scripts/gpu/integration.sh gs  # the one-pass refinement: Mandelbrot tests,
 #                                       # bench --mandelbrot before and after, memcheck
 #   bash scripts/gpu/integration.sh gt  # before, a trial build (VARIANT=) and after, twice
+#   bash scripts/gpu/integration.sh gv  # bench --ms-sweep with the fused kernel
+#   bash scripts/gpu/integration.sh gw  # the sweep and bench --mandelbrot, before and after
 #   bash scripts/gpu/integration.sh gu  # every GPU test, Mandelbrot memcheck, before and
 #                                       # after, the explorer's soak on both interop paths
 # Each part stops its steps at DEADLINE (default: 560 s from its start). Only summaries,
@@ -135,6 +137,8 @@ case ${1:-a} in
     gs) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-memcheck ;;
     gu) export SOAK_VARIANTS="auto:mandelbrot classic:mandelbrot" SOAK_SECONDS=60
         bash scripts/gpu/run.sh smi mandel-smoke tests mandel-memcheck mandel-before bench soak ;;
+    gv) bash scripts/gpu/run.sh smi ms-sweep ;;
+    gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
     gq) bash scripts/gpu/run.sh smi handover-probe tests ;;

@@ -29,7 +29,10 @@ if [ -n "${BEFORE:-}" ]; then
     cp "$BEFORE" "$stage/before/cudalens"
 fi
 strip "$stage"/* 2>/dev/null || true
-tar -C "$stage" -cJf .carry/bundle.tar.xz .
+# Packed under another name first: a device call started before this line ends finds no
+# bundle rather than a cut one.
+tar -C "$stage" -cJf .carry/bundle.tar.xz.part .
+mv .carry/bundle.tar.xz.part .carry/bundle.tar.xz
 # SWEEP=path/to/sweep (scripts/gpu/sweep/build.sh) carries the kernel-variant sweep too.
 if [ -n "${SWEEP:-}" ]; then
     cp "$SWEEP" .carry/sweep
@@ -42,3 +45,4 @@ if [ -n "${VARIANT:-}" ]; then
     strip .carry/variant/cudalens 2>/dev/null || true
 fi
 du -sh .carry .gl
+echo "prepare.sh: ready"

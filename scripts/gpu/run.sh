@@ -151,6 +151,7 @@ for s in $steps; do
         mandel-smoke) step mandel-smoke 60 "$B/cudalens" mandelbrot --backend cuda --width 1920 --height 1080 --max-dwell 8192 --output /tmp/mandel-smoke.png ;;
         # A trial build (prepare.sh VARIANT=) of the same benchmark.
         mandel-variant) step bench-mandel-variant 300 "$B/variant/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/variant-mandel.json" ;;
+        ms-sweep-before) step bench-ms-sweep-before 420 "$B/before/cudalens" bench --backend cuda --mandelbrot --ms-sweep --runs 15 --json "$OUT/ms-sweep-before.json" ;;
         mandel-before) step bench-mandel-before 300 "$B/before/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/before-mandel.json" ;;
         before4k) step bench-before-4k 120 "$B/before/cudalens" bench --backend cuda --runs 30 --size 3840x2160 --json "$OUT/before-4k.json" ;;
         before8k) step bench-before-8k 200 "$B/before/cudalens" bench --backend cuda --runs 30 --size 7680x4320 --json "$OUT/before-8k.json" ;;

@@ -336,7 +336,8 @@ pub(super) fn tuning(
 /// Candidates for window-sized images.
 pub(super) fn window_candidates() -> Vec<MsTuning> {
     let mut out = Vec::new();
-    // One level (8, 16, 32): a cell's border, then its interior, two dependent passes.
+    // One level (8, 16, 32): a cell's border, then its interior, two dependent passes; at
+    // 16 px in one grid (the fused kernel, no pass waits for another).
     for size in [8, 16, 32] {
         out.push(tuning(size, 2, size, 1 << 30, 1));
     }
@@ -362,9 +363,10 @@ pub(super) fn window_candidates() -> Vec<MsTuning> {
     out
 }
 
-/// Candidates for 4096² and larger.
+/// Candidates for 4096² and larger: child grids for the large cells, and the window
+/// tuning (one level of 16 px cells, the fused kernel).
 fn large_candidates() -> Vec<MsTuning> {
-    let mut out = Vec::new();
+    let mut out = vec![tuning(16, 2, 16, 1 << 30, 1)];
     for (init, subdiv, leaf) in [
         (256, 2, 8),
         (256, 4, 16),

@@ -35,35 +35,29 @@ pub enum TuningError {
 }
 
 /// The tunings chosen by `cudalens bench --ms-sweep` on an H200 (docs/gpu-runs.md), by
-/// image size: the first whose pixel limit the view does not exceed. Up to 2560×1440 the
-/// best of 27 window tunings (run 43): one level of 16-pixel cells, each filled or
-/// evaluated whole by its block. Every level of refinement adds a dependent pass, and a
-/// pass holding a pixel at the max dwell lasts that pixel's latency (0.30 ms at 8192), so
-/// at window sizes nesting costs more than its fills save (16 → 8 → 4 px: geometric means
-/// 1.07–1.24× per-pixel; one level: 1.27–1.49×). This tuning runs as one grid on the GPU
-/// (`kernels/mandelbrot_fused.cuh`: no cell waits for all the lines), which takes the
-/// latency-bound views from 0.58–0.84× to 0.96–1.04× and the geometric means to
-/// 1.57–1.91× (run 86). 4K the one measured over the full table (run 16); larger the best
-/// of 32 tunings with child grids on the four goal points.
-pub const MS_TUNINGS: [(u64, MsTuning); 3] = [
+/// image size: the first whose pixel limit the view does not exceed.
+///
+/// Up to 4096²: one level of 16-pixel cells, each filled or evaluated whole. On the GPU it
+/// runs as one grid (`kernels/mandelbrot_fused.cuh`), where no cell waits for all the
+/// lines. Every further level is a dependent pass, and a pass holding a pixel at the max
+/// dwell lasts that pixel's latency (0.30 ms at 8192), so nesting costs more than its fills
+/// save: at window sizes the best nested tuning reaches 1.07× per-pixel where this one
+/// reaches 1.56× (geometric means, run 90), and at 4096² (−0.5, 0) it is 2.07× / 3.52× at
+/// max dwell 512 / 2048 against 1.34× / 2.24× for the best tuning with child grids. (The
+/// three-level in-block tuning that served 4K until session 12 fell to 0.18× on the triple
+/// spiral at 3840×2160.)
+///
+/// Larger: the best of 33 tunings with child grids on the 16384² goal points (run 90:
+/// 2.7× / 8.6× at max dwell 512 / 2048, where one level of 16 px gives 2.3× / 4.3×).
+pub const MS_TUNINGS: [(u64, MsTuning); 2] = [
     (
-        2560 * 1440,
+        4096 * 4096,
         MsTuning {
             init_size: 16,
             subdiv: 2,
             leaf_size: 16,
             launch_min_pixels: 1 << 30,
             lookahead: 1,
-        },
-    ),
-    (
-        4096 * 2160,
-        MsTuning {
-            init_size: 64,
-            subdiv: 2,
-            leaf_size: 8,
-            launch_min_pixels: 1 << 30,
-            lookahead: 3,
         },
     ),
     (
@@ -173,8 +167,9 @@ mod tests {
             t.validate().expect("valid");
         }
         assert_eq!(MsTuning::for_size(1920, 1080), MS_TUNINGS[0].1);
-        assert_eq!(MsTuning::for_size(3840, 2160), MS_TUNINGS[1].1);
-        assert_eq!(MsTuning::for_size(16384, 16384), MS_TUNINGS[2].1);
+        assert_eq!(MsTuning::for_size(4096, 4096), MS_TUNINGS[0].1);
+        assert_eq!(MsTuning::for_size(4097, 4096), MS_TUNINGS[1].1);
+        assert_eq!(MsTuning::for_size(16384, 16384), MS_TUNINGS[1].1);
     }
 
     #[test]
