@@ -160,13 +160,21 @@ struct PerturbedExt {
 
 // ---- stores ----------------------------------------------------------------------------
 
-template <typename E>
-__device__ __forceinline__ void ms_eval_store(const MsArgs& a, int x, int y)
+// The whole image as a rectangle: its border lines are the image's edges.
+__device__ __forceinline__ MsRect ms_image(const MandelView& v) { return ms_rect(0, 0, v.width - 1, v.height - 1); }
+
+// Pixel (x, y)'s evaluated dwell (and continuous value, when wanted).
+__device__ __forceinline__ void ms_store(const MsArgs& a, int x, int y, MandelPixel p)
 {
-    const MandelPixel p = E::at(a, x, y);
     const size_t i = (size_t)y * a.view.width + x;
     a.dwells[i] = p.dwell;
     if (a.smooth) a.smooth[i] = p.smooth;
+}
+
+template <typename E>
+__device__ __forceinline__ void ms_eval_store(const MsArgs& a, int x, int y)
+{
+    ms_store(a, x, y, E::at(a, x, y));
 }
 
 // The Coons patch of r's border values at (x, y), as src/mandelbrot/rect.rs computes it.
@@ -557,7 +565,7 @@ __device__ void grid_lines(const MsArgs& a)
     /* Step 2: one block per level-0 cell. */                                                          \
     extern "C" __global__ void MS_BOUNDS(E) mandel_ms_##SUFFIX(MsArgs a)                               \
     {                                                                                                   \
-        ms_process<E>(a, ms_cell(ms_rect(0, 0, a.view.width - 1, a.view.height - 1), a.size[0], blockIdx.x, blockIdx.y), 0); \
+        ms_process<E>(a, ms_cell(ms_image(a.view), a.size[0], blockIdx.x, blockIdx.y), 0); \
     }
 
 #define MANDEL_FUSED_ENTRY_POINT(T, SUFFIX)                                                             \

@@ -20,14 +20,13 @@
 //   starts and every MS_FUSED_CHECK steps each warp looks at the cell's decision; while
 //   there is none it acquires the four flags and, when all are set, decides from the
 //   border (uniform: fill with that dwell; else evaluate) and publishes that to the
-//   block. On "fill" the
-//   warps stop iterating and fill; on "evaluate" they finish their pixels. A warp done
-//   before the decision waits for it. The iterations of a cell that is then filled are
-//   the price: they run on slots the lines leave idle.
+//   block. On "fill" the warps stop iterating and fill; on "evaluate" they finish their
+//   pixels. A warp done before the decision waits for it. The iterations of a cell that
+//   is then filled are the price: they run on slots the lines leave idle.
 // Border values written by other blocks are read through L2 (__ldcg), never a stale L1.
 #pragma once
 
-// MS_FUSED_CELL and MS_FUSED_CHECK are defined in mandelbrot.cu (mirrored on the Rust side).
+// MS_FUSED_CELL (mirrored on the Rust side) and MS_FUSED_CHECK are defined in mandelbrot.cu.
 #define MS_UNDECIDED (-1)
 #define MS_EVALUATE (-2)
 
@@ -96,7 +95,7 @@ __device__ void ms_fused_cell(const MsArgs& a, const MsFused& f, int cell)
 {
     __shared__ int decision;
     const int i = cell % (f.cols - 1), j = cell / (f.cols - 1);
-    const MsRect r = ms_cell(ms_rect(0, 0, a.view.width - 1, a.view.height - 1), MS_FUSED_CELL, i, j);
+    const MsRect r = ms_cell(ms_image(a.view), MS_FUSED_CELL, i, j);
     const int interior = ms_interior_pixels(r);
     if (interior == 0) return;
     if (threadIdx.x == 0) decision = MS_UNDECIDED;
@@ -121,10 +120,7 @@ __device__ void ms_fused_cell(const MsArgs& a, const MsFused& f, int cell)
     }
     if (!mine) return;
     if (d == MS_EVALUATE) {
-        const MandelPixel q = o.result(a.view, a.smooth != nullptr);
-        const size_t k = (size_t)p.y * a.view.width + p.x;
-        a.dwells[k] = q.dwell;
-        if (a.smooth) a.smooth[k] = q.smooth;
+        ms_store(a, p.x, p.y, o.result(a.view, a.smooth != nullptr));
     } else {
         if (a.smooth) ms_fused_acquire(f, i, j); // the border's values, released by their units
         ms_fill_store(a, r, p.x, p.y, d);
