@@ -144,7 +144,6 @@ for s in $steps; do
         # benchmark with the explorer's pixel buffer mapped and unmapped.
         deep-sweep) step bench-deep-sweep 400 "$B/cudalens" bench --backend cuda --deep --ms-sweep --size 640x360 --runs 5 --json "$OUT/deep-sweep.json" ;;
         mandel-classic) step bench-mandel-classic 300 "$B/cudalens" bench --backend cuda --mandelbrot --interop classic --runs 30 --json "$OUT/bench-classic.json" ;;
-        # The Mandelbrot benchmark of the older build, for before/after on one lease.
         ms-sweep) step bench-ms-sweep 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --runs 15 --json "$OUT/ms-sweep.json" ;;
         # One window-sized Mariani-Silver frame, with a short limit: a refinement that hangs
         # shows here before the tests wait on it.
@@ -152,9 +151,13 @@ for s in $steps; do
         # A trial build (prepare.sh VARIANT=) of the same benchmark.
         mandel-variant) step bench-mandel-variant 300 "$B/variant/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/variant-mandel.json" ;;
         ms-sweep-before) step bench-ms-sweep-before 420 "$B/before/cudalens" bench --backend cuda --mandelbrot --ms-sweep --runs 15 --json "$OUT/ms-sweep-before.json" ;;
+        # The Mandelbrot benchmark of the older build, for before/after on one lease.
         mandel-before) step bench-mandel-before 300 "$B/before/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/before-mandel.json" ;;
         before4k) step bench-before-4k 120 "$B/before/cudalens" bench --backend cuda --runs 30 --size 3840x2160 --json "$OUT/before-4k.json" ;;
         before8k) step bench-before-8k 200 "$B/before/cudalens" bench --backend cuda --runs 30 --size 7680x4320 --json "$OUT/before-8k.json" ;;
+        # bench --peers of the older build (prepare.sh BEFORE=), for before/after on one lease.
+        peers-before4k) step bench-peers-before-4k 200 "$B/before/cudalens" bench --backend cuda --peers --runs 30 --size 3840x2160 --json "$OUT/peers-before-4k.json" ;;
+        peers-before8k) step bench-peers-before-8k 300 "$B/before/cudalens" bench --backend cuda --peers --runs 30 --size 7680x4320 --json "$OUT/peers-before-8k.json" ;;
         peers4k) step bench-peers-4k 200 "$B/cudalens" bench --backend cuda --peers --runs 30 --size 3840x2160 --json "$OUT/peers-4k.json" ;;
         peers8k) step bench-peers-8k 300 "$B/cudalens" bench --backend cuda --peers --runs 30 --size 7680x4320 --json "$OUT/peers-8k.json" ;;
         *) echo "unknown step $s" ;;
