@@ -15,6 +15,20 @@ use std::process::Command;
 const RDC_KERNELS: [&str; 1] = ["mandelbrot"];
 /// Machine code for these architectures, plus PTX for the newest (JIT for later GPUs).
 const ARCHS: [&str; 5] = ["75", "80", "86", "89", "90"];
+/// The Mandelbrot module again, as plain code without device-side launches
+/// (`-DMS_NO_CHILD_GRIDS`), for the compute-sanitizer tools that do not support dynamic
+/// parallelism (racecheck, initcheck, synccheck: `CUDALENS_SANITIZER_MODULE=1`). Built for
+/// the lent GPU's architecture only.
+const SANITIZER_MODULE: (&str, &str, &str) = ("mandelbrot", "mandelbrot_sanitize", "90");
+
+/// How a kernel file is compiled.
+enum Build {
+    Plain,
+    /// Relocatable and device-linked with libcudadevrt (dynamic parallelism).
+    Relocatable,
+    /// `SANITIZER_MODULE`'s variant.
+    Sanitizer,
+}
 
 fn find_nvcc() -> Option<PathBuf> {
     if let Ok(p) = env::var("NVCC") {
@@ -68,20 +82,34 @@ fn run(cmd: &mut Command, what: &str) {
     }
 }
 
-fn compile(nvcc: &Path, name: &str, rdc: bool, out_dir: &Path) -> PathBuf {
+fn compile(nvcc: &Path, name: &str, build: Build, out_dir: &Path) -> PathBuf {
     let src = Path::new("kernels").join(format!("{name}.cu"));
-    let fatbin = out_dir.join(format!("{name}.fatbin"));
+    let out_name = match build {
+        Build::Sanitizer => SANITIZER_MODULE.1,
+        _ => name,
+    };
+    let fatbin = out_dir.join(format!("{out_name}.fatbin"));
     let mut cmd = Command::new(nvcc);
     cmd.args(["-O3", "-std=c++17", "-Ikernels", "--fatbin"])
-        .args(gencode_args())
         .arg("-o")
         .arg(&fatbin);
-    if rdc {
-        let lib = cudadevrt_dir(nvcc)
-            .unwrap_or_else(|| panic!("libcudadevrt.a not found next to {}", nvcc.display()));
-        cmd.args(["-rdc=true", "-dlink"])
-            .arg(format!("-L{}", lib.display()))
-            .arg("-lcudadevrt");
+    match build {
+        Build::Plain => {
+            cmd.args(gencode_args());
+        }
+        Build::Relocatable => {
+            let lib = cudadevrt_dir(nvcc)
+                .unwrap_or_else(|| panic!("libcudadevrt.a not found next to {}", nvcc.display()));
+            cmd.args(gencode_args())
+                .args(["-rdc=true", "-dlink"])
+                .arg(format!("-L{}", lib.display()))
+                .arg("-lcudadevrt");
+        }
+        Build::Sanitizer => {
+            let a = SANITIZER_MODULE.2;
+            cmd.arg(format!("-gencode=arch=compute_{a},code=sm_{a}"))
+                .arg("-DMS_NO_CHILD_GRIDS");
+        }
     }
     cmd.arg(&src);
     run(&mut cmd, &src.display().to_string());
@@ -116,9 +144,14 @@ fn main() {
     for name in kernel_names() {
         let rdc = RDC_KERNELS.contains(&name.as_str());
         let name = name.as_str();
+        let build = if rdc {
+            Build::Relocatable
+        } else {
+            Build::Plain
+        };
         let fatbin = match &nvcc {
             Some(nvcc) => {
-                let path = compile(nvcc, name, rdc, &out_dir);
+                let path = compile(nvcc, name, build, &out_dir);
                 format!("Some(include_bytes!({:?}))", path.display().to_string())
             }
             None => "None".to_string(),
@@ -127,6 +160,16 @@ fn main() {
             table,
             "    KernelImage {{ name: {name:?}, relocatable: {rdc}, fatbin: {fatbin}, source: include_str!({:?}) }},",
             format!("{manifest}/kernels/{name}.cu")
+        );
+    }
+    if let Some(nvcc) = &nvcc {
+        let (file, name, _) = SANITIZER_MODULE;
+        let path = compile(nvcc, file, Build::Sanitizer, &out_dir);
+        let _ = writeln!(
+            table,
+            "    KernelImage {{ name: {name:?}, relocatable: false, fatbin: Some(include_bytes!({:?})), source: include_str!({:?}) }},",
+            path.display().to_string(),
+            format!("{manifest}/kernels/{file}.cu")
         );
     }
     table.push_str("];\n");

@@ -220,13 +220,26 @@ __device__ __forceinline__ void ms_count_evaluated(const MsArgs& a, int pixels)
 
 __device__ __forceinline__ void ms_fail(const MsArgs& a) { atomicAdd(&a.counters[MS_COUNT_FAILURES], 1u); }
 
+// A child grid, launched by one thread: MS_LAUNCH(kernel, grid, block, stream, args...).
 // Device-side launches report failure (e.g. the pending-launch limit) only through
-// cudaGetLastError.
+// cudaGetLastError. Built with MS_NO_CHILD_GRIDS (build.rs: the module mandelbrot_sanitize,
+// plain code for racecheck, initcheck and synccheck, which do not support dynamic
+// parallelism) nothing is launched and the rectangle counts as a failure, so the host
+// refuses the frame: only tunings without child grids run there.
+#ifdef MS_NO_CHILD_GRIDS
+#define MS_LAUNCH(kernel, grid, block, stream, ...) ms_fail(a)
+#else
 __device__ __forceinline__ void ms_launched(const MsArgs& a)
 {
     if (cudaGetLastError() != cudaSuccess) ms_fail(a);
     else atomicAdd(&a.counters[MS_COUNT_GRIDS], 1u);
 }
+#define MS_LAUNCH(kernel, grid, block, stream, ...)           \
+    do {                                                      \
+        kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__); \
+        ms_launched(a);                                       \
+    } while (0)
+#endif
 
 // ---- child grids -----------------------------------------------------------------------
 
@@ -267,8 +280,7 @@ __global__ void __launch_bounds__(MS_LINES_BLOCK) ms_lines_child(MsArgs a, MsRec
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         const int2 c = ms_cell_counts(r, s);
-        ms_cells<E><<<dim3(c.x, c.y), MS_BLOCK, 0, cudaStreamTailLaunch>>>(a, r, level);
-        ms_launched(a);
+        MS_LAUNCH(ms_cells<E>, dim3(c.x, c.y), MS_BLOCK, cudaStreamTailLaunch, a, r, level);
     }
 }
 
@@ -491,9 +503,8 @@ __device__ void ms_process(const MsArgs& a, MsRect c, int level)
         }
         if (interior >= a.launch_min_pixels) {
             if (first) {
-                if (fill) ms_fill_child<<<ms_child_blocks(interior), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c, m.x);
-                else ms_eval_child<E><<<ms_child_blocks(interior), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c);
-                ms_launched(a);
+                if (fill) MS_LAUNCH(ms_fill_child, ms_child_blocks(interior), MS_LINES_BLOCK, cudaStreamFireAndForget, a, c, m.x);
+                else MS_LAUNCH(ms_eval_child<E>, ms_child_blocks(interior), MS_LINES_BLOCK, cudaStreamFireAndForget, a, c);
             }
             return;
         }
@@ -507,8 +518,7 @@ __device__ void ms_process(const MsArgs& a, MsRect c, int level)
         if (first) {
             const int lines = ms_line_count(c, a.size[level + 1]);
             ms_count_evaluated(a, lines);
-            ms_lines_child<E><<<ms_child_blocks(lines), MS_LINES_BLOCK, 0, cudaStreamFireAndForget>>>(a, c, level + 1);
-            ms_launched(a);
+            MS_LAUNCH(ms_lines_child<E>, ms_child_blocks(lines), MS_LINES_BLOCK, cudaStreamFireAndForget, a, c, level + 1);
         }
         return;
     }

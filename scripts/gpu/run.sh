@@ -113,6 +113,11 @@ for s in $steps; do
                        step "before-${BA_FILTER:-median:radius=2}-$size" 120 "$B/before/cudalens" bench --backend cuda --runs 30 --size "$size" --filter "${BA_FILTER:-median:radius=2}"
                        step "after-${BA_FILTER:-median:radius=2}-$size" 120 "$B/cudalens" bench --backend cuda --runs 30 --size "$size" --filter "${BA_FILTER:-median:radius=2}"
                    done ;;
+        # racecheck, initcheck and synccheck on the Mandelbrot tests without child grids
+        # (the tools do not support dynamic parallelism, and pass over every kernel of a
+        # module linked for it): the module built without device-side launches, the fused
+        # kernel, the in-block refinement, per-pixel and the colours, quick sizes.
+        mandel-racecheck | mandel-initcheck | mandel-synccheck) step "$s" 400 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_NO_CHILD_GRIDS=1 CUDALENS_SANITIZER_MODULE=1 compute-sanitizer --tool "${s#mandel-}" --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
         mandel-memcheck) step memcheck-mandelbrot 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
         # Issue 10: filter and explorer frames in turn in one process (bench --handover-probe),
         # on both interop paths, to place the explorer's GPU-side wait.

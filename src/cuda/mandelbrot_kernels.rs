@@ -370,11 +370,25 @@ fn fused_applies(which: usize, args: &MsArgs) -> bool {
         && args.launch_min_pixels > (cell - 1) * (cell - 1)
 }
 
+/// The module to load: `mandelbrot`, or with `CUDALENS_SANITIZER_MODULE=1` (test-only, set by
+/// scripts/gpu/run.sh for racecheck, initcheck and synccheck, which do not support dynamic
+/// parallelism) `mandelbrot_sanitize`, the same source built as plain code without
+/// device-side launches (build.rs), where a rectangle that needs a child grid fails the
+/// frame.
+fn module_name() -> &'static str {
+    if std::env::var("CUDALENS_SANITIZER_MODULE").is_ok_and(|v| v == "1") {
+        log::warn!("loading the Mandelbrot module without child grids (CUDALENS_SANITIZER_MODULE)");
+        "mandelbrot_sanitize"
+    } else {
+        "mandelbrot"
+    }
+}
+
 impl MandelbrotKernels {
     /// Loads the module (needs the nvcc-built, device-linked fatbin) and raises the
     /// device runtime's pending-launch limit.
     pub fn load(device: &CudaDevice) -> Result<Self, CudaError> {
-        let module = load_module(device, "mandelbrot")?;
+        let module = load_module(device, module_name())?;
         device.bind()?;
         // SAFETY: sets a context limit of the current context; no pointers involved.
         check("cuCtxSetLimit(DEV_RUNTIME_PENDING_LAUNCH_COUNT)", unsafe {
