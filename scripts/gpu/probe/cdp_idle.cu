@@ -5,9 +5,14 @@
 // frame here: event e0, event e1 (nothing between), the kernel, event e2, synchronise; the
 // medians of e1 - e0 and e2 - e1 over 30 frames after 3, per kernel. Built twice by
 // probe.sh: with -rdc=true -lcudadevrt (as kernels/mandelbrot.cu) and without.
+// The "after N ms idle" cases sleep on the CPU after each frame, as the app does between
+// frames at the display's rate: does the first interval after an idle GPU grow without any
+// GL context in the process (issue 10's 0.16 ms)?
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 #define CHECK(x) do { cudaError_t err_ = (x); if (err_ != cudaSuccess) { \
@@ -42,7 +47,7 @@ static float median(std::vector<float> v)
 }
 
 template <typename Launch>
-static void frames(const char* name, cudaStream_t s, Launch launch)
+static void frames(const char* name, cudaStream_t s, Launch launch, int idle_us = 0)
 {
     cudaEvent_t e[3];
     for (auto& x : e) CHECK(cudaEventCreate(&x));
@@ -54,6 +59,7 @@ static void frames(const char* name, cudaStream_t s, Launch launch)
         CHECK(cudaGetLastError());
         CHECK(cudaEventRecord(e[2], s));
         CHECK(cudaEventSynchronize(e[2]));
+        if (idle_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(idle_us));
         if (i >= 3) {
             idle.push_back(ms(e[0], e[1]));
             kernel.push_back(ms(e[1], e[2]));
@@ -83,5 +89,8 @@ int main()
     frames("plain kernel, after the parents", s, [&] { plain<<<1, 32, 0, s>>>(out); });
 #endif
     frames("nothing (events only), at the end", s, [] {});
+    frames("nothing (events only), after 1 ms idle", s, [] {}, 1000);
+    frames("plain kernel, after 1 ms idle", s, [&] { plain<<<1, 32, 0, s>>>(out); }, 1000);
+    frames("plain kernel, after 16 ms idle", s, [&] { plain<<<1, 32, 0, s>>>(out); }, 16000);
     return 0;
 }
