@@ -11,7 +11,8 @@
 //! No latency is counted, so the ratios are upper bounds of what a partition can save:
 //! docs/gpu-runs.md (session 13) compares them with the measured speed-ups.
 //!
-//! `cargo run --release --example ms_work_model -- [WIDTHxHEIGHT] [MAX_DWELL]`
+//! `cargo run --release --example ms_work_model -- [WIDTHxHEIGHT] [MAX_DWELL] [RE,IM,SPAN]`
+//! (one view instead of the bookmarks, e.g. issue 9's goal points at −0.5,0,2).
 
 use cudalens::mandelbrot::{
     render_mariani_silver, render_per_pixel, Dwells, GridLines, MsRecord, MsTuning, RectKind, View,
@@ -137,7 +138,10 @@ fn fused_block_cost(d: &Dwells, s: u32, records: &[MsRecord]) -> u64 {
     line_blocks + cell_blocks
 }
 
-fn parse_args() -> Option<((u32, u32), u32)> {
+/// A view to model: a name, its centre and span.
+type Place = (&'static str, (f64, f64), f64);
+
+fn parse_args() -> Option<((u32, u32), u32, Vec<Place>)> {
     let mut args = std::env::args().skip(1);
     let size = match args.next() {
         Some(s) => {
@@ -147,17 +151,28 @@ fn parse_args() -> Option<((u32, u32), u32)> {
         None => (1920, 1080),
     };
     let max_dwell = args.next().map_or(Some(8192), |s| s.parse().ok())?;
-    Some((size, max_dwell))
+    let places = match args.next() {
+        Some(s) => {
+            let v: Vec<f64> = s
+                .split(',')
+                .map(|x| x.parse().ok())
+                .collect::<Option<_>>()?;
+            let [re, im, span] = v[..] else { return None };
+            vec![("view", (re, im), span)]
+        }
+        None => BOOKMARKS.iter().map(|&(n, c, s, _)| (n, c, s)).collect(),
+    };
+    Some((size, max_dwell, places))
 }
 
 fn main() -> std::process::ExitCode {
-    let Some(((width, height), max_dwell)) = parse_args() else {
-        eprintln!("usage: ms_work_model [WIDTHxHEIGHT] [MAX_DWELL]");
+    let Some(((width, height), max_dwell, places)) = parse_args() else {
+        eprintln!("usage: ms_work_model [WIDTHxHEIGHT] [MAX_DWELL] [RE,IM,SPAN]");
         return std::process::ExitCode::from(2);
     };
     println!("{width}×{height}, max dwell {max_dwell}: per-pixel / Mariani–Silver work");
     let mut logs = vec![0.0f64; TUNINGS.len() + 1];
-    for (name, center, span, _) in BOOKMARKS {
+    for &(name, center, span) in &places {
         let view = View {
             center,
             span,
@@ -188,7 +203,7 @@ fn main() -> std::process::ExitCode {
         }
         println!("{line}");
     }
-    let n = BOOKMARKS.len() as f64;
+    let n = places.len() as f64;
     let mut line = format!("{:<16}", "geometric mean");
     for (k, (init_size, subdiv, leaf_size)) in TUNINGS.iter().enumerate() {
         line += &format!(

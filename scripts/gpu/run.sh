@@ -118,6 +118,12 @@ for s in $steps; do
         # module linked for it): the module built without device-side launches, the fused
         # kernel, the in-block refinement, per-pixel and the colours, quick sizes.
         mandel-racecheck | mandel-initcheck | mandel-synccheck) step "$s" 400 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_NO_CHILD_GRIDS=1 CUDALENS_SANITIZER_MODULE=1 compute-sanitizer --tool "${s#mandel-}" --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
+        # Nsight Compute on the fused refinement at a goal point (4096², max dwell 512) and
+        # at a window size (whole set, 8192): occupancy and where the warps wait.
+        ncu-fused) for v in "4096 4096 512 -0.5,0 2" "1920 1080 8192 -0.5,0 3"; do
+                       set -- $v
+                       step "ncu-fused-$1x$2-$3" 200 ncu --clock-control none --csv --kernel-name regex:mandel_ms_fused --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats "${NCU_BIN:-$B/cudalens}" mandelbrot --backend cuda --mode mariani-silver --width "$1" --height "$2" --max-dwell "$3" --center "$4" --span "$5" --output "/tmp/ncu-fused-$1.png" --force
+                   done ;;
         mandel-memcheck) step memcheck-mandelbrot 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
         # Issue 10: filter and explorer frames in turn in one process (bench --handover-probe),
         # on both interop paths, to place the explorer's GPU-side wait.
