@@ -2,7 +2,8 @@
 //! random filter stacks (random specification strings parsed by `Filter::from_str`, so
 //! the soak follows whatever filters the parser knows), random parameters, images from
 //! 1×1 to 8K loaded and replaced, Mandelbrot views. Every 100th frame is checked against
-//! the CPU reference; at checkpoints the same canonical frame is run and the driver's
+//! the CPU reference (read back from GL); the others stay in GL, as in the app. At
+//! checkpoints the same canonical frame is run and the driver's
 //! used GPU memory and the host RSS must stay within 1 MiB of the first checkpoint after
 //! warm-up (`SOAK_WARM_UP` frames, default 1000); each checkpoint prints where the host
 //! memory sits and which mappings moved, to place a drift. Ignored by default;
@@ -102,14 +103,23 @@ impl Soak {
         self.image = image;
     }
 
-    fn frame(&mut self, filters: &[Filter]) -> RgbaImage {
-        let gl = &self.gl.gl;
+    /// A frame as the app runs it: the result stays in GL, nothing is read back.
+    fn run(&mut self, filters: &[Filter]) {
         let report = self
             .runner
-            .run(gl, &self.source, &self.image, filters)
+            .run(&self.gl.gl, &self.source, &self.image, filters)
             .expect("CUDA frame");
         assert_eq!(report.backend, BackendKind::Cuda, "fell back to the CPU");
-        self.runner.targets.output.read(gl).expect("read output")
+    }
+
+    /// A frame whose result is read back, to be checked.
+    fn frame(&mut self, filters: &[Filter]) -> RgbaImage {
+        self.run(filters);
+        self.runner
+            .targets
+            .output
+            .read(&self.gl.gl)
+            .expect("read output")
     }
 
     /// Every stage on the GPU from the CPU's input of that stage, against the CPU stage;
@@ -190,7 +200,7 @@ impl Soak {
         // SAFETY: glibc's malloc_trim only returns free heap pages to the system.
         unsafe { libc::malloc_trim(0) };
         self.replace_image(canonical.clone());
-        self.frame(stack);
+        self.run(stack);
         let s = MandelbrotSettings {
             view: View {
                 center: (-0.5, 0.0),
@@ -336,10 +346,13 @@ fn soak_random_frames_on_cuda() {
     let mandel_on = parts == "both" || parts == "mandelbrot";
     let replace = std::env::var("SOAK_REPLACE").map_or(true, |v| v != "0");
     let fixed_view = std::env::var("SOAK_VIEW").is_ok_and(|v| v == "fixed");
+    // SOAK_READBACK=all reads every filter frame back (the soak before session 13), to
+    // tell the host memory of the reads from the frames'.
+    let readback_all = std::env::var("SOAK_READBACK").is_ok_and(|v| v == "all");
     let runner =
         FrameRunner::new(&gl.gl, BackendRequest::Cuda, interop, 1, 1).expect("CUDA backend");
     println!(
-        "soak: interop {:?}, parts {parts}, images replaced {replace}, fixed view {fixed_view}, warm-up {warm_up} frames",
+        "soak: interop {:?}, parts {parts}, images replaced {replace}, fixed view {fixed_view}, every frame read back {readback_all}, warm-up {warm_up} frames",
         runner.interop
     );
     let mandel =
@@ -395,8 +408,10 @@ fn soak_random_frames_on_cuda() {
             if checked {
                 worst = worst.max(soak.check(&stack));
                 checks += 1;
-            } else {
+            } else if readback_all {
                 soak.frame(&stack);
+            } else {
+                soak.run(&stack);
             }
         }
         if frame + 1 >= warm_up && (frame + 1) % CHECKPOINT_EVERY == 0 {

@@ -74,6 +74,8 @@
 #   bash scripts/gpu/integration.sh gw  # the sweep and bench --mandelbrot, before and after
 #   bash scripts/gpu/integration.sh gx  # Mandelbrot tests and memcheck; bench --peers at 4K
 #                                       # and 8K, before and after
+#   bash scripts/gpu/integration.sh ha  # the soak's host memory with every frame read back
+#                                       # and with only the checked ones; the whole soak
 #   bash scripts/gpu/integration.sh gz  # Mandelbrot tests and racecheck; bench --mandelbrot
 #                                       # before, a trial build and after, twice
 #   bash scripts/gpu/integration.sh gy  # racecheck, initcheck, synccheck on the Mandelbrot
@@ -148,6 +150,8 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    ha) export SOAK_VARIANTS="auto:filters:0:random:all auto:filters:0 auto:both" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
+        bash scripts/gpu/run.sh smi soak ;;
     gz) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-racecheck mandel-before mandel-variant bench mandel-before mandel-variant bench ;;
     gy) bash scripts/gpu/run.sh smi mandel-racecheck mandel-initcheck mandel-synccheck mandel-tests deep-tests ;;
     gx) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-memcheck peers-before4k peers4k peers-before8k peers8k ;;
