@@ -220,24 +220,25 @@ __device__ __forceinline__ void ms_count_evaluated(const MsArgs& a, int pixels)
 
 __device__ __forceinline__ void ms_fail(const MsArgs& a) { atomicAdd(&a.counters[MS_COUNT_FAILURES], 1u); }
 
-// A child grid, launched by one thread: MS_LAUNCH(kernel, grid, block, stream, args...).
+// A child grid, launched by one thread: MS_LAUNCH(kernel, grid, block, stream, a, args...)
+// with `a` the MsArgs, which is passed first and counts the launch or its failure.
 // Device-side launches report failure (e.g. the pending-launch limit) only through
 // cudaGetLastError. Built with MS_NO_CHILD_GRIDS (build.rs: the module mandelbrot_sanitize,
 // plain code for racecheck, initcheck and synccheck, which do not support dynamic
 // parallelism) nothing is launched and the rectangle counts as a failure, so the host
 // refuses the frame: only tunings without child grids run there.
 #ifdef MS_NO_CHILD_GRIDS
-#define MS_LAUNCH(kernel, grid, block, stream, ...) ms_fail(a)
+#define MS_LAUNCH(kernel, grid, block, stream, a, ...) ms_fail(a)
 #else
 __device__ __forceinline__ void ms_launched(const MsArgs& a)
 {
     if (cudaGetLastError() != cudaSuccess) ms_fail(a);
     else atomicAdd(&a.counters[MS_COUNT_GRIDS], 1u);
 }
-#define MS_LAUNCH(kernel, grid, block, stream, ...)           \
-    do {                                                      \
-        kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__); \
-        ms_launched(a);                                       \
+#define MS_LAUNCH(kernel, grid, block, stream, a, ...)            \
+    do {                                                         \
+        kernel<<<(grid), (block), 0, (stream)>>>(a, __VA_ARGS__); \
+        ms_launched(a);                                          \
     } while (0)
 #endif
 
