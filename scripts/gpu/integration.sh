@@ -74,6 +74,8 @@
 #   bash scripts/gpu/integration.sh gw  # the sweep and bench --mandelbrot, before and after
 #   bash scripts/gpu/integration.sh gx  # Mandelbrot tests and memcheck; bench --peers at 4K
 #                                       # and 8K, before and after
+#   bash scripts/gpu/integration.sh hc  # the soak on one image on both interop paths, and
+#                                       # every GPU test
 #   bash scripts/gpu/integration.sh hb  # the soak (everything; filters on one image) and
 #                                       # every GPU test
 #   bash scripts/gpu/integration.sh ha  # the soak's host memory with every frame read back
@@ -152,6 +154,8 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    hc) export SOAK_VARIANTS="auto:filters:0 classic:filters:0" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
+        bash scripts/gpu/run.sh smi soak tests ;;
     hb) export SOAK_VARIANTS="auto:both auto:filters:0" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
         bash scripts/gpu/run.sh smi soak tests ;;
     ha) export SOAK_VARIANTS="auto:filters:0:random:all auto:filters:0 auto:both" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
