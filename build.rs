@@ -116,6 +116,14 @@ fn compile(nvcc: &Path, name: &str, build: Build, out_dir: &Path) -> PathBuf {
     fatbin
 }
 
+/// One `KernelImage` of the generated table; `fatbin` is its Rust expression.
+fn image_row(table: &mut String, name: &str, relocatable: bool, fatbin: &str, source: &str) {
+    let _ = writeln!(
+        table,
+        "    KernelImage {{ name: {name:?}, relocatable: {relocatable}, fatbin: {fatbin}, source: include_str!({source:?}) }},"
+    );
+}
+
 /// The stem of every `kernels/*.cu`, sorted.
 fn kernel_names() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir("kernels")
@@ -156,20 +164,24 @@ fn main() {
             }
             None => "None".to_string(),
         };
-        let _ = writeln!(
-            table,
-            "    KernelImage {{ name: {name:?}, relocatable: {rdc}, fatbin: {fatbin}, source: include_str!({:?}) }},",
-            format!("{manifest}/kernels/{name}.cu")
+        image_row(
+            &mut table,
+            name,
+            rdc,
+            &fatbin,
+            &format!("{manifest}/kernels/{name}.cu"),
         );
     }
     if let Some(nvcc) = &nvcc {
         let (file, name, _) = SANITIZER_MODULE;
         let path = compile(nvcc, file, Build::Sanitizer, &out_dir);
-        let _ = writeln!(
-            table,
-            "    KernelImage {{ name: {name:?}, relocatable: false, fatbin: Some(include_bytes!({:?})), source: include_str!({:?}) }},",
-            path.display().to_string(),
-            format!("{manifest}/kernels/{file}.cu")
+        let fatbin = format!("Some(include_bytes!({:?}))", path.display().to_string());
+        image_row(
+            &mut table,
+            name,
+            false,
+            &fatbin,
+            &format!("{manifest}/kernels/{file}.cu"),
         );
     }
     table.push_str("];\n");
