@@ -40,15 +40,20 @@ const PATHS: [(InteropRequest, InteropKind); 2] = [
     (InteropRequest::External, InteropKind::External),
 ];
 
+/// Whether environment variable `name` is set to 1.
+fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v == "1")
+}
+
 fn quick() -> bool {
-    std::env::var("CUDALENS_GPU_QUICK").is_ok_and(|v| v == "1")
+    env_flag("CUDALENS_GPU_QUICK")
 }
 
 /// Small images only (`CUDALENS_GPU_SANITIZE=1`): for racecheck, which runs the
 /// shared-memory kernels hundreds of times slower; the last size still spans several blocks
 /// and partial tiles of every kernel.
 fn sanitize() -> bool {
-    std::env::var("CUDALENS_GPU_SANITIZE").is_ok_and(|v| v == "1")
+    env_flag("CUDALENS_GPU_SANITIZE")
 }
 
 /// No child grids (`CUDALENS_GPU_NO_CHILD_GRIDS=1`): the refinement's tests leave out the
@@ -56,7 +61,7 @@ fn sanitize() -> bool {
 /// dynamic parallelism. Every other path (the fused kernel, in-block refinement,
 /// per-pixel, colours) still runs.
 fn no_child_grids() -> bool {
-    std::env::var("CUDALENS_GPU_NO_CHILD_GRIDS").is_ok_and(|v| v == "1")
+    env_flag("CUDALENS_GPU_NO_CHILD_GRIDS")
 }
 
 /// A headless GL context with CUDA behind it, or None (with the skip message).
