@@ -9,7 +9,8 @@
 //! memory sits and which mappings moved, to place a drift. Ignored by default;
 //! `scripts/gpu/hostile.sh soak` runs it on the GPU machine (`SOAK_FRAMES`, default
 //! 10 000; `SOAK_SECONDS` stops it early, saying how far it got; `SOAK_INTEROP` and
-//! `SOAK_PARTS` choose the path and the kind of frames).
+//! `SOAK_PARTS` choose the path and the kind of frames; `SOAK_REPLACE`, `SOAK_VIEW`,
+//! `SOAK_READBACK` and `SOAK_STACKS` narrow it down to place a drift).
 
 mod common;
 
@@ -54,12 +55,14 @@ fn random_spec(rng: &mut impl Rng) -> String {
     }
 }
 
-/// A random stack of 0 to 4 valid filters; counts the specifications refused.
-fn random_stack(rng: &mut impl Rng, refused: &mut usize) -> Vec<Filter> {
+/// A random stack of 0 to 4 valid filters; counts the specifications refused. With
+/// `same_shape`, only filters whose output has their input's size.
+fn random_stack(rng: &mut impl Rng, refused: &mut usize, same_shape: bool) -> Vec<Filter> {
     let n = rng.random_range(0..=4);
     let mut stack = Vec::new();
     while stack.len() < n {
         match random_spec(rng).parse::<Filter>() {
+            Ok(f) if same_shape && f.output_size(3, 2) != (3, 2) => {}
             Ok(f) => stack.push(f),
             Err(_) => *refused += 1,
         }
@@ -91,15 +94,13 @@ struct Soak {
 }
 
 impl Soak {
+    /// Loads `image` into the source texture as the app does (`ImageDocument::replace`:
+    /// new pixels, the texture re-specified only when the size changes).
     fn replace_image(&mut self, image: RgbaImage) {
         self.runner.release_registrations();
-        let gl = &self.gl.gl;
-        let old = std::mem::replace(
-            &mut self.source,
-            GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))
-                .expect("source texture"),
-        );
-        old.destroy(gl);
+        self.source
+            .upload(&self.gl.gl, &image)
+            .expect("source texture");
         self.image = image;
     }
 
@@ -112,14 +113,10 @@ impl Soak {
         assert_eq!(report.backend, BackendKind::Cuda, "fell back to the CPU");
     }
 
-    /// A frame whose result is read back, to be checked.
+    /// A frame whose result is read back (as `apply` and saving do), to be checked.
     fn frame(&mut self, filters: &[Filter]) -> RgbaImage {
         self.run(filters);
-        self.runner
-            .targets
-            .output
-            .read(&self.gl.gl)
-            .expect("read output")
+        self.runner.read_output(&self.gl.gl).expect("read output")
     }
 
     /// Every stage on the GPU from the CPU's input of that stage, against the CPU stage;
@@ -193,7 +190,7 @@ impl Soak {
     /// buffers) is trimmed first, as the app does on loading an image, and the allocator
     /// gives its free pages back: what is left over is what leaked.
     fn checkpoint(&mut self, canonical: &RgbaImage, stack: &[Filter]) -> (i64, i64) {
-        self.runner.trim();
+        self.runner.trim(&self.gl.gl);
         self.mandel
             .trim(&self.gl.gl)
             .expect("trim the Mandelbrot buffers");
@@ -349,10 +346,14 @@ fn soak_random_frames_on_cuda() {
     // SOAK_READBACK=all reads every filter frame back (the soak before session 13), to
     // tell the host memory of the reads from the frames'.
     let readback_all = std::env::var("SOAK_READBACK").is_ok_and(|v| v == "all");
+    // SOAK_READBACK=none checks nothing (no read-backs at all) and SOAK_STACKS=same-shape
+    // leaves out filters that turn the image, to tell their memory from the frames'.
+    let checks_on = std::env::var("SOAK_READBACK").map_or(true, |v| v != "none");
+    let same_shape = std::env::var("SOAK_STACKS").is_ok_and(|v| v == "same-shape");
     let runner =
         FrameRunner::new(&gl.gl, BackendRequest::Cuda, interop, 1, 1).expect("CUDA backend");
     println!(
-        "soak: interop {:?}, parts {parts}, images replaced {replace}, fixed view {fixed_view}, every frame read back {readback_all}, warm-up {warm_up} frames",
+        "soak: interop {:?}, parts {parts}, images replaced {replace}, fixed view {fixed_view}, every frame read back {readback_all}, checks {checks_on}, same-shape stacks {same_shape}, warm-up {warm_up} frames",
         runner.interop
     );
     let mandel =
@@ -398,13 +399,13 @@ fn soak_random_frames_on_cuda() {
             replacements += 1;
         }
         // Frame 98 of every hundred checks a filter stack, frame 99 a Mandelbrot view.
-        let checked = frame % 100 >= 98;
+        let checked = checks_on && frame % 100 >= 98;
         let mandel_frame = frame % 5 == 4;
         if mandel_frame && mandel_on {
             soak.mandelbrot(&mut rng, checked);
             mandels += 1;
         } else if !mandel_frame && filters_on {
-            let stack = random_stack(&mut rng, &mut refused);
+            let stack = random_stack(&mut rng, &mut refused, same_shape);
             if checked {
                 worst = worst.max(soak.check(&stack));
                 checks += 1;

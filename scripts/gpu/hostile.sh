@@ -118,15 +118,16 @@ print('max diff vs CPU', abs(a-b).max())"))"
 }
 
 # The soak on each interop path, then filters and Mandelbrot views apart, so that a drift
-# can be placed. SOAK_VARIANTS: interop:parts[:replace[:view[:readback]]] (parts both,
-# filters, mandelbrot or none; replace 0 keeps the first image; view fixed: every view
-# 640×480; readback all: every filter frame read back from GL, not only the checked ones).
+# can be placed. SOAK_VARIANTS: interop:parts[:replace[:view[:readback[:stacks]]]] (parts
+# both, filters, mandelbrot or none; replace 0 keeps the first image; view fixed: every view
+# 640×480; readback all: every filter frame read back from GL, not only the checked ones,
+# none: no checks, nothing read back; stacks same-shape: no filter that turns the image).
 soak() {
     local v
     for v in ${SOAK_VARIANTS:-auto:both classic:both auto:filters auto:mandelbrot}; do
         local start=$SECONDS f
         IFS=: read -r -a f <<<"$v"
-        SOAK_INTEROP=${f[0]} SOAK_PARTS=${f[1]:-both} SOAK_REPLACE=${f[2]:-1} SOAK_VIEW=${f[3]:-random} SOAK_READBACK=${f[4]:-checked} SOAK_FRAMES=${SOAK_FRAMES:-10000} SOAK_SECONDS=${SOAK_SECONDS:-120} \
+        SOAK_INTEROP=${f[0]} SOAK_PARTS=${f[1]:-both} SOAK_REPLACE=${f[2]:-1} SOAK_VIEW=${f[3]:-random} SOAK_READBACK=${f[4]:-checked} SOAK_STACKS=${f[5]:-any} SOAK_FRAMES=${SOAK_FRAMES:-10000} SOAK_SECONDS=${SOAK_SECONDS:-120} \
             timeout $((${SOAK_SECONDS:-120} + 30)) "$C/soak-tests" --ignored --nocapture --test-threads=1 2>&1 | tee -a "$OUT/soak.txt" >>"$LOG"
         note "soak $v rc=${PIPESTATUS[0]} $((SECONDS - start))s: $(grep -h '^soak: [0-9]' "$OUT/soak.txt" | tail -n1)"
     done

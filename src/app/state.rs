@@ -133,7 +133,7 @@ impl AppState {
             ));
             return;
         }
-        self.runner.trim();
+        self.runner.trim(gl);
         let note = loaded.conversion_note.clone();
         match self.document.replace(gl, loaded) {
             Ok(()) => {
@@ -151,14 +151,13 @@ impl AppState {
 
     /// Saves pixels read back from GL to `path` (the dialog already asked before replacing
     /// a file; the input image stays protected) and reports in the status bar.
-    fn save_pixels(&mut self, pixels: Result<image::RgbaImage, crate::gl::GlError>, path: &Path) {
+    fn save_pixels(&mut self, pixels: Result<image::RgbaImage, String>, path: &Path) {
         let options = SaveOptions {
             overwrite: true,
             protected: vec![self.document.path.clone()],
         };
-        let result = pixels
-            .map_err(|e| e.to_string())
-            .and_then(|img| save_image(&img, path, &options).map_err(|e| e.to_string()));
+        let result =
+            pixels.and_then(|img| save_image(&img, path, &options).map_err(|e| e.to_string()));
         self.message = Some(match result {
             Ok(()) => (format!("saved {}", path.display()), false),
             Err(e) => (e, true),
@@ -171,7 +170,7 @@ impl AppState {
             .set_file_name("mandelbrot.png");
         if let Some(path) = dialog.save_file() {
             let pixels = self.mandelbrot.renderer.texture().read(gl);
-            self.save_pixels(pixels, &path);
+            self.save_pixels(pixels.map_err(|e| e.to_string()), &path);
         }
     }
 
@@ -202,7 +201,7 @@ impl AppState {
                     .set_file_name(format!("{stem}-cudalens.png"))
                     .save_file()
                 {
-                    let pixels = self.runner.targets.output.read(gl);
+                    let pixels = self.runner.read_output(gl).map_err(|e| e.to_string());
                     self.save_pixels(pixels, &p);
                 }
             }

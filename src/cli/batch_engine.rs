@@ -117,7 +117,7 @@ impl GpuEngine {
         let result = self
             .runner
             .run(gl, &source, image, filters)
-            .and_then(|_| Ok(self.runner.targets.output.read(gl)?));
+            .and_then(|_| self.runner.read_output(gl));
         self.source = Some(source);
         result
     }

@@ -7,6 +7,64 @@ use super::{check, CudaError};
 use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUmemorytype};
 use cudarc::driver::CudaStream;
 
+/// Where a 2-D copy from an array goes.
+enum CopyTarget {
+    Array(CUarray),
+    /// Host memory, rows packed (pitch = width × 4).
+    Host(*mut u8),
+}
+
+/// Copies `width × height` RGBA8 pixels out of `src` into `dst`, on `stream`.
+///
+/// # Safety
+/// `src` must be a live RGBA8 array of at least `width × height` pixels (owned, mapped or
+/// imported); `dst` an array as large, or host memory of `width × height × 4` bytes; both
+/// must stay so until the stream has run the copy.
+unsafe fn copy_from_array(
+    src: CUarray,
+    dst: CopyTarget,
+    width: u32,
+    height: u32,
+    stream: &CudaStream,
+) -> Result<(), CudaError> {
+    let (dst_type, dst_array, dst_host, dst_pitch) = match dst {
+        CopyTarget::Array(a) => (
+            CUmemorytype::CU_MEMORYTYPE_ARRAY,
+            a,
+            std::ptr::null_mut(),
+            0,
+        ),
+        CopyTarget::Host(p) => (
+            CUmemorytype::CU_MEMORYTYPE_HOST,
+            std::ptr::null_mut(),
+            p.cast(),
+            width as usize * 4,
+        ),
+    };
+    let copy = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        srcHost: std::ptr::null(),
+        srcDevice: 0,
+        srcArray: src,
+        srcPitch: 0,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: dst_type,
+        dstHost: dst_host,
+        dstDevice: 0,
+        dstArray: dst_array,
+        dstPitch: dst_pitch,
+        WidthInBytes: width as usize * 4,
+        Height: height as usize,
+    };
+    // SAFETY: the caller guarantees both ends (see # Safety); `copy` is fully initialised.
+    check("cuMemcpy2DAsync", unsafe {
+        sys::cuMemcpy2DAsync_v2(&copy, stream.cu_stream())
+    })
+}
+
 /// Copies a `width × height` RGBA8 array into another of the same size, on `stream`.
 ///
 /// # Safety
@@ -19,28 +77,37 @@ pub unsafe fn copy_array(
     height: u32,
     stream: &CudaStream,
 ) -> Result<(), CudaError> {
-    let copy = sys::CUDA_MEMCPY2D {
-        srcXInBytes: 0,
-        srcY: 0,
-        srcMemoryType: CUmemorytype::CU_MEMORYTYPE_ARRAY,
-        srcHost: std::ptr::null(),
-        srcDevice: 0,
-        srcArray: src,
-        srcPitch: 0,
-        dstXInBytes: 0,
-        dstY: 0,
-        dstMemoryType: CUmemorytype::CU_MEMORYTYPE_ARRAY,
-        dstHost: std::ptr::null_mut(),
-        dstDevice: 0,
-        dstArray: dst,
-        dstPitch: 0,
-        WidthInBytes: width as usize * 4,
-        Height: height as usize,
-    };
-    // SAFETY: the caller guarantees both arrays (see # Safety); `copy` is fully initialised.
-    check("cuMemcpy2DAsync", unsafe {
-        sys::cuMemcpy2DAsync_v2(&copy, stream.cu_stream())
-    })
+    // SAFETY: as guaranteed by the caller.
+    unsafe { copy_from_array(src, CopyTarget::Array(dst), width, height, stream) }
+}
+
+/// Copies a `width × height` RGBA8 array into `out` (rows packed) and waits for the copy:
+/// the read-back of a result through CUDA, whose staging buffers are the driver's own and
+/// kept, where a GL pixel-pack buffer of the image's size would be made for each read.
+///
+/// # Safety
+/// `src` must be a live RGBA8 array of at least `width × height` pixels (owned, mapped or
+/// imported) that stays so until this returns.
+pub unsafe fn read_array(
+    src: CUarray,
+    width: u32,
+    height: u32,
+    out: &mut [u8],
+    stream: &CudaStream,
+) -> Result<(), CudaError> {
+    if out.len() != width as usize * height as usize * 4 {
+        return Err(CudaError::Driver {
+            call: "cuMemcpy2DAsync",
+            reason: format!("{} bytes for a {width}×{height} image", out.len()),
+        });
+    }
+    let dst = CopyTarget::Host(out.as_mut_ptr());
+    // SAFETY: `out` holds exactly the image (checked) and outlives the copy, which is
+    // waited for below; the caller guarantees `src`.
+    unsafe { copy_from_array(src, dst, width, height, stream)? };
+    stream
+        .synchronize()
+        .map_err(CudaError::driver("cuStreamSynchronize"))
 }
 
 /// Sets `count` u32 at `ptr` to `value`, on `stream`.

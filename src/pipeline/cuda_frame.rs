@@ -20,6 +20,7 @@ use crate::filters::{kernel_modules, launch_copy, launch_histogram, Filter, GpuS
 use crate::gl::GlTexture;
 use crate::ops::{Histogram, HISTOGRAM_BINS};
 use cudarc::driver::{CudaSlice, PinnedHostSlice};
+use image::RgbaImage;
 
 /// What the registration was made for: re-register when any of it changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +75,11 @@ impl CudaFrame {
         self.release_registrations();
         self.scratch = None;
         self.intermediates = Intermediates::default();
+    }
+
+    /// Frees the intermediates kept for other sizes; true when there were any.
+    pub fn release_spares(&mut self) -> bool {
+        self.intermediates.release_spares()
     }
 
     /// The map/unmap resources for `key`, registered again when the objects changed.
@@ -178,6 +184,44 @@ impl CudaFrame {
             histogram,
             stages: stages_from(stages),
         })
+    }
+
+    /// Reads the last frame's output back through CUDA (the output's array, copied to the
+    /// host), or None when no frame's views are at hand (no frame since the registration
+    /// was released: the caller reads through GL then).
+    pub fn read_output(
+        &mut self,
+        gl: &glow::Context,
+        targets: &mut FrameTargets,
+    ) -> Option<Result<RgbaImage, PipelineError>> {
+        let (width, height) = (targets.output.width, targets.output.height);
+        let mut classic = None;
+        let resources: &mut dyn InteropResources = match targets.external() {
+            Some(shared) => shared,
+            None => &mut classic.insert(self.registration.take()?).1,
+        };
+        let stream = self.device.stream.clone();
+        let mut pixels = vec![0u8; width as usize * height as usize * 4];
+        let read = self
+            .device
+            .bind()
+            .map_err(PipelineError::from)
+            .and_then(|()| {
+                let views = resources.acquire(gl, &stream)?;
+                // SAFETY: array 1 of a frame's views is the RGBA8 output, `width × height`
+                // (the targets' output, which the last frame wrote), valid until `release`
+                // below; `read_array` waits for the copy.
+                let copied = unsafe {
+                    memory::read_array(views.array(1)?, width, height, &mut pixels, &stream)
+                };
+                let released = resources.release(gl, &stream);
+                copied?;
+                released
+            });
+        self.registration = classic;
+        Some(read.and_then(|()| {
+            RgbaImage::from_raw(width, height, pixels).ok_or(missing_stage().into())
+        }))
     }
 
     /// Queues the frame's kernels on the acquired views.

@@ -22,6 +22,9 @@ pub struct FrameRunner {
     external: Option<ExternalInterop>,
     request: BackendRequest,
     cuda: Option<CudaFrame>,
+    /// Trimmed since the last frame: the next frame frees the spares it leaves (the
+    /// previous image's sizes).
+    trimmed: bool,
 }
 
 /// Opens CUDA on the current GL context's device and loads the filter kernels.
@@ -57,6 +60,7 @@ impl FrameRunner {
                 external: None,
                 request,
                 cuda: None,
+                trimmed: false,
             });
         };
         let (targets, interop, external) = cuda_targets(gl, &frame, interop, width, height)?;
@@ -67,6 +71,7 @@ impl FrameRunner {
             external,
             request,
             cuda: Some(frame),
+            trimmed: false,
         })
     }
 
@@ -77,13 +82,21 @@ impl FrameRunner {
         }
     }
 
-    /// Drops the registrations and frees the scratch and intermediates sized for earlier
-    /// images (when a new image is loaded: memory follows the image, not the largest one
-    /// seen).
-    pub fn trim(&mut self) {
+    /// Drops the registrations and frees the scratch, the intermediates and the spares
+    /// sized for earlier images (when a new image is loaded: memory follows the image, not
+    /// the largest one seen).
+    pub fn trim(&mut self, gl: &glow::Context) {
         if let Some(cuda) = self.cuda.as_mut() {
             cuda.trim();
         }
+        self.targets.release_spares(gl);
+        self.trimmed = true;
+    }
+
+    /// Frees what is kept for sizes other than the last frame's; true when there was any.
+    fn release_spares(&mut self, gl: &glow::Context) -> bool {
+        let intermediates = self.cuda.as_mut().is_some_and(|c| c.release_spares());
+        intermediates | self.targets.release_spares(gl)
     }
 
     /// The CUDA device in use, if any.
@@ -114,24 +127,69 @@ impl FrameRunner {
             .fold((source.width, source.height), |(w, h), f| {
                 f.output_size(w, h)
             });
-        if (self.targets.output.width, self.targets.output.height) != (w, h) {
-            if let Some(cuda) = self.cuda.as_mut() {
-                cuda.release_registrations();
-            }
-            self.targets.resize_output(gl, w, h)?;
+        // What is kept for other sizes is a cache: when anything fails it is freed and
+        // the step tried once more, before the failure counts.
+        let mut resized = self.resize_output(gl, w, h);
+        if resized.is_err() && self.release_spares(gl) {
+            resized = self.resize_output(gl, w, h);
         }
-        if let Some(cuda) = self.cuda.as_mut() {
-            match cuda.run(gl, source, &mut self.targets, filters) {
-                Ok(report) => return Ok(report),
-                Err(e) => {
-                    self.status = fall_back_after(self.request, e)?;
-                    self.cuda = None;
-                    self.interop = None;
-                    self.external = None;
+        resized?;
+        let mut result = self.run_cuda(gl, source, filters);
+        if matches!(result, Some(Err(_))) && self.release_spares(gl) {
+            result = self.run_cuda(gl, source, filters);
+        }
+        match result {
+            Some(Ok(report)) => {
+                if std::mem::take(&mut self.trimmed) {
+                    self.release_spares(gl);
                 }
+                return Ok(report);
             }
+            Some(Err(e)) => {
+                self.status = fall_back_after(self.request, e)?;
+                self.cuda = None;
+                self.interop = None;
+                self.external = None;
+            }
+            None => {}
         }
         Ok(run_cpu_frame(gl, image, &mut self.targets, filters)?)
+    }
+
+    /// Gives the output the frame's size (releasing CUDA's registration of it first).
+    fn resize_output(&mut self, gl: &glow::Context, w: u32, h: u32) -> Result<(), PipelineError> {
+        if (self.targets.output.width, self.targets.output.height) == (w, h) {
+            return Ok(());
+        }
+        if let Some(cuda) = self.cuda.as_mut() {
+            cuda.release_registrations();
+        }
+        self.targets.resize_output(gl, w, h)
+    }
+
+    /// The frame on CUDA, if CUDA is the backend.
+    fn run_cuda(
+        &mut self,
+        gl: &glow::Context,
+        source: &GlTexture,
+        filters: &[Filter],
+    ) -> Option<Result<FrameReport, PipelineError>> {
+        let cuda = self.cuda.as_mut()?;
+        Some(cuda.run(gl, source, &mut self.targets, filters))
+    }
+
+    /// The last frame's output: read through CUDA on the CUDA backend (no GL pixel-pack
+    /// buffer the size of the image, which the GL driver keeps for a while after each read),
+    /// through GL otherwise.
+    pub fn read_output(&mut self, gl: &glow::Context) -> Result<RgbaImage, PipelineError> {
+        if let Some(read) = self
+            .cuda
+            .as_mut()
+            .and_then(|c| c.read_output(gl, &mut self.targets))
+        {
+            return read;
+        }
+        Ok(self.targets.output.read(gl)?)
     }
 
     /// Releases the GL objects (CUDA registrations first).

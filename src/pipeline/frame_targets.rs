@@ -60,6 +60,12 @@ impl FrameTargets {
         }
     }
 
+    /// Frees the memory kept for other sizes (external-memory path); true when there was
+    /// any.
+    pub fn release_spares(&mut self, gl: &glow::Context) -> bool {
+        self.shared.as_mut().is_some_and(|s| s.release_spares(gl))
+    }
+
     /// The external-memory side, when the targets have one.
     pub fn external(&mut self) -> Option<&mut SharedTargets> {
         self.shared.as_mut()

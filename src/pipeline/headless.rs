@@ -109,8 +109,8 @@ fn process_on_gl(
             phase.done("open backend");
             let out = runner.run(gl, &source, image, filters).and_then(|report| {
                 phase.done("run frame");
-                let pixels = runner.targets.output.read(gl)?;
-                phase.done("read output texture");
+                let pixels = runner.read_output(gl)?;
+                phase.done("read output");
                 Ok((pixels, report))
             });
             let (status, interop) = (runner.status.clone(), runner.interop.clone());

@@ -1,15 +1,17 @@
-//! Ping-pong CUDA arrays between filter stages, reallocated only when a size changes.
+//! Ping-pong CUDA arrays between filter stages, reallocated only when a size changes; each
+//! slot keeps the last other size as a spare (a stack with a transpose alternates).
 
+use super::with_spare::WithSpare;
 use crate::cuda::{CudaArray2d, CudaError, SurfaceObject, TextureObject};
 use cudarc::driver::CudaContext;
 use std::sync::Arc;
 
 /// One intermediate image with its texture (read) and surface (write) objects. Fields drop
-/// in order: the objects before the array they view.
+/// in order: the objects before the array they view (held only to be freed last).
 pub struct Intermediate {
     pub texture: TextureObject,
     pub surface: SurfaceObject,
-    pub array: CudaArray2d,
+    _array: CudaArray2d,
 }
 
 impl Intermediate {
@@ -23,7 +25,7 @@ impl Intermediate {
         Ok(Self {
             texture,
             surface,
-            array,
+            _array: array,
         })
     }
 }
@@ -31,11 +33,12 @@ impl Intermediate {
 /// Two slots; stage k writes slot k % 2 and reads slot (k − 1) % 2.
 #[derive(Default)]
 pub struct Intermediates {
-    slots: [Option<Intermediate>; 2],
+    slots: [WithSpare<Intermediate>; 2],
 }
 
 impl Intermediates {
-    /// Makes slot `k % 2` hold a `width × height` image.
+    /// Makes slot `k % 2` hold a `width × height` image. When the allocation fails, the
+    /// slot's other arrays (not in use by this frame) are freed and it is tried once more.
     pub fn ensure(
         &mut self,
         ctx: &Arc<CudaContext>,
@@ -44,15 +47,22 @@ impl Intermediates {
         height: u32,
     ) -> Result<(), CudaError> {
         let slot = &mut self.slots[k % 2];
-        if !matches!(slot, Some(i) if i.array.width == width && i.array.height == height) {
-            *slot = None; // free before allocating the replacement
-            *slot = Some(Intermediate::new(ctx, width, height)?);
+        let make = || Intermediate::new(ctx, width, height);
+        if slot.select((width, height), make, drop).is_err() {
+            slot.release_all(drop);
+            slot.select((width, height), make, drop)?;
         }
         Ok(())
     }
 
     /// The slot written by stage `k`.
     pub fn get(&self, k: usize) -> Option<&Intermediate> {
-        self.slots[k % 2].as_ref()
+        self.slots[k % 2].current()
+    }
+
+    /// Frees the arrays kept for other sizes; true when there were any.
+    pub fn release_spares(&mut self) -> bool {
+        let [a, b] = &mut self.slots;
+        a.release_spare(drop) | b.release_spare(drop)
     }
 }

@@ -20,6 +20,7 @@ mod mandelbrot_renderer;
 mod report;
 mod shared_display;
 mod shared_targets;
+mod with_spare;
 mod working_set;
 
 pub use backend::{choose_backend, fall_back_after, BackendKind, BackendRequest, BackendStatus};

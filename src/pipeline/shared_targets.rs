@@ -1,13 +1,15 @@
 //! The external-memory side of the frame targets: the memory behind the output texture and
 //! the bin buffer, a shared copy of the source texture (GL copies the app's source into it
 //! when the source changes, not per frame) and the semaphores that hand all three between
-//! GL and CUDA. Release with [`SharedTargets::destroy`] after the output texture and the
-//! bin buffer.
+//! GL and CUDA. The output and the source copy each keep one spare of the last other size
+//! (a stack with a transpose alternates). Release with [`SharedTargets::destroy`] after
+//! the output texture and the bin buffer.
 
 use super::external::{
     hand_back_to_gl, usable_sync, BufferBacking, ExternalInterop, ExternalSync, ImageBacking,
 };
 use super::interop_resources::{InteropResources, InteropViews};
+use super::with_spare::WithSpare;
 use super::PipelineError;
 use crate::cuda::CudaError;
 use crate::gl::{check_gl, GlBuffer, GlTexture, SharedObjects};
@@ -15,27 +17,44 @@ use cudarc::driver::CudaStream;
 use glow::HasContext;
 use std::sync::Arc;
 
-/// The source as CUDA reads it on this path, and the GL texture it was copied from.
-struct SourceCopy {
+/// Image memory shared by GL and CUDA, with its GL texture.
+struct SharedImage {
     backing: ImageBacking,
     texture: GlTexture,
-    from: (glow::Texture, u32, u32),
 }
 
-impl SourceCopy {
+impl SharedImage {
+    fn new(
+        interop: &ExternalInterop,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, PipelineError> {
+        let (backing, texture) = ImageBacking::new(interop, gl, width, height)?;
+        Ok(Self { backing, texture })
+    }
+
     fn destroy(self, gl: &glow::Context) {
         self.texture.destroy(gl);
         self.backing.destroy(gl);
     }
 }
 
+/// The source as CUDA reads it on this path, and the GL texture last copied into it.
+struct SourceCopy {
+    image: SharedImage,
+    from: Option<(glow::Texture, u32, u32)>,
+}
+
 pub struct SharedTargets {
     interop: ExternalInterop,
     output: ImageBacking,
     output_name: glow::Texture,
+    /// The last output of another size, kept for when the stack turns the image back.
+    spare_output: Option<SharedImage>,
     bins: BufferBacking,
     bins_name: glow::Buffer,
-    source: Option<SourceCopy>,
+    source: WithSpare<SourceCopy>,
     sync: Option<ExternalSync>,
 }
 
@@ -62,16 +81,18 @@ impl SharedTargets {
             interop,
             output,
             output_name: texture.id,
+            spare_output: None,
             bins,
             bins_name: buffer.id,
-            source: None,
+            source: WithSpare::default(),
             sync: None,
         };
         Ok((shared, texture, buffer))
     }
 
-    /// Re-makes the output memory at `width × height` and puts its texture in `output`
-    /// (deleting the old one). On failure the old output stays.
+    /// Makes the output `width × height` and puts its texture in `output`: the spare when
+    /// it has that size, else new memory (the spare freed first). The old output becomes
+    /// the spare. On failure the old output stays.
     pub fn resize_output(
         &mut self,
         gl: &glow::Context,
@@ -79,15 +100,27 @@ impl SharedTargets {
         width: u32,
         height: u32,
     ) -> Result<(), PipelineError> {
-        let (backing, texture) = ImageBacking::new(&self.interop, gl, width, height)?;
-        self.output_name = texture.id;
-        std::mem::replace(output, texture).destroy(gl);
-        std::mem::replace(&mut self.output, backing).destroy(gl);
+        let fits = |s: &SharedImage| (s.texture.width, s.texture.height) == (width, height);
+        let next = match self.spare_output.take() {
+            Some(spare) if fits(&spare) => spare,
+            other => {
+                if let Some(old) = other {
+                    old.destroy(gl);
+                }
+                SharedImage::new(&self.interop, gl, width, height)?
+            }
+        };
+        self.output_name = next.texture.id;
+        self.spare_output = Some(SharedImage {
+            texture: std::mem::replace(output, next.texture),
+            backing: std::mem::replace(&mut self.output, next.backing),
+        });
         Ok(())
     }
 
-    /// Makes the shared source a copy of `source`: re-made when `source` is another texture
-    /// or size, copied again when `changed` (its pixels were replaced).
+    /// Makes the shared source a copy of `source`, copied again when `source` is another
+    /// texture or size or `changed` (its pixels were replaced). Memory of the same size is
+    /// reused; the last other size is kept as a spare.
     pub fn prepare_source(
         &mut self,
         gl: &glow::Context,
@@ -95,22 +128,18 @@ impl SharedTargets {
         changed: bool,
     ) -> Result<(), PipelineError> {
         let from = (source.id, source.width, source.height);
-        if self.source.as_ref().is_some_and(|s| s.from == from) && !changed {
+        let size = (source.width, source.height);
+        if !changed && self.source.current().is_some_and(|s| s.from == Some(from)) {
             return Ok(());
         }
-        if self.source.as_ref().is_none_or(|s| s.from != from) {
-            if let Some(old) = self.source.take() {
-                old.destroy(gl);
-            }
-            let (backing, texture) =
-                ImageBacking::new(&self.interop, gl, source.width, source.height)?;
-            self.source = Some(SourceCopy {
-                backing,
-                texture,
-                from,
-            });
-        }
-        let copy = self.source.as_ref().ok_or(missing_source())?;
+        let make = || {
+            SharedImage::new(&self.interop, gl, size.0, size.1)
+                .map(|image| SourceCopy { image, from: None })
+        };
+        self.source
+            .select(size, make, |old| old.image.destroy(gl))?;
+        let copy = self.source.current_mut().ok_or(missing_source())?;
+        copy.from = None;
         // SAFETY: both textures are live RGBA8 2-D textures of this size, level 0.
         unsafe {
             gl.copy_image_sub_data(
@@ -120,7 +149,7 @@ impl SharedTargets {
                 0,
                 0,
                 0,
-                copy.texture.id,
+                copy.image.texture.id,
                 glow::TEXTURE_2D,
                 0,
                 0,
@@ -131,21 +160,33 @@ impl SharedTargets {
                 1,
             );
         }
-        Ok(check_gl(gl, "glCopyImageSubData(source)")?)
+        check_gl(gl, "glCopyImageSubData(source)")?;
+        copy.from = Some(from);
+        Ok(())
+    }
+
+    /// Frees the output and source kept for other sizes; true when there were any.
+    pub fn release_spares(&mut self, gl: &glow::Context) -> bool {
+        let output = self.spare_output.take().map(|s| s.destroy(gl)).is_some();
+        output | self.source.release_spare(|s| s.image.destroy(gl))
     }
 
     fn objects(&self) -> Result<([glow::Texture; 2], [glow::Buffer; 1]), CudaError> {
-        let source = self.source.as_ref().ok_or(missing_source())?;
-        Ok(([source.texture.id, self.output_name], [self.bins_name]))
+        let source = self.source.current().ok_or(missing_source())?;
+        Ok((
+            [source.image.texture.id, self.output_name],
+            [self.bins_name],
+        ))
     }
 
     /// Deletes everything but the output texture and the bin buffer (the caller's).
-    pub fn destroy(self, gl: &glow::Context) {
+    pub fn destroy(mut self, gl: &glow::Context) {
         if let Some(sync) = self.sync {
             sync.destroy(gl);
         }
-        if let Some(source) = self.source {
-            source.destroy(gl);
+        self.source.release_all(|s| s.image.destroy(gl));
+        if let Some(spare) = self.spare_output {
+            spare.destroy(gl);
         }
         self.output.destroy(gl);
         self.bins.destroy(gl);
@@ -171,9 +212,9 @@ impl InteropResources for SharedTargets {
             textures: &textures,
         };
         usable_sync(&mut self.sync, &self.interop, gl)?.hand_to_cuda(gl, &objects, stream)?;
-        let source = self.source.as_ref().ok_or(missing_source())?;
+        let source = self.source.current().ok_or(missing_source())?;
         Ok(InteropViews {
-            arrays: vec![source.backing.array(), self.output.array()],
+            arrays: vec![source.image.backing.array(), self.output.array()],
             pointers: vec![self.bins.pointer()],
         })
     }
