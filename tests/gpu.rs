@@ -616,11 +616,13 @@ fn a_new_image_in_the_same_texture_is_not_served_stale() {
     }
 }
 
-/// Stacks that turn the image and stacks that do not, in turn, on images of one size and
-/// then another: the buffers kept for the other shape (output, source copy,
-/// intermediates) must never serve an earlier frame's pixels, read through GL or CUDA.
+/// Images loaded into the runner's own source (`load_source`: on the external path the
+/// shared memory itself), of one size, another and the first again, each under stacks
+/// that turn the image and stacks that do not: the source shows the loaded pixels, and
+/// the buffers kept for the other shape (output, source, intermediates) never serve an
+/// earlier frame's pixels, read through GL or CUDA.
 #[test]
-fn kept_buffers_of_the_other_shape_serve_no_stale_pixels() {
+fn loaded_sources_and_kept_buffers_serve_no_stale_pixels() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
     let stacks = [
@@ -637,29 +639,25 @@ fn kept_buffers_of_the_other_shape_serve_no_stale_pixels() {
         random_image(640, 360, 3),
         random_image(640, 360, 4),
         random_image(200, 300, 5),
+        random_image(640, 360, 6),
     ];
     for (path, _) in PATHS {
-        let mut source = GlTexture::new(gl, 640, 360, Some(images[0].as_raw())).expect("source");
         let mut runner = cuda_runner(gl, path, 640, 360);
         for (i, image) in images.iter().enumerate() {
-            runner.release_registrations();
-            source.upload(gl, image).expect("upload");
+            runner.load_source(gl, image).expect("load");
+            let source = runner.source().expect("a source").read(gl).expect("read");
+            assert!(source == *image, "{path:?}: image {i} as loaded");
             for filters in stacks.iter().chain(&stacks) {
-                runner.run(gl, &source, image, filters).expect("frame");
+                runner.run_loaded(gl, image, filters).expect("frame");
                 let want = apply_cpu(image, filters);
                 let label = format!("{path:?}: image {i}, {filters:?}");
-                assert_eq!(
-                    runner.targets.output.read(gl).expect("read"),
-                    want,
-                    "{label}"
-                );
+                assert_eq!(runner.targets.output.read(gl).expect("read"), want, "{label}");
                 // The read-back through CUDA (apply, saving) gives the same pixels.
                 let through_cuda = runner.read_output(gl).expect("read through CUDA");
                 assert_eq!(through_cuda, want, "{label}, read through CUDA");
             }
         }
         runner.destroy(gl);
-        source.destroy(gl);
     }
 }
 

@@ -16,7 +16,7 @@ mod common;
 
 use cudalens::cuda::CudaDevice;
 use cudalens::filters::{apply_cpu, Filter, ParamDefault, FILTERS};
-use cudalens::gl::{GlTexture, HeadlessGl};
+use cudalens::gl::HeadlessGl;
 use cudalens::mandelbrot::{render_per_pixel, MandelbrotSettings, Mode, Precision, View};
 use cudalens::pipeline::{
     BackendKind, BackendRequest, FrameRunner, InteropRequest, MandelbrotRenderer,
@@ -87,19 +87,16 @@ struct Soak {
     gl: HeadlessGl,
     runner: FrameRunner,
     mandel: MandelbrotRenderer,
-    source: GlTexture,
     image: RgbaImage,
     /// Every Mandelbrot view 640×480 (`SOAK_VIEW=fixed`), to tell size changes apart.
     fixed_view: bool,
 }
 
 impl Soak {
-    /// Loads `image` into the source texture as the app does (`ImageDocument::replace`:
-    /// new pixels, the texture re-specified only when the size changes).
+    /// Loads `image` as the app does (`FrameRunner::load_source`).
     fn replace_image(&mut self, image: RgbaImage) {
-        self.runner.release_registrations();
-        self.source
-            .upload(&self.gl.gl, &image)
+        self.runner
+            .load_source(&self.gl.gl, &image)
             .expect("source texture");
         self.image = image;
     }
@@ -108,7 +105,7 @@ impl Soak {
     fn run(&mut self, filters: &[Filter]) {
         let report = self
             .runner
-            .run(&self.gl.gl, &self.source, &self.image, filters)
+            .run_loaded(&self.gl.gl, &self.image, filters)
             .expect("CUDA frame");
         assert_eq!(report.backend, BackendKind::Cuda, "fell back to the CPU");
     }
@@ -187,16 +184,17 @@ impl Soak {
 
     /// The canonical frame of a checkpoint; returns (GPU bytes used, host RSS bytes).
     /// What grows with the largest image or view seen (scratch, intermediates, dwell
-    /// buffers) is trimmed first, as the app does on loading an image, and the allocator
-    /// gives its free pages back: what is left over is what leaked.
+    /// buffers) is trimmed first, as the app does on loading an image; once the last
+    /// image's host pixels are dropped the allocator gives its free pages back: what is
+    /// left over is what leaked.
     fn checkpoint(&mut self, canonical: &RgbaImage, stack: &[Filter]) -> (i64, i64) {
         self.runner.trim(&self.gl.gl);
         self.mandel
             .trim(&self.gl.gl)
             .expect("trim the Mandelbrot buffers");
+        self.replace_image(canonical.clone());
         // SAFETY: glibc's malloc_trim only returns free heap pages to the system.
         unsafe { libc::malloc_trim(0) };
-        self.replace_image(canonical.clone());
         self.run(stack);
         let s = MandelbrotSettings {
             view: View {
@@ -360,16 +358,14 @@ fn soak_random_frames_on_cuda() {
         MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_share(), interop)
             .expect("CUDA Mandelbrot");
     let image = common::photo("coffee.png");
-    let source = GlTexture::new(&gl.gl, image.width(), image.height(), Some(image.as_raw()))
-        .expect("texture");
     let mut soak = Soak {
         gl,
         runner,
         mandel,
-        source,
-        image,
+        image: RgbaImage::new(1, 1),
         fixed_view,
     };
+    soak.replace_image(image);
     let photos = ["astronaut.png", "camera.png", "coffee.png", "logo.png"].map(common::photo);
     let canonical = photos[0].clone();
     let canonical_stack: Vec<Filter> = ["gaussian:sigma=2", "box:radius=3", "sobel"]
@@ -445,13 +441,8 @@ fn soak_random_frames_on_cuda() {
     assert!(gpu_drift <= MIB, "GPU memory drifted by {gpu_drift} B");
     assert!(rss_drift <= MIB, "host RSS drifted by {rss_drift} B");
     let Soak {
-        gl,
-        runner,
-        mandel,
-        source,
-        ..
+        gl, runner, mandel, ..
     } = soak;
     mandel.destroy(&gl.gl);
     runner.destroy(&gl.gl);
-    source.destroy(&gl.gl);
 }

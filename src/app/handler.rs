@@ -151,12 +151,17 @@ impl Handler {
         }
         let (gl, state) = (&r.gl, &mut r.state);
         r.egui.run(&r.window.window, |ui| state.ui(ui, gl));
-        // The output texture and the explorer's are re-made on a resize on the
-        // external-memory interop path.
+        // The source, the output texture and the explorer's are re-made on a resize on
+        // the external-memory interop path.
         let output = state.runner.targets.output.id;
         r.egui
             .painter
             .replace_native_texture(state.output_id, output);
+        if let Some(source) = state.runner.source() {
+            r.egui
+                .painter
+                .replace_native_texture(state.document.texture_id, source.id);
+        }
         let explorer = &state.mandelbrot;
         r.egui
             .painter

@@ -1,7 +1,7 @@
-//! The loaded image: host pixels (the CPU backend's input), its GL texture (the CUDA
-//! backend's input and the "before" of the split view) and where it came from.
+//! The loaded image: host pixels (the CPU backend's input), the egui id of its GL texture
+//! (the "before" of the split view; the texture itself is the frame runner's source) and
+//! where it came from.
 
-use crate::gl::GlTexture;
 use crate::image_io::LoadedImage;
 use image::RgbaImage;
 use std::path::PathBuf;
@@ -9,26 +9,20 @@ use std::path::PathBuf;
 pub struct ImageDocument {
     pub path: PathBuf,
     pub image: RgbaImage,
-    pub texture: GlTexture,
+    /// Points at `FrameRunner::source` (re-pointed every frame: the name changes with the
+    /// size on the external-memory path).
     pub texture_id: egui::TextureId,
     pub description: String,
     pub conversion_note: Option<String>,
 }
 
 impl ImageDocument {
-    /// Replaces the pixels with `loaded` (the GL texture keeps its name, so the egui id
-    /// stays valid). CUDA registrations of the texture must be released first.
-    pub fn replace(
-        &mut self,
-        gl: &glow::Context,
-        loaded: LoadedImage,
-    ) -> Result<(), crate::gl::GlError> {
-        self.texture.upload(gl, &loaded.image)?;
+    /// Takes `loaded` as the document (its pixels already loaded into the runner).
+    pub fn replace(&mut self, loaded: LoadedImage) {
         self.path = loaded.path;
         self.image = loaded.image;
         self.description = loaded.source_description;
         self.conversion_note = loaded.conversion_note;
-        Ok(())
     }
 
     pub fn size(&self) -> (u32, u32) {

@@ -10,7 +10,7 @@ use super::presets_ui::{presets_ui, PresetsPanel};
 use super::recent::RecentFiles;
 use super::status_bar::{status_bar_ui, StatusLine};
 use super::GuiArgs;
-use crate::gl::{GlTexture, HistogramRenderer};
+use crate::gl::HistogramRenderer;
 use crate::image_io::{load_image_with, save_image, SaveOptions, SAVE_EXTENSIONS};
 use crate::mandelbrot::deep::find_bookmark;
 use crate::pipeline::{FrameReport, FrameRunner, MandelbrotRenderer};
@@ -54,16 +54,15 @@ impl AppState {
         args: &GuiArgs,
     ) -> anyhow::Result<Self> {
         let placeholder = image::RgbaImage::from_pixel(1, 1, image::Rgba([40, 40, 40, 255]));
-        let texture = GlTexture::new(gl, 1, 1, Some(placeholder.as_raw()))?;
+        let mut runner = FrameRunner::new(gl, args.backend, args.interop, 1, 1)?;
+        let source = runner.load_source(gl, &placeholder)?;
         let document = ImageDocument {
             path: PathBuf::new(),
-            texture_id: painter.register_native_texture(texture.id),
-            texture,
+            texture_id: painter.register_native_texture(source.id),
             image: placeholder,
             description: "no image".into(),
             conversion_note: None,
         };
-        let runner = FrameRunner::new(gl, args.backend, args.interop, 1, 1)?;
         let output_id = painter.register_native_texture(runner.targets.output.id);
         let histogram = HistogramPanel {
             renderer: Arc::new(HistogramRenderer::new(gl, &runner.targets.bins)?),
@@ -135,8 +134,9 @@ impl AppState {
         }
         self.runner.trim(gl);
         let note = loaded.conversion_note.clone();
-        match self.document.replace(gl, loaded) {
-            Ok(()) => {
+        match self.runner.load_source(gl, &loaded.image) {
+            Ok(_) => {
+                self.document.replace(loaded);
                 self.recent.push(path);
                 self.message = Some(match note {
                     Some(n) => (format!("{}: {n}", path.display()), false),
@@ -145,7 +145,14 @@ impl AppState {
                 self.view.fit_requested = true;
                 self.dirty = true;
             }
-            Err(e) => self.message = Some((format!("{}: {e}", path.display()), true)),
+            Err(e) => {
+                // The current image stays: load its pixels again in case the failure left
+                // the source half made.
+                if let Err(again) = self.runner.load_source(gl, &self.document.image) {
+                    log::error!("reloading the current image: {again}");
+                }
+                self.message = Some((format!("{}: {e}", path.display()), true));
+            }
         }
     }
 
@@ -228,12 +235,10 @@ impl AppState {
         }
         self.dirty = false;
         let start = Instant::now();
-        match self.runner.run(
-            gl,
-            &self.document.texture,
-            &self.document.image,
-            &self.stack.active(),
-        ) {
+        match self
+            .runner
+            .run_loaded(gl, &self.document.image, &self.stack.active())
+        {
             Ok(report) => {
                 self.frame_ms = start.elapsed().as_secs_f64() * 1e3;
                 self.report = Some(report);
@@ -388,7 +393,6 @@ impl AppState {
     pub fn destroy(self, gl: &glow::Context) {
         self.runner.destroy(gl);
         self.mandelbrot.renderer.destroy(gl);
-        self.document.texture.destroy(gl);
         if let Ok(r) = Arc::try_unwrap(self.histogram.renderer) {
             r.destroy(gl);
         }

@@ -1,21 +1,20 @@
 //! The processing engine of a batch `apply`: one headless GL context, one CUDA context and
-//! one frame runner for every image (the source texture re-used while sizes repeat), or the
-//! CPU reference. It lives on the thread that opened it (GL and CUDA stay there).
+//! one frame runner for every image (its source re-used while sizes repeat), or the CPU
+//! reference. It lives on the thread that opened it (GL and CUDA stay there).
 
 use super::CliError;
 use crate::filters::Filter;
-use crate::gl::{GlTexture, HeadlessGl};
+use crate::gl::HeadlessGl;
 use crate::pipeline::{
     choose_backend, cuda_headless_gl, BackendKind, BackendRequest, FrameRunner, InteropRequest,
     PipelineError,
 };
 use image::RgbaImage;
 
-/// The GPU side: context, runner and the source texture of the last image.
+/// The GPU side: context and runner (which holds the last image's source).
 pub struct GpuEngine {
     gl: HeadlessGl,
     runner: FrameRunner,
-    source: Option<GlTexture>,
 }
 
 pub enum BatchEngine {
@@ -35,11 +34,7 @@ impl BatchEngine {
         };
         let runner = FrameRunner::new(&gl.gl, request, interop, 1, 1)?;
         if runner.status.kind == BackendKind::Cuda {
-            return Ok(Self::Gpu(Box::new(GpuEngine {
-                gl,
-                runner,
-                source: None,
-            })));
+            return Ok(Self::Gpu(Box::new(GpuEngine { gl, runner })));
         }
         let reason = runner.status.reason.clone();
         runner.destroy(&gl.gl);
@@ -71,54 +66,21 @@ impl BatchEngine {
     pub fn destroy(self) {
         if let Self::Gpu(g) = self {
             let gl = &g.gl.gl;
-            if let Some(source) = g.source {
-                source.destroy(gl);
-            }
             g.runner.destroy(gl);
         }
     }
 }
 
 impl GpuEngine {
-    /// The source texture holding `image`: the last one re-filled when the size repeats
-    /// (the CUDA registration stays valid), otherwise re-specified after unregistering.
-    fn upload(&mut self, image: &RgbaImage) -> Result<GlTexture, PipelineError> {
-        let gl = &self.gl.gl;
-        match self.source.take() {
-            None => Ok(GlTexture::new(
-                gl,
-                image.width(),
-                image.height(),
-                Some(image.as_raw()),
-            )?),
-            Some(mut texture) => {
-                if (texture.width, texture.height) != image.dimensions() {
-                    self.runner.release_registrations();
-                }
-                match texture.upload(gl, image) {
-                    Ok(()) => Ok(texture),
-                    Err(e) => {
-                        self.runner.release_registrations();
-                        texture.destroy(gl);
-                        Err(e.into())
-                    }
-                }
-            }
-        }
-    }
-
     fn process(
         &mut self,
         image: &RgbaImage,
         filters: &[Filter],
     ) -> Result<RgbaImage, PipelineError> {
-        let source = self.upload(image)?;
         let gl = &self.gl.gl;
-        let result = self
-            .runner
-            .run(gl, &source, image, filters)
-            .and_then(|_| self.runner.read_output(gl));
-        self.source = Some(source);
-        result
+        self.runner.load_source(gl, image)?;
+        self.runner
+            .run_loaded(gl, image, filters)
+            .and_then(|_| self.runner.read_output(gl))
     }
 }

@@ -19,7 +19,7 @@ pub use histogram_renderer::{HistogramRenderer, HistogramStyle};
 pub use memory_object::GlMemoryObject;
 pub use semaphore::{GlSemaphore, SharedObjects};
 pub use shader::Program;
-pub use texture::GlTexture;
+pub use texture::{GlTexture, TextureRef};
 pub use window::GlWindow;
 
 use glow::HasContext;

@@ -5,6 +5,15 @@ use super::{check_gl, max_texture_size, GlBuffer, GlError};
 use glow::HasContext;
 use image::RgbaImage;
 
+/// A texture's name and size, borrowed for one call (what frame code needs of a source
+/// texture that someone else owns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextureRef {
+    pub id: glow::Texture,
+    pub width: u32,
+    pub height: u32,
+}
+
 /// GL texture with its size. Release with [`GlTexture::destroy`].
 #[derive(Debug)]
 pub struct GlTexture {
@@ -30,6 +39,15 @@ impl GlTexture {
         let texture = Self::from_name(id, width, height);
         texture.specify(gl, pixels)?;
         Ok(texture)
+    }
+
+    /// Its name and size.
+    pub fn texture_ref(&self) -> TextureRef {
+        TextureRef {
+            id: self.id,
+            width: self.width,
+            height: self.height,
+        }
     }
 
     /// Wraps a texture name of this context (`destroy` deletes it).

@@ -17,7 +17,7 @@ use crate::cuda::{
     ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
 };
 use crate::filters::{kernel_modules, launch_copy, launch_histogram, Filter, GpuStage};
-use crate::gl::GlTexture;
+use crate::gl::TextureRef;
 use crate::ops::{Histogram, HISTOGRAM_BINS};
 use cudarc::driver::{CudaSlice, PinnedHostSlice};
 use image::RgbaImage;
@@ -25,8 +25,8 @@ use image::RgbaImage;
 /// What the registration was made for: re-register when any of it changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct RegistrationKey {
-    source: (glow::Texture, u32, u32),
-    output: (glow::Texture, u32, u32),
+    source: TextureRef,
+    output: TextureRef,
     bins: glow::Buffer,
 }
 
@@ -92,8 +92,8 @@ impl CudaFrame {
         ClassicResources::register(
             &self.device.ctx,
             &[
-                (key.source.0, ffi::REGISTER_READ_ONLY),
-                (key.output.0, ffi::REGISTER_SURFACE_LDST),
+                (key.source.id, ffi::REGISTER_READ_ONLY),
+                (key.output.id, ffi::REGISTER_SURFACE_LDST),
             ],
             &[(key.bins, 0)],
         )
@@ -133,18 +133,14 @@ impl CudaFrame {
     pub fn run(
         &mut self,
         gl: &glow::Context,
-        source: &GlTexture,
+        source: TextureRef,
         targets: &mut FrameTargets,
         filters: &[Filter],
     ) -> Result<FrameReport, PipelineError> {
         self.device.bind()?;
         let key = RegistrationKey {
-            source: (source.id, source.width, source.height),
-            output: (
-                targets.output.id,
-                targets.output.width,
-                targets.output.height,
-            ),
+            source,
+            output: targets.output.texture_ref(),
             bins: targets.bins.id,
         };
         let (width, height) = (targets.output.width, targets.output.height);
@@ -233,7 +229,7 @@ impl CudaFrame {
     unsafe fn run_mapped(
         &mut self,
         mapped: &InteropViews,
-        source: &GlTexture,
+        source: TextureRef,
         filters: &[Filter],
         timeline: &mut GpuTimeline,
     ) -> Result<(), CudaError> {

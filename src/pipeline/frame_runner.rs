@@ -9,7 +9,7 @@ use super::interop_mode::{choose_interop, CudaShare, InteropKind, InteropRequest
 use super::{BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::filters::Filter;
-use crate::gl::GlTexture;
+use crate::gl::{GlError, GlTexture, TextureRef};
 use image::RgbaImage;
 
 /// The frame pipeline of one GL context.
@@ -114,11 +114,68 @@ impl FrameRunner {
         })
     }
 
-    /// Runs `filters` on `source` (its GL texture and host pixels) into the targets.
+    /// Loads `image` as the source of [`FrameRunner::run_loaded`] and of the app's "before"
+    /// ([`FrameRunner::source`]). On the external-memory path it goes into memory that GL
+    /// shows and CUDA reads (no copy per load; allocated by Vulkan, so it is freed at once
+    /// when the size changes, where GL's own textures linger in its pools); otherwise into
+    /// a plain GL texture.
+    pub fn load_source(
+        &mut self,
+        gl: &glow::Context,
+        image: &RgbaImage,
+    ) -> Result<TextureRef, PipelineError> {
+        // A plain source is re-specified when its size changes: its registration goes
+        // first. (Pixels replaced at the same size keep it; shared memory has none.)
+        let size = self.targets.source().map(|t| (t.width, t.height));
+        if size != Some(image.dimensions()) {
+            if let Some(cuda) = self.cuda.as_mut() {
+                cuda.release_registrations();
+            }
+        }
+        let mut loaded = self.targets.load_source(gl, image).map(|t| t.texture_ref());
+        if loaded.is_err() && self.release_spares(gl) {
+            loaded = self.targets.load_source(gl, image).map(|t| t.texture_ref());
+        }
+        loaded
+    }
+
+    /// The texture [`FrameRunner::load_source`] loaded (its name changes with the size on
+    /// the external-memory path).
+    pub fn source(&self) -> Option<&GlTexture> {
+        self.targets.source()
+    }
+
+    /// Runs `filters` on the loaded source (`image`: its host pixels) into the targets.
+    pub fn run_loaded(
+        &mut self,
+        gl: &glow::Context,
+        image: &RgbaImage,
+        filters: &[Filter],
+    ) -> Result<FrameReport, PipelineError> {
+        let source = self.targets.source().ok_or(GlError::Create {
+            what: "source texture",
+            reason: "no image loaded".into(),
+        })?;
+        self.run_from(gl, source.texture_ref(), image, filters)
+    }
+
+    /// Runs `filters` on `source` (a GL texture of the caller's and its host pixels) into
+    /// the targets; on the external-memory path the source is copied into shared memory
+    /// when it changed.
     pub fn run(
         &mut self,
         gl: &glow::Context,
         source: &GlTexture,
+        image: &RgbaImage,
+        filters: &[Filter],
+    ) -> Result<FrameReport, PipelineError> {
+        self.run_from(gl, source.texture_ref(), image, filters)
+    }
+
+    fn run_from(
+        &mut self,
+        gl: &glow::Context,
+        source: TextureRef,
         image: &RgbaImage,
         filters: &[Filter],
     ) -> Result<FrameReport, PipelineError> {
@@ -171,7 +228,7 @@ impl FrameRunner {
     fn run_cuda(
         &mut self,
         gl: &glow::Context,
-        source: &GlTexture,
+        source: TextureRef,
         filters: &[Filter],
     ) -> Option<Result<FrameReport, PipelineError>> {
         let cuda = self.cuda.as_mut()?;

@@ -7,6 +7,7 @@ use super::shared_targets::SharedTargets;
 use super::PipelineError;
 use crate::gl::{GlBuffer, GlError, GlTexture};
 use crate::ops::HISTOGRAM_BINS;
+use image::RgbaImage;
 
 /// Bytes of the bin buffer: 4 channels × 256 bins × u32.
 pub const BIN_BUFFER_BYTES: usize = 4 * HISTOGRAM_BINS * 4;
@@ -17,6 +18,8 @@ pub struct FrameTargets {
     pub output: GlTexture,
     pub bins: GlBuffer,
     shared: Option<SharedTargets>,
+    /// The loaded source when there is no shared memory (see `load_source`).
+    plain_source: Option<GlTexture>,
 }
 
 impl FrameTargets {
@@ -26,6 +29,7 @@ impl FrameTargets {
             output: GlTexture::new(gl, width, height, None)?,
             bins: GlBuffer::new(gl, BIN_BUFFER_BYTES)?,
             shared: None,
+            plain_source: None,
         })
     }
 
@@ -43,6 +47,7 @@ impl FrameTargets {
             output,
             bins,
             shared: Some(shared),
+            plain_source: None,
         })
     }
 
@@ -60,6 +65,40 @@ impl FrameTargets {
         }
     }
 
+    /// Loads `image` as the frames' source and returns its GL texture (the "before" the
+    /// app shows): on the external-memory path into the shared source itself (CUDA reads
+    /// it with no copy; the name changes with the size), otherwise into a plain texture,
+    /// re-specified when the size changes. CUDA registrations of it must be released first.
+    pub fn load_source(
+        &mut self,
+        gl: &glow::Context,
+        image: &RgbaImage,
+    ) -> Result<&GlTexture, PipelineError> {
+        if let Some(shared) = self.shared.as_mut() {
+            return shared.load_source(gl, image);
+        }
+        match &mut self.plain_source {
+            Some(texture) => texture.upload(gl, image)?,
+            slot @ None => {
+                let texture =
+                    GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
+                *slot = Some(texture);
+            }
+        }
+        Ok(self.plain_source.as_ref().ok_or(GlError::Create {
+            what: "source texture",
+            reason: "internal: not made".into(),
+        })?)
+    }
+
+    /// The source loaded by `load_source`, if any.
+    pub fn source(&self) -> Option<&GlTexture> {
+        match &self.shared {
+            Some(shared) => shared.source(),
+            None => self.plain_source.as_ref(),
+        }
+    }
+
     /// Frees the memory kept for other sizes (external-memory path); true when there was
     /// any.
     pub fn release_spares(&mut self, gl: &glow::Context) -> bool {
@@ -74,6 +113,9 @@ impl FrameTargets {
     pub fn destroy(self, gl: &glow::Context) {
         self.output.destroy(gl);
         self.bins.destroy(gl);
+        if let Some(source) = self.plain_source {
+            source.destroy(gl);
+        }
         if let Some(shared) = self.shared {
             shared.destroy(gl);
         }

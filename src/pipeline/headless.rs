@@ -10,7 +10,7 @@ use super::{
 };
 use crate::cuda::{CudaDevice, DeviceInfo, KernelSet};
 use crate::filters::{kernel_modules, Filter};
-use crate::gl::{GlTexture, HeadlessGl};
+use crate::gl::HeadlessGl;
 use crate::mandelbrot::{Dwells, MandelbrotSettings};
 use image::RgbaImage;
 
@@ -102,17 +102,21 @@ fn process_on_gl(
 ) -> Result<HeadlessOutput, PipelineError> {
     let mut phase = Phases::start();
     super::check_gpu_frame(gl, image.width(), image.height(), filters)?;
-    let source = GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
-    phase.done("upload source texture");
     let result = FrameRunner::new(gl, request, interop, image.width(), image.height()).and_then(
         |mut runner| {
             phase.done("open backend");
-            let out = runner.run(gl, &source, image, filters).and_then(|report| {
-                phase.done("run frame");
-                let pixels = runner.read_output(gl)?;
-                phase.done("read output");
-                Ok((pixels, report))
-            });
+            let out = runner
+                .load_source(gl, image)
+                .and_then(|_| {
+                    phase.done("upload source");
+                    runner.run_loaded(gl, image, filters)
+                })
+                .and_then(|report| {
+                    phase.done("run frame");
+                    let pixels = runner.read_output(gl)?;
+                    phase.done("read output");
+                    Ok((pixels, report))
+                });
             let (status, interop) = (runner.status.clone(), runner.interop.clone());
             runner.destroy(gl);
             out.map(|(image, report)| HeadlessOutput {
@@ -123,7 +127,6 @@ fn process_on_gl(
             })
         },
     );
-    source.destroy(gl);
     phase.done("release");
     result
 }

@@ -12,9 +12,10 @@ use super::interop_resources::{InteropResources, InteropViews};
 use super::with_spare::WithSpare;
 use super::PipelineError;
 use crate::cuda::CudaError;
-use crate::gl::{check_gl, GlBuffer, GlTexture, SharedObjects};
+use crate::gl::{check_gl, GlBuffer, GlTexture, SharedObjects, TextureRef};
 use cudarc::driver::CudaStream;
 use glow::HasContext;
+use image::RgbaImage;
 use std::sync::Arc;
 
 /// Image memory shared by GL and CUDA, with its GL texture.
@@ -40,10 +41,11 @@ impl SharedImage {
     }
 }
 
-/// The source as CUDA reads it on this path, and the GL texture last copied into it.
+/// The source as CUDA reads it on this path, and the GL texture last copied into it (None
+/// when the pixels were loaded into it directly).
 struct SourceCopy {
     image: SharedImage,
-    from: Option<(glow::Texture, u32, u32)>,
+    from: Option<TextureRef>,
 }
 
 pub struct SharedTargets {
@@ -118,27 +120,25 @@ impl SharedTargets {
         Ok(())
     }
 
-    /// Makes the shared source a copy of `source`, copied again when `source` is another
-    /// texture or size or `changed` (its pixels were replaced). Memory of the same size is
-    /// reused; the last other size is kept as a spare.
+    /// Makes the shared source hold `source`'s pixels for the next frame: nothing to do when
+    /// `source` is the shared source itself (loaded by [`SharedTargets::load_source`]);
+    /// otherwise a copy, made again when `source` is another texture or size or `changed`
+    /// (its pixels were replaced). Memory of the same size is reused; the last other size
+    /// is kept as a spare.
     pub fn prepare_source(
         &mut self,
         gl: &glow::Context,
-        source: &GlTexture,
+        source: TextureRef,
         changed: bool,
     ) -> Result<(), PipelineError> {
-        let from = (source.id, source.width, source.height);
-        let size = (source.width, source.height);
-        if !changed && self.source.current().is_some_and(|s| s.from == Some(from)) {
+        let current = self.source.current();
+        if current.is_some_and(|s| s.image.texture.id == source.id) {
             return Ok(());
         }
-        let make = || {
-            SharedImage::new(&self.interop, gl, size.0, size.1)
-                .map(|image| SourceCopy { image, from: None })
-        };
-        self.source
-            .select(size, make, |old| old.image.destroy(gl))?;
-        let copy = self.source.current_mut().ok_or(missing_source())?;
+        if !changed && current.is_some_and(|s| s.from == Some(source)) {
+            return Ok(());
+        }
+        let copy = self.select_source(gl, source.width, source.height)?;
         copy.from = None;
         // SAFETY: both textures are live RGBA8 2-D textures of this size, level 0.
         unsafe {
@@ -161,8 +161,44 @@ impl SharedTargets {
             );
         }
         check_gl(gl, "glCopyImageSubData(source)")?;
-        copy.from = Some(from);
+        copy.from = Some(source);
         Ok(())
+    }
+
+    /// Uploads `image` into the shared source itself: memory that GL shows and CUDA reads
+    /// with no copy, allocated by Vulkan (freed at once, where GL's own textures of
+    /// changing sizes linger in its pools). Returns the GL texture, whose name changes
+    /// with the size.
+    pub fn load_source(
+        &mut self,
+        gl: &glow::Context,
+        image: &RgbaImage,
+    ) -> Result<&GlTexture, PipelineError> {
+        let copy = self.select_source(gl, image.width(), image.height())?;
+        copy.from = None;
+        copy.image.texture.upload(gl, image)?;
+        Ok(&copy.image.texture)
+    }
+
+    /// The shared source's GL texture, once there is one.
+    pub fn source(&self) -> Option<&GlTexture> {
+        self.source.current().map(|s| &s.image.texture)
+    }
+
+    /// The shared source of `width × height`, kept or made.
+    fn select_source(
+        &mut self,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<&mut SourceCopy, PipelineError> {
+        let make = || {
+            SharedImage::new(&self.interop, gl, width, height)
+                .map(|image| SourceCopy { image, from: None })
+        };
+        self.source
+            .select((width, height), make, |old| old.image.destroy(gl))?;
+        self.source.current_mut().ok_or(missing_source().into())
     }
 
     /// Frees the output and source kept for other sizes; true when there were any.
