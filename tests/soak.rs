@@ -10,7 +10,9 @@
 //! `scripts/gpu/hostile.sh soak` runs it on the GPU machine (`SOAK_FRAMES`, default
 //! 10 000; `SOAK_SECONDS` stops it early, saying how far it got; `SOAK_INTEROP` and
 //! `SOAK_PARTS` choose the path and the kind of frames; `SOAK_REPLACE`, `SOAK_VIEW`,
-//! `SOAK_READBACK` and `SOAK_STACKS` narrow it down to place a drift).
+//! `SOAK_READBACK` and `SOAK_STACKS` narrow it down to place a drift). The script runs it
+//! with `MALLOC_ARENA_MAX=1`, so that `malloc_trim` can give back what the CPU
+//! reference's worker threads freed (each thread's own arena keeps its top resident).
 
 mod common;
 
@@ -351,8 +353,9 @@ fn soak_random_frames_on_cuda() {
     let runner =
         FrameRunner::new(&gl.gl, BackendRequest::Cuda, interop, 1, 1).expect("CUDA backend");
     println!(
-        "soak: interop {:?}, parts {parts}, images replaced {replace}, fixed view {fixed_view}, every frame read back {readback_all}, checks {checks_on}, same-shape stacks {same_shape}, warm-up {warm_up} frames",
-        runner.interop
+        "soak: interop {:?}, parts {parts}, images replaced {replace}, fixed view {fixed_view}, every frame read back {readback_all}, checks {checks_on}, same-shape stacks {same_shape}, warm-up {warm_up} frames, MALLOC_ARENA_MAX {}",
+        runner.interop,
+        std::env::var("MALLOC_ARENA_MAX").unwrap_or_else(|_| "unset".into())
     );
     let mandel =
         MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_share(), interop)

@@ -154,6 +154,13 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    hg) export SOAK_VARIANTS="auto:both auto:filters:0 auto:mandelbrot:0:random:none auto:both" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
+        bash scripts/gpu/run.sh smi soak
+        # The one 4 MiB block over a long run: does anything follow it?
+        export SOAK_VARIANTS="auto:filters:0:random:none:same-shape" SOAK_FRAMES=60000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
+        bash scripts/gpu/run.sh soak ;;
+    hf) export SOAK_VARIANTS="auto:filters:0 auto:both auto:none:1:random:none auto:filters:1:random:none auto:mandelbrot:0:random:none classic:filters:0 classic:both" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
+        bash scripts/gpu/run.sh smi soak apply tests ;;
     he) export SOAK_VARIANTS="auto:filters:0 auto:filters:0:random:none:same-shape auto:both auto:none:1:random:none auto:filters:1:random:none auto:mandelbrot:0:random:none classic:filters:0" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
         bash scripts/gpu/run.sh smi soak apply tests ;;
     hd) export SOAK_VARIANTS="auto:filters:0 auto:filters:0:random:checked:same-shape auto:filters:0:random:none:same-shape auto:both auto:both:1:random:none classic:filters:0" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
