@@ -4,7 +4,7 @@
 //! semaphores. No pixel buffer and no GL copy per frame (the classic path's
 //! `MandelbrotPbo` has both). Release with [`SharedDisplay::destroy`].
 
-use super::external::{hand_back_to_gl, usable_sync, ExternalInterop, ExternalSync, ImageBacking};
+use super::external::{hand_back_to_gl, usable_sync, ExternalInterop, ExternalSync, SharedImage};
 use super::interop_resources::{InteropResources, InteropViews};
 use super::PipelineError;
 use crate::cuda::SurfaceObject;
@@ -14,10 +14,9 @@ use std::sync::Arc;
 
 pub struct SharedDisplay {
     interop: ExternalInterop,
-    /// Before `backing`: the surface must go before the array it was made on.
+    /// Before `image`: the surface must go before the array it was made on.
     surface: SurfaceObject,
-    backing: ImageBacking,
-    texture: GlTexture,
+    image: SharedImage,
     sync: Option<ExternalSync>,
 }
 
@@ -29,30 +28,29 @@ impl SharedDisplay {
         width: u32,
         height: u32,
     ) -> Result<Self, PipelineError> {
-        let (backing, texture) = ImageBacking::new(interop, gl, width, height)?;
+        let image = SharedImage::new(interop, gl, width, height)?;
+        let array = image.backing.array();
         // SAFETY: the array is this context's RGBA8 array, imported with surface load/store
-        // (SHARED_ARRAY_FLAGS); the surface is dropped before the backing (field order,
+        // (SHARED_ARRAY_FLAGS); the surface is dropped before the image (field order,
         // `destroy`), and kernels using it are ordered before any release on the stream.
-        let surface = match unsafe { SurfaceObject::from_array(&interop.ctx, backing.array()) } {
+        let surface = match unsafe { SurfaceObject::from_array(&interop.ctx, array) } {
             Ok(s) => s,
             Err(e) => {
-                texture.destroy(gl);
-                backing.destroy(gl);
+                image.destroy(gl);
                 return Err(e.into());
             }
         };
         Ok(Self {
             interop: interop.clone(),
             surface,
-            backing,
-            texture,
+            image,
             sync: None,
         })
     }
 
     /// The texture GL draws (the size it was made for).
     pub fn texture(&self) -> &GlTexture {
-        &self.texture
+        &self.image.texture
     }
 
     /// The handle the colour kernels write through.
@@ -66,12 +64,11 @@ impl SharedDisplay {
             sync.destroy(gl);
         }
         drop(self.surface);
-        self.texture.destroy(gl);
-        self.backing.destroy(gl);
+        self.image.destroy(gl);
     }
 
     fn objects(&self) -> [glow::Texture; 1] {
-        [self.texture.id]
+        [self.image.texture.id]
     }
 }
 
@@ -88,7 +85,7 @@ impl InteropResources for SharedDisplay {
         };
         usable_sync(&mut self.sync, &self.interop, gl)?.hand_to_cuda(gl, &objects, stream)?;
         Ok(InteropViews {
-            arrays: vec![self.backing.array()],
+            arrays: vec![self.image.backing.array()],
             pointers: Vec::new(),
         })
     }

@@ -7,6 +7,7 @@
 
 use super::external::{
     hand_back_to_gl, usable_sync, BufferBacking, ExternalInterop, ExternalSync, ImageBacking,
+    SharedImage,
 };
 use super::interop_resources::{InteropResources, InteropViews};
 use super::with_spare::WithSpare;
@@ -17,29 +18,6 @@ use cudarc::driver::CudaStream;
 use glow::HasContext;
 use image::RgbaImage;
 use std::sync::Arc;
-
-/// Image memory shared by GL and CUDA, with its GL texture.
-struct SharedImage {
-    backing: ImageBacking,
-    texture: GlTexture,
-}
-
-impl SharedImage {
-    fn new(
-        interop: &ExternalInterop,
-        gl: &glow::Context,
-        width: u32,
-        height: u32,
-    ) -> Result<Self, PipelineError> {
-        let (backing, texture) = ImageBacking::new(interop, gl, width, height)?;
-        Ok(Self { backing, texture })
-    }
-
-    fn destroy(self, gl: &glow::Context) {
-        self.texture.destroy(gl);
-        self.backing.destroy(gl);
-    }
-}
 
 /// The source as CUDA reads it on this path, and the GL texture last copied into it (None
 /// when the pixels were loaded into it directly).

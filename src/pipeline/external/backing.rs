@@ -84,6 +84,31 @@ impl ImageBacking {
     }
 }
 
+/// Image memory shared by GL and CUDA together with its GL texture.
+pub struct SharedImage {
+    pub backing: ImageBacking,
+    pub texture: GlTexture,
+}
+
+impl SharedImage {
+    /// A `width × height` image and its texture.
+    pub fn new(
+        interop: &ExternalInterop,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, PipelineError> {
+        let (backing, texture) = ImageBacking::new(interop, gl, width, height)?;
+        Ok(Self { backing, texture })
+    }
+
+    /// Deletes the texture, then the memory.
+    pub fn destroy(self, gl: &glow::Context) {
+        self.texture.destroy(gl);
+        self.backing.destroy(gl);
+    }
+}
+
 /// Buffer memory shared by a GL buffer and a CUDA device pointer.
 pub struct BufferBacking {
     cuda: ExternalBuffer,

@@ -6,7 +6,7 @@
 mod backing;
 mod sync;
 
-pub use backing::{BufferBacking, ImageBacking};
+pub use backing::{BufferBacking, ImageBacking, SharedImage};
 pub use sync::{hand_back_to_gl, usable_sync, ExternalSync};
 
 use crate::cuda::CudaDevice;
