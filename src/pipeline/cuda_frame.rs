@@ -204,12 +204,12 @@ impl CudaFrame {
             .map_err(PipelineError::from)
             .and_then(|()| {
                 let views = resources.acquire(gl, &stream)?;
-                // SAFETY: array 1 of a frame's views is the RGBA8 output, `width × height`
-                // (the targets' output, which the last frame wrote), valid until `release`
-                // below; `read_array` waits for the copy.
-                let copied = unsafe {
-                    memory::read_array(views.array(1)?, width, height, &mut pixels, &stream)
-                };
+                let copied = views.array(1).and_then(|output| {
+                    // SAFETY: array 1 of a frame's views is the RGBA8 output, `width ×
+                    // height` (the targets' output, which the last frame wrote), valid
+                    // until `release` below; `read_array` waits for the copy.
+                    unsafe { memory::read_array(output, width, height, &mut pixels, &stream) }
+                });
                 let released = resources.release(gl, &stream);
                 copied?;
                 released

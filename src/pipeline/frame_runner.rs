@@ -132,11 +132,9 @@ impl FrameRunner {
                 cuda.release_registrations();
             }
         }
-        let mut loaded = self.targets.load_source(gl, image).map(|t| t.texture_ref());
-        if loaded.is_err() && self.release_spares(gl) {
-            loaded = self.targets.load_source(gl, image).map(|t| t.texture_ref());
-        }
-        loaded
+        self.freeing_spares_on_failure(gl, |r| {
+            r.targets.load_source(gl, image).map(|t| t.texture_ref())
+        })
     }
 
     /// The texture [`FrameRunner::load_source`] loaded (its name changes with the size on
@@ -184,33 +182,38 @@ impl FrameRunner {
             .fold((source.width, source.height), |(w, h), f| {
                 f.output_size(w, h)
             });
-        // What is kept for other sizes is a cache: when anything fails it is freed and
-        // the step tried once more, before the failure counts.
-        let mut resized = self.resize_output(gl, w, h);
-        if resized.is_err() && self.release_spares(gl) {
-            resized = self.resize_output(gl, w, h);
-        }
-        resized?;
-        let mut result = self.run_cuda(gl, source, filters);
-        if matches!(result, Some(Err(_))) && self.release_spares(gl) {
-            result = self.run_cuda(gl, source, filters);
-        }
-        match result {
-            Some(Ok(report)) => {
-                if std::mem::take(&mut self.trimmed) {
-                    self.release_spares(gl);
+        self.freeing_spares_on_failure(gl, |r| r.resize_output(gl, w, h))?;
+        if self.cuda.is_some() {
+            match self.freeing_spares_on_failure(gl, |r| r.run_cuda(gl, source, filters)) {
+                Ok(report) => {
+                    if std::mem::take(&mut self.trimmed) {
+                        self.release_spares(gl);
+                    }
+                    return Ok(report);
                 }
-                return Ok(report);
+                Err(e) => {
+                    self.status = fall_back_after(self.request, e)?;
+                    self.cuda = None;
+                    self.interop = None;
+                    self.external = None;
+                }
             }
-            Some(Err(e)) => {
-                self.status = fall_back_after(self.request, e)?;
-                self.cuda = None;
-                self.interop = None;
-                self.external = None;
-            }
-            None => {}
         }
         Ok(run_cpu_frame(gl, image, &mut self.targets, filters)?)
+    }
+
+    /// Runs `step`; when it fails while memory is kept for other sizes (a cache), frees that
+    /// and runs it once more before the failure counts.
+    fn freeing_spares_on_failure<T>(
+        &mut self,
+        gl: &glow::Context,
+        mut step: impl FnMut(&mut Self) -> Result<T, PipelineError>,
+    ) -> Result<T, PipelineError> {
+        let first = step(self);
+        if first.is_err() && self.release_spares(gl) {
+            return step(self);
+        }
+        first
     }
 
     /// Gives the output the frame's size (releasing CUDA's registration of it first).
@@ -224,15 +227,19 @@ impl FrameRunner {
         self.targets.resize_output(gl, w, h)
     }
 
-    /// The frame on CUDA, if CUDA is the backend.
+    /// The frame on CUDA (the backend must be CUDA).
     fn run_cuda(
         &mut self,
         gl: &glow::Context,
         source: TextureRef,
         filters: &[Filter],
-    ) -> Option<Result<FrameReport, PipelineError>> {
-        let cuda = self.cuda.as_mut()?;
-        Some(cuda.run(gl, source, &mut self.targets, filters))
+    ) -> Result<FrameReport, PipelineError> {
+        let Some(cuda) = self.cuda.as_mut() else {
+            return Err(PipelineError::CudaUnavailable(
+                "internal: CUDA is closed".into(),
+            ));
+        };
+        cuda.run(gl, source, &mut self.targets, filters)
     }
 
     /// The last frame's output: read through CUDA on the CUDA backend (no GL pixel-pack
