@@ -651,7 +651,11 @@ fn loaded_sources_and_kept_buffers_serve_no_stale_pixels() {
                 runner.run_loaded(gl, image, filters).expect("frame");
                 let want = apply_cpu(image, filters);
                 let label = format!("{path:?}: image {i}, {filters:?}");
-                assert_eq!(runner.targets.output.read(gl).expect("read"), want, "{label}");
+                assert_eq!(
+                    runner.targets.output.read(gl).expect("read"),
+                    want,
+                    "{label}"
+                );
                 // The read-back through CUDA (apply, saving) gives the same pixels.
                 let through_cuda = runner.read_output(gl).expect("read through CUDA");
                 assert_eq!(through_cuda, want, "{label}, read through CUDA");

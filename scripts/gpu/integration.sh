@@ -155,7 +155,7 @@ case ${1:-a} in
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
     hh) export SOAK_VARIANTS="auto:both auto:filters:0" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
-        bash scripts/gpu/run.sh smi tests apply soak mandel-tests ;;
+        bash scripts/gpu/run.sh smi tests apply soak ;;
     hg) export SOAK_VARIANTS="auto:both auto:filters:0 auto:mandelbrot:0:random:none auto:both" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
         bash scripts/gpu/run.sh smi soak
         # The one 4 MiB block over a long run: does anything follow it?
