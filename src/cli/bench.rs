@@ -160,9 +160,10 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         return super::bench_cpu::run(args);
     }
     let (w, h) = args.size;
-    let gl =
+    let headless =
         HeadlessGl::new().map_err(|e| CliError::usage(format!("bench needs OpenGL (EGL): {e}")))?;
-    let gl = &gl.gl;
+    println!("OpenGL: {}", headless.renderer);
+    let gl = &headless.gl;
     check_bench(gl, args)?;
     if args.handover_probe {
         let probe = super::bench_handover::run(gl, args)?;
