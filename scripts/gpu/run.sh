@@ -127,10 +127,6 @@ for s in $steps; do
         mandel-memcheck) step memcheck-mandelbrot 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
         # Issue 10: filter and explorer frames in turn in one process (bench --handover-probe),
         # on both interop paths, to place the explorer's GPU-side wait.
-        # The explorer's hand-over with GL's context at each EGL priority (issue 10).
-        handover-priority) for p in default low high realtime; do
-                step "handover-probe-gl-$p" 120 env CUDALENS_GL_PRIORITY=$p "$B/cudalens" bench --backend cuda --interop external --handover-probe --size 1920x1080 --runs 30 --json "$OUT/handover-probe-gl-$p.json"
-            done ;;
         handover-probe) step handover-probe-external 200 "$B/cudalens" bench --backend cuda --interop external --handover-probe --size 7680x4320 --runs 30 --json "$OUT/handover-probe-external.json"
                         step handover-probe-classic 200 "$B/cudalens" bench --backend cuda --interop classic --handover-probe --size 7680x4320 --runs 30 --json "$OUT/handover-probe-classic.json" ;;
         stacks) step stacks 300 bash scripts/gpu/stacks.sh "${STACKS_BIN:-$B/cudalens}" ;;

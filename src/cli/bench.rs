@@ -160,10 +160,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         return super::bench_cpu::run(args);
     }
     let (w, h) = args.size;
-    let headless =
+    let gl =
         HeadlessGl::new().map_err(|e| CliError::usage(format!("bench needs OpenGL (EGL): {e}")))?;
-    println!("OpenGL: {}", headless.renderer);
-    let gl = &headless.gl;
+    let gl = &gl.gl;
     check_bench(gl, args)?;
     if args.handover_probe {
         let probe = super::bench_handover::run(gl, args)?;

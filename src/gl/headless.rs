@@ -5,7 +5,7 @@
 use super::{renderer_description, GlError};
 use glutin::api::egl::{context::PossiblyCurrentContext, device::Device, display::Display};
 use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
-use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Priority, Version};
+use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::prelude::*;
 use std::sync::Arc;
 
@@ -15,19 +15,6 @@ pub struct HeadlessGl {
     pub renderer: String,
     _context: PossiblyCurrentContext,
     _display: Display,
-}
-
-/// The context priority asked for with `CUDALENS_GL_PRIORITY` (low, medium, high or
-/// realtime): a measurement switch, to see how GL's priority against CUDA's moves the
-/// hand-over between them (`bench --handover-probe`); unset, the driver's default.
-fn requested_priority() -> Option<Priority> {
-    match std::env::var("CUDALENS_GL_PRIORITY").ok()?.as_str() {
-        "low" => Some(Priority::Low),
-        "medium" => Some(Priority::Medium),
-        "high" => Some(Priority::High),
-        "realtime" => Some(Priority::Realtime),
-        _ => None,
-    }
 }
 
 fn context_error(e: impl std::fmt::Display) -> GlError {
@@ -56,13 +43,10 @@ impl HeadlessGl {
             .map_err(context_error)?
             .next()
             .ok_or_else(|| GlError::Context("no OpenGL config for a surfaceless context".into()))?;
-        let mut builder = ContextAttributesBuilder::new()
+        let attributes = ContextAttributesBuilder::new()
             .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
-            .with_profile(GlProfile::Core);
-        if let Some(priority) = requested_priority() {
-            builder = builder.with_priority(priority);
-        }
-        let attributes = builder.build(None);
+            .with_profile(GlProfile::Core)
+            .build(None);
         // SAFETY: `config` belongs to `display`; no window handle.
         let context = unsafe { GlDisplay::create_context(&display, &config, &attributes) }
             .map_err(context_error)?
@@ -76,11 +60,7 @@ impl HeadlessGl {
             })
         };
         super::ext_ffi::install(|name| GlDisplay::get_proc_address(&display, name));
-        let mut renderer = renderer_description(&gl);
-        if requested_priority().is_some() {
-            // What the driver granted (EGL_IMG_context_priority; Medium without it).
-            renderer.push_str(&format!(", context priority {:?}", context.priority()));
-        }
+        let renderer = renderer_description(&gl);
         Ok(Self {
             gl: Arc::new(gl),
             renderer,
