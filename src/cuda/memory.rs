@@ -7,48 +7,56 @@ use super::{check, CudaError};
 use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUmemorytype};
 use cudarc::driver::CudaStream;
 
-/// Where a 2-D copy from an array goes.
-enum CopyTarget {
+/// One end of a 2-D copy of RGBA8 rows.
+enum CopyEnd {
     Array(CUarray),
     /// Host memory, rows packed (pitch = width × 4).
     Host(*mut u8),
 }
 
-/// Copies `width × height` RGBA8 pixels out of `src` into `dst`, on `stream`.
+impl CopyEnd {
+    /// (memory type, array, host pointer, pitch) as `CUDA_MEMCPY2D` takes them.
+    fn fields(&self, width: u32) -> (CUmemorytype, CUarray, *mut std::ffi::c_void, usize) {
+        match *self {
+            CopyEnd::Array(a) => (
+                CUmemorytype::CU_MEMORYTYPE_ARRAY,
+                a,
+                std::ptr::null_mut(),
+                0,
+            ),
+            CopyEnd::Host(p) => (
+                CUmemorytype::CU_MEMORYTYPE_HOST,
+                std::ptr::null_mut(),
+                p.cast(),
+                width as usize * 4,
+            ),
+        }
+    }
+}
+
+/// Copies `width × height` RGBA8 pixels from `src` to `dst`, on `stream`.
 ///
 /// # Safety
-/// `src` must be a live RGBA8 array of at least `width × height` pixels (owned, mapped or
-/// imported); `dst` an array as large, or host memory of `width × height × 4` bytes; both
-/// must stay so until the stream has run the copy.
-unsafe fn copy_from_array(
-    src: CUarray,
-    dst: CopyTarget,
+/// Each end must be a live RGBA8 array of at least `width × height` pixels (owned, mapped
+/// or imported) or host memory of `width × height × 4` bytes (only read when it is the
+/// source), and stay so until the stream has run the copy.
+unsafe fn copy_2d(
+    src: CopyEnd,
+    dst: CopyEnd,
     width: u32,
     height: u32,
     stream: &CudaStream,
 ) -> Result<(), CudaError> {
-    let (dst_type, dst_array, dst_host, dst_pitch) = match dst {
-        CopyTarget::Array(a) => (
-            CUmemorytype::CU_MEMORYTYPE_ARRAY,
-            a,
-            std::ptr::null_mut(),
-            0,
-        ),
-        CopyTarget::Host(p) => (
-            CUmemorytype::CU_MEMORYTYPE_HOST,
-            std::ptr::null_mut(),
-            p.cast(),
-            width as usize * 4,
-        ),
-    };
+    let (src_type, src_array, src_host, src_pitch) = src.fields(width);
+    let (dst_type, dst_array, dst_host, dst_pitch) = dst.fields(width);
     let copy = sys::CUDA_MEMCPY2D {
         srcXInBytes: 0,
         srcY: 0,
-        srcMemoryType: CUmemorytype::CU_MEMORYTYPE_ARRAY,
-        srcHost: std::ptr::null(),
+        srcMemoryType: src_type,
+        srcHost: src_host.cast_const(),
         srcDevice: 0,
-        srcArray: src,
-        srcPitch: 0,
+        srcArray: src_array,
+        srcPitch: src_pitch,
         dstXInBytes: 0,
         dstY: 0,
         dstMemoryType: dst_type,
@@ -65,6 +73,17 @@ unsafe fn copy_from_array(
     })
 }
 
+/// Checks that `bytes` host bytes hold a `width × height` RGBA8 image.
+fn check_host_size(bytes: usize, width: u32, height: u32) -> Result<(), CudaError> {
+    if bytes == width as usize * height as usize * 4 {
+        return Ok(());
+    }
+    Err(CudaError::Driver {
+        call: "cuMemcpy2DAsync",
+        reason: format!("{bytes} bytes for a {width}×{height} image"),
+    })
+}
+
 /// Copies a `width × height` RGBA8 array into another of the same size, on `stream`.
 ///
 /// # Safety
@@ -78,7 +97,15 @@ pub unsafe fn copy_array(
     stream: &CudaStream,
 ) -> Result<(), CudaError> {
     // SAFETY: as guaranteed by the caller.
-    unsafe { copy_from_array(src, CopyTarget::Array(dst), width, height, stream) }
+    unsafe {
+        copy_2d(
+            CopyEnd::Array(src),
+            CopyEnd::Array(dst),
+            width,
+            height,
+            stream,
+        )
+    }
 }
 
 /// Copies a `width × height` RGBA8 array into `out` (rows packed) and waits for the copy:
@@ -95,16 +122,37 @@ pub unsafe fn read_array(
     out: &mut [u8],
     stream: &CudaStream,
 ) -> Result<(), CudaError> {
-    if out.len() != width as usize * height as usize * 4 {
-        return Err(CudaError::Driver {
-            call: "cuMemcpy2DAsync",
-            reason: format!("{} bytes for a {width}×{height} image", out.len()),
-        });
-    }
-    let dst = CopyTarget::Host(out.as_mut_ptr());
+    check_host_size(out.len(), width, height)?;
+    let dst = CopyEnd::Host(out.as_mut_ptr());
     // SAFETY: `out` holds exactly the image (checked) and outlives the copy, which is
     // waited for below; the caller guarantees `src`.
-    unsafe { copy_from_array(src, dst, width, height, stream)? };
+    unsafe { copy_2d(CopyEnd::Array(src), dst, width, height, stream)? };
+    stream
+        .synchronize()
+        .map_err(CudaError::driver("cuStreamSynchronize"))
+}
+
+/// Copies `pixels` (a `width × height` RGBA8 image, rows packed) into the array `dst` and
+/// waits for the copy: an upload through CUDA's own staging buffers, where a GL upload
+/// from client memory goes through staging memory the GL driver maps and unmaps in 4 MiB
+/// blocks.
+///
+/// # Safety
+/// `dst` must be a live RGBA8 array of at least `width × height` pixels (owned, mapped or
+/// imported) that stays so until this returns, and nothing else may use it meanwhile.
+pub unsafe fn write_array(
+    dst: CUarray,
+    width: u32,
+    height: u32,
+    pixels: &[u8],
+    stream: &CudaStream,
+) -> Result<(), CudaError> {
+    check_host_size(pixels.len(), width, height)?;
+    // Only read: the source end of the copy.
+    let src = CopyEnd::Host(pixels.as_ptr().cast_mut());
+    // SAFETY: `pixels` holds exactly the image (checked) and outlives the copy, which is
+    // waited for below; the caller guarantees `dst`.
+    unsafe { copy_2d(src, CopyEnd::Array(dst), width, height, stream)? };
     stream
         .synchronize()
         .map_err(CudaError::driver("cuStreamSynchronize"))

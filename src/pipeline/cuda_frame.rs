@@ -182,6 +182,30 @@ impl CudaFrame {
         })
     }
 
+    /// Writes `image` into the shared source (external-memory targets, already of its size:
+    /// `SharedTargets::source_for_upload`) through CUDA, between the two hand-overs.
+    pub fn upload_source(
+        &mut self,
+        gl: &glow::Context,
+        targets: &mut FrameTargets,
+        image: &RgbaImage,
+    ) -> Result<(), PipelineError> {
+        let shared = targets.external().ok_or(missing_stage())?;
+        self.device.bind()?;
+        let stream = self.device.stream.clone();
+        let (width, height) = image.dimensions();
+        let views = shared.acquire(gl, &stream)?;
+        let written = views.array(0).and_then(|source| {
+            // SAFETY: array 0 of the views is the shared source, `width × height` (made so
+            // by `source_for_upload`), valid and CUDA's until `release` below;
+            // `write_array` waits for the copy.
+            unsafe { memory::write_array(source, width, height, image.as_raw(), &stream) }
+        });
+        let released = shared.release(gl, &stream);
+        written?;
+        released
+    }
+
     /// Reads the last frame's output back through CUDA (the output's array, copied to the
     /// host), or None when no frame's views are at hand (no frame since the registration
     /// was released: the caller reads through GL then).

@@ -132,9 +132,26 @@ impl FrameRunner {
                 cuda.release_registrations();
             }
         }
-        self.freeing_spares_on_failure(gl, |r| {
-            r.targets.load_source(gl, image).map(|t| t.texture_ref())
-        })
+        self.freeing_spares_on_failure(gl, |r| r.load_source_once(gl, image))
+    }
+
+    /// The pixels go in through CUDA where the source is shared memory and CUDA is open
+    /// (GL's uploads from client memory stage through blocks its driver maps and unmaps,
+    /// 4 MiB at a time: run 118), through GL otherwise.
+    fn load_source_once(
+        &mut self,
+        gl: &glow::Context,
+        image: &RgbaImage,
+    ) -> Result<TextureRef, PipelineError> {
+        let (w, h) = image.dimensions();
+        match (self.cuda.as_mut(), self.targets.external()) {
+            (Some(cuda), Some(shared)) => {
+                let source = shared.source_for_upload(gl, w, h)?;
+                cuda.upload_source(gl, &mut self.targets, image)?;
+                Ok(source)
+            }
+            _ => Ok(self.targets.load_source(gl, image)?.texture_ref()),
+        }
     }
 
     /// The texture [`FrameRunner::load_source`] loaded (its name changes with the size on

@@ -158,6 +158,19 @@ impl SharedTargets {
         Ok(&copy.image.texture)
     }
 
+    /// Makes the shared source `width × height` for pixels that CUDA will write into it
+    /// (`CudaFrame::upload_source`), and returns its texture's name and size.
+    pub fn source_for_upload(
+        &mut self,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<TextureRef, PipelineError> {
+        let copy = self.select_source(gl, width, height)?;
+        copy.from = None;
+        Ok(copy.image.texture.texture_ref())
+    }
+
     /// The shared source's GL texture, once there is one.
     pub fn source(&self) -> Option<&GlTexture> {
         self.source.current().map(|s| &s.image.texture)
