@@ -9,9 +9,10 @@
 use super::frame_targets::{FrameTargets, BIN_BUFFER_BYTES};
 use super::intermediates::Intermediates;
 use super::interop_resources::{
-    with_cuda_access, ClassicResources, InteropResources, InteropViews,
+    with_cuda_access, with_views, ClassicResources, InteropResources, InteropViews,
 };
 use super::report::{stages_from, FrameReport};
+use super::shared_targets::SharedTargets;
 use super::{BackendKind, PipelineError};
 use crate::cuda::{
     ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
@@ -182,28 +183,25 @@ impl CudaFrame {
         })
     }
 
-    /// Writes `image` into the shared source (external-memory targets, already of its size:
-    /// `SharedTargets::source_for_upload`) through CUDA, between the two hand-overs.
+    /// Makes the shared source `image`'s size and writes `image` into it through CUDA,
+    /// between the two hand-overs; returns the source texture's name and size.
     pub fn upload_source(
         &mut self,
         gl: &glow::Context,
-        targets: &mut FrameTargets,
+        shared: &mut SharedTargets,
         image: &RgbaImage,
-    ) -> Result<(), PipelineError> {
-        let shared = targets.external().ok_or(missing_stage())?;
+    ) -> Result<TextureRef, PipelineError> {
+        let (width, height) = image.dimensions();
+        let source = shared.source_for_upload(gl, width, height)?;
         self.device.bind()?;
         let stream = self.device.stream.clone();
-        let (width, height) = image.dimensions();
-        let views = shared.acquire(gl, &stream)?;
-        let written = views.array(0).and_then(|source| {
+        with_views(shared, gl, &stream, |views| {
             // SAFETY: array 0 of the views is the shared source, `width × height` (made so
-            // by `source_for_upload`), valid and CUDA's until `release` below;
-            // `write_array` waits for the copy.
-            unsafe { memory::write_array(source, width, height, image.as_raw(), &stream) }
-        });
-        let released = shared.release(gl, &stream);
-        written?;
-        released
+            // above), valid and CUDA's until the views are released; `write_array` waits
+            // for the copy.
+            unsafe { memory::write_array(views.array(0)?, width, height, image.as_raw(), &stream) }
+        })?;
+        Ok(source)
     }
 
     /// Reads the last frame's output back through CUDA (the output's array, copied to the
@@ -227,16 +225,14 @@ impl CudaFrame {
             .bind()
             .map_err(PipelineError::from)
             .and_then(|()| {
-                let views = resources.acquire(gl, &stream)?;
-                let copied = views.array(1).and_then(|output| {
-                    // SAFETY: array 1 of a frame's views is the RGBA8 output, `width ×
-                    // height` (the targets' output, which the last frame wrote), valid
-                    // until `release` below; `read_array` waits for the copy.
-                    unsafe { memory::read_array(output, width, height, &mut pixels, &stream) }
-                });
-                let released = resources.release(gl, &stream);
-                copied?;
-                released
+                with_views(resources, gl, &stream, |views| {
+                    // SAFETY: array 1 of a frame's views is the RGBA8 output, `width × height`
+                    // (the targets' output, which the last frame wrote), valid until the views
+                    // are released; `read_array` waits for the copy.
+                    unsafe {
+                        memory::read_array(views.array(1)?, width, height, &mut pixels, &stream)
+                    }
+                })
             });
         self.registration = classic;
         Some(read.and_then(|()| {

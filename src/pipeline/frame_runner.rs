@@ -143,13 +143,8 @@ impl FrameRunner {
         gl: &glow::Context,
         image: &RgbaImage,
     ) -> Result<TextureRef, PipelineError> {
-        let (w, h) = image.dimensions();
         match (self.cuda.as_mut(), self.targets.external()) {
-            (Some(cuda), Some(shared)) => {
-                let source = shared.source_for_upload(gl, w, h)?;
-                cuda.upload_source(gl, &mut self.targets, image)?;
-                Ok(source)
-            }
+            (Some(cuda), Some(shared)) => cuda.upload_source(gl, shared, image),
             _ => Ok(self.targets.load_source(gl, image)?.texture_ref()),
         }
     }

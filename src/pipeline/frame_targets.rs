@@ -77,18 +77,17 @@ impl FrameTargets {
         if let Some(shared) = self.shared.as_mut() {
             return shared.load_source(gl, image);
         }
-        match &mut self.plain_source {
-            Some(texture) => texture.upload(gl, image)?,
-            slot @ None => {
+        match self.plain_source {
+            Some(ref mut texture) => {
+                texture.upload(gl, image)?;
+                Ok(texture)
+            }
+            None => {
                 let texture =
                     GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
-                *slot = Some(texture);
+                Ok(self.plain_source.insert(texture))
             }
         }
-        Ok(self.plain_source.as_ref().ok_or(GlError::Create {
-            what: "source texture",
-            reason: "internal: not made".into(),
-        })?)
     }
 
     /// The source loaded by `load_source`, if any.

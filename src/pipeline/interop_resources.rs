@@ -91,6 +91,22 @@ pub fn with_cuda_access<T>(
     released.map(|()| value)
 }
 
+/// Hands `access` to CUDA, runs `work` on its views and hands it back to GL, also when
+/// `work` failed (whose error then comes first). Untimed: for work outside a frame (an
+/// upload, a read-back); a frame's work goes through [`with_cuda_access`].
+pub fn with_views<T>(
+    access: &mut dyn InteropResources,
+    gl: &glow::Context,
+    stream: &Arc<CudaStream>,
+    work: impl FnOnce(&InteropViews) -> Result<T, CudaError>,
+) -> Result<T, PipelineError> {
+    let views = access.acquire(gl, stream)?;
+    let done = work(&views);
+    let released = access.release(gl, stream);
+    let value = done?;
+    released.map(|()| value)
+}
+
 /// Registered GL textures and buffers, mapped with one call per frame and unmapped with
 /// one. A failed map or unmap drops the registration (unregistering it); the owner
 /// registers again.

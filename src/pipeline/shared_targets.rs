@@ -117,7 +117,6 @@ impl SharedTargets {
             return Ok(());
         }
         let copy = self.select_source(gl, source.width, source.height)?;
-        copy.from = None;
         // SAFETY: both textures are live RGBA8 2-D textures of this size, level 0.
         unsafe {
             gl.copy_image_sub_data(
@@ -153,7 +152,6 @@ impl SharedTargets {
         image: &RgbaImage,
     ) -> Result<&GlTexture, PipelineError> {
         let copy = self.select_source(gl, image.width(), image.height())?;
-        copy.from = None;
         copy.image.texture.upload(gl, image)?;
         Ok(&copy.image.texture)
     }
@@ -167,7 +165,6 @@ impl SharedTargets {
         height: u32,
     ) -> Result<TextureRef, PipelineError> {
         let copy = self.select_source(gl, width, height)?;
-        copy.from = None;
         Ok(copy.image.texture.texture_ref())
     }
 
@@ -176,7 +173,8 @@ impl SharedTargets {
         self.source.current().map(|s| &s.image.texture)
     }
 
-    /// The shared source of `width × height`, kept or made.
+    /// The shared source of `width × height`, kept or made, about to get new pixels (so
+    /// nothing is recorded as copied into it).
     fn select_source(
         &mut self,
         gl: &glow::Context,
@@ -189,7 +187,9 @@ impl SharedTargets {
         };
         self.source
             .select((width, height), make, |old| old.image.destroy(gl))?;
-        self.source.current_mut().ok_or(missing_source().into())
+        let copy = self.source.current_mut().ok_or(missing_source())?;
+        copy.from = None;
+        Ok(copy)
     }
 
     /// Frees the output and source kept for other sizes; true when there were any.
