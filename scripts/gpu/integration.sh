@@ -154,6 +154,8 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    ho) export SOAK_VARIANTS="auto:both auto:filters:0" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
+        bash scripts/gpu/run.sh smi tests apply soak ;;
     hn) export SOAK_PRELOAD=$PWD/.carry/probe/map_trace.so SOAK_VARIANTS="auto:both auto:filters:0 auto:filters:0:random:none:same-shape auto:none:1:random:none" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
         bash scripts/gpu/run.sh smi soak apply tests
         cp /tmp/hostile/map-trace-*.log "$OUT/" 2>/dev/null ;;
