@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{max_difference, photo};
+use common::{mapping_count, max_difference, photo};
 use cudalens::cuda::CudaDevice;
 use cudalens::filters::{apply_cpu, gpu_tolerance, Filter, BOX_SMALL_MAX_RADIUS, FILTERS};
 use cudalens::gl::{GlTexture, HeadlessGl};
@@ -585,6 +585,46 @@ fn mandelbrot_colours_on(gl: &glow::Context, renderer: &mut MandelbrotRenderer) 
             );
         }
     }
+}
+
+/// The explorer's display follows the window's size; on the external path its semaphores
+/// stay through each change. Made anew per size they cost the drivers a small mapping
+/// each, given back only in batches of 512, so host memory cycled by 2–3 MiB in the soak
+/// (docs/gpu-runs.md, run 123).
+#[test]
+fn explorer_display_resizes_keep_the_drivers_mappings() {
+    let Some(ctx) = gpu() else { return };
+    let mut renderer = MandelbrotRenderer::new(
+        &ctx.gl,
+        BackendRequest::Cuda,
+        None,
+        InteropRequest::External,
+    )
+    .expect("CUDA Mandelbrot on external memory");
+    let mut render = |i: u32| {
+        let (w, h) = (8 + i % 7, 8 + i % 5); // a new size every frame
+        let s = MandelbrotSettings {
+            view: View {
+                width: w,
+                height: h,
+                ..View::default()
+            },
+            ..MandelbrotSettings::default()
+        };
+        renderer.texture_for(&ctx.gl, w, h).expect("texture");
+        renderer.render(&ctx.gl, &s).expect("render");
+    };
+    (0..16).for_each(&mut render);
+    let before = mapping_count();
+    (16..216).for_each(&mut render);
+    let after = mapping_count();
+    println!("mappings: {before} before 200 resizes, {after} after");
+    assert!(
+        after <= before + 32,
+        "200 resizes added {} mappings",
+        after.saturating_sub(before)
+    );
+    renderer.destroy(&ctx.gl);
 }
 
 #[test]

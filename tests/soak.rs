@@ -246,7 +246,7 @@ fn status_bytes(status: &str, field: &str) -> i64 {
 fn host_memory_line() -> String {
     // SAFETY: mallinfo2 only reads glibc's allocator statistics.
     let m = unsafe { libc::mallinfo2() };
-    let maps = std::fs::read_to_string("/proc/self/maps").map_or(0, |s| s.lines().count());
+    let maps = common::mapping_count();
     let status = read_status();
     let mib = |b: i64| b as f64 / MIB as f64;
     format!(

@@ -58,6 +58,9 @@
 #   bash scripts/gpu/integration.sh gf  # GPU tests, memcheck on the filter tests, bench
 #                                       # before and after with NPP's peers at 4K and 8K
 #   bash scripts/gpu/integration.sh gg  # gf with racecheck on the filter tests
+#   bash scripts/gpu/integration.sh hp  # the explorer's semaphores kept through resizes:
+#                                       # the resize test before (BEFORE_TESTS=) and after,
+#                                       # the soak's variants, GPU tests, apply
 #   bash scripts/gpu/integration.sh gh  # racecheck on the filter tests (330 s), the soak
 #                                       # with a 4 000-frame warm-up
 #   bash scripts/gpu/integration.sh gi  # the 8K bench five times: how often the hand-over
@@ -154,6 +157,15 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    hq) export SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
+        # Is the slow rise of malloc's "in use" with checks glibc's per-thread caches
+        # (tcache chunks count as in use) or the app's? The same soak without them; then
+        # the soak four times as long; then the soak once more as it was.
+        SOAK_VARIANTS="auto:both auto:filters:0" GLIBC_TUNABLES=glibc.malloc.tcache_count=0 bash scripts/gpu/run.sh smi soak
+        SOAK_VARIANTS="auto:both" SOAK_FRAMES=40000 SOAK_SECONDS=200 bash scripts/gpu/run.sh soak
+        SOAK_VARIANTS="auto:both" bash scripts/gpu/run.sh soak ;;
+    hp) export SOAK_VARIANTS="auto:both auto:filters:0 auto:both:1:random:none classic:both" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
+        bash scripts/gpu/run.sh smi resize-before resize soak tests apply ;;
     ho) export SOAK_VARIANTS="auto:both auto:filters:0" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
         bash scripts/gpu/run.sh smi tests apply soak ;;
     hn) export SOAK_PRELOAD=$PWD/.carry/probe/map_trace.so SOAK_VARIANTS="auto:both auto:filters:0 auto:filters:0:random:none:same-shape auto:none:1:random:none" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100

@@ -4,7 +4,7 @@
 # `carry: [".carry", ".gl"]`; scripts/gpu/run.sh unpacks it there. Packed, because the
 # binaries (20 MiB of them fatbins) and the tracked tree must travel in 64 MiB together.
 # BEFORE=path/to/cudalens adds an older build as before/cudalens, for before/after timings
-# on the same lease; SWEEP= adds the kernel-variant sweep. The GL loader debs in .gl/ are fetched once as in docs/gpu-machine.md.
+# on the same lease (BEFORE_TESTS= likewise its GPU tests); SWEEP= adds the kernel-variant sweep. The GL loader debs in .gl/ are fetched once as in docs/gpu-machine.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/ci/cuda-toolchain.sh
@@ -27,6 +27,12 @@ PY
 if [ -n "${BEFORE:-}" ]; then
     mkdir -p "$stage/before"
     cp "$BEFORE" "$stage/before/cudalens"
+fi
+# BEFORE_TESTS=path/to/gpu-test-binary: the GPU tests built on older code (a new test that
+# must fail there: run.sh resize-before).
+if [ -n "${BEFORE_TESTS:-}" ]; then
+    mkdir -p "$stage/before"
+    cp "$BEFORE_TESTS" "$stage/before/gpu-tests"
 fi
 strip "$stage"/* 2>/dev/null || true
 # Packed under another name first: a device call started before this line ends finds no

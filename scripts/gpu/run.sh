@@ -132,6 +132,10 @@ for s in $steps; do
         stacks) step stacks 300 bash scripts/gpu/stacks.sh "${STACKS_BIN:-$B/cudalens}" ;;
         deep-tests) step gpu-tests-deep 200 "$B/gpu-tests" --test-threads=1 --nocapture deep ;;
         deep-memcheck) step memcheck-deep 200 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 deep mandelbrot ;;
+        # The explorer's display resized 200 times: its semaphores kept (after), or made
+        # per size (BEFORE_TESTS=, the same test on older code: expected to fail).
+        resize) step resize-test 120 "$B/gpu-tests" --exact explorer_display_resizes_keep_the_drivers_mappings --nocapture ;;
+        resize-before) step resize-test-before 120 "$B/before/gpu-tests" --exact explorer_display_resizes_keep_the_drivers_mappings --nocapture ;;
         mandel-tests) step gpu-tests-mandelbrot 200 "$B/gpu-tests" --test-threads=1 --nocapture mandelbrot ;;
         # Issue 8's checks (scripts/gpu/hostile.sh; its files stay in $HOSTILE, a summary
         # line each in $HOSTILE/summary.txt).

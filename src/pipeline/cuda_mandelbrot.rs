@@ -242,8 +242,9 @@ impl CudaMandelbrot {
         self.display.as_ref().map(SharedDisplay::texture)
     }
 
-    /// Keeps the external path's display texture at `width × height` (re-made on a change
-    /// of size; GL sees a new texture name then). None on the map/unmap path.
+    /// Keeps the external path's display texture at `width × height` (its picture re-made
+    /// on a change of size, its semaphores kept; GL sees a new texture name then). None on
+    /// the map/unmap path.
     pub fn ensure_display(
         &mut self,
         gl: &glow::Context,
@@ -254,12 +255,11 @@ impl CudaMandelbrot {
             return Ok(None);
         };
         let fits = |d: &SharedDisplay| (d.texture().width, d.texture().height) == (width, height);
-        if !self.display.as_ref().is_some_and(fits) {
-            if let Some(old) = self.display.take() {
-                old.destroy(gl);
-            }
-            self.display = Some(SharedDisplay::new(interop, gl, width, height)?);
-        }
+        self.display = Some(match self.display.take() {
+            Some(display) if fits(&display) => display,
+            Some(display) => display.resized(gl, width, height)?,
+            None => SharedDisplay::new(interop, gl, width, height)?,
+        });
         Ok(self.display_texture())
     }
 

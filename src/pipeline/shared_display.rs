@@ -14,15 +14,22 @@ use std::sync::Arc;
 
 pub struct SharedDisplay {
     interop: ExternalInterop,
-    /// Before `image`: the surface must go before the array it was made on.
-    surface: SurfaceObject,
-    image: SharedImage,
+    picture: Picture,
+    /// Kept through changes of size: semaphores made per size cost the drivers a small
+    /// mapping each, given back only in batches (host memory cycling by 2–3 MiB in the
+    /// soak's random views; docs/gpu-runs.md, run 123).
     sync: Option<ExternalSync>,
 }
 
-impl SharedDisplay {
-    /// Shared memory for a `width × height` picture, its GL texture and CUDA's surface.
-    pub fn new(
+/// What depends on the view's size: the shared image and CUDA's surface on it.
+struct Picture {
+    /// Before `image`: the surface must go before the array it was made on.
+    surface: SurfaceObject,
+    image: SharedImage,
+}
+
+impl Picture {
+    fn new(
         interop: &ExternalInterop,
         gl: &glow::Context,
         width: u32,
@@ -33,29 +40,70 @@ impl SharedDisplay {
         // SAFETY: the array is this context's RGBA8 array, imported with surface load/store
         // (SHARED_ARRAY_FLAGS); the surface is dropped before the image (field order,
         // `destroy`), and kernels using it are ordered before any release on the stream.
-        let surface = match unsafe { SurfaceObject::from_array(&interop.ctx, array) } {
-            Ok(s) => s,
+        match unsafe { SurfaceObject::from_array(&interop.ctx, array) } {
+            Ok(surface) => Ok(Self { surface, image }),
             Err(e) => {
                 image.destroy(gl);
-                return Err(e.into());
+                Err(e.into())
             }
-        };
+        }
+    }
+
+    fn destroy(self, gl: &glow::Context) {
+        drop(self.surface);
+        self.image.destroy(gl);
+    }
+}
+
+impl SharedDisplay {
+    /// Shared memory for a `width × height` picture, its GL texture and CUDA's surface.
+    pub fn new(
+        interop: &ExternalInterop,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, PipelineError> {
         Ok(Self {
             interop: interop.clone(),
-            surface,
-            image,
+            picture: Picture::new(interop, gl, width, height)?,
             sync: None,
         })
     }
 
+    /// The same display at `width × height`: a new picture (GL sees a new texture name)
+    /// handed over by the same semaphores. The old picture goes first, so the two are
+    /// never held together; if the new one cannot be made, everything is released.
+    pub fn resized(
+        mut self,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, PipelineError> {
+        let sync = self.sync.take();
+        self.picture.destroy(gl);
+        match Picture::new(&self.interop, gl, width, height) {
+            Ok(picture) => Ok(Self {
+                interop: self.interop,
+                picture,
+                sync,
+            }),
+            Err(e) => {
+                if let Some(sync) = sync {
+                    sync.destroy(gl);
+                }
+                Err(e)
+            }
+        }
+    }
+
     /// The texture GL draws (the size it was made for).
     pub fn texture(&self) -> &GlTexture {
-        &self.image.texture
+        &self.picture.image.texture
     }
 
     /// The handle the colour kernels write through.
     pub fn surface(&self) -> u64 {
-        self.surface.handle()
+        self.picture.surface.handle()
     }
 
     /// Deletes the semaphores, the surface, the texture and the memory.
@@ -63,12 +111,11 @@ impl SharedDisplay {
         if let Some(sync) = self.sync {
             sync.destroy(gl);
         }
-        drop(self.surface);
-        self.image.destroy(gl);
+        self.picture.destroy(gl);
     }
 
     fn objects(&self) -> [glow::Texture; 1] {
-        [self.image.texture.id]
+        [self.picture.image.texture.id]
     }
 }
 
@@ -85,7 +132,7 @@ impl InteropResources for SharedDisplay {
         };
         usable_sync(&mut self.sync, &self.interop, gl)?.hand_to_cuda(gl, &objects, stream)?;
         Ok(InteropViews {
-            arrays: vec![self.image.backing.array()],
+            arrays: vec![self.picture.image.backing.array()],
             pointers: Vec::new(),
         })
     }
