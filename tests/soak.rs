@@ -10,9 +10,13 @@
 //! `scripts/gpu/hostile.sh soak` runs it on the GPU machine (`SOAK_FRAMES`, default
 //! 10 000; `SOAK_SECONDS` stops it early, saying how far it got; `SOAK_INTEROP` and
 //! `SOAK_PARTS` choose the path and the kind of frames; `SOAK_REPLACE`, `SOAK_VIEW`,
-//! `SOAK_READBACK` and `SOAK_STACKS` narrow it down to place a drift). The script runs it
-//! with `MALLOC_ARENA_MAX=1`, so that `malloc_trim` can give back what the CPU
-//! reference's worker threads freed (each thread's own arena keeps its top resident).
+//! `SOAK_READBACK` and `SOAK_STACKS` narrow it down to place a drift). The script keeps
+//! the test's own CPU reference from being measured as the app: `MALLOC_ARENA_MAX=1`, so
+//! that `malloc_trim` can give back what the reference's worker threads freed (each
+//! thread's own arena keeps its top resident); one rayon thread
+//! (`RAYON_NUM_THREADS=1`) and no glibc tcache, because each worker's stack and
+//! per-thread cache fill slowly as ever larger references run (16 workers: +2 MiB over
+//! 40 000 frames, flat with one; docs/gpu-runs.md, run 125).
 
 mod common;
 
@@ -225,6 +229,10 @@ impl Soak {
     }
 }
 
+fn env_or_unset(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| "unset".into())
+}
+
 fn read_status() -> String {
     std::fs::read_to_string("/proc/self/status").expect("/proc/self/status")
 }
@@ -284,7 +292,8 @@ fn mapping_rss() -> std::collections::HashMap<String, i64> {
 }
 
 /// The mappings whose resident size moved by 256 KiB or more since `base`, largest moves
-/// first (a mapping that came or went counts in full): where an RSS drift sits.
+/// first (a mapping that came or went counts in full), then the sum of the smaller moves:
+/// where an RSS drift sits.
 fn mapping_moves(
     base: &std::collections::HashMap<String, i64>,
     now: &std::collections::HashMap<String, i64>,
@@ -298,15 +307,69 @@ fn mapping_moves(
             let d = now.get(k).copied().unwrap_or(0) - base.get(k).copied().unwrap_or(0);
             (d, k.as_str())
         })
-        .filter(|(d, _)| d.abs() >= 256 * 1024)
+        .filter(|(d, _)| *d != 0)
         .collect();
     moves.sort_by_key(|(d, _)| -d.abs());
-    moves
+    let (large, small): (Vec<_>, Vec<_>) = moves.iter().partition(|(d, _)| d.abs() >= 256 * 1024);
+    let mut out: Vec<String> = large
         .iter()
         .take(8)
         .map(|(d, k)| format!("{:+.2} MiB {k}", *d as f64 / MIB as f64))
-        .collect::<Vec<_>>()
-        .join("; ")
+        .collect();
+    if !small.is_empty() {
+        // Unnamed anonymous mappings are mostly threads' stacks (and drivers' own memory).
+        let unnamed = |k: &str| k.split_whitespace().count() <= 5;
+        let sum = |f: &dyn Fn(&str) -> bool| -> f64 {
+            small
+                .iter()
+                .filter(|(_, k)| f(k))
+                .map(|(d, _)| *d)
+                .sum::<i64>() as f64
+                / MIB as f64
+        };
+        out.push(format!(
+            "{} smaller moves {:+.2} MiB (unnamed anonymous {:+.2} MiB)",
+            small.len(),
+            sum(&|_| true),
+            sum(&unnamed)
+        ));
+    }
+    out.join("; ")
+}
+
+/// The default memory pool of the CUDA context current on this thread (where cudarc's
+/// stream-ordered allocations live): reserved and used MiB.
+fn pool_line() -> String {
+    use cudarc::driver::sys;
+    let attribute = |pool, attr| {
+        let mut v = 0u64;
+        // SAFETY: `pool` is the device's default pool; the attribute is a u64 one.
+        let r = unsafe { sys::cuMemPoolGetAttribute(pool, attr, (&mut v as *mut u64).cast()) };
+        (r == sys::CUresult::CUDA_SUCCESS).then_some(v as f64 / MIB as f64)
+    };
+    let mut device = 0;
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: plain queries on the current context's device, into locals.
+    let ok = unsafe {
+        sys::cuCtxGetDevice(&mut device) == sys::CUresult::CUDA_SUCCESS
+            && sys::cuDeviceGetDefaultMemPool(&mut pool, device) == sys::CUresult::CUDA_SUCCESS
+    };
+    if !ok {
+        return "pool ?".into();
+    }
+    let reserved = attribute(
+        pool,
+        sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
+    );
+    let used = attribute(
+        pool,
+        sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
+    );
+    format!(
+        "pool reserved {:.2}, used {:.2} MiB",
+        reserved.unwrap_or(-1.0),
+        used.unwrap_or(-1.0)
+    )
 }
 
 #[test]
@@ -353,9 +416,11 @@ fn soak_random_frames_on_cuda() {
     let runner =
         FrameRunner::new(&gl.gl, BackendRequest::Cuda, interop, 1, 1).expect("CUDA backend");
     println!(
-        "soak: interop {:?}, parts {parts}, images replaced {replace}, fixed view {fixed_view}, every frame read back {readback_all}, checks {checks_on}, same-shape stacks {same_shape}, warm-up {warm_up} frames, MALLOC_ARENA_MAX {}",
+        "soak: interop {:?}, parts {parts}, images replaced {replace}, fixed view {fixed_view}, every frame read back {readback_all}, checks {checks_on}, same-shape stacks {same_shape}, warm-up {warm_up} frames, MALLOC_ARENA_MAX {}, RAYON_NUM_THREADS {}, GLIBC_TUNABLES {}",
         runner.interop,
-        std::env::var("MALLOC_ARENA_MAX").unwrap_or_else(|_| "unset".into())
+        env_or_unset("MALLOC_ARENA_MAX"),
+        env_or_unset("RAYON_NUM_THREADS"),
+        env_or_unset("GLIBC_TUNABLES"),
     );
     let mandel =
         MandelbrotRenderer::new(&gl.gl, BackendRequest::Cuda, runner.cuda_share(), interop)
@@ -429,7 +494,7 @@ fn soak_random_frames_on_cuda() {
                 now.1 as f64 / MIB as f64,
                 (now.1 - base.1) as f64 / MIB as f64,
                 start.elapsed().as_secs_f64(),
-                host_memory_line()
+                host_memory_line() + "; " + &pool_line()
             );
             let moves = mapping_moves(base_maps, &maps);
             if !moves.is_empty() {

@@ -130,10 +130,13 @@ soak() {
         # One malloc arena: the CPU reference's worker threads (rayon) would otherwise each
         # keep the top of an arena of their own resident, which malloc_trim does not give
         # back, and the checkpoints would measure the harness's allocator, not the app.
+        # One rayon thread and no tcache for the same reason: each worker's stack and
+        # per-thread cache fill slowly as ever larger references run (run 125: 16 workers
+        # +2 MiB over 40 000 frames; one, without tcache, flat). SOAK_THREADS sets more.
         # SOAK_PRELOAD: a shim to preload (scripts/gpu/probe/map_trace.so names the library
         # behind each large /dev/nvidiactl mapping, logged to map-trace-<variant>.log).
         LD_PRELOAD=${SOAK_PRELOAD:-} MAP_TRACE_LOG="$OUT/map-trace-${v//:/-}.log" \
-        MALLOC_ARENA_MAX=1 SOAK_INTEROP=${f[0]} SOAK_PARTS=${f[1]:-both} SOAK_REPLACE=${f[2]:-1} SOAK_VIEW=${f[3]:-random} SOAK_READBACK=${f[4]:-checked} SOAK_STACKS=${f[5]:-any} SOAK_FRAMES=${SOAK_FRAMES:-10000} SOAK_SECONDS=${SOAK_SECONDS:-120} \
+        MALLOC_ARENA_MAX=1 RAYON_NUM_THREADS=${SOAK_THREADS:-1} GLIBC_TUNABLES=glibc.malloc.tcache_count=0 SOAK_INTEROP=${f[0]} SOAK_PARTS=${f[1]:-both} SOAK_REPLACE=${f[2]:-1} SOAK_VIEW=${f[3]:-random} SOAK_READBACK=${f[4]:-checked} SOAK_STACKS=${f[5]:-any} SOAK_FRAMES=${SOAK_FRAMES:-10000} SOAK_SECONDS=${SOAK_SECONDS:-120} \
             timeout $((${SOAK_SECONDS:-120} + 30)) "$C/soak-tests" --ignored --nocapture --test-threads=1 2>&1 | tee -a "$OUT/soak.txt" >>"$LOG"
         note "soak $v rc=${PIPESTATUS[0]} $((SECONDS - start))s: $(grep -h '^soak: [0-9]' "$OUT/soak.txt" | tail -n1)"
     done

@@ -157,6 +157,24 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    hu) export SOAK_WARM_UP=4000
+        # The Mandelbrot renderer's trim frees everything it holds in the memory pool and
+        # gives the pool's unused chunks back: GPU tests, memcheck, the soak.
+        SOAK_VARIANTS="auto:both" SOAK_FRAMES=10000 SOAK_SECONDS=150 bash scripts/gpu/run.sh smi tests mandel-memcheck explorer-memcheck soak ;;
+    hv) export SOAK_WARM_UP=4000
+        SOAK_VARIANTS="auto:both" SOAK_FRAMES=40000 SOAK_SECONDS=375 bash scripts/gpu/run.sh smi soak ;;
+    hs) export SOAK_WARM_UP=4000
+        # The soak as hostile.sh now runs it (one rayon thread, no tcache): 10 000 frames
+        # of each variant, then 40 000 of everything (ht: the explorer under memcheck).
+        SOAK_VARIANTS="auto:both auto:filters:0" SOAK_FRAMES=10000 SOAK_SECONDS=150 bash scripts/gpu/run.sh smi soak
+        SOAK_VARIANTS="auto:both" SOAK_FRAMES=40000 SOAK_SECONDS=300 bash scripts/gpu/run.sh soak ;;
+    ht) bash scripts/gpu/run.sh smi mandel-memcheck explorer-memcheck ;;
+    hr) export SOAK_WARM_UP=4000
+        # Where the long soak's slow rises sit: the default memory pool at each checkpoint
+        # and the sum of small mapping moves (the soak prints both); then with one rayon
+        # thread and no tcache (threads' stacks and glibc's per-thread caches left out).
+        SOAK_VARIANTS="auto:both" SOAK_FRAMES=40000 SOAK_SECONDS=200 bash scripts/gpu/run.sh smi soak
+        SOAK_VARIANTS="auto:both" SOAK_FRAMES=10000 SOAK_SECONDS=200 RAYON_NUM_THREADS=1 GLIBC_TUNABLES=glibc.malloc.tcache_count=0 bash scripts/gpu/run.sh soak ;;
     hq) export SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=100
         # Is the slow rise of malloc's "in use" with checks glibc's per-thread caches
         # (tcache chunks count as in use) or the app's? The same soak without them; then

@@ -124,6 +124,7 @@ for s in $steps; do
                        set -- $v
                        step "ncu-fused-$1x$2-$3" 200 ncu --clock-control none --csv --kernel-name regex:mandel_ms_fused --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats "${NCU_BIN:-$B/cudalens}" mandelbrot --backend cuda --mode mariani-silver --width "$1" --height "$2" --max-dwell "$3" --center "$4" --span "$5" --output "/tmp/ncu-fused-$1.png" --force
                    done ;;
+        explorer-memcheck) step memcheck-explorer 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 explorer ;;
         mandel-memcheck) step memcheck-mandelbrot 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
         # Issue 10: filter and explorer frames in turn in one process (bench --handover-probe),
         # on both interop paths, to place the explorer's GPU-side wait.

@@ -127,6 +127,28 @@ impl CudaDevice {
             .synchronize()
             .map_err(CudaError::driver("cuStreamSynchronize"))
     }
+
+    /// Waits for the stream, then gives every unused chunk of the device's default memory
+    /// pool (where cudarc's stream-ordered allocations live) back to the driver. The pool
+    /// keeps a whole 32 MiB chunk while any allocation lives in it, so callers free all
+    /// they hold first: what they allocate next then starts from an empty pool.
+    pub fn release_pool(&self) -> Result<(), CudaError> {
+        self.synchronize()?;
+        let mut device = 0;
+        // SAFETY: `device` is a valid out-pointer; the context is bound by `synchronize`.
+        super::check("cuCtxGetDevice", unsafe {
+            cudarc::driver::sys::cuCtxGetDevice(&mut device)
+        })?;
+        let mut pool = std::ptr::null_mut();
+        // SAFETY: `pool` is a valid out-pointer; `device` came from the driver.
+        super::check("cuDeviceGetDefaultMemPool", unsafe {
+            cudarc::driver::sys::cuDeviceGetDefaultMemPool(&mut pool, device)
+        })?;
+        // SAFETY: the device's own default pool; trimming frees only unused memory.
+        super::check("cuMemPoolTrimTo", unsafe {
+            cudarc::driver::sys::cuMemPoolTrimTo(pool, 0)
+        })
+    }
 }
 
 fn driver_version() -> Result<i32, CudaError> {

@@ -84,7 +84,9 @@ pub struct CudaMandelbrot {
     smooth: Option<CudaSlice<f32>>,
     lut: Option<Table<LutKey>>,
     gradient: Option<Table<Palette>>,
-    records: MsRecordBuffer,
+    /// Made at the first frame after a trim (None until then, so that a trim frees it
+    /// before anything new is placed in the memory pool).
+    records: Option<MsRecordBuffer>,
     /// The picture on the map/unmap path (copied into the renderer's texture).
     pbo: Option<MandelbrotPbo>,
     /// The display texture on the external-memory path (the picture itself).
@@ -103,7 +105,6 @@ impl CudaMandelbrot {
         } = share;
         device.bind()?;
         let kernels = MandelbrotKernels::load(&device)?;
-        let records = MsRecordBuffer::new(&device.stream, RECORD_CAPACITY)?;
         Ok(Self {
             device,
             interop,
@@ -113,7 +114,7 @@ impl CudaMandelbrot {
             smooth: None,
             lut: None,
             gradient: None,
-            records,
+            records: None,
             pbo: None,
             display: None,
             deep: None,
@@ -147,10 +148,15 @@ impl CudaMandelbrot {
         ensure_len(&mut self.dwells, &stream, pixels)?;
         let tuning = s.tuning();
         let record = s.overlay && s.mode == Mode::MarianiSilver;
+        let records = match &mut self.records {
+            Some(r) => r,
+            None => self
+                .records
+                .insert(MsRecordBuffer::new(&stream, RECORD_CAPACITY)?),
+        };
         if record {
             let bound = tuning.record_bound(s.view.width, s.view.height);
-            self.records
-                .ensure_capacity(&stream, bound.min(RECORD_LIMIT))?;
+            records.ensure_capacity(&stream, bound.min(RECORD_LIMIT))?;
         }
         if let Some(precision) = s.deep_precision() {
             let deep = match &mut self.deep {
@@ -166,13 +172,13 @@ impl CudaMandelbrot {
                     deep.device_orbit()?,
                     &tuning,
                     dwells,
-                    &mut self.records,
+                    records,
                     record,
                 )?;
             } else {
                 // The counters are reset as the other kernels do (the colour kernels read
                 // the failure count).
-                self.records.clear(&stream)?;
+                records.clear(&stream)?;
                 deep.per_pixel(&stream, &view, dwells)?;
             }
             timeline.mark("dwell", &stream)?;
@@ -196,7 +202,7 @@ impl CudaMandelbrot {
             s.precision,
             &tuning,
             targets,
-            &mut self.records,
+            records,
             record,
         )?;
         timeline.mark("dwell", &stream)?;
@@ -207,10 +213,11 @@ impl CudaMandelbrot {
     /// with `overlay`.
     fn readout(&self, s: &MandelbrotSettings) -> Result<Option<MsReadout>, CudaError> {
         let stream = &self.device.stream;
+        let records = self.records()?;
         if s.overlay && s.mode == Mode::MarianiSilver {
-            Ok(Some(self.records.read(stream, &s.view, &s.tuning())?))
+            Ok(Some(records.read(stream, &s.view, &s.tuning())?))
         } else {
-            self.records.counters(stream).map(|_| None)
+            records.counters(stream).map(|_| None)
         }
     }
 
@@ -343,7 +350,7 @@ impl CudaMandelbrot {
     unsafe fn colour_into(&self, s: &MandelbrotSettings, out: ColourOut) -> Result<(), CudaError> {
         let (stream, view) = (&self.device.stream, &s.view);
         let dwells = self.dwells.as_ref().ok_or(CudaError::NoDevice)?;
-        let (kernels, records) = (&self.kernels, &self.records);
+        let (kernels, records) = (&self.kernels, self.records()?);
         // SAFETY (both launches): `out` covers W·H pixels (this function's contract).
         match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
             (c, Some(smooth), Some(g), _) if c.smooth => unsafe {
@@ -364,7 +371,7 @@ impl CudaMandelbrot {
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         self.compute_dwells(s, &mut timeline)?;
         let stages = timeline.stage_times()?;
-        self.records.counters(&stream)?; // fails if a child launch failed
+        self.records()?.counters(&stream)?; // fails if a child launch failed
         Ok(stages)
     }
 
@@ -410,18 +417,32 @@ impl CudaMandelbrot {
     }
 
     /// Frees what grew with the views drawn so far (dwell and continuous-value buffers,
-    /// overlay records, the pixel buffer, the deep-zoom orbit): memory follows the next
-    /// view, not the largest one seen. The display texture stays: it shows the current
+    /// colour tables, overlay records, the pixel buffer, the deep-zoom orbit) and gives
+    /// the memory pool's unused chunks back: memory follows the next view, not the largest
+    /// one seen. The display texture stays: it shows the current
     /// view.
     pub fn trim(&mut self, gl: &glow::Context) -> Result<(), CudaError> {
         self.dwells = None;
         self.smooth = None;
         self.deep = None;
+        self.lut = None;
+        self.gradient = None;
+        self.records = None;
         if let Some(pbo) = self.pbo.take() {
             pbo.destroy(gl);
         }
-        self.records = MsRecordBuffer::new(&self.device.stream, RECORD_CAPACITY)?;
-        Ok(())
+        // Nothing of this renderer's is left in the memory pool: a small table placed in
+        // a second chunk while a large view filled the first kept that chunk (+32 MiB at
+        // some of the soak's checkpoints; docs/gpu-runs.md, run 126).
+        self.device.release_pool()
+    }
+
+    /// The overlay records and counters of the last frame.
+    fn records(&self) -> Result<&MsRecordBuffer, CudaError> {
+        self.records.as_ref().ok_or_else(|| CudaError::Launch {
+            kernel: "mandelbrot",
+            reason: "internal: no frame since the last trim".into(),
+        })
     }
 
     /// Releases the PBO (registration first) and the display texture.
