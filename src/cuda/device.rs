@@ -134,6 +134,9 @@ impl CudaDevice {
     /// they hold first: what they allocate next then starts from an empty pool.
     pub fn release_pool(&self) -> Result<(), CudaError> {
         self.synchronize()?;
+        if !self.ctx.has_async_alloc() {
+            return Ok(()); // cudarc allocates with cuMemAlloc there: no pool
+        }
         let mut device = 0;
         // SAFETY: `device` is a valid out-pointer; the context is bound by `synchronize`.
         super::check("cuCtxGetDevice", unsafe {
