@@ -337,39 +337,17 @@ fn mapping_moves(
     out.join("; ")
 }
 
-/// The default memory pool of the CUDA context current on this thread (where cudarc's
-/// stream-ordered allocations live): reserved and used MiB.
-fn pool_line() -> String {
-    use cudarc::driver::sys;
-    let attribute = |pool, attr| {
-        let mut v = 0u64;
-        // SAFETY: `pool` is the device's default pool; the attribute is a u64 one.
-        let r = unsafe { sys::cuMemPoolGetAttribute(pool, attr, (&mut v as *mut u64).cast()) };
-        (r == sys::CUresult::CUDA_SUCCESS).then_some(v as f64 / MIB as f64)
-    };
-    let mut device = 0;
-    let mut pool = std::ptr::null_mut();
-    // SAFETY: plain queries on the current context's device, into locals.
-    let ok = unsafe {
-        sys::cuCtxGetDevice(&mut device) == sys::CUresult::CUDA_SUCCESS
-            && sys::cuDeviceGetDefaultMemPool(&mut pool, device) == sys::CUresult::CUDA_SUCCESS
-    };
-    if !ok {
-        return "pool ?".into();
+/// The CUDA device's default memory pool (where cudarc's stream-ordered allocations
+/// live): reserved and used MiB.
+fn pool_line(device: Option<&CudaDevice>) -> String {
+    match device.map(CudaDevice::pool_usage) {
+        Some(Ok((reserved, used))) => format!(
+            "pool reserved {:.2}, used {:.2} MiB",
+            reserved as f64 / MIB as f64,
+            used as f64 / MIB as f64
+        ),
+        _ => "pool ?".into(),
     }
-    let reserved = attribute(
-        pool,
-        sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
-    );
-    let used = attribute(
-        pool,
-        sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
-    );
-    format!(
-        "pool reserved {:.2}, used {:.2} MiB",
-        reserved.unwrap_or(-1.0),
-        used.unwrap_or(-1.0)
-    )
 }
 
 #[test]
@@ -494,7 +472,7 @@ fn soak_random_frames_on_cuda() {
                 now.1 as f64 / MIB as f64,
                 (now.1 - base.1) as f64 / MIB as f64,
                 start.elapsed().as_secs_f64(),
-                host_memory_line() + "; " + &pool_line()
+                host_memory_line() + "; " + &pool_line(soak.runner.cuda_device())
             );
             let moves = mapping_moves(base_maps, &maps);
             if !moves.is_empty() {

@@ -157,6 +157,8 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    hx) export SOAK_VARIANTS="auto:both" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=150
+        bash scripts/gpu/run.sh smi mandel-tests explorer-memcheck soak ;;
     hw) bash scripts/gpu/run.sh smi memcheck faults ;;
     hu) export SOAK_WARM_UP=4000
         # The Mandelbrot renderer's trim frees everything it holds in the memory pool and

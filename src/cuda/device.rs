@@ -1,7 +1,7 @@
 //! The CUDA device and context the app uses, created for the current GL context.
 
 use super::{ffi, CudaError};
-use cudarc::driver::sys::CUdevice_attribute;
+use cudarc::driver::sys::{self, CUdevice_attribute};
 use cudarc::driver::{CudaContext, CudaStream};
 use std::sync::Arc;
 
@@ -137,20 +137,37 @@ impl CudaDevice {
         if !self.ctx.has_async_alloc() {
             return Ok(()); // cudarc allocates with cuMemAlloc there: no pool
         }
-        let mut device = 0;
-        // SAFETY: `device` is a valid out-pointer; the context is bound by `synchronize`.
-        super::check("cuCtxGetDevice", unsafe {
-            cudarc::driver::sys::cuCtxGetDevice(&mut device)
-        })?;
-        let mut pool = std::ptr::null_mut();
-        // SAFETY: `pool` is a valid out-pointer; `device` came from the driver.
-        super::check("cuDeviceGetDefaultMemPool", unsafe {
-            cudarc::driver::sys::cuDeviceGetDefaultMemPool(&mut pool, device)
-        })?;
+        let pool = self.default_pool()?;
         // SAFETY: the device's own default pool; trimming frees only unused memory.
-        super::check("cuMemPoolTrimTo", unsafe {
-            cudarc::driver::sys::cuMemPoolTrimTo(pool, 0)
-        })
+        super::check("cuMemPoolTrimTo", unsafe { sys::cuMemPoolTrimTo(pool, 0) })
+    }
+
+    /// Bytes the default memory pool holds from the driver, and bytes of them in use.
+    pub fn pool_usage(&self) -> Result<(u64, u64), CudaError> {
+        let pool = self.default_pool()?;
+        let attribute = |attr| {
+            let mut value = 0u64;
+            // SAFETY: the device's own default pool; both attributes are u64 ones, written
+            // into a local.
+            super::check("cuMemPoolGetAttribute", unsafe {
+                sys::cuMemPoolGetAttribute(pool, attr, (&mut value as *mut u64).cast())
+            })
+            .map(|()| value)
+        };
+        Ok((
+            attribute(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)?,
+            attribute(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)?,
+        ))
+    }
+
+    /// The device's default memory pool.
+    fn default_pool(&self) -> Result<sys::CUmemoryPool, CudaError> {
+        let mut pool = std::ptr::null_mut();
+        // SAFETY: `pool` is a valid out-pointer; the device is this context's.
+        super::check("cuDeviceGetDefaultMemPool", unsafe {
+            sys::cuDeviceGetDefaultMemPool(&mut pool, self.ctx.cu_device())
+        })?;
+        Ok(pool)
     }
 }
 
