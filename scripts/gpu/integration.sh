@@ -157,6 +157,12 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    # Issue 9: the fused kernel's work handed out a warp at a time to a resident grid. The
+    # Mandelbrot tests, the benchmark before (BEFORE=) and after twice on one lease, memcheck.
+    ia) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-before bench mandel-memcheck ;;
+    # The same with each chunk waiting for its cell's decision (EVALUATE as soon as the units
+    # done so far differ), against a build that iterates while it waits (VARIANT=).
+    ib) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-variant mandel-before bench mandel-variant mandel-memcheck ;;
     hx) export SOAK_VARIANTS="auto:both" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=150
         bash scripts/gpu/run.sh smi mandel-tests explorer-memcheck soak ;;
     hw) bash scripts/gpu/run.sh smi memcheck faults ;;
