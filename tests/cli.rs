@@ -417,6 +417,10 @@ fn mandelbrot_zoom_sequence_smooth_and_overlay() {
         (&["--zoom-to=0,0,1"][..], "frames"),
         (&["--overlay", "--dwell"][..], "overlay"),
         (&["--overlay", "--mode", "per-pixel"][..], "overlay"),
+        (
+            &["--refinement", "nested", "--mode", "per-pixel"][..],
+            "refinement",
+        ),
         (&["--density", "0"][..], "density"),
         (&["--offset", "2"][..], "offset"),
     ] {
@@ -424,6 +428,27 @@ fn mandelbrot_zoom_sequence_smooth_and_overlay() {
         all.extend_from_slice(args);
         refuses(&all, what);
     }
+}
+
+#[test]
+fn mandelbrot_refinement_presets_nest_where_the_measured_one_does_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("r.png");
+    let depth = |refinement: &str| {
+        let run = cudalens()
+            .args(["mandelbrot", "-o", out.to_str().expect("utf-8"), "--force"])
+            .args(["--width", "320", "--height", "200", "--backend", "cpu"])
+            .args(["--overlay", "--refinement", refinement])
+            .output()
+            .expect("runs");
+        assert!(run.status.success(), "{refinement}");
+        let text = String::from_utf8_lossy(&run.stderr).into_owned();
+        let at = text.find("depth ").expect("statistics") + "depth ".len();
+        text[at..].split(',').next().expect("a depth").to_string()
+    };
+    assert_eq!(depth("measured"), "1");
+    assert_eq!(depth("nested"), "3");
+    assert_eq!(depth("child-grids"), "3");
 }
 
 #[test]

@@ -20,7 +20,7 @@ use cudalens::mandelbrot::deep::{
 };
 use cudalens::mandelbrot::{
     render_per_pixel, Coloring, DwellSource, MandelbrotSettings, Mode, MsTuning, Palette,
-    Precision, View, BOOKMARKS, MS_TUNINGS,
+    Precision, View, BOOKMARKS, CHILD_GRIDS_TUNING, MS_TUNINGS, NESTED_TUNING,
 };
 use cudalens::ops::random_image;
 use cudalens::ops::{cpu, Histogram};
@@ -339,9 +339,12 @@ fn share(mismatches: usize, total: usize) -> f64 {
 }
 
 /// Tunings that take the kernel's other paths: child grids for every split (launch_min 1),
-/// and in-block refinement of all levels in one pass or level by level.
-fn path_tunings() -> [(&'static str, MsTuning); 3] {
+/// and in-block refinement of all levels in one pass or level by level; and the explorer's
+/// refinement presets that nest.
+fn path_tunings() -> [(&'static str, MsTuning); 5] {
     [
+        ("preset nested", NESTED_TUNING),
+        ("preset child grids", CHILD_GRIDS_TUNING),
         (
             "child grids everywhere",
             MsTuning {
@@ -393,7 +396,7 @@ fn check_refinement(
             smooth: true,
             ..Coloring::default()
         },
-        deep: None,
+        ..MandelbrotSettings::default()
     };
     check_refinement_of(renderer, &s, label);
 }

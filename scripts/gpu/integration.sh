@@ -157,10 +157,15 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
-    # Issue 9: the fused kernel's work handed out a warp at a time to a resident grid. The
-    # Mandelbrot tests, the benchmark before (BEFORE=) and after twice on one lease, memcheck.
+    # Issue 9: the explorer's refinement presets (nested, child grids) against the CPU, their
+    # cost at window sizes (bench), the overlay of each drawn by the command line, memcheck;
+    # then the X11 debs of the first screenshot call (scripts/gpu/screenshot.sh; carry .x1 too).
+    ic) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests bench overlay-presets mandel-memcheck
+        bash scripts/gpu/screenshot.sh unpack .x1 ;;
+    # Trial, reverted (runs 131-132): the fused kernel's work handed out a warp at a time to a
+    # resident grid. The Mandelbrot tests, the benchmark before (BEFORE=) and after, memcheck.
     ia) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-before bench mandel-memcheck ;;
-    # The same with each chunk waiting for its cell's decision (EVALUATE as soon as the units
+    # Trial, reverted: the same with each chunk waiting for its cell's decision (EVALUATE as soon as the units
     # done so far differ), against a build that iterates while it waits (VARIANT=).
     ib) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-variant mandel-before bench mandel-variant mandel-memcheck ;;
     hx) export SOAK_VARIANTS="auto:both" SOAK_FRAMES=10000 SOAK_WARM_UP=4000 SOAK_SECONDS=150

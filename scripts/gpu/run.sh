@@ -163,6 +163,10 @@ for s in $steps; do
         ms-sweep) step bench-ms-sweep 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --runs 15 --json "$OUT/ms-sweep.json" ;;
         # One window-sized Mariani-Silver frame, with a short limit: a refinement that hangs
         # shows here before the tests wait on it.
+        # The explorer's refinement presets drawn by the command line (overlay and statistics).
+        overlay-presets) for r in measured nested child-grids; do
+                             step "overlay-$r" 60 "$B/cudalens" mandelbrot --backend cuda --width 1600 --height 1000 --overlay --smooth --refinement "$r" --output "$OUT/overlay-$r.png"
+                         done ;;
         mandel-smoke) step mandel-smoke 60 "$B/cudalens" mandelbrot --backend cuda --width 1920 --height 1080 --max-dwell 8192 --output /tmp/mandel-smoke.png ;;
         # A trial build (prepare.sh VARIANT=) of the same benchmark.
         mandel-variant) step bench-mandel-variant 300 "$B/variant/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/variant-mandel.json" ;;

@@ -5,9 +5,9 @@
 #   bash scripts/gpu/screenshot.sh unpack DIR   unpacks DIR/*.deb under /opt/x (call 1, 2)
 #   bash scripts/gpu/screenshot.sh shoot        starts Xvfb and takes the screenshots (call 2)
 # while the machine stays warm between the calls. Binary: .shot/cudalens (or .shot/cudalens.xz,
-# unpacked here). Output: $OUT: the image window, the explorer with its overlay, and the
-# explorer at the 1e-100 deep bookmark with the overlay of its refinement, each with its
-# status bar.
+# unpacked here). Output: $OUT: the image window, the explorer with its overlay (the measured
+# refinement, then the child-grids preset: nested rectangles), and the explorer at the 1e-100
+# deep bookmark with the overlay of its refinement, each with its status bar.
 set -u
 X=/opt/x
 case ${1:-} in
@@ -31,10 +31,13 @@ case ${1:-} in
         .shot/cudalens tests/data/coffee.png --size 1600x1000 --frames 40 --split \
             --filter gaussian:sigma=1.5 --filter sobel:scale=2 --screenshot "$OUT/screenshot-gpu.png" 2>&1 | tail -n 5
         echo "image rc=$?"
-        .shot/cudalens --size 1600x1000 --frames 40 --mandelbrot --overlay \
+        .shot/cudalens --size 1600x1000 --frames 40 --mandelbrot --overlay --refinement measured \
             --screenshot "$OUT/screenshot-gpu-mandelbrot.png" 2>&1 | tail -n 5
         echo "mandelbrot rc=$?"
-        .shot/cudalens --size 1600x1000 --frames 60 --mandelbrot --overlay --bookmark "Spiral by c = i, period-137" \
+        .shot/cudalens --size 1600x1000 --frames 40 --mandelbrot --overlay --refinement child-grids \
+            --screenshot "$OUT/screenshot-gpu-mandelbrot-nested.png" 2>&1 | tail -n 5
+        echo "mandelbrot nested rc=$?"
+        .shot/cudalens --size 1600x1000 --frames 60 --mandelbrot --overlay --refinement measured --bookmark "Spiral by c = i, period-137" \
             --screenshot "$OUT/screenshot-gpu-deep.png" 2>&1 | tail -n 5
         echo "deep rc=$?"
         ;;

@@ -26,6 +26,9 @@ pub struct GuiArgs {
     /// Draw the Mariani–Silver rectangles at start.
     #[arg(long)]
     pub overlay: bool,
+    /// How Mariani–Silver cuts the picture at start (default: as saved, else measured).
+    #[arg(long, value_enum)]
+    pub refinement: Option<crate::mandelbrot::Refinement>,
     /// Start the explorer at a deep bookmark (a prefix of its name).
     #[arg(long, value_name = "NAME", value_parser = crate::mandelbrot::deep::parse_bookmark_name)]
     pub bookmark: Option<String>,

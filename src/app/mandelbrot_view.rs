@@ -10,8 +10,8 @@ use super::user_bookmarks::user_bookmarks_ui;
 use super::view_history::{Place, ViewHistory};
 use crate::mandelbrot::deep::{DeepBookmark, DeepLocation, DEEP_BOOKMARKS};
 use crate::mandelbrot::{
-    kind_color, MandelbrotSettings, Mode, MsRecord, Palette, Precision, RectKind, View, BOOKMARKS,
-    DENSITY_RANGE, MAX_DWELL_LIMIT,
+    kind_color, MandelbrotSettings, Mode, MsRecord, Palette, Precision, RectKind, Refinement, View,
+    BOOKMARKS, DENSITY_RANGE, MAX_DWELL_LIMIT,
 };
 use crate::pipeline::{MandelbrotFrame, MandelbrotRenderer};
 use egui::{pos2, vec2, Color32, Rect, Sense, Stroke, Ui};
@@ -52,9 +52,15 @@ fn mode_index(mode: Mode) -> usize {
 }
 
 impl MandelbrotView {
-    pub fn new(renderer: MandelbrotRenderer, texture_id: egui::TextureId, overlay: bool) -> Self {
+    pub fn new(
+        renderer: MandelbrotRenderer,
+        texture_id: egui::TextureId,
+        overlay: bool,
+        refinement: Refinement,
+    ) -> Self {
         let settings = MandelbrotSettings {
             overlay,
+            refinement,
             ..MandelbrotSettings::default()
         };
         Self {
@@ -378,6 +384,27 @@ fn coloring_ui(ui: &mut Ui, m: &mut MandelbrotView) {
     c.interior = [rgb[0], rgb[1], rgb[2], 255];
 }
 
+/// How Mariani–Silver cuts the picture: the measured tuning, or one that shows the recursion.
+fn refinement_ui(ui: &mut Ui, s: &mut MandelbrotSettings) {
+    ui.add_enabled_ui(s.mode == Mode::MarianiSilver, |ui| {
+        ui.horizontal(|ui| {
+            ui.label("refinement");
+            for r in Refinement::ALL {
+                ui.selectable_value(&mut s.refinement, r, r.label())
+                    .on_hover_text(refinement_hint(r));
+            }
+        });
+    });
+}
+
+fn refinement_hint(r: Refinement) -> &'static str {
+    match r {
+        Refinement::Measured => "the fastest tuning measured for this size: one level of 16 px cells in one grid up to 4096², child grids above",
+        Refinement::Nested => "three levels nested in each block (64, 32, 16 px): shows the recursion, slower at window sizes",
+        Refinement::ChildGrids => "256 px cells launch child grids (dynamic parallelism), nested three levels deep: shows the device-side launches, slower at window sizes",
+    }
+}
+
 /// Times, the overlay's statistics and the modes side by side.
 fn timings_ui(ui: &mut Ui, m: &mut MandelbrotView) {
     let used = m.frame.as_ref().map(|f| f.precision);
@@ -428,6 +455,7 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
         ui.selectable_value(&mut s.mode, Mode::PerPixel, "per-pixel");
         ui.selectable_value(&mut s.mode, Mode::MarianiSilver, "Mariani–Silver");
     });
+    refinement_ui(ui, s);
     ui.horizontal(|ui| {
         ui.label("precision");
         for p in [Precision::Auto, Precision::F32, Precision::F64] {

@@ -87,6 +87,7 @@ impl AppState {
                 max_dwell: m.view.max_dwell,
                 palette: name_of(m.coloring.palette),
                 mode: name_of(m.mode),
+                refinement: name_of(m.refinement),
                 precision: name_of(m.precision),
                 overlay: m.overlay,
                 interior: m.coloring.interior,
@@ -126,6 +127,9 @@ impl AppState {
         }
         restore_named(&mut m.coloring.palette, &e.palette, "palette", &mut notes);
         restore_named(&mut m.mode, &e.mode, "mode", &mut notes);
+        if args.refinement.is_none() {
+            restore_named(&mut m.refinement, &e.refinement, "refinement", &mut notes);
+        }
         restore_named(&mut m.precision, &e.precision, "precision", &mut notes);
         m.overlay |= e.overlay;
         m.coloring.interior = e.interior;
@@ -152,6 +156,26 @@ mod tests {
         let (back, notes) = stack_from_saved(&stack_to_saved(&stack));
         assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(back, stack);
+    }
+
+    #[test]
+    fn refinements_are_saved_by_name_and_an_unknown_name_keeps_the_default() {
+        use crate::mandelbrot::Refinement;
+        for r in Refinement::ALL {
+            let mut back = Refinement::default();
+            let mut notes = Vec::new();
+            restore_named(&mut back, &name_of(r), "refinement", &mut notes);
+            assert_eq!((back, notes.len()), (r, 0));
+        }
+        assert_eq!(name_of(Refinement::ChildGrids), "child-grids");
+        let mut kept = Refinement::Nested;
+        let mut notes = Vec::new();
+        restore_named(&mut kept, "quadtree", "refinement", &mut notes);
+        assert_eq!(kept, Refinement::Nested);
+        assert_eq!(
+            notes,
+            ["saved refinement 'quadtree' is unknown; kept the default"]
+        );
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub struct SavedExplorer {
     pub max_dwell: u32,
     pub palette: String,
     pub mode: String,
+    pub refinement: String,
     pub precision: String,
     pub overlay: bool,
     pub interior: [u8; 4],
@@ -75,6 +76,7 @@ impl Default for SavedExplorer {
             max_dwell: 1024,
             palette: "classic".into(),
             mode: "mariani-silver".into(),
+            refinement: "measured".into(),
             precision: "auto".into(),
             overlay: false,
             interior: [0, 0, 0, 255],
@@ -257,6 +259,7 @@ mod tests {
                 max_dwell: 4096,
                 palette: "fire".into(),
                 mode: "per-pixel".into(),
+                refinement: "child-grids".into(),
                 precision: "f64".into(),
                 overlay: true,
                 interior: [10, 20, 30, 255],
@@ -269,6 +272,14 @@ mod tests {
             }],
             ..Settings::default()
         }
+    }
+
+    #[test]
+    fn a_file_from_before_the_refinement_choice_loads_with_the_measured_one() {
+        let text = br#"{"version": 1, "explorer": {"mode": "mariani-silver", "span": 2.0}}"#;
+        let s = parse_settings(Path::new("settings.json"), text).expect("loads");
+        assert_eq!(s.explorer.refinement, "measured");
+        assert_eq!(s.explorer.span, 2.0);
     }
 
     #[test]

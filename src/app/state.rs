@@ -92,7 +92,12 @@ impl AppState {
             histogram,
             recent: RecentFiles::load(),
             message: None,
-            mandelbrot: MandelbrotView::new(mandel, mandel_id, args.overlay),
+            mandelbrot: MandelbrotView::new(
+                mandel,
+                mandel_id,
+                args.overlay,
+                args.refinement.unwrap_or_default(),
+            ),
             inspected: None,
             presets: PresetsPanel::new(),
             quit: false,

@@ -4,14 +4,17 @@
 //!
 //! --mandelbrot: the goal points ((−0.5, 0), span 2 at 4096² and 16384², max dwell 512 and
 //! 2048), the six bookmarks at 1920×1080 and 2560×1440 with max dwell 1024 and 8192,
-//! the latency of one pixel at those max dwells, and the explorer frame at 1920×1080.
+//! the explorer's nesting refinement presets on the same bookmarks, the latency of one
+//! pixel at those max dwells, and the explorer frame at 1920×1080.
 //! --ms-sweep: for each size class of `MS_TUNINGS` a grid of tunings on that class's points,
 //! best first, then the full table with the measured tunings: sizes 1280×720 … 16384², the
 //! six bookmarks, max dwell 256 … 16384, per size and view.
 
 use super::bench::stage_medians;
 use super::{BenchArgs, CliError};
-use crate::mandelbrot::{MandelbrotSettings, Mode, MsTuning, Precision, View, BOOKMARKS};
+use crate::mandelbrot::{
+    MandelbrotSettings, Mode, MsTuning, Precision, Refinement, View, BOOKMARKS,
+};
 use crate::pipeline::{BackendKind, MandelbrotRenderer};
 use serde_json::{json, Value};
 
@@ -174,6 +177,37 @@ fn window_summary(points: &[Point], ms: &[(f64, f64)]) -> Vec<((u32, u32), u32, 
     out
 }
 
+fn print_window_summary(points: &[Point], ms: &[(f64, f64)]) -> Vec<Value> {
+    let mut rows = Vec::new();
+    for (size, dwell, geo, worst) in window_summary(points, ms) {
+        println!(
+            "  {}×{} max dwell {dwell}: geometric mean {geo:.2}×, worst view {worst:.2}×",
+            size.0, size.1
+        );
+        rows.push(json!({ "size": [size.0, size.1], "max_dwell": dwell, "geometric_mean": geo, "worst": worst }));
+    }
+    rows
+}
+
+/// The explorer's refinement presets that nest (`Refinement::Nested`, `ChildGrids`) on the
+/// window bookmarks: what showing the recursion costs against per-pixel.
+fn nesting_presets(
+    r: &mut MandelbrotRenderer,
+    window: &[Point],
+    window_pp: &[f64],
+    runs: usize,
+) -> Result<Value, CliError> {
+    let mut out = serde_json::Map::new();
+    for preset in [Refinement::Nested, Refinement::ChildGrids] {
+        let name = preset.label();
+        println!("refinement \"{name}\" (explorer preset) over per-pixel at window sizes:");
+        let tuning = preset.tuning(false, 0, 0); // the nesting presets take no size
+        let ms = speedups(r, window, window_pp, Some(tuning), runs)?;
+        out.insert(name.into(), Value::Array(print_window_summary(window, &ms)));
+    }
+    Ok(Value::Object(out))
+}
+
 pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
     let mut renderer = MandelbrotRenderer::new(gl, args.backend, None, args.interop)?;
     if renderer.status.kind != BackendKind::Cuda {
@@ -203,12 +237,8 @@ fn run_on(
     let window_pp = per_pixel_times(r, &window, runs)?;
     let window_ms = speedups(r, &window, &window_pp, None, runs)?;
     out["window"] = table("bookmarks at window sizes", &window, &window_pp, &window_ms);
-    for (size, dwell, geo, worst) in window_summary(&window, &window_ms) {
-        println!(
-            "  {}×{} max dwell {dwell}: geometric mean {geo:.2}×, worst view {worst:.2}×",
-            size.0, size.1
-        );
-    }
+    print_window_summary(&window, &window_ms);
+    out["presets"] = nesting_presets(r, &window, &window_pp, runs)?;
     out["slowest_pixel"] = slowest_pixel(r, runs)?;
     out["explorer_frame"] = explorer_frame(gl, r)?;
     if args.ms_sweep {

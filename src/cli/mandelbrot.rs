@@ -8,8 +8,8 @@ use super::CliError;
 use crate::image_io::{check_save_target, SaveOptions};
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
-    draw_overlay, Coloring, MandelbrotSettings, Mode, Palette, Precision, View, DENSITY_RANGE,
-    MAX_DWELL_16_BIT, MAX_DWELL_LIMIT,
+    draw_overlay, Coloring, MandelbrotSettings, Mode, Palette, Precision, Refinement, View,
+    DENSITY_RANGE, MAX_DWELL_16_BIT, MAX_DWELL_LIMIT,
 };
 use crate::pipeline::{render_mandelbrot_frames, BackendRequest, MandelbrotOutput};
 use clap::Args;
@@ -39,6 +39,10 @@ pub struct MandelbrotArgs {
     /// per-pixel escape time, or Mariani–Silver refinement of uniform rectangles.
     #[arg(long, value_enum, default_value_t = Mode::MarianiSilver)]
     pub mode: Mode,
+    /// How Mariani–Silver cuts the picture: the fastest measured tuning for its size, or one
+    /// that shows the recursion at any size.
+    #[arg(long, value_enum, default_value_t)]
+    pub refinement: Refinement,
     /// Arithmetic of the iteration: f32, f64, perturbation (f64 differences from an
     /// arbitrary-precision reference orbit), extended (perturbation with a separate
     /// exponent), or auto (chosen by the zoom depth).
@@ -143,6 +147,9 @@ fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
     if !(0.0..=1.0).contains(&args.offset) {
         return usage(format!("offset {}: must be 0..=1", args.offset));
     }
+    if args.refinement != Refinement::Measured && args.mode != Mode::MarianiSilver {
+        return usage("--refinement chooses how Mariani–Silver cuts the picture: it needs --mode mariani-silver".into());
+    }
     if args.overlay && (args.dwell || args.mode != Mode::MarianiSilver) {
         return usage("--overlay draws the Mariani–Silver rectangles over colours: it needs --mode mariani-silver and no --dwell".into());
     }
@@ -188,6 +195,7 @@ fn settings(args: &MandelbrotArgs, location: DeepLocation) -> Vec<MandelbrotSett
             ..Coloring::default()
         },
         overlay: args.overlay,
+        refinement: args.refinement,
         tuning: None,
         deep: None,
     };

@@ -1,6 +1,6 @@
 //! Everything that decides a Mandelbrot picture.
 
-use super::{Coloring, Mode, MsTuning, Precision, View};
+use super::{Coloring, Mode, MsTuning, Precision, Refinement, View};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MandelbrotSettings {
@@ -10,7 +10,9 @@ pub struct MandelbrotSettings {
     pub coloring: Coloring,
     /// Keep the Mariani–Silver rectangles and their statistics (the overlay).
     pub overlay: bool,
-    /// Refinement parameters; `None`: the measured ones for the view's size.
+    /// How to cut the picture when `tuning` is `None`.
+    pub refinement: Refinement,
+    /// Refinement parameters; `None`: those of `refinement` for the view.
     pub tuning: Option<MsTuning>,
     /// The exact location of a deep view, valid while `view` holds its f64 rounding
     /// (`deep_settings.rs`); `None`: `view` is exact.
@@ -25,6 +27,7 @@ impl Default for MandelbrotSettings {
             precision: Precision::Auto,
             coloring: Coloring::default(),
             overlay: false,
+            refinement: Refinement::Measured,
             tuning: None,
             deep: None,
         }
@@ -32,15 +35,13 @@ impl Default for MandelbrotSettings {
 }
 
 impl MandelbrotSettings {
-    /// The refinement parameters this picture uses: the given ones, else the measured ones
-    /// for a deep view or for the view's size.
+    /// The refinement parameters this picture uses: the given ones, else those of
+    /// `refinement` for the view (deep or plain, and its size).
     pub fn tuning(&self) -> MsTuning {
         self.tuning.unwrap_or_else(|| {
-            if self.deep_precision().is_some() {
-                super::MS_DEEP_TUNING
-            } else {
-                MsTuning::for_size(self.view.width, self.view.height)
-            }
+            let deep = self.deep_precision().is_some();
+            self.refinement
+                .tuning(deep, self.view.width, self.view.height)
         })
     }
 }
