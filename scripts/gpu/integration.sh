@@ -157,6 +157,9 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    # Issue 10, trial (run 136, reverted): the explorer's first interval with CUDA's context
+    # touched after GL's work, between frames (bench --handover-probe's "touched" phases).
+    id) bash scripts/gpu/run.sh smi handover-probe ;;
     # Issue 9: the explorer's refinement presets (nested, child grids) against the CPU, their
     # cost at window sizes (bench), the overlay of each drawn by the command line, memcheck;
     # then the X11 debs of the first screenshot call (scripts/gpu/screenshot.sh; carry .x1 too).
