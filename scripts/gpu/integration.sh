@@ -157,6 +157,9 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    # The session's final code: every GPU test on both interop paths, memcheck over the
+    # Mandelbrot tests (the refinement presets included).
+    ie) bash scripts/gpu/run.sh smi tests mandel-memcheck ;;
     # Issue 10, trial (run 136, reverted): the explorer's first interval with CUDA's context
     # touched after GL's work, between frames (bench --handover-probe's "touched" phases).
     id) bash scripts/gpu/run.sh smi handover-probe ;;
