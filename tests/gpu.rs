@@ -20,7 +20,7 @@ use cudalens::mandelbrot::deep::{
 };
 use cudalens::mandelbrot::{
     render_per_pixel, Coloring, DwellSource, MandelbrotSettings, Mode, MsTuning, Palette,
-    Precision, View, BOOKMARKS, CHILD_GRIDS_TUNING, MS_TUNINGS, NESTED_TUNING,
+    Precision, Refinement, View, BOOKMARKS, CHILD_GRIDS_TUNING, MS_TUNINGS, NESTED_TUNING,
 };
 use cudalens::ops::random_image;
 use cudalens::ops::{cpu, Histogram};
@@ -343,8 +343,6 @@ fn share(mismatches: usize, total: usize) -> f64 {
 /// refinement presets that nest.
 fn path_tunings() -> [(&'static str, MsTuning); 5] {
     [
-        ("preset nested", NESTED_TUNING),
-        ("preset child grids", CHILD_GRIDS_TUNING),
         (
             "child grids everywhere",
             MsTuning {
@@ -375,6 +373,8 @@ fn path_tunings() -> [(&'static str, MsTuning); 5] {
                 lookahead: 1,
             },
         ),
+        ("preset nested", NESTED_TUNING),
+        ("preset child grids", CHILD_GRIDS_TUNING),
     ]
 }
 
@@ -944,7 +944,8 @@ fn deep_views_match_arbitrary_precision_iteration() {
 
 /// Mariani–Silver on perturbation dwells (issue 13, item 3): on every deep view the GPU's
 /// refinement equals the CPU's (dwells, rectangles, statistics) with the deep tuning, the
-/// window tuning (in-block, all levels per pass) and child grids for every split; it differs from per-pixel perturbation only where
+/// window tuning (in-block, all levels per pass), child grids for every split and the
+/// explorer's nesting refinements (chosen through `refinement`); it differs from per-pixel perturbation only where
 /// a uniform border is filled across a feature; the colours reach GL through the pixel
 /// buffer. Prints both modes' dwell kernel times.
 #[test]
@@ -967,7 +968,8 @@ fn deep_views_refine_as_the_cpu_reference() {
         let (refined, ms_ms) = check_refinement_of(&mut renderer, &s, &name);
         s.tuning = Some(MS_TUNINGS[0].1);
         check_refinement_of(&mut renderer, &s, &format!("{name}, in-block"));
-        let (_, child) = path_tunings()[0];
+        let (what, child) = path_tunings()[0];
+        assert_eq!(what, "child grids everywhere");
         s.tuning = Some(child);
         check_refinement_of(
             &mut renderer,
@@ -975,11 +977,17 @@ fn deep_views_refine_as_the_cpu_reference() {
             &format!("{name}, child grids everywhere"),
         );
         s.tuning = None;
+        for r in [Refinement::Nested, Refinement::ChildGrids] {
+            s.refinement = r;
+            check_refinement_of(&mut renderer, &s, &format!("{name}, {}", r.label()));
+        }
+        s.refinement = Refinement::Measured;
         texture_shows_the_dwells(gl, &mut renderer, &s, &refined, &name);
         let bad = refined.mismatches(&per_pixel);
         println!(
             "ok {name}: {w}x{h} max dwell {max_dwell}, {:?}: GPU Mariani-Silver = CPU Mariani-Silver \
-             (dwells, rectangles, statistics; deep tuning, window tuning, child grids everywhere); \
+             (dwells, rectangles, statistics; deep tuning, window tuning, child grids everywhere, \
+             the nested and child-grids refinements); \
              vs per-pixel {bad}/{}; dwell kernels: per-pixel {pp_ms:.2} ms, Mariani-Silver {ms_ms:.2} ms",
             frame.precision,
             refined.values.len()

@@ -157,6 +157,9 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    # The deep-view test again with its child-grids check restored beside the presets (runs
+    # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
+    if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;
     # The session's final code: every GPU test on both interop paths, memcheck over the
     # Mandelbrot tests (the refinement presets included).
     ie) bash scripts/gpu/run.sh smi tests mandel-memcheck ;;
