@@ -157,6 +157,18 @@ case ${1:-a} in
     gw) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests ms-sweep-before ms-sweep mandel-before bench mandel-memcheck ;;
     gt) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-variant mandel-before bench ;;
     gr) bash scripts/gpu/run.sh smi before4k peers4k before8k peers8k ;;
+    # Issue 9 (session 17): the large sweep with the issue's first partitions (512 -> 64 px at
+    # 16384^2, 128 -> 16 px at 4096^2) among its candidates, and where the fused kernel's
+    # instructions go at 4096^2/512 (Nsight Compute, per-pixel beside it).
+    ig) bash scripts/gpu/run.sh smi mandel-smoke ncu-4k ms-sweep-large ;;
+    # ... then the large sweep with more in-block nestings, and the finalists side by side
+    # from 1920x1080 to 16384^2 (bookmarks and the goal view).
+    ih) bash scripts/gpu/run.sh smi ms-sweep-large ms-compare ;;
+    # The measured tuning above 4096^2 now nested in-block (64 -> 16 px): the Mandelbrot tests
+    # (every path tuning against the CPU), the benchmark before (BEFORE=) and after, memcheck.
+    ii) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-memcheck ;;
+    # ... and the whole sweep with its full table (sizes 1280x720 ... 16384^2, per view).
+    ij) bash scripts/gpu/run.sh smi ms-sweep ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
     if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;

@@ -124,6 +124,13 @@ for s in $steps; do
                        set -- $v
                        step "ncu-fused-$1x$2-$3" 200 ncu --clock-control none --csv --kernel-name regex:mandel_ms_fused --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats "${NCU_BIN:-$B/cudalens}" mandelbrot --backend cuda --mode mariani-silver --width "$1" --height "$2" --max-dwell "$3" --center "$4" --span "$5" --output "/tmp/ncu-fused-$1.png" --force
                    done ;;
+        # Issue 9: where the fused kernel's instructions go at 4096²/512, against per-pixel's on
+        # the same view (instruction statistics, issue, the hottest SASS lines).
+        ncu-4k) for k in mandel_per_pixel mandel_ms_fused; do
+                    mode=per-pixel; [ "$k" = mandel_ms_fused ] && mode=mariani-silver
+                    step "ncu-$k-4096-512" 200 ncu --clock-control none --csv --kernel-name regex:"$k" --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats --section InstructionStats --section SourceCounters "$B/cudalens" mandelbrot --backend cuda --mode "$mode" --width 4096 --height 4096 --max-dwell 512 --center -0.5,0 --span 2 --output "/tmp/ncu-$k.png" --force
+                    step "ncu-sass-$k-4096-512" 200 ncu --clock-control none --csv --kernel-name regex:"$k" --launch-count 1 --section SourceCounters --page source --print-source sass --log-file "$OUT/sass-$k.csv" "$B/cudalens" mandelbrot --backend cuda --mode "$mode" --width 4096 --height 4096 --max-dwell 512 --center -0.5,0 --span 2 --output "/tmp/ncu-$k.png" --force
+                done ;;
         explorer-memcheck) step memcheck-explorer 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 explorer ;;
         mandel-memcheck) step memcheck-mandelbrot 300 env CUDALENS_GPU_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot ;;
         # Issue 10: filter and explorer frames in turn in one process (bench --handover-probe),
@@ -160,6 +167,9 @@ for s in $steps; do
         # benchmark with the explorer's pixel buffer mapped and unmapped.
         deep-sweep) step bench-deep-sweep 400 "$B/cudalens" bench --backend cuda --deep --ms-sweep --size 640x360 --runs 5 --json "$OUT/deep-sweep.json" ;;
         mandel-classic) step bench-mandel-classic 300 "$B/cudalens" bench --backend cuda --mandelbrot --interop classic --runs 30 --json "$OUT/bench-classic.json" ;;
+        # The large sweep alone (4096² and 16384² goal points).
+        ms-sweep-large) step bench-ms-sweep-large 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --ms-sweep-sizes large --runs 15 --json "$OUT/ms-sweep-large.json" ;;
+        ms-compare) step bench-ms-compare 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --ms-sweep-sizes compare --runs 15 --json "$OUT/ms-compare.json" ;;
         ms-sweep) step bench-ms-sweep 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --runs 15 --json "$OUT/ms-sweep.json" ;;
         # One window-sized Mariani-Silver frame, with a short limit: a refinement that hangs
         # shows here before the tests wait on it.

@@ -11,7 +11,7 @@
 //! six bookmarks, max dwell 256 … 16384, per size and view.
 
 use super::bench::stage_medians;
-use super::{BenchArgs, CliError};
+use super::{BenchArgs, CliError, SweepSizes};
 use crate::mandelbrot::{
     MandelbrotSettings, Mode, MsTuning, Precision, Refinement, View, BOOKMARKS,
 };
@@ -242,9 +242,19 @@ fn run_on(
     out["slowest_pixel"] = slowest_pixel(r, runs)?;
     out["explorer_frame"] = explorer_frame(gl, r)?;
     if args.ms_sweep {
-        out["sweep_window"] = sweep(r, &window, &window_pp, &window_candidates(), true)?;
-        out["sweep_large"] = sweep(r, &goals, &goal_pp, &large_candidates(), false)?;
-        out["full"] = full_table(r)?;
+        let sizes = args.ms_sweep_sizes;
+        if sizes == SweepSizes::All || sizes == SweepSizes::Window {
+            out["sweep_window"] = sweep(r, &window, &window_pp, &window_candidates(), true)?;
+        }
+        if sizes == SweepSizes::All || sizes == SweepSizes::Large {
+            out["sweep_large"] = sweep(r, &goals, &goal_pp, &large_candidates(), false)?;
+        }
+        if sizes == SweepSizes::All {
+            out["full"] = full_table(r)?;
+        }
+        if sizes == SweepSizes::Compare {
+            out["compare"] = compare_table(r)?;
+        }
     }
     Ok(out)
 }
@@ -393,10 +403,30 @@ pub(super) fn window_candidates() -> Vec<MsTuning> {
     out
 }
 
-/// Candidates for 4096² and larger: child grids for the large cells, and the window
-/// tuning (one level of 16 px cells, the fused kernel).
+/// Candidates for 4096² and larger: child grids for the large cells, the window tuning
+/// (one level of 16 px cells, the fused kernel), the partition of the first fixed
+/// grid at 16384² and 4096² (512 → 64 and 128 → 16 px: few levels, large leaves) and
+/// in-block nesting from 128 or 64 px.
 fn large_candidates() -> Vec<MsTuning> {
     let mut out = vec![tuning(16, 2, 16, 1 << 30, 1)];
+    for (init, subdiv, leaf) in [(512, 8, 64), (256, 4, 64), (1024, 16, 64), (512, 16, 32)] {
+        for launch in [128 * 128, 256 * 256] {
+            out.push(tuning(init, subdiv, leaf, launch, 1));
+        }
+    }
+    for (init, subdiv, leaf, lookahead) in [
+        (128, 8, 16, 1),
+        (64, 4, 16, 1),
+        (64, 4, 16, 2),
+        (64, 2, 16, 1),
+        (64, 2, 16, 2),
+        (128, 2, 16, 1),
+        (256, 16, 16, 1),
+        (32, 2, 16, 1),
+        (32, 2, 16, 2),
+    ] {
+        out.push(tuning(init, subdiv, leaf, 1 << 30, lookahead));
+    }
     for (init, subdiv, leaf) in [
         (256, 2, 8),
         (256, 4, 16),
@@ -527,6 +557,79 @@ fn full_table(r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
                 "  max dwell {d}: geometric mean {:.2}×, worst view {worst:.2}×",
                 geo_mean(s.into_iter())
             );
+        }
+    }
+    Ok(Value::Array(out))
+}
+
+/// The finalists of both sweeps side by side from window sizes to 16384²: the six bookmarks
+/// and the goal view ((−0.5, 0), span 2), geometric mean and worst view per size and max
+/// dwell, so that the size classes of `MS_TUNINGS` can be drawn where they cross.
+fn compare_table(r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
+    let finalists = [
+        tuning(16, 2, 16, 1 << 30, 1),
+        tuning(32, 2, 16, 1 << 30, 1),
+        tuning(64, 2, 16, 1 << 30, 1),
+        tuning(64, 4, 16, 1 << 30, 1),
+        tuning(256, 4, 16, 65536, 1),
+    ];
+    let sizes = [
+        (1920, 1080),
+        (3840, 2160),
+        (4096, 4096),
+        (8192, 8192),
+        (16384, 16384),
+    ];
+    let mut out = Vec::new();
+    for size in sizes {
+        let dwells: &[u32] = if size.0 >= 8192 {
+            &[256, 1024, 4096]
+        } else {
+            &[1024, 8192]
+        };
+        let mut points = bookmark_points(&[size], dwells);
+        for d in [512, 2048] {
+            points.push(Point {
+                name: "(-0.5,0) span 2",
+                center: (-0.5, 0.0),
+                span: 2.0,
+                size,
+                max_dwell: d,
+            });
+        }
+        let runs = if size.0 >= 8192 { 3 } else { 7 };
+        let pp = per_pixel_times(r, &points, runs)?;
+        println!("{}×{}: geometric mean (worst view) of the bookmarks per max dwell; goal view at 512 / 2048", size.0, size.1);
+        for t in finalists {
+            let ms = speedups(r, &points, &pp, Some(t), runs)?;
+            let mut parts = Vec::new();
+            for &d in dwells {
+                let s: Vec<f64> = points
+                    .iter()
+                    .zip(&ms)
+                    .filter(|(p, _)| p.max_dwell == d && p.span != 2.0)
+                    .map(|(_, m)| m.1)
+                    .collect();
+                let worst = s.iter().copied().fold(f64::INFINITY, f64::min);
+                parts.push(format!(
+                    "{d}: {:.2}× ({worst:.2}×)",
+                    geo_mean(s.into_iter())
+                ));
+            }
+            let goal: Vec<String> = ms[ms.len() - 2..]
+                .iter()
+                .map(|m| format!("{:.2}×", m.1))
+                .collect();
+            println!(
+                "  init {:>4} subdiv {:>2} leaf {:>2} launch ≥{:>10}: {} | goal view {}",
+                t.init_size,
+                t.subdiv,
+                t.leaf_size,
+                t.launch_min_pixels,
+                parts.join(", "),
+                goal.join(" / ")
+            );
+            out.push(json!({ "size": [size.0, size.1], "tuning": t, "points": points.iter().zip(&pp).zip(&ms).map(|((p, pp), (m, s))| json!({ "view": p.name, "max_dwell": p.max_dwell, "per_pixel_ms": pp, "mariani_silver_ms": m, "speedup": s })).collect::<Vec<_>>() }));
         }
     }
     Ok(Value::Array(out))

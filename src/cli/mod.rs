@@ -156,6 +156,9 @@ pub struct BenchArgs {
     /// Time Mariani–Silver over a grid of refinement parameters (implies --mandelbrot).
     #[arg(long)]
     pub ms_sweep: bool,
+    /// Which size classes --ms-sweep times: both with the full table (all), or one.
+    #[arg(long, value_enum, default_value_t)]
+    pub ms_sweep_sizes: SweepSizes,
     /// Also time a deep view (perturbation, 1920×1080 at span 1e-100, on CUDA).
     #[arg(long)]
     pub deep: bool,
@@ -175,6 +178,20 @@ pub struct BenchArgs {
     pub handover_probe: bool,
     #[command(flatten)]
     pub memory: MemoryArgs,
+}
+
+/// The size classes of `bench --ms-sweep`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SweepSizes {
+    /// Window sizes and 4096² / 16384², then the full table with the measured tunings.
+    #[default]
+    All,
+    /// The window bookmarks only.
+    Window,
+    /// The goal points at 4096² and 16384² only.
+    Large,
+    /// No sweep: the finalists of both side by side over sizes 1920×1080 … 16384².
+    Compare,
 }
 
 #[derive(Debug, Args)]
