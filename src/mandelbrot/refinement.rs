@@ -2,7 +2,7 @@
 //! or one that shows the recursion at any size (the explorer's "refinement" choice,
 //! `--refinement` on the command line).
 
-use super::{MsTuning, MS_DEEP_TUNING, MS_TUNINGS};
+use super::{MsTuning, MS_DEEP_TUNING};
 
 /// Three levels inside each block (64 → 32 → 16 px cells), no child grid.
 pub const NESTED_TUNING: MsTuning = MsTuning {
@@ -13,10 +13,17 @@ pub const NESTED_TUNING: MsTuning = MsTuning {
     lookahead: 1,
 };
 
-/// The tuning measured fastest at 16384² (`MS_TUNINGS`' last): 256 px cells launch child
-/// grids (CDP2) for their lines and their 64 px cells, which refine in their blocks down to
-/// 16 px.
-pub const CHILD_GRIDS_TUNING: MsTuning = MS_TUNINGS[MS_TUNINGS.len() - 1].1;
+/// The fastest tuning with child grids at 16384² (`bench --ms-sweep`, run 140; the measured
+/// tuning there until the in-block nesting of `MS_TUNINGS` beat it): 256 px cells launch
+/// child grids (CDP2) for their lines and their 64 px cells, which refine in their blocks
+/// down to 16 px.
+pub const CHILD_GRIDS_TUNING: MsTuning = MsTuning {
+    init_size: 256,
+    subdiv: 4,
+    leaf_size: 16,
+    launch_min_pixels: 65536,
+    lookahead: 1,
+};
 
 // The preset's first cells are large enough to launch child grids.
 const _: () = assert!(
@@ -28,14 +35,15 @@ const _: () = assert!(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Refinement {
     /// The fastest measured for the view: one level of 16 px cells up to 4096² (one grid,
-    /// no nesting), child grids above; deep views one level of 128 px cells.
+    /// no nesting), 64 → 16 px nested in each block above; deep views one level of 128 px
+    /// cells.
     #[default]
     Measured,
     /// Three levels nested inside each block (64, 32, 16 px): the recursion without child
     /// grids.
     Nested,
     /// Dynamic parallelism at every size: 256 px cells launch child grids, nested three
-    /// levels deep (the 16384² tuning).
+    /// levels deep (the fastest tuning with child grids at 16384²).
     ChildGrids,
 }
 

@@ -47,8 +47,16 @@ pub enum TuningError {
 /// three-level in-block tuning that served 4K until session 12 fell to 0.18× on the triple
 /// spiral at 3840×2160.)
 ///
-/// Larger: the best of 33 tunings with child grids on the 16384² goal points (run 90:
-/// 2.7× / 8.6× at max dwell 512 / 2048, where one level of 16 px gives 2.3× / 4.3×).
+/// Larger: 64-pixel cells nested inside their blocks, 64 → 16 px, no child grid. With many
+/// waves of blocks a dependent pass no longer idles the GPU, and nesting saves the lines
+/// that one level of 16 px evaluates. `bench --ms-sweep` (runs 139–140, 50 tunings on the
+/// goal points, the finalists on the bookmarks from 1920×1080 to 16384²): at 16384² 5.7× /
+/// 9.8× on the goal points (max dwell 512 / 2048) against 2.9× / 8.8× for the best tuning
+/// with child grids (256 px cells, now `CHILD_GRIDS_TUNING`) and 2.3× / 4.3× for one level
+/// of 16 px, and on the bookmarks 2.6–3.3× (no view slower than per-pixel) against
+/// 1.6–3.3× (worst 0.74×); at 8192² 2.1–2.6× against 1.5–2.2×. At 4096² and below it
+/// loses on the bookmarks (4096², max dwell 8192: 1.49× against 2.18×), so one level of
+/// 16 px keeps the class up to 4096².
 pub const MS_TUNINGS: [(u64, MsTuning); 2] = [
     (
         4096 * 4096,
@@ -63,10 +71,10 @@ pub const MS_TUNINGS: [(u64, MsTuning); 2] = [
     (
         u64::MAX,
         MsTuning {
-            init_size: 256,
+            init_size: 64,
             subdiv: 4,
             leaf_size: 16,
-            launch_min_pixels: 65536,
+            launch_min_pixels: 1 << 30,
             lookahead: 1,
         },
     ),
