@@ -9,7 +9,10 @@
 //! also counts blocks as the kernel forms them (a unit of the lines a warp, eight units a
 //! block; a cell a block of 256 threads), each holding its slots for its slowest pixel.
 //! No latency is counted, so the ratios are upper bounds of what a partition can save:
-//! docs/gpu-runs.md (session 13) compares them with the measured speed-ups.
+//! docs/gpu-runs.md (session 13) compares them with the measured speed-ups. A nested
+//! tuning is also counted as if run speculatively, like the fused kernel's one level: every
+//! cell iterates at once, and one below the first level that is then filled pays its
+//! pixels' iterations until its parent's lines were known (session 17).
 //!
 //! `cargo run --release --example ms_work_model -- [WIDTHxHEIGHT] [MAX_DWELL] [RE,IM,SPAN]`
 //! (one view instead of the bookmarks, e.g. issue 9's goal points at −0.5,0,2).
@@ -92,6 +95,49 @@ fn refinement_cost(d: &Dwells, tuning: &MsTuning, records: &[MsRecord]) -> u64 {
     cost
 }
 
+/// The warp model of a nested tuning run speculatively, as the fused kernel runs its one
+/// level: every cell starts iterating its interior at once, so a cell below the first
+/// level that is then filled has iterated each pixel until its parent's lines were known
+/// (the parent's decision time plus the slowest pixel of its lines, in iterations).
+fn speculative_cost(d: &Dwells, tuning: &MsTuning, records: &[MsRecord]) -> u64 {
+    let mut by_level: Vec<&MsRecord> = records.iter().collect();
+    by_level.sort_by_key(|r| r.level);
+    // Decision time of each split cell's parts, keyed by (level, column, row) of the part's
+    // parent in its own grid.
+    let mut known = std::collections::HashMap::new();
+    let mut waste = 0;
+    for r in by_level {
+        let level = r.level as usize;
+        let parent = |k: usize| {
+            let s = tuning.size(k);
+            (k, r.rect.x0 / s, r.rect.y0 / s)
+        };
+        let start = if level == 0 {
+            0
+        } else {
+            known.get(&parent(level - 1)).copied().unwrap_or(0)
+        };
+        match r.kind {
+            RectKind::Split => {
+                let s = tuning.size(level + 1);
+                let slowest = (0..r.rect.line_pixel_count(s))
+                    .map(|i| dwell(d, r.rect.line_pixel(s, i)))
+                    .max()
+                    .unwrap_or(0);
+                known.insert(parent(level), start + slowest);
+            }
+            RectKind::Fill if level > 0 => {
+                let pixels: Vec<u64> = (0..r.rect.interior_pixels())
+                    .map(|i| dwell(d, r.rect.interior_pixel(i)).min(start))
+                    .collect();
+                waste += warp_cost(&pixels);
+            }
+            _ => {}
+        }
+    }
+    refinement_cost(d, tuning, records) + waste
+}
+
 /// The block model of the fused kernel (one level of `s` px): units of the lines (a
 /// corner's top row and left column) eight to a block, then a block per evaluated cell.
 fn fused_block_cost(d: &Dwells, s: u32, records: &[MsRecord]) -> u64 {
@@ -172,6 +218,7 @@ fn main() -> std::process::ExitCode {
     };
     println!("{width}×{height}, max dwell {max_dwell}: per-pixel / Mariani–Silver work");
     let mut logs = vec![0.0f64; TUNINGS.len() + 1];
+    let mut spec_logs = vec![0.0f64; TUNINGS.len()];
     for &(name, center, span) in &places {
         let view = View {
             center,
@@ -195,6 +242,11 @@ fn main() -> std::process::ExitCode {
             let ratio = pp_warps as f64 / refinement_cost(&d, &tuning, &records) as f64;
             logs[k] += ratio.ln();
             line += &format!("  {init_size}/{subdiv}/{leaf_size} {ratio:5.2}");
+            if tuning.levels() > 1 {
+                let spec = pp_warps as f64 / speculative_cost(&d, &tuning, &records) as f64;
+                spec_logs[k] += spec.ln();
+                line += &format!(" (speculative {spec:4.2})");
+            }
             if k == 0 {
                 let blocks = pp_blocks as f64 / fused_block_cost(&d, init_size, &records) as f64;
                 logs[TUNINGS.len()] += blocks.ln();
@@ -212,6 +264,8 @@ fn main() -> std::process::ExitCode {
         );
         if k == 0 {
             line += &format!(" (blocks {:4.2})", (logs[TUNINGS.len()] / n).exp());
+        } else if *subdiv > 1 && init_size > leaf_size {
+            line += &format!(" (speculative {:4.2})", (spec_logs[k] / n).exp());
         }
     }
     println!("{line}");

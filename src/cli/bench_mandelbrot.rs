@@ -8,7 +8,9 @@
 //! pixel at those max dwells, and the explorer frame at 1920×1080.
 //! --ms-sweep: for each size class of `MS_TUNINGS` a grid of tunings on that class's points,
 //! best first, then the full table with the measured tunings: sizes 1280×720 … 16384², the
-//! six bookmarks, max dwell 256 … 16384, per size and view.
+//! six bookmarks, max dwell 256 … 16384, per size and view. `--ms-sweep-sizes` runs one
+//! class's sweep alone, or `compare`: the finalists side by side from 1920×1080 to 16384²,
+//! where the classes' borders are drawn.
 
 use super::bench::stage_medians;
 use super::{BenchArgs, CliError, SweepSizes};
@@ -53,16 +55,24 @@ impl Point {
     }
 }
 
-/// The four goal points: (−0.5, 0), span 2.
+/// The view of the goal points.
+const GOAL_VIEW: &str = "(-0.5,0) span 2";
+
+/// The goal view, (−0.5, 0) with span 2, at `size` and `max_dwell`.
+fn goal_point(size: (u32, u32), max_dwell: u32) -> Point {
+    Point {
+        name: GOAL_VIEW,
+        center: (-0.5, 0.0),
+        span: 2.0,
+        size,
+        max_dwell,
+    }
+}
+
+/// The four goal points.
 fn goal_points() -> Vec<Point> {
     [(4096, 512), (4096, 2048), (16384, 512), (16384, 2048)]
-        .map(|(s, d)| Point {
-            name: "(-0.5,0) span 2",
-            center: (-0.5, 0.0),
-            span: 2.0,
-            size: (s, s),
-            max_dwell: d,
-        })
+        .map(|(s, d)| goal_point((s, s), d))
         .to_vec()
 }
 
@@ -157,20 +167,30 @@ fn table(title: &str, points: &[Point], per_pixel: &[f64], ms: &[(f64, f64)]) ->
     Value::Array(rows)
 }
 
+/// Geometric mean and worst speed-up of the points that `keep` selects (None: no point).
+fn group_summary(
+    points: &[Point],
+    ms: &[(f64, f64)],
+    keep: impl Fn(&Point) -> bool,
+) -> Option<(f64, f64)> {
+    let group: Vec<f64> = points
+        .iter()
+        .zip(ms)
+        .filter(|(p, _)| keep(p))
+        .map(|(_, (_, s))| *s)
+        .collect();
+    let worst = group.iter().copied().fold(f64::INFINITY, f64::min);
+    (!group.is_empty()).then(|| (geo_mean(group.into_iter()), worst))
+}
+
 /// Geometric mean and worst view per (size, max dwell) group of bookmark points.
 fn window_summary(points: &[Point], ms: &[(f64, f64)]) -> Vec<((u32, u32), u32, f64, f64)> {
     let mut out = Vec::new();
     for size in WINDOW_SIZES {
         for dwell in WINDOW_DWELLS {
-            let group: Vec<f64> = points
-                .iter()
-                .zip(ms)
-                .filter(|(p, _)| p.size == size && p.max_dwell == dwell)
-                .map(|(_, (_, s))| *s)
-                .collect();
-            if !group.is_empty() {
-                let worst = group.iter().copied().fold(f64::INFINITY, f64::min);
-                out.push((size, dwell, geo_mean(group.into_iter()), worst));
+            let keep = |p: &Point| p.size == size && p.max_dwell == dwell;
+            if let Some((geo, worst)) = group_summary(points, ms, keep) {
+                out.push((size, dwell, geo, worst));
             }
         }
     }
@@ -546,17 +566,9 @@ fn full_table(r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
         );
         out.push(table(&title, &points, &pp, &ms));
         for &d in dwells {
-            let s: Vec<f64> = points
-                .iter()
-                .zip(&ms)
-                .filter(|(p, _)| p.max_dwell == d)
-                .map(|(_, m)| m.1)
-                .collect();
-            let worst = s.iter().copied().fold(f64::INFINITY, f64::min);
-            println!(
-                "  max dwell {d}: geometric mean {:.2}×, worst view {worst:.2}×",
-                geo_mean(s.into_iter())
-            );
+            if let Some((geo, worst)) = group_summary(&points, &ms, |p| p.max_dwell == d) {
+                println!("  max dwell {d}: geometric mean {geo:.2}×, worst view {worst:.2}×");
+            }
         }
     }
     Ok(Value::Array(out))
@@ -588,15 +600,7 @@ fn compare_table(r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
             &[1024, 8192]
         };
         let mut points = bookmark_points(&[size], dwells);
-        for d in [512, 2048] {
-            points.push(Point {
-                name: "(-0.5,0) span 2",
-                center: (-0.5, 0.0),
-                span: 2.0,
-                size,
-                max_dwell: d,
-            });
-        }
+        points.extend([512, 2048].map(|d| goal_point(size, d)));
         let runs = if size.0 >= 8192 { 3 } else { 7 };
         let pp = per_pixel_times(r, &points, runs)?;
         println!("{}×{}: geometric mean (worst view) of the bookmarks per max dwell; goal view at 512 / 2048", size.0, size.1);
@@ -604,17 +608,10 @@ fn compare_table(r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
             let ms = speedups(r, &points, &pp, Some(t), runs)?;
             let mut parts = Vec::new();
             for &d in dwells {
-                let s: Vec<f64> = points
-                    .iter()
-                    .zip(&ms)
-                    .filter(|(p, _)| p.max_dwell == d && p.span != 2.0)
-                    .map(|(_, m)| m.1)
-                    .collect();
-                let worst = s.iter().copied().fold(f64::INFINITY, f64::min);
-                parts.push(format!(
-                    "{d}: {:.2}× ({worst:.2}×)",
-                    geo_mean(s.into_iter())
-                ));
+                let bookmark = |p: &Point| p.max_dwell == d && p.name != GOAL_VIEW;
+                if let Some((geo, worst)) = group_summary(&points, &ms, bookmark) {
+                    parts.push(format!("{d}: {geo:.2}× ({worst:.2}×)"));
+                }
             }
             let goal: Vec<String> = ms[ms.len() - 2..]
                 .iter()
