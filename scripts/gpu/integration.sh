@@ -169,6 +169,25 @@ case ${1:-a} in
     ii) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-memcheck ;;
     # ... and the whole sweep with its full table (sizes 1280x720 ... 16384^2, per view).
     ij) bash scripts/gpu/run.sh smi ms-sweep ;;
+    # The fused kernel's first decision taken by one warp for the block, its cell's pixels laid
+    # out two rows a warp: the Mandelbrot tests, the benchmark before (BEFORE=) and after
+    # twice, Nsight Compute at 4096^2/512, memcheck and racecheck.
+    ik) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-before bench ncu-4k mandel-memcheck mandel-racecheck ;;
+    # racecheck over the Mandelbrot tests failed in run 143 in the colours test: the same with
+    # the older build's tests (BEFORE_TESTS=), and the dwell test (the fused kernel) alone.
+    il) bash scripts/gpu/run.sh smi mandel-racecheck-before mandel-racecheck-dwells mandel-synccheck mandel-initcheck ;;
+    # The flags read in one round trip (relaxed loads, one fence), against the build of run 143
+    # (VARIANT=) and before (BEFORE=); racecheck's failure placed (verbose test, the command
+    # line), memcheck.
+    im) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-racecheck-verbose mandel-before mandel-variant bench mandel-before mandel-variant bench ncu-4k mandel-memcheck ;;
+    # racecheck's failure bisected: the command line under racecheck with this build, a trial
+    # build whose warps each take the first decision as before (VARIANT=) and the older one.
+    in) bash scripts/gpu/run.sh smi racecheck-cli-builds ;;
+    io) bash scripts/gpu/run.sh smi racecheck-options ;;
+    # The fused kernel as kept (the first decision by one warp, two rows a warp; each thread
+    # computes its cell's place): Mandelbrot tests, racecheck, memcheck, synccheck, initcheck,
+    # the benchmark before (BEFORE=), the build of run 143 (VARIANT=) and after.
+    ip) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-racecheck mandel-memcheck mandel-synccheck mandel-initcheck mandel-before mandel-variant bench mandel-before mandel-variant bench ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
     if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;

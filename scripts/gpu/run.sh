@@ -124,6 +124,29 @@ for s in $steps; do
                        set -- $v
                        step "ncu-fused-$1x$2-$3" 200 ncu --clock-control none --csv --kernel-name regex:mandel_ms_fused --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats "${NCU_BIN:-$B/cudalens}" mandelbrot --backend cuda --mode mariani-silver --width "$1" --height "$2" --max-dwell "$3" --center "$4" --span "$5" --output "/tmp/ncu-fused-$1.png" --force
                    done ;;
+        # racecheck on the Mandelbrot dwell test alone (no interop), and the whole Mandelbrot
+        # racecheck with the older build's tests (prepare.sh BEFORE_TESTS=): is a failure new?
+        mandel-racecheck-dwells) step "$s" 400 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_NO_CHILD_GRIDS=1 CUDALENS_SANITIZER_MODULE=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/gpu-tests" --test-threads=1 mandelbrot_matches_the_cpu_reference ;;
+        # The same dwell test with its output, and the command line under racecheck (its error
+        # message), to place a failure.
+        mandel-racecheck-verbose) step "$s" 300 env RUST_BACKTRACE=1 CUDALENS_GPU_QUICK=1 CUDALENS_GPU_NO_CHILD_GRIDS=1 CUDALENS_SANITIZER_MODULE=1 compute-sanitizer --tool racecheck --show-backtrace device "$B/gpu-tests" --test-threads=1 --nocapture mandelbrot_matches_the_cpu_reference
+                                  for size in "7 3" "317 211" "640 480"; do
+                                      set -- $size
+                                      step "racecheck-cli-$1x$2" 120 env CUDALENS_SANITIZER_MODULE=1 compute-sanitizer --tool racecheck "$B/cudalens" mandelbrot --backend cuda --mode mariani-silver --width "$1" --height "$2" --output "/tmp/rc-$1.png" --force
+                                  done ;;
+        # The command line under racecheck (sanitizer module) with this build, the trial build
+        # (VARIANT=) and the older one (BEFORE=), at two sizes where the fused grid has many blocks.
+        racecheck-cli-builds) for bin in "$B/cudalens" "$B/variant/cudalens" "$B/before/cudalens"; do
+                                  for size in "317 211" "640 480"; do
+                                      set -- $size
+                                      step "racecheck-cli-${bin#$B/}-$1x$2" 120 env CUDALENS_SANITIZER_MODULE=1 compute-sanitizer --tool racecheck "$bin" mandelbrot --backend cuda --mode mariani-silver --width "$1" --height "$2" --output "/tmp/rc-$1.png" --force
+                                  done
+                              done ;;
+        # racecheck's options tried on the command line at 317x211 (is the failure the tool's?).
+        racecheck-options) for opts in "--racecheck-num-hazards 1000000" "--racecheck-detect-level error" "--kernel-name-exclude kns=mandel_ms_fused" "--print-level info" "--racecheck-indirect-barrier-dependency yes"; do
+                               step "racecheck-cli ${opts}" 120 env CUDALENS_SANITIZER_MODULE=1 bash -c "compute-sanitizer --tool racecheck $opts $B/cudalens mandelbrot --backend cuda --mode mariani-silver --width 317 --height 211 --output /tmp/rc-317.png --force; echo exit status \$?"
+                           done ;;
+        mandel-racecheck-before) step "$s" 400 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_NO_CHILD_GRIDS=1 CUDALENS_SANITIZER_MODULE=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/before/gpu-tests" --test-threads=1 mandelbrot ;;
         # Issue 9: where the fused kernel's instructions go at 4096²/512, against per-pixel's on
         # the same view (instruction statistics, issue, the hottest SASS lines).
         ncu-4k) for k in mandel_per_pixel mandel_ms_fused; do
