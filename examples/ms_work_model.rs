@@ -242,7 +242,7 @@ fn main() -> std::process::ExitCode {
             let ratio = pp_warps as f64 / refinement_cost(&d, &tuning, &records) as f64;
             logs[k] += ratio.ln();
             line += &format!("  {init_size}/{subdiv}/{leaf_size} {ratio:5.2}");
-            if tuning.levels() > 1 {
+            if init_size > leaf_size {
                 let spec = pp_warps as f64 / speculative_cost(&d, &tuning, &records) as f64;
                 spec_logs[k] += spec.ln();
                 line += &format!(" (speculative {spec:4.2})");
@@ -264,7 +264,7 @@ fn main() -> std::process::ExitCode {
         );
         if k == 0 {
             line += &format!(" (blocks {:4.2})", (logs[TUNINGS.len()] / n).exp());
-        } else if *subdiv > 1 && init_size > leaf_size {
+        } else if init_size > leaf_size {
             line += &format!(" (speculative {:4.2})", (spec_logs[k] / n).exp());
         }
     }

@@ -626,7 +626,13 @@ fn compare_table(r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
                 parts.join(", "),
                 goal.join(" / ")
             );
-            out.push(json!({ "size": [size.0, size.1], "tuning": t, "points": points.iter().zip(&pp).zip(&ms).map(|((p, pp), (m, s))| json!({ "view": p.name, "max_dwell": p.max_dwell, "per_pixel_ms": pp, "mariani_silver_ms": m, "speedup": s })).collect::<Vec<_>>() }));
+            let rows: Vec<Value> = points
+                .iter()
+                .zip(&pp)
+                .zip(&ms)
+                .map(|((p, pp), (m, s))| json!({ "view": p.name, "max_dwell": p.max_dwell, "per_pixel_ms": pp, "mariani_silver_ms": m, "speedup": s }))
+                .collect();
+            out.push(json!({ "size": [size.0, size.1], "tuning": t, "points": rows }));
         }
     }
     Ok(Value::Array(out))

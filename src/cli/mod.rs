@@ -156,7 +156,8 @@ pub struct BenchArgs {
     /// Time Mariani–Silver over a grid of refinement parameters (implies --mandelbrot).
     #[arg(long)]
     pub ms_sweep: bool,
-    /// Which size classes --ms-sweep times: both with the full table (all), or one.
+    /// What --ms-sweep times: both size classes and the full table (all), one class, or
+    /// the finalists side by side (compare).
     #[arg(long, value_enum, default_value_t)]
     pub ms_sweep_sizes: SweepSizes,
     /// Also time a deep view (perturbation, 1920×1080 at span 1e-100, on CUDA).
