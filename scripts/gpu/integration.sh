@@ -188,6 +188,8 @@ case ${1:-a} in
     # computes its cell's place): Mandelbrot tests, racecheck, memcheck, synccheck, initcheck,
     # the benchmark before (BEFORE=), the build of run 143 (VARIANT=) and after.
     ip) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-racecheck mandel-memcheck mandel-synccheck mandel-initcheck mandel-before mandel-variant bench mandel-before mandel-variant bench ;;
+    # Where the in-block refinement's time goes at 16384^2/512 (Nsight Compute).
+    iq) bash scripts/gpu/run.sh smi ncu-16k ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
     if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;

@@ -147,6 +147,10 @@ for s in $steps; do
                                step "racecheck-cli ${opts}" 120 env CUDALENS_SANITIZER_MODULE=1 bash -c "compute-sanitizer --tool racecheck $opts $B/cudalens mandelbrot --backend cuda --mode mariani-silver --width 317 --height 211 --output /tmp/rc-317.png --force; echo exit status \$?"
                            done ;;
         mandel-racecheck-before) step "$s" 400 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_NO_CHILD_GRIDS=1 CUDALENS_SANITIZER_MODULE=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/before/gpu-tests" --test-threads=1 mandelbrot ;;
+        # Issue 9: the in-block refinement above 4096² (64 -> 16 px) at 16384²/512, Nsight
+        # Compute on its two kernels (the lines, then a block per cell) and its hottest SASS.
+        ncu-16k) step ncu-inblock-16384-512 200 ncu --clock-control none --csv --kernel-name regex:"mandel_(ms|grid_lines)_f32" --launch-count 2 --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats --section InstructionStats "$B/cudalens" mandelbrot --backend cuda --mode mariani-silver --width 16384 --height 16384 --max-dwell 512 --center -0.5,0 --span 2 --output /tmp/ncu-16k.png --force
+                 step ncu-sass-inblock-16384-512 200 ncu --clock-control none --csv --kernel-name regex:"mandel_ms_f32" --launch-count 1 --section SourceCounters --page source --print-source sass --log-file "$OUT/sass-mandel_ms.csv" "$B/cudalens" mandelbrot --backend cuda --mode mariani-silver --width 16384 --height 16384 --max-dwell 512 --center -0.5,0 --span 2 --output /tmp/ncu-16k.png --force ;;
         # Issue 9: where the fused kernel's instructions go at 4096²/512, against per-pixel's on
         # the same view (instruction statistics, issue, the hottest SASS lines).
         ncu-4k) for k in mandel_per_pixel mandel_ms_fused; do
