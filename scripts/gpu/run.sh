@@ -143,7 +143,7 @@ for s in $steps; do
                                   done
                               done ;;
         # racecheck's options tried on the command line at 317x211 (is the failure the tool's?).
-        racecheck-options) for opts in "--racecheck-num-hazards 1000000" "--racecheck-detect-level error" "--kernel-name-exclude kns=mandel_ms_fused" "--print-level info" "--racecheck-indirect-barrier-dependency yes"; do
+        racecheck-options) for opts in "--racecheck-detect-level error" "--kernel-name-exclude kns=mandel_ms_fused" "--print-level info"; do
                                step "racecheck-cli ${opts}" 120 env CUDALENS_SANITIZER_MODULE=1 bash -c "compute-sanitizer --tool racecheck $opts $B/cudalens mandelbrot --backend cuda --mode mariani-silver --width 317 --height 211 --output /tmp/rc-317.png --force; echo exit status \$?"
                            done ;;
         mandel-racecheck-before) step "$s" 400 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_NO_CHILD_GRIDS=1 CUDALENS_SANITIZER_MODULE=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/before/gpu-tests" --test-threads=1 mandelbrot ;;

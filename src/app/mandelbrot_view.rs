@@ -397,12 +397,12 @@ fn refinement_ui(ui: &mut Ui, s: &mut MandelbrotSettings) {
     });
 }
 
-fn refinement_hint(r: Refinement) -> &'static str {
-    match r {
-        Refinement::Measured => "the fastest tuning measured for this view: one level of 16 px cells in one grid up to 4096², 64 → 16 px nested in each block above; deep views one level of 128 px cells",
-        Refinement::Nested => "three levels nested in each block (64, 32, 16 px): shows the recursion, slower at window sizes",
-        Refinement::ChildGrids => "256 px cells launch child grids (dynamic parallelism), nested three levels deep: shows the device-side launches, slower at window sizes",
-    }
+/// The choice's description: its doc comment, which `--refinement`'s help shows too.
+fn refinement_hint(r: Refinement) -> String {
+    use clap::ValueEnum;
+    r.to_possible_value()
+        .and_then(|v| v.get_help().map(ToString::to_string))
+        .unwrap_or_default()
 }
 
 /// Times, the overlay's statistics and the modes side by side.

@@ -40,10 +40,10 @@ pub enum Refinement {
     #[default]
     Measured,
     /// Three levels nested inside each block (64, 32, 16 px): the recursion without child
-    /// grids.
+    /// grids, slower at window sizes.
     Nested,
     /// Dynamic parallelism at every size: 256 px cells launch child grids, nested three
-    /// levels deep (the fastest tuning with child grids at 16384²).
+    /// levels deep (the fastest tuning with child grids at 16384²), slower at window sizes.
     ChildGrids,
 }
 
@@ -95,5 +95,14 @@ mod tests {
             Refinement::Measured.tuning(true, 1920, 1080),
             MS_DEEP_TUNING
         );
+    }
+
+    #[test]
+    fn every_choice_has_a_description_for_help_and_the_explorer() {
+        use clap::ValueEnum;
+        for r in Refinement::ALL {
+            let help = r.to_possible_value().and_then(|v| v.get_help().cloned());
+            assert!(help.is_some_and(|h| h.to_string().len() > 20), "{r:?}");
+        }
     }
 }
