@@ -28,8 +28,10 @@
 //        whole lines grid. A smaller cell is refined inside its block, breadth first: a
 //        pass evaluates the lines of `lookahead` levels at once, then warps decide on the
 //        cells of those levels from their borders (reads only), and the next pass fills and
-//        evaluates what was decided together with the next lines. In a pass, warps take 32
-//        pixels at a time from the block's list of items (lines, fills, leaf interiors).
+//        evaluates what was decided together with the next lines. In a pass, the block fills
+//        its fills (16 x 16 threads over each), then its warps take 32 pixels at a time
+//        from the list of what iterates (lines, leaf interiors). A cell whose border is
+//        uniform is filled by its block at once.
 //      Each pixel is written once, except lines evaluated ahead inside a cell that is then
 //      filled (the fill overwrites them, as the reference fills them). Large fills and
 //      leaves are child grids too. Child grids go to the fire-and-forget stream: CDP2 has
@@ -67,6 +69,8 @@
 #define MS_COUNTERS 9
 #define MS_FUSED_CELL 16
 #define MS_FUSED_CHECK 128
+#define MS_FILL_COLS 16
+#define MS_FILL_ROWS (MS_BLOCK / MS_FILL_COLS)
 #define MS_KIND_FILL 0
 #define MS_KIND_SPLIT 1
 #define MS_KIND_LEAF 2
@@ -113,10 +117,11 @@ struct MsArgs {
 struct MsShared {
     ushort4 active[MS_CELLS];      // cells whose inner lines the next pass evaluates
     ushort4 cand[2][MS_CELLS];     // cells to decide on, this level and the next
-    ushort4 item_rect[MS_ITEMS];   // a pass's items
+    ushort4 item_rect[MS_ITEMS];   // a pass's items: what iterates from the front, fills from the back
     int item_kv[MS_ITEMS];         // kind | value << 2 (spacing for lines, dwell for fills)
-    int item_end[MS_ITEMS];        // inclusive prefix sums of the items' pixel counts
-    int n_active, n_items, n_cand[2], next_chunk;
+    int item_end[MS_ITEMS];        // inclusive prefix sums of the iterating items' pixel counts
+    unsigned int n_pushed;         // items pushed this pass: iterating | fills << 16
+    int n_active, n_cand[2], next_chunk;
     int wmin[MS_WARPS], wmax[MS_WARPS];
 };
 
@@ -335,15 +340,28 @@ __device__ __forceinline__ int2 ms_warp_border_minmax(const MsArgs& a, MsRect r)
     return warp_minmax(mn, mx);
 }
 
+// Items that iterate (lines, leaf interiors) fill the list from the front, fills from the
+// back; one counter holds both, so a push sees how full the list is.
 __device__ __forceinline__ void ms_push_item(const MsArgs& a, MsShared& sh, MsRect r, int kind, int value)
 {
-    const int k = atomicAdd(&sh.n_items, 1);
-    if (k >= MS_ITEMS) {
+    const bool fill = kind == MS_ITEM_FILL;
+    const unsigned int pushed = atomicAdd(&sh.n_pushed, fill ? 1u << 16 : 1u);
+    const int iterating = pushed & 0xffff, fills = pushed >> 16;
+    if (iterating + fills >= MS_ITEMS) {
         ms_fail(a);
         return;
     }
+    const int k = fill ? MS_ITEMS - 1 - fills : iterating;
     sh.item_rect[k] = ms_rect_pack(r);
     sh.item_kv[k] = kind | (value << 2);
+}
+
+// (iterating items, fills) of the pass; none when the list overflowed (the refinement
+// counted a failure, so the host refuses the frame).
+__device__ __forceinline__ int2 ms_item_counts(const MsShared& sh)
+{
+    const int iterating = sh.n_pushed & 0xffff, fills = sh.n_pushed >> 16;
+    return iterating + fills > MS_ITEMS ? make_int2(0, 0) : make_int2(iterating, fills);
 }
 
 __device__ __forceinline__ void ms_push_rect(const MsArgs& a, ushort4* list, int* count, MsRect r)
@@ -360,7 +378,7 @@ __device__ void ms_push_cells(const MsArgs& a, MsRect r, int s, ushort4* list, i
         for (int i = 0; i < c.x; ++i) ms_push_rect(a, list, count, ms_cell(r, s, i, j));
 }
 
-// Pixels of item k.
+// Pixels of iterating item k.
 __device__ __forceinline__ int ms_item_pixels(const MsShared& sh, int k)
 {
     const MsRect r = ms_rect_from(sh.item_rect[k]);
@@ -368,13 +386,55 @@ __device__ __forceinline__ int ms_item_pixels(const MsShared& sh, int k)
     return (kv & 3) == MS_ITEM_LINES ? ms_line_count(r, kv >> 2) : ms_interior_pixels(r);
 }
 
-// Runs the pass's items: warp 0 sums their pixel counts, then warps take 32 pixels at a
-// time until none are left.
+// Fills r's interior with dwell d, the whole block: thread t takes the pixels at
+// (t % MS_FILL_COLS, t / MS_FILL_COLS) + multiples of (MS_FILL_COLS, MS_FILL_ROWS), so a
+// leaf-sized cell is one step and nothing is divided. Fills are most of the pixels above
+// 4096x4096 and iterate nothing, so this loop is what they cost (run 152: through the
+// work list, a shared atomic, a search and a division per 32 pixels).
+__device__ void ms_fill_block(const MsArgs& a, MsRect r, int d)
+{
+    const int w = ms_interior_w(r), h = ms_interior_h(r);
+    const int tx = threadIdx.x % MS_FILL_COLS, ty = threadIdx.x / MS_FILL_COLS;
+    if (a.smooth) {
+#pragma unroll 1
+        for (int y = ty; y < h; y += MS_FILL_ROWS)
+#pragma unroll 1
+            for (int x = tx; x < w; x += MS_FILL_COLS) ms_fill_store(a, r, r.x0 + 1 + x, r.y0 + 1 + y, d);
+        return;
+    }
+    const size_t width = a.view.width;
+    int* dwells = a.dwells + (size_t)(r.y0 + 1) * width + r.x0 + 1;
+#pragma unroll 1
+    for (int y = ty; y < h; y += MS_FILL_ROWS)
+#pragma unroll 1
+        for (int x = tx; x < w; x += MS_FILL_COLS) dwells[y * width + x] = d;
+}
+
+// Pixel idx of the iterating items (0 <= idx < the last prefix sum).
+__device__ __forceinline__ int2 ms_item_pixel(const MsShared& sh, int n_items, int idx)
+{
+    int lo = 0, hi = n_items - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (sh.item_end[mid] > idx) hi = mid;
+        else lo = mid + 1;
+    }
+    const int local = idx - (lo > 0 ? sh.item_end[lo - 1] : 0);
+    const MsRect r = ms_rect_from(sh.item_rect[lo]);
+    const int kv = sh.item_kv[lo];
+    return (kv & 3) == MS_ITEM_LINES ? ms_line_pixel(r, kv >> 2, local) : ms_interior_pixel(r, local);
+}
+
+// Runs the pass's items: the fills, then what iterates (lines, leaf interiors), for which
+// warp 0 sums the pixel counts and warps take 32 pixels at a time until none are left.
 template <typename E>
 __device__ void ms_run_items(const MsArgs& a, MsShared& sh)
 {
-    const int n_items = min(sh.n_items, MS_ITEMS);
+    const int2 counts = ms_item_counts(sh);
+    const int n_items = counts.x;
     const int lane = threadIdx.x % 32;
+    for (int k = MS_ITEMS - 1; k >= MS_ITEMS - counts.y; --k)
+        ms_fill_block(a, ms_rect_from(sh.item_rect[k]), sh.item_kv[k] >> 2);
     if (threadIdx.x < 32) {
         int carry = 0;
         for (int base = 0; base < n_items; base += 32) {
@@ -398,18 +458,8 @@ __device__ void ms_run_items(const MsArgs& a, MsShared& sh)
         if (base >= total) break;
         const int idx = base + lane;
         if (idx >= total) continue;
-        int lo = 0, hi = n_items - 1;
-        while (lo < hi) {
-            const int mid = (lo + hi) >> 1;
-            if (sh.item_end[mid] > idx) hi = mid;
-            else lo = mid + 1;
-        }
-        const int local = idx - (lo > 0 ? sh.item_end[lo - 1] : 0);
-        const MsRect r = ms_rect_from(sh.item_rect[lo]);
-        const int kv = sh.item_kv[lo], kind = kv & 3;
-        const int2 p = kind == MS_ITEM_LINES ? ms_line_pixel(r, kv >> 2, local) : ms_interior_pixel(r, local);
-        if (kind == MS_ITEM_FILL) ms_fill_store(a, r, p.x, p.y, kv >> 2);
-        else ms_eval_store<E>(a, p.x, p.y);
+        const int2 p = ms_item_pixel(sh, n_items, idx);
+        ms_eval_store<E>(a, p.x, p.y);
     }
     __syncthreads();
 }
@@ -462,7 +512,7 @@ __device__ void ms_in_block(const MsArgs& a, MsShared& sh, int level)
         ms_run_items<E>(a, sh);
         if (n_active == 0) return;
         if (threadIdx.x == 0) {
-            sh.n_items = 0;
+            sh.n_pushed = 0;
             sh.n_cand[0] = 0;
         }
         __syncthreads();
@@ -494,7 +544,7 @@ __device__ void ms_process(const MsArgs& a, MsRect c, int level)
     const bool first = threadIdx.x == 0;
     if (first) {
         sh.n_active = 0;
-        sh.n_items = 0;
+        sh.n_pushed = 0;
     }
     if (m.x == m.y || level == last) {
         const bool fill = m.x == m.y;
@@ -509,7 +559,11 @@ __device__ void ms_process(const MsArgs& a, MsRect c, int level)
             }
             return;
         }
-        if (first) ms_push_item(a, sh, c, fill ? MS_ITEM_FILL : MS_ITEM_EVAL, fill ? m.x : 0);
+        if (fill) {
+            ms_fill_block(a, c, m.x);
+            return;
+        }
+        if (first) ms_push_item(a, sh, c, MS_ITEM_EVAL, 0);
         ms_in_block<E>(a, sh, level);
         return;
     }

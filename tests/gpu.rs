@@ -379,12 +379,13 @@ fn path_tunings() -> [(&'static str, MsTuning); 6] {
     ]
 }
 
-/// The GPU's Mariani–Silver f64 dwells, continuous values, records and statistics equal
-/// the CPU reference's with the same tuning.
+/// The GPU's Mariani–Silver f64 dwells, continuous values (when `smooth`), records and
+/// statistics equal the CPU reference's with the same tuning.
 fn check_refinement(
     renderer: &mut MandelbrotRenderer,
     view: View,
     tuning: Option<MsTuning>,
+    smooth: bool,
     label: &str,
 ) {
     let s = MandelbrotSettings {
@@ -394,7 +395,7 @@ fn check_refinement(
         overlay: true,
         tuning,
         coloring: Coloring {
-            smooth: true,
+            smooth,
             ..Coloring::default()
         },
         ..MandelbrotSettings::default()
@@ -503,13 +504,17 @@ fn mandelbrot_matches_the_cpu_reference() {
                 );
             }
             let label = format!("{name} {width}x{height}");
-            check_refinement(&mut renderer, view, None, &label);
+            check_refinement(&mut renderer, view, None, true, &label);
             if width == 640 || (quick() && width == 97) {
                 for (what, t) in path_tunings() {
                     if no_child_grids() && t.launch_min_pixels < 1 << 30 {
                         continue;
                     }
-                    check_refinement(&mut renderer, view, Some(t), &format!("{label} {what}"));
+                    // Fills store continuous values (Coons patches) or dwells only: both.
+                    for smooth in [true, false] {
+                        let label = format!("{label} {what} smooth {smooth}");
+                        check_refinement(&mut renderer, view, Some(t), smooth, &label);
+                    }
                 }
             }
         }
