@@ -29,9 +29,11 @@
 //        pass evaluates the lines of `lookahead` levels at once, then warps decide on the
 //        cells of those levels from their borders (reads only), and the next pass fills and
 //        evaluates what was decided together with the next lines. In a pass, the block fills
-//        its fills (16 x 16 threads over each), then its warps take 32 pixels at a time
-//        from the list of what iterates (lines, leaf interiors). A cell whose border is
-//        uniform is filled by its block at once.
+//        its fills (16 x 16 threads over each), then its warps take the pixels of what
+//        iterates (lines, leaf interiors) from one list: with plain dwells a lane runs its
+//        orbit MS_REFILL_STEPS steps at a time and idle lanes take new pixels together
+//        (ms_run_refilled); other sources take 32 pixels a warp at a time. A cell whose
+//        border is uniform is filled by its block at once.
 //      Each pixel is written once, except lines evaluated ahead inside a cell that is then
 //      filled (the fill overwrites them, as the reference fills them). Large fills and
 //      leaves are child grids too. Child grids go to the fire-and-forget stream: CDP2 has
@@ -69,6 +71,8 @@
 #define MS_COUNTERS 9
 #define MS_FUSED_CELL 16
 #define MS_FUSED_CHECK 128
+#define MS_REFILL_STEPS 64
+#define MS_REFILL_IDLE 4
 #define MS_FILL_COLS 16
 #define MS_FILL_ROWS (MS_BLOCK / MS_FILL_COLS)
 #define MS_KIND_FILL 0
@@ -131,6 +135,8 @@ struct MsShared {
 template <typename T>
 struct PlainDwells {
     static constexpr int MIN_THREADS = MS_MIN_THREADS;
+    static constexpr bool RESUMABLE = true; // MandelOrbit<Real> runs a pixel in parts
+    using Real = T;
     static __device__ __forceinline__ MandelPixel at(const MsArgs& a, int x, int y)
     {
         return evaluate_pixel<T>(a.view, x, y, a.smooth != nullptr);
@@ -148,6 +154,7 @@ __device__ __forceinline__ MandelPixel integer_pixel(int dwell)
 // Perturbation around a.pt's reference orbit, double-double differences.
 struct PerturbedDd {
     static constexpr int MIN_THREADS = 1;
+    static constexpr bool RESUMABLE = false;
     static __device__ __forceinline__ MandelPixel at(const MsArgs& a, int x, int y)
     {
         return integer_pixel(pt_dwell_dd(a.pt, x, y));
@@ -157,6 +164,7 @@ struct PerturbedDd {
 // The same with extended exponents (pixels below 2^-960).
 struct PerturbedExt {
     static constexpr int MIN_THREADS = 1;
+    static constexpr bool RESUMABLE = false;
     static __device__ __forceinline__ MandelPixel at(const MsArgs& a, int x, int y)
     {
         return integer_pixel(pt_dwell_ext(a.pt, x, y));
@@ -425,6 +433,43 @@ __device__ __forceinline__ int2 ms_item_pixel(const MsShared& sh, int n_items, i
     return (kv & 3) == MS_ITEM_LINES ? ms_line_pixel(r, kv >> 2, local) : ms_interior_pixel(r, local);
 }
 
+// The iterating pixels of a pass with plain dwells, each lane refilled: a lane holds one
+// pixel's orbit and runs it MS_REFILL_STEPS steps at a time; when MS_REFILL_IDLE lanes of
+// its warp are done (or none is busy), the idle lanes take the next pixels of the block's
+// list together (one shared atomic for the warp). The lines and leaves are where the set's
+// boundary is, so neighbouring pixels' dwells differ most there: a warp of 32 fixed pixels
+// iterates as long as its slowest one, with 18 of 32 lanes busy on average at 16384^2/512
+// (run 154). A resumed orbit ends as an uninterrupted one (MandelOrbit).
+template <typename T>
+__device__ void ms_run_refilled(const MsArgs& a, MsShared& sh, int n_items, int total)
+{
+    const int lane = threadIdx.x % 32;
+    const bool want_smooth = a.smooth != nullptr;
+    MandelOrbit<T> o{};
+    int2 p = make_int2(-1, 0); // the lane's pixel; x < 0: none
+    bool more = true;          // the list may still have pixels (warp-uniform)
+    while (true) {
+        const unsigned int idle = __ballot_sync(FULL_MASK, p.x < 0);
+        if (idle == FULL_MASK && !more) break;
+        if (more && (__popc(idle) >= MS_REFILL_IDLE || idle == FULL_MASK)) {
+            const int leader = __ffs(idle) - 1;
+            int base = 0;
+            if (lane == leader) base = atomicAdd(&sh.next_chunk, __popc(idle));
+            base = __shfl_sync(FULL_MASK, base, leader);
+            more = base + __popc(idle) < total;
+            const int idx = base + __popc(idle & ((1u << lane) - 1));
+            if (p.x < 0 && idx < total) {
+                p = ms_item_pixel(sh, n_items, idx);
+                o.start(a.view, p.x, p.y);
+            }
+        }
+        if (p.x >= 0 && o.run(a.view, MS_REFILL_STEPS)) {
+            ms_store(a, p.x, p.y, o.result(a.view, want_smooth));
+            p.x = -1;
+        }
+    }
+}
+
 // Runs the pass's items: the fills, then what iterates (lines, leaf interiors), for which
 // warp 0 sums the pixel counts and warps take 32 pixels at a time until none are left.
 template <typename E>
@@ -451,15 +496,19 @@ __device__ void ms_run_items(const MsArgs& a, MsShared& sh)
     }
     __syncthreads();
     const int total = n_items > 0 ? sh.item_end[n_items - 1] : 0;
-    while (true) {
-        int base = 0;
-        if (lane == 0) base = atomicAdd(&sh.next_chunk, 32);
-        base = __shfl_sync(FULL_MASK, base, 0);
-        if (base >= total) break;
-        const int idx = base + lane;
-        if (idx >= total) continue;
-        const int2 p = ms_item_pixel(sh, n_items, idx);
-        ms_eval_store<E>(a, p.x, p.y);
+    if constexpr (E::RESUMABLE) {
+        ms_run_refilled<typename E::Real>(a, sh, n_items, total);
+    } else {
+        while (true) {
+            int base = 0;
+            if (lane == 0) base = atomicAdd(&sh.next_chunk, 32);
+            base = __shfl_sync(FULL_MASK, base, 0);
+            if (base >= total) break;
+            const int idx = base + lane;
+            if (idx >= total) continue;
+            const int2 p = ms_item_pixel(sh, n_items, idx);
+            ms_eval_store<E>(a, p.x, p.y);
+        }
     }
     __syncthreads();
 }
