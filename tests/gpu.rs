@@ -340,9 +340,9 @@ fn share(mismatches: usize, total: usize) -> f64 {
 
 /// Tunings that take the kernel's other paths: child grids for every split (launch_min 1),
 /// and in-block refinement of all levels in one pass or level by level; the explorer's
-/// refinement presets that nest; and the measured tuning above 4096² (nested in-block).
-fn path_tunings() -> [(&'static str, MsTuning); 6] {
-    [
+/// refinement presets that nest; and the measured tunings above 3840×2160 (nested in-block).
+fn path_tunings() -> Vec<(&'static str, MsTuning)> {
+    let mut out = vec![
         (
             "child grids everywhere",
             MsTuning {
@@ -375,8 +375,13 @@ fn path_tunings() -> [(&'static str, MsTuning); 6] {
         ),
         ("preset nested", NESTED_TUNING),
         ("preset child grids", CHILD_GRIDS_TUNING),
-        ("measured above 4096²", MS_TUNINGS[1].1),
-    ]
+    ];
+    out.extend(
+        MS_TUNINGS[1..]
+            .iter()
+            .map(|(_, t)| ("measured above 3840×2160", *t)),
+    );
+    out
 }
 
 /// The GPU's Mariani–Silver f64 dwells, continuous values (when `smooth`), records and

@@ -426,7 +426,7 @@ pub(super) fn window_candidates() -> Vec<MsTuning> {
 /// Candidates for 4096² and larger: child grids for the large cells, the window tuning
 /// (one level of 16 px cells, the fused kernel), the partition of the first fixed
 /// grid at 16384² and 4096² (512 → 64 and 128 → 16 px: few levels, large leaves) and
-/// in-block nesting from 128 or 64 px.
+/// in-block nesting from 256 to 16 px, down to leaves of 16 or 8 px.
 fn large_candidates() -> Vec<MsTuning> {
     let mut out = vec![tuning(16, 2, 16, 1 << 30, 1)];
     for (init, subdiv, leaf) in [(512, 8, 64), (256, 4, 64), (1024, 16, 64), (512, 16, 32)] {
@@ -441,9 +441,23 @@ fn large_candidates() -> Vec<MsTuning> {
         (64, 2, 16, 1),
         (64, 2, 16, 2),
         (128, 2, 16, 1),
+        (128, 2, 16, 2),
+        (128, 2, 16, 3),
+        (128, 2, 8, 1),
+        (128, 2, 8, 2),
+        (256, 2, 16, 1),
+        (256, 4, 16, 1),
         (256, 16, 16, 1),
         (32, 2, 16, 1),
         (32, 2, 16, 2),
+        (16, 2, 8, 1),
+        (32, 2, 8, 1),
+        (32, 2, 8, 2),
+        (32, 4, 8, 1),
+        (64, 2, 8, 1),
+        (64, 2, 8, 2),
+        (64, 2, 8, 3),
+        (64, 8, 8, 1),
     ] {
         out.push(tuning(init, subdiv, leaf, 1 << 30, lookahead));
     }
@@ -581,8 +595,11 @@ fn compare_table(r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
     let finalists = [
         tuning(16, 2, 16, 1 << 30, 1),
         tuning(32, 2, 16, 1 << 30, 1),
-        tuning(64, 2, 16, 1 << 30, 1),
+        tuning(32, 4, 8, 1 << 30, 1),
+        tuning(64, 2, 8, 1 << 30, 2),
+        tuning(64, 2, 16, 1 << 30, 2),
         tuning(64, 4, 16, 1 << 30, 1),
+        tuning(128, 2, 16, 1 << 30, 2),
         tuning(256, 4, 16, 65536, 1),
     ];
     let sizes = [

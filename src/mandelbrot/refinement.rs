@@ -34,9 +34,9 @@ const _: () = assert!(
 /// How a Mariani–Silver picture is cut when no tuning is given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Refinement {
-    /// The fastest measured for the view: one level of 16 px cells up to 4096² (one grid,
-    /// no nesting), 64 → 16 px nested in each block above; deep views one level of 128 px
-    /// cells.
+    /// The fastest measured for the view: one level of 16 px cells up to 3840×2160 (one
+    /// grid, no nesting), then nested in each block: 32 → 8 px up to 4096², 64 → 16 px up
+    /// to 8192², 128 → 16 px above; deep views one level of 128 px cells.
     #[default]
     Measured,
     /// Three levels nested inside each block (64, 32, 16 px): the recursion without child

@@ -37,29 +37,32 @@ pub enum TuningError {
 /// The tunings chosen by `cudalens bench --ms-sweep` on an H200 (docs/gpu-runs.md), by
 /// image size: the first whose pixel limit the view does not exceed.
 ///
-/// Up to 4096²: one level of 16-pixel cells, each filled or evaluated whole. On the GPU it
-/// runs as one grid (`kernels/mandelbrot_fused.cuh`), where no cell waits for all the
-/// lines. Every further level is a dependent pass, and a pass holding a pixel at the max
-/// dwell lasts that pixel's latency (0.30 ms at 8192), so nesting costs more than its fills
-/// save: at window sizes the best nested tuning reaches 1.07× per-pixel where this one
-/// reaches 1.56× (geometric means, run 90), and at 4096² (−0.5, 0) it is 2.07× / 3.52× at
-/// max dwell 512 / 2048 against 1.34× / 2.24× for the best tuning with child grids. (The
-/// three-level in-block tuning that served 4K until session 12 fell to 0.18× on the triple
-/// spiral at 3840×2160.)
+/// Up to 3840×2160: one level of 16-pixel cells, each filled or evaluated whole. On the
+/// GPU it runs as one grid (`kernels/mandelbrot_fused.cuh`), where no cell waits for all
+/// the lines. Every further level is a dependent pass, and a pass holding a pixel at the
+/// max dwell lasts that pixel's latency (0.30 ms at 8192), so at these sizes nesting costs
+/// more than its fills save: at 1920×1080 the best nested tuning reaches 0.99–1.20× per-pixel
+/// where this one reaches 1.60–1.66× (geometric means of the bookmarks, run 158), and at
+/// 3840×2160, max dwell 8192, 32 → 8 px drops to 1.83× (worst view 0.62×) against 2.12×.
 ///
-/// Larger: 64-pixel cells nested inside their blocks, 64 → 16 px, no child grid. With many
-/// waves of blocks a dependent pass no longer idles the GPU, and nesting saves the lines
-/// that one level of 16 px evaluates. `bench --ms-sweep` (runs 139–140, 50 tunings on the
-/// goal points, the finalists on the bookmarks from 1920×1080 to 16384²): at 16384² 5.7× /
-/// 9.8× on the goal points (max dwell 512 / 2048) against 2.9× / 8.8× for the best tuning
-/// with child grids (256 px cells, now `CHILD_GRIDS_TUNING`) and 2.3× / 4.3× for one level
-/// of 16 px, and on the bookmarks 2.6–3.3× (no view slower than per-pixel) against
-/// 1.6–3.3× (worst 0.74×); at 8192² 2.1–2.6× against 1.5–2.2×. At 4096² and below it
-/// loses on the bookmarks (4096², max dwell 8192: 1.49× against 2.18×), so one level of
-/// 16 px keeps the class up to 4096².
-pub const MS_TUNINGS: [(u64, MsTuning); 2] = [
+/// Larger, the cells nest inside their blocks, with no child grid: with many waves of
+/// blocks a dependent pass no longer idles the GPU, and nesting saves the lines that one
+/// level of 16 px evaluates. Since session 18 a block's fills take no work list and its
+/// lanes are refilled (`kernels/mandelbrot.cu`, `ms_run_refilled`), which moved the
+/// crossings. `bench --ms-sweep` (runs 157–159: 64 tunings on the goal points, the
+/// finalists on the bookmarks from 1920×1080 to 16384²), against one level of 16 px:
+/// - up to 4096²: 32 → 8 px (subdivision 4). At 4096² 3.2× / 4.8× on the goal view (max
+///   dwell 512 / 2048) against 2.4× / 3.9×, and on the bookmarks 2.06× / 2.26× (max dwell
+///   1024 / 8192) against 1.79× / 2.19×; its worst view is 0.86× (1.00×).
+/// - up to 8192²: 64 → 16 px (subdivision 4). At 8192² 5.5× / 8.1× on the goal view and
+///   2.4–3.5× on the bookmarks (worst 1.20×) against 2.5× / 4.4× and 1.6–2.3×.
+/// - larger: 128 → 64 → 32 → 16 px. At 16384² 7.7–7.8× / 13.1–13.5× on the goal view
+///   against 7.5× / 12.0× for 64 → 16 px, and 2.8–4.6× on the bookmarks (worst 1.26×).
+///   Every tuning with child grids loses at every size up to 16384² (the best, 256 px
+///   cells, now `CHILD_GRIDS_TUNING`: 3.4× / 10.2× there).
+pub const MS_TUNINGS: [(u64, MsTuning); 4] = [
     (
-        4096 * 4096,
+        3840 * 2160,
         MsTuning {
             init_size: 16,
             subdiv: 2,
@@ -69,10 +72,30 @@ pub const MS_TUNINGS: [(u64, MsTuning); 2] = [
         },
     ),
     (
-        u64::MAX,
+        4096 * 4096,
+        MsTuning {
+            init_size: 32,
+            subdiv: 4,
+            leaf_size: 8,
+            launch_min_pixels: 1 << 30,
+            lookahead: 1,
+        },
+    ),
+    (
+        8192 * 8192,
         MsTuning {
             init_size: 64,
             subdiv: 4,
+            leaf_size: 16,
+            launch_min_pixels: 1 << 30,
+            lookahead: 1,
+        },
+    ),
+    (
+        u64::MAX,
+        MsTuning {
+            init_size: 128,
+            subdiv: 2,
             leaf_size: 16,
             launch_min_pixels: 1 << 30,
             lookahead: 1,
@@ -175,9 +198,12 @@ mod tests {
             t.validate().expect("valid");
         }
         assert_eq!(MsTuning::for_size(1920, 1080), MS_TUNINGS[0].1);
-        assert_eq!(MsTuning::for_size(4096, 4096), MS_TUNINGS[0].1);
-        assert_eq!(MsTuning::for_size(4097, 4096), MS_TUNINGS[1].1);
-        assert_eq!(MsTuning::for_size(16384, 16384), MS_TUNINGS[1].1);
+        assert_eq!(MsTuning::for_size(3840, 2160), MS_TUNINGS[0].1);
+        assert_eq!(MsTuning::for_size(3841, 2160), MS_TUNINGS[1].1);
+        assert_eq!(MsTuning::for_size(4096, 4096), MS_TUNINGS[1].1);
+        assert_eq!(MsTuning::for_size(4097, 4096), MS_TUNINGS[2].1);
+        assert_eq!(MsTuning::for_size(8192, 8192), MS_TUNINGS[2].1);
+        assert_eq!(MsTuning::for_size(16384, 16384), MS_TUNINGS[3].1);
     }
 
     #[test]
