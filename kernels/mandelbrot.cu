@@ -40,7 +40,7 @@
 //      no device-side synchronize, and the host's stream completes only when every
 //      descendant grid has.
 //   With one level of MS_FUSED_CELL-pixel cells refined in their blocks (the tuning up
-//   to 4096x4096) and plain dwells, mandel_ms_fused replaces steps 1 and 2 with one grid in
+//   to 3840x2160) and plain dwells, mandel_ms_fused replaces steps 1 and 2 with one grid in
 //   which no cell waits for all the lines: line tiles first, then cells that iterate their
 //   interiors at once and stop when their border proves uniform (mandelbrot_fused.cuh).
 //   Decisions are appended to a record buffer (x0 | kind << 16 | level << 20, y0, x1, y1)

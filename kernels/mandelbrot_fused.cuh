@@ -1,5 +1,5 @@
 // mandelbrot_fused.cuh: Mariani-Silver in one pass, for one level of MS_FUSED_CELL-pixel
-// cells (the tuning up to 4096x4096). Included by mandelbrot.cu after its stores, records and warp
+// cells (the tuning up to 3840x2160). Included by mandelbrot.cu after its stores, records and warp
 // helpers; the decisions are those of ms_process on the same cells, so the CPU reference
 // (src/mandelbrot/mariani_silver.rs) is unchanged.
 //

@@ -190,6 +190,42 @@ case ${1:-a} in
     ip) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-racecheck mandel-memcheck mandel-synccheck mandel-initcheck mandel-before mandel-variant bench mandel-before mandel-variant bench ;;
     # Where the in-block refinement's time goes at 16384^2/512 (Nsight Compute).
     iq) bash scripts/gpu/run.sh smi ncu-16k ;;
+    # The in-block refinement's fills taken out of its work list (the block fills each in row
+    # order, no search or division per pixel): the Mandelbrot tests, the benchmark before
+    # (BEFORE=) and after twice, Nsight Compute at 16384^2/512.
+    ir) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-before bench ncu-16k ;;
+    # ... the same with two-ended item lists (fills from the back), the 16 x 16 fill and a
+    # uniform cell filled without the lists; plus the fills with continuous values at 16K.
+    is) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-before bench smooth-16k ncu-16k ;;
+    # Lanes refilled: a lane runs its pixel's orbit 32 steps at a time and idle lanes take the
+    # next pixels together. The Mandelbrot tests, the benchmark of the fills-only build
+    # (BEFORE=), of the same with 16 steps (VARIANT=) and of this build, twice; Nsight Compute
+    # at 16384^2/512; the deep-view tests (their dwell sources keep fixed chunks).
+    it) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-before mandel-variant bench ncu-16k deep-tests ;;
+    # The refill's burst and threshold: 32 steps / 8 idle lanes (BEFORE=), 64 / 8 (VARIANT=)
+    # and 64 / 4 (this build), each timed twice.
+    iu) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-before mandel-variant bench ;;
+    # With the refill (64 steps / 4 idle lanes): the large sweep again (tunings for 4096^2 and
+    # up), then the finalists side by side from 1920x1080 to 16384^2.
+    iv) bash scripts/gpu/run.sh smi ms-sweep-large ;;
+    # ... with more in-block candidates (from 256 px, leaves of 8 px), the window sweep, and
+    # the finalists side by side from 1920x1080 to 16384^2.
+    iw) bash scripts/gpu/run.sh smi ms-sweep-large ms-sweep-window ms-compare ;;
+    # ... the large sweep with leaves of 8 px from 32 to 128 px and deeper lookahead, and the
+    # finalists (those with leaves of 8 px and 128 px cells among them) side by side.
+    ix) bash scripts/gpu/run.sh smi ms-sweep-large ms-compare ;;
+    # The measured tunings in four size classes (fused 16 px up to 3840x2160, then in-block
+    # 32 -> 8, 64 -> 16 and 128 -> 16 px): the Mandelbrot tests (every class against the CPU),
+    # the benchmark before (BEFORE=, session 17's code), with 128-step bursts (VARIANT=) and
+    # this build (64 steps), twice.
+    iy) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before mandel-variant bench mandel-before mandel-variant bench ;;
+    # The session's final code: every GPU test on both interop paths and memcheck over the
+    # Mandelbrot tests; then racecheck, synccheck and initcheck over them (the sanitizer
+    # module, no child grids) and Nsight Compute at 16384^2/512 with the measured tuning.
+    iz) bash scripts/gpu/run.sh smi tests mandel-memcheck ;;
+    ja) bash scripts/gpu/run.sh smi mandel-racecheck mandel-synccheck mandel-initcheck ncu-16k ;;
+    # The finalists side by side again, 128 -> 16 px with the lookahead kept (1).
+    jb) bash scripts/gpu/run.sh smi ms-compare ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
     if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;

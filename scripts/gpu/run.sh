@@ -196,6 +196,7 @@ for s in $steps; do
         mandel-classic) step bench-mandel-classic 300 "$B/cudalens" bench --backend cuda --mandelbrot --interop classic --runs 30 --json "$OUT/bench-classic.json" ;;
         # The large sweep alone (4096² and 16384² goal points).
         ms-sweep-large) step bench-ms-sweep-large 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --ms-sweep-sizes large --runs 15 --json "$OUT/ms-sweep-large.json" ;;
+        ms-sweep-window) step bench-ms-sweep-window 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --ms-sweep-sizes window --runs 15 --json "$OUT/ms-sweep-window.json" ;;
         ms-compare) step bench-ms-compare 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --ms-sweep-sizes compare --runs 15 --json "$OUT/ms-compare.json" ;;
         ms-sweep) step bench-ms-sweep 420 "$B/cudalens" bench --backend cuda --mandelbrot --ms-sweep --runs 15 --json "$OUT/ms-sweep.json" ;;
         # One window-sized Mariani-Silver frame, with a short limit: a refinement that hangs
@@ -205,6 +206,13 @@ for s in $steps; do
                              step "overlay-$r" 60 "$B/cudalens" mandelbrot --backend cuda --width 1600 --height 1000 --overlay --smooth --refinement "$r" --output "$OUT/overlay-$r.png"
                          done ;;
         mandel-smoke) step mandel-smoke 60 "$B/cudalens" mandelbrot --backend cuda --width 1920 --height 1080 --max-dwell 8192 --output /tmp/mandel-smoke.png ;;
+        # The refinement with continuous values (fills store Coons patches) at 16384^2/512,
+        # before (prepare.sh BEFORE=) and after, three times in turn: the command line's dwell time.
+        smooth-16k) for k in 1 2 3; do
+                        for b in before/cudalens cudalens; do
+                            step "smooth-16k-${b%%/*}" 60 "$B/$b" mandelbrot --backend cuda --mode mariani-silver --smooth --width 16384 --height 16384 --max-dwell 512 --center -0.5,0 --span 2 --output /tmp/smooth-16k.png --force
+                        done
+                    done ;;
         # A trial build (prepare.sh VARIANT=) of the same benchmark.
         mandel-variant) step bench-mandel-variant 300 "$B/variant/cudalens" bench --backend cuda --mandelbrot --runs 30 --json "$OUT/variant-mandel.json" ;;
         ms-sweep-before) step bench-ms-sweep-before 420 "$B/before/cudalens" bench --backend cuda --mandelbrot --ms-sweep --runs 15 --json "$OUT/ms-sweep-before.json" ;;

@@ -599,7 +599,7 @@ fn compare_table(r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
         tuning(64, 2, 8, 1 << 30, 2),
         tuning(64, 2, 16, 1 << 30, 2),
         tuning(64, 4, 16, 1 << 30, 1),
-        tuning(128, 2, 16, 1 << 30, 2),
+        tuning(128, 2, 16, 1 << 30, 1),
         tuning(256, 4, 16, 65536, 1),
     ];
     let sizes = [
