@@ -470,8 +470,9 @@ __device__ void ms_run_refilled(const MsArgs& a, MsShared& sh, int n_items, int 
     }
 }
 
-// Runs the pass's items: the fills, then what iterates (lines, leaf interiors), for which
-// warp 0 sums the pixel counts and warps take 32 pixels at a time until none are left.
+// Runs the pass's items: the fills, then what iterates (lines, leaf interiors), whose pixel
+// counts warp 0 sums; the warps then take those pixels until none are left, lane by lane
+// with plain dwells (ms_run_refilled), else 32 at a time.
 template <typename E>
 __device__ void ms_run_items(const MsArgs& a, MsShared& sh)
 {
