@@ -418,7 +418,16 @@ __device__ void ms_fill_block(const MsArgs& a, MsRect r, int d)
         for (int x = tx; x < w; x += MS_FILL_COLS) dwells[y * width + x] = d;
 }
 
-// Pixel idx of the iterating items (0 <= idx < the last prefix sum).
+// Pixel idx of the iterating items, which lies in item k.
+__device__ __forceinline__ int2 ms_item_pixel_in(const MsShared& sh, int k, int idx)
+{
+    const int local = idx - (k > 0 ? sh.item_end[k - 1] : 0);
+    const MsRect r = ms_rect_from(sh.item_rect[k]);
+    const int kv = sh.item_kv[k];
+    return (kv & 3) == MS_ITEM_LINES ? ms_line_pixel(r, kv >> 2, local) : ms_interior_pixel(r, local);
+}
+
+// Pixel idx of the iterating items (0 <= idx < the last prefix sum), by a search.
 __device__ __forceinline__ int2 ms_item_pixel(const MsShared& sh, int n_items, int idx)
 {
     int lo = 0, hi = n_items - 1;
@@ -427,26 +436,25 @@ __device__ __forceinline__ int2 ms_item_pixel(const MsShared& sh, int n_items, i
         if (sh.item_end[mid] > idx) hi = mid;
         else lo = mid + 1;
     }
-    const int local = idx - (lo > 0 ? sh.item_end[lo - 1] : 0);
-    const MsRect r = ms_rect_from(sh.item_rect[lo]);
-    const int kv = sh.item_kv[lo];
-    return (kv & 3) == MS_ITEM_LINES ? ms_line_pixel(r, kv >> 2, local) : ms_interior_pixel(r, local);
+    return ms_item_pixel_in(sh, lo, idx);
 }
 
 // The iterating pixels of a pass with plain dwells, each lane refilled: a lane holds one
 // pixel's orbit and runs it MS_REFILL_STEPS steps at a time; when MS_REFILL_IDLE lanes of
 // its warp are done (or none is busy), the idle lanes take the next pixels of the block's
-// list together (one shared atomic for the warp). The lines and leaves are where the set's
+// list together (one shared atomic for the warp; a lane's pixels only go forward in the
+// list, so it finds a pixel's item by stepping on from its last). The lines and leaves are where the set's
 // boundary is, so neighbouring pixels' dwells differ most there: a warp of 32 fixed pixels
 // iterates as long as its slowest one, with 18 of 32 lanes busy on average at 16384^2/512
 // (run 154). A resumed orbit ends as an uninterrupted one (MandelOrbit).
 template <typename T>
-__device__ void ms_run_refilled(const MsArgs& a, MsShared& sh, int n_items, int total)
+__device__ void ms_run_refilled(const MsArgs& a, MsShared& sh, int total)
 {
     const int lane = threadIdx.x % 32;
     const bool want_smooth = a.smooth != nullptr;
     MandelOrbit<T> o{};
     int2 p = make_int2(-1, 0); // the lane's pixel; x < 0: none
+    int item = 0;              // the item of the lane's last pixel: its pixels only go forward
     bool more = true;          // the list may still have pixels (warp-uniform)
     while (true) {
         const unsigned int idle = __ballot_sync(FULL_MASK, p.x < 0);
@@ -459,7 +467,8 @@ __device__ void ms_run_refilled(const MsArgs& a, MsShared& sh, int n_items, int 
             more = base + __popc(idle) < total;
             const int idx = base + __popc(idle & ((1u << lane) - 1));
             if (p.x < 0 && idx < total) {
-                p = ms_item_pixel(sh, n_items, idx);
+                while (sh.item_end[item] <= idx) ++item;
+                p = ms_item_pixel_in(sh, item, idx);
                 o.start(a.view, p.x, p.y);
             }
         }
@@ -498,7 +507,7 @@ __device__ void ms_run_items(const MsArgs& a, MsShared& sh)
     __syncthreads();
     const int total = n_items > 0 ? sh.item_end[n_items - 1] : 0;
     if constexpr (E::RESUMABLE) {
-        ms_run_refilled<typename E::Real>(a, sh, n_items, total);
+        ms_run_refilled<typename E::Real>(a, sh, total);
     } else {
         while (true) {
             int base = 0;

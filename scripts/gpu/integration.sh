@@ -226,6 +226,10 @@ case ${1:-a} in
     ja) bash scripts/gpu/run.sh smi mandel-racecheck mandel-synccheck mandel-initcheck ncu-16k ;;
     # The finalists side by side again, 128 -> 16 px with the lookahead kept (1).
     jb) bash scripts/gpu/run.sh smi ms-compare ;;
+    # Trial: a refilled lane finds its next pixel's item by stepping on from its last (no
+    # search): the Mandelbrot tests, the benchmark before (BEFORE=, the kept code) and after
+    # twice, Nsight Compute at 16384^2/512.
+    jc) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-before bench ncu-16k ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
     if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;
