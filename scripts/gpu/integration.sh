@@ -230,6 +230,10 @@ case ${1:-a} in
     # search): the Mandelbrot tests, the benchmark before (BEFORE=, the kept code) and after
     # twice, Nsight Compute at 16384^2/512.
     jc) bash scripts/gpu/run.sh smi mandel-smoke mandel-tests mandel-before bench mandel-before bench ncu-16k ;;
+    # ... kept. Before (BEFORE=, without it), with 128-step bursts (VARIANT=) and this build,
+    # twice; then every GPU test and memcheck over the Mandelbrot tests.
+    jd) bash scripts/gpu/run.sh smi mandel-before mandel-variant bench mandel-before mandel-variant bench tests mandel-memcheck ;;
+    je) bash scripts/gpu/run.sh smi mandel-racecheck mandel-synccheck mandel-initcheck ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
     if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;

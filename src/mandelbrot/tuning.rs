@@ -57,8 +57,8 @@ pub enum TuningError {
 /// - up to 8192²: 64 → 16 px (subdivision 4). At 8192² 5.5× / 8.1× on the goal view and
 ///   2.4–3.5× on the bookmarks (worst 1.20×) against 2.5× / 4.4× and 1.6–2.3×.
 /// - larger: 128 → 64 → 32 → 16 px. At 16384² 7.6–7.8× / 12.9–13.5× on the goal view
-///   against 7.5× / 12.0× for 64 → 16 px (runs 157–160), and 2.8–4.5× on the bookmarks
-///   (run 163).
+///   against 7.5× / 12.0× for 64 → 16 px (runs 157–160; 7.9× / 13.2× with run 164's
+///   change), and 2.8–4.5× on the bookmarks (run 163).
 ///   Every tuning with child grids loses at every size up to 16384² (the best, 256 px
 ///   cells, now `CHILD_GRIDS_TUNING`: 3.4× / 10.2× there).
 pub const MS_TUNINGS: [(u64, MsTuning); 4] = [
