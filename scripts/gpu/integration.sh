@@ -234,8 +234,9 @@ case ${1:-a} in
     # twice; then every GPU test and memcheck over the Mandelbrot tests.
     jd) bash scripts/gpu/run.sh smi mandel-before mandel-variant bench mandel-before mandel-variant bench tests mandel-memcheck ;;
     je) bash scripts/gpu/run.sh smi mandel-racecheck mandel-synccheck mandel-initcheck ;;
-    # A pixel's place in its item (row and column, line and offset) without integer
-    # division: the benchmark before (BEFORE=) and after, twice; every GPU test, memcheck.
+    # Trial, reverted (run 167): a pixel's place in its item (row and column, line and
+    # offset) without integer division: the benchmark before (BEFORE=) and after, twice;
+    # every GPU test, memcheck.
     jf) bash scripts/gpu/run.sh smi mandel-smoke mandel-before bench mandel-before bench tests mandel-memcheck ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
