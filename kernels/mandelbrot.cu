@@ -394,28 +394,33 @@ __device__ __forceinline__ int ms_item_pixels(const MsShared& sh, int k)
     return (kv & 3) == MS_ITEM_LINES ? ms_line_count(r, kv >> 2) : ms_interior_pixels(r);
 }
 
-// Fills r's interior with dwell d, the whole block: thread t takes the pixels at
-// (t % MS_FILL_COLS, t / MS_FILL_COLS) + multiples of (MS_FILL_COLS, MS_FILL_ROWS), so a
-// leaf-sized cell is one step and nothing is divided. Fills are most of the pixels above
+// Calls at(x, y) for this thread's pixels of a w x h interior, the whole block over it:
+// thread t takes (t % MS_FILL_COLS, t / MS_FILL_COLS) + multiples of (MS_FILL_COLS,
+// MS_FILL_ROWS), so a leaf-sized cell is one step and nothing is divided.
+template <typename At>
+__device__ __forceinline__ void ms_block_interior(int w, int h, At at)
+{
+    const int tx = threadIdx.x % MS_FILL_COLS, ty = threadIdx.x / MS_FILL_COLS;
+#pragma unroll 1
+    for (int y = ty; y < h; y += MS_FILL_ROWS)
+#pragma unroll 1
+        for (int x = tx; x < w; x += MS_FILL_COLS) at(x, y);
+}
+
+// Fills r's interior with dwell d, the whole block. Fills are most of the pixels above
 // 4096x4096 and iterate nothing, so this loop is what they cost (run 152: through the
-// work list, a shared atomic, a search and a division per 32 pixels).
+// work list, a shared atomic, a search and a division per 32 pixels). With dwells only,
+// a loop of its own without the continuous values' test and addressing per pixel.
 __device__ void ms_fill_block(const MsArgs& a, MsRect r, int d)
 {
     const int w = ms_interior_w(r), h = ms_interior_h(r);
-    const int tx = threadIdx.x % MS_FILL_COLS, ty = threadIdx.x / MS_FILL_COLS;
     if (a.smooth) {
-#pragma unroll 1
-        for (int y = ty; y < h; y += MS_FILL_ROWS)
-#pragma unroll 1
-            for (int x = tx; x < w; x += MS_FILL_COLS) ms_fill_store(a, r, r.x0 + 1 + x, r.y0 + 1 + y, d);
+        ms_block_interior(w, h, [&](int x, int y) { ms_fill_store(a, r, r.x0 + 1 + x, r.y0 + 1 + y, d); });
         return;
     }
     const size_t width = a.view.width;
     int* dwells = a.dwells + (size_t)(r.y0 + 1) * width + r.x0 + 1;
-#pragma unroll 1
-    for (int y = ty; y < h; y += MS_FILL_ROWS)
-#pragma unroll 1
-        for (int x = tx; x < w; x += MS_FILL_COLS) dwells[y * width + x] = d;
+    ms_block_interior(w, h, [&](int x, int y) { dwells[y * width + x] = d; });
 }
 
 // Pixel idx of the iterating items, which lies in item k.
@@ -442,11 +447,12 @@ __device__ __forceinline__ int2 ms_item_pixel(const MsShared& sh, int n_items, i
 // The iterating pixels of a pass with plain dwells, each lane refilled: a lane holds one
 // pixel's orbit and runs it MS_REFILL_STEPS steps at a time; when MS_REFILL_IDLE lanes of
 // its warp are done (or none is busy), the idle lanes take the next pixels of the block's
-// list together (one shared atomic for the warp; a lane's pixels only go forward in the
-// list, so it finds a pixel's item by stepping on from its last). The lines and leaves are where the set's
-// boundary is, so neighbouring pixels' dwells differ most there: a warp of 32 fixed pixels
-// iterates as long as its slowest one, with 18 of 32 lanes busy on average at 16384^2/512
-// (run 154). A resumed orbit ends as an uninterrupted one (MandelOrbit).
+// list together (one shared atomic for the warp). A lane's pixels only go forward in the
+// list, so it finds a pixel's item by stepping on from its last. The lines and leaves are
+// where the set's boundary is, so neighbouring pixels' dwells differ most there: a warp
+// of 32 fixed pixels iterates as long as its slowest one, with 18 of 32 lanes busy on
+// average at 16384^2/512 (run 154). A resumed orbit ends as an uninterrupted one
+// (MandelOrbit).
 template <typename T>
 __device__ void ms_run_refilled(const MsArgs& a, MsShared& sh, int total)
 {
@@ -458,13 +464,14 @@ __device__ void ms_run_refilled(const MsArgs& a, MsShared& sh, int total)
     bool more = true;          // the list may still have pixels (warp-uniform)
     while (true) {
         const unsigned int idle = __ballot_sync(FULL_MASK, p.x < 0);
-        if (idle == FULL_MASK && !more) break;
-        if (more && (__popc(idle) >= MS_REFILL_IDLE || idle == FULL_MASK)) {
+        const int n_idle = __popc(idle);
+        if (n_idle == 32 && !more) break;
+        if (more && (n_idle >= MS_REFILL_IDLE || n_idle == 32)) {
             const int leader = __ffs(idle) - 1;
             int base = 0;
-            if (lane == leader) base = atomicAdd(&sh.next_chunk, __popc(idle));
+            if (lane == leader) base = atomicAdd(&sh.next_chunk, n_idle);
             base = __shfl_sync(FULL_MASK, base, leader);
-            more = base + __popc(idle) < total;
+            more = base + n_idle < total;
             const int idx = base + __popc(idle & ((1u << lane) - 1));
             if (p.x < 0 && idx < total) {
                 while (sh.item_end[item] <= idx) ++item;

@@ -341,8 +341,8 @@ fn share(mismatches: usize, total: usize) -> f64 {
 /// Tunings that take the kernel's other paths: child grids for every split (launch_min 1),
 /// and in-block refinement of all levels in one pass or level by level; the explorer's
 /// refinement presets that nest; and the measured tunings above 3840×2160 (nested in-block).
-fn path_tunings() -> Vec<(&'static str, MsTuning)> {
-    let mut out = vec![
+fn path_tunings() -> Vec<(String, MsTuning)> {
+    let paths = [
         (
             "child grids everywhere",
             MsTuning {
@@ -376,12 +376,12 @@ fn path_tunings() -> Vec<(&'static str, MsTuning)> {
         ("preset nested", NESTED_TUNING),
         ("preset child grids", CHILD_GRIDS_TUNING),
     ];
-    out.extend(
-        MS_TUNINGS[1..]
-            .iter()
-            .map(|(_, t)| ("measured above 3840×2160", *t)),
-    );
-    out
+    let classes = MS_TUNINGS.iter().enumerate().skip(1);
+    paths
+        .map(|(what, t)| (what.to_string(), t))
+        .into_iter()
+        .chain(classes.map(|(class, (_, t))| (format!("measured, size class {class}"), *t)))
+        .collect()
 }
 
 /// The GPU's Mariani–Silver f64 dwells, continuous values (when `smooth`), records and
@@ -979,7 +979,7 @@ fn deep_views_refine_as_the_cpu_reference() {
         let (refined, ms_ms) = check_refinement_of(&mut renderer, &s, &name);
         s.tuning = Some(MS_TUNINGS[0].1);
         check_refinement_of(&mut renderer, &s, &format!("{name}, in-block"));
-        let (what, child) = path_tunings()[0];
+        let (what, child) = path_tunings().swap_remove(0);
         assert_eq!(what, "child grids everywhere");
         s.tuning = Some(child);
         check_refinement_of(
