@@ -238,6 +238,23 @@ case ${1:-a} in
     # offset) without integer division: the benchmark before (BEFORE=) and after, twice;
     # every GPU test, memcheck.
     jf) bash scripts/gpu/run.sh smi mandel-smoke mandel-before bench mandel-before bench tests mandel-memcheck ;;
+    # Session 19. The review's cleanup of the in-block code (one loop for a block's fills,
+    # a warp's idle count taken once) against the kept code (BEFORE=), and a trial build
+    # with 8 blocks of the refinement an SM (32 registers, VARIANT=), twice; the Mandelbrot
+    # tests; Nsight Compute on the goal points' two kernels for this build and the trial.
+    jg) bash scripts/gpu/run.sh smi mandel-tests mandel-before mandel-variant bench mandel-before mandel-variant bench ncu-goals
+        NCU_BIN=.carry/variant/cudalens NCU_TAG=variant bash scripts/gpu/run.sh ncu-goals ;;
+    # Trial: the nested refinement in one grid (line tiles, then a block per level-0 cell
+    # that starts once its four units are done). The Mandelbrot and deep-view tests,
+    # memcheck over them; the benchmark of the kept code (BEFORE=), the cleanup (VARIANT=)
+    # and this build, twice; Nsight Compute on the one grid at the goal points.
+    jh) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck mandel-before mandel-variant bench mandel-before mandel-variant bench
+        NCU_KERNELS=mandel_ms_one_grid_f32 NCU_LAUNCHES=1 NCU_TAG=one-grid bash scripts/gpu/run.sh ncu-goals ;;
+    # Trial, reverted (no measurable gain): cells (and the fused kernel's undecided cells)
+    # polling their units' flags with relaxed loads, acquiring them once released. Before
+    # (BEFORE=, the cleanup's two grids), the one grid with acquire polling (VARIANT=) and
+    # this build, twice.
+    ji) bash scripts/gpu/run.sh smi mandel-tests deep-tests mandel-before mandel-variant bench mandel-before mandel-variant bench ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
     if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;

@@ -151,6 +151,14 @@ for s in $steps; do
         # Compute on its two kernels (the lines, then a block per cell) and its hottest SASS.
         ncu-16k) step ncu-inblock-16384-512 200 ncu --clock-control none --csv --kernel-name regex:"mandel_(ms|grid_lines)_f32" --launch-count 2 --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats --section InstructionStats "$B/cudalens" mandelbrot --backend cuda --mode mariani-silver --width 16384 --height 16384 --max-dwell 512 --center -0.5,0 --span 2 --output /tmp/ncu-16k.png --force
                  step ncu-sass-inblock-16384-512 200 ncu --clock-control none --csv --kernel-name regex:"mandel_ms_f32" --launch-count 1 --section SourceCounters --page source --print-source sass --log-file "$OUT/sass-mandel_ms.csv" "$B/cudalens" mandelbrot --backend cuda --mode mariani-silver --width 16384 --height 16384 --max-dwell 512 --center -0.5,0 --span 2 --output /tmp/ncu-16k.png --force ;;
+        # Issue 9: the in-block refinement's two kernels (the lines, then a block per cell)
+        # at the goal points 4096²/2048 and 16384²/512, for this build or NCU_BIN: how the
+        # time splits between them, occupancy, issue and where the warps wait (NCU_KERNELS
+        # and NCU_LAUNCHES: other kernels, e.g. the one-grid form).
+        ncu-goals) for v in "4096 2048" "16384 512"; do
+                       set -- $v
+                       step "ncu-goal-${NCU_TAG:-after}-$1-$2" 200 ncu --clock-control none --csv --kernel-name regex:"${NCU_KERNELS:-mandel_(ms|grid_lines)_f32}" --launch-count "${NCU_LAUNCHES:-2}" --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats --section InstructionStats "${NCU_BIN:-$B/cudalens}" mandelbrot --backend cuda --mode mariani-silver --width "$1" --height "$1" --max-dwell "$2" --center -0.5,0 --span 2 --output "/tmp/ncu-goal-$1.png" --force
+                   done ;;
         # Issue 9: where the fused kernel's instructions go at 4096²/512, against per-pixel's on
         # the same view (instruction statistics, issue, the hottest SASS lines).
         ncu-4k) for k in mandel_per_pixel mandel_ms_fused; do
