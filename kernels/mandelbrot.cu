@@ -39,10 +39,12 @@
 //      leaves are child grids too. Child grids go to the fire-and-forget stream: CDP2 has
 //      no device-side synchronize, and the host's stream completes only when every
 //      descendant grid has.
-//   With one level of MS_FUSED_CELL-pixel cells refined in their blocks (the tuning up
-//   to 3840x2160) and plain dwells, mandel_ms_fused replaces steps 1 and 2 with one grid in
-//   which no cell waits for all the lines: line tiles first, then cells that iterate their
-//   interiors at once and stop when their border proves uniform (mandelbrot_fused.cuh).
+//   Above 3840x2160 and with plain dwells, mandel_ms_one_grid runs steps 1 and 2 as one
+//   grid: line tiles, then a block per level-0 cell that starts once its own border is
+//   done, while the last lines still run (mandelbrot_fused.cuh). With one level of MS_FUSED_CELL-pixel cells
+//   refined in their blocks (the tuning up to 3840x2160) and plain dwells, mandel_ms_fused
+//   replaces steps 1 and 2: its cells do not wait for their border but iterate their
+//   interiors at once and stop when the border proves uniform (mandelbrot_fused.cuh).
 //   Decisions are appended to a record buffer (x0 | kind << 16 | level << 20, y0, x1, y1)
 //   when the host asks for them (the overlay), with counts per kind, the depth and the
 //   evaluated pixels. Failed child launches and list overflows are counted: the host refuses
@@ -309,14 +311,15 @@ __device__ __forceinline__ int2 warp_minmax(int mn, int mx)
     return make_int2(mn, mx);
 }
 
-// Smallest and largest dwell on r's border, over the block.
+// Smallest and largest dwell on r's border, over the block, read through L2 (in the one
+// grid the border was written by other blocks of the same grid).
 __device__ int2 ms_block_border_minmax(const MsArgs& a, MsShared& sh, MsRect r)
 {
     int mn = 0x7fffffff, mx = -0x7fffffff;
     const int n = ms_border_count(r);
     for (int i = threadIdx.x; i < n; i += MS_BLOCK) {
         const int2 p = ms_border_pixel(r, i);
-        const int d = a.dwells[(size_t)p.y * a.view.width + p.x];
+        const int d = __ldcg(&a.dwells[(size_t)p.y * a.view.width + p.x]);
         mn = min(mn, d);
         mx = max(mx, d);
     }
@@ -696,7 +699,14 @@ __device__ void grid_lines(const MsArgs& a)
     /* Step 2: one block per level-0 cell. */                                                          \
     extern "C" __global__ void MS_BOUNDS(E) mandel_ms_##SUFFIX(MsArgs a)                               \
     {                                                                                                   \
-        ms_process<E>(a, ms_cell(ms_image(a.view), a.size[0], blockIdx.x, blockIdx.y), 0); \
+        ms_process<E>(a, ms_cell(ms_image(a.view), a.size[0], blockIdx.x, blockIdx.y), 0);             \
+    }
+
+#define MANDEL_ONE_GRID_ENTRY_POINT(T, SUFFIX)                                                          \
+    /* Steps 1 and 2 in one grid, above 3840x2160 (mandelbrot_fused.cuh). */                          \
+    extern "C" __global__ void MS_BOUNDS(PlainDwells<T>) mandel_ms_one_grid_##SUFFIX(MsArgs a, MsFused f) \
+    {                                                                                                   \
+        ms_one_grid<PlainDwells<T>>(a, f);                                                              \
     }
 
 #define MANDEL_FUSED_ENTRY_POINT(T, SUFFIX)                                                             \
@@ -712,6 +722,8 @@ MANDEL_MS_ENTRY_POINTS(PlainDwells<float>, f32)
 MANDEL_MS_ENTRY_POINTS(PlainDwells<double>, f64)
 MANDEL_MS_ENTRY_POINTS(PerturbedDd, pt_dd)
 MANDEL_MS_ENTRY_POINTS(PerturbedExt, pt_ext)
+MANDEL_ONE_GRID_ENTRY_POINT(float, f32)
+MANDEL_ONE_GRID_ENTRY_POINT(double, f64)
 MANDEL_FUSED_ENTRY_POINT(float, f32)
 MANDEL_FUSED_ENTRY_POINT(double, f64)
 

@@ -1,13 +1,23 @@
-// mandelbrot_fused.cuh: Mariani-Silver in one pass, for one level of MS_FUSED_CELL-pixel
-// cells (the tuning up to 3840x2160). Included by mandelbrot.cu after its stores, records and warp
-// helpers; the decisions are those of ms_process on the same cells, so the CPU reference
-// (src/mandelbrot/mariani_silver.rs) is unchanged.
+// mandelbrot_fused.cuh: Mariani-Silver in one grid of tiles. Included by mandelbrot.cu
+// after its stores, records, warp helpers and ms_process; the decisions are those of
+// ms_process on the same cells, so the CPU reference (src/mandelbrot/mariani_silver.rs)
+// is unchanged. Two forms share the tiles, the units of the grid lines and their flags:
 //
-// Why: the two-pass form (every grid line, then one block per cell) waits for the slowest
-// line pixel before any interior starts, so a view with points at the max dwell both on a
-// line and inside a cell pays two such latencies where one thread per pixel pays one
-// (docs/gpu-runs.md, run 43). Here nothing waits for the lines as a whole:
+// - ms_fused, one level of MS_FUSED_CELL-pixel cells (the tuning up to 3840x2160): a cell
+//   iterates its interior while its border is still being evaluated. The two-pass form
+//   (every grid line, then one block per cell) waits for the slowest line pixel before
+//   any interior starts, so a view with points at the max dwell both on a line and inside
+//   a cell pays two such latencies where one thread per pixel pays one (docs/gpu-runs.md,
+//   run 43). Here nothing waits for the lines as a whole.
+// - ms_one_grid, the other tunings above 3840x2160, plain dwells (cells refined inside
+//   their blocks or by child grids): a cell waits for its four units, then ms_process
+//   refines it. In two grids the cells waited for every line pixel, and the GPU idled
+//   through the lines' last wave (4096^2, max dwell 2048: the lines over a third of the
+//   time, at 71 % achieved occupancy; session 19). Up to 3840x2160 the cells are at most a wave or two, there is
+//   little tail to fill, and the one grid measured slower (the "nested" preset: up to 14 %);
+//   those views keep the two grids, and so do deep views (refined at window sizes).
 //
+// The fused form:
 // - One grid of MS_BLOCK-thread blocks; each takes a tile from a counter (not blockIdx, so
 //   a tile is only ever waited on by blocks that took their tile after it: no deadlock
 //   whatever order the hardware starts blocks in). The first tiles are line tiles, the
@@ -41,12 +51,12 @@ struct MsFused {
     int cols, rows;
 };
 
-// Pixel `k` of unit (i, j); false past the unit's last pixel.
-__device__ __forceinline__ bool ms_unit_pixel(const MandelView& v, const MsFused& f, int i, int j, int k, int2& p)
+// Pixel `k` of unit (i, j) of the grid lines of spacing s; false past the unit's last pixel.
+__device__ __forceinline__ bool ms_unit_pixel(const MandelView& v, const MsFused& f, int s, int i, int j, int k, int2& p)
 {
-    const int x0 = min(i * MS_FUSED_CELL, v.width - 1), y0 = min(j * MS_FUSED_CELL, v.height - 1);
-    const int top = i + 1 < f.cols ? min((i + 1) * MS_FUSED_CELL, v.width - 1) - x0 : 1;
-    const int left = j + 1 < f.rows ? min((j + 1) * MS_FUSED_CELL, v.height - 1) - y0 - 1 : 0;
+    const int x0 = min(i * s, v.width - 1), y0 = min(j * s, v.height - 1);
+    const int top = i + 1 < f.cols ? min((i + 1) * s, v.width - 1) - x0 : 1;
+    const int left = j + 1 < f.rows ? min((j + 1) * s, v.height - 1) - y0 - 1 : 0;
     if (k < top) {
         p = make_int2(x0 + k, y0);
         return true;
@@ -62,7 +72,8 @@ __device__ void ms_fused_unit(const MsArgs& a, const MsFused& f, int u)
 {
     if (u >= f.cols * f.rows) return;
     int2 p;
-    if (ms_unit_pixel(a.view, f, u % f.cols, u / f.cols, threadIdx.x % 32, p)) ms_eval_store<E>(a, p.x, p.y);
+    if (ms_unit_pixel(a.view, f, MS_FUSED_CELL, u % f.cols, u / f.cols, threadIdx.x % 32, p))
+        ms_eval_store<E>(a, p.x, p.y);
     __threadfence();
     __syncwarp();
     if (threadIdx.x % 32 == 0) store_release_gpu(&f.flags[u], f.epoch);
@@ -157,15 +168,56 @@ __device__ void ms_fused_cell(const MsArgs& a, const MsFused& f, int i, int j)
     }
 }
 
-// One block: its tile's units or cell.
-template <typename T>
-__device__ void ms_fused(const MsArgs& a, const MsFused& f)
+// This block's tile, from the frame's counter (block-wide).
+__device__ __forceinline__ int ms_take_tile(const MsArgs& a)
 {
     __shared__ int tile;
     if (threadIdx.x == 0) tile = (int)atomicAdd(&a.counters[MS_COUNT_TILES], 1u);
     __syncthreads();
+    return tile;
+}
+
+// One block: its tile's units or cell.
+template <typename T>
+__device__ void ms_fused(const MsArgs& a, const MsFused& f)
+{
+    const int tile = ms_take_tile(a);
     const int line_tiles = div_up(f.cols * f.rows, MS_WARPS);
     const int cell = tile - line_tiles;
     if (tile < line_tiles) ms_fused_unit<PlainDwells<T>>(a, f, tile * MS_WARPS + threadIdx.x / 32);
     else ms_fused_cell<T>(a, f, cell % (f.cols - 1), cell / (f.cols - 1));
+}
+
+// ---- the nested refinement in one grid -------------------------------------------------
+//
+// The first tiles evaluate the units of the level-0 lines (spacing S_0; as many whole
+// units as a block has threads for, a thread a pixel) and release their flags; each later
+// tile is one level-0 cell, whose thread 0 waits for the cell's four units and whose block
+// then runs ms_process on it, as mandel_ms's blocks do: the same decisions, the same
+// records. Tiles come from a counter, so a cell waits only on tiles handed out
+// before it, and a cell whose border is done starts while the last lines still run.
+template <typename E>
+__device__ void ms_one_grid(const MsArgs& a, const MsFused& f)
+{
+    const int tile = ms_take_tile(a);
+    const int s = a.size[0], unit_pixels = 2 * s - 1, units = f.cols * f.rows;
+    const int per_tile = max(1, MS_BLOCK / unit_pixels);
+    const int line_tiles = div_up(units, per_tile);
+    if (tile < line_tiles) {
+        const int u0 = tile * per_tile, n_units = min(per_tile, units - u0);
+        for (int k = threadIdx.x; k < n_units * unit_pixels; k += MS_BLOCK) {
+            const int u = u0 + k / unit_pixels;
+            int2 p;
+            if (ms_unit_pixel(a.view, f, s, u % f.cols, u / f.cols, k % unit_pixels, p)) ms_eval_store<E>(a, p.x, p.y);
+        }
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x < n_units) store_release_gpu(&f.flags[u0 + threadIdx.x], f.epoch);
+        return;
+    }
+    const int cell = tile - line_tiles, i = cell % (f.cols - 1), j = cell / (f.cols - 1);
+    if (threadIdx.x == 0)
+        while (!ms_fused_acquire(f, i, j)) __nanosleep(128);
+    __syncthreads();
+    ms_process<E>(a, ms_cell(ms_image(a.view), s, i, j), 0);
 }

@@ -527,6 +527,64 @@ fn mandelbrot_matches_the_cpu_reference() {
     renderer.destroy(gl);
 }
 
+/// Above 3840×2160 plain views refine in one grid (line tiles, then a block per level-0 cell
+/// that waits for its border's units): dwells, continuous values, rectangles and statistics
+/// equal the CPU reference's on every bookmark with the measured tuning for the size, and
+/// on the first with dwells only and with both refinement presets.
+#[test]
+fn mandelbrot_refines_in_one_grid_above_3840x2160() {
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let mut renderer =
+        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None, InteropRequest::Auto)
+            .expect("CUDA Mandelbrot");
+    // 8 388 608 pixels, the fewest above 3840 × 2160 with power-of-two sides.
+    let (width, height) = (4096, 2048);
+    let bookmarks = if quick() {
+        &BOOKMARKS[..1]
+    } else {
+        &BOOKMARKS[..]
+    };
+    for (k, &(name, center, span, max_dwell)) in bookmarks.iter().enumerate() {
+        let view = View {
+            center,
+            span,
+            width,
+            height,
+            max_dwell,
+        };
+        let label = format!("{name} {width}x{height}");
+        check_refinement(&mut renderer, view, None, true, &label);
+        println!("ok {label}: measured tuning");
+        if k > 0 {
+            continue;
+        }
+        check_refinement(
+            &mut renderer,
+            view,
+            None,
+            false,
+            &format!("{label}, dwells"),
+        );
+        for (what, t) in [
+            ("nested", NESTED_TUNING),
+            ("child grids", CHILD_GRIDS_TUNING),
+        ] {
+            if !(no_child_grids() && t.launch_min_pixels < 1 << 30) {
+                check_refinement(
+                    &mut renderer,
+                    view,
+                    Some(t),
+                    true,
+                    &format!("{label}, {what}"),
+                );
+            }
+        }
+        println!("ok {label}: dwells only, both presets");
+    }
+    renderer.destroy(gl);
+}
+
 /// On both interop paths (the display texture shared as external memory and written by
 /// CUDA, or a pixel buffer mapped each frame and copied into the texture), the colours in
 /// the GL texture are the GPU's colours of its dwells and the CPU's, at each size in turn

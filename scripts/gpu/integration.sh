@@ -255,6 +255,21 @@ case ${1:-a} in
     # (BEFORE=, the cleanup's two grids), the one grid with acquire polling (VARIANT=) and
     # this build, twice.
     ji) bash scripts/gpu/run.sh smi mandel-tests deep-tests mandel-before mandel-variant bench mandel-before mandel-variant bench ;;
+    # The nested refinement in one grid (line tiles, then a block per level-0 cell once its
+    # four units are done) as the only form besides the fused one level: every GPU test on
+    # both interop paths, memcheck over the Mandelbrot and deep-view tests; the benchmark
+    # of the session's first code (BEFORE=), the cleanup's two grids (VARIANT=) and this
+    # build, three times; the deep benchmark before and after. (Run 171: slower at window
+    # sizes and on deep views, so the one grid is kept above 3840x2160, plain dwells.)
+    jj) bash scripts/gpu/run.sh smi tests mandel-memcheck deep-memcheck mandel-before mandel-variant bench mandel-before mandel-variant bench mandel-before mandel-variant bench deep-before deep ;;
+    # The session's final code (the one grid above 3840x2160 with plain dwells, two grids
+    # elsewhere): the same steps as jj.
+    jl) bash scripts/gpu/run.sh smi tests mandel-memcheck deep-memcheck mandel-before mandel-variant bench mandel-before mandel-variant bench mandel-before mandel-variant bench deep-before deep ;;
+    # ... racecheck, synccheck and initcheck over the Mandelbrot tests (the sanitizer
+    # module), Nsight Compute on the one grid at the goal points, and the deep benchmark
+    # of the first code (BEFORE=), the cleanup (VARIANT=) and this build, three times.
+    jm) NCU_KERNELS=mandel_ms_one_grid_f32 NCU_LAUNCHES=1 bash scripts/gpu/run.sh smi ncu-goals
+        bash scripts/gpu/run.sh deep-before deep-variant deep deep-before deep-variant deep deep-before deep-variant deep mandel-racecheck mandel-synccheck mandel-initcheck ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
     if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;

@@ -196,6 +196,8 @@ for s in $steps; do
         opencv-cpu) step opencv-cpu-2 150 python3 scripts/bench/opencv_cpu.py --cudalens "$B/cudalens" --size 1920x1080 --threads 2 --runs 30 --rounds 3 --json "$OUT/opencv-cpu-2.json"
                     step opencv-cpu-16 150 python3 scripts/bench/opencv_cpu.py --cudalens "$B/cudalens" --size 1920x1080 --threads 16 --runs 30 --rounds 3 --json "$OUT/opencv-cpu-16.json" ;;
         deep) step bench-deep 150 "$B/cudalens" bench --backend cuda --deep --size 1920x1080 --runs 20 ;;
+        deep-before) step bench-deep-before 150 "$B/before/cudalens" bench --backend cuda --deep --size 1920x1080 --runs 20 ;;
+        deep-variant) step bench-deep-variant 150 "$B/variant/cudalens" bench --backend cuda --deep --size 1920x1080 --runs 20 ;;
         # Issue 11's before and after on one lease: an older build (prepare.sh BEFORE=) and
         # this one with NPP's peers, at 4K and 8K.
         # Mariani-Silver tunings on the deep bookmarks (1920x1080), and the Mandelbrot

@@ -234,7 +234,8 @@ impl MsRecordBuffer {
 }
 
 /// Where the refinement's pixels come from: the suffixes of its kernels, in the order of
-/// `MandelbrotKernels::grid_lines` and `mariani_silver`.
+/// `MandelbrotKernels::grid_lines` and `mariani_silver` (`one_grid` and `fused`: the first
+/// two).
 const MS_SOURCES: [&str; 4] = ["f32", "f64", "pt_dd", "pt_ext"];
 
 /// The index in `MS_SOURCES` of a deep view's perturbation path.
@@ -267,9 +268,12 @@ impl ColourOut {
 /// The loaded Mandelbrot kernels.
 pub struct MandelbrotKernels {
     per_pixel: [CudaFunction; 2],
+    /// The refinement's two grids: the border and level-0 lines, then a block per cell.
     grid_lines: [CudaFunction; 4],
     mariani_silver: [CudaFunction; 4],
-    /// The one-pass refinement (f32, f64).
+    /// Both in one grid, above `ONE_GRID_MIN_PIXELS` (f32, f64).
+    one_grid: [CudaFunction; 2],
+    /// The one-pass refinement of one level of 16 px (f32, f64).
     fused: [CudaFunction; 2],
     /// Linear output, surface output.
     colorize: [CudaFunction; 2],
@@ -359,6 +363,14 @@ fn ms_args(
     })
 }
 
+/// Plain views of at least this many pixels refine in one grid (`mandel_ms_one_grid`)
+/// unless the fused one level applies. Against the two grids on the goal view, one lease
+/// each (runs 169–172): 1.02–1.05× at 4096², max dwell 2048, where the cells fill the lines'
+/// last wave, 0.99–1.03× at 16384²/2048, 0.96–1.01× at max dwell 512. Up to 3840×2160 the
+/// "nested" preset lost up to 14 % with it (max dwell 1024), so smaller views keep the two
+/// grids, and so do deep views, which are refined at window sizes.
+const ONE_GRID_MIN_PIXELS: u64 = 3840 * 2160 + 1;
+
 /// Whether the one-pass refinement runs these arguments: plain dwells (f32 or f64), one
 /// level of MS_FUSED_CELL-pixel cells, every cell refined inside its block (no child grid,
 /// as the fault switch for child launches asks for).
@@ -414,6 +426,10 @@ impl MandelbrotKernels {
             )?,
             grid_lines: array(each("mandel_grid_lines", &MS_SOURCES)?, "mandel_grid_lines")?,
             mariani_silver: array(each("mandel_ms", &MS_SOURCES)?, "mandel_ms")?,
+            one_grid: array(
+                each("mandel_ms_one_grid", &MS_SOURCES[..2])?,
+                "mandel_ms_one_grid",
+            )?,
             fused: array(
                 each("mandel_ms_fused", &MS_SOURCES[..2])?,
                 "mandel_ms_fused",
@@ -505,8 +521,9 @@ impl MandelbrotKernels {
         self.launch_ms(stream, source, &args, &view, tuning, records)
     }
 
-    /// The refinement: in one pass when `fused_applies`, else step 1 (border and level-0
-    /// lines) and step 2 (one block per level-0 cell).
+    /// The refinement: the fused one level when `fused_applies`; else, for plain dwells
+    /// above `ONE_GRID_MIN_PIXELS`, the level-0 lines and then a block per level-0 cell in
+    /// one grid (mandelbrot_fused.cuh); else the same as two grids.
     fn launch_ms(
         &self,
         stream: &Arc<CudaStream>,
@@ -523,6 +540,15 @@ impl MandelbrotKernels {
         };
         if fused_applies(which, args) {
             return self.launch_fused(stream, which, args, &lines, records);
+        }
+        if which < 2 && u64::from(view.width) * u64::from(view.height) >= ONE_GRID_MIN_PIXELS {
+            // As ms_one_grid: as many whole units (a top row and a left column) as a block
+            // has threads for, at least one.
+            let (cols, rows) = lines.counts();
+            let units_per_tile = (MS_BLOCK / (2 * tuning.init_size - 1)).max(1);
+            let kernel = (&self.one_grid[which], "mandel_ms_one_grid");
+            let line_tiles = blocks(cols * rows, units_per_tile);
+            return self.launch_tiles(stream, kernel, args, &lines, line_tiles, records);
         }
         let line_blocks = blocks(lines.pixel_count() as u32, MS_LINES_BLOCK);
         let mut b = stream.launch_builder(&self.grid_lines[which]);
@@ -566,6 +592,23 @@ impl MandelbrotKernels {
         records: &mut MsRecordBuffer,
     ) -> Result<(), CudaError> {
         let (cols, rows) = lines.counts();
+        let line_tiles = blocks(cols * rows, MS_BLOCK / 32);
+        let kernel = (&self.fused[which], "mandel_ms_fused");
+        self.launch_tiles(stream, kernel, args, lines, line_tiles, records)
+    }
+
+    /// A refinement in one grid of tiles (mandelbrot_fused.cuh): `line_tiles` tiles of
+    /// grid-line units, then one tile per cell.
+    fn launch_tiles(
+        &self,
+        stream: &Arc<CudaStream>,
+        (function, name): (&CudaFunction, &'static str),
+        args: &MsArgs,
+        lines: &GridLines,
+        line_tiles: u32,
+        records: &mut MsRecordBuffer,
+    ) -> Result<(), CudaError> {
+        let (cols, rows) = lines.counts();
         let units = cols as usize * rows as usize;
         let (flags, epoch) = records.next_epoch(stream, units)?;
         let fused = MsFusedArgs {
@@ -574,11 +617,13 @@ impl MandelbrotKernels {
             cols: cols as i32,
             rows: rows as i32,
         };
-        let tiles = blocks(units as u32, MS_BLOCK / 32) + (cols - 1) * (rows - 1);
-        let mut b = stream.launch_builder(&self.fused[which]);
+        let tiles = line_tiles + (cols - 1) * (rows - 1);
+        let mut b = stream.launch_builder(function);
         b.arg(args).arg(&fused);
-        // SAFETY: matches mandel_ms_fused_*(MsArgs, MsFused); `flags` holds a flag per unit
-        // (`next_epoch`), the other pointers as in `launch_ms`. Every tile's block waits
+        // SAFETY: matches mandel_ms_fused_*(MsArgs, MsFused) and mandel_ms_one_grid_*(MsArgs,
+        // MsFused), whose line tiles cover the `units` units; `flags` holds a flag per unit
+        // (`next_epoch`); every pointer in `args` refers to a live allocation of the
+        // documented size for the duration of the stream work. Every tile's block waits
         // only on tiles handed out before its own, so the grid cannot deadlock.
         unsafe {
             b.launch(LaunchConfig {
@@ -588,7 +633,7 @@ impl MandelbrotKernels {
             })
         }
         .map(|_| ())
-        .map_err(CudaError::launch("mandel_ms_fused"))
+        .map_err(CudaError::launch(name))
     }
 
     /// out[i] = lut[clamp(dwell[i], 0, max_dwell)] for W·H pixels; `lut` holds

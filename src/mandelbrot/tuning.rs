@@ -61,6 +61,10 @@ pub enum TuningError {
 ///   change), and 2.8–4.5× on the bookmarks (run 163).
 ///   Every tuning with child grids loses at every size up to 16384² (the best, 256 px
 ///   cells, now `CHILD_GRIDS_TUNING`: 3.4× / 10.2× there).
+///
+/// Since session 19 these three run as one grid of line tiles and cells
+/// (`kernels/mandelbrot_fused.cuh`), whose cells fill the lines' last wave: on the goal
+/// view 3.2× / 5.0–5.1× at 4096² and 8.1× / 13.9–14.0× at 16384² (run 172).
 pub const MS_TUNINGS: [(u64, MsTuning); 4] = [
     (
         3840 * 2160,
