@@ -334,6 +334,13 @@ fn histogram_and_transpose_are_exact() {
     }
 }
 
+/// The Mandelbrot renderer on CUDA. Its dwells never cross the interop (they are copied to
+/// the host), so the interop path is left to `auto`.
+fn cuda_mandelbrot(gl: &glow::Context) -> MandelbrotRenderer {
+    MandelbrotRenderer::new(gl, BackendRequest::Cuda, None, InteropRequest::Auto)
+        .expect("CUDA Mandelbrot")
+}
+
 fn share(mismatches: usize, total: usize) -> f64 {
     mismatches as f64 / total.max(1) as f64
 }
@@ -455,10 +462,7 @@ fn check_refinement_of(
 fn mandelbrot_matches_the_cpu_reference() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
-    // Dwells never cross the interop (they are copied to the host): one path serves.
-    let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None, InteropRequest::Auto)
-            .expect("CUDA Mandelbrot");
+    let mut renderer = cuda_mandelbrot(gl);
     let sizes: &[(u32, u32)] = if quick() {
         &[(1, 1), (7, 3), (97, 61)]
     } else {
@@ -535,9 +539,7 @@ fn mandelbrot_matches_the_cpu_reference() {
 fn mandelbrot_refines_in_one_grid_above_3840x2160() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
-    let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None, InteropRequest::Auto)
-            .expect("CUDA Mandelbrot");
+    let mut renderer = cuda_mandelbrot(gl);
     // 8 388 608 pixels, the fewest above 3840 × 2160 with power-of-two sides.
     let (width, height) = (4096, 2048);
     let bookmarks = if quick() {
@@ -945,9 +947,7 @@ fn deep_views_match_arbitrary_precision_iteration() {
     use rayon::prelude::*;
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
-    let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None, InteropRequest::Auto)
-            .expect("CUDA Mandelbrot");
+    let mut renderer = cuda_mandelbrot(gl);
     let ((w, h), samples) = if quick() {
         ((96, 54), 200)
     } else {
@@ -1021,9 +1021,7 @@ fn deep_views_match_arbitrary_precision_iteration() {
 fn deep_views_refine_as_the_cpu_reference() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
-    let mut renderer =
-        MandelbrotRenderer::new(gl, BackendRequest::Cuda, None, InteropRequest::Auto)
-            .expect("CUDA Mandelbrot");
+    let mut renderer = cuda_mandelbrot(gl);
     let (w, h) = if quick() { (96, 54) } else { (256, 144) };
     let mut failures = Vec::new();
     for (name, location, max_dwell) in deep_views() {
