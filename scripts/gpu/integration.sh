@@ -270,6 +270,9 @@ case ${1:-a} in
     # of the first code (BEFORE=), the cleanup (VARIANT=) and this build, three times.
     jm) NCU_KERNELS=mandel_ms_one_grid_f32 NCU_LAUNCHES=1 bash scripts/gpu/run.sh smi ncu-goals
         bash scripts/gpu/run.sh deep-before deep-variant deep deep-before deep-variant deep deep-before deep-variant deep mandel-racecheck mandel-synccheck mandel-initcheck ;;
+    # The session's final commit: every GPU test on both interop paths, memcheck over the
+    # Mandelbrot and deep-view tests, the benchmark.
+    jn) bash scripts/gpu/run.sh smi tests mandel-memcheck deep-memcheck bench ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
     if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;
