@@ -41,10 +41,11 @@
 //      descendant grid has.
 //   Above 3840x2160 and with plain dwells, mandel_ms_one_grid runs steps 1 and 2 as one
 //   grid: line tiles, then a block per level-0 cell that starts once its own border is
-//   done, while the last lines still run (mandelbrot_fused.cuh). With one level of MS_FUSED_CELL-pixel cells
-//   refined in their blocks (the tuning up to 3840x2160) and plain dwells, mandel_ms_fused
-//   replaces steps 1 and 2: its cells do not wait for their border but iterate their
-//   interiors at once and stop when the border proves uniform (mandelbrot_fused.cuh).
+//   done, while the last lines still run (mandelbrot_fused.cuh). With one level of
+//   MS_FUSED_CELL-pixel cells refined in their blocks (the tuning up to 3840x2160) and
+//   plain dwells, mandel_ms_fused replaces steps 1 and 2: its cells do not wait for their
+//   border but iterate their interiors at once and stop when the border proves uniform
+//   (mandelbrot_fused.cuh).
 //   Decisions are appended to a record buffer (x0 | kind << 16 | level << 20, y0, x1, y1)
 //   when the host asks for them (the overlay), with counts per kind, the depth and the
 //   evaluated pixels. Failed child launches and list overflows are counted: the host refuses

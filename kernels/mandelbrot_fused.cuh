@@ -13,9 +13,10 @@
 //   their blocks or by child grids): a cell waits for its four units, then ms_process
 //   refines it. In two grids the cells waited for every line pixel, and the GPU idled
 //   through the lines' last wave (4096^2, max dwell 2048: the lines over a third of the
-//   time, at 71 % achieved occupancy; session 19). Up to 3840x2160 the cells are at most a wave or two, there is
-//   little tail to fill, and the one grid measured slower (the "nested" preset: up to 14 %);
-//   those views keep the two grids, and so do deep views (refined at window sizes).
+//   time, at 71 % achieved occupancy; session 19). Up to 3840x2160 the cells are at most
+//   a wave or two, there is little tail to fill, and the one grid measured slower (the
+//   "nested" preset: up to 14 %); those views keep the two grids, and so do deep views
+//   (refined at window sizes).
 //
 // The fused form:
 // - One grid of MS_BLOCK-thread blocks; each takes a tile from a counter (not blockIdx, so
@@ -194,8 +195,8 @@ __device__ void ms_fused(const MsArgs& a, const MsFused& f)
 // units as a block has threads for, a thread a pixel) and release their flags; each later
 // tile is one level-0 cell, whose thread 0 waits for the cell's four units and whose block
 // then runs ms_process on it, as mandel_ms's blocks do: the same decisions, the same
-// records. Tiles come from a counter, so a cell waits only on tiles handed out
-// before it, and a cell whose border is done starts while the last lines still run.
+// records. Tiles come from a counter, so a cell waits only on tiles handed out before it,
+// and a cell whose border is done starts while the last lines still run.
 template <typename E>
 __device__ void ms_one_grid(const MsArgs& a, const MsFused& f)
 {
@@ -208,7 +209,8 @@ __device__ void ms_one_grid(const MsArgs& a, const MsFused& f)
         for (int k = threadIdx.x; k < n_units * unit_pixels; k += MS_BLOCK) {
             const int u = u0 + k / unit_pixels;
             int2 p;
-            if (ms_unit_pixel(a.view, f, s, u % f.cols, u / f.cols, k % unit_pixels, p)) ms_eval_store<E>(a, p.x, p.y);
+            if (ms_unit_pixel(a.view, f, s, u % f.cols, u / f.cols, k % unit_pixels, p))
+                ms_eval_store<E>(a, p.x, p.y);
         }
         __threadfence();
         __syncthreads();

@@ -64,6 +64,11 @@ fn no_child_grids() -> bool {
     env_flag("CUDALENS_GPU_NO_CHILD_GRIDS")
 }
 
+/// Whether `t` launches child grids where this run cannot (`no_child_grids`).
+fn needs_child_grids_here(t: &MsTuning) -> bool {
+    no_child_grids() && t.launch_min_pixels < 1 << 30
+}
+
 /// A headless GL context with CUDA behind it, or None (with the skip message).
 fn gpu() -> Option<HeadlessGl> {
     let reason = match CudaDevice::count() {
@@ -516,7 +521,7 @@ fn mandelbrot_matches_the_cpu_reference() {
             check_refinement(&mut renderer, view, None, true, &label);
             if width == 640 || (quick() && width == 97) {
                 for (what, t) in path_tunings() {
-                    if no_child_grids() && t.launch_min_pixels < 1 << 30 {
+                    if needs_child_grids_here(&t) {
                         continue;
                     }
                     // Fills store continuous values (Coons patches) or dwells only: both.
@@ -572,7 +577,7 @@ fn mandelbrot_refines_in_one_grid_above_3840x2160() {
             ("nested", NESTED_TUNING),
             ("child grids", CHILD_GRIDS_TUNING),
         ] {
-            if !(no_child_grids() && t.launch_min_pixels < 1 << 30) {
+            if !needs_child_grids_here(&t) {
                 check_refinement(
                     &mut renderer,
                     view,

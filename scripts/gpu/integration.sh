@@ -273,6 +273,9 @@ case ${1:-a} in
     # The session's final commit: every GPU test on both interop paths, memcheck over the
     # Mandelbrot and deep-view tests, the benchmark.
     jn) bash scripts/gpu/run.sh smi tests mandel-memcheck deep-memcheck bench ;;
+    # The review's code (launch_tiles takes units per tile; one test helper for the child
+    # grids' skip): the Mandelbrot tests, memcheck over them, the benchmark.
+    jo) bash scripts/gpu/run.sh smi mandel-tests mandel-memcheck bench ;;
     # The deep-view test again with its child-grids check restored beside the presets (runs
     # 133 and 137 ran the nested preset in its place), memcheck over deep and Mandelbrot tests.
     if) bash scripts/gpu/run.sh smi mandel-tests deep-tests deep-memcheck ;;

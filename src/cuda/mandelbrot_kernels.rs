@@ -544,11 +544,9 @@ impl MandelbrotKernels {
         if which < 2 && u64::from(view.width) * u64::from(view.height) >= ONE_GRID_MIN_PIXELS {
             // As ms_one_grid: as many whole units (a top row and a left column) as a block
             // has threads for, at least one.
-            let (cols, rows) = lines.counts();
             let units_per_tile = (MS_BLOCK / (2 * tuning.init_size - 1)).max(1);
             let kernel = (&self.one_grid[which], "mandel_ms_one_grid");
-            let line_tiles = blocks(cols * rows, units_per_tile);
-            return self.launch_tiles(stream, kernel, args, &lines, line_tiles, records);
+            return self.launch_tiles(stream, kernel, args, &lines, units_per_tile, records);
         }
         let line_blocks = blocks(lines.pixel_count() as u32, MS_LINES_BLOCK);
         let mut b = stream.launch_builder(&self.grid_lines[which]);
@@ -591,13 +589,11 @@ impl MandelbrotKernels {
         lines: &GridLines,
         records: &mut MsRecordBuffer,
     ) -> Result<(), CudaError> {
-        let (cols, rows) = lines.counts();
-        let line_tiles = blocks(cols * rows, MS_BLOCK / 32);
         let kernel = (&self.fused[which], "mandel_ms_fused");
-        self.launch_tiles(stream, kernel, args, lines, line_tiles, records)
+        self.launch_tiles(stream, kernel, args, lines, MS_BLOCK / 32, records)
     }
 
-    /// A refinement in one grid of tiles (mandelbrot_fused.cuh): `line_tiles` tiles of
+    /// A refinement in one grid of tiles (mandelbrot_fused.cuh): tiles of `units_per_tile`
     /// grid-line units, then one tile per cell.
     fn launch_tiles(
         &self,
@@ -605,7 +601,7 @@ impl MandelbrotKernels {
         (function, name): (&CudaFunction, &'static str),
         args: &MsArgs,
         lines: &GridLines,
-        line_tiles: u32,
+        units_per_tile: u32,
         records: &mut MsRecordBuffer,
     ) -> Result<(), CudaError> {
         let (cols, rows) = lines.counts();
@@ -617,7 +613,7 @@ impl MandelbrotKernels {
             cols: cols as i32,
             rows: rows as i32,
         };
-        let tiles = line_tiles + (cols - 1) * (rows - 1);
+        let tiles = blocks(cols * rows, units_per_tile) + (cols - 1) * (rows - 1);
         let mut b = stream.launch_builder(function);
         b.arg(args).arg(&fused);
         // SAFETY: matches mandel_ms_fused_*(MsArgs, MsFused) and mandel_ms_one_grid_*(MsArgs,
