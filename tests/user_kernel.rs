@@ -410,3 +410,23 @@ fn gpu_sobel_tiles_equals_the_builtin_sobel_bit_for_bit() {
         }
     }
 }
+
+/// The complete kernels in the tutorial (its ```cuda blocks with a body) parse and compile.
+#[test]
+fn tutorial_kernels_compile() {
+    let tutorial = include_str!("../docs/tutorial-first-kernel.md");
+    let blocks: Vec<&str> = tutorial
+        .split("```cuda\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .filter(|b| b.contains('{'))
+        .collect();
+    assert_eq!(blocks.len(), 3);
+    let nvrtc = nvrtc_or_skip();
+    for block in blocks {
+        let source = KernelSource::parse(block).unwrap_or_else(|e| panic!("{e}\n{block}"));
+        if nvrtc {
+            compile(&source, &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}\n{block}"));
+        }
+    }
+}

@@ -33,11 +33,6 @@ pub const PRELUDE_NAMES: &[&str] = &[
     "from_float4",
     "grey",
     "lerpf",
-    "src",
-    "dst",
-    "width",
-    "height",
-    "p",
 ];
 /// Identifiers with this prefix belong to the generated code.
 pub const RESERVED_PREFIX: &str = "cudalens_";
