@@ -430,3 +430,93 @@ fn tutorial_kernels_compile() {
         }
     }
 }
+
+/// Random edits of the examples (the characters that open and close comments, literals,
+/// directives and splices) never panic the source checks, and every refusal is one line.
+#[test]
+fn mutated_examples_never_panic_the_source_checks() {
+    use rand::{Rng, SeedableRng};
+    const PIECES: &[&str] = &[
+        "#",
+        "\"",
+        "'",
+        "/",
+        "*",
+        "\\",
+        "\n",
+        "\r",
+        "@",
+        "(",
+        ")",
+        "{",
+        "}",
+        "R\"(",
+        "%:",
+        "//",
+        "/*",
+        "*/",
+        "// @param float a 0..1\n",
+        "// @block 8x8\n",
+        "__global__",
+        "pixel(",
+        "\0",
+        "é",
+        "\u{feff}",
+    ];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let (mut accepted, mut refused) = (0, 0);
+    // Some accepted mutants go through NVRTC too: a clean result either way.
+    let mut compile_budget = if nvrtc_or_skip() { 40 } else { 0 };
+    for round in 0..3000 {
+        let mut text = EXAMPLES[round % EXAMPLES.len()].source.to_string();
+        for _ in 0..rng.random_range(1..6) {
+            let mut at = rng.random_range(0..=text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            if rng.random_bool(0.3) {
+                let mut end = (at + rng.random_range(1..40)).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text.replace_range(at..end, "");
+            } else {
+                text.insert_str(at, PIECES[rng.random_range(0..PIECES.len())]);
+            }
+        }
+        match KernelSource::parse(&text) {
+            Ok(source) => {
+                accepted += 1;
+                assert!(translation_unit(&source).contains(&source.text));
+                if compile_budget > 0 && rng.random_bool(0.1) {
+                    compile_budget -= 1;
+                    match compile(&source, &CompileOptions::default()) {
+                        Ok(k) => assert!(k.ptx.contains(ENTRY_NAME)),
+                        Err(CompileError::Failed {
+                            summary,
+                            diagnostics,
+                            ..
+                        }) => {
+                            assert!(!summary.contains('\n'), "{summary}");
+                            assert!(!diagnostics.is_empty(), "{summary}");
+                        }
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }
+            Err(e) => {
+                refused += 1;
+                assert!(!e.to_string().contains('\n'), "{e}");
+                if let Some(line) = e.line {
+                    assert!(
+                        line >= 1 && line <= text.lines().count() + 1,
+                        "{e} in {} lines",
+                        text.lines().count()
+                    );
+                }
+            }
+        }
+    }
+    println!("mutated sources: {accepted} accepted, {refused} refused");
+    assert!(accepted > 0 && refused > 0);
+}
