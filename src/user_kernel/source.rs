@@ -163,6 +163,29 @@ impl KernelSource {
         Self::parse(text)
     }
 
+    /// Reads and parses the file at `path`; its size is checked before it is read.
+    pub fn load(path: &std::path::Path) -> Result<Self, SourceError> {
+        let cannot =
+            |e: std::io::Error| SourceError::whole(format!("cannot read {}: {e}", path.display()));
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let meta = file.metadata().map_err(cannot)?;
+        if !meta.is_file() {
+            return Err(SourceError::whole(format!(
+                "{} is not a file",
+                path.display()
+            )));
+        }
+        check_size(usize::try_from(meta.len()).unwrap_or(usize::MAX))?;
+        let mut bytes = Vec::new();
+        // One byte past the limit is enough to know the file grew past it meanwhile.
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(file, MAX_SOURCE_BYTES as u64 + 1),
+            &mut bytes,
+        )
+        .map_err(cannot)?;
+        Self::from_bytes(&bytes)
+    }
+
     /// Parses and checks `text`.
     pub fn parse(text: &str) -> Result<Self, SourceError> {
         check_size(text.len())?;
@@ -787,6 +810,27 @@ mod tests {
     fn kernel_named_like_a_helper_is_refused() {
         let e = KernelSource::parse("// @block 8x8\n__global__ void read() {}").unwrap_err();
         assert_eq!(e.line, Some(2));
+    }
+
+    #[test]
+    fn files_are_checked_before_they_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = KernelSource::load(&dir.path().join("none.cu")).unwrap_err();
+        assert!(missing.message.starts_with("cannot read"), "{missing}");
+        let not_file = KernelSource::load(dir.path()).unwrap_err();
+        assert!(not_file.message.contains("not a file"), "{not_file}");
+        let huge = dir.path().join("huge.cu");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(1 << 40)
+            .unwrap();
+        assert!(KernelSource::load(&huge)
+            .unwrap_err()
+            .message
+            .contains("64 KiB"));
+        let good = dir.path().join("good.cu");
+        std::fs::write(&good, PIXEL).unwrap();
+        assert_eq!(KernelSource::load(&good).unwrap().params.len(), 1);
     }
 
     #[test]
