@@ -302,8 +302,11 @@ fn compile_time_of_a_small_kernel() {
     );
 }
 
-/// Device 0, or None with the skip message.
+/// Device 0 and NVRTC, or None with the skip message.
 fn device_or_skip() -> Option<CudaDevice> {
+    if !nvrtc_or_skip() {
+        return None;
+    }
     let reason = match CudaDevice::count() {
         Ok(0) => "no device".to_string(),
         Ok(_) => return Some(CudaDevice::new(0).expect("device 0 opens")),
