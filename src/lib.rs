@@ -15,4 +15,5 @@ pub mod mandelbrot;
 pub mod npp;
 pub mod ops;
 pub mod pipeline;
+pub mod user_kernel;
 pub mod vk;
