@@ -42,11 +42,6 @@ pub trait FilterDef: Sync + Send + std::panic::RefUnwindSafe {
     fn gpu_tolerance(&self) -> u8;
     /// The kernel files (`kernels/<module>.cu`) the CUDA launcher uses.
     fn kernel_modules(&self) -> &'static [&'static str];
-    /// Launch-layout constants mirrored from the kernels' `#define`s, as
-    /// `(kernel file, name, value)`; a test compares them with the sources.
-    fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
-        &[]
-    }
     /// Bytes of device scratch the launcher needs for a `width × height` input.
     fn scratch_bytes(&self, _width: u32, _height: u32, _params: &Params) -> usize {
         0
