@@ -32,6 +32,11 @@ pub trait FilterDef: Sync + Send + std::panic::RefUnwindSafe {
     fn params(&self) -> &'static [ParamDef];
     /// Fills the parameters whose default is `Derived` (given only the other ones).
     fn derive(&self, _params: &mut Params) {}
+    /// Checks how the parameters relate, which their ranges cannot say (`black < white`);
+    /// the error names them (`black (200) must be below white (100)`).
+    fn check(&self, _params: &Params) -> Result<(), String> {
+        Ok(())
+    }
     /// Output size for a `width × height` input.
     fn output_size(&self, width: u32, height: u32) -> (u32, u32) {
         (width, height)

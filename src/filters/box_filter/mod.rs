@@ -12,6 +12,7 @@ use super::constants::{
     BOX_COLUMNS_PER_THREAD, BOX_MIN_SEGMENT, BOX_SMALL_MAX_RADIUS, BOX_SMALL_SEGMENT,
     BOX_SMALL_WARPS, BOX_TINY_MAX_RADIUS, BOX_TINY_SEGMENT,
 };
+use super::param::typed_params;
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::CudaError;
@@ -149,6 +150,11 @@ const PARAMS: &[ParamDef] = &[ParamDef::int("radius", 1, BOX_RADIUS_MAX, Require
     .aliases(&["r"])
     .logarithmic()];
 
+typed_params! {
+    /// The window's radius.
+    pub struct BoxParams for PARAMS => { radius: u32 }
+}
+
 impl FilterDef for BoxFilter {
     fn name(&self) -> &'static str {
         "box"
@@ -167,7 +173,7 @@ impl FilterDef for BoxFilter {
     }
 
     fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
-        cpu::box_filter(image, p.int(0))
+        cpu::box_filter(image, BoxParams::from_params(p).radius)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -179,7 +185,8 @@ impl FilterDef for BoxFilter {
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
-        let (w, h, radius) = (stage.width, stage.height, p.int(0));
+        let (w, h) = (stage.width, stage.height);
+        let radius = BoxParams::from_params(p).radius;
         if let Some((name, cfg)) = box_small_launch(w, h, radius) {
             return launch_small(stage, name, cfg);
         }

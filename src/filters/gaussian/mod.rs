@@ -16,6 +16,7 @@ use super::constants::{
     CONV_BLOCK, CONV_FUSED_MAX_RADIUS, CONV_MAX_RADIUS, CONV_ROWS_OUT_STRIDE, CONV_RUN,
     CONV_TILE_W,
 };
+use super::param::typed_params;
 use super::param::Default::{Derived, Required};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, tile_height, CudaError};
@@ -42,6 +43,11 @@ pub const SIGMA: ParamDef =
 pub const RADIUS: ParamDef = ParamDef::int("radius", 1, CONV_MAX_RADIUS, Derived).aliases(&["r"]);
 
 const PARAMS: &[ParamDef] = &[SIGMA, RADIUS];
+
+typed_params! {
+    /// The Gaussian's σ and radius.
+    pub struct GaussianParams for PARAMS => { sigma: f32, radius: u32 }
+}
 
 /// `⌈3σ⌉`, at least 1 and at most [`CONV_MAX_RADIUS`].
 pub fn default_radius(sigma: f32) -> u32 {
@@ -182,11 +188,14 @@ impl FilterDef for Gaussian {
     }
 
     fn derive(&self, p: &mut Params) {
-        p.0[1] = default_radius(p.get(0)) as f32;
+        let mut g = GaussianParams::from_params(p);
+        g.radius = default_radius(g.sigma);
+        *p = g.to_params();
     }
 
     fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
-        cpu::gaussian(image, p.get(0), p.int(1))
+        let g = GaussianParams::from_params(p);
+        cpu::gaussian(image, g.sigma, g.radius)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -198,7 +207,7 @@ impl FilterDef for Gaussian {
     }
 
     fn scratch_bytes(&self, width: u32, height: u32, p: &Params) -> usize {
-        if p.int(1) <= CONV_FUSED_MAX_RADIUS {
+        if GaussianParams::from_params(p).radius <= CONV_FUSED_MAX_RADIUS {
             0
         } else {
             mma::scratch_bytes(width, height)
@@ -206,8 +215,8 @@ impl FilterDef for Gaussian {
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
-        let radius = p.int(1);
-        let weights = gaussian_weights(p.get(0), radius);
+        let GaussianParams { sigma, radius } = GaussianParams::from_params(p);
+        let weights = gaussian_weights(sigma, radius);
         if radius <= CONV_FUSED_MAX_RADIUS {
             upload_weights(stage, "convolution", &weights)?;
             fused_pass(stage, radius, None)

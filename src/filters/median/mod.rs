@@ -17,6 +17,7 @@ use super::constants::{
     MEDIAN3_OUT, MEDIAN3_SEGMENT, MEDIAN3_WARPS, MEDIAN5_OUT, MEDIAN5_SEGMENT, MEDIAN5_WARPS,
     MEDIAN_BLOCK, MEDIAN_MAX_RADIUS,
 };
+use super::param::typed_params;
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
@@ -28,6 +29,11 @@ pub struct Median;
 
 const PARAMS: &[ParamDef] =
     &[ParamDef::int("radius", 1, MEDIAN_MAX_RADIUS, Required).aliases(&["r"])];
+
+typed_params! {
+    /// The window's radius.
+    pub struct MedianParams for PARAMS => { radius: u32 }
+}
 
 impl FilterDef for Median {
     fn name(&self) -> &'static str {
@@ -47,7 +53,7 @@ impl FilterDef for Median {
     }
 
     fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
-        cpu::median(image, p.int(0))
+        cpu::median(image, MedianParams::from_params(p).radius)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -59,7 +65,8 @@ impl FilterDef for Median {
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
-        let (w, h, radius) = (stage.width, stage.height, p.int(0));
+        let (w, h) = (stage.width, stage.height);
+        let radius = MedianParams::from_params(p).radius;
         let strip = match radius {
             1 => Some(("median3", MEDIAN3_OUT, MEDIAN3_WARPS, MEDIAN3_SEGMENT)),
             2 => Some(("median5", MEDIAN5_OUT, MEDIAN5_WARPS, MEDIAN5_SEGMENT)),

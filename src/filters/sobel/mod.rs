@@ -6,6 +6,7 @@
 mod cpu;
 
 use super::constants::{SOBEL_OUT, SOBEL_SEGMENT, SOBEL_WARPS};
+use super::param::typed_params;
 use super::param::Default::Value;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
@@ -18,6 +19,11 @@ pub struct Sobel;
 const PARAMS: &[ParamDef] = &[ParamDef::real("scale", 0.0, 64.0, Value(1.0))
     .min_exclusive()
     .logarithmic()];
+
+typed_params! {
+    /// The factor of the gradient magnitude.
+    pub struct SobelParams for PARAMS => { scale: f32 }
+}
 
 impl FilterDef for Sobel {
     fn name(&self) -> &'static str {
@@ -37,7 +43,7 @@ impl FilterDef for Sobel {
     }
 
     fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
-        cpu::sobel(image, p.get(0))
+        cpu::sobel(image, SobelParams::from_params(p).scale)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -65,7 +71,7 @@ impl FilterDef for Sobel {
             stage.output.handle(),
             w as i32,
             h as i32,
-            p.get(0),
+            SobelParams::from_params(p).scale,
         );
         let mut b = stage.stream.launch_builder(&f);
         b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&scale);

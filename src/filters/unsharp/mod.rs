@@ -16,6 +16,7 @@ use super::gaussian::{
     default_radius, fused_pass, gaussian_weights, row_pass, upload_weights, RADIUS,
     SCRATCH_PER_PIXEL, SIGMA,
 };
+use super::param::typed_params;
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
@@ -26,6 +27,11 @@ use image::RgbaImage;
 pub struct Unsharp;
 
 const PARAMS: &[ParamDef] = &[SIGMA, ParamDef::real("amount", 0.0, 10.0, Required), RADIUS];
+
+typed_params! {
+    /// The Gaussian's σ and radius, and the amount of the difference added.
+    pub struct UnsharpParams for PARAMS => { sigma: f32, amount: f32, radius: u32 }
+}
 
 impl FilterDef for Unsharp {
     fn name(&self) -> &'static str {
@@ -45,11 +51,14 @@ impl FilterDef for Unsharp {
     }
 
     fn derive(&self, p: &mut Params) {
-        p.0[2] = default_radius(p.get(0)) as f32;
+        let mut u = UnsharpParams::from_params(p);
+        u.radius = default_radius(u.sigma);
+        *p = u.to_params();
     }
 
     fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
-        cpu::unsharp(image, p.get(0), p.get(1), p.int(2))
+        let u = UnsharpParams::from_params(p);
+        cpu::unsharp(image, u.sigma, u.amount, u.radius)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -61,14 +70,18 @@ impl FilterDef for Unsharp {
     }
 
     fn scratch_bytes(&self, width: u32, height: u32, p: &Params) -> usize {
-        if p.int(2) <= CONV_FUSED_MAX_RADIUS {
+        if UnsharpParams::from_params(p).radius <= CONV_FUSED_MAX_RADIUS {
             return 0; // one fused pass, no row plane
         }
         width as usize * height as usize * SCRATCH_PER_PIXEL
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
-        let (sigma, amount, radius) = (p.get(0), p.get(1), p.int(2));
+        let UnsharpParams {
+            sigma,
+            amount,
+            radius,
+        } = UnsharpParams::from_params(p);
         let weights = gaussian_weights(sigma, radius);
         upload_weights(stage, "convolution", &weights)?;
         if radius <= CONV_FUSED_MAX_RADIUS {
