@@ -43,6 +43,7 @@ filters! {
     median::Median,
     unsharp::Unsharp,
     equalize::Equalize,
+    levels::Levels,
 }
 
 /// The filter called `name` (or one of its aliases).
