@@ -227,7 +227,7 @@ macro_rules! typed_params {
 
             /// These values as positional parameters.
             #[allow(dead_code)]
-            pub fn to_params(&self) -> $crate::filters::Params {
+            pub fn to_params(self) -> $crate::filters::Params {
                 let mut p = $crate::filters::Params::default();
                 let values = [$($crate::filters::param::ParamValue::to_value(self.$field)),*];
                 p.0[..values.len()].copy_from_slice(&values);
