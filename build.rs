@@ -1,5 +1,8 @@
-//! Compiles every `kernels/*.cu` into a fatbin when nvcc is available, otherwise embeds the
-//! sources for NVRTC at run time. Either way `OUT_DIR/kernel_images.rs` describes them.
+//! Compiles every `kernels/*.cu` and `kernels/filters/*.cu` into a fatbin when nvcc is
+//! available, otherwise embeds the sources for NVRTC at run time. Either way
+//! `OUT_DIR/kernel_images.rs` describes them; a kernel module is named by its file's stem.
+//! The launch constants shared with Rust come from `src/filters/constants.rs`, written as
+//! `OUT_DIR/cudalens_constants.h` for the kernels to include.
 //!
 //! nvcc is searched in `$NVCC`, `$CUDA_PATH/bin`, then `PATH`. `CUDALENS_REQUIRE_NVCC=1`
 //! (set by CI) turns a missing nvcc into a build error, so a kernel that does not compile
@@ -10,8 +13,18 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[allow(dead_code)]
+mod constants {
+    include!("src/filters/constants.rs");
+}
+
+/// The generated header of shared constants, in `OUT_DIR`.
+const CONSTANTS_HEADER: &str = "cudalens_constants.h";
+
+/// Folders holding kernel files: the frame's and the Mandelbrot's, then the filters'.
+const KERNEL_DIRS: [&str; 2] = ["kernels", "kernels/filters"];
 /// Kernels that launch kernels (dynamic parallelism): relocatable code, device-linked
-/// with libcudadevrt. Every other `kernels/*.cu` is a plain fatbin.
+/// with libcudadevrt. Every other kernel file is a plain fatbin.
 const RDC_KERNELS: [&str; 1] = ["mandelbrot"];
 /// Machine code for these architectures, plus PTX for the newest (JIT for later GPUs).
 const ARCHS: [&str; 5] = ["75", "80", "86", "89", "90"];
@@ -82,8 +95,7 @@ fn run(cmd: &mut Command, what: &str) {
     }
 }
 
-fn compile(nvcc: &Path, name: &str, build: Build, out_dir: &Path) -> PathBuf {
-    let src = Path::new("kernels").join(format!("{name}.cu"));
+fn compile(nvcc: &Path, name: &str, src: &Path, build: Build, out_dir: &Path) -> PathBuf {
     let out_name = match build {
         Build::Sanitizer => SANITIZER_MODULE.1,
         _ => name,
@@ -91,6 +103,7 @@ fn compile(nvcc: &Path, name: &str, build: Build, out_dir: &Path) -> PathBuf {
     let fatbin = out_dir.join(format!("{out_name}.fatbin"));
     let mut cmd = Command::new(nvcc);
     cmd.args(["-O3", "-std=c++17", "-Ikernels", "--fatbin"])
+        .arg(format!("-I{}", out_dir.display()))
         .arg("-o")
         .arg(&fatbin);
     match build {
@@ -111,7 +124,7 @@ fn compile(nvcc: &Path, name: &str, build: Build, out_dir: &Path) -> PathBuf {
                 .arg("-DMS_NO_CHILD_GRIDS");
         }
     }
-    cmd.arg(&src);
+    cmd.arg(src);
     run(&mut cmd, &src.display().to_string());
     fatbin
 }
@@ -124,32 +137,44 @@ fn image_row(table: &mut String, name: &str, relocatable: bool, fatbin: &str, so
     );
 }
 
-/// The stem of every `kernels/*.cu`, sorted.
-fn kernel_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir("kernels")
-        .expect("kernels/ is readable")
+/// Every kernel file of [`KERNEL_DIRS`] as (stem, path), sorted by stem; stems are unique.
+fn kernel_files() -> Vec<(String, PathBuf)> {
+    let mut files: Vec<(String, PathBuf)> = KERNEL_DIRS
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir}/: {e}")))
         .filter_map(|e| {
             let path = e.ok()?.path();
-            (path.extension()? == "cu").then(|| path.file_stem()?.to_str().map(String::from))?
+            let stem = (path.extension()? == "cu").then(|| path.file_stem()?.to_str())??;
+            Some((stem.to_string(), path))
         })
         .collect();
-    names.sort();
-    names
+    files.sort();
+    for pair in files.windows(2) {
+        assert!(
+            pair[0].0 != pair[1].0,
+            "two kernel files named {}.cu",
+            pair[0].0
+        );
+    }
+    files
 }
 
 fn main() {
     println!("cargo:rerun-if-changed=kernels");
+    println!("cargo:rerun-if-changed=src/filters/constants.rs");
     println!("cargo:rerun-if-env-changed=NVCC");
     println!("cargo:rerun-if-env-changed=CUDA_PATH");
     println!("cargo:rerun-if-env-changed=CUDALENS_REQUIRE_NVCC");
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let header = out_dir.join(CONSTANTS_HEADER);
+    std::fs::write(&header, constants::c_header()).expect("write cudalens_constants.h");
     let nvcc = find_nvcc();
     if nvcc.is_none() && env::var("CUDALENS_REQUIRE_NVCC").as_deref() == Ok("1") {
         panic!("CUDALENS_REQUIRE_NVCC=1 but no nvcc found (set NVCC or put nvcc on PATH)");
     }
     let manifest = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let mut table = String::from("pub static KERNEL_IMAGES: &[KernelImage] = &[\n");
-    for name in kernel_names() {
+    for (name, src) in kernel_files() {
         let rdc = RDC_KERNELS.contains(&name.as_str());
         let name = name.as_str();
         let build = if rdc {
@@ -159,7 +184,7 @@ fn main() {
         };
         let fatbin = match &nvcc {
             Some(nvcc) => {
-                let path = compile(nvcc, name, build, &out_dir);
+                let path = compile(nvcc, name, &src, build, &out_dir);
                 format!("Some(include_bytes!({:?}))", path.display().to_string())
             }
             None => "None".to_string(),
@@ -169,12 +194,13 @@ fn main() {
             name,
             rdc,
             &fatbin,
-            &format!("{manifest}/kernels/{name}.cu"),
+            &format!("{manifest}/{}", src.display()),
         );
     }
     if let Some(nvcc) = &nvcc {
         let (file, name, _) = SANITIZER_MODULE;
-        let path = compile(nvcc, file, Build::Sanitizer, &out_dir);
+        let src = Path::new("kernels").join(format!("{file}.cu"));
+        let path = compile(nvcc, file, &src, Build::Sanitizer, &out_dir);
         let fatbin = format!("Some(include_bytes!({:?}))", path.display().to_string());
         image_row(
             &mut table,
@@ -189,6 +215,11 @@ fn main() {
         table,
         "pub const COMMON_HEADER: &str = include_str!({:?});",
         format!("{manifest}/kernels/common.cuh")
+    );
+    let _ = writeln!(
+        table,
+        "pub const CONSTANTS_HEADER: &str = include_str!({:?});",
+        header.display().to_string()
     );
     let _ = writeln!(
         table,

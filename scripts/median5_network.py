@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks median5's network (kernels/median.cu) on every input of zeros and ones.
+"""Checks median5's network (kernels/filters/median.cu) on every input of zeros and ones.
 
 The kernel finds the median of a 5x5 window with min and max alone: each column of five
 sorted by a 9-comparator network, columns merged in pairs by Batcher's odd-even merge, the
@@ -34,7 +34,7 @@ def compare_exchange(a, b):
 
 
 def merge_sorted(a, b):
-    """Batcher's odd-even merge, as merge_sorted in kernels/median.cu."""
+    """Batcher's odd-even merge, as merge_sorted in kernels/filters/median.cu."""
     if not a:
         return list(b)
     if not b:
@@ -51,7 +51,7 @@ def merge_sorted(a, b):
 
 
 def sort5(c):
-    """sort5_pairs in kernels/median.cu."""
+    """sort5_pairs in kernels/filters/median.cu."""
     c = list(c)
     for i, j in [(0, 1), (3, 4), (2, 4), (2, 3), (0, 3), (0, 2), (1, 4), (1, 3), (1, 2)]:
         c[i], c[j] = compare_exchange(c[i], c[j])

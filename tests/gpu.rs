@@ -333,8 +333,13 @@ fn histogram_and_transpose_are_exact() {
                 cpu::histogram(&image),
                 "{w}x{h} {path:?}: histogram"
             );
-            let (t, _, _) = run_cuda(&ctx.gl, path, &image, &parse(&["transpose"]));
-            assert_eq!(t, cpu::transpose(&image), "{w}x{h} {path:?}: transpose");
+            let transpose = parse(&["transpose"]);
+            let (t, _, _) = run_cuda(&ctx.gl, path, &image, &transpose);
+            assert_eq!(
+                t,
+                apply_cpu(&image, &transpose),
+                "{w}x{h} {path:?}: transpose"
+            );
         }
     }
 }

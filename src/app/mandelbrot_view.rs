@@ -28,8 +28,8 @@ pub struct MandelbrotView {
     pub texture_id: egui::TextureId,
     pub settings: MandelbrotSettings,
     pub frame: Option<MandelbrotFrame>,
-    /// Last dwell time of per-pixel and Mariani–Silver.
-    pub mode_ms: [Option<f64>; 2],
+    /// Last dwell time of each mode, in the order of `Mode::ALL`.
+    pub mode_ms: [Option<f64>; Mode::ALL.len()],
     pub dirty: bool,
     pub error: Option<String>,
     pub navigator: Navigator,
@@ -45,10 +45,6 @@ pub struct MandelbrotView {
     /// The exact locations of the deep places shown lately: the history holds f64 places,
     /// and undo or redo to one of these restores its exact location.
     deep_places: Vec<(Place, DeepLocation)>,
-}
-
-fn mode_index(mode: Mode) -> usize {
-    usize::from(mode == Mode::MarianiSilver)
 }
 
 impl MandelbrotView {
@@ -68,7 +64,7 @@ impl MandelbrotView {
             texture_id,
             settings,
             frame: None,
-            mode_ms: [None, None],
+            mode_ms: [None; Mode::ALL.len()],
             dirty: true,
             error: None,
             navigator: Navigator::default(),
@@ -92,7 +88,7 @@ impl MandelbrotView {
         let start = Instant::now();
         match self.renderer.render(gl, &self.settings) {
             Ok(frame) => {
-                self.mode_ms[mode_index(self.settings.mode)] = Some(frame.dwell_ms());
+                self.mode_ms[self.settings.mode.index()] = Some(frame.dwell_ms());
                 self.frame = Some(frame);
                 self.error = None;
             }
@@ -103,7 +99,7 @@ impl MandelbrotView {
 
     /// Times both modes on the current view (the side-by-side figures).
     pub fn compare_modes(&mut self) {
-        for mode in [Mode::PerPixel, Mode::MarianiSilver] {
+        for mode in Mode::ALL {
             let s = MandelbrotSettings {
                 mode,
                 overlay: false,
@@ -111,7 +107,7 @@ impl MandelbrotView {
             };
             match self.renderer.time_dwells(&s) {
                 Ok(stages) => {
-                    self.mode_ms[mode_index(mode)] =
+                    self.mode_ms[mode.index()] =
                         stages.iter().find(|t| t.name == "dwell").map(|t| t.ms)
                 }
                 Err(e) => self.error = Some(e.to_string()),
@@ -433,8 +429,10 @@ fn timings_ui(ui: &mut Ui, m: &mut MandelbrotView) {
     ui.separator();
     ui.strong("Dwell time by mode");
     let fmt = |v: Option<f64>| v.map_or("—".to_string(), |ms| format!("{ms:.3} ms"));
-    ui.monospace(format!("per-pixel       {}", fmt(m.mode_ms[0])));
-    ui.monospace(format!("Mariani–Silver  {}", fmt(m.mode_ms[1])));
+    for mode in Mode::ALL {
+        let label = mode.label();
+        ui.monospace(format!("{label:<16}{}", fmt(m.mode_ms[mode.index()])));
+    }
     if ui.button("Time both modes on this view").clicked() {
         m.compare_modes();
     }
@@ -452,8 +450,10 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
             .text("max dwell"),
     );
     ui.horizontal(|ui| {
-        ui.selectable_value(&mut s.mode, Mode::PerPixel, "per-pixel");
-        ui.selectable_value(&mut s.mode, Mode::MarianiSilver, "Mariani–Silver");
+        for mode in Mode::ALL {
+            ui.selectable_value(&mut s.mode, mode, mode.label())
+                .on_hover_text(mode.describe());
+        }
     });
     refinement_ui(ui, s);
     ui.horizontal(|ui| {

@@ -82,7 +82,7 @@ pub fn bench_deep(
     let runs = runs.max(1);
     let mut modes = Vec::new();
     let mut swept = serde_json::Value::Null;
-    for mode in [Mode::PerPixel, Mode::MarianiSilver] {
+    for mode in Mode::ALL {
         s.mode = mode;
         match time_renders(gl, &mut renderer, &mut s, runs) {
             Ok(t) => modes.push((mode, t)),
@@ -125,7 +125,7 @@ pub fn bench_deep(
     );
     let mut json = serde_json::Map::new();
     for (mode, (moving, kept, _)) in &modes {
-        let name = mode_name(*mode);
+        let name = mode.name();
         print(&format!("{name}, re-render, new orbit"), moving);
         print(&format!("{name}, re-render, orbit kept"), kept);
         json.insert(
@@ -250,11 +250,4 @@ fn deep_sweep(r: &mut MandelbrotRenderer) -> Result<serde_json::Value, CliError>
             .collect::<Vec<_>>(),
         "failed": failed,
     }))
-}
-
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::PerPixel => "per-pixel",
-        Mode::MarianiSilver => "mariani-silver",
-    }
 }

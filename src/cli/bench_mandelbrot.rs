@@ -315,7 +315,7 @@ fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<Valu
     };
     let interop = r.interop().map(|i| i.kind.to_string());
     let mut out = Vec::new();
-    for mode in [Mode::PerPixel, Mode::MarianiSilver] {
+    for mode in Mode::ALL {
         for smooth in [false, true] {
             for finish_each in [true, false] {
                 let mut s = p.settings(mode, None);

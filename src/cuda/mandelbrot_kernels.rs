@@ -233,16 +233,72 @@ impl MsRecordBuffer {
     }
 }
 
-/// Where the refinement's pixels come from: the suffixes of its kernels, in the order of
-/// `MandelbrotKernels::grid_lines` and `mariani_silver` (`one_grid` and `fused`: the first
-/// two).
-const MS_SOURCES: [&str; 4] = ["f32", "f64", "pt_dd", "pt_ext"];
+/// Where the dwells come from: the kernel variant, in the order of
+/// `MandelbrotKernels::grid_lines` and `mariani_silver` (`per_pixel`, `one_grid` and
+/// `fused` have the plain ones only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MsSource {
+    F32,
+    F64,
+    PerturbedDoubleDouble,
+    PerturbedExtended,
+}
 
-/// The index in `MS_SOURCES` of a deep view's perturbation path.
-fn perturbed_source(path: PerturbationPath) -> usize {
-    match path {
-        PerturbationPath::DoubleDouble => 2,
-        PerturbationPath::Extended => 3,
+impl MsSource {
+    /// Every variant, in the order of the kernel arrays.
+    pub const ALL: [MsSource; 4] = [
+        MsSource::F32,
+        MsSource::F64,
+        MsSource::PerturbedDoubleDouble,
+        MsSource::PerturbedExtended,
+    ];
+    /// The variants iterated directly in the plane (the first of [`MsSource::ALL`]).
+    pub const PLAIN: [MsSource; 2] = [MsSource::F32, MsSource::F64];
+
+    /// The suffix of the variant's kernels (`mandel_ms_f32`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MsSource::F32 => "f32",
+            MsSource::F64 => "f64",
+            MsSource::PerturbedDoubleDouble => "pt_dd",
+            MsSource::PerturbedExtended => "pt_ext",
+        }
+    }
+
+    /// One line on how the variant computes a dwell.
+    pub fn describe(self) -> &'static str {
+        match self {
+            MsSource::F32 => "f32 iteration in the plane",
+            MsSource::F64 => "f64 iteration in the plane",
+            MsSource::PerturbedDoubleDouble => "f64 perturbation of a double-double orbit",
+            MsSource::PerturbedExtended => "perturbation with a separate exponent",
+        }
+    }
+
+    /// The variant's place in [`MsSource::ALL`] (and in [`MsSource::PLAIN`] if plain).
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    fn is_plain(self) -> bool {
+        MsSource::PLAIN.contains(&self)
+    }
+
+    /// The plain variant of a resolved precision (f32, or f64 for anything else).
+    fn of_precision(used: Precision) -> Self {
+        if used == Precision::F64 {
+            MsSource::F64
+        } else {
+            MsSource::F32
+        }
+    }
+
+    /// The variant of a deep view's perturbation path.
+    fn of_path(path: PerturbationPath) -> Self {
+        match path {
+            PerturbationPath::DoubleDouble => MsSource::PerturbedDoubleDouble,
+            PerturbationPath::Extended => MsSource::PerturbedExtended,
+        }
     }
 }
 
@@ -374,9 +430,9 @@ const ONE_GRID_MIN_PIXELS: u64 = 3840 * 2160 + 1;
 /// Whether the one-pass refinement runs these arguments: plain dwells (f32 or f64), one
 /// level of MS_FUSED_CELL-pixel cells, every cell refined inside its block (no child grid,
 /// as the fault switch for child launches asks for).
-fn fused_applies(which: usize, args: &MsArgs) -> bool {
+fn fused_applies(source: MsSource, args: &MsArgs) -> bool {
     let cell = MS_FUSED_CELL as i32;
-    which < 2
+    source.is_plain()
         && args.levels == 1
         && args.size[0] == cell
         && args.launch_min_pixels > (cell - 1) * (cell - 1)
@@ -413,25 +469,28 @@ impl MandelbrotKernels {
                 },
             )
         })?;
-        let each = |name: &str, suffixes: &[&str]| -> Result<Vec<CudaFunction>, CudaError> {
-            suffixes
+        let each = |name: &str, sources: &[MsSource]| -> Result<Vec<CudaFunction>, CudaError> {
+            sources
                 .iter()
-                .map(|s| load_function(&module, &format!("{name}_{s}")))
+                .map(|s| load_function(&module, &format!("{name}_{}", s.name())))
                 .collect()
         };
         Ok(Self {
             per_pixel: array(
-                each("mandel_per_pixel", &MS_SOURCES[..2])?,
+                each("mandel_per_pixel", &MsSource::PLAIN)?,
                 "mandel_per_pixel",
             )?,
-            grid_lines: array(each("mandel_grid_lines", &MS_SOURCES)?, "mandel_grid_lines")?,
-            mariani_silver: array(each("mandel_ms", &MS_SOURCES)?, "mandel_ms")?,
+            grid_lines: array(
+                each("mandel_grid_lines", &MsSource::ALL)?,
+                "mandel_grid_lines",
+            )?,
+            mariani_silver: array(each("mandel_ms", &MsSource::ALL)?, "mandel_ms")?,
             one_grid: array(
-                each("mandel_ms_one_grid", &MS_SOURCES[..2])?,
+                each("mandel_ms_one_grid", &MsSource::PLAIN)?,
                 "mandel_ms_one_grid",
             )?,
             fused: array(
-                each("mandel_ms_fused", &MS_SOURCES[..2])?,
+                each("mandel_ms_fused", &MsSource::PLAIN)?,
                 "mandel_ms_fused",
             )?,
             colorize: [
@@ -467,12 +526,12 @@ impl MandelbrotKernels {
             .memset_zeros(&mut records.counters)
             .map_err(CudaError::driver("cuMemsetD32(counters)"))?;
         let used = view.resolve_precision(precision);
-        let which = usize::from(used == Precision::F64);
+        let source = MsSource::of_precision(used);
         let view_args = MandelViewArgs::of(view);
         match mode {
             Mode::PerPixel => {
                 let smooth_ptr = optional_ptr(targets.smooth.as_deref(), stream);
-                let mut b = stream.launch_builder(&self.per_pixel[which]);
+                let mut b = stream.launch_builder(&self.per_pixel[source.index()]);
                 b.arg(&mut *targets.dwells).arg(&smooth_ptr).arg(&view_args);
                 // SAFETY: matches mandel_per_pixel_*(int*, float*, MandelView); the buffers hold
                 // W·H values (checked above), the smooth pointer is 0 or such a buffer.
@@ -481,7 +540,7 @@ impl MandelbrotKernels {
             }
             Mode::MarianiSilver => {
                 let args = ms_args(stream, view, tuning, targets, records, record)?;
-                self.launch_ms(stream, which, &args, view, tuning, records)?;
+                self.launch_ms(stream, source, &args, view, tuning, records)?;
             }
         }
         Ok(used)
@@ -517,7 +576,7 @@ impl MandelbrotKernels {
         };
         let mut args = ms_args(stream, &view, tuning, targets, records, record)?;
         args.pt = orbit.kernel_args(stream, deep, 0)?;
-        let source = perturbed_source(orbit.path);
+        let source = MsSource::of_path(orbit.path);
         self.launch_ms(stream, source, &args, &view, tuning, records)
     }
 
@@ -527,7 +586,7 @@ impl MandelbrotKernels {
     fn launch_ms(
         &self,
         stream: &Arc<CudaStream>,
-        which: usize,
+        source: MsSource,
         args: &MsArgs,
         view: &View,
         tuning: &MsTuning,
@@ -538,18 +597,20 @@ impl MandelbrotKernels {
             height: view.height,
             s: tuning.init_size,
         };
-        if fused_applies(which, args) {
-            return self.launch_fused(stream, which, args, &lines, records);
+        if fused_applies(source, args) {
+            return self.launch_fused(stream, source, args, &lines, records);
         }
-        if which < 2 && u64::from(view.width) * u64::from(view.height) >= ONE_GRID_MIN_PIXELS {
+        if source.is_plain()
+            && u64::from(view.width) * u64::from(view.height) >= ONE_GRID_MIN_PIXELS
+        {
             // As ms_one_grid: as many whole units (a top row and a left column) as a block
             // has threads for, at least one.
             let units_per_tile = (MS_BLOCK / (2 * tuning.init_size - 1)).max(1);
-            let kernel = (&self.one_grid[which], "mandel_ms_one_grid");
+            let kernel = (&self.one_grid[source.index()], "mandel_ms_one_grid");
             return self.launch_tiles(stream, kernel, args, &lines, units_per_tile, records);
         }
         let line_blocks = blocks(lines.pixel_count() as u32, MS_LINES_BLOCK);
-        let mut b = stream.launch_builder(&self.grid_lines[which]);
+        let mut b = stream.launch_builder(&self.grid_lines[source.index()]);
         b.arg(args);
         // SAFETY: matches mandel_grid_lines_*(MsArgs); every pointer in `args` refers to a
         // live allocation of the documented size for the duration of the stream work.
@@ -565,7 +626,7 @@ impl MandelbrotKernels {
         if nx == 0 || ny == 0 {
             return Ok(());
         }
-        let mut b = stream.launch_builder(&self.mariani_silver[which]);
+        let mut b = stream.launch_builder(&self.mariani_silver[source.index()]);
         b.arg(args);
         // SAFETY: matches mandel_ms_*(MsArgs), one block per level-0 cell; pointers as above.
         unsafe {
@@ -584,12 +645,12 @@ impl MandelbrotKernels {
     fn launch_fused(
         &self,
         stream: &Arc<CudaStream>,
-        which: usize,
+        source: MsSource,
         args: &MsArgs,
         lines: &GridLines,
         records: &mut MsRecordBuffer,
     ) -> Result<(), CudaError> {
-        let kernel = (&self.fused[which], "mandel_ms_fused");
+        let kernel = (&self.fused[source.index()], "mandel_ms_fused");
         self.launch_tiles(stream, kernel, args, lines, MS_BLOCK / 32, records)
     }
 
@@ -726,6 +787,26 @@ impl MandelbrotKernels {
 
 #[cfg(test)]
 mod tests {
+    use super::MsSource;
+
+    #[test]
+    fn sources_are_listed_once_plain_ones_first() {
+        for (i, s) in MsSource::ALL.into_iter().enumerate() {
+            assert_eq!(s.index(), i);
+            assert_eq!(s.is_plain(), i < MsSource::PLAIN.len(), "{s:?}");
+            assert!(!s.describe().is_empty());
+            assert_eq!(
+                MsSource::ALL
+                    .iter()
+                    .filter(|t| t.name() == s.name())
+                    .count(),
+                1
+            );
+        }
+        assert_eq!(MsSource::of_precision(super::Precision::F32), MsSource::F32);
+        assert_eq!(MsSource::of_precision(super::Precision::F64), MsSource::F64);
+    }
+
     #[test]
     fn args_have_the_kernel_layout() {
         assert_eq!(std::mem::size_of::<super::MandelViewArgs>(), 40);

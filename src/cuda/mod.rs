@@ -33,7 +33,7 @@ pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};
 pub use external_semaphore::ExternalSemaphore;
 pub use kernel_set::{check_scratch, KernelSet};
 pub use mandelbrot_kernels::{
-    ColourOut, DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer,
+    ColourOut, DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer, MsSource,
 };
 #[cfg(test)]
 pub use modules::kernel_define;

@@ -85,6 +85,7 @@ fn compile_with_nvrtc(device: &CudaDevice, kernel: &KernelImage) -> Result<Ptx, 
     let arch = nvrtc_arch(device.info.compute_capability);
     let source = kernel
         .source
+        .replace("#include \"cudalens_constants.h\"", CONSTANTS_HEADER)
         .replace("#include \"common.cuh\"", COMMON_HEADER)
         .replace("#include \"perturbation.cuh\"", PERTURBATION_HEADER);
     let options = CompileOptions {

@@ -32,6 +32,11 @@ pub trait FilterDef: Sync + Send + std::panic::RefUnwindSafe {
     fn params(&self) -> &'static [ParamDef];
     /// Fills the parameters whose default is `Derived` (given only the other ones).
     fn derive(&self, _params: &mut Params) {}
+    /// Checks how the parameters relate, which their ranges cannot say (`black < white`);
+    /// the error names them (`black (200) must be below white (100)`).
+    fn check(&self, _params: &Params) -> Result<(), String> {
+        Ok(())
+    }
     /// Output size for a `width × height` input.
     fn output_size(&self, width: u32, height: u32) -> (u32, u32) {
         (width, height)
@@ -42,11 +47,6 @@ pub trait FilterDef: Sync + Send + std::panic::RefUnwindSafe {
     fn gpu_tolerance(&self) -> u8;
     /// The kernel files (`kernels/<module>.cu`) the CUDA launcher uses.
     fn kernel_modules(&self) -> &'static [&'static str];
-    /// Launch-layout constants mirrored from the kernels' `#define`s, as
-    /// `(kernel file, name, value)`; a test compares them with the sources.
-    fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
-        &[]
-    }
     /// Bytes of device scratch the launcher needs for a `width × height` input.
     fn scratch_bytes(&self, _width: u32, _height: u32, _params: &Params) -> usize {
         0

@@ -40,16 +40,23 @@ impl Filter {
     }
 
     /// Sets parameter `index` (clamped into its range, whole for integers) and re-derives the
-    /// derived ones unless `keep_derived`. For the UI's sliders.
+    /// derived ones unless `keep_derived`. For the UI's sliders: a value that breaks the
+    /// filter's [`FilterDef::check`] (black moved above white) is not taken.
     pub fn set_param(&mut self, index: usize, value: f32, keep_derived: bool) {
-        let def = &self.def.params()[index];
+        let Some(def) = self.def.params().get(index) else {
+            return;
+        };
         let mut v = value.clamp(def.slider_min(), def.max);
         if def.integer {
             v = v.round();
         }
+        let before = self.params;
         self.params.0[index] = v;
         if !keep_derived {
             self.rederive();
+        }
+        if self.def.check(&self.params).is_err() {
+            self.params = before;
         }
     }
 }
@@ -68,7 +75,17 @@ impl Filter {
                 });
             }
         }
-        Ok(())
+        self.check()
+    }
+
+    /// The filter's check of how its parameters relate.
+    fn check(&self) -> Result<(), FilterSpecError> {
+        self.def
+            .check(&self.params)
+            .map_err(|reason| FilterSpecError::Inconsistent {
+                filter: self.def.name(),
+                reason,
+            })
     }
 
     /// Recomputes the derived parameters from the others (the UI's "auto").
@@ -202,6 +219,8 @@ impl FromStr for Filter {
                 params.0[i] = full.0[i];
             }
         }
-        Ok(Self { def, params })
+        let filter = Self { def, params };
+        filter.check()?;
+        Ok(filter)
     }
 }

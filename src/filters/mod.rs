@@ -2,27 +2,21 @@
 //! parser, the UI's stack and sliders, `--help`, the benchmark, the CPU and CUDA backends
 //! and the tests all iterate this list; nothing else names an individual filter.
 //!
-//! Adding a filter: `kernels/<name>.cu`, `src/filters/<name>.rs` (descriptor, CPU reference
-//! and its unit tests, CUDA launcher), one line below, and its golden outputs
-//! (`CUDALENS_BLESS=1 cargo test --test golden`).
+//! Adding a filter: its folder `src/filters/<name>/` (descriptor and CUDA launcher in
+//! `mod.rs`, CPU reference and its unit tests in `cpu.rs`), its kernel
+//! `kernels/filters/<module>.cu`, one line in the `filters!` list below, and its golden
+//! outputs (`CUDALENS_BLESS=1 cargo test --test golden`).
 
-mod box_filter;
-mod convolution_mma;
+pub mod constants;
 mod def;
-mod equalize;
 mod filter;
 mod frame_copy;
-mod gaussian;
 mod gpu_stage;
 mod histogram;
-mod median;
 mod param;
-mod sobel;
 mod spec_error;
-mod transpose;
-mod unsharp;
 
-pub use box_filter::BOX_SMALL_MAX_RADIUS;
+pub use constants::BOX_SMALL_MAX_RADIUS;
 pub use def::{FilterDef, Golden};
 pub use filter::Filter;
 pub use frame_copy::launch_copy;
@@ -31,16 +25,26 @@ pub use histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 pub use param::{Default as ParamDefault, ParamDef, Params, MAX_PARAMS};
 pub use spec_error::FilterSpecError;
 
-/// Every filter, in the order the UI lists them.
-pub static FILTERS: &[&dyn FilterDef] = &[
-    &gaussian::Gaussian,
-    &box_filter::BoxFilter,
-    &sobel::Sobel,
-    &transpose::Transpose,
-    &median::Median,
-    &unsharp::Unsharp,
-    &equalize::Equalize,
-];
+/// Declares each filter's folder and lists its descriptor in [`FILTERS`], one line each.
+macro_rules! filters {
+    ($($module:ident::$descriptor:ident),* $(,)?) => {
+        $(mod $module;)*
+
+        /// Every filter, in the order the UI lists them.
+        pub static FILTERS: &[&dyn FilterDef] = &[$(&$module::$descriptor),*];
+    };
+}
+
+filters! {
+    gaussian::Gaussian,
+    box_filter::BoxFilter,
+    sobel::Sobel,
+    transpose::Transpose,
+    median::Median,
+    unsharp::Unsharp,
+    equalize::Equalize,
+    levels::Levels,
+}
 
 /// The filter called `name` (or one of its aliases).
 pub fn find(name: &str) -> Option<&'static dyn FilterDef> {

@@ -2,7 +2,7 @@
 //! parser, the sliders and `--help` all read these; nothing else repeats a limit.
 
 /// How many parameters a filter may have.
-pub const MAX_PARAMS: usize = 3;
+pub const MAX_PARAMS: usize = 5;
 
 /// Where a parameter's value comes from when the specification does not give it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -119,7 +119,8 @@ impl ParamDef {
     }
 }
 
-/// A filter's parameter values, in the order of its [`ParamDef`]s.
+/// A filter's parameter values, in the order of its [`ParamDef`]s. Filters read them
+/// through their typed parameters ([`typed_params!`]), never by position.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Params(pub [f32; MAX_PARAMS]);
 
@@ -133,3 +134,106 @@ impl Params {
         self.0[i] as u32
     }
 }
+
+/// The Rust type of a typed parameter: `f32` as parsed, `u32` for integer parameters.
+pub trait ParamValue: Copy {
+    fn from_value(value: f32) -> Self;
+    fn to_value(self) -> f32;
+}
+
+impl ParamValue for f32 {
+    fn from_value(value: f32) -> Self {
+        value
+    }
+
+    fn to_value(self) -> f32 {
+        self
+    }
+}
+
+impl ParamValue for u32 {
+    /// Integer parameters are validated whole and non-negative at parse time.
+    fn from_value(value: f32) -> Self {
+        value as u32
+    }
+
+    fn to_value(self) -> f32 {
+        self as f32
+    }
+}
+
+/// Whether `defs` are the parameters called `names`, in that order (evaluated at compile
+/// time by [`typed_params!`]).
+pub const fn names_are(defs: &[ParamDef], names: &[&str]) -> bool {
+    if defs.len() != names.len() || defs.len() > MAX_PARAMS {
+        return false;
+    }
+    let mut i = 0;
+    while i < defs.len() {
+        let (a, b) = (defs[i].name.as_bytes(), names[i].as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut j = 0;
+        while j < a.len() {
+            if a[j] != b[j] {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A filter's typed parameters: a struct whose fields are the parameters of a `ParamDef`
+/// list, by name and in order (checked when compiling), with `from_params` (the one place
+/// that reads [`Params`] by position) and `to_params` (for `FilterDef::derive`).
+///
+/// ```ignore
+/// typed_params! {
+///     /// σ and R.
+///     pub struct GaussianParams for PARAMS { sigma: f32, radius: u32 }
+/// }
+/// ```
+macro_rules! typed_params {
+    (
+        $(#[$attr:meta])*
+        pub struct $name:ident for $defs:expr => {
+            $($(#[$field_attr:meta])* $field:ident: $ty:ty),* $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub struct $name {
+            $($(#[$field_attr])* pub $field: $ty,)*
+        }
+
+        const _: () = assert!(
+            $crate::filters::param::names_are($defs, &[$(stringify!($field)),*]),
+            concat!("the fields of ", stringify!($name), " are not its parameters, in order")
+        );
+
+        impl $name {
+            /// The named values of a filter's validated parameters.
+            pub fn from_params(p: &$crate::filters::Params) -> Self {
+                let mut values = p.0.into_iter();
+                Self {
+                    $($field: $crate::filters::param::ParamValue::from_value(
+                        values.next().unwrap_or_default(),
+                    ),)*
+                }
+            }
+
+            /// These values as positional parameters.
+            #[allow(dead_code)]
+            pub fn to_params(self) -> $crate::filters::Params {
+                let mut p = $crate::filters::Params::default();
+                let values = [$($crate::filters::param::ParamValue::to_value(self.$field)),*];
+                p.0[..values.len()].copy_from_slice(&values);
+                p
+            }
+        }
+    };
+}
+pub(crate) use typed_params;

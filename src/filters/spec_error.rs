@@ -40,6 +40,11 @@ pub enum FilterSpecError {
         filter: &'static str,
         param: &'static str,
     },
+    #[error("filter '{filter}': {reason}")]
+    Inconsistent {
+        filter: &'static str,
+        reason: String,
+    },
     #[error("malformed parameter '{0}' (expected name=value)")]
     Malformed(String),
 }

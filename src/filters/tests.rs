@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::cuda::kernel_define;
+use constants::SHARED_CONSTANTS;
 
 fn parse(spec: &str) -> Filter {
     spec.parse()
@@ -31,16 +32,23 @@ fn every_kernel_module_is_embedded() {
 }
 
 #[test]
-fn tile_constants_match_the_kernel_sources() {
-    for d in FILTERS {
-        for &(file, name, value) in d.tile_constants() {
+fn kernels_take_the_shared_constants_from_the_generated_header() {
+    let generated = include_str!(concat!(env!("OUT_DIR"), "/cudalens_constants.h"));
+    assert_eq!(generated, constants::c_header());
+    for file in kernel_modules() {
+        for (name, _) in SHARED_CONSTANTS {
             assert_eq!(
                 kernel_define(file, name),
-                Some(value),
-                "{name} in kernels/{file}.cu"
+                None,
+                "{name} defined again in {file}"
             );
         }
     }
+    let header = constants::c_header();
+    assert!(
+        header.contains("#define CONV_ROWS_OUT_STRIDE 65\n"),
+        "{header}"
+    );
 }
 
 #[test]

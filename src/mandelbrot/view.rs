@@ -12,11 +12,48 @@ pub struct View {
     pub max_dwell: u32,
 }
 
-/// Per-pixel escape time, or Mariani–Silver refinement.
+/// Per-pixel escape time, or Mariani–Silver refinement. The UI, the CLI and the benchmarks
+/// iterate [`Mode::ALL`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Mode {
     PerPixel,
     MarianiSilver,
+}
+
+impl Mode {
+    /// Every mode, in the order the UI and the benchmarks list them.
+    pub const ALL: [Mode; 2] = [Mode::PerPixel, Mode::MarianiSilver];
+
+    /// The name on the command line and in saved settings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::PerPixel => "per-pixel",
+            Mode::MarianiSilver => "mariani-silver",
+        }
+    }
+
+    /// The name shown in the UI.
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::PerPixel => "per-pixel",
+            Mode::MarianiSilver => "Mariani–Silver",
+        }
+    }
+
+    /// One line on what the mode computes.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Mode::PerPixel => "the escape time of every pixel",
+            Mode::MarianiSilver => {
+                "Mariani–Silver: rectangles whose border has one dwell are filled, the rest split"
+            }
+        }
+    }
+
+    /// The mode's place in [`Mode::ALL`] (for per-mode arrays).
+    pub fn index(self) -> usize {
+        self as usize
+    }
 }
 
 /// Floating-point precision of the GPU iteration.
@@ -129,6 +166,18 @@ pub fn parse_center(text: &str) -> Result<(f64, f64), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn modes_are_listed_once_under_their_command_line_names() {
+        use clap::ValueEnum;
+        assert_eq!(Mode::ALL.len(), Mode::value_variants().len());
+        for (i, mode) in Mode::ALL.into_iter().enumerate() {
+            assert_eq!(mode.index(), i);
+            let value = mode.to_possible_value().expect("every mode is a value");
+            assert_eq!(mode.name(), value.get_name());
+            assert!(!mode.describe().is_empty() && !mode.label().is_empty());
+        }
+    }
 
     #[test]
     fn pixel_centres_follow_the_contract() {

@@ -1,7 +1,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include "sweep.h"
-#include "../../../kernels/box_filter.cu"
+#include "../../../kernels/filters/box_filter.cu"
 
 template <int T>
 __global__ void __launch_bounds__(T) box_v(cudaTextureObject_t s, cudaSurfaceObject_t d, int w, int h, int r, int strip, int segment)

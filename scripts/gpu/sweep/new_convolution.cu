@@ -1,7 +1,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include "sweep.h"
-#include "../../../kernels/convolution_mma.cu"
+#include "../../../kernels/filters/convolution_mma.cu"
 
 // Variant parameter: 1000 * (row pass tile height) + column pass tile height.
 typedef void (*RowsKernel)(cudaTextureObject_t, uint4*, int, int, int, int);

@@ -1,11 +1,11 @@
-// new_median.cu: the 5x5 median (kernels/median.cu's median5_strip, two columns a lane) in
+// new_median.cu: the 5x5 median (kernels/filters/median.cu's median5_strip, two columns a lane) in
 // other block and strip layouts. Earlier variants, measured in run 79 and dropped: one column
 // a lane (the layout before, 1.35x slower at 8K), and half-float pairs (HMNMX2), which issue
 // on the same ALU pipe as the 16-bit integer min/max.
 #include <cstdio>
 #include <cstdlib>
 #include "sweep.h"
-#include "../../../kernels/median.cu"
+#include "../../../kernels/filters/median.cu"
 
 template <int WARPS, int SEGMENT, int STEP>
 __global__ void __launch_bounds__(32 * WARPS) median5_v(cudaTextureObject_t s, cudaSurfaceObject_t d, int w, int h)

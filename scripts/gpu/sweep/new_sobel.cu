@@ -1,7 +1,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include "sweep.h"
-#include "../../../kernels/sobel.cu"
+#include "../../../kernels/filters/sobel.cu"
 
 template <int WARPS, int SEGMENT, int STEP>
 __global__ void __launch_bounds__(32 * WARPS) sobel_v(cudaTextureObject_t s, cudaSurfaceObject_t d, int w, int h, float scale)

@@ -1,7 +1,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include "sweep.h"
-#include "../../../kernels/transpose.cu"
+#include "../../../kernels/filters/transpose.cu"
 #include "../../../kernels/copy.cu"
 
 template <int BX, int BY, int ROWS>

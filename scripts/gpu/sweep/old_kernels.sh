@@ -8,7 +8,7 @@ set -euo pipefail
 base=$1 out=$2
 mkdir -p "$out/old"
 for f in common.cuh sobel.cu box_filter.cu convolution.cu histogram.cu transpose.cu; do
-    git show "$base:kernels/$f" >"$out/old/$f"
+    git show "$base:kernels/filters/$f" >"$out/old/$f" 2>/dev/null || git show "$base:kernels/$f" >"$out/old/$f"
 done
 cat >"$out/old_sobel.cu" <<'CU'
 #include <cstdio>

@@ -5,9 +5,9 @@
 //! values do not serialise on one counter); the sets are merged at the end.
 
 use super::super::{luma, Histogram, HISTOGRAM_BINS};
-use super::gaussian::to_u8;
 use super::rows::band_height;
 use super::simd::vectorized;
+use super::to_u8;
 use image::RgbaImage;
 use rayon::prelude::*;
 

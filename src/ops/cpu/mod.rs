@@ -1,23 +1,23 @@
-//! CPU reference implementations of the operation contract, parallel over rows (rayon).
+//! CPU references shared beyond one filter (the histogram, the equalisation table) and the
+//! helpers the filters' own references (`filters/<name>/cpu.rs`) are built from: row bands
+//! in parallel (rayon), the AVX2 dispatch, the rounding to 8 bits.
 //!
-//! Every later backend is tested against these functions; each file also checks itself
-//! against a plain, obviously correct version.
+//! Every backend is tested against the references; each file also checks itself against a
+//! plain, obviously correct version.
 
-mod box_filter;
 mod equalize;
-mod gaussian;
 mod histogram;
-mod rows;
-mod simd;
-mod sobel;
-mod transpose;
+pub mod rows;
+pub mod simd;
 
-pub use box_filter::box_filter;
 pub use equalize::equalize_lut;
-pub use gaussian::{gaussian, gaussian_plane, gaussian_weights, to_u8};
 pub use histogram::histogram;
-pub use sobel::sobel;
-pub use transpose::transpose;
+
+/// Rounds a filtered value to 8 bits: `clamp(round(v), 0, 255)`.
+#[inline(always)]
+pub fn to_u8(v: f32) -> u8 {
+    v.round().clamp(0.0, 255.0) as u8
+}
 
 #[cfg(test)]
 pub(crate) mod test_images {

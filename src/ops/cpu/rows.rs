@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 /// Rows per band for a kernel whose band start costs about `overhead` extra rows (a
 /// filter's apron): two bands per thread, or one when the apron would dominate.
-pub(super) fn band_height(height: usize, overhead: usize) -> usize {
+pub fn band_height(height: usize, overhead: usize) -> usize {
     let threads = rayon::current_num_threads().max(1);
     let two_per_thread = height.div_ceil(2 * threads);
     let one_per_thread = height.div_ceil(threads);
@@ -16,7 +16,7 @@ pub(super) fn band_height(height: usize, overhead: usize) -> usize {
 
 /// A `width × height` RGBA8 image whose bands of `band` rows are written in parallel by
 /// `fill(first_row, band_bytes)`; `fill` must write every byte of its band.
-pub(super) fn rgba_by_bands<F>(width: u32, height: u32, band: usize, fill: F) -> RgbaImage
+pub fn rgba_by_bands<F>(width: u32, height: u32, band: usize, fill: F) -> RgbaImage
 where
     F: Fn(usize, &mut [u8]) + Sync,
 {
@@ -32,13 +32,13 @@ where
 
 /// Clamp-to-edge index of `i` in `0..len`.
 #[inline]
-pub(super) fn clamp_index(i: isize, len: usize) -> usize {
+pub fn clamp_index(i: isize, len: usize) -> usize {
     i.clamp(0, len as isize - 1) as usize
 }
 
 /// Row `y` (clamped to the image) of a tightly packed buffer of `row_len`-element rows.
 #[inline(always)]
-pub(super) fn clamped_row<T>(data: &[T], row_len: usize, rows: usize, y: isize) -> &[T] {
+pub fn clamped_row<T>(data: &[T], row_len: usize, rows: usize, y: isize) -> &[T] {
     let start = clamp_index(y, rows) * row_len;
     &data[start..start + row_len]
 }

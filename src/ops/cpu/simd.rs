@@ -8,7 +8,7 @@
 /// `kernel` and the helpers it calls should be `#[inline(always)]` so that they are
 /// compiled inside the AVX2 function.
 #[inline(always)]
-pub(super) fn vectorized<R>(kernel: impl FnOnce() -> R) -> R {
+pub fn vectorized<R>(kernel: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {

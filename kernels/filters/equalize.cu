@@ -14,11 +14,8 @@
 // Launch: equalize_lut <<<3, EQUALIZE_BINS>>>; equalize_apply EQUALIZE_BLOCK_X x
 // EQUALIZE_BLOCK_Y threads, grid (ceil(W / BLOCK_X), ceil(H / (BLOCK_Y * ROWS))).
 #include "common.cuh"
+#include "cudalens_constants.h"
 
-#define EQUALIZE_BLOCK_X 32
-#define EQUALIZE_BLOCK_Y 8
-#define EQUALIZE_ROWS 4
-#define EQUALIZE_BINS 256
 #define EQUALIZE_LUT_OFFSET (4 * EQUALIZE_BINS * 4)
 
 extern "C" __global__ void __launch_bounds__(EQUALIZE_BINS)

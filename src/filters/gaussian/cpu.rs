@@ -8,8 +8,9 @@
 //! `SUB_BAND + 2R` rows, tile by tile of `TILE` floats accumulated in registers, and the
 //! column pass reads that ring in column tiles small enough to stay in L1.
 
-use super::rows::{band_height, clamp_index, rgba_by_bands};
-use super::simd::vectorized;
+use crate::ops::cpu::rows::{band_height, clamp_index, rgba_by_bands};
+use crate::ops::cpu::simd::vectorized;
+use crate::ops::cpu::to_u8;
 use image::RgbaImage;
 
 /// Floats per register tile: 16 RGB pixels (six AVX2 registers of accumulators).
@@ -27,12 +28,6 @@ pub fn gaussian_weights(sigma: f32, radius: u32) -> Vec<f32> {
         .collect();
     let total: f64 = raw.iter().sum();
     raw.iter().map(|w| (w / total) as f32).collect()
-}
-
-/// Rounds a filtered value to 8 bits: `clamp(round(v), 0, 255)`.
-#[inline(always)]
-pub fn to_u8(v: f32) -> u8 {
-    v.round().clamp(0.0, 255.0) as u8
 }
 
 /// `Σ_k weights[k] · tap(k)[t]` for t < TILE, k ascending, starting from 0.0.
@@ -192,7 +187,7 @@ pub fn gaussian_plane(image: &RgbaImage, sigma: f32, radius: u32) -> Vec<[f32; 3
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_images::{at, random, SIZES};
+    use crate::ops::cpu::test_images::{at, random, SIZES};
     use super::*;
 
     /// Direct 2-D convolution with the outer product of the weights, in f64.

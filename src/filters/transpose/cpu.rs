@@ -4,7 +4,7 @@
 //! one cache line of `BLOCK` pixels from every input row and appending one pixel to each of
 //! its `BLOCK` output rows, so every line is read and written once.
 
-use super::rows::rgba_by_bands;
+use crate::ops::cpu::rows::rgba_by_bands;
 use image::RgbaImage;
 
 /// Pixels per block side: 16 RGBA8 pixels are one 64-byte cache line.
@@ -36,7 +36,7 @@ pub fn transpose(image: &RgbaImage) -> RgbaImage {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_images::{random, SIZES};
+    use crate::ops::cpu::test_images::{random, SIZES};
     use super::*;
 
     #[test]

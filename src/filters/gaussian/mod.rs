@@ -1,35 +1,29 @@
 //! `gaussian:sigma=S[,radius=R]`: separable Gaussian with normalised weights
 //! `exp(-x²/2σ²)`, `|x| ≤ R` (R defaults to ⌈3σ⌉), per RGB channel, alpha kept. CPU
-//! reference in `ops/cpu/gaussian.rs`. Kernels, weights in constant memory: up to
-//! `CONV_FUSED_MAX_RADIUS` one fused f32 pass per tile (`kernels/convolution.cu`: rows and
+//! reference in `cpu.rs`. Kernels, weights in constant memory: up to
+//! `CONV_FUSED_MAX_RADIUS` one fused f32 pass per tile (`kernels/filters/convolution.cu`: rows and
 //! columns through shared memory); above it a row pass and a column pass on the tensor cores
-//! through a linear scratch plane (`kernels/convolution_mma.cu`, launched by
-//! `convolution_mma.rs`). The f32 row pass into a `float4` scratch plane (`conv_rows`,
+//! through a linear scratch plane (`kernels/filters/convolution_mma.cu`, launched by
+//! `mma.rs`). The f32 row pass into a `float4` scratch plane (`conv_rows`,
 //! [`row_pass`]) serves `unsharp`. NPP peer: `nppiFilterGaussAdvancedBorder_8u_C4R` with
 //! the same weights.
 
-use super::convolution_mma::{
-    self, CONV_MMA_BLOCK, CONV_MMA_COLS_TW, CONV_MMA_MAX_RADIUS, CONV_MMA_ROWS_TW,
+mod cpu;
+mod mma;
+
+pub use cpu::{gaussian_plane, gaussian_weights};
+use super::constants::{
+    CONV_BLOCK, CONV_FUSED_MAX_RADIUS, CONV_MAX_RADIUS, CONV_ROWS_OUT_STRIDE, CONV_RUN,
+    CONV_TILE_W,
 };
+use super::param::typed_params;
 use super::param::Default::{Derived, Required};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, tile_height, CudaError};
 use crate::npp::{peers, Npp, NppError, Peer};
-use crate::ops::cpu::gaussian_weights;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
-pub const CONV_MAX_RADIUS: u32 = 96;
-/// Largest radius of the fused f32 pass; above it the tensor cores. The fused pass costs
-/// about 0.027 ms more per tap at 8K on the H200 (0.40 ms at 13 taps, 0.72 at 25), the
-/// tensor-core passes 0.60–0.62 ms up to 3 steps (kernel sweep, device run 61): they cross
-/// near 19 taps.
-pub const CONV_FUSED_MAX_RADIUS: u32 = 9;
-pub const CONV_BLOCK: u32 = 256;
-pub const CONV_TILE_W: u32 = 64;
-pub const CONV_RUN: u32 = 8;
-/// Row stride (floats) of `conv_rows`' output staging (mirrors the kernel).
-pub const CONV_ROWS_OUT_STRIDE: u32 = CONV_TILE_W + 1;
 /// Rows per block of the row pass (one per lane).
 const CONV_ROWS_PER_BLOCK: u32 = 32;
 /// σ range.
@@ -49,6 +43,11 @@ pub const SIGMA: ParamDef =
 pub const RADIUS: ParamDef = ParamDef::int("radius", 1, CONV_MAX_RADIUS, Derived).aliases(&["r"]);
 
 const PARAMS: &[ParamDef] = &[SIGMA, RADIUS];
+
+typed_params! {
+    /// The Gaussian's σ and radius.
+    pub struct GaussianParams for PARAMS => { sigma: f32, radius: u32 }
+}
 
 /// `⌈3σ⌉`, at least 1 and at most [`CONV_MAX_RADIUS`].
 pub fn default_radius(sigma: f32) -> u32 {
@@ -189,11 +188,14 @@ impl FilterDef for Gaussian {
     }
 
     fn derive(&self, p: &mut Params) {
-        p.0[1] = default_radius(p.get(0)) as f32;
+        let mut g = GaussianParams::from_params(p);
+        g.radius = default_radius(g.sigma);
+        *p = g.to_params();
     }
 
     fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
-        crate::ops::cpu::gaussian(image, p.get(0), p.int(1))
+        let g = GaussianParams::from_params(p);
+        cpu::gaussian(image, g.sigma, g.radius)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -204,46 +206,23 @@ impl FilterDef for Gaussian {
         &["convolution", "convolution_mma"]
     }
 
-    fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
-        &[
-            ("convolution", "CONV_MAX_RADIUS", CONV_MAX_RADIUS),
-            (
-                "convolution",
-                "CONV_FUSED_MAX_RADIUS",
-                CONV_FUSED_MAX_RADIUS,
-            ),
-            ("convolution", "CONV_BLOCK", CONV_BLOCK),
-            ("convolution", "CONV_TILE_W", CONV_TILE_W),
-            ("convolution", "CONV_RUN", CONV_RUN),
-            ("convolution", "CONV_ROWS_OUT_STRIDE", CONV_ROWS_OUT_STRIDE),
-            (
-                "convolution_mma",
-                "CONV_MMA_MAX_RADIUS",
-                CONV_MMA_MAX_RADIUS,
-            ),
-            ("convolution_mma", "CONV_MMA_BLOCK", CONV_MMA_BLOCK),
-            ("convolution_mma", "CONV_MMA_ROWS_TW", CONV_MMA_ROWS_TW),
-            ("convolution_mma", "CONV_MMA_COLS_TW", CONV_MMA_COLS_TW),
-        ]
-    }
-
     fn scratch_bytes(&self, width: u32, height: u32, p: &Params) -> usize {
-        if p.int(1) <= CONV_FUSED_MAX_RADIUS {
+        if GaussianParams::from_params(p).radius <= CONV_FUSED_MAX_RADIUS {
             0
         } else {
-            convolution_mma::scratch_bytes(width, height)
+            mma::scratch_bytes(width, height)
         }
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
-        let radius = p.int(1);
-        let weights = gaussian_weights(p.get(0), radius);
+        let GaussianParams { sigma, radius } = GaussianParams::from_params(p);
+        let weights = gaussian_weights(sigma, radius);
         if radius <= CONV_FUSED_MAX_RADIUS {
             upload_weights(stage, "convolution", &weights)?;
             fused_pass(stage, radius, None)
         } else {
             upload_weights(stage, "convolution_mma", &weights)?;
-            convolution_mma::launch(stage, radius)
+            mma::launch(stage, radius)
         }
     }
 

@@ -11,10 +11,9 @@
 // Launch: UNSHARP_BLOCK_X x UNSHARP_BLOCK_Y threads, one output pixel each. Radii up to
 // CONV_FUSED_MAX_RADIUS take convolution.cu's unsharp_fused instead (one pass, no scratch).
 #include "common.cuh"
+#include "cudalens_constants.h"
 
-#define UNSHARP_BLOCK_X 32
-#define UNSHARP_BLOCK_Y 8
-#define UNSHARP_MAX_TAPS (2 * 96 + 1)
+#define UNSHARP_MAX_TAPS (2 * CONV_MAX_RADIUS + 1)
 
 __constant__ float c_weights[UNSHARP_MAX_TAPS];
 

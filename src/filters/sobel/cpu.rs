@@ -4,10 +4,10 @@
 //! into padded f32 rows (edge values repeated), then the magnitude row by row in
 //! whole-row loops with the operator's terms summed in a fixed order.
 
-use super::super::luma;
-use super::gaussian::to_u8;
-use super::rows::{band_height, clamped_row, rgba_by_bands};
-use super::simd::vectorized;
+use crate::ops::luma;
+use crate::ops::cpu::to_u8;
+use crate::ops::cpu::rows::{band_height, clamped_row, rgba_by_bands};
+use crate::ops::cpu::simd::vectorized;
 use image::RgbaImage;
 
 /// Luma of an RGBA row into `out` (`width + 2` values: the edges repeated on each side).
@@ -76,7 +76,7 @@ pub fn sobel(image: &RgbaImage, scale: f32) -> RgbaImage {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_images::{at, random, SIZES};
+    use crate::ops::cpu::test_images::{at, random, SIZES};
     use super::*;
 
     fn naive(img: &RgbaImage, scale: f32) -> RgbaImage {

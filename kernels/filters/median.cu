@@ -43,17 +43,7 @@
 // block = (32, MEDIAN5_WARPS), grid = (ceil(W / (MEDIAN5_OUT * MEDIAN5_WARPS)),
 // ceil(H / MEDIAN5_SEGMENT)).
 #include "common.cuh"
-
-#define MEDIAN_BLOCK 16
-#define MEDIAN_MAX_RADIUS 7
-#define MEDIAN3_WARPS 4
-#define MEDIAN3_SEGMENT 16
-#define MEDIAN3_STEP 4
-#define MEDIAN3_OUT 30
-#define MEDIAN5_WARPS 4
-#define MEDIAN5_SEGMENT 16
-#define MEDIAN5_STEP 4
-#define MEDIAN5_OUT 60
+#include "cudalens_constants.h"
 
 __device__ __forceinline__ unsigned int pack(uchar4 p)
 {

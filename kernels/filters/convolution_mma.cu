@@ -35,11 +35,8 @@
 // Shared rows are TW + 8 (or TW + 16(J - 1) + 8) halves apart, an odd multiple of 16 bytes,
 // so the eight rows of every ldmatrix phase fall in eight different bank groups.
 #include "common.cuh"
+#include "cudalens_constants.h"
 
-#define CONV_MMA_MAX_RADIUS 96
-#define CONV_MMA_BLOCK 256
-#define CONV_MMA_ROWS_TW 128
-#define CONV_MMA_COLS_TW 32
 #define CONV_MMA_SCALE 16384.0f
 
 __constant__ float c_weights[2 * CONV_MMA_MAX_RADIUS + 1];

@@ -9,9 +9,7 @@
 // grid = (ceil(W / TILE), ceil(H / TILE)) in input coordinates.
 
 #include "common.cuh"
-
-#define TRANSPOSE_TILE 32
-#define TRANSPOSE_ROWS 8
+#include "cudalens_constants.h"
 
 template <int TILE, int ROWS>
 __device__ __forceinline__ void transpose_tile(cudaTextureObject_t src, cudaSurfaceObject_t dst,

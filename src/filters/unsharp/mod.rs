@@ -2,45 +2,35 @@
 //! `out = clamp(round(v + A·(v − g)), 0, 255)` where `g` is the Gaussian of the `gaussian`
 //! contract (same σ and R, before rounding); alpha kept; within 1 on the GPU.
 //!
-//! CPU reference: `ops::cpu::gaussian_plane`, then the formula. GPU: up to
+//! CPU reference (`cpu.rs`): the Gaussian's `gaussian_plane`, then the formula. GPU: up to
 //! `CONV_FUSED_MAX_RADIUS` the Gaussian's fused pass finishing into the formula
-//! (`unsharp_fused` in `kernels/convolution.cu`, no scratch); above it the Gaussian row pass
-//! of `kernels/convolution.cu` into the scratch plane, then `kernels/unsharp.cu`, a column
-//! pass that applies the formula instead of storing the blur.
+//! (`unsharp_fused` in `kernels/filters/convolution.cu`, no scratch); above it the Gaussian
+//! row pass of `kernels/filters/convolution.cu` into the scratch plane, then
+//! `kernels/filters/unsharp.cu`, a column pass that applies the formula instead of storing
+//! the blur.
 
+mod cpu;
+
+use super::constants::{CONV_FUSED_MAX_RADIUS, UNSHARP_BLOCK_X, UNSHARP_BLOCK_Y};
 use super::gaussian::{
-    default_radius, fused_pass, row_pass, upload_weights, CONV_FUSED_MAX_RADIUS, RADIUS,
+    default_radius, fused_pass, gaussian_weights, row_pass, upload_weights, RADIUS,
     SCRATCH_PER_PIXEL, SIGMA,
 };
+use super::param::typed_params;
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
 use crate::npp::{peers, Npp, NppError, Peer};
-use crate::ops::cpu::{gaussian_plane, gaussian_weights, to_u8};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
-use rayon::prelude::*;
-
-pub const UNSHARP_BLOCK_X: u32 = 32;
-pub const UNSHARP_BLOCK_Y: u32 = 8;
 
 pub struct Unsharp;
 
 const PARAMS: &[ParamDef] = &[SIGMA, ParamDef::real("amount", 0.0, 10.0, Required), RADIUS];
 
-/// The unsharp mask of the contract.
-pub fn unsharp(image: &RgbaImage, sigma: f32, amount: f32, radius: u32) -> RgbaImage {
-    let blurred = gaussian_plane(image, sigma, radius);
-    let mut out = image.clone();
-    out.par_chunks_mut(4)
-        .zip(blurred.par_iter())
-        .for_each(|(p, g)| {
-            for c in 0..3 {
-                let v = f32::from(p[c]);
-                p[c] = to_u8(v + amount * (v - g[c]));
-            }
-        });
-    out
+typed_params! {
+    /// The Gaussian's σ and radius, and the amount of the difference added.
+    pub struct UnsharpParams for PARAMS => { sigma: f32, amount: f32, radius: u32 }
 }
 
 impl FilterDef for Unsharp {
@@ -61,11 +51,14 @@ impl FilterDef for Unsharp {
     }
 
     fn derive(&self, p: &mut Params) {
-        p.0[2] = default_radius(p.get(0)) as f32;
+        let mut u = UnsharpParams::from_params(p);
+        u.radius = default_radius(u.sigma);
+        *p = u.to_params();
     }
 
     fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
-        unsharp(image, p.get(0), p.get(1), p.int(2))
+        let u = UnsharpParams::from_params(p);
+        cpu::unsharp(image, u.sigma, u.amount, u.radius)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -76,22 +69,19 @@ impl FilterDef for Unsharp {
         &["convolution", "unsharp"]
     }
 
-    fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
-        &[
-            ("unsharp", "UNSHARP_BLOCK_X", UNSHARP_BLOCK_X),
-            ("unsharp", "UNSHARP_BLOCK_Y", UNSHARP_BLOCK_Y),
-        ]
-    }
-
     fn scratch_bytes(&self, width: u32, height: u32, p: &Params) -> usize {
-        if p.int(2) <= CONV_FUSED_MAX_RADIUS {
+        if UnsharpParams::from_params(p).radius <= CONV_FUSED_MAX_RADIUS {
             return 0; // one fused pass, no row plane
         }
         width as usize * height as usize * SCRATCH_PER_PIXEL
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
-        let (sigma, amount, radius) = (p.get(0), p.get(1), p.int(2));
+        let UnsharpParams {
+            sigma,
+            amount,
+            radius,
+        } = UnsharpParams::from_params(p);
         let weights = gaussian_weights(sigma, radius);
         upload_weights(stage, "convolution", &weights)?;
         if radius <= CONV_FUSED_MAX_RADIUS {
@@ -146,33 +136,5 @@ impl FilterDef for Unsharp {
             specs: &["unsharp:sigma=2,amount=1.5"],
             file: "astronaut-unsharp.png",
         }]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ops::random_image;
-
-    #[test]
-    fn amount_zero_is_the_identity_and_alpha_is_kept() {
-        let img = random_image(33, 20, 5);
-        assert_eq!(unsharp(&img, 2.0, 0.0, 6), img);
-    }
-
-    #[test]
-    fn follows_the_formula_on_every_channel() {
-        let img = random_image(17, 9, 6);
-        let (sigma, amount, radius) = (1.5, 2.5, 4);
-        let g = gaussian_plane(&img, sigma, radius);
-        let out = unsharp(&img, sigma, amount, radius);
-        for (i, ((p, q), g)) in img.pixels().zip(out.pixels()).zip(&g).enumerate() {
-            for (c, &blur) in g.iter().enumerate() {
-                let v = f64::from(p.0[c]);
-                let want = (v + f64::from(amount) * (v - f64::from(blur))).clamp(0.0, 255.0);
-                assert!((f64::from(q.0[c]) - want).abs() <= 0.5 + 1e-3, "pixel {i}");
-            }
-            assert_eq!(p.0[3], q.0[3]);
-        }
     }
 }

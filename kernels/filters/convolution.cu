@@ -27,14 +27,8 @@
 // W), for unsharp.cu to finish. The Gaussian's radii above CONV_FUSED_MAX_RADIUS run on the
 // tensor cores (convolution_mma.cu), where the multiply-adds cost more than the extra pass.
 #include "common.cuh"
-
-#define CONV_MAX_RADIUS 96
-#define CONV_FUSED_MAX_RADIUS 9
-#define CONV_BLOCK 256
-#define CONV_TILE_W 64
-#define CONV_RUN 8
-// Row stride (floats) of conv_rows' output staging: CONV_TILE_W + 1, odd.
-#define CONV_ROWS_OUT_STRIDE 65
+// CONV_ROWS_OUT_STRIDE: row stride (floats) of conv_rows' output staging, CONV_TILE_W + 1, odd.
+#include "cudalens_constants.h"
 
 __constant__ float c_weights[2 * CONV_MAX_RADIUS + 1];
 

@@ -1,23 +1,19 @@
-//! The Gaussian's two passes on the tensor cores (`kernels/convolution_mma.cu`): a row pass
+//! The Gaussian's two passes on the tensor cores (`kernels/filters/convolution_mma.cu`): a row pass
 //! from the input texture into a linear scratch plane and a column pass from it to the
 //! output surface, each a product with the banded matrix of the weights (f16 in, f32
 //! accumulated; weights and intermediate values split into high and low f16 parts, so the
 //! results are as close to the f32 reference as f32 arithmetic).
 
-use super::GpuStage;
+use crate::filters::constants::{
+    CONV_MMA_BLOCK, CONV_MMA_COLS_TW, CONV_MMA_MAX_RADIUS, CONV_MMA_ROWS_TW,
+};
+use crate::filters::GpuStage;
 use crate::cuda::{blocks, check_scratch, tile_height, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 
-/// Largest radius the kernels are built for (their `c_weights` holds 2R + 1 taps).
-pub const CONV_MMA_MAX_RADIUS: u32 = 96;
-pub const CONV_MMA_BLOCK: u32 = 256;
-/// Output columns of a row pass tile.
-pub const CONV_MMA_ROWS_TW: u32 = 128;
-/// Columns of a column pass tile.
-pub const CONV_MMA_COLS_TW: u32 = 32;
 /// Tile heights (rows of the row pass, output rows of the column pass) where shared memory
 /// allows, halved down to 16 where it does not: the fastest in the kernel sweep on the H200
-/// (device runs 60–61, 4K and 8K, σ = 2, 4, 16, 32; docs/gpu-runs.md): rows of 64; columns
+/// (4K and 8K, σ = 2, 4, 16, 32; docs/gpu-runs.md): rows of 64; columns
 /// of 128 up to 7 steps (σ ≤ 16), 256 above, where the 16(J − 1) rows of halo weigh more.
 const ROWS_TH: u32 = 64;
 const COLS_TH_FEW_STEPS: u32 = 128;

@@ -1,15 +1,15 @@
 //! `transpose`: `out(x, y) = in(y, x)`; the output is H×W and alpha moves with its pixel.
-//! CPU reference in `ops/cpu/transpose.rs`; kernel `kernels/transpose.cu` (padded tile);
+//! CPU reference in `cpu.rs`; kernel `kernels/filters/transpose.cu` (padded tile);
 //! NPP peer: `nppiTranspose_8u_C4R`.
 
+mod cpu;
+
+use super::constants::{TRANSPOSE_ROWS, TRANSPOSE_TILE};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
 use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
-
-pub const TRANSPOSE_TILE: u32 = 32;
-pub const TRANSPOSE_ROWS: u32 = 8;
 
 pub struct Transpose;
 
@@ -35,7 +35,7 @@ impl FilterDef for Transpose {
     }
 
     fn cpu(&self, image: &RgbaImage, _: &Params) -> RgbaImage {
-        crate::ops::cpu::transpose(image)
+        cpu::transpose(image)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -44,13 +44,6 @@ impl FilterDef for Transpose {
 
     fn kernel_modules(&self) -> &'static [&'static str] {
         &["transpose"]
-    }
-
-    fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
-        &[
-            ("transpose", "TRANSPOSE_TILE", TRANSPOSE_TILE),
-            ("transpose", "TRANSPOSE_ROWS", TRANSPOSE_ROWS),
-        ]
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, _: &Params) -> Result<(), CudaError> {

@@ -17,11 +17,7 @@
 // byte permute to pack the output. A block is SOBEL_WARPS warps side by side.
 // block = (32, SOBEL_WARPS), grid = (ceil(W / (SOBEL_OUT * SOBEL_WARPS)), ceil(H / SOBEL_SEGMENT)).
 #include "common.cuh"
-
-#define SOBEL_WARPS 4
-#define SOBEL_SEGMENT 16
-#define SOBEL_STEP 4
-#define SOBEL_OUT 30
+#include "cudalens_constants.h"
 
 // The lumas of one row around a lane's column: left, centre, right.
 struct LumaRow {

@@ -1,15 +1,21 @@
 //! `median:radius=R` (1 ≤ R ≤ 7): per R, G and B channel the median of the `(2R+1)²`
 //! window, clamp-to-edge borders, alpha kept; exact on the GPU.
 //!
-//! CPU reference: Huang's sliding histogram along each row (rows in parallel), the median
-//! tracked by a pointer that moves with the window. Kernel `kernels/median.cu`: for radius 1
-//! `median3`, warps sliding down strips (Sobel's layout), each lane sorting its column of
-//! three and taking its neighbours' by shuffle, two channels per 16-bit SIMD compare; for
+//! CPU reference (here): Huang's sliding histogram along each row (rows in parallel), the
+//! median tracked by a pointer that moves with the window. Kernel
+//! `kernels/filters/median.cu`: for radius 1 `median3`, warps sliding down strips (Sobel's
+//! layout), each lane sorting its column of three and taking its neighbours' by shuffle,
+//! two channels per 16-bit SIMD compare; for
 //! radius 2 `median5`, warps of lanes that each own two adjacent columns (one channel of
 //! both in a word's 16-bit halves) and run a pruned merging network over sorted columns
 //! (checked on every 0-1 input by `scripts/median5_network.py`); for larger radii `median`,
 //! a shared tile with apron, then a bitwise radix select over the three channels at once.
 
+use super::constants::{
+    MEDIAN3_OUT, MEDIAN3_SEGMENT, MEDIAN3_WARPS, MEDIAN5_OUT, MEDIAN5_SEGMENT, MEDIAN5_WARPS,
+    MEDIAN_BLOCK, MEDIAN_MAX_RADIUS,
+};
+use super::param::typed_params;
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
@@ -18,24 +24,15 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 use rayon::prelude::*;
 
-pub const MEDIAN_BLOCK: u32 = 16;
-pub const MEDIAN_MAX_RADIUS: u32 = 7;
-pub const MEDIAN3_WARPS: u32 = 4;
-pub const MEDIAN3_SEGMENT: u32 = 16;
-pub const MEDIAN3_STEP: u32 = 4;
-/// Output columns of a `median3` warp: 32 lanes less one apron lane at each side.
-pub const MEDIAN3_OUT: u32 = 30;
-pub const MEDIAN5_WARPS: u32 = 4;
-pub const MEDIAN5_SEGMENT: u32 = 16;
-pub const MEDIAN5_STEP: u32 = 4;
-/// Output columns of a `median5` warp: 30 lanes of two columns each (lanes 0 and 31 are
-/// the apron).
-pub const MEDIAN5_OUT: u32 = 60;
-
 pub struct Median;
 
 const PARAMS: &[ParamDef] =
     &[ParamDef::int("radius", 1, MEDIAN_MAX_RADIUS, Required).aliases(&["r"])];
+
+typed_params! {
+    /// The window's radius.
+    pub struct MedianParams for PARAMS => { radius: u32 }
+}
 
 /// A 256-bin histogram of one channel over the window with the running median: `median`
 /// is the smallest value with more than `rank` window values at or below it, `below` the
@@ -145,7 +142,7 @@ impl FilterDef for Median {
     }
 
     fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
-        median(image, p.int(0))
+        median(image, MedianParams::from_params(p).radius)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -156,23 +153,9 @@ impl FilterDef for Median {
         &["median"]
     }
 
-    fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
-        &[
-            ("median", "MEDIAN_BLOCK", MEDIAN_BLOCK),
-            ("median", "MEDIAN_MAX_RADIUS", MEDIAN_MAX_RADIUS),
-            ("median", "MEDIAN3_WARPS", MEDIAN3_WARPS),
-            ("median", "MEDIAN3_SEGMENT", MEDIAN3_SEGMENT),
-            ("median", "MEDIAN3_STEP", MEDIAN3_STEP),
-            ("median", "MEDIAN3_OUT", MEDIAN3_OUT),
-            ("median", "MEDIAN5_WARPS", MEDIAN5_WARPS),
-            ("median", "MEDIAN5_SEGMENT", MEDIAN5_SEGMENT),
-            ("median", "MEDIAN5_STEP", MEDIAN5_STEP),
-            ("median", "MEDIAN5_OUT", MEDIAN5_OUT),
-        ]
-    }
-
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
-        let (w, h, radius) = (stage.width, stage.height, p.int(0));
+        let (w, h) = (stage.width, stage.height);
+        let radius = MedianParams::from_params(p).radius;
         let strip = match radius {
             1 => Some(("median3", MEDIAN3_OUT, MEDIAN3_WARPS, MEDIAN3_SEGMENT)),
             2 => Some(("median5", MEDIAN5_OUT, MEDIAN5_WARPS, MEDIAN5_SEGMENT)),
@@ -198,7 +181,7 @@ impl FilterDef for Median {
         let (wi, hi, r) = (w as i32, h as i32, radius as i32);
         let mut b = stage.stream.launch_builder(&f);
         b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&r);
-        // SAFETY: matches `median(tex, surf, int, int, int)` in kernels/median.cu; the
+        // SAFETY: matches `median(tex, surf, int, int, int)` in kernels/filters/median.cu; the
         // dynamic shared memory holds the (16 + 2R)² tile; the output is w × h.
         unsafe { b.launch(cfg) }
             .map(|_| ())
@@ -246,8 +229,8 @@ fn launch_strip(
     let (wi, hi) = (w as i32, h as i32);
     let mut b = stage.stream.launch_builder(&f);
     b.arg(&s).arg(&d).arg(&wi).arg(&hi);
-    // SAFETY: matches `median3` and `median5(tex, surf, int, int)` in kernels/median.cu, whose
-    // launch layout the caller's constants mirror; the kernel writes only inside w × h of the
+    // SAFETY: matches `median3` and `median5(tex, surf, int, int)` in kernels/filters/median.cu,
+    // whose launch layout the shared constants give; the kernel writes only inside w × h of the
     // output (the surface drops the rest), which has that size.
     unsafe { b.launch(cfg) }
         .map(|_| ())

@@ -1,11 +1,18 @@
 //! `box:radius=R`: mean over the `(2R+1)²` window per RGB channel (alpha kept), exact, by
 //! integer running sums whose cost does not depend on R. CPU reference in
-//! `ops/cpu/box_filter.rs`; kernel `kernels/box_filter.cu`, one pass in either of two
+//! `cpu.rs`; kernel `kernels/filters/box_filter.cu`, one pass in either of two
 //! layouts: up to [`BOX_SMALL_UP_TO`] a warp per strip, horizontal sums by shuffle and the
 //! window's rows in registers (`box_small_R`); above it column window sums in registers
 //! sliding down a strip and a prefix row across the block per output row (`box_T`). NPP
 //! peer: `nppiFilterBoxBorder_8u_C4R`.
 
+mod cpu;
+
+use super::constants::{
+    BOX_COLUMNS_PER_THREAD, BOX_MIN_SEGMENT, BOX_SMALL_MAX_RADIUS, BOX_SMALL_SEGMENT,
+    BOX_SMALL_WARPS, BOX_TINY_MAX_RADIUS, BOX_TINY_SEGMENT,
+};
+use super::param::typed_params;
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::CudaError;
@@ -13,24 +20,10 @@ use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
-pub const BOX_COLUMNS_PER_THREAD: u32 = 4;
-pub const BOX_MIN_SEGMENT: u32 = 16;
 /// Largest radius accepted.
 pub const BOX_RADIUS_MAX: u32 = 255;
-/// Largest radius `box_small_R` is compiled for (its 16-bit channel sums hold (2R+1)² · 255).
-pub const BOX_SMALL_MAX_RADIUS: u32 = 7;
-pub const BOX_SMALL_WARPS: u32 = 4;
-pub const BOX_SMALL_SEGMENT: u32 = 64;
-pub const BOX_SMALL_STEP: u32 = 8;
-/// Radii up to this one run `box_small_R` in [`BOX_TINY_SEGMENT`]-row segments reading
-/// [`BOX_TINY_STEP`] rows ahead: fewer registers and more blocks. Kernel sweep on the H200
-/// (device runs 69–71, 8K): radius 1 0.098 ms against 0.119 with 64 rows and 8 ahead,
-/// radius 2 0.109 against 0.111; from radius 3 the longer segments are as fast or faster.
-pub const BOX_TINY_MAX_RADIUS: u32 = 2;
-pub const BOX_TINY_SEGMENT: u32 = 16;
-pub const BOX_TINY_STEP: u32 = 4;
 /// Radii that take `box_small_R`: every radius it is built for. Kernel sweep on the H200
-/// (device run 53, random RGBA8, medians of 20), against the strip kernel's measured launch:
+/// (random RGBA8, medians of 20), against the strip kernel's measured launch:
 /// at 8K radius 1 0.123 against 0.407 ms, radius 4 0.204 against 0.437, radius 7 0.388
 /// against 0.453 (radius 8, strips: 0.416); at 4K radius 1 0.039 against 0.113 ms. Its cost
 /// grows with R (2R shuffles a row, 2R of 32 lanes apron), the strips' hardly.
@@ -61,7 +54,7 @@ struct BoxLaunch {
 }
 
 /// Block size and segment heights measured fastest on the H200 (kernel sweep over every
-/// block size and segments of 16 to 512 rows, device run 22), by the largest radius each
+/// block size and segments of 16 to 512 rows), by the largest radius each
 /// holds for: (radius, threads, segment at 4K, segment at 8K). A cost model that counted
 /// texture reads chose 512 threads and 32-row segments, 1.6× slower at 4K: what decides is
 /// how many short blocks keep each SM's loads in flight.
@@ -157,6 +150,11 @@ const PARAMS: &[ParamDef] = &[ParamDef::int("radius", 1, BOX_RADIUS_MAX, Require
     .aliases(&["r"])
     .logarithmic()];
 
+typed_params! {
+    /// The window's radius.
+    pub struct BoxParams for PARAMS => { radius: u32 }
+}
+
 impl FilterDef for BoxFilter {
     fn name(&self) -> &'static str {
         "box"
@@ -175,7 +173,7 @@ impl FilterDef for BoxFilter {
     }
 
     fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
-        crate::ops::cpu::box_filter(image, p.int(0))
+        cpu::box_filter(image, BoxParams::from_params(p).radius)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -186,26 +184,9 @@ impl FilterDef for BoxFilter {
         &["box_filter"]
     }
 
-    fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
-        &[
-            (
-                "box_filter",
-                "BOX_COLUMNS_PER_THREAD",
-                BOX_COLUMNS_PER_THREAD,
-            ),
-            ("box_filter", "BOX_MIN_SEGMENT", BOX_MIN_SEGMENT),
-            ("box_filter", "BOX_SMALL_MAX_RADIUS", BOX_SMALL_MAX_RADIUS),
-            ("box_filter", "BOX_SMALL_WARPS", BOX_SMALL_WARPS),
-            ("box_filter", "BOX_SMALL_SEGMENT", BOX_SMALL_SEGMENT),
-            ("box_filter", "BOX_SMALL_STEP", BOX_SMALL_STEP),
-            ("box_filter", "BOX_TINY_MAX_RADIUS", BOX_TINY_MAX_RADIUS),
-            ("box_filter", "BOX_TINY_SEGMENT", BOX_TINY_SEGMENT),
-            ("box_filter", "BOX_TINY_STEP", BOX_TINY_STEP),
-        ]
-    }
-
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
-        let (w, h, radius) = (stage.width, stage.height, p.int(0));
+        let (w, h) = (stage.width, stage.height);
+        let radius = BoxParams::from_params(p).radius;
         if let Some((name, cfg)) = box_small_launch(w, h, radius) {
             return launch_small(stage, name, cfg);
         }

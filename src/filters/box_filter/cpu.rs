@@ -7,8 +7,8 @@
 //! row then gives the window sums, and the division by `(2R+1)²` is an exact
 //! multiply-shift. Alpha is copied from the source.
 
-use super::rows::{band_height, clamped_row, rgba_by_bands};
-use super::simd::vectorized;
+use crate::ops::cpu::rows::{band_height, clamped_row, rgba_by_bands};
+use crate::ops::cpu::simd::vectorized;
 use image::RgbaImage;
 
 /// `round(s / n)` for every window sum `s ≤ 255·n` of an `n`-pixel window, as
@@ -123,7 +123,7 @@ fn box_band(src: &[u8], width: usize, height: usize, r: usize, y0: usize, out: &
 }
 
 /// Mean of the `(2R+1)²` window per RGB channel, rounded to nearest; alpha unchanged.
-/// `radius` is at most [`crate::ops::BOX_RADIUS_MAX`] (as `Filter` validates).
+/// `radius` is at most [`super::BOX_RADIUS_MAX`] (as `Filter` validates).
 pub fn box_filter(image: &RgbaImage, radius: u32) -> RgbaImage {
     let (w, h) = (image.width() as usize, image.height() as usize);
     if w == 0 || h == 0 {
@@ -141,7 +141,7 @@ pub fn box_filter(image: &RgbaImage, radius: u32) -> RgbaImage {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_images::{at, random, SIZES};
+    use crate::ops::cpu::test_images::{at, random, SIZES};
     use super::*;
 
     fn naive(img: &RgbaImage, r: i64) -> RgbaImage {

@@ -4,43 +4,24 @@
 //! `v ↦ round((cdf(v) − h(i0)) · s)` where `s = 255 / (N − h(i0))` in f32 and rounding is to
 //! nearest, ties to even; a constant channel is left as it is. Alpha is kept. Exact.
 //!
-//! GPU: the histogram kernel counts the input into the scratch, `kernels/equalize.cu` builds
-//! the three LUTs there and applies them: histogram, LUT and application stay on the device.
+//! CPU reference in `cpu.rs`. GPU: the histogram kernel counts the input into the scratch,
+//! `kernels/filters/equalize.cu` builds the three LUTs there and applies them: histogram,
+//! LUT and application stay on the device.
 
+mod cpu;
+
+use super::constants::{EQUALIZE_BINS, EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, EQUALIZE_ROWS};
 use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};
 use crate::npp::{peers, Npp, NppError, Peer};
-use crate::ops::cpu::equalize_lut;
 use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
 use image::RgbaImage;
-use rayon::prelude::*;
 
-pub const EQUALIZE_BLOCK_X: u32 = 32;
-pub const EQUALIZE_BLOCK_Y: u32 = 8;
-/// Rows an `equalize_apply` thread maps, `EQUALIZE_BLOCK_Y` apart, all read before any is
-/// written.
-pub const EQUALIZE_ROWS: u32 = 4;
-/// Bins a channel has, and threads an `equalize_lut` block has (one bin each).
-pub const EQUALIZE_BINS: u32 = 256;
 /// The three 256-entry LUTs follow the bins in the scratch.
 const LUT_BYTES: usize = 3 * EQUALIZE_BINS as usize;
 
 pub struct Equalize;
-
-/// Equalisation of the contract.
-pub fn equalize(image: &RgbaImage) -> RgbaImage {
-    let histogram = crate::ops::cpu::histogram(image);
-    let total = image.width() * image.height();
-    let luts: [[u8; 256]; 3] = std::array::from_fn(|c| equalize_lut(&histogram.bins[c], total));
-    let mut out = image.clone();
-    out.par_chunks_mut(4).for_each(|p| {
-        for c in 0..3 {
-            p[c] = luts[c][usize::from(p[c])];
-        }
-    });
-    out
-}
 
 impl FilterDef for Equalize {
     fn name(&self) -> &'static str {
@@ -60,7 +41,7 @@ impl FilterDef for Equalize {
     }
 
     fn cpu(&self, image: &RgbaImage, _: &Params) -> RgbaImage {
-        equalize(image)
+        cpu::equalize(image)
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -69,15 +50,6 @@ impl FilterDef for Equalize {
 
     fn kernel_modules(&self) -> &'static [&'static str] {
         &["histogram", "equalize"]
-    }
-
-    fn tile_constants(&self) -> &'static [(&'static str, &'static str, u32)] {
-        &[
-            ("equalize", "EQUALIZE_BLOCK_X", EQUALIZE_BLOCK_X),
-            ("equalize", "EQUALIZE_BLOCK_Y", EQUALIZE_BLOCK_Y),
-            ("equalize", "EQUALIZE_ROWS", EQUALIZE_ROWS),
-            ("equalize", "EQUALIZE_BINS", EQUALIZE_BINS),
-        ]
     }
 
     fn scratch_bytes(&self, _: u32, _: u32, _: &Params) -> usize {
@@ -159,42 +131,5 @@ impl FilterDef for Equalize {
             specs: &["equalize"],
             file: "camera-equalize.png",
         }]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ops::random_image;
-
-    #[test]
-    fn constant_channel_is_kept_and_alpha_passes() {
-        let mut img = random_image(10, 10, 3);
-        for p in img.pixels_mut() {
-            p.0[1] = 77;
-        }
-        let out = equalize(&img);
-        assert!(out.pixels().all(|p| p.0[1] == 77));
-        assert!(img
-            .pixels()
-            .zip(out.pixels())
-            .all(|(a, b)| a.0[3] == b.0[3]));
-        // The extremes of a non-constant channel map to 0 and 255.
-        let min = img.pixels().map(|p| p.0[0]).min().unwrap();
-        let max = img.pixels().map(|p| p.0[0]).max().unwrap();
-        for (a, b) in img.pixels().zip(out.pixels()) {
-            if a.0[0] == min {
-                assert_eq!(b.0[0], 0);
-            }
-            if a.0[0] == max {
-                assert_eq!(b.0[0], 255);
-            }
-        }
-    }
-
-    #[test]
-    fn one_by_one_is_the_identity() {
-        let img = random_image(1, 1, 1);
-        assert_eq!(equalize(&img), img);
     }
 }

@@ -42,18 +42,9 @@
 // [3][T / 32]. block = T threads, grid = (ceil(H / segment), ceil(W / strip)) (segments
 // of one strip are consecutive blocks, so the rows they share meet in L2).
 #include "common.cuh"
-
-#define BOX_COLUMNS_PER_THREAD 4
-#define BOX_MIN_SEGMENT 16
-#define BOX_SMALL_MAX_RADIUS 7
-#define BOX_SMALL_WARPS 4
-#define BOX_SMALL_SEGMENT 64
-#define BOX_SMALL_STEP 8
-// Radii up to BOX_TINY_MAX_RADIUS: shorter segments, fewer rows read ahead (fewer
-// registers, more blocks to spread over the SMs; measured on the H200, device runs 69-71).
-#define BOX_TINY_MAX_RADIUS 2
-#define BOX_TINY_SEGMENT 16
-#define BOX_TINY_STEP 4
+// Radii up to BOX_TINY_MAX_RADIUS take BOX_TINY_SEGMENT-row segments reading BOX_TINY_STEP
+// rows ahead: fewer registers, more blocks to spread over the SMs (measured on the H200).
+#include "cudalens_constants.h"
 
 struct Rgb32 {
     unsigned int r, g, b;

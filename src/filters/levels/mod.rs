@@ -1,0 +1,230 @@
+//! `levels[:black=B,white=W,gamma=G,out_black=C,out_white=D]`: per R, G and B channel
+//! `out = C + (D − C) · clamp((v − B) / (W − B), 0, 1)^(1/G)`, rounded to nearest with ties
+//! away from zero; alpha kept. Every key is optional (defaults 0, 255, 1, 0, 255: the
+//! identity); `0 ≤ B < W ≤ 255`, `0.01 < G ≤ 10`, `C` and `D` in 0..=255 (`C > D` inverts).
+//!
+//! The 256-entry table is computed once per parameter set on the host in f64 (`cpu.rs`,
+//! also the CPU reference); the CUDA kernel (`kernels/filters/levels.cu`) looks up the same
+//! table, uploaded to the scratch: exact on the GPU.
+
+mod cpu;
+
+use super::param::typed_params;
+use super::param::Default::Value;
+use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use crate::cuda::{blocks, check_scratch, CudaError};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use image::RgbaImage;
+
+/// Bytes of the table in the scratch.
+const LUT_BYTES: usize = 256;
+/// Block of the kernel, one pixel a thread (the kernel takes its layout from the launch).
+const BLOCK_X: u32 = 32;
+const BLOCK_Y: u32 = 8;
+
+pub struct Levels;
+
+const PARAMS: &[ParamDef] = &[
+    ParamDef::int("black", 0, 255, Value(0.0)),
+    ParamDef::int("white", 0, 255, Value(255.0)),
+    ParamDef::real("gamma", 0.01, 10.0, Value(1.0))
+        .min_exclusive()
+        .label("γ")
+        .logarithmic(),
+    ParamDef::int("out_black", 0, 255, Value(0.0)),
+    ParamDef::int("out_white", 0, 255, Value(255.0)),
+];
+
+typed_params! {
+    /// The input range, the gamma and the output range.
+    pub struct LevelsParams for PARAMS => {
+        black: u32,
+        white: u32,
+        gamma: f32,
+        out_black: u32,
+        out_white: u32,
+    }
+}
+
+impl FilterDef for Levels {
+    fn name(&self) -> &'static str {
+        "levels"
+    }
+
+    fn summary(&self) -> &'static str {
+        "levels[:black=B,white=W,gamma=G,out_black=C,out_white=D]  C + (D − C)·clamp((v − B)/(W − B), 0, 1)^(1/G) per channel (0 ≤ B < W ≤ 255, 0.01 < G ≤ 10, C, D in 0..=255; defaults 0, 255, 1, 0, 255), exact"
+    }
+
+    fn ui_default(&self) -> &'static str {
+        "levels:black=16,white=235,gamma=1.2"
+    }
+
+    fn params(&self) -> &'static [ParamDef] {
+        PARAMS
+    }
+
+    fn check(&self, p: &Params) -> Result<(), String> {
+        let LevelsParams { black, white, .. } = LevelsParams::from_params(p);
+        if black < white {
+            Ok(())
+        } else {
+            Err(format!("black ({black}) must be below white ({white})"))
+        }
+    }
+
+    fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
+        cpu::apply_lut(image, &cpu::levels_lut(&LevelsParams::from_params(p)))
+    }
+
+    fn gpu_tolerance(&self) -> u8 {
+        0
+    }
+
+    fn kernel_modules(&self) -> &'static [&'static str] {
+        &["levels"]
+    }
+
+    fn scratch_bytes(&self, _: u32, _: u32, _: &Params) -> usize {
+        LUT_BYTES
+    }
+
+    fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
+        let (w, h) = (stage.width, stage.height);
+        check_scratch("levels", stage.scratch.len(), LUT_BYTES)?;
+        let lut = cpu::levels_lut(&LevelsParams::from_params(p)).to_vec();
+        let mut head = stage.scratch.slice_mut(0..LUT_BYTES);
+        stage
+            .stream
+            .memcpy_htod(&lut, &mut head)
+            .map_err(CudaError::driver("cuMemcpyHtoD(levels table)"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (blocks(w, BLOCK_X), blocks(h, BLOCK_Y), 1),
+            block_dim: (BLOCK_X, BLOCK_Y, 1),
+            shared_mem_bytes: 0,
+        };
+        let f = stage.kernels.function("levels", "levels", &cfg)?;
+        let (s, d, wi, hi) = (
+            stage.input.handle(),
+            stage.output.handle(),
+            w as i32,
+            h as i32,
+        );
+        let mut b = stage.stream.launch_builder(&f);
+        b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&*stage.scratch);
+        // SAFETY: matches `levels(tex, surf, int, int, const unsigned int*)`; the table's
+        // 256 bytes are at the start of the checked scratch, written above on this stream;
+        // the kernel writes only inside w × h of the output, which has that size.
+        unsafe { b.launch(cfg) }
+            .map(|_| ())
+            .map_err(CudaError::launch("levels"))
+    }
+
+    fn bench_specs(&self) -> &'static [&'static str] {
+        &["levels:black=16,white=235,gamma=2.2"]
+    }
+
+    fn test_specs(&self) -> &'static [&'static str] {
+        &[
+            "levels",
+            "levels:black=16,white=235,gamma=2.2,out_black=20,out_white=230",
+            "levels:black=0,white=1,gamma=10",
+            "levels:black=254,white=255,gamma=0.011,out_black=255,out_white=0",
+        ]
+    }
+
+    fn goldens(&self) -> &'static [Golden] {
+        &[Golden {
+            photo: "astronaut.png",
+            specs: &["levels:black=20,white=220,gamma=1.6,out_black=8,out_white=248"],
+            file: "astronaut-levels.png",
+        }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::filters::Filter;
+
+    fn parse(spec: &str) -> Result<Filter, String> {
+        spec.parse::<Filter>().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_key_is_optional_and_defaults_to_the_identity() {
+        let f = parse("levels").unwrap();
+        assert_eq!(
+            f.to_string(),
+            "levels:black=0,white=255,gamma=1,out_black=0,out_white=255"
+        );
+        assert_eq!(
+            parse("LEVELS:gamma=2.2,white=200").unwrap().to_string(),
+            "levels:black=0,white=200,gamma=2.2,out_black=0,out_white=255"
+        );
+        let img = crate::ops::random_image(19, 7, 2);
+        assert_eq!(f.apply_cpu(&img), img);
+    }
+
+    #[test]
+    fn refuses_bad_specifications_with_one_clear_line() {
+        let cases = [
+            (
+                "levels:black=200,white=100",
+                "filter 'levels': black (200) must be below white (100)",
+            ),
+            (
+                "levels:white=0",
+                "filter 'levels': black (0) must be below white (0)",
+            ),
+            (
+                "levels:gamma=0.01",
+                "parameter 'gamma' of 'levels' is 0.01, outside 0.01 < gamma ≤ 10",
+            ),
+            (
+                "levels:gamma=10.5",
+                "parameter 'gamma' of 'levels' is 10.5, outside 0.01 < gamma ≤ 10",
+            ),
+            (
+                "levels:black=256",
+                "parameter 'black' of 'levels' is 256, outside 0..=255",
+            ),
+            (
+                "levels:out_white=-1",
+                "parameter 'out_white' of 'levels' is -1, outside 0..=255",
+            ),
+            (
+                "levels:black=1.5",
+                "parameter 'black' of 'levels' must be a whole number, not 1.5",
+            ),
+            (
+                "levels:gamma=NaN",
+                "parameter 'gamma' of 'levels' is NaN, outside 0.01 < gamma ≤ 10",
+            ),
+            (
+                "levels:black=1,black=2",
+                "parameter 'black' of 'levels' is given twice",
+            ),
+        ];
+        for (spec, want) in cases {
+            let err = parse(spec).expect_err(spec);
+            assert_eq!(err, want, "{spec}");
+            assert!(!err.contains('\n'), "{spec}");
+        }
+        for spec in ["levels:gamma", "levels:level=3", "levels:gamma=x", "levels:gamma=inf"] {
+            assert!(parse(spec).is_err(), "{spec} was accepted");
+        }
+        for spec in ["levels:gamma=10", "levels:gamma=0.0101", "levels:black=254,white=255"] {
+            assert!(parse(spec).is_ok(), "{spec} was refused");
+        }
+    }
+
+    #[test]
+    fn a_slider_cannot_move_black_past_white() {
+        let mut f = parse("levels:black=10,white=100").unwrap();
+        f.set_param(0, 150.0, true);
+        assert_eq!(f.to_string(), "levels:black=10,white=100,gamma=1,out_black=0,out_white=255");
+        f.set_param(0, 99.0, true);
+        f.set_param(1, 50.0, true);
+        assert_eq!(f.to_string(), "levels:black=99,white=100,gamma=1,out_black=0,out_white=255");
+        assert!(f.validate().is_ok());
+    }
+}
