@@ -184,11 +184,10 @@ fn bad_usage_exits_2() {
         ],
         "--filter times a stack on the GPU",
     );
-    // bench --handover-probe: the GL–CUDA hand-over, so the CUDA backend only.
-    refuses(
-        &["bench", "--backend", "cpu", "--handover-probe"],
-        "needs the CUDA backend",
-    );
+    // The research modes live in cudalens-bench (tools/bench), not in the app.
+    for flag in ["--peers", "--ms-sweep", "--deep", "--handover-probe"] {
+        refuses(&["bench", "--backend", "cpu", flag], flag);
+    }
 }
 
 #[test]

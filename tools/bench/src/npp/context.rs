@@ -4,7 +4,7 @@
 
 use super::ffi::{self, NppFunctions, NppStreamContext};
 use super::NppError;
-use crate::cuda::{check as check_cuda, CudaDevice, CudaError};
+use cudalens::cuda::{check as check_cuda, CudaDevice, CudaError};
 use cudarc::driver::sys::{self, CUdevice_attribute};
 use std::ffi::c_uint;
 

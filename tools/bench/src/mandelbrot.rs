@@ -1,4 +1,4 @@
-//! `cudalens bench --mandelbrot` and `--ms-sweep`: Mariani–Silver against one thread per
+//! `cudalens-bench --mandelbrot` and `--ms-sweep`: Mariani–Silver against one thread per
 //! pixel (dwell kernels, CUDA events, medians), the explorer's whole frame, and the sweep
 //! that chooses `MS_TUNINGS`.
 //!
@@ -12,12 +12,14 @@
 //! class's sweep alone, or `compare`: the finalists side by side from 1920×1080 to 16384²,
 //! where the classes' borders are drawn.
 
-use super::bench::stage_medians;
-use super::{BenchArgs, CliError, SweepSizes};
-use crate::mandelbrot::{
+use crate::{BenchCli, SweepSizes};
+use cudalens::bench_stats::{geo_mean, stage_medians};
+use cudalens::cli::bench_explorer::explorer_frame;
+use cudalens::cli::CliError;
+use cudalens::mandelbrot::{
     MandelbrotSettings, Mode, MsTuning, Precision, Refinement, View, BOOKMARKS,
 };
-use crate::pipeline::{BackendKind, MandelbrotRenderer};
+use cudalens::pipeline::{BackendKind, MandelbrotRenderer};
 use serde_json::{json, Value};
 
 /// A view to time: name, centre, span, size, max dwell.
@@ -55,7 +57,7 @@ impl Point {
     }
 }
 
-/// The view of the issue's goal points.
+/// The view of the goal points.
 const GOAL_VIEW: &str = "(-0.5,0) span 2";
 
 /// The goal view, (−0.5, 0) with span 2, at `size` and `max_dwell`.
@@ -69,7 +71,7 @@ fn goal_point(size: (u32, u32), max_dwell: u32) -> Point {
     }
 }
 
-/// The issue's four goal points.
+/// The four goal points.
 fn goal_points() -> Vec<Point> {
     [(4096, 512), (4096, 2048), (16384, 512), (16384, 2048)]
         .map(|(s, d)| goal_point((s, s), d))
@@ -100,7 +102,7 @@ const WINDOW_DWELLS: [u32; 2] = [1024, 8192];
 const GOALS: [f64; 4] = [3.0, 5.0, 8.0, 12.0];
 
 /// Median dwell time of one configuration: fewer runs where one run is long.
-pub(super) fn time_dwell(
+pub fn time_dwell(
     r: &mut MandelbrotRenderer,
     s: &MandelbrotSettings,
     runs: usize,
@@ -114,11 +116,6 @@ pub(super) fn time_dwell(
     let runs = if ms > 50.0 { runs.min(3) } else { runs };
     stage_medians(runs, || r.time_dwells(s).map_err(CliError::from))
         .map(|m| m.get("dwell").copied().unwrap_or(f64::NAN))
-}
-
-pub(super) fn geo_mean(v: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
-    (sum / n.max(1) as f64).exp()
 }
 
 /// Per-pixel medians of `points`.
@@ -228,14 +225,15 @@ fn nesting_presets(
     Ok(Value::Object(out))
 }
 
-pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
+pub fn run(gl: &glow::Context, cli: &BenchCli) -> Result<Value, CliError> {
+    let args = &cli.common;
     let mut renderer = MandelbrotRenderer::new(gl, args.backend, None, args.interop)?;
     if renderer.status.kind != BackendKind::Cuda {
         println!("mandelbrot: skipped on the CPU backend (sizes up to 16384² are a GPU benchmark)");
         renderer.destroy(gl);
         return Ok(Value::Null);
     }
-    let result = run_on(gl, &mut renderer, args);
+    let result = run_on(gl, &mut renderer, cli);
     renderer.destroy(gl);
     result
 }
@@ -243,9 +241,9 @@ pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
 fn run_on(
     gl: &glow::Context,
     r: &mut MandelbrotRenderer,
-    args: &BenchArgs,
+    cli: &BenchCli,
 ) -> Result<Value, CliError> {
-    let runs = args.runs.clamp(3, 15);
+    let runs = cli.common.runs.clamp(3, 15);
     println!(
         "Mandelbrot dwell kernels, medians in ms (per-pixel vs Mariani–Silver, measured tunings):"
     );
@@ -261,8 +259,8 @@ fn run_on(
     out["presets"] = nesting_presets(r, &window, &window_pp, runs)?;
     out["slowest_pixel"] = slowest_pixel(r, runs)?;
     out["explorer_frame"] = explorer_frame(gl, r)?;
-    if args.ms_sweep {
-        let sizes = args.ms_sweep_sizes;
+    if cli.ms_sweep {
+        let sizes = cli.ms_sweep_sizes;
         if sizes == SweepSizes::All || sizes == SweepSizes::Window {
             out["sweep_window"] = sweep(r, &window, &window_pp, &window_candidates(), true)?;
         }
@@ -300,84 +298,7 @@ fn slowest_pixel(r: &mut MandelbrotRenderer, runs: usize) -> Result<Value, CliEr
     Ok(Value::Array(out))
 }
 
-/// The explorer's frame at 1920×1080, whole set, max dwell 1024, in both modes and both
-/// colourings, and the median of each GPU stage (dwells, the hand-over to CUDA, colour, the
-/// hand-back); twice: with GL finished after every frame (wall time per frame, the GPU idle
-/// when the next one starts), and back to back as a frame loop runs (GL finished once at the
-/// end; wall time per frame = total / frames), as the filter benchmark times its frames.
-fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
-    let p = Point {
-        name: "Whole set",
-        center: (-0.5, 0.0),
-        span: 3.0,
-        size: (1920, 1080),
-        max_dwell: 1024,
-    };
-    let interop = r.interop().map(|i| i.kind.to_string());
-    let mut out = Vec::new();
-    for mode in [Mode::PerPixel, Mode::MarianiSilver] {
-        for smooth in [false, true] {
-            for finish_each in [true, false] {
-                let mut s = p.settings(mode, None);
-                s.coloring.smooth = smooth;
-                let (wall, stages) = explorer_frames(gl, r, &s, finish_each)?;
-                let parts: Vec<String> =
-                    stages.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
-                let timing = if finish_each {
-                    "GL finished each frame"
-                } else {
-                    "back to back"
-                };
-                println!(
-                    "explorer frame 1920×1080 whole set max dwell 1024, {mode:?}, smooth {smooth}, interop {}, {timing}: \
-                     {wall:.3} ms wall; GPU stages (medians of 30, ms): {}",
-                    interop.as_deref().unwrap_or("none"),
-                    parts.join(", ")
-                );
-                out.push(json!({ "mode": format!("{mode:?}"), "smooth": smooth, "interop": interop, "finish_each_frame": finish_each, "wall_ms": wall, "gpu_stages_ms": stages }));
-            }
-        }
-    }
-    Ok(Value::Array(out))
-}
-
-/// 30 explorer frames of `s` after 3 of warm-up: the wall time per frame (median with GL
-/// finished after each, else the mean of the back-to-back run) and the stage medians.
-pub(super) fn explorer_frames(
-    gl: &glow::Context,
-    r: &mut MandelbrotRenderer,
-    s: &MandelbrotSettings,
-    finish_each: bool,
-) -> Result<(f64, std::collections::BTreeMap<String, f64>), CliError> {
-    use glow::HasContext;
-    let (mut walls, mut frames) = (Vec::new(), Vec::new());
-    let mut run_start = std::time::Instant::now();
-    for i in 0..33 {
-        if i == 3 {
-            run_start = std::time::Instant::now();
-        }
-        let start = std::time::Instant::now();
-        let frame = r.render(gl, s).map_err(CliError::from)?;
-        if finish_each {
-            // SAFETY: glFinish on the current context; no pointers involved.
-            unsafe { gl.finish() };
-        }
-        if i >= 3 {
-            walls.push(start.elapsed().as_secs_f64() * 1e3);
-            frames.push(frame.stages);
-        }
-    }
-    // SAFETY: as above.
-    unsafe { gl.finish() };
-    let wall = if finish_each {
-        super::bench::median(walls)
-    } else {
-        run_start.elapsed().as_secs_f64() * 1e3 / walls.len() as f64
-    };
-    Ok((wall, super::bench::stage_medians_of(frames)))
-}
-
-pub(super) fn tuning(
+pub fn tuning(
     init_size: u32,
     subdiv: u32,
     leaf_size: u32,
@@ -394,7 +315,7 @@ pub(super) fn tuning(
 }
 
 /// Candidates for window-sized images.
-pub(super) fn window_candidates() -> Vec<MsTuning> {
+pub fn window_candidates() -> Vec<MsTuning> {
     let mut out = Vec::new();
     // One level (8, 16, 32): a cell's border, then its interior, two dependent passes; at
     // 16 px in one grid (the fused kernel, no pass waits for another).
@@ -424,7 +345,7 @@ pub(super) fn window_candidates() -> Vec<MsTuning> {
 }
 
 /// Candidates for 4096² and larger: child grids for the large cells, the window tuning
-/// (one level of 16 px cells, the fused kernel), the partition of the issue's first fixed
+/// (one level of 16 px cells, the fused kernel), the partition of the first fixed
 /// grid at 16384² and 4096² (512 → 64 and 128 → 16 px: few levels, large leaves) and
 /// in-block nesting from 256 to 16 px, down to leaves of 16 or 8 px.
 fn large_candidates() -> Vec<MsTuning> {

@@ -6,9 +6,9 @@
 
 use super::ffi::{NppiPoint, NppiSize, BORDER_REPLICATE};
 use super::{check, Npp, NppError, NppImage};
-use crate::cuda::{check as check_cuda, CudaError};
-use crate::ops::cpu::equalize_lut;
-use crate::ops::HISTOGRAM_BINS;
+use cudalens::cuda::{check as check_cuda, CudaError};
+use cudalens::ops::cpu::equalize_lut;
+use cudalens::ops::HISTOGRAM_BINS;
 use cudarc::driver::sys::{self, CUdeviceptr, CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTALLOC_PORTABLE};
 use cudarc::driver::{CudaSlice, DevicePtr, PinnedHostSlice};
 use image::RgbaImage;
@@ -473,7 +473,7 @@ fn scratch(npp: &Npp, bytes: usize, what: &'static str) -> Result<CudaSlice<u8>,
 /// The largest radius the median peer runs at. For a 15×15 mask NPP 13.0's
 /// `nppiFilterMedianBorder_8u_C4R` writes megabytes past the scratch buffer of the size
 /// `nppiFilterMedianBorderGetBufferSize_8u_C4R` returns (compute-sanitizer memcheck on the
-/// H200, docs/gpu-runs.md run 80), which leaves the context unusable; 3×3 and 5×5 ran clean.
+/// H200, docs/gpu-runs.md), which leaves the context unusable; 3×3 and 5×5 ran clean.
 const MEDIAN_PEER_MAX_RADIUS: u32 = 2;
 
 /// `nppiFilterMedianBorder_8u_C4R` with a `(2R+1)²` mask centred on the pixel, replicate
@@ -620,7 +620,7 @@ pub fn max_difference(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::random_image;
+    use cudalens::ops::random_image;
 
     #[test]
     fn rgb_comparison_ignores_alpha_and_rgba_does_not() {

@@ -1,7 +1,7 @@
 //! NPP errors: the library missing, no equivalent call, a failed call with its status, or the
 //! CUDA call under it.
 
-use crate::cuda::CudaError;
+use cudalens::cuda::CudaError;
 
 /// What went wrong with an NPP peer.
 #[derive(Debug, thiserror::Error)]

@@ -1,4 +1,4 @@
-//! What a frame's CUDA–OpenGL hand-over costs, variant by variant (issue 10, part 1).
+//! What a frame's CUDA–OpenGL hand-over costs, variant by variant.
 //!
 //! For each size it registers the frame's three GL objects (source texture READ_ONLY,
 //! output texture SURFACE_LDST, 4 KiB bin buffer) and times `cuGraphicsMapResources` and
@@ -9,7 +9,7 @@
 //! across frames. Then the same objects on the external-memory path (semaphore hand-over).
 //! Medians of 30 after 5 warm-up rounds. Needs the NVIDIA GPU (headless EGL).
 //!
-//! `cargo run --release --example interop_probe [WxH ...]`
+//! `cargo run --release -p cudalens-bench --example interop_probe [WxH ...]`
 
 use cudalens::cuda::interop::{GraphicsResource, Registered};
 use cudalens::cuda::{ffi, memory, CudaDevice, GpuTimeline};

@@ -1,14 +1,14 @@
-//! `cudalens bench --deep`: a 1920×1080 view 1e-100 wide, max dwell 10 000, rendered by
+//! `cudalens-bench --deep`: a 1920×1080 view 1e-100 wide, max dwell 10 000, rendered by
 //! perturbation, per pixel and refined by Mariani–Silver: the whole re-render (reference
 //! orbit included: the centre moves by a pixel between runs, so the orbit is recomputed
 //! every time), the re-render with the orbit kept (palette change), and the orbit alone on
 //! the host. Medians after warm-up.
 
-use super::bench::{median, stage_medians_of};
-use super::CliError;
-use crate::mandelbrot::deep::{DeepBookmark, DeepView, ReferenceOrbit, DEEP_BOOKMARKS};
-use crate::mandelbrot::{MandelbrotSettings, Mode, MsTuning, Palette, Precision, View};
-use crate::pipeline::MandelbrotRenderer;
+use cudalens::bench_stats::{median, stage_medians_of};
+use cudalens::cli::CliError;
+use cudalens::mandelbrot::deep::{DeepBookmark, DeepView, ReferenceOrbit, DEEP_BOOKMARKS};
+use cudalens::mandelbrot::{MandelbrotSettings, Mode, MsTuning, Palette, Precision, View};
+use cudalens::pipeline::MandelbrotRenderer;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -75,9 +75,9 @@ pub fn bench_deep(
     s.set_location(bookmark.location().map_err(CliError::internal)?);
     let mut renderer = MandelbrotRenderer::new(
         gl,
-        crate::pipeline::BackendRequest::Cuda,
+        cudalens::pipeline::BackendRequest::Cuda,
         None,
-        crate::pipeline::InteropRequest::Auto,
+        cudalens::pipeline::InteropRequest::Auto,
     )?;
     let runs = runs.max(1);
     let mut modes = Vec::new();
@@ -154,7 +154,7 @@ pub fn bench_deep(
 /// or two levels only (a cell's border decides between a fill and evaluating the whole
 /// interior in one pass, so no pass waits for another's slowest pixel).
 fn deep_candidates() -> Vec<MsTuning> {
-    use super::bench_mandelbrot::{tuning, window_candidates};
+    use crate::mandelbrot::{tuning, window_candidates};
     let mut out = window_candidates();
     for size in [8, 16, 32, 64, 128] {
         out.push(tuning(size, 2, size, 1 << 30, 1));
@@ -186,7 +186,8 @@ fn deep_candidates() -> Vec<MsTuning> {
 /// bookmarks with max dwell up to 20 000 at 1920×1080, for every candidate tuning, best
 /// first (score: geometric mean of the speed-ups, then the worst view).
 fn deep_sweep(r: &mut MandelbrotRenderer) -> Result<serde_json::Value, CliError> {
-    use super::bench_mandelbrot::{geo_mean, time_dwell};
+    use crate::mandelbrot::time_dwell;
+    use cudalens::bench_stats::geo_mean;
     let mut views = Vec::new();
     for b in DEEP_BOOKMARKS.iter().filter(|b| b.max_dwell <= 20_000) {
         let mut s = MandelbrotSettings {

@@ -2,9 +2,9 @@
 //! pitched linear memory, the copy of the same bytes that is the yardstick, and the timing
 //! of one peer (first run checked against the CPU reference, then a time-boxed median).
 
-use super::bench::median;
-use crate::cuda::{copy_ms_samples, CudaDevice, GpuTimeline};
 use crate::npp::{max_difference, Compare, Npp, NppError, NppImage, Peer, PeerOutput};
+use cudalens::bench_stats::median;
+use cudalens::cuda::{copy_ms_samples, CudaDevice, GpuTimeline};
 use image::RgbaImage;
 
 /// A peer whose first run takes longer than this is timed once (box r = 255 takes seconds).

@@ -1,4 +1,4 @@
-//! The work bound of Mariani–Silver against one thread per pixel (issue 9), on the CPU.
+//! The work bound of Mariani–Silver against one thread per pixel, on the CPU.
 //!
 //! Counts what each kernel must iterate on the six bookmarks, in lane-iterations: a warp
 //! costs 32 lanes times the largest dwell among its pixels (the pixels it leaves idle
@@ -9,13 +9,13 @@
 //! also counts blocks as the kernel forms them (a unit of the lines a warp, eight units a
 //! block; a cell a block of 256 threads), each holding its slots for its slowest pixel.
 //! No latency is counted, so the ratios are upper bounds of what a partition can save:
-//! docs/gpu-runs.md (session 13) compares them with the measured speed-ups. A nested
+//! docs/gpu-runs.md compares them with the measured speed-ups. A nested
 //! tuning is also counted as if run speculatively, like the fused kernel's one level: every
 //! cell iterates at once, and one below the first level that is then filled pays its
-//! pixels' iterations until its parent's lines were known (session 17).
+//! pixels' iterations until its parent's lines were known.
 //!
-//! `cargo run --release --example ms_work_model -- [WIDTHxHEIGHT] [MAX_DWELL] [RE,IM,SPAN]`
-//! (one view instead of the bookmarks, e.g. issue 9's goal points at −0.5,0,2).
+//! `cargo run --release -p cudalens-bench --example ms_work_model -- [WIDTHxHEIGHT] [MAX_DWELL] [RE,IM,SPAN]`
+//! (one view instead of the bookmarks, e.g. the goal points at −0.5,0,2).
 
 use cudalens::mandelbrot::{
     render_mariani_silver, render_per_pixel, Dwells, GridLines, MsRecord, MsTuning, RectKind, View,

@@ -1,14 +1,16 @@
-//! `cudalens bench --peers`: NPP's nearest equivalent of each case, run in the same
+//! `cudalens-bench --peers`: NPP's nearest equivalent of each case, run in the same
 //! process on the same image right after cudalens's own kernel, timed with CUDA events and
 //! checked against the cudalens CPU reference where it is the same operation. Every time is
 //! also given as a fraction of a linear device-to-device copy of the same bytes, measured
 //! in the same run.
 
-use super::peer_bench::{PeerBench, PeerTiming};
-use crate::cuda::CudaDevice;
-use crate::filters::{apply_cpu, Filter};
 use crate::npp::{peers, Compare, NppError, Peer, PeerOutput};
-use crate::ops::cpu;
+use crate::peer_bench::{PeerBench, PeerTiming};
+use crate::peer_for::peer_for;
+use cudalens::cli::bench::CaseHook;
+use cudalens::cuda::CudaDevice;
+use cudalens::filters::{apply_cpu, Filter};
+use cudalens::ops::cpu;
 use image::RgbaImage;
 use std::collections::BTreeMap;
 
@@ -58,7 +60,7 @@ fn peer_of(
     let (peer, compare_with) = match (row.stage, filters.first()) {
         ("histogram", _) => (peers::histogram(npp, w, h)?, None),
         (_, None) => (peers::copy(), None),
-        (_, Some(f)) => match f.def().peer(npp, f.params(), w, h) {
+        (_, Some(f)) => match peer_for(npp, f.name(), f.params(), w, h) {
             Some(peer) => (peer?, Some(filters)),
             None => return Err(NppError::NoEquivalent(f.to_string())),
         },
@@ -183,10 +185,37 @@ impl PeerRun {
             self.rows.push((row, ms, timing));
         }
     }
+}
+
+/// Not started: NPP is loaded by [`CaseHook::start`], once the bench's device exists.
+impl Default for PeerRun {
+    fn default() -> Self {
+        Self {
+            bench: Err("NPP peers were not started".to_string()),
+            rows: Vec::new(),
+        }
+    }
+}
+
+impl CaseHook for PeerRun {
+    fn start(&mut self, device: Option<&CudaDevice>, image: &RgbaImage, runs: usize) {
+        *self = Self::new(device, image, runs);
+    }
+
+    fn case(
+        &mut self,
+        name: &str,
+        filters: &[Filter],
+        medians: &BTreeMap<String, f64>,
+        image: &RgbaImage,
+    ) {
+        self.add_case(name, filters, medians, image);
+    }
 
     /// Prints the table and returns its JSON (releasing NPP's buffers).
-    pub fn finish(self) -> serde_json::Value {
-        peer_table(&self.rows, &self.bench)
+    fn finish(&mut self) -> serde_json::Value {
+        let done = std::mem::take(self);
+        peer_table(&done.rows, &done.bench)
     }
 }
 
@@ -213,7 +242,7 @@ mod tests {
 
     #[test]
     fn without_a_device_every_row_says_why() {
-        let image = crate::ops::random_image(4, 2, 1);
+        let image = cudalens::ops::random_image(4, 2, 1);
         let mut run = PeerRun::new(None, &image, 3);
         let medians = BTreeMap::from([("sobel".to_string(), 0.5)]);
         run.add_case("sobel", &["sobel".parse().expect("spec")], &medians, &image);

@@ -1,18 +1,19 @@
-//! `cudalens bench --handover-probe`: where the explorer's GPU-side hand-over wait comes
-//! from (issue 10). The filter frame's hand-over through the same kind of semaphores costs
-//! 2 µs on the H200, the explorer's was 0.16 ms, with the GPU idle before both. One
-//! process runs filter frames and explorer frames in turn, sharing one CUDA context, stream
-//! and interop path as the app does; each phase prints its "interop in" and "interop out".
-//! Run 79 placed the wait in the explorer's own frames (not its texture, work, mode or
-//! interop path); runs 82–83 made it come and go with a 32-byte read into pageable memory
-//! after a filter frame and with finishing GL between explorer frames (docs/gpu-runs.md).
+//! `cudalens-bench --handover-probe`: where the explorer's GPU-side hand-over wait comes
+//! from. The filter frame's hand-over through the same kind of semaphores costs 2 µs on the
+//! H200, the explorer's was 0.16 ms, with the GPU idle before both. One process runs filter
+//! frames and explorer frames in turn, sharing one CUDA context, stream and interop path as
+//! the app does; each phase prints its "interop in" and "interop out". The wait sat in the
+//! explorer's own frames (not its texture, work, mode or interop path), and came and went
+//! with a 32-byte read into pageable memory after a filter frame and with finishing GL
+//! between explorer frames (docs/gpu-runs.md).
 
-use super::bench::stage_medians;
-use super::bench_mandelbrot::explorer_frames;
-use super::{BenchArgs, CliError};
-use crate::gl::GlTexture;
-use crate::mandelbrot::{MandelbrotSettings, Mode, Precision, View};
-use crate::pipeline::{BackendKind, FrameRunner, MandelbrotRenderer};
+use cudalens::bench_stats::stage_medians;
+use cudalens::cli::bench::bench_frame;
+use cudalens::cli::bench_explorer::explorer_frames;
+use cudalens::cli::{BenchArgs, CliError};
+use cudalens::gl::GlTexture;
+use cudalens::mandelbrot::{MandelbrotSettings, Mode, Precision, View};
+use cudalens::pipeline::{BackendKind, FrameRunner, MandelbrotRenderer};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -119,13 +120,13 @@ fn handover_line(label: &str, stages: &BTreeMap<String, f64>) -> String {
 }
 
 /// Why the probe refuses the CPU backend.
-pub(super) const NEEDS_CUDA: &str =
-    "bench --handover-probe times the hand-over between OpenGL and CUDA: it needs the CUDA backend";
+pub const NEEDS_CUDA: &str =
+    "--handover-probe times the hand-over between OpenGL and CUDA: it needs the CUDA backend";
 
 /// Runs the phases with `runner`'s CUDA context and interop path shared by the explorer.
 pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
     let (w, h) = args.size;
-    let (image, source, mut runner) = super::bench::bench_frame(gl, args)?;
+    let (image, source, mut runner) = bench_frame(gl, args)?;
     if runner.status.kind != BackendKind::Cuda {
         let why = format!("{NEEDS_CUDA} ({})", runner.status.reason);
         runner.destroy(gl);

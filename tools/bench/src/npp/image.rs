@@ -2,7 +2,7 @@
 
 use super::ffi::NppiSize;
 use super::NppError;
-use crate::cuda::{CudaDevice, CudaError};
+use cudalens::cuda::{CudaDevice, CudaError};
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use image::RgbaImage;
