@@ -2,9 +2,9 @@
 //! parallelism) dwells and continuous values in f32 or f64, Mariani–Silver on perturbation
 //! dwells for deep views, and colouring.
 
+use super::mandelbrot_tiles::*;
 use super::perturbation_kernels::{DeviceOrbit, PerturbationPath, PtArgs};
-use super::tiles::*;
-use super::{check, load_function, load_module, CudaDevice, CudaError};
+use crate::cuda::{blocks, check, load_function, load_module, CudaDevice, CudaError};
 use crate::mandelbrot::deep::DeepView;
 use crate::mandelbrot::{
     GridLines, Mode, MsRecord, MsStats, MsTuning, Precision, Rect, RectKind, View, MS_MAX_LEVELS,
@@ -383,7 +383,7 @@ fn fused_applies(which: usize, args: &MsArgs) -> bool {
 }
 
 /// The module to load: `mandelbrot`, or with `CUDALENS_SANITIZER_MODULE=1` (test-only, set by
-/// scripts/gpu/run.sh for racecheck, initcheck and synccheck, which do not support dynamic
+/// scripts/gpu/verify.sh for racecheck, initcheck and synccheck, which do not support dynamic
 /// parallelism) `mandelbrot_sanitize`, the same source built as plain code without
 /// device-side launches (build.rs), where a rectangle that needs a child grid fails the
 /// frame.

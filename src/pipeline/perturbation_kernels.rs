@@ -1,8 +1,8 @@
 //! Launcher for `kernels/perturbation.cu`: per-pixel perturbation dwells of a deep view
 //! around a reference orbit held on the device ([`DeviceOrbit`]).
 
-use super::tiles::{blocks, PT_BLOCK_X, PT_BLOCK_Y};
-use super::{load_function, load_module, CudaDevice, CudaError};
+use super::mandelbrot_tiles::{PT_BLOCK_X, PT_BLOCK_Y};
+use crate::cuda::{blocks, load_function, load_module, CudaDevice, CudaError};
 use crate::mandelbrot::deep::{DeepView, ReferenceOrbit};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
