@@ -8,7 +8,6 @@ use common::{data, photo};
 use cudalens::filters::{apply_cpu, Filter};
 use cudalens::ops::cpu;
 use predicates::prelude::*;
-use std::path::Path;
 
 fn cudalens() -> Command {
     Command::cargo_bin("cudalens").expect("binary built")
@@ -464,7 +463,5 @@ fn doctor_reports_the_backend_and_why() {
 
 #[test]
 fn the_default_asset_exists() {
-    assert!(Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/chelsea.png")
-        .exists());
+    assert!(common::repo_root().join("assets/chelsea.png").exists());
 }
