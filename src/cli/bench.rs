@@ -151,7 +151,7 @@ pub fn headless_gl() -> Result<HeadlessGl, CliError> {
     HeadlessGl::new().map_err(|e| CliError::usage(format!("bench needs OpenGL (EGL): {e}")))
 }
 
-/// What the built-in cases measured: per case its stage medians, NPP's table, the copy
+/// What the cases measured: per case its stage medians, the hook's table, the copy
 /// bandwidth.
 pub struct Measured {
     pub json: serde_json::Map<String, serde_json::Value>,
