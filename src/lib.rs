@@ -5,6 +5,7 @@
 //! and is the reference every kernel is tested against. See ARCHITECTURE.md.
 
 pub mod app;
+pub mod bench_stats;
 pub mod cli;
 pub mod cuda;
 pub mod fault;
@@ -12,7 +13,6 @@ pub mod filters;
 pub mod gl;
 pub mod image_io;
 pub mod mandelbrot;
-pub mod npp;
 pub mod ops;
 pub mod pipeline;
 pub mod user_kernel;

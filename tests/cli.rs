@@ -8,7 +8,6 @@ use common::{data, photo};
 use cudalens::filters::{apply_cpu, Filter};
 use cudalens::ops::cpu;
 use predicates::prelude::*;
-use std::path::Path;
 
 fn cudalens() -> Command {
     Command::cargo_bin("cudalens").expect("binary built")
@@ -184,11 +183,10 @@ fn bad_usage_exits_2() {
         ],
         "--filter times a stack on the GPU",
     );
-    // bench --handover-probe: the GL–CUDA hand-over, so the CUDA backend only.
-    refuses(
-        &["bench", "--backend", "cpu", "--handover-probe"],
-        "needs the CUDA backend",
-    );
+    // The research modes live in cudalens-bench (tools/bench), not in the app.
+    for flag in ["--peers", "--ms-sweep", "--deep", "--handover-probe"] {
+        refuses(&["bench", "--backend", "cpu", flag], flag);
+    }
 }
 
 #[test]
@@ -465,7 +463,5 @@ fn doctor_reports_the_backend_and_why() {
 
 #[test]
 fn the_default_asset_exists() {
-    assert!(Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/chelsea.png")
-        .exists());
+    assert!(common::repo_root().join("assets/chelsea.png").exists());
 }

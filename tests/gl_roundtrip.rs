@@ -2,15 +2,16 @@
 //! textures and buffers round-trip exactly, including the PBO → texture copy the Mandelbrot
 //! view uses and the pack-buffer readback used to save results.
 
+mod common;
+
 use cudalens::gl::{GlBuffer, GlTexture, HeadlessGl};
 use cudalens::ops::random_image;
-use std::io::Write;
 
 fn headless() -> Option<HeadlessGl> {
     match HeadlessGl::new() {
         Ok(gl) => Some(gl),
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "skipped: no headless OpenGL ({e})");
+            common::skip_gpu_test(&format!("no headless OpenGL ({e})"));
             None
         }
     }

@@ -3,7 +3,8 @@
 //! external memory or through registration and map/unmap → kernels → GL texture and GL bin
 //! buffer read back from GL). Outputs are poisoned first; both paths must agree bit for bit.
 //!
-//! Without a CUDA device each test prints "skipped: no CUDA device" and passes.
+//! Without a CUDA device each test prints "skipped: no CUDA device" and passes, or fails
+//! under `CUDALENS_REQUIRE_GPU=1` (the GPU harness sets it).
 //! `CUDALENS_GPU_QUICK=1` keeps only the small sizes (for compute-sanitizer runs).
 //! `external_path_leaks_no_gpu_memory` is ignored by default (10 000 frames): run it with
 //! `--ignored`.
@@ -29,7 +30,6 @@ use cudalens::pipeline::{
     MandelbrotRenderer,
 };
 use image::RgbaImage;
-use std::io::Write;
 use std::time::Instant;
 
 const POISON: [u8; 4] = [0xAB, 0xCD, 0xEF, 0x12];
@@ -76,8 +76,7 @@ fn gpu() -> Option<HeadlessGl> {
         Ok(_) => return Some(HeadlessGl::new().expect("a CUDA machine must offer headless EGL")),
         Err(e) => e.to_string(),
     };
-    // Written to the process's stderr directly so that it shows through libtest's capture.
-    let _ = writeln!(std::io::stderr(), "skipped: no CUDA device ({reason})");
+    common::skip_gpu_test(&format!("no CUDA device ({reason})"));
     None
 }
 
@@ -1077,4 +1076,43 @@ fn deep_views_refine_as_the_cpu_reference() {
     }
     renderer.destroy(gl);
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// `CUDALENS_REQUIRE_GPU=1` turns the skip of a machine without CUDA into a failure that
+/// says why: this binary runs one GPU test again in a child, with and without it.
+#[test]
+fn require_gpu_turns_a_skip_into_a_failure() {
+    if CudaDevice::count().is_ok_and(|n| n > 0) {
+        println!("not applicable: a CUDA device is present (no test skips here)");
+        return;
+    }
+    let child = |require: &str| {
+        std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "histogram_and_transpose_are_exact",
+                "--test-threads=1",
+            ])
+            .env(common::REQUIRE_GPU, require)
+            .output()
+            .expect("test binary runs")
+    };
+    let text = |out: &std::process::Output| {
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+    };
+    let skipped = child("0");
+    assert!(skipped.status.success(), "{}", text(&skipped));
+    assert!(
+        text(&skipped).contains("skipped: no CUDA device"),
+        "{}",
+        text(&skipped)
+    );
+    let failed = child("1");
+    assert!(!failed.status.success(), "{}", text(&failed));
+    assert!(
+        text(&failed)
+            .contains("CUDALENS_REQUIRE_GPU=1 but this GPU test cannot run: no CUDA device"),
+        "{}",
+        text(&failed)
+    );
 }

@@ -3,6 +3,8 @@
 //! says which interop path runs, and `--interop` is validated. On a GPU machine the same
 //! tests pass and `tests/gpu.rs` proves both paths.
 
+mod common;
+
 use assert_cmd::Command;
 use cudalens::gl::{ext_ffi, HeadlessGl};
 use cudalens::vk::VkExporter;
@@ -30,7 +32,7 @@ fn vulkan_refuses_a_device_that_is_not_there_with_a_reason() {
 #[test]
 fn the_gl_extension_check_names_what_is_missing() {
     let Ok(ctx) = HeadlessGl::new() else {
-        println!("skipped: no headless OpenGL here");
+        common::skip_gpu_test("no headless OpenGL here");
         return;
     };
     let missing = ext_ffi::external_objects_missing(&ctx.gl);
@@ -60,7 +62,7 @@ fn doctor_names_the_interop_path() {
 fn an_unknown_interop_path_is_a_usage_error() {
     let out = cudalens()
         .args(["histogram", "tests/data/camera.png", "--interop", "magic"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(common::repo_root())
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
@@ -75,7 +77,7 @@ fn without_cuda_the_interop_choice_does_not_matter_to_auto() {
     for path in ["auto", "classic", "external"] {
         let out = cudalens()
             .args(["histogram", "tests/data/camera.png", "--interop", path])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(common::repo_root())
             .output()
             .expect("runs");
         let stdout = String::from_utf8_lossy(&out.stdout);

@@ -7,7 +7,7 @@
 //! used GPU memory and the host RSS must stay within 1 MiB of the first checkpoint after
 //! warm-up (`SOAK_WARM_UP` frames, default 1000); each checkpoint prints where the host
 //! memory sits and which mappings moved, to place a drift. Ignored by default;
-//! `scripts/gpu/hostile.sh soak` runs it on the GPU machine (`SOAK_FRAMES`, default
+//! `scripts/gpu/soak.sh` runs it on the GPU machine (`SOAK_FRAMES`, default
 //! 10 000; `SOAK_SECONDS` stops it early, saying how far it got; `SOAK_INTEROP` and
 //! `SOAK_PARTS` choose the path and the kind of frames; `SOAK_REPLACE`, `SOAK_VIEW`,
 //! `SOAK_READBACK` and `SOAK_STACKS` narrow it down to place a drift). The script keeps
@@ -354,7 +354,7 @@ fn pool_line(device: Option<&CudaDevice>) -> String {
 #[ignore = "long: run on the GPU machine by scripts/gpu/soak.sh"]
 fn soak_random_frames_on_cuda() {
     if !CudaDevice::count().is_ok_and(|n| n > 0) {
-        eprintln!("skipped: no CUDA device");
+        common::skip_gpu_test("no CUDA device");
         return;
     }
     let frames: usize = std::env::var("SOAK_FRAMES")

@@ -1,54 +1,54 @@
 #!/usr/bin/env bash
-# Builds the release binary and the release test binaries with nvcc-compiled kernels and
-# packs them into .carry/bundle.tar.xz (ignored by git) for the device tool:
-# `carry: [".carry", ".gl"]`; scripts/gpu/run.sh unpacks it there. Packed, because the
-# binaries (20 MiB of them fatbins) and the tracked tree must travel in 64 MiB together.
-# BEFORE=path/to/cudalens adds an older build as before/cudalens, for before/after timings
-# on the same lease (BEFORE_TESTS= likewise its GPU tests); SWEEP= adds the kernel-variant sweep. The GL loader debs in .gl/ are fetched once as in docs/gpu-machine.md.
+# Here (the build machine, no GPU needed): builds the release binary, cudalens-bench and the
+# release test binaries with nvcc-compiled kernels, and packs them, stripped, into
+# .carry/bundle.tar.xz (ignored by git) for a GPU machine without Rust. The device tool
+# sends the tracked tree plus `carry: [".carry", ".gl"]`; scripts/gpu/verify.sh, bench.sh
+# and soak.sh unpack the bundle there. Packed, because binaries and tree travel within
+# 64 MiB together.
+#   BEFORE=path/to/cudalens          an older build, for before/after timings (bench.sh)
+#   BEFORE_BENCH=path/to/cudalens-bench  its research benches, when it has them
+# The GL loader debs in .gl/ are fetched once (docs/gpu-harness.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/ci/cuda-toolchain.sh
-cargo build --release
-cargo test --release --no-run --message-format=json 2>/dev/null >target/release-tests.json
+export CUDALENS_REQUIRE_NVCC=1
+cargo build --release --jobs "${JOBS:-2}" --bin cudalens
+cargo build --release --jobs "${JOBS:-2}" -p cudalens-bench
+cargo test --release --jobs "${JOBS:-2}" --no-run --message-format=json 2>/dev/null >target/release-tests.json
 stage=target/carry-stage
 rm -rf "$stage" .carry
 mkdir -p "$stage" .carry
-cp target/release/cudalens "$stage/cudalens"
+cp target/release/cudalens target/release/cudalens-bench "$stage/"
+# The test binaries the harness runs, named <test>-tests ("lib-tests": the unit tests).
 python3 - "$stage" <<'PY'
 import json, shutil, sys
+wanted = {"gpu", "soak", "cli", "hostile", "gl_roundtrip", "interop_fallback"}
 for line in open("target/release-tests.json"):
     msg = json.loads(line)
-    exe = msg.get("executable")
-    name = msg.get("target", {}).get("name")
-    if exe and name in ("gpu", "cli", "soak"):
+    exe, target = msg.get("executable"), msg.get("target", {})
+    name = target.get("name")
+    if not exe or not msg.get("profile", {}).get("test"):
+        continue
+    if name in wanted:
         shutil.copy(exe, f"{sys.argv[1]}/{name}-tests")
-        print("staged", name, exe)
+    elif name == "cudalens" and "lib" in target.get("kind", []):
+        shutil.copy(exe, f"{sys.argv[1]}/lib-tests")
+    else:
+        continue
+    print("staged", name)
 PY
 if [ -n "${BEFORE:-}" ]; then
     mkdir -p "$stage/before"
     cp "$BEFORE" "$stage/before/cudalens"
+    [ -z "${BEFORE_BENCH:-}" ] || cp "$BEFORE_BENCH" "$stage/before/cudalens-bench"
 fi
-# BEFORE_TESTS=path/to/gpu-test-binary: the GPU tests built on older code (a new test that
-# must fail there: run.sh resize-before).
-if [ -n "${BEFORE_TESTS:-}" ]; then
-    mkdir -p "$stage/before"
-    cp "$BEFORE_TESTS" "$stage/before/gpu-tests"
-fi
-strip "$stage"/* 2>/dev/null || true
+strip "$stage"/* "$stage"/before/* 2>/dev/null || true
 # Packed under another name first: a device call started before this line ends finds no
 # bundle rather than a cut one.
 tar -C "$stage" -cJf .carry/bundle.tar.xz.part .
 mv .carry/bundle.tar.xz.part .carry/bundle.tar.xz
-# SWEEP=path/to/sweep (scripts/gpu/sweep/build.sh) carries the kernel-variant sweep too.
-if [ -n "${SWEEP:-}" ]; then
-    cp "$SWEEP" .carry/sweep
-fi
-# VARIANT=path/to/cudalens carries a trial build of this code with one change (run.sh
-# mandel-variant), for a three-way comparison on one lease.
-if [ -n "${VARIANT:-}" ]; then
-    mkdir -p .carry/variant
-    cp "$VARIANT" .carry/variant/cudalens
-    strip .carry/variant/cudalens 2>/dev/null || true
-fi
-du -sh .carry .gl
+size=$(du -sm .carry/bundle.tar.xz | cut -f1)
+tree=$(git ls-files -z | du -cm --files0-from=- | tail -n1 | cut -f1)
+echo "bundle ${size} MiB, tracked tree ${tree} MiB, .gl $(du -sm .gl 2>/dev/null | cut -f1) MiB (64 MiB in all)"
+[ $((size + tree)) -lt 60 ] || { echo "prepare.sh: bundle and tree exceed the carry limit" >&2; exit 1; }
 echo "prepare.sh: ready"

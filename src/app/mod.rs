@@ -29,9 +29,18 @@ mod view_history;
 
 use std::path::PathBuf;
 
-/// The image shown when no file is given.
+/// The image shown when no file is given: the checkout's, or an installed copy in
+/// `share/cudalens/` beside the binary's `bin/` (the Debian package puts it there).
 pub fn default_image_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/chelsea.png")
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/chelsea.png");
+    if built.exists() {
+        return built;
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("share/cudalens/chelsea.png")))
+        .filter(|p| p.exists())
+        .unwrap_or(built)
 }
 
 /// Opens the window and runs until it is closed (or `--frames` frames were drawn).

@@ -7,7 +7,7 @@
 //! an input, never an existing file without `--force`.
 
 use super::batch_engine::BatchEngine;
-use super::{ApplyArgs, CliError};
+use super::{ApplyArgs, CliError, OutputFormat};
 use crate::image_io::{check_save_target, load_image, save_image, SaveOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -18,28 +18,6 @@ use std::time::Instant;
 
 /// Extensions of the files a folder contributes (what the loader decodes).
 const IMAGE_EXTENSIONS: [&str; 8] = ["png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp", "gif"];
-
-/// `--format`: the output format of a batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    Png,
-    Jpeg,
-    Tiff,
-    Bmp,
-    Webp,
-}
-
-impl OutputFormat {
-    fn extension(self) -> &'static str {
-        match self {
-            Self::Png => "png",
-            Self::Jpeg => "jpg",
-            Self::Tiff => "tiff",
-            Self::Bmp => "bmp",
-            Self::Webp => "webp",
-        }
-    }
-}
 
 /// Whether `apply` runs as a batch: several inputs, a folder as input, or an output that
 /// is a folder (a path ending in a separator, or an existing folder whose name has no

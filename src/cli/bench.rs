@@ -1,22 +1,38 @@
-//! `cudalens bench`: per-stage medians over many runs after warm-up (CUDA events on the
-//! GPU, wall clock on the CPU), effective bandwidth as a fraction of the device's measured
-//! device-to-device copy bandwidth, and the Mandelbrot modes side by side. With `--peers`,
-//! NPP's nearest equivalent of each kernel in the same process (`bench_peers.rs`).
+//! `cudalens bench`: per-stage medians of the filters over many runs after warm-up (CUDA
+//! events on the GPU, wall clock on the CPU), effective bandwidth as a fraction of the
+//! device's measured device-to-device copy bandwidth, and with `--mandelbrot` the
+//! explorer's frame. Public for `cudalens-bench` (tools/bench), which runs the same cases
+//! with research work beside them ([`CaseHook`]: NPP's peers).
 
-use super::bench_peers::PeerRun;
 use super::{BenchArgs, CliError};
+use crate::bench_stats::{median, stage_medians, INTEROP, WALL, WARM_UP};
+use crate::cuda::CudaDevice;
 use crate::filters::{Filter, FILTERS};
 use crate::gl::{GlTexture, HeadlessGl};
-use crate::pipeline::{BackendKind, BackendRequest, FrameRunner, StageTime};
+use crate::pipeline::{BackendKind, FrameRunner};
 use std::collections::BTreeMap;
-use std::time::Instant;
 
-pub(super) const WARM_UP: usize = 3;
+/// Work run beside each filter case, in the same process on the same image right after the
+/// case was timed (`cudalens-bench --peers`: NPP's nearest equivalents).
+pub trait CaseHook {
+    /// Once, before the first case: the device of the CUDA backend (None on another).
+    fn start(&mut self, device: Option<&CudaDevice>, image: &image::RgbaImage, runs: usize);
+    /// After each case, with its stage medians.
+    fn case(
+        &mut self,
+        name: &str,
+        filters: &[Filter],
+        medians: &BTreeMap<String, f64>,
+        image: &image::RgbaImage,
+    );
+    /// After the last case: prints its table and returns its JSON.
+    fn finish(&mut self) -> serde_json::Value;
+}
 
 /// The stack of `--filter`, or else the copy case, every filter's benchmark specifications
-/// (from the registry), and the frame of the interop goal (issue 10): gaussian σ=2 → sobel →
+/// (from the registry), and the frame of the interop goal: gaussian σ=2 → sobel →
 /// box r=5 → transpose.
-fn cases(args: &BenchArgs) -> Vec<(String, Vec<Filter>)> {
+pub fn cases(args: &BenchArgs) -> Vec<(String, Vec<Filter>)> {
     if !args.filters.is_empty() {
         let names: Vec<String> = args.filters.iter().map(|f| f.to_string()).collect();
         return vec![(names.join(" → "), args.filters.clone())];
@@ -44,73 +60,14 @@ fn cases(args: &BenchArgs) -> Vec<(String, Vec<Filter>)> {
     cases
 }
 
-/// The name under which `stage_medians` reports the per-frame interop cost: the hand-over
-/// to CUDA plus the hand-back to GL, summed per run before the median.
-const INTEROP: &str = "interop (in+out)";
-/// The name of the per-run wall-clock time of the whole call (CPU side, for reference).
-const WALL: &str = "wall clock";
-
 /// Whether a stage is part of the GPU timeline (the total), not a derived line.
 fn on_timeline(name: &str) -> bool {
     name != INTEROP && name != WALL && crate::pipeline::counts_in_total(name)
 }
 
-/// Medians per stage name over frames' stages, plus "total" (their sums).
-pub(super) fn stage_medians_of(frames: Vec<Vec<StageTime>>) -> BTreeMap<String, f64> {
-    let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for stages in frames {
-        let total = crate::pipeline::total_of(&stages);
-        samples.entry("total".into()).or_default().push(total);
-        for s in stages {
-            samples.entry(s.name).or_default().push(s.ms);
-        }
-    }
-    samples.into_iter().map(|(k, v)| (k, median(v))).collect()
-}
-
-pub(super) fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
-/// Medians per stage name over runs of `run`, plus [`INTEROP`] (the "interop in" and
-/// "interop out" stages summed per run) and [`WALL`].
-pub(super) fn stage_medians(
-    runs: usize,
-    mut run: impl FnMut() -> Result<Vec<StageTime>, CliError>,
-) -> Result<BTreeMap<String, f64>, CliError> {
-    for _ in 0..WARM_UP {
-        run()?;
-    }
-    let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for _ in 0..runs.max(1) {
-        let start = Instant::now();
-        let stages = run()?;
-        samples
-            .entry(WALL.into())
-            .or_default()
-            .push(start.elapsed().as_secs_f64() * 1e3);
-        let interop: Vec<f64> = stages
-            .iter()
-            .filter(|s| s.name.starts_with("interop ") && s.in_total())
-            .map(|s| s.ms)
-            .collect();
-        if !interop.is_empty() {
-            samples
-                .entry(INTEROP.into())
-                .or_default()
-                .push(interop.iter().sum());
-        }
-        for s in stages {
-            samples.entry(s.name).or_default().push(s.ms);
-        }
-    }
-    Ok(samples.into_iter().map(|(k, v)| (k, median(v))).collect())
-}
-
 /// Checks the --json path and the host memory budget, before the image is made: what
 /// every backend's bench needs.
-pub(super) fn check_bench_host(args: &BenchArgs) -> Result<(), CliError> {
+pub fn check_bench_host(args: &BenchArgs) -> Result<(), CliError> {
     let (w, h) = args.size;
     if let Some(path) = &args.json {
         crate::image_io::check_output_path(path, true)?;
@@ -122,7 +79,7 @@ pub(super) fn check_bench_host(args: &BenchArgs) -> Result<(), CliError> {
 
 /// Checks the size against the GPU's texture limit and memory, then the host's, all
 /// before the image is made.
-fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError> {
+pub fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError> {
     let (w, h) = args.size;
     let max = crate::gl::max_texture_size(gl);
     if w > max || h > max {
@@ -139,7 +96,7 @@ fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError> {
 
 /// The bench's random image at `args.size`, its GL texture and a frame runner for it (the
 /// texture destroyed again when the runner cannot be made).
-pub(super) fn bench_frame(
+pub fn bench_frame(
     gl: &glow::Context,
     args: &BenchArgs,
 ) -> Result<(image::RgbaImage, GlTexture, FrameRunner), CliError> {
@@ -155,23 +112,13 @@ pub(super) fn bench_frame(
     }
 }
 
+/// The GPU bench (`--backend cuda` or `auto`; `auto` times the CPU backend's frames where
+/// CUDA does not work).
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
-    if args.backend == BackendRequest::Cpu {
-        return super::bench_cpu::run(args);
-    }
     let (w, h) = args.size;
-    let gl =
-        HeadlessGl::new().map_err(|e| CliError::usage(format!("bench needs OpenGL (EGL): {e}")))?;
+    let gl = headless_gl()?;
     let gl = &gl.gl;
     check_bench(gl, args)?;
-    if args.handover_probe {
-        let probe = super::bench_handover::run(gl, args)?;
-        if let Some(path) = &args.json {
-            let doc = serde_json::json!({ "size": [w, h], "handover_probe": probe });
-            crate::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
-        }
-        return Ok(());
-    }
     let (image, source, mut runner) = bench_frame(gl, args)?;
     let backend = runner.status.kind;
     println!("backend: {} — {}", backend, runner.status.reason);
@@ -179,7 +126,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     if let Some(i) = &interop {
         println!("interop: {i}");
     }
-    let measured = measure_cases(gl, args, &mut runner, &source, &image);
+    let measured = measure_cases(gl, args, &mut runner, &source, &image, None);
     runner.destroy(gl);
     source.destroy(gl);
     let Measured {
@@ -187,14 +134,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         peers: peer_json,
         copy_gbps,
     } = measured?;
-    if args.deep {
-        json.insert(
-            "deep".into(),
-            super::bench_deep::bench_deep(gl, args.runs, args.ms_sweep)?,
-        );
-    }
-    if args.mandelbrot || (args.ms_sweep && !args.deep) {
-        json.insert("mandelbrot".into(), super::bench_mandelbrot::run(gl, args)?);
+    if args.mandelbrot {
+        let frame = super::bench_explorer::run(gl, args)?;
+        json.insert("mandelbrot".into(), frame);
     }
     if let Some(path) = &args.json {
         let interop = interop.map(|i| i.kind.to_string());
@@ -204,22 +146,29 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// What the built-in cases measured: per case its stage medians, NPP's table, the copy
-/// bandwidth.
-struct Measured {
-    json: serde_json::Map<String, serde_json::Value>,
-    peers: Option<serde_json::Value>,
-    copy_gbps: Option<f64>,
+/// The bench's OpenGL context (headless EGL), or a usage error that says why not.
+pub fn headless_gl() -> Result<HeadlessGl, CliError> {
+    HeadlessGl::new().map_err(|e| CliError::usage(format!("bench needs OpenGL (EGL): {e}")))
 }
 
-/// Runs every case of `args` with `runner` on `source` (and NPP's peers with `--peers`),
-/// printing a line each.
-fn measure_cases(
+/// What the cases measured: per case its stage medians, the hook's table, the copy
+/// bandwidth.
+pub struct Measured {
+    pub json: serde_json::Map<String, serde_json::Value>,
+    /// The hook's JSON.
+    pub peers: Option<serde_json::Value>,
+    pub copy_gbps: Option<f64>,
+}
+
+/// Runs every case of `args` with `runner` on `source` (and `hook` after each), printing
+/// a line each.
+pub fn measure_cases(
     gl: &glow::Context,
     args: &BenchArgs,
     runner: &mut FrameRunner,
     source: &GlTexture,
     image: &image::RgbaImage,
+    mut hook: Option<&mut dyn CaseHook>,
 ) -> Result<Measured, CliError> {
     let (w, h) = args.size;
     let copy_gbps = match (runner.status.kind, runner.cuda_device()) {
@@ -231,9 +180,9 @@ fn measure_cases(
     if let Some(bw) = copy_gbps {
         println!("device copy bandwidth (cuMemcpyDtoD, read + write): {bw:.0} GB/s");
     }
-    let mut peers = args
-        .peers
-        .then(|| PeerRun::new(runner.cuda_device(), image, args.runs));
+    if let Some(hook) = hook.as_mut() {
+        hook.start(runner.cuda_device(), image, args.runs);
+    }
     println!(
         "image {w}×{h}, {} runs after {WARM_UP} warm-up, medians in ms",
         args.runs
@@ -247,8 +196,8 @@ fn measure_cases(
                 .map(|r| r.stages)
                 .map_err(CliError::from)
         })?;
-        if let Some(peers) = peers.as_mut() {
-            peers.add_case(&name, &filters, &medians, image);
+        if let Some(hook) = hook.as_mut() {
+            hook.case(&name, &filters, &medians, image);
         }
         let kernel_ms: f64 = filters
             .first()
@@ -281,7 +230,7 @@ fn measure_cases(
     }
     Ok(Measured {
         json,
-        peers: peers.map(PeerRun::finish),
+        peers: hook.map(|h| h.finish()),
         copy_gbps,
     })
 }

@@ -3,8 +3,8 @@
 //! the same sizes and reads `--json`). Wall-clock medians after warm-up, on rayon's pool
 //! (`RAYON_NUM_THREADS` sets its size).
 
-use super::bench::{median, WARM_UP};
 use super::{BenchArgs, CliError};
+use crate::bench_stats::{median, WARM_UP};
 use crate::filters::Filter;
 use crate::ops::cpu;
 use image::RgbaImage;
@@ -72,9 +72,6 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         return Err(CliError::usage(
             "bench --filter times a stack on the GPU; the CPU bench (--backend cpu) times its fixed table of operations",
         ));
-    }
-    if args.handover_probe {
-        return Err(CliError::usage(super::bench_handover::NEEDS_CUDA));
     }
     super::bench::check_bench_host(args)?;
     let (w, h) = args.size;

@@ -79,7 +79,7 @@ pub struct MandelbrotArgs {
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
-    pub memory: super::MemoryArgs,
+    pub memory: crate::image_io::budget::MemoryArgs,
 }
 
 /// Parses "RE,IM,SPAN".

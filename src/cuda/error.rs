@@ -10,6 +10,9 @@ pub enum CudaError {
     NoDriver(String),
     #[error("no CUDA device")]
     NoDevice,
+    /// A buffer or table the caller should have prepared first is not there (a bug).
+    #[error("internal error: the {0} is missing")]
+    Missing(&'static str),
     #[error("the OpenGL context is not on an NVIDIA CUDA device ({0})")]
     GlNotOnCuda(String),
     #[error("out of GPU memory in {call}")]

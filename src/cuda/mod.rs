@@ -1,8 +1,9 @@
 //! The CUDA layer: raw FFI for the `cudaGL.h` calls that cudarc lacks (`ffi`), thin
 //! `Result` functions, and RAII types on top (device, arrays, texture and surface objects,
 //! the map/unmap interop state machine, memory and semaphores imported from Vulkan, event
-//! timelines), plus the kernel set every launcher draws from (the filters' launchers live
-//! with their descriptors in `filters/`).
+//! timelines), plus the kernel set every launcher draws from. A pure wrapper layer: the
+//! filters' launchers live with their descriptors in `filters/`, the Mandelbrot and
+//! perturbation launchers in `pipeline/`.
 //!
 //! Everything here runs on the thread where the GL context is current and the CUDA context
 //! is bound (the main thread): see ARCHITECTURE.md.
@@ -16,10 +17,8 @@ mod external_semaphore;
 pub mod ffi;
 pub mod interop;
 mod kernel_set;
-mod mandelbrot_kernels;
 pub mod memory;
 mod modules;
-mod perturbation_kernels;
 mod surface_object;
 mod texture_object;
 pub mod tiles;
@@ -32,13 +31,9 @@ pub use error::{check, release_in, CudaError};
 pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};
 pub use external_semaphore::ExternalSemaphore;
 pub use kernel_set::{check_scratch, KernelSet};
-pub use mandelbrot_kernels::{
-    ColourOut, DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer, MsSource,
-};
 #[cfg(test)]
 pub use modules::kernel_define;
 pub use modules::{kernel_build_description, kernel_embedded, load_function, load_module};
-pub use perturbation_kernels::{DeviceOrbit, PerturbationKernels, PerturbationPath};
 pub use surface_object::SurfaceObject;
 pub use texture_object::TextureObject;
 pub use tiles::{blocks, tile_height};

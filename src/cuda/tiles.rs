@@ -1,7 +1,7 @@
-//! Launch-layout constants of the histogram, frame copy, Mandelbrot and perturbation kernels,
-//! mirrored from the
-//! `#define`s in their `kernels/*.cu` (each filter keeps its own in its descriptor). A test reads
-//! the kernel sources and fails if a value here drifts from its kernel.
+//! Launch-layout constants of the histogram and frame copy kernels, mirrored from the
+//! `#define`s in their `kernels/*.cu` (each filter keeps its own in its descriptor, the
+//! Mandelbrot kernels theirs in `pipeline/mandelbrot_tiles.rs`). A test reads the kernel
+//! sources and fails if a value here drifts from its kernel. Also the grid arithmetic.
 
 pub const HIST_BINS: u32 = 256;
 pub const HIST_WARPS: u32 = 8;
@@ -11,28 +11,6 @@ pub const COPY_BLOCK_X: u32 = 32;
 pub const COPY_BLOCK_Y: u32 = 8;
 pub const COPY_ROWS: u32 = 4;
 
-pub const MANDEL_BLOCK_X: u32 = 32;
-pub const MANDEL_BLOCK_Y: u32 = 8;
-pub const MS_BLOCK: u32 = 256;
-pub const MS_LINES_BLOCK: u32 = 256;
-pub const MS_CELLS: u32 = 256;
-pub const MS_ITEMS: u32 = 528;
-pub const MS_MAX_LEVELS: u32 = crate::mandelbrot::MS_MAX_LEVELS as u32;
-pub const MS_COUNTERS: u32 = 9;
-pub const MS_FUSED_CELL: u32 = 16;
-pub const MS_KIND_FILL: u32 = 0;
-pub const MS_KIND_SPLIT: u32 = 1;
-pub const MS_KIND_LEAF: u32 = 2;
-pub const MS_COUNT_RECORDS: u32 = 0;
-pub const MS_COUNT_FAILURES: u32 = 1;
-pub const MS_COUNT_GRIDS: u32 = 2;
-pub const MS_COUNT_DEPTH: u32 = 3;
-pub const MS_COUNT_EVALUATED: u32 = 7;
-pub const MS_COUNT_TILES: u32 = 8;
-
-pub const PT_BLOCK_X: u32 = 32;
-pub const PT_BLOCK_Y: u32 = 8;
-
 /// `(kernel file, name, value)` for every mirrored constant.
 pub const MIRRORED: &[(&str, &str, u32)] = &[
     ("histogram", "HIST_BINS", HIST_BINS),
@@ -41,26 +19,6 @@ pub const MIRRORED: &[(&str, &str, u32)] = &[
     ("copy", "COPY_BLOCK_X", COPY_BLOCK_X),
     ("copy", "COPY_BLOCK_Y", COPY_BLOCK_Y),
     ("copy", "COPY_ROWS", COPY_ROWS),
-    ("mandelbrot", "MANDEL_BLOCK_X", MANDEL_BLOCK_X),
-    ("mandelbrot", "MANDEL_BLOCK_Y", MANDEL_BLOCK_Y),
-    ("mandelbrot", "MS_BLOCK", MS_BLOCK),
-    ("mandelbrot", "MS_LINES_BLOCK", MS_LINES_BLOCK),
-    ("mandelbrot", "MS_CELLS", MS_CELLS),
-    ("mandelbrot", "MS_ITEMS", MS_ITEMS),
-    ("mandelbrot", "MS_MAX_LEVELS", MS_MAX_LEVELS),
-    ("mandelbrot", "MS_COUNTERS", MS_COUNTERS),
-    ("mandelbrot", "MS_KIND_FILL", MS_KIND_FILL),
-    ("mandelbrot", "MS_KIND_SPLIT", MS_KIND_SPLIT),
-    ("mandelbrot", "MS_KIND_LEAF", MS_KIND_LEAF),
-    ("mandelbrot", "MS_COUNT_RECORDS", MS_COUNT_RECORDS),
-    ("mandelbrot", "MS_COUNT_FAILURES", MS_COUNT_FAILURES),
-    ("mandelbrot", "MS_COUNT_GRIDS", MS_COUNT_GRIDS),
-    ("mandelbrot", "MS_COUNT_DEPTH", MS_COUNT_DEPTH),
-    ("mandelbrot", "MS_COUNT_EVALUATED", MS_COUNT_EVALUATED),
-    ("mandelbrot", "MS_COUNT_TILES", MS_COUNT_TILES),
-    ("mandelbrot", "MS_FUSED_CELL", MS_FUSED_CELL),
-    ("perturbation", "PT_BLOCK_X", PT_BLOCK_X),
-    ("perturbation", "PT_BLOCK_Y", PT_BLOCK_Y),
 ];
 
 /// Grid size covering `n` items with `per_block` items per block.

@@ -3,7 +3,6 @@
 
 use super::{GpuStage, ParamDef, Params};
 use crate::cuda::CudaError;
-use crate::npp::{Npp, NppError, Peer};
 use image::RgbaImage;
 
 /// A golden test: a photograph of `tests/data/`, a chain of specifications applied in order
@@ -53,18 +52,6 @@ pub trait FilterDef: Sync + Send + std::panic::RefUnwindSafe {
     }
     /// Runs the filter on the GPU: reads `stage.input`, writes `stage.output`.
     fn launch(&self, stage: &mut GpuStage<'_>, params: &Params) -> Result<(), CudaError>;
-    /// NPP's nearest equivalent for a `width × height` source, run beside the kernel by
-    /// `cudalens bench --peers` (constructors in `npp::peers`); `None` where NPP has nothing
-    /// close.
-    fn peer(
-        &self,
-        _npp: &Npp,
-        _params: &Params,
-        _width: u32,
-        _height: u32,
-    ) -> Option<Result<Peer, NppError>> {
-        None
-    }
     /// Specifications timed by `cudalens bench`.
     fn bench_specs(&self) -> &'static [&'static str];
     /// Specifications the GPU tests compare with the CPU reference: the parameter extremes.

@@ -1,7 +1,7 @@
 //! The per-pixel evaluation on the CPU in f64 (the reference the GPU is compared with), and
 //! the per-pixel render, rows in parallel.
 
-use super::{Dwells, View};
+use super::View;
 
 /// |z|² a point must reach before its continuous escape value is taken (radius 256).
 pub const SMOOTH_BAILOUT_SQ: f64 = 65536.0;
@@ -61,14 +61,10 @@ pub fn evaluate(view: &View, x: u32, y: u32, smooth: bool) -> (u32, f32) {
     (n, v)
 }
 
-/// Every pixel's dwell (and continuous value with `smooth`).
-pub fn render_per_pixel(view: &View, smooth: bool) -> Dwells {
-    super::render_per_pixel_from(view, smooth)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mandelbrot::render_per_pixel;
 
     /// The contract written out with complex-number arithmetic, one pixel at a time.
     fn plain(view: &View) -> Vec<u32> {

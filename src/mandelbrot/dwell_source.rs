@@ -38,6 +38,11 @@ impl DwellSource for View {
     }
 }
 
+/// Every pixel's dwell (and continuous value with `smooth`).
+pub fn render_per_pixel(view: &View, smooth: bool) -> Dwells {
+    render_per_pixel_from(view, smooth)
+}
+
 /// Every pixel's dwell (and continuous value with `smooth`, when the source has them),
 /// rows in parallel.
 pub fn render_per_pixel_from(source: &impl DwellSource, smooth: bool) -> Dwells {

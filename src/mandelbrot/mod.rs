@@ -23,10 +23,9 @@ mod view;
 pub use bookmarks::BOOKMARKS;
 pub use coloring::{Coloring, DENSITY_RANGE, GRADIENT_STEPS};
 pub use cpu::{
-    dwell_at, escape, evaluate, render_per_pixel, smooth_after_escape, SMOOTH_BAILOUT_SQ,
-    SMOOTH_EXTRA_MAX,
+    dwell_at, escape, evaluate, smooth_after_escape, SMOOTH_BAILOUT_SQ, SMOOTH_EXTRA_MAX,
 };
-pub use dwell_source::{render_per_pixel_from, DwellSource};
+pub use dwell_source::{render_per_pixel, render_per_pixel_from, DwellSource};
 pub use mariani_silver::{render_mariani_silver, render_mariani_silver_from, MsRecord, RectKind};
 pub use ms_stats::MsStats;
 pub use overlay::{draw_overlay, kind_color};

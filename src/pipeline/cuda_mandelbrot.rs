@@ -11,14 +11,14 @@ use super::external::ExternalInterop;
 use super::interop_mode::{CudaShare, InteropStatus};
 use super::interop_resources::with_cuda_access;
 use super::mandelbrot_frame::MandelbrotFrame;
+use super::mandelbrot_kernels::{
+    ColourOut, DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer,
+};
 use super::mandelbrot_pbo::MandelbrotPbo;
 use super::report::stages_from;
 use super::shared_display::SharedDisplay;
 use super::{BackendKind, PipelineError};
-use crate::cuda::{
-    ColourOut, CudaDevice, CudaError, DwellTargets, GpuTimeline, MandelbrotKernels, MsReadout,
-    MsRecordBuffer,
-};
+use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, Palette, Precision};
 use cudarc::driver::{CudaSlice, CudaStream};
@@ -164,7 +164,10 @@ impl CudaMandelbrot {
                 None => self.deep.insert(CudaDeep::new(&self.device)?),
             };
             let view = deep.prepare_orbit(&stream, s, precision, timeline)?;
-            let dwells = self.dwells.as_mut().ok_or(CudaError::NoDevice)?;
+            let dwells = self
+                .dwells
+                .as_mut()
+                .ok_or(CudaError::Missing("dwell buffer"))?;
             if s.mode == Mode::MarianiSilver {
                 self.kernels.refine_deep(
                     &stream,
@@ -188,7 +191,10 @@ impl CudaMandelbrot {
             ensure_len(&mut self.smooth, &stream, pixels)?;
         }
         let targets = DwellTargets {
-            dwells: self.dwells.as_mut().ok_or(CudaError::NoDevice)?,
+            dwells: self
+                .dwells
+                .as_mut()
+                .ok_or(CudaError::Missing("dwell buffer"))?,
             smooth: if s.coloring.smooth {
                 self.smooth.as_mut()
             } else {
@@ -289,7 +295,10 @@ impl CudaMandelbrot {
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let precision = if self.ensure_display(gl, w, h)?.is_some() {
-            let mut display = self.display.take().ok_or(CudaError::NoDevice)?;
+            let mut display = self
+                .display
+                .take()
+                .ok_or(CudaError::Missing("shared display"))?;
             let out = ColourOut::Surface(display.surface());
             let written = with_cuda_access(&mut display, gl, &stream, &mut timeline, |_, t| {
                 // SAFETY: the surface covers the display's W×H array (made for this view's
@@ -301,7 +310,7 @@ impl CudaMandelbrot {
         } else {
             let bytes = w as usize * h as usize * 4;
             MandelbrotPbo::ensure(&mut self.pbo, gl, &self.device.ctx, bytes)?;
-            let mut pbo = self.pbo.take().ok_or(CudaError::NoDevice)?;
+            let mut pbo = self.pbo.take().ok_or(CudaError::Missing("pixel buffer"))?;
             let written = pbo.write(gl, &stream, &mut timeline, |ptr, size, t| {
                 if size < bytes {
                     return Err(CudaError::Launch {
@@ -349,7 +358,10 @@ impl CudaMandelbrot {
     /// CUDA's until the stream has run the launch.
     unsafe fn colour_into(&self, s: &MandelbrotSettings, out: ColourOut) -> Result<(), CudaError> {
         let (stream, view) = (&self.device.stream, &s.view);
-        let dwells = self.dwells.as_ref().ok_or(CudaError::NoDevice)?;
+        let dwells = self
+            .dwells
+            .as_ref()
+            .ok_or(CudaError::Missing("dwell buffer"))?;
         let (kernels, records) = (&self.kernels, self.records()?);
         // SAFETY (both launches): `out` covers W·H pixels (this function's contract).
         match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
@@ -359,7 +371,7 @@ impl CudaMandelbrot {
             (c, _, _, Some(lut)) if !c.smooth => unsafe {
                 kernels.colorize(stream, dwells, &lut.bytes, records, out, view)
             },
-            _ => Err(CudaError::NoDevice),
+            _ => Err(CudaError::Missing("colour table")),
         }
     }
 
@@ -395,7 +407,10 @@ impl CudaMandelbrot {
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let precision = self.compute_dwells(s, &mut timeline)?;
         let frame = self.frame(s, precision, timeline.stage_times()?)?;
-        let dwells = self.dwells.as_ref().ok_or(CudaError::NoDevice)?;
+        let dwells = self
+            .dwells
+            .as_ref()
+            .ok_or(CudaError::Missing("dwell buffer"))?;
         let host = stream
             .clone_dtoh(&dwells.slice(0..n))
             .map_err(CudaError::driver("cuMemcpyDtoH(dwells)"))?;

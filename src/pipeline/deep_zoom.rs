@@ -3,11 +3,10 @@
 //! location, zoom and pan are in `mandelbrot/deep_settings.rs`).
 
 use super::mandelbrot_frame::{cpu_render, MandelbrotFrame};
+use super::perturbation_kernels::{DeviceOrbit, PerturbationKernels, PerturbationPath};
 use super::report::StageTime;
 use super::BackendKind;
-use crate::cuda::{
-    CudaDevice, CudaError, DeviceOrbit, GpuTimeline, PerturbationKernels, PerturbationPath,
-};
+use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::mandelbrot::deep::{DeepError, DeepLocation, DeepView, Perturbation, ReferenceOrbit};
 use crate::mandelbrot::{Dwells, MandelbrotSettings, Precision};
 use cudarc::driver::{CudaSlice, CudaStream};
@@ -118,7 +117,7 @@ impl CudaDeep {
         self.orbit
             .as_ref()
             .map(|(_, o)| o)
-            .ok_or(CudaError::NoDevice)
+            .ok_or(CudaError::Missing("reference orbit on the device"))
     }
 
     /// The per-pixel kernel over `view` around the prepared orbit.

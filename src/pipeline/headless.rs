@@ -3,8 +3,9 @@
 
 use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::process_on_cpu;
+use super::cpu_mandelbrot::cpu_dwells;
 use super::interop_mode::{choose_interop, InteropRequest, InteropStatus};
-use super::mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
+use super::mandelbrot_frame::MandelbrotFrame;
 use super::{
     BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotRenderer, PipelineError,
 };
@@ -246,6 +247,8 @@ pub fn render_mandelbrot_headless(
     )?;
     match (done, out) {
         (Ok(()), Some(o)) => Ok(o),
-        _ => Err(PipelineError::Cuda(crate::cuda::CudaError::NoDevice)),
+        _ => Err(PipelineError::Cuda(crate::cuda::CudaError::Missing(
+            "headless render output",
+        ))),
     }
 }

@@ -1,5 +1,5 @@
-//! What one Mandelbrot render did, and the CPU reference path that produces one (deep views
-//! by perturbation, `deep_zoom.rs`).
+//! What one Mandelbrot render did, and the CPU render of a dwell source in the settings'
+//! mode (the reference path is `cpu_mandelbrot.rs`).
 
 use super::report::StageTime;
 use super::BackendKind;
@@ -7,7 +7,6 @@ use crate::mandelbrot::{
     render_mariani_silver_from, render_per_pixel_from, DwellSource, Dwells, MandelbrotSettings,
     Mode, MsRecord, MsStats, Precision,
 };
-use std::time::Instant;
 
 /// What one render did.
 #[derive(Debug, Clone)]
@@ -35,31 +34,6 @@ impl MandelbrotFrame {
     pub fn total_ms(&self) -> f64 {
         super::report::total_of(&self.stages)
     }
-}
-
-/// The CPU reference: dwells (and continuous values, records) on the host.
-pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
-    // Deep views by perturbation (`deep_zoom.rs`); a location the perturbation path cannot
-    // take falls through to f64.
-    if let Some(result) = s
-        .deep_precision()
-        .and_then(|p| super::deep_zoom::cpu_deep_dwells(s, p).ok())
-    {
-        return result;
-    }
-    let start = Instant::now();
-    let (dwells, records, stats) = cpu_render(&s.view, s);
-    let frame = MandelbrotFrame {
-        backend: BackendKind::Cpu,
-        precision: Precision::F64,
-        stages: vec![StageTime {
-            name: "dwell".into(),
-            ms: start.elapsed().as_secs_f64() * 1e3,
-        }],
-        records,
-        stats,
-    };
-    (dwells, frame)
 }
 
 /// The pixels of `source` in `s`'s mode: per pixel, or refined with `s`'s tuning (the

@@ -52,7 +52,7 @@ impl MandelbrotPbo {
             *slot = Some(Self::new(gl, ctx, bytes)?);
         }
         slot.as_mut()
-            .ok_or(PipelineError::Cuda(CudaError::NoDevice))
+            .ok_or(PipelineError::Cuda(CudaError::Missing("pixel buffer")))
     }
 
     /// Maps the PBO (marking "interop in" on the timeline), runs `write` on its device

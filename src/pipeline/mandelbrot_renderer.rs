@@ -1,9 +1,10 @@
 //! The Mandelbrot view's renderer: CUDA when available, the CPU reference otherwise.
 
 use super::backend::{choose_backend, fall_back_after};
+use super::cpu_mandelbrot::cpu_dwells;
 use super::cuda_mandelbrot::CudaMandelbrot;
 use super::interop_mode::{choose_interop, CudaShare};
-use super::mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
+use super::mandelbrot_frame::MandelbrotFrame;
 use super::report::StageTime;
 use super::{BackendRequest, BackendStatus, InteropRequest, InteropStatus, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
@@ -100,7 +101,9 @@ impl MandelbrotRenderer {
             .map(|cuda| cuda.ensure_display(gl, width, height))
             .transpose()?
             .flatten()
-            .ok_or(PipelineError::Cuda(crate::cuda::CudaError::NoDevice))
+            .ok_or(PipelineError::Cuda(crate::cuda::CudaError::Missing(
+                "CUDA display texture",
+            )))
     }
 
     /// Whether the CUDA backend draws into a texture shared with CUDA rather than into the

@@ -3,6 +3,7 @@
 
 mod backend;
 mod cpu_frame;
+mod cpu_mandelbrot;
 mod cuda_frame;
 mod cuda_mandelbrot;
 mod deep_zoom;
@@ -15,8 +16,11 @@ mod intermediates;
 mod interop_mode;
 mod interop_resources;
 mod mandelbrot_frame;
+mod mandelbrot_kernels;
 mod mandelbrot_pbo;
 mod mandelbrot_renderer;
+pub mod mandelbrot_tiles;
+mod perturbation_kernels;
 mod report;
 mod shared_display;
 mod shared_targets;
@@ -24,6 +28,7 @@ mod with_spare;
 mod working_set;
 
 pub use backend::{choose_backend, fall_back_after, BackendKind, BackendRequest, BackendStatus};
+pub use cpu_mandelbrot::cpu_dwells;
 pub use deep_zoom::cpu_deep_dwells;
 pub use error::PipelineError;
 pub use frame_runner::FrameRunner;
@@ -33,7 +38,7 @@ pub use headless::{
     render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
 };
 pub use interop_mode::{CudaShare, InteropKind, InteropRequest, InteropStatus};
-pub use mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
+pub use mandelbrot_frame::MandelbrotFrame;
 pub use mandelbrot_renderer::MandelbrotRenderer;
 pub use report::{counts_in_total, total_of, FrameReport, StageTime};
 pub use working_set::{check_gpu_frame, gpu_frame_bytes};

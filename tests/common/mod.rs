@@ -2,12 +2,59 @@
 #![allow(dead_code)]
 
 use image::RgbaImage;
+use std::io::Write;
 use std::path::PathBuf;
 
+/// The test data folder: `$CUDALENS_TEST_DATA` (the GPU harness runs the test binaries
+/// from a copy of the tree at another path), else this checkout's `tests/data`.
+pub fn data_dir() -> PathBuf {
+    std::env::var_os("CUDALENS_TEST_DATA").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
+        PathBuf::from,
+    )
+}
+
+/// The repository root the data folder belongs to (for tests that run the binary on
+/// `tests/data/...` paths).
+pub fn repo_root() -> PathBuf {
+    let data = data_dir();
+    data.parent()
+        .and_then(|tests| tests.parent())
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+}
+
 pub fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
+    data_dir().join(name)
+}
+
+/// The `cudalens` binary under test: `$CUDALENS_BIN` (the GPU harness), else the one
+/// cargo built with these tests.
+pub fn cudalens_bin() -> PathBuf {
+    std::env::var_os("CUDALENS_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_cudalens")),
+        PathBuf::from,
+    )
+}
+
+/// The variable that turns a GPU test's skip into a failure.
+pub const REQUIRE_GPU: &str = "CUDALENS_REQUIRE_GPU";
+
+/// Whether `CUDALENS_REQUIRE_GPU=1`: set by the GPU harness (scripts/gpu/verify.sh), where
+/// a GPU test that cannot reach the GPU must fail, not pass as skipped.
+pub fn gpu_required() -> bool {
+    std::env::var(REQUIRE_GPU).is_ok_and(|v| v == "1")
+}
+
+/// A GPU test that cannot run here (no CUDA device, no headless GL): prints
+/// "skipped: {reason}" and the test passes; under `CUDALENS_REQUIRE_GPU=1` it panics with
+/// the reason instead.
+pub fn skip_gpu_test(reason: &str) {
+    assert!(
+        !gpu_required(),
+        "{REQUIRE_GPU}=1 but this GPU test cannot run: {reason}"
+    );
+    // Written to the process's stderr directly so that it shows through libtest's capture.
+    let _ = writeln!(std::io::stderr(), "skipped: {reason}");
 }
 
 /// A test photograph as RGBA8 (through the app's own loader: greyscale and alpha converted).

@@ -37,7 +37,7 @@ impl Finished {
 }
 
 pub fn cudalens() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cudalens"));
+    let mut c = Command::new(super::cudalens_bin());
     c.stdin(Stdio::null());
     c
 }

@@ -16,7 +16,6 @@ use super::param::typed_params;
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::CudaError;
-use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
@@ -226,10 +225,6 @@ impl FilterDef for BoxFilter {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("box"))
-    }
-
-    fn peer(&self, _npp: &Npp, p: &Params, _: u32, _: u32) -> Option<Result<Peer, NppError>> {
-        Some(Ok(peers::box_filter(p.int(0))))
     }
 
     fn bench_specs(&self) -> &'static [&'static str] {

@@ -14,7 +14,6 @@ use super::constants::{EQUALIZE_BINS, EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, EQUALI
 use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};
-use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
@@ -111,10 +110,6 @@ impl FilterDef for Equalize {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("equalize_apply"))
-    }
-
-    fn peer(&self, npp: &Npp, _: &Params, w: u32, h: u32) -> Option<Result<Peer, NppError>> {
-        Some(peers::equalize(npp, w, h))
     }
 
     fn bench_specs(&self) -> &'static [&'static str] {

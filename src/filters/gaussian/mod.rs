@@ -20,7 +20,6 @@ use super::param::typed_params;
 use super::param::Default::{Derived, Required};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, tile_height, CudaError};
-use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
@@ -224,10 +223,6 @@ impl FilterDef for Gaussian {
             upload_weights(stage, "convolution_mma", &weights)?;
             mma::launch(stage, radius)
         }
-    }
-
-    fn peer(&self, npp: &Npp, p: &Params, _: u32, _: u32) -> Option<Result<Peer, NppError>> {
-        Some(peers::gaussian(npp, &gaussian_weights(p.get(0), p.int(1))))
     }
 
     fn bench_specs(&self) -> &'static [&'static str] {

@@ -19,7 +19,6 @@ use super::param::typed_params;
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
-use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 use rayon::prelude::*;
@@ -186,10 +185,6 @@ impl FilterDef for Median {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("median"))
-    }
-
-    fn peer(&self, npp: &Npp, p: &Params, w: u32, h: u32) -> Option<Result<Peer, NppError>> {
-        Some(peers::median(npp, p.int(0), w, h))
     }
 
     fn bench_specs(&self) -> &'static [&'static str] {

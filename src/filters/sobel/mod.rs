@@ -10,7 +10,6 @@ use super::param::typed_params;
 use super::param::Default::Value;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
-use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
@@ -81,10 +80,6 @@ impl FilterDef for Sobel {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("sobel"))
-    }
-
-    fn peer(&self, _npp: &Npp, _: &Params, _: u32, _: u32) -> Option<Result<Peer, NppError>> {
-        Some(Ok(peers::sobel()))
     }
 
     fn bench_specs(&self) -> &'static [&'static str] {

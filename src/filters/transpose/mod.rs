@@ -7,7 +7,6 @@ mod cpu;
 use super::constants::{TRANSPOSE_ROWS, TRANSPOSE_TILE};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
-use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
@@ -66,10 +65,6 @@ impl FilterDef for Transpose {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("transpose"))
-    }
-
-    fn peer(&self, _npp: &Npp, _: &Params, _: u32, _: u32) -> Option<Result<Peer, NppError>> {
-        Some(Ok(peers::transpose()))
     }
 
     fn bench_specs(&self) -> &'static [&'static str] {

@@ -20,7 +20,6 @@ use super::param::typed_params;
 use super::param::Default::Required;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
-use crate::npp::{peers, Npp, NppError, Peer};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 
@@ -115,10 +114,6 @@ impl FilterDef for Unsharp {
 
     fn bench_specs(&self) -> &'static [&'static str] {
         &["unsharp:sigma=2,amount=1"]
-    }
-
-    fn peer(&self, npp: &Npp, p: &Params, _: u32, _: u32) -> Option<Result<Peer, NppError>> {
-        Some(peers::unsharp(npp, p.get(0), p.int(2), p.get(1)))
     }
 
     fn test_specs(&self) -> &'static [&'static str] {

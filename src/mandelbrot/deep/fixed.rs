@@ -1,13 +1,14 @@
 //! Fixed-point arbitrary precision on `num-bigint`: a value is an integer × 2^-bits. The
 //! Mandelbrot iteration stays bounded (|z| < 2 until it escapes), so one absolute precision
 //! serves every value, and the escape test |z|² ≥ 4 is exact on the integers. Used for the
-//! reference orbit and for the direct-iteration reference of deep views.
+//! reference orbit and for the direct-iteration reference of deep views (`direct.rs`, which
+//! also places a view's pixels in fixed point).
 
-use super::{Decimal, DeepView};
+use super::Decimal;
 use num_bigint::BigInt;
 
 /// round(numerator · 2^bits / denominator), halves away from zero; denominator > 0.
-fn rational_to_fixed(numerator: BigInt, denominator: &BigInt, bits: usize) -> BigInt {
+pub(super) fn rational_to_fixed(numerator: BigInt, denominator: &BigInt, bits: usize) -> BigInt {
     let scaled = numerator << bits;
     let half = denominator / 2u32;
     let magnitude = (scaled.magnitude() + half.magnitude()) / denominator.magnitude();
@@ -37,26 +38,6 @@ pub fn pixel_step(span: &Decimal, width: u32, bits: usize) -> BigInt {
     }
 }
 
-/// c of pixel (x, y) in fixed point, from the exact decimal centre and span with a single
-/// rounding: (re + (2x + 1 − W)·S/(2W), im − (2y + 1 − H)·S/(2W)).
-pub fn pixel_c(view: &DeepView, x: u32, y: u32, bits: usize) -> (BigInt, BigInt) {
-    let loc = &view.location;
-    let (s, es) = loc.span.parts();
-    let two_w = BigInt::from(2 * u64::from(view.width));
-    let offset = |centre: &Decimal, steps: i64, sign: i64| {
-        let (a, ea) = centre.parts();
-        let e = ea.min(es).min(0);
-        let ten = BigInt::from(10u32);
-        let a = a * ten.pow((ea - e) as u32);
-        let s = &s * ten.pow((es - e) as u32);
-        let numerator = a * &two_w + s * BigInt::from(steps * sign);
-        rational_to_fixed(numerator, &(&two_w * ten.pow((-e) as u32)), bits)
-    };
-    let sx = 2 * i64::from(x) + 1 - i64::from(view.width);
-    let sy = 2 * i64::from(y) + 1 - i64::from(view.height);
-    (offset(&loc.re, sx, 1), offset(&loc.im, sy, -1))
-}
-
 /// Iterates z ← z² + c from z = c while |z|² < 4, at most `limit` times, showing every z
 /// (before its test) to `visit`. Returns the number of iterations (the dwell).
 pub fn iterate(
@@ -82,18 +63,10 @@ pub fn iterate(
     }
 }
 
-/// Fraction bits for a view: the pixel's own bits plus `guard` bits below it.
-pub fn bits_for(view: &DeepView, guard: usize) -> usize {
-    let pixel = view.location.pixel_size(view.width);
-    let below = (-pixel.log2()).ceil().max(0.0) as usize;
-    below + guard + 8
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mandelbrot::deep::DeepLocation;
-    use crate::mandelbrot::{dwell_at, View};
+    use crate::mandelbrot::dwell_at;
 
     #[test]
     fn decimals_become_fixed_point_exactly() {
@@ -105,24 +78,6 @@ mod tests {
             decimal_to_fixed(&"3".parse().expect("3"), 2),
             BigInt::from(12)
         );
-    }
-
-    #[test]
-    fn pixel_centres_follow_the_contract() {
-        let view = View {
-            center: (-0.5, 0.25),
-            span: 2.0,
-            width: 4,
-            height: 2,
-            max_dwell: 10,
-        };
-        let deep = DeepView::from_view(&view).expect("finite view");
-        for (x, y) in [(0, 0), (3, 1), (2, 0)] {
-            let (cr, ci) = pixel_c(&deep, x, y, 60);
-            let (er, ei) = view.point(x, y);
-            assert_eq!(cr, BigInt::from((er * 2f64.powi(60)) as i64));
-            assert_eq!(ci, BigInt::from((ei * 2f64.powi(60)) as i64));
-        }
     }
 
     #[test]
@@ -139,14 +94,5 @@ mod tests {
             let n = iterate(&to(re), &to(im), bits, 200, |_, _| {});
             assert_eq!(n, dwell_at(re, im, 200), "{re},{im}");
         }
-        let loc = DeepLocation::parse("0,0", "1e-30").expect("location");
-        let view = DeepView {
-            location: loc,
-            width: 1000,
-            height: 1,
-            max_dwell: 1,
-        };
-        // A pixel of 1e-33 is 2^-109.6.
-        assert_eq!(bits_for(&view, 64), 110 + 64 + 8);
     }
 }

@@ -22,7 +22,7 @@ pub struct ReferenceOrbit {
 impl ReferenceOrbit {
     /// Iterates the centre of `view` (max dwell + 1 steps at most).
     pub fn compute(view: &DeepView) -> Self {
-        let bits = fixed::bits_for(view, REFERENCE_GUARD_BITS);
+        let bits = super::direct::bits_for(view, REFERENCE_GUARD_BITS);
         let cr = fixed::decimal_to_fixed(&view.location.re, bits);
         let ci = fixed::decimal_to_fixed(&view.location.im, bits);
         let capacity = view.max_dwell as usize + 2;

@@ -1,0 +1,180 @@
+//! The command line's arguments (clap): the app by default, and the headless subcommands.
+
+use super::mandelbrot::MandelbrotArgs;
+use crate::app::GuiArgs;
+use crate::filters::Filter;
+use crate::image_io::budget::MemoryArgs;
+use crate::pipeline::{BackendRequest, InteropRequest};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Examples shown at the end of `cudalens --help`.
+const EXAMPLES: &str = "\
+Examples:
+  cudalens photo.jpg --filter gaussian:sigma=2        open the app with a blur switched on
+  cudalens apply in.png -o out.png --filter box:radius=5 --filter sobel
+  cudalens apply photos/*.jpg -o out/ --filter gaussian:sigma=1.5 --format png
+  cudalens apply photos/ -o out/ --preset 'soft edges' --backend cuda
+  cudalens histogram photo.jpg --json
+  cudalens mandelbrot -o set.png --width 2048 --height 1536 --center -0.745,0.113 --span 0.01
+  cudalens bench --backend cpu --size 1920x1080
+  cudalens completions bash > ~/.local/share/bash-completion/completions/cudalens
+
+Filter specifications: `cudalens apply --help` lists every filter's syntax.
+Settings and presets live in the platform config folder (CUDALENS_CONFIG_DIR overrides it).";
+
+/// Live GPU image processing and Mandelbrot exploration (CUDA–OpenGL interop, CPU fallback).
+#[derive(Debug, Parser)]
+#[command(
+    name = "cudalens",
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    /// Image to open in the app (default: the shipped sample image).
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub gui: GuiArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply filters to an image headless and save the result.
+    Apply(ApplyArgs),
+    /// Print the R, G, B and luma histograms of an image and their statistics.
+    Histogram(HistogramArgs),
+    /// Render a view of the Mandelbrot set to a PNG.
+    Mandelbrot(MandelbrotArgs),
+    /// Report what this machine offers: OpenGL, CUDA devices, the backend that would run.
+    Doctor,
+    /// Time the filters and the explorer's frame (median of many runs).
+    Bench(BenchArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// Image to process (PNG, JPEG, TIFF, BMP, WebP, GIF), or a folder of them.
+    pub input: PathBuf,
+    /// More images or folders: a batch, written into the folder OUTPUT.
+    #[arg(value_name = "MORE")]
+    pub more_inputs: Vec<PathBuf>,
+    /// Output file (format from its extension: png, jpg, tif, bmp, webp); for a batch, the
+    /// output folder (created if missing), where each result is named <stem>.<ext>.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// A filter specification (see --help for all); repeatable, applied in order.
+    #[arg(
+        long = "filter",
+        value_name = "SPEC",
+        required_unless_present = "preset",
+        long_help = crate::filters::spec_help()
+    )]
+    pub filters: Vec<Filter>,
+    /// Use the filters of a preset saved in the app (Presets menu) instead of --filter.
+    #[arg(long, value_name = "NAME", conflicts_with = "filters")]
+    pub preset: Option<String>,
+    /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
+    #[arg(long, value_enum, default_value_t)]
+    pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
+    /// Replace existing output files (never an input).
+    #[arg(long)]
+    pub force: bool,
+    /// Batch: threads decoding and threads encoding images (default: the number of CPUs).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: Option<u32>,
+    /// Batch: write this format instead of each input's own.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<OutputFormat>,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct HistogramArgs {
+    /// Image to measure (PNG, JPEG, TIFF, BMP, WebP, GIF).
+    pub input: PathBuf,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+    /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
+    #[arg(long, value_enum, default_value_t)]
+    pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Image size, WIDTHxHEIGHT (random image).
+    #[arg(long, default_value = "3840x2160", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Timed runs per case (after warm-up).
+    #[arg(long, default_value_t = 30)]
+    pub runs: usize,
+    /// Backend: auto, cuda, or cpu (the CPU functions timed directly, as a table).
+    #[arg(long, value_enum, default_value_t)]
+    pub backend: BackendRequest,
+    /// CUDA–OpenGL interop: auto (external memory when the driver offers it, else
+    /// map/unmap), classic (map/unmap every frame) or external (or an error).
+    #[arg(long, value_enum, default_value_t)]
+    pub interop: InteropRequest,
+    /// Also time the Mandelbrot explorer's frame (1920×1080, both modes and colourings).
+    #[arg(long)]
+    pub mandelbrot: bool,
+    /// Write the results as JSON here too.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Time this filter stack (repeatable, applied in order) as the only case instead of
+    /// the built-in ones; GPU only.
+    #[arg(long = "filter", value_name = "SPEC")]
+    pub filters: Vec<Filter>,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Parses WIDTHxHEIGHT for an image (1 to the image side limit).
+pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    crate::app::parse_size_up_to(text, crate::image_io::MAX_IMAGE_SIDE)
+}
+
+/// `--format`: the output format of a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Png,
+    Jpeg,
+    Tiff,
+    Bmp,
+    Webp,
+}
+
+impl OutputFormat {
+    pub(super) fn extension(self) -> &'static str {
+        match self {
+            Self::Png => "png",
+            Self::Jpeg => "jpg",
+            Self::Tiff => "tiff",
+            Self::Bmp => "bmp",
+            Self::Webp => "webp",
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Launcher for `kernels/perturbation.cu`: per-pixel perturbation dwells of a deep view
+//! around a reference orbit held on the device ([`DeviceOrbit`]).
+
+use super::mandelbrot_tiles::{PT_BLOCK_X, PT_BLOCK_Y};
+use crate::cuda::{blocks, load_function, load_module, CudaDevice, CudaError};
+use crate::mandelbrot::deep::{DeepView, ReferenceOrbit};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
+
+/// Mirror of `struct PtArgs` in perturbation.cuh (same field order, C layout; 72 bytes).
+/// Also the last field of the Mariani–Silver kernels' arguments (zero for plain views).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PtArgs {
+    dwells: u64,
+    width: i32,
+    height: i32,
+    max_dwell: i32,
+    orbit: u64,
+    orbit_exp: u64,
+    orbit_last: i32,
+    step: f64,
+    step_exp: i32,
+    step_lo: f64,
+}
+
+// SAFETY: PtArgs is #[repr(C)], Copy, and matches the kernel's struct field for field.
+unsafe impl cudarc::driver::DeviceRepr for PtArgs {}
+
+/// Which number type the pixels iterate in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PerturbationPath {
+    /// Double-double differences; the orbit as double-doubles.
+    DoubleDouble,
+    /// Shared-exponent complex differences; the orbit as mantissas and exponents.
+    Extended,
+}
+
+/// A reference orbit on the device, in the form one path reads.
+pub struct DeviceOrbit {
+    points: CudaSlice<f64>,
+    exponents: CudaSlice<i32>,
+    len: usize,
+    pub path: PerturbationPath,
+}
+
+impl DeviceOrbit {
+    /// Uploads `orbit` for `path`.
+    pub fn upload(
+        stream: &Arc<CudaStream>,
+        orbit: &ReferenceOrbit,
+        path: PerturbationPath,
+    ) -> Result<Self, CudaError> {
+        let (points, exponents): (Vec<f64>, Vec<i32>) = match path {
+            PerturbationPath::DoubleDouble => (orbit.device_dd_points(), vec![0]),
+            PerturbationPath::Extended => (
+                orbit.points.iter().flat_map(|p| [p.re, p.im]).collect(),
+                orbit.points.iter().map(|p| p.e).collect(),
+            ),
+        };
+        Ok(Self {
+            points: stream
+                .clone_htod(&points)
+                .map_err(CudaError::driver("cuMemcpyHtoD(orbit)"))?,
+            exponents: stream
+                .clone_htod(&exponents)
+                .map_err(CudaError::driver("cuMemcpyHtoD(orbit exponents)"))?,
+            len: orbit.points.len(),
+            path,
+        })
+    }
+}
+
+/// The loaded perturbation kernels.
+pub struct PerturbationKernels {
+    double_double: CudaFunction,
+    extended: CudaFunction,
+}
+
+impl PerturbationKernels {
+    pub fn load(device: &CudaDevice) -> Result<Self, CudaError> {
+        let module = load_module(device, "perturbation")?;
+        Ok(Self {
+            double_double: load_function(&module, "perturb_per_pixel_dd")?,
+            extended: load_function(&module, "perturb_per_pixel_ext")?,
+        })
+    }
+
+    /// Computes the W×H dwells of `view` into `dwells` (≥ W·H `i32`) around `orbit` (the
+    /// reference at the view's centre).
+    pub fn dwells(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &DeepView,
+        orbit: &DeviceOrbit,
+        dwells: &mut CudaSlice<i32>,
+    ) -> Result<(), CudaError> {
+        let (width, height) = (view.width, view.height);
+        if dwells.len() < width as usize * height as usize {
+            return Err(CudaError::Launch {
+                kernel: "perturb_per_pixel",
+                reason: format!("dwell buffer of {} for {width}×{height}", dwells.len()),
+            });
+        }
+        let function = match orbit.path {
+            PerturbationPath::DoubleDouble => &self.double_double,
+            PerturbationPath::Extended => &self.extended,
+        };
+        let (d, _guard) = dwells.device_ptr(stream);
+        let args = orbit.kernel_args(stream, view, d)?;
+        let cfg = LaunchConfig {
+            grid_dim: (blocks(width, PT_BLOCK_X), blocks(height, PT_BLOCK_Y), 1),
+            block_dim: (PT_BLOCK_X, PT_BLOCK_Y, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = stream.launch_builder(function);
+        b.arg(&args);
+        // SAFETY: matches perturb_per_pixel_*(PtArgs); `dwells` holds W·H ints (checked),
+        // and the orbit's arguments are valid (`kernel_args`).
+        unsafe { b.launch(cfg) }.map_err(CudaError::launch("perturb_per_pixel"))?;
+        Ok(())
+    }
+}
+
+impl DeviceOrbit {
+    /// The kernels' arguments for `view` around this orbit, dwells going to `dwells` (a
+    /// device pointer; 0 where the kernel writes through its own arguments). The orbit
+    /// buffers hold `len` points (two double2 each on the double-double path, exponents on
+    /// the extended path, the only one that reads them), and every index a kernel reads is
+    /// ≤ orbit_last. All work is on the one stream, so the pointers stay valid for it.
+    pub(crate) fn kernel_args(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &DeepView,
+        dwells: u64,
+    ) -> Result<PtArgs, CudaError> {
+        let (width, height, max_dwell) = (view.width, view.height, view.max_dwell);
+        let invalid = |reason: String| CudaError::Launch {
+            kernel: "perturb",
+            reason,
+        };
+        if width == 0 || height == 0 || width > 32768 || height > 32768 {
+            return Err(invalid(format!("a view of {width}×{height}")));
+        }
+        if self.len < 2 || self.len > i32::MAX as usize || max_dwell > i32::MAX as u32 {
+            return Err(invalid(format!("orbit of {} points", self.len)));
+        }
+        let (step, step_exp, step_lo) = match self.path {
+            PerturbationPath::DoubleDouble => {
+                let step = view.location.pixel_size_dd(width);
+                (step.hi, 0, step.lo)
+            }
+            PerturbationPath::Extended => {
+                let step = view.location.pixel_size(width);
+                (step.m, step.e, 0.0)
+            }
+        };
+        Ok(PtArgs {
+            dwells,
+            width: width as i32,
+            height: height as i32,
+            max_dwell: max_dwell as i32,
+            orbit: self.points.device_ptr(stream).0,
+            orbit_exp: self.exponents.device_ptr(stream).0,
+            orbit_last: (self.len - 1) as i32,
+            step,
+            step_exp,
+            step_lo,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn args_have_the_kernel_layout() {
+        assert_eq!(std::mem::size_of::<super::PtArgs>(), 72);
+    }
+}
