@@ -40,7 +40,9 @@ def photo(name, size=SIZE, mode="RGB"):
     aspect = size[0] / size[1]
     cw, ch = (w, round(w / aspect)) if w / h < aspect else (round(h * aspect), h)
     left, top = (w - cw) // 2, (h - ch) // 2
-    return im.crop((left, top, left + cw, top + ch)).resize(size, Image.Resampling.LANCZOS)
+    im = im.crop((left, top, left + cw, top + ch)).resize(size, Image.Resampling.LANCZOS)
+    # Pixels only: the source's own ICC profile and metadata must not ride along.
+    return Image.fromarray(np.asarray(im), mode)
 
 
 # ---------------------------------------------------------------- ICC profiles, by hand
@@ -227,8 +229,18 @@ def save_reference(name, image=None):
     return ref
 
 
+def profile_description(path):
+    icc = Image.open(path).info.get("icc_profile")
+    if not icc:
+        return None
+    return ImageCms.getProfileDescription(ImageCms.ImageCmsProfile(io.BytesIO(icc))).strip()
+
+
 def add(name, kind, writer, orientation=1, profile=None):
     writer(OUT / name)
+    assert profile_description(OUT / name) == profile, name
+    with Image.open(OUT / name) as im:
+        assert im.getexif().get(0x0112, 1) == orientation, name
     ref = save_reference(name)
     entry(name, kind, ref.size, orientation, profile)
 
@@ -309,6 +321,11 @@ def main():
     add("webp_display_p3.webp", "colour",
         lambda p: astronaut_m.save(p, "WEBP", lossless=True, icc_profile=DISPLAY_P3),
         profile="Display P3 (cudalens test profile)")
+    # A real-world sRGB profile (the one chelsea.png carries): converting is near identity.
+    srgb_icc = Image.open(ROOT / "assets" / "chelsea.png").info["icc_profile"]
+    add("png_srgb_profile.png", "colour",
+        lambda p: chelsea_m.save(p, "PNG", icc_profile=srgb_icc),
+        profile="sRGB IEC61966-2.1")
     add("tiff_adobe_rgb.tif", "colour",
         lambda p: coffee_m.save(p, "TIFF", compression="tiff_lzw", icc_profile=ADOBE_RGB),
         profile="Adobe RGB (1998) compatible (cudalens test profile)")
