@@ -231,7 +231,7 @@ pub fn check_scans(data: &[u8]) -> Result<(), ScanError> {
             .get(pos + 2..pos + len)
             .ok_or_else(|| ScanError("truncated marker segment".into()))?;
         match marker {
-            0xC0 | 0xC1 | 0xC2 => w.frame(body, marker == 0xC2)?,
+            0xC0..=0xC2 => w.frame(body, marker == 0xC2)?,
             0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => return Ok(()),
             0xC4 => w.tables(body)?,
             0xDD => w.restart = read_u16(body, 0)?,
@@ -337,7 +337,7 @@ impl Walker<'_> {
         })
     }
 
-    fn table<'t>(tables: &'t [Option<Huffman>; 4], id: usize) -> Result<&'t Huffman, ScanError> {
+    fn table(tables: &[Option<Huffman>; 4], id: usize) -> Result<&Huffman, ScanError> {
         tables
             .get(id)
             .and_then(Option::as_ref)
