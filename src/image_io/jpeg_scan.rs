@@ -578,6 +578,39 @@ mod tests {
         assert!(check_scans(&bad).is_err());
     }
 
+    /// The walk's cost against zune's decoding on a 12 MP photograph-like JPEG (run with
+    /// `--ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn time_the_walk_on_12_mp() {
+        let img = image::RgbImage::from_fn(4000, 3000, |x, y| {
+            let n = (x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(40_503)) >> 27;
+            image::Rgb([(x / 16 + n) as u8, (y / 12 + n) as u8, ((x + y) / 28) as u8])
+        });
+        let mut buf = std::io::Cursor::new(Vec::new());
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 90)
+            .encode_image(&img)
+            .expect("encode");
+        let data = buf.into_inner();
+        let start = std::time::Instant::now();
+        check_scans(&data).expect("whole");
+        let walk = start.elapsed();
+        let start = std::time::Instant::now();
+        let options = zune_core::options::DecoderOptions::default()
+            .jpeg_set_out_colorspace(zune_core::colorspace::ColorSpace::RGBA);
+        zune_jpeg::JpegDecoder::new_with_options(
+            zune_core::bytestream::ZCursor::new(&data),
+            options,
+        )
+        .decode()
+        .expect("decodes");
+        let decode = start.elapsed();
+        println!(
+            "12 MP JPEG ({} KB): scan walk {walk:.1?}, zune decode {decode:.1?}",
+            data.len() / 1024
+        );
+    }
+
     #[test]
     fn never_panics_on_cut_or_garbage_input() {
         let good = jpeg(40, 24);
