@@ -84,7 +84,13 @@ fn truncated_and_corrupt_jpegs_are_errors() {
     corrupt[middle + 64] = 0xC4; // a marker inside the entropy-coded data
     let ok = write(d, "good.jpg", &good);
     assert!(run(&["histogram", s(&ok)], d).code == Some(0));
-    for (name, bytes) in [("cut.jpg", truncated), ("bad.jpg", &corrupt[..])] {
+    // Scan data overwritten with bytes that are no markers: only the scan walk notices.
+    let astray = std::fs::read(data("fidelity/jpeg_corrupt_scan.jpg")).expect("corpus file");
+    for (name, bytes) in [
+        ("cut.jpg", truncated),
+        ("bad.jpg", &corrupt[..]),
+        ("astray.jpg", &astray[..]),
+    ] {
         let p = write(d, name, bytes);
         run(&["histogram", s(&p)], d).refused_with("corrupt or truncated JPEG");
         let out = d.join(format!("{name}.png"));

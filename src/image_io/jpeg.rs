@@ -1,8 +1,13 @@
 //! JPEG through zune-jpeg in strict mode: a truncated or corrupt file is an error, not a
-//! picture padded with grey (the lenient mode the image crate uses). Decodes straight to
-//! RGBA8, so the only pixel buffer is the result.
+//! picture padded with grey (the lenient mode the image crate uses). Strict mode only
+//! notices data that runs out, so every scan is also walked by [`check_scans`] (in
+//! parallel with the decoding) to catch scan data that goes astray without running out.
+//! Decodes straight to RGBA8, so the only pixel buffer is the result.
 
-use super::load::{Admission, LoadError};
+use super::colour::Samples;
+use super::jpeg_scan::check_scans;
+use super::load::{Admission, Decoded, LoadError};
+use image::metadata::Orientation;
 use std::path::Path;
 use zune_core::bytestream::ZCursor;
 use zune_core::colorspace::ColorSpace;
@@ -15,17 +20,24 @@ fn decode_error(path: &Path, e: impl std::fmt::Display) -> LoadError {
     }
 }
 
+fn options(out: ColorSpace) -> DecoderOptions {
+    DecoderOptions::default()
+        .set_strict_mode(true)
+        .set_max_width(usize::from(u16::MAX))
+        .set_max_height(usize::from(u16::MAX))
+        .jpeg_set_out_colorspace(out)
+}
+
 /// Decodes a whole JPEG file held in `bytes`; `admission` sees the declared size first.
 pub fn decode_jpeg(
     path: &Path,
     bytes: &[u8],
     admission: &Admission<'_>,
-) -> Result<(image::RgbaImage, String, Option<String>), LoadError> {
-    let options = DecoderOptions::default()
-        .set_strict_mode(true)
-        .set_max_width(usize::from(u16::MAX))
-        .set_max_height(usize::from(u16::MAX));
-    let mut decoder = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options);
+) -> Result<Decoded, LoadError> {
+    // The output colour space must be set before the headers are read: zune-jpeg picks
+    // its YCbCr converter while reading them.
+    let mut decoder =
+        zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(ColorSpace::RGBA));
     decoder
         .decode_headers()
         .map_err(|e| decode_error(path, e))?;
@@ -37,15 +49,41 @@ pub fn decode_jpeg(
         .input_colorspace()
         .ok_or_else(|| decode_error(path, "no colour space"))?;
     admission.check(path, width, height, 0)?;
-    decoder.set_options(options.jpeg_set_out_colorspace(ColorSpace::RGBA));
+    let icc = decoder.icc_profile();
+    let orientation = decoder
+        .exif()
+        .and_then(|exif| Orientation::from_exif_chunk(exif))
+        .unwrap_or(Orientation::NoTransforms);
+    let cmyk = colour == ColorSpace::CMYK;
+    if cmyk {
+        // Four samples as stored; zune's own CMYK to RGBA writes three bytes a pixel.
+        decoder = zune_jpeg::JpegDecoder::new_with_options(
+            ZCursor::new(bytes),
+            options(ColorSpace::CMYK),
+        );
+        decoder
+            .decode_headers()
+            .map_err(|e| decode_error(path, e))?;
+    }
     let mut image = image::RgbaImage::new(width, height);
-    decoder
-        .decode_into(&mut image)
-        .map_err(|e| decode_error(path, e))?;
+    let (decoded, scans) = rayon::join(|| decoder.decode_into(&mut image), || check_scans(bytes));
+    decoded.map_err(|e| decode_error(path, e))?;
+    scans.map_err(|e| decode_error(path, e))?;
+    if cmyk {
+        // Adobe's convention (and libjpeg's, and Pillow's): CMYK is stored inverted.
+        image.iter_mut().for_each(|v| *v = 255 - *v);
+    }
     let note = match colour {
         ColorSpace::Luma => "8-bit greyscale converted to RGBA8",
         ColorSpace::CMYK | ColorSpace::YCCK => "CMYK converted to RGBA8 (opaque alpha)",
         _ => "RGB converted to RGBA8 (opaque alpha)",
     };
-    Ok((image, format!("Jpeg, {colour:?}"), Some(note.into())))
+    Ok(Decoded {
+        image,
+        description: format!("Jpeg, {colour:?}"),
+        note: Some(note.into()),
+        samples: if cmyk { Samples::Cmyk } else { Samples::Rgba },
+        icc,
+        orientation,
+    })
 }

@@ -1,7 +1,9 @@
 //! Loading: any format the image crate decodes, converted to RGBA8.
 
+use super::colour::{cmyk_to_rgb, Samples, SourceProfile};
 use super::input::{input_from_bytes, open_input, Input};
 use super::jpeg::decode_jpeg;
+use image::metadata::Orientation;
 use image::{ColorType, ImageReader, Limits, RgbaImage};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -11,15 +13,69 @@ pub const MAX_IMAGE_SIDE: u32 = 32768;
 /// Largest decoder allocation (bytes).
 const MAX_DECODE_BYTES: u64 = 4 << 30;
 
-/// An image decoded to RGBA8, with what was converted.
+/// An image decoded to upright sRGB RGBA8, with what was converted.
 #[derive(Debug, Clone)]
 pub struct LoadedImage {
     pub image: RgbaImage,
     pub path: PathBuf,
     /// Format and colour type of the file, e.g. "PNG, L8".
     pub source_description: String,
-    /// Set when the pixels were converted (greyscale, 16-bit, palette, no alpha...).
+    /// Set when the pixels were converted (greyscale, 16-bit, palette, no alpha, EXIF
+    /// rotation, ICC profile...): what the window's info panel shows.
     pub conversion_note: Option<String>,
+    /// The EXIF orientation applied (1 to 8; 1 when the file has none).
+    pub exif_orientation: u8,
+    /// The description of the ICC profile the pixels were converted from, if any.
+    pub source_profile: Option<String>,
+}
+
+/// A decoder's result before orientation and colour management.
+pub(super) struct Decoded {
+    pub image: RgbaImage,
+    pub description: String,
+    pub note: Option<String>,
+    pub samples: Samples,
+    pub icc: Option<Vec<u8>>,
+    pub orientation: Orientation,
+}
+
+impl Decoded {
+    /// Converts to sRGB per the embedded profile, turns upright per EXIF, and says so.
+    fn finish(mut self, path: &Path) -> LoadedImage {
+        let mut notes: Vec<String> = self.note.take().into_iter().collect();
+        let mut source_profile = None;
+        if let Some(bytes) = self.icc.as_deref() {
+            let converted = SourceProfile::parse(bytes).and_then(|p| {
+                p.convert_to_srgb(&mut self.image, self.samples)?;
+                Ok(p.description)
+            });
+            match converted {
+                Ok(name) => {
+                    notes.push(format!("converted from ICC profile “{name}” to sRGB"));
+                    source_profile = Some(name);
+                }
+                Err(e) => notes.push(format!("{e}: ignored")),
+            }
+        }
+        if self.samples == Samples::Cmyk && source_profile.is_none() {
+            cmyk_to_rgb(&mut self.image);
+        }
+        let value = self.orientation.to_exif();
+        if self.orientation != Orientation::NoTransforms {
+            let mut upright = image::DynamicImage::ImageRgba8(self.image);
+            upright.apply_orientation(self.orientation);
+            self.image = upright.into_rgba8();
+            notes.push(format!("rotated per EXIF (value {value})"));
+        }
+        LoadedImage {
+            image: self.image,
+            path: path.to_path_buf(),
+            source_description: self.description,
+            conversion_note: (!notes.is_empty()).then(|| notes.join("; ")),
+            exif_orientation: value,
+            source_profile,
+        }
+    }
 }
 
 /// Why a file could not be loaded. Every variant names the file.
@@ -213,13 +269,7 @@ fn decode_input(
             .read_to_end(&mut bytes)
             .map_err(|e| LoadError::from_io(path, e))?;
         drop(reader);
-        let (image, source_description, conversion_note) = decode_jpeg(path, &bytes, admission)?;
-        return Ok(LoadedImage {
-            image,
-            path: p,
-            source_description,
-            conversion_note,
-        });
+        return Ok(decode_jpeg(path, &bytes, admission)?.finish(path));
     }
     let mut decoder = ImageReader::with_format(reader, format)
         .into_decoder()
@@ -238,13 +288,22 @@ fn decode_input(
         image::ImageDecoder::total_bytes(&decoder),
     );
     image::ImageDecoder::set_limits(&mut decoder, limits).map_err(|e| classify(&p, e))?;
+    // Metadata problems never refuse an image: without them it is upright sRGB.
+    let icc = image::ImageDecoder::icc_profile(&mut decoder)
+        .ok()
+        .flatten();
+    let orientation =
+        image::ImageDecoder::orientation(&mut decoder).unwrap_or(Orientation::NoTransforms);
     let decoded = image::DynamicImage::from_decoder(decoder).map_err(|e| classify(&p, e))?;
-    Ok(LoadedImage {
+    Ok(Decoded {
         image: decoded.into_rgba8(),
-        path: p,
-        source_description: format!("{format:?}, {color:?}"),
-        conversion_note: conversion_note(color),
-    })
+        description: format!("{format:?}, {color:?}"),
+        note: conversion_note(color),
+        samples: Samples::Rgba,
+        icc,
+        orientation,
+    }
+    .finish(path))
 }
 
 fn classify(path: &Path, err: image::ImageError) -> LoadError {

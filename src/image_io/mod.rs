@@ -2,8 +2,10 @@
 //! atomically.
 
 pub mod budget;
+mod colour;
 mod input;
 mod jpeg;
+mod jpeg_scan;
 mod load;
 #[cfg(unix)]
 mod posix;
