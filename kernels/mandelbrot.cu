@@ -100,8 +100,8 @@
 // Launch bounds of a refinement block over dwell source E: at least E::MIN_THREADS threads
 // resident per SM. For plain dwells that is MS_MIN_THREADS (6 blocks), which caps the
 // registers at 40 (56 without): the in-block passes are latency-bound and gain from the
-// resident warps (1920x1080 whole set, max dwell 1024: 0.287 -> 0.248 ms, run 42). The
-// fused refinement takes the same bound: 8 blocks (32 registers) measured equal (run 86).
+// resident warps (1920x1080 whole set, max dwell 1024: 0.287 -> 0.248 ms). The fused
+// refinement takes the same bound: 8 blocks (32 registers) measured equal.
 // Perturbation keeps its registers (capped, its double-double arithmetic would spill).
 #define MS_BOUNDS(E) __launch_bounds__(MS_BLOCK, (E::MIN_THREADS + MS_BLOCK - 1) / MS_BLOCK)
 #define FULL_MASK 0xffffffffu
@@ -412,8 +412,8 @@ __device__ __forceinline__ void ms_block_interior(int w, int h, At at)
 }
 
 // Fills r's interior with dwell d, the whole block. Fills are most of the pixels above
-// 4096x4096 and iterate nothing, so this loop is what they cost (run 152: through the
-// work list, a shared atomic, a search and a division per 32 pixels). With dwells only,
+// 4096x4096 and iterate nothing, so this loop is what they cost (Nsight Compute: through
+// the work list, a shared atomic, a search and a division per 32 pixels). With dwells only,
 // a loop of its own without the continuous values' test and addressing per pixel.
 __device__ void ms_fill_block(const MsArgs& a, MsRect r, int d)
 {
@@ -455,7 +455,7 @@ __device__ __forceinline__ int2 ms_item_pixel(const MsShared& sh, int n_items, i
 // list, so it finds a pixel's item by stepping on from its last. The lines and leaves are
 // where the set's boundary is, so neighbouring pixels' dwells differ most there: a warp
 // of 32 fixed pixels iterates as long as its slowest one, with 18 of 32 lanes busy on
-// average at 16384^2/512 (run 154). A resumed orbit ends as an uninterrupted one
+// average at 16384^2/512. A resumed orbit ends as an uninterrupted one
 // (MandelOrbit).
 template <typename T>
 __device__ void ms_run_refilled(const MsArgs& a, MsShared& sh, int total)

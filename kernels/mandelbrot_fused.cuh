@@ -7,13 +7,12 @@
 //   iterates its interior while its border is still being evaluated. The two-pass form
 //   (every grid line, then one block per cell) waits for the slowest line pixel before
 //   any interior starts, so a view with points at the max dwell both on a line and inside
-//   a cell pays two such latencies where one thread per pixel pays one (docs/gpu-runs.md,
-//   run 43). Here nothing waits for the lines as a whole.
+//   a cell pays two such latencies where one thread per pixel pays one. Here nothing waits for the lines as a whole.
 // - ms_one_grid, the other tunings above 3840x2160, plain dwells (cells refined inside
 //   their blocks or by child grids): a cell waits for its four units, then ms_process
 //   refines it. In two grids the cells waited for every line pixel, and the GPU idled
 //   through the lines' last wave (4096^2, max dwell 2048: the lines over a third of the
-//   time, at 71 % achieved occupancy; session 19). Up to 3840x2160 the cells are at most
+//   time, at 71 % achieved occupancy). Up to 3840x2160 the cells are at most
 //   a wave or two, there is little tail to fill, and the one grid measured slower (the
 //   "nested" preset: up to 14 %); those views keep the two grids, and so do deep views
 //   (refined at window sizes).
@@ -36,8 +35,8 @@
 //   the border is complete. On "fill" the warps stop iterating and fill; on "evaluate"
 //   they finish their pixels. A warp done before the decision waits for it. The iterations
 //   of a cell that is then filled are the price: they run on slots the lines leave idle.
-//   (Before session 17 every warp took the first decision itself, and the cell's pixels
-//   were laid out row after row: 22 % more instructions at 4096x4096, run 143.)
+//   (Every warp taking the first decision itself, with the cell's pixels laid out row
+//   after row, measured 22 % more instructions at 4096x4096.)
 // Border values written by other blocks are read through L2 (__ldcg), never a stale L1.
 #pragma once
 

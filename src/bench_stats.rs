@@ -101,7 +101,7 @@ mod tests {
             ])
         })
         .expect("no error");
-        // Runs 4..=8 are timed (3 warm-up): "interop in" median 6, plus 1 out.
+        // Frames 4..=8 are timed (3 warm-up): "interop in" median 6, plus 1 out.
         assert_eq!(m["interop in"], 6.0);
         assert_eq!(m[INTEROP], 7.0);
         assert_eq!(m["copy"], 2.0);

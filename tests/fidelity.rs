@@ -261,9 +261,8 @@ fn a_rotated_image_saves_upright() {
 /// `apply --backend cuda` on corpus files gives exactly what the CPU backend gives.
 #[test]
 fn apply_on_cuda_matches_the_cpu_backend_on_the_corpus() {
-    use std::io::Write;
     if !cudalens::cuda::CudaDevice::count().is_ok_and(|n| n > 0) {
-        let _ = writeln!(std::io::stderr(), "skipped: no CUDA device");
+        common::skip_gpu_test("no CUDA device");
         return;
     }
     for name in [

@@ -672,8 +672,7 @@ fn mandelbrot_colours_on(gl: &glow::Context, renderer: &mut MandelbrotRenderer) 
 
 /// The explorer's display follows the window's size; on the external path its semaphores
 /// stay through each change. Made anew per size they cost the drivers a small mapping
-/// each, given back only in batches of 512, so host memory cycled by 2–3 MiB in the soak
-/// (docs/gpu-runs.md, run 123).
+/// each, given back only in batches of 512, so host memory cycled by 2–3 MiB in the soak.
 #[test]
 fn explorer_display_resizes_keep_the_drivers_mappings() {
     let Some(ctx) = gpu() else { return };
@@ -1020,7 +1019,7 @@ fn deep_views_match_arbitrary_precision_iteration() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// Mariani–Silver on perturbation dwells (issue 13, item 3): on every deep view the GPU's
+/// Mariani–Silver on perturbation dwells: on every deep view the GPU's
 /// refinement equals the CPU's (dwells, rectangles, statistics) with the deep tuning, the
 /// window tuning (in-block, all levels per pass), child grids for every split and the
 /// explorer's nesting refinements (chosen through `refinement`); it differs from per-pixel perturbation only where

@@ -141,7 +141,7 @@ fn app_renders_the_default_image_and_the_mandelbrot_view() {
     hostile_window_cases(display, dir.path());
 }
 
-/// Issue 8 in a real window: --force replaces an existing screenshot (atomically: a valid
+/// Hostile use of a real window: --force replaces an existing screenshot (atomically: a valid
 /// PNG, no temporary file left), a window larger than the display is refused before it
 /// opens, and a FIFO nobody writes to does not hang the app.
 fn hostile_window_cases(display: u32, dir: &Path) {

@@ -1,4 +1,4 @@
-//! Hostile input, as issue 8 found it: files that declare huge images, truncated and
+//! Hostile input: files that declare huge images, truncated and
 //! corrupt JPEGs, FIFOs and pipes, impossible output paths, interrupted saves, oversized
 //! windows and benchmarks, unknown words. Each case: no crash, no hang, no overwrite,
 //! exit code 2 with one line naming the problem, and memory bounded.

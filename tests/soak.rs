@@ -1,4 +1,4 @@
-//! Soak (issue 8): a long headless run on the CUDA backend through the real interop path:
+//! Soak: a long headless run on the CUDA backend through the real interop path:
 //! random filter stacks (random specification strings parsed by `Filter::from_str`, so
 //! the soak follows whatever filters the parser knows), random parameters, images from
 //! 1×1 to 8K loaded and replaced, Mandelbrot views. Every 100th frame is checked against
@@ -16,7 +16,7 @@
 //! thread's own arena keeps its top resident); one rayon thread
 //! (`RAYON_NUM_THREADS=1`) and no glibc tcache, because each worker's stack and
 //! per-thread cache fill slowly as ever larger references run (16 workers: +2 MiB over
-//! 40 000 frames, flat with one; docs/gpu-runs.md, run 125).
+//! 40 000 frames, flat with one).
 
 mod common;
 
@@ -384,7 +384,7 @@ fn soak_random_frames_on_cuda() {
     let mandel_on = parts == "both" || parts == "mandelbrot";
     let replace = std::env::var("SOAK_REPLACE").map_or(true, |v| v != "0");
     let fixed_view = std::env::var("SOAK_VIEW").is_ok_and(|v| v == "fixed");
-    // SOAK_READBACK=all reads every filter frame back (the soak before session 13), to
+    // SOAK_READBACK=all reads every filter frame back (as the first soak did), to
     // tell the host memory of the reads from the frames'.
     let readback_all = std::env::var("SOAK_READBACK").is_ok_and(|v| v == "all");
     // SOAK_READBACK=none checks nothing (no read-backs at all) and SOAK_STACKS=same-shape

@@ -10,7 +10,8 @@ mod common;
 
 use common::{max_difference, photo};
 use cudalens::cuda::CudaDevice;
-use cudalens::ops::{cpu, random_image};
+use cudalens::filters::Filter;
+use cudalens::ops::random_image;
 use cudalens::user_kernel::device::{arch_for, run_on_image, LoadedKernel, POISON};
 use cudalens::user_kernel::diagnostics::{Origin, Severity};
 use cudalens::user_kernel::examples::EXAMPLES;
@@ -20,13 +21,12 @@ use cudalens::user_kernel::{
     ParamValues, ENTRY_NAME,
 };
 use image::RgbaImage;
-use std::io::Write;
 use std::time::Duration;
 
 fn nvrtc_or_skip() -> bool {
     let ok = nvrtc_available();
     if !ok {
-        println!("skipped: no NVRTC");
+        common::skip_gpu_test("no NVRTC");
     }
     ok
 }
@@ -312,7 +312,7 @@ fn device_or_skip() -> Option<CudaDevice> {
         Ok(_) => return Some(CudaDevice::new(0).expect("device 0 opens")),
         Err(e) => e.to_string(),
     };
-    let _ = writeln!(std::io::stderr(), "skipped: no CUDA device ({reason})");
+    common::skip_gpu_test(&format!("no CUDA device ({reason})"));
     None
 }
 
@@ -403,7 +403,8 @@ fn gpu_sobel_tiles_equals_the_builtin_sobel_bit_for_bit() {
         let params = values.pack(&source.params);
         for image in test_images() {
             let out = run_on_image(&device, &kernel, &image, &params).unwrap();
-            let expected = cpu::sobel(&image, scale.parse().unwrap());
+            let builtin: Filter = format!("sobel:scale={scale}").parse().unwrap();
+            let expected = builtin.apply_cpu(&image);
             assert_eq!(
                 max_difference(&out, &expected),
                 (0, 0),

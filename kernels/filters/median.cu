@@ -38,7 +38,7 @@
 // Lanes 0 and 31 are the apron: a warp writes MEDIAN5_OUT = 60 columns, sliding down
 // MEDIAN5_SEGMENT rows, MEDIAN5_STEP rows read ahead. 126 16-bit SIMD min/max and 22
 // shuffles a pixel (167 and 40 when each lane held one column). The network runs on the ALU pipe
-// whichever comparison it uses (half-float HMNMX2 too: the sweep, run 79), and the kernel
+// whichever comparison it uses (half-float HMNMX2 too, measured), and the kernel
 // is bound by that pipe.
 // block = (32, MEDIAN5_WARPS), grid = (ceil(W / (MEDIAN5_OUT * MEDIAN5_WARPS)),
 // ceil(H / MEDIAN5_SEGMENT)).

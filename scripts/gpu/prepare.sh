@@ -22,7 +22,7 @@ cp target/release/cudalens target/release/cudalens-bench "$stage/"
 # The test binaries the harness runs, named <test>-tests ("lib-tests": the unit tests).
 python3 - "$stage" <<'PY'
 import json, shutil, sys
-wanted = {"gpu", "soak", "cli", "hostile", "gl_roundtrip", "interop_fallback"}
+wanted = {"gpu", "soak", "cli", "hostile", "gl_roundtrip", "interop_fallback", "fidelity", "user_kernel"}
 for line in open("target/release-tests.json"):
     msg = json.loads(line)
     exe, target = msg.get("executable"), msg.get("target", {})

@@ -107,7 +107,11 @@ for s in $steps; do
         # external memory), the Mandelbrot and deep-zoom renderers, the explorer.
         tests) step gpu-tests 480 "$B/gpu-tests" --test-threads=1 --nocapture
                step gl-roundtrip 60 "$B/gl_roundtrip-tests"
-               step interop-fallback 60 "$B/interop_fallback-tests" ;;
+               step interop-fallback 60 "$B/interop_fallback-tests"
+               # The image-file corpus through --backend cuda against the CPU and Pillow.
+               step fidelity-tests 180 "$B/fidelity-tests" --test-threads=1
+               # User kernels: NVRTC builds of the examples and hostile sources, run on the GPU.
+               step user-kernel-tests 240 "$B/user_kernel-tests" --test-threads=1 --nocapture ;;
         unit) step unit-tests 300 "$B/lib-tests" --test-threads=2 ;;
         cli) step cli-tests 300 "$B/cli-tests" ;;
         # Hostile input on the real backends: clear errors, no panic, no hang, no overwrite.

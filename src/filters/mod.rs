@@ -20,6 +20,8 @@ pub use constants::BOX_SMALL_MAX_RADIUS;
 pub use def::{FilterDef, Golden};
 pub use filter::Filter;
 pub use frame_copy::launch_copy;
+/// The Gaussian's taps, for peers that must filter with the same weights.
+pub use gaussian::gaussian_weights;
 pub use gpu_stage::GpuStage;
 pub use histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 pub use param::{Default as ParamDefault, ParamDef, Params, MAX_PARAMS};

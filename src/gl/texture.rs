@@ -190,7 +190,7 @@ impl GlTexture {
     /// Reads the texture back (saving results, tests) through a pixel-pack buffer:
     /// `glGetTexImage` into a buffer the driver keeps in cached memory (`STREAM_READ`), then
     /// one copy out. Reading into client memory with `glReadPixels` ran at about 9 MB/s on
-    /// the NVIDIA driver (14.6 s for 7680×4320); see docs/gpu-runs.md.
+    /// the NVIDIA driver (14.6 s for 7680×4320).
     pub fn read(&self, gl: &glow::Context) -> Result<RgbaImage, GlError> {
         let bytes = self.width as usize * self.height as usize * 4;
         let mut pixels = vec![0u8; bytes];

@@ -13,7 +13,7 @@ pub const NESTED_TUNING: MsTuning = MsTuning {
     lookahead: 1,
 };
 
-/// The fastest tuning with child grids at 16384² (`bench --ms-sweep`, run 140; the measured
+/// The fastest tuning with child grids at 16384² (`cudalens-bench --ms-sweep`; the measured
 /// tuning there until the in-block nesting of `MS_TUNINGS` beat it): 256 px cells launch
 /// child grids (CDP2) for their lines and their 64 px cells, which refine in their blocks
 /// down to 16 px.

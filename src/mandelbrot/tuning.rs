@@ -34,7 +34,7 @@ pub enum TuningError {
     Invalid(MsTuning, &'static str),
 }
 
-/// The tunings chosen by `cudalens bench --ms-sweep` on an H200 (docs/gpu-runs.md), by
+/// The tunings chosen by `cudalens-bench --ms-sweep` on an H200 (docs/design/mariani-silver.md), by
 /// image size: the first whose pixel limit the view does not exceed.
 ///
 /// Up to 3840×2160: one level of 16-pixel cells, each filled or evaluated whole. On the
@@ -42,29 +42,28 @@ pub enum TuningError {
 /// the lines. Every further level is a dependent pass, and a pass holding a pixel at the
 /// max dwell lasts that pixel's latency (0.30 ms at 8192), so at these sizes nesting costs
 /// more than its fills save: at 1920×1080 the best nested tuning reaches 0.99–1.20× per-pixel
-/// where this one reaches 1.60–1.66× (geometric means of the bookmarks, run 159), and at
+/// where this one reaches 1.60–1.66× (geometric means of the bookmarks), and at
 /// 3840×2160, max dwell 8192, 32 → 8 px drops to 1.83× (worst view 0.62×) against 2.12×.
 ///
 /// Larger, the cells nest inside their blocks, with no child grid: with many waves of
 /// blocks a dependent pass no longer idles the GPU, and nesting saves the lines that one
-/// level of 16 px evaluates. Since session 18 a block's fills take no work list and its
-/// lanes are refilled (`kernels/mandelbrot.cu`, `ms_run_refilled`), which moved the
-/// crossings. `bench --ms-sweep` (runs 157–159: 64 tunings on the goal points, the
-/// finalists on the bookmarks from 1920×1080 to 16384²), against one level of 16 px:
+/// level of 16 px evaluates. A block's fills take no work list and its lanes are refilled
+/// (`kernels/mandelbrot.cu`, `ms_run_refilled`). `cudalens-bench --ms-sweep` (64 tunings on
+/// the goal points, the finalists on the bookmarks from 1920×1080 to 16384²), against one
+/// level of 16 px:
 /// - up to 4096²: 32 → 8 px (subdivision 4). At 4096² 3.2× / 4.7–4.8× on the goal view (max
 ///   dwell 512 / 2048) against 2.4× / 3.9×, and on the bookmarks 2.06× / 2.26× (max dwell
 ///   1024 / 8192) against 1.79× / 2.19×; its worst view is 0.86× (1.00×).
 /// - up to 8192²: 64 → 16 px (subdivision 4). At 8192² 5.5× / 8.1× on the goal view and
 ///   2.4–3.5× on the bookmarks (worst 1.20×) against 2.5× / 4.4× and 1.6–2.3×.
 /// - larger: 128 → 64 → 32 → 16 px. At 16384² 7.6–7.8× / 12.9–13.5× on the goal view
-///   against 7.5× / 12.0× for 64 → 16 px (runs 157–160; 7.9× / 13.2× with run 164's
-///   change), and 2.8–4.5× on the bookmarks (run 163).
+///   against 7.9× / 13.2× for 64 → 16 px, and 2.8–4.5× on the bookmarks.
 ///   Every tuning with child grids loses at every size up to 16384² (the best, 256 px
 ///   cells, now `CHILD_GRIDS_TUNING`: 3.4× / 10.2× there).
 ///
-/// Since session 19 these three run as one grid of line tiles and cells
+/// Above 3840×2160 these three run as one grid of line tiles and cells
 /// (`kernels/mandelbrot_fused.cuh`), whose cells fill the lines' last wave: on the goal
-/// view 3.2× / 5.0–5.1× at 4096² and 8.1× / 13.9–14.0× at 16384² (run 172).
+/// view 3.2× / 5.0–5.1× at 4096² and 8.1× / 13.9–14.0× at 16384² (docs/performance.md).
 pub const MS_TUNINGS: [(u64, MsTuning); 4] = [
     (
         3840 * 2160,
@@ -108,8 +107,8 @@ pub const MS_TUNINGS: [(u64, MsTuning); 4] = [
     ),
 ];
 
-/// The tuning for deep views (perturbation dwells), chosen by `cudalens bench --deep
-/// --ms-sweep` on an H200 (docs/gpu-runs.md, run 36): one level of 128-pixel cells, each
+/// The tuning for deep views (perturbation dwells), chosen by `cudalens-bench --deep
+/// --ms-sweep` on an H200: one level of 128-pixel cells, each
 /// filled when its border is uniform, else evaluated whole by a child grid. A deep pixel
 /// costs hundreds of plain ones and these views have few uniform regions, so the passes of
 /// the in-block refinement (each waiting for its slowest pixel) cost more than its fills

@@ -280,8 +280,7 @@ impl CudaMandelbrot {
     /// (`display_texture`), on the map/unmap path through the pixel buffer into `texture`
     /// (already the view's size). The picture is handed to CUDA before the dwell kernels,
     /// not behind them: queued behind them, the hand-over added 0.32 ms to the GPU timeline
-    /// and to the wall-clock frame on the H200 (cause not established; docs/gpu-runs.md,
-    /// runs 33–34).
+    /// and to the wall-clock frame on the H200 (cause not established).
     pub fn render(
         &mut self,
         gl: &glow::Context,
@@ -448,7 +447,7 @@ impl CudaMandelbrot {
         }
         // Nothing of this renderer's is left in the memory pool: a small table placed in
         // a second chunk while a large view filled the first kept that chunk (+32 MiB at
-        // some of the soak's checkpoints; docs/gpu-runs.md, run 126).
+        // some of the soak's checkpoints).
         self.device.release_pool()
     }
 

@@ -137,7 +137,7 @@ impl FrameRunner {
 
     /// The pixels go in through CUDA where the source is shared memory and CUDA is open
     /// (GL's uploads from client memory stage through blocks its driver maps and unmaps,
-    /// 4 MiB at a time: run 118), through GL otherwise.
+    /// 4 MiB at a time), through GL otherwise.
     fn load_source_once(
         &mut self,
         gl: &glow::Context,

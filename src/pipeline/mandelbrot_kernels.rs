@@ -420,8 +420,8 @@ fn ms_args(
 }
 
 /// Plain views of at least this many pixels refine in one grid (`mandel_ms_one_grid`)
-/// unless the fused one level applies. Against the two grids on the goal view, one lease
-/// each (runs 169–172): 1.02–1.05× at 4096², max dwell 2048, where the cells fill the lines'
+/// unless the fused one level applies. Against the two grids on the goal view, measured on
+/// one lease: 1.02–1.05× at 4096², max dwell 2048, where the cells fill the lines'
 /// last wave, 0.99–1.03× at 16384²/2048, 0.96–1.01× at max dwell 512. Up to 3840×2160 the
 /// "nested" preset lost up to 14 % with it (max dwell 1024), so smaller views keep the two
 /// grids, and so do deep views, which are refined at window sizes.

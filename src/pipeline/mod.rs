@@ -39,6 +39,7 @@ pub use headless::{
 };
 pub use interop_mode::{CudaShare, InteropKind, InteropRequest, InteropStatus};
 pub use mandelbrot_frame::MandelbrotFrame;
+pub use mandelbrot_kernels::MsSource;
 pub use mandelbrot_renderer::MandelbrotRenderer;
 pub use report::{counts_in_total, total_of, FrameReport, StageTime};
 pub use working_set::{check_gpu_frame, gpu_frame_bytes};

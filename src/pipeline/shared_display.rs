@@ -17,7 +17,7 @@ pub struct SharedDisplay {
     picture: Picture,
     /// Kept through changes of size: semaphores made per size cost the drivers a small
     /// mapping each, given back only in batches (host memory cycling by 2–3 MiB in the
-    /// soak's random views; docs/gpu-runs.md, run 123).
+    /// soak's random views).
     sync: Option<ExternalSync>,
 }
 

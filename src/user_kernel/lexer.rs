@@ -2,7 +2,7 @@
 //! preprocessor lines and the entry function without compiling. Line splices are
 //! removed, comments and literals are skipped, and every token keeps its source line.
 
-use super::source::SourceError;
+use super::source_error::SourceError;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenKind {

@@ -22,6 +22,7 @@ mod nvrtc;
 pub mod params;
 pub mod prelude;
 pub mod source;
+mod source_error;
 
 pub use compile::{
     compile, nvrtc_available, CompileError, CompileOptions, CompiledKernel, KernelAttributes,
@@ -29,7 +30,8 @@ pub use compile::{
 pub use diagnostics::{Diagnostic, Severity};
 pub use params::{ParamBlock, ParamError, ParamValues};
 pub use prelude::{translation_unit, ENTRY_NAME};
-pub use source::{Form, KernelSource, ParamDecl, ParamKind, SourceError};
+pub use source::{Form, KernelSource, ParamDecl, ParamKind};
+pub use source_error::SourceError;
 
 /// NVRTC's version, or None when libnvrtc cannot be loaded (for `doctor`).
 pub fn nvrtc_version() -> Option<(i32, i32)> {

@@ -4,7 +4,7 @@
 //! Every error is one line and carries the user's line number where there is one.
 
 use super::lexer::{lex, Lexed, Token, TokenKind};
-use std::fmt;
+pub use super::source_error::SourceError;
 
 /// Largest accepted source, in bytes.
 pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
@@ -36,40 +36,6 @@ pub const PRELUDE_NAMES: &[&str] = &[
 ];
 /// Identifiers with this prefix belong to the generated code.
 pub const RESERVED_PREFIX: &str = "cudalens_";
-
-/// A problem in a user's source, at a line of it (1-based) when there is one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceError {
-    pub line: Option<usize>,
-    pub message: String,
-}
-
-impl SourceError {
-    pub fn at(line: usize, message: impl Into<String>) -> Self {
-        Self {
-            line: Some(line),
-            message: message.into(),
-        }
-    }
-
-    pub fn whole(message: impl Into<String>) -> Self {
-        Self {
-            line: None,
-            message: message.into(),
-        }
-    }
-}
-
-impl std::error::Error for SourceError {}
-
-impl fmt::Display for SourceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "line {line}: {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
 
 /// How the user's code becomes a kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -159,7 +159,7 @@ impl VkExporter {
     /// The process's exporter for the GPU whose UUID is `uuid`, opened on first use and
     /// never closed: on driver 580, destroying the Vulkan instance (which unloads NVIDIA's
     /// Vulkan driver, the library GLX shares) left the current OpenGL context unusable
-    /// (`glGetIntegerv` returned 0, `cuGLGetDevices` failed with 219; docs/gpu-runs.md).
+    /// (`glGetIntegerv` returned 0, `cuGLGetDevices` failed with 219).
     /// A failure is not kept: the next call tries again.
     pub fn shared(uuid: &[u8; 16]) -> Result<Self, VkError> {
         let mut opened = OPENED

@@ -13,7 +13,7 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 
 /// Tile heights (rows of the row pass, output rows of the column pass) where shared memory
 /// allows, halved down to 16 where it does not: the fastest in the kernel sweep on the H200
-/// (4K and 8K, σ = 2, 4, 16, 32; docs/gpu-runs.md): rows of 64; columns
+/// (4K and 8K, σ = 2, 4, 16, 32): rows of 64; columns
 /// of 128 up to 7 steps (σ ≤ 16), 256 above, where the 16(J − 1) rows of halo weigh more.
 const ROWS_TH: u32 = 64;
 const COLS_TH_FEW_STEPS: u32 = 128;

@@ -2,7 +2,6 @@
 //! parameter set in f64 and the CUDA kernel looks the same table up, so both backends are
 //! bit-exact.
 
-use super::LevelsParams;
 use image::RgbaImage;
 use rayon::prelude::*;
 
@@ -11,13 +10,14 @@ const CHUNK_BYTES: usize = 4 << 14;
 
 /// The 256-entry table: for every input value `v`, with `t = clamp((v − black) /
 /// (white − black), 0, 1)`, `out_black + (out_white − out_black) · t^(1/gamma)` in f64,
-/// rounded to nearest with ties away from zero (`f64::round`), then clamped to 0..=255.
-pub fn levels_lut(p: &LevelsParams) -> [u8; 256] {
-    let black = f64::from(p.black);
+/// rounded to nearest with ties away from zero (`f64::round`), then clamped to 0..=255;
+/// `input` is `(black, white)`, `output` is `(out_black, out_white)`.
+pub fn levels_lut(input: (u32, u32), gamma: f32, output: (u32, u32)) -> [u8; 256] {
+    let black = f64::from(input.0);
     // Validation keeps white above black; the floor keeps the table finite regardless.
-    let span = (f64::from(p.white) - black).max(1.0);
-    let exponent = 1.0 / f64::from(p.gamma);
-    let (out_black, out_white) = (f64::from(p.out_black), f64::from(p.out_white));
+    let span = (f64::from(input.1) - black).max(1.0);
+    let exponent = 1.0 / f64::from(gamma);
+    let (out_black, out_white) = (f64::from(output.0), f64::from(output.1));
     std::array::from_fn(|v| {
         let t = ((v as f64 - black) / span).clamp(0.0, 1.0);
         let out = out_black + (out_white - out_black) * t.powf(exponent);
@@ -40,8 +40,13 @@ pub fn apply_lut(image: &RgbaImage, lut: &[u8; 256]) -> RgbaImage {
 
 #[cfg(test)]
 mod tests {
+    use super::super::LevelsParams;
     use super::*;
     use crate::ops::random_image;
+
+    fn lut_of(p: &LevelsParams) -> [u8; 256] {
+        levels_lut((p.black, p.white), p.gamma, (p.out_black, p.out_white))
+    }
 
     fn params(black: u32, white: u32, gamma: f32, out_black: u32, out_white: u32) -> LevelsParams {
         LevelsParams {
@@ -90,19 +95,19 @@ mod tests {
     #[test]
     fn hand_computed_values() {
         // t = (v − 50) / 150, out = 10 + 240 √t.
-        let lut = levels_lut(&params(50, 200, 2.0, 10, 250));
+        let lut = lut_of(&params(50, 200, 2.0, 10, 250));
         for (v, want) in [(0, 10), (50, 10), (51, 30), (125, 180), (199, 249), (200, 250)] {
             assert_eq!(lut[v], want, "v = {v}");
         }
         assert_eq!(lut[255], 250);
         // 1/2 · 255 = 127.5 exactly: ties round away from zero.
-        let lut = levels_lut(&params(0, 2, 1.0, 0, 255));
+        let lut = lut_of(&params(0, 2, 1.0, 0, 255));
         assert_eq!(lut[..4], [0, 128, 255, 255]);
     }
 
     #[test]
     fn the_defaults_are_the_identity() {
-        let lut = levels_lut(&params(0, 255, 1.0, 0, 255));
+        let lut = lut_of(&params(0, 255, 1.0, 0, 255));
         assert!(lut.iter().enumerate().all(|(v, &o)| usize::from(o) == v));
         let img = random_image(37, 23, 11);
         assert_eq!(apply_lut(&img, &lut), img);
@@ -112,7 +117,7 @@ mod tests {
     fn table_follows_the_plain_formula() {
         for (b, w, g, ob, ow) in CASES {
             let p = params(b, w, g, ob, ow);
-            let lut = levels_lut(&p);
+            let lut = lut_of(&p);
             for v in 0..=255u8 {
                 assert_eq!(lut[usize::from(v)], plain(v, &p), "{p:?} at {v}");
             }
@@ -136,7 +141,7 @@ mod tests {
         for img in &images {
             for (b, w, g, ob, ow) in CASES {
                 let p = params(b, w, g, ob, ow);
-                let out = apply_lut(img, &levels_lut(&p));
+                let out = apply_lut(img, &lut_of(&p));
                 assert_eq!(out.dimensions(), img.dimensions());
                 for (q, o) in img.pixels().zip(out.pixels()) {
                     for c in 0..3 {

@@ -46,6 +46,11 @@ typed_params! {
     }
 }
 
+/// The table of `p` ([`cpu::levels_lut`]), which both backends look up.
+fn levels_lut(p: &LevelsParams) -> [u8; 256] {
+    cpu::levels_lut((p.black, p.white), p.gamma, (p.out_black, p.out_white))
+}
+
 impl FilterDef for Levels {
     fn name(&self) -> &'static str {
         "levels"
@@ -73,7 +78,7 @@ impl FilterDef for Levels {
     }
 
     fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
-        cpu::apply_lut(image, &cpu::levels_lut(&LevelsParams::from_params(p)))
+        cpu::apply_lut(image, &levels_lut(&LevelsParams::from_params(p)))
     }
 
     fn gpu_tolerance(&self) -> u8 {
@@ -91,7 +96,7 @@ impl FilterDef for Levels {
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
         check_scratch("levels", stage.scratch.len(), LUT_BYTES)?;
-        let lut = cpu::levels_lut(&LevelsParams::from_params(p)).to_vec();
+        let lut = levels_lut(&LevelsParams::from_params(p)).to_vec();
         let mut head = stage.scratch.slice_mut(0..LUT_BYTES);
         stage
             .stream

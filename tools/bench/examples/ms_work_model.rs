@@ -9,7 +9,7 @@
 //! also counts blocks as the kernel forms them (a unit of the lines a warp, eight units a
 //! block; a cell a block of 256 threads), each holding its slots for its slowest pixel.
 //! No latency is counted, so the ratios are upper bounds of what a partition can save:
-//! docs/gpu-runs.md compares them with the measured speed-ups. A nested
+//! docs/performance.md compares them with the measured speed-ups. A nested
 //! tuning is also counted as if run speculatively, like the fused kernel's one level: every
 //! cell iterates at once, and one below the first level that is then filled pays its
 //! pixels' iterations until its parent's lines were known.

@@ -5,7 +5,7 @@
 //! the app does; each phase prints its "interop in" and "interop out". The wait sat in the
 //! explorer's own frames (not its texture, work, mode or interop path), and came and went
 //! with a 32-byte read into pageable memory after a filter frame and with finishing GL
-//! between explorer frames (docs/gpu-runs.md).
+//! between explorer frames (docs/design/interop.md).
 
 use cudalens::bench_stats::stage_medians;
 use cudalens::cli::bench::bench_frame;

@@ -2,8 +2,8 @@
 //! equivalent with the filter's parameters. The app's filters know nothing of NPP.
 
 use crate::npp::{peers, Npp, NppError, Peer};
+use cudalens::filters::gaussian_weights;
 use cudalens::filters::Params;
-use cudalens::ops::cpu::gaussian_weights;
 
 /// NPP's nearest equivalent of the filter `name` with `params` on a `width × height`
 /// source; `None` where NPP has nothing close.

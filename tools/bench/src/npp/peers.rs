@@ -473,7 +473,7 @@ fn scratch(npp: &Npp, bytes: usize, what: &'static str) -> Result<CudaSlice<u8>,
 /// The largest radius the median peer runs at. For a 15×15 mask NPP 13.0's
 /// `nppiFilterMedianBorder_8u_C4R` writes megabytes past the scratch buffer of the size
 /// `nppiFilterMedianBorderGetBufferSize_8u_C4R` returns (compute-sanitizer memcheck on the
-/// H200, docs/gpu-runs.md), which leaves the context unusable; 3×3 and 5×5 ran clean.
+/// H200), which leaves the context unusable; 3×3 and 5×5 ran clean.
 const MEDIAN_PEER_MAX_RADIUS: u32 = 2;
 
 /// `nppiFilterMedianBorder_8u_C4R` with a `(2R+1)²` mask centred on the pixel, replicate
