@@ -7,7 +7,7 @@
 #   bash scripts/gpu/screenshot.sh unpack DIR   unpacks DIR/*.deb under /opt/x
 #   bash scripts/gpu/screenshot.sh shoot        starts Xvfb and takes the screenshots
 # The binary comes from the bundle (.carry, scripts/gpu/prepare.sh). Output in $OUT: the
-# image window, the explorer with its overlay (the measured refinement, then the
+# image window, a colour JPEG, the explorer with its overlay (the measured refinement, then the
 # child-grids preset), and the explorer at the 1e-100 deep bookmark, each with its status bar.
 set -u
 cd "$(dirname "$0")/../.."
@@ -24,7 +24,7 @@ case ${1:-} in
         LIBS="$X/usr/lib/x86_64-linux-gnu:$X/lib/x86_64-linux-gnu"
         LD_LIBRARY_PATH="$LIBS" LIBGL_DRIVERS_PATH="$X/usr/lib/x86_64-linux-gnu/dri" \
             "$X/usr/bin/Xvfb" :7 -screen 0 1600x1000x24 +iglx +extension GLX -nolisten tcp \
-            -xkbdir "$X/usr/share/X11/xkb" >"$OUT/xvfb.log" 2>&1 &
+            -xkbdir "$X/usr/share/X11/xkb" >/tmp/xvfb.log 2>&1 &
         xvfb=$!
         sleep 3
         export DISPLAY=:7 __GLX_VENDOR_LIBRARY_NAME=nvidia XKB_CONFIG_ROOT="$X/usr/share/X11/xkb"
@@ -32,6 +32,10 @@ case ${1:-} in
         app=(--size 1600x1000 --force)
         step shot-image 120 "$B/cudalens" tests/data/coffee.png "${app[@]}" --frames 40 --split \
             --filter gaussian:sigma=1.5 --filter sobel:scale=2 --screenshot "$OUT/screenshot-gpu.png"
+        # A colour JPEG (4:2:0, as cameras write them) shown unfiltered: its true colours.
+        python3 -c "from PIL import Image; Image.open('tests/data/astronaut.png').convert('RGB').save('/tmp/astronaut.jpg', quality=90, subsampling=2)" &&
+            step shot-jpeg 120 "$B/cudalens" /tmp/astronaut.jpg "${app[@]}" --frames 40 \
+                --screenshot "$OUT/screenshot-gpu-jpeg.png"
         step shot-mandelbrot 120 "$B/cudalens" "${app[@]}" --frames 40 --mandelbrot --overlay \
             --refinement measured --screenshot "$OUT/screenshot-gpu-mandelbrot.png"
         step shot-nested 120 "$B/cudalens" "${app[@]}" --frames 40 --mandelbrot --overlay \
