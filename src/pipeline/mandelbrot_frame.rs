@@ -7,6 +7,7 @@ use crate::mandelbrot::{
     render_mariani_silver_from, render_per_pixel_from, DwellSource, Dwells, MandelbrotSettings,
     Mode, MsRecord, MsStats, Precision,
 };
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// What one render did.
@@ -37,18 +38,56 @@ impl MandelbrotFrame {
     }
 }
 
+/// A source that stops computing once `cancelled` is set (every later pixel reads 0): a
+/// frame nobody will show ends quickly (the app's background frames).
+pub(super) struct Cancellable<'a, S> {
+    pub inner: &'a S,
+    pub cancelled: &'a AtomicBool,
+}
+
+impl<S: DwellSource> DwellSource for Cancellable<'_, S> {
+    fn size(&self) -> (u32, u32) {
+        self.inner.size()
+    }
+    fn max_dwell(&self) -> u32 {
+        self.inner.max_dwell()
+    }
+    fn has_smooth(&self) -> bool {
+        self.inner.has_smooth()
+    }
+    fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32) {
+        if self.cancelled.load(Ordering::Relaxed) {
+            return (0, 0.0);
+        }
+        self.inner.pixel(x, y, smooth)
+    }
+}
+
 /// The CPU reference: dwells (and continuous values, records) on the host.
 pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
+    cpu_dwells_cancellable(s, &AtomicBool::new(false))
+}
+
+/// [`cpu_dwells`] that stops early once `cancelled` is set (the result is then garbage,
+/// to be dropped).
+pub fn cpu_dwells_cancellable(
+    s: &MandelbrotSettings,
+    cancelled: &AtomicBool,
+) -> (Dwells, MandelbrotFrame) {
     // Deep views by perturbation (`deep_zoom.rs`); a location the perturbation path cannot
     // take falls through to f64.
     if let Some(result) = s
         .deep_precision()
-        .and_then(|p| super::deep_zoom::cpu_deep_dwells(s, p).ok())
+        .and_then(|p| super::deep_zoom::cpu_deep_dwells_cancellable(s, p, cancelled).ok())
     {
         return result;
     }
     let start = Instant::now();
-    let (dwells, records, stats) = cpu_render(&s.view, s);
+    let source = Cancellable {
+        inner: &s.view,
+        cancelled,
+    };
+    let (dwells, records, stats) = cpu_render(&source, s);
     let frame = MandelbrotFrame {
         backend: BackendKind::Cpu,
         precision: Precision::F64,

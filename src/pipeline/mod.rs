@@ -33,7 +33,7 @@ pub use headless::{
     render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
 };
 pub use interop_mode::{CudaShare, InteropKind, InteropRequest, InteropStatus};
-pub use mandelbrot_frame::{cpu_dwells, MandelbrotFrame};
+pub use mandelbrot_frame::{cpu_dwells, cpu_dwells_cancellable, MandelbrotFrame};
 pub use mandelbrot_renderer::MandelbrotRenderer;
 pub use report::{counts_in_total, total_of, FrameReport, StageTime};
 pub use working_set::{check_gpu_frame, gpu_frame_bytes};
