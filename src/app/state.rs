@@ -616,11 +616,11 @@ pub fn tabs_ui(ui: &mut egui::Ui, tab: &mut Tab) {
 /// Image formats the Open dialog lists.
 const OPEN_EXTENSIONS: [&str; 8] = ["png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp", "gif"];
 
-/// "(x, y) RGBA a b c d → e f g h": the source and result pixels under the cursor.
+/// "(x, y) in a b c d out e f g h": the source and result pixels (RGBA) under the cursor.
 fn pixel_text((x, y): (u32, u32), source: Option<[u8; 4]>, out: [u8; 4]) -> String {
     let rgba = |p: [u8; 4]| format!("{:3} {:3} {:3} {:3}", p[0], p[1], p[2], p[3]);
     match source {
-        Some(src) => format!("({x}, {y}) RGBA {} → {}", rgba(src), rgba(out)),
+        Some(src) => format!("({x}, {y}) RGBA in {} out {}", rgba(src), rgba(out)),
         None => format!("({x}, {y}) RGBA {}", rgba(out)),
     }
 }
@@ -633,7 +633,7 @@ mod tests {
     fn the_pixel_readout_shows_source_and_result() {
         assert_eq!(
             pixel_text((3, 4), Some([1, 2, 3, 255]), [10, 20, 30, 255]),
-            "(3, 4) RGBA   1   2   3 255 →  10  20  30 255"
+            "(3, 4) RGBA in   1   2   3 255 out  10  20  30 255"
         );
         assert_eq!(
             pixel_text((0, 0), None, [0, 0, 0, 0]),
