@@ -96,7 +96,7 @@ pub fn list_dir(dir: &Path, extensions: Option<&[&str]>) -> std::io::Result<Vec<
         }
         out.push(BrowserEntry { name, is_dir });
     }
-    out.sort_by(|a, b| (!a.is_dir, a.name.to_lowercase()).cmp(&(!b.is_dir, b.name.to_lowercase())));
+    out.sort_by_key(|e| (!e.is_dir, e.name.to_lowercase()));
     Ok(out)
 }
 

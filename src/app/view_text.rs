@@ -3,8 +3,22 @@
 
 use crate::mandelbrot::deep::{Decimal, DeepLocation};
 
-/// `d` in scientific notation with at most `digits` significant digits ("…" when cut).
+/// `d` with at most `digits` significant digits: positional near 1 ("-0.5"), scientific
+/// otherwise ("-3.00253…e-52", "…" when digits were cut).
 pub fn short_scientific(d: &Decimal, digits: usize) -> String {
+    if d.is_zero() {
+        return "0".into();
+    }
+    let lead = d.leading_exponent();
+    if (-4..=4).contains(&lead) {
+        let decimals = (digits as i64 - 1 - lead).clamp(0, 16) as usize;
+        let text = format!("{:.decimals$}", d.to_f64());
+        return if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            text
+        };
+    }
     let full = d.scientific();
     let (mantissa, exponent) = full.split_once('e').unwrap_or((&full, "0"));
     let sign = if mantissa.starts_with('-') { "-" } else { "" };
@@ -84,7 +98,14 @@ mod tests {
         assert_eq!(short_scientific(&x, 6), "-3.00253…e-52");
         assert_eq!(short_scientific(&d("1.5"), 6), "1.5");
         assert_eq!(short_scientific(&d("2e-100"), 4), "2e-100");
-        assert_eq!(short_scientific(&d("0.25"), 4), "2.5e-1");
+        assert_eq!(short_scientific(&d("0.25"), 4), "0.25");
+        assert_eq!(short_scientific(&d("-0.5"), 8), "-0.5");
+        assert_eq!(short_scientific(&d("0"), 8), "0");
+        assert_eq!(
+            short_scientific(&d("-1.76857365631527099328"), 8),
+            "-1.7685737"
+        );
+        assert_eq!(short_scientific(&d("123456.75"), 4), "1.234…e5");
     }
 
     #[test]
