@@ -141,9 +141,9 @@ fn app_renders_the_default_image_and_the_mandelbrot_view() {
     hostile_window_cases(display, dir.path());
 }
 
-/// Hostile use of a real window: --force replaces an existing screenshot (atomically: a valid
-/// PNG, no temporary file left), a window larger than the display is refused before it
-/// opens, and a FIFO nobody writes to does not hang the app.
+/// Hostile input in a real window: --force replaces an existing screenshot (atomically: a
+/// valid PNG, no temporary file left), a window larger than the display is refused before
+/// it opens, and a FIFO is refused as not an image file (it does not hang the app).
 fn hostile_window_cases(display: u32, dir: &Path) {
     std::fs::write(dir.join("old.png"), b"old").expect("write");
     let img = screenshot(display, dir, "old.png", &["--force"]);
@@ -165,14 +165,14 @@ fn hostile_window_cases(display: u32, dir: &Path) {
         .status()
         .expect("mkfifo")
         .success());
+    // A pipe is not an image file: refused at once (exit 2, one line), never a hang.
     let out = app(
         display,
         dir,
         &[fifo.to_str().expect("utf-8"), "--frames", "3"],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }

@@ -64,11 +64,23 @@ impl FilterStack {
     }
 }
 
-/// One parameter's slider; returns the new value when the user moved it.
+/// A range this wide (max over min) gets a logarithmic slider, so that every part of it
+/// takes a fair share of the slider's length.
+const LOG_RANGE: f32 = 30.0;
+
+/// Whether `def`'s slider is logarithmic (declared so, or a wide range).
+pub fn slider_is_logarithmic(def: &ParamDef) -> bool {
+    let min = def.slider_min();
+    def.logarithmic || (min > 0.0 && def.max / min >= LOG_RANGE)
+}
+
+/// One parameter's slider (as wide as the panel allows); returns the new value when the
+/// user moved it.
 fn param_slider_ui(ui: &mut Ui, def: &ParamDef, value: f32) -> Option<f32> {
     let mut v = value;
+    ui.spacing_mut().slider_width = (ui.available_width() - 90.0).max(120.0);
     let slider = egui::Slider::new(&mut v, def.slider_min()..=def.max)
-        .logarithmic(def.logarithmic)
+        .logarithmic(slider_is_logarithmic(def))
         .text(def.label);
     let slider = if def.integer {
         slider.integer()
@@ -150,6 +162,18 @@ pub fn filter_stack_ui(ui: &mut Ui, stack: &mut FilterStack) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wide_ranges_get_logarithmic_sliders() {
+        for def in FILTERS {
+            for p in def.params() {
+                let min = p.slider_min();
+                if min > 0.0 && p.max / min >= 100.0 {
+                    assert!(slider_is_logarithmic(p), "{}: {}", def.name(), p.name);
+                }
+            }
+        }
+    }
 
     #[test]
     fn initial_filters_come_first_and_enabled_and_every_filter_is_listed() {

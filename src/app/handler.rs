@@ -7,11 +7,68 @@ use super::GuiArgs;
 use crate::gl::GlWindow;
 use glow::HasContext;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
-use winit::event_loop::ActiveEventLoop;
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoopProxy};
 use winit::window::WindowId;
+
+/// When egui wants the next frame: set from egui's repaint callback (on any thread, e.g.
+/// a worker finishing), read by the event loop before it sleeps. Reactive mode: without
+/// input, an animation or finished work, the loop sleeps and draws nothing.
+#[derive(Debug, Default)]
+pub struct RepaintClock {
+    next: Mutex<Option<Instant>>,
+}
+
+/// The shortest time between frames that are not answers to input (120 per second).
+const MIN_FRAME: Duration = Duration::from_micros(8_333);
+
+/// What the event loop does before it sleeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// Draw a frame now.
+    Now,
+    /// Sleep until then (or input).
+    At(Instant),
+    /// Sleep until input.
+    Never,
+}
+
+impl RepaintClock {
+    /// A frame is wanted `delay` from `now` (egui's `Duration::MAX` means never).
+    pub fn schedule(&self, now: Instant, delay: Duration) {
+        let Some(at) = now.checked_add(delay) else {
+            return;
+        };
+        if let Ok(mut next) = self.next.lock() {
+            *next = Some(next.map_or(at, |n| n.min(at)));
+        }
+    }
+
+    /// A frame is being drawn: what was scheduled is served by it.
+    pub fn clear(&self) {
+        if let Ok(mut next) = self.next.lock() {
+            *next = None;
+        }
+    }
+
+    /// What to do at `now`; a due frame is taken off the schedule.
+    pub fn wake(&self, now: Instant) -> Wake {
+        let Ok(mut next) = self.next.lock() else {
+            return Wake::Now;
+        };
+        match *next {
+            Some(at) if at <= now => {
+                *next = None;
+                Wake::Now
+            }
+            Some(at) => Wake::At(at),
+            None => Wake::Never,
+        }
+    }
+}
 
 struct Running {
     window: GlWindow,
@@ -30,10 +87,21 @@ pub struct Handler {
     /// The saved session read at start, and why it could not be read.
     saved: Option<Settings>,
     settings_problem: Option<String>,
+    repaint: Arc<RepaintClock>,
+    /// Wakes the event loop when egui asks for a frame from outside an event.
+    proxy: Arc<Mutex<EventLoopProxy<()>>>,
+    /// The file came from the command line (it opens in the image tab, a failure is fatal).
+    explicit_file: bool,
+    last_frame: Option<Instant>,
 }
 
 impl Handler {
-    pub fn new(initial: PathBuf, args: GuiArgs) -> Self {
+    pub fn new(
+        initial: PathBuf,
+        explicit_file: bool,
+        args: GuiArgs,
+        proxy: EventLoopProxy<()>,
+    ) -> Self {
         let mut store = SettingsStore::in_dir(config_dir().as_deref());
         let (saved, settings_problem) = if args.reset_settings {
             (None, None)
@@ -55,6 +123,10 @@ impl Handler {
             store,
             saved,
             settings_problem,
+            repaint: Arc::default(),
+            proxy: Arc::new(Mutex::new(proxy)),
+            explicit_file,
+            last_frame: None,
         }
     }
 
@@ -71,7 +143,7 @@ impl Handler {
         };
         if let Err(e) = self.store.save(&r.state.settings(geometry)) {
             log::warn!("{e}");
-            r.state.message = Some((e.to_string(), true));
+            r.state.set_message(e.to_string(), true);
         }
     }
 
@@ -107,16 +179,31 @@ impl Handler {
         }
         let gl = Arc::new(gl);
         let mut egui = egui_glow::EguiGlow::new(event_loop, gl.clone(), None, None, true);
-        let mut state = AppState::new(&gl, &mut egui.painter, &self.initial, &self.args)?;
+        let (clock, proxy) = (self.repaint.clone(), self.proxy.clone());
+        egui.egui_ctx.set_request_repaint_callback(move |info| {
+            clock.schedule(Instant::now(), info.delay);
+            if let Ok(p) = proxy.lock() {
+                // Fails only once the loop has ended.
+                let _ = p.send_event(());
+            }
+        });
+        let mut state = AppState::new(&gl, &mut egui.painter, &self.args)?;
+        // A file named on the command line must open (as on the CLI); the default image
+        // failing is shown in the window.
+        match state.try_open(&gl, &self.initial) {
+            Ok(()) => {}
+            Err(e) if self.explicit_file => return Err(e),
+            Err(e) => state.set_message(format!("{e:#}"), true),
+        }
         if let Some(saved) = &self.saved {
-            let notes = state.restore(saved, &self.args);
+            let notes = state.restore(saved, &self.args, self.explicit_file);
             notes.iter().for_each(|n| log::warn!("{n}"));
             if !notes.is_empty() {
-                state.message = Some((notes.join("; "), true));
+                state.set_message(notes.join("; "), true);
             }
         }
         if let Some(problem) = &self.settings_problem {
-            state.message = Some((problem.clone(), true));
+            state.set_message(problem.clone(), true);
         }
         log::info!("OpenGL: {}", crate::gl::renderer_description(&gl));
         Ok(Running {
@@ -149,6 +236,8 @@ impl Handler {
         if size.width == 0 || size.height == 0 {
             return; // minimised: nothing to draw into
         }
+        // Requests made from here on (this frame's own included) schedule the next one.
+        self.repaint.clear();
         let (gl, state) = (&r.gl, &mut r.state);
         r.egui.run(&r.window.window, |ui| state.ui(ui, gl));
         // The source, the output texture and the explorer's are re-made on a resize on
@@ -165,7 +254,7 @@ impl Handler {
         let explorer = &state.mandelbrot;
         r.egui
             .painter
-            .replace_native_texture(explorer.texture_id, explorer.renderer.texture().id);
+            .replace_native_texture(explorer.texture_id, explorer.picture().id);
         // SAFETY: clearing the default framebuffer of the current context.
         unsafe {
             r.gl.clear_color(0.08, 0.08, 0.09, 1.0);
@@ -173,6 +262,7 @@ impl Handler {
         }
         r.egui.paint(&r.window.window);
         self.frames += 1;
+        self.last_frame = Some(Instant::now());
         let last = self.args.frames > 0 && self.frames >= self.args.frames;
         if last {
             if let Some(path) = self.args.screenshot.clone() {
@@ -195,11 +285,10 @@ impl Handler {
         if last || r.state.quit {
             return self.shutdown(event_loop);
         }
-        if r.state.wants_repaint()
-            || self.args.frames > 0
-            || r.egui.egui_ctx.has_requested_repaint()
-        {
-            r.window.window.request_redraw();
+        // Every repaint that is not input goes through the clock (and its frame-rate cap):
+        // egui's own requests (animations, tooltips, finished work) and waiting work.
+        if r.state.wants_repaint() || self.args.frames > 0 {
+            self.repaint.schedule(Instant::now(), Duration::ZERO);
         }
         if self.store.save_due() {
             self.save_settings();
@@ -247,6 +336,30 @@ fn window_size(
 }
 
 impl ApplicationHandler for Handler {
+    /// Sleeps until input or the next frame egui asked for; never polls.
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(r) = self.running.as_ref() else {
+            return;
+        };
+        let now = Instant::now();
+        match self.repaint.wake(now) {
+            // Without vsync (Xvfb, some drivers) animations would run as fast as the CPU
+            // allows: not sooner than MIN_FRAME after the last frame.
+            Wake::Now => match self.last_frame.map(|t| t + MIN_FRAME) {
+                Some(next) if next > now => {
+                    self.repaint.schedule(now, next - now);
+                    event_loop.set_control_flow(ControlFlow::WaitUntil(next));
+                }
+                _ => {
+                    r.window.window.request_redraw();
+                    event_loop.set_control_flow(ControlFlow::Wait);
+                }
+            },
+            Wake::At(at) => event_loop.set_control_flow(ControlFlow::WaitUntil(at)),
+            Wake::Never => event_loop.set_control_flow(ControlFlow::Wait),
+        }
+    }
+
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.running.is_some() {
             return;
@@ -268,10 +381,7 @@ impl ApplicationHandler for Handler {
             WindowEvent::CloseRequested => return self.shutdown(event_loop),
             WindowEvent::RedrawRequested => return self.redraw(event_loop),
             WindowEvent::Resized(size) => r.window.resize(size.width, size.height),
-            WindowEvent::DroppedFile(path) => {
-                r.state.open(&r.gl, path);
-                r.state.tab = super::state::Tab::Image;
-            }
+            WindowEvent::DroppedFile(path) => r.state.open(&r.gl, path),
             _ => {}
         }
         let response = r.egui.on_window_event(&r.window.window, &event);
@@ -286,6 +396,25 @@ impl ApplicationHandler for Handler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_clock_keeps_the_earliest_request_and_sleeps_without_one() {
+        let clock = RepaintClock::default();
+        let t0 = Instant::now();
+        assert_eq!(clock.wake(t0), Wake::Never);
+        clock.schedule(t0, Duration::MAX);
+        assert_eq!(clock.wake(t0), Wake::Never, "MAX means no repaint");
+        clock.schedule(t0, Duration::from_secs(2));
+        clock.schedule(t0, Duration::from_millis(500));
+        clock.schedule(t0, Duration::from_secs(1));
+        let at = t0 + Duration::from_millis(500);
+        assert_eq!(clock.wake(t0), Wake::At(at));
+        assert_eq!(clock.wake(at), Wake::Now);
+        assert_eq!(clock.wake(at), Wake::Never, "a due frame is taken off");
+        clock.schedule(t0, Duration::ZERO);
+        clock.clear();
+        assert_eq!(clock.wake(t0), Wake::Never);
+    }
 
     #[test]
     fn explicit_sizes_must_fit_the_display_and_the_default_shrinks() {

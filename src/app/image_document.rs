@@ -5,10 +5,12 @@
 use crate::image_io::LoadedImage;
 use image::RgbaImage;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub struct ImageDocument {
     pub path: PathBuf,
-    pub image: RgbaImage,
+    /// Shared with background work on the pixels.
+    pub image: Arc<RgbaImage>,
     /// Points at `FrameRunner::source` (re-pointed every frame: the name changes with the
     /// size on the external-memory path).
     pub texture_id: egui::TextureId,
@@ -20,7 +22,7 @@ impl ImageDocument {
     /// Takes `loaded` as the document (its pixels already loaded into the runner).
     pub fn replace(&mut self, loaded: LoadedImage) {
         self.path = loaded.path;
-        self.image = loaded.image;
+        self.image = Arc::new(loaded.image);
         self.description = loaded.source_description;
         self.conversion_note = loaded.conversion_note;
     }

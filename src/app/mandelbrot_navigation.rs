@@ -8,6 +8,7 @@
 use super::view_history::Place;
 use crate::mandelbrot::{MandelbrotSettings, View};
 use egui::{Key, PointerButton, Pos2, Rect, Response, Ui};
+use std::time::Instant;
 
 /// Pointer travel (points) after which a press pans instead of zooming.
 const DRAG_SLOP: f32 = 4.0;
@@ -46,6 +47,31 @@ pub struct NavOutcome {
     pub zoom_box: Option<Rect>,
 }
 
+/// Wall-clock time between the frames of a continuous motion: a held zoom advances by
+/// rate^dt with the real dt however slow the frames are, so 3 s at 3×/s is 27×.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct MotionClock {
+    /// When the last frame of a running motion was handled.
+    last: Option<Instant>,
+}
+
+/// The step of a motion's first frame (nothing ran before it to measure).
+const FIRST_STEP: f64 = 1.0 / 60.0;
+
+impl MotionClock {
+    /// Seconds the motion advances at `now`.
+    pub fn dt(&self, now: Instant) -> f64 {
+        self.last.map_or(FIRST_STEP, |t| {
+            now.saturating_duration_since(t).as_secs_f64()
+        })
+    }
+
+    /// Records whether a motion ran in the frame handled at `now`.
+    pub fn mark(&mut self, now: Instant, moving: bool) {
+        self.last = moving.then_some(now);
+    }
+}
+
 /// The navigation state between frames.
 #[derive(Debug)]
 pub struct Navigator {
@@ -54,6 +80,7 @@ pub struct Navigator {
     press: Option<Press>,
     gesture_from: Option<Place>,
     last_wheel: f64,
+    clock: MotionClock,
 }
 
 impl Default for Navigator {
@@ -63,6 +90,7 @@ impl Default for Navigator {
             press: None,
             gesture_from: None,
             last_wheel: f64::NEG_INFINITY,
+            clock: MotionClock::default(),
         }
     }
 }
@@ -128,14 +156,10 @@ impl Navigator {
                 f64::from((p.y - rect.top()) * ppp),
             )
         };
-        let (dt, time, pointer, shift) = ui.input(|i| {
-            (
-                f64::from(i.stable_dt.min(0.1)),
-                i.time,
-                i.pointer.interact_pos(),
-                i.modifiers.shift,
-            )
-        });
+        let now = Instant::now();
+        let dt = self.clock.dt(now);
+        let (time, pointer, shift) =
+            ui.input(|i| (i.time, i.pointer.interact_pos(), i.modifiers.shift));
         let zoom = |dir: f64| self.zoom_per_second.powf(-dir * dt);
         let primary = ui.input(|i| i.pointer.button_down(PointerButton::Primary));
         if primary && (self.press.is_some() || response.is_pointer_button_down_on()) {
@@ -198,6 +222,7 @@ impl Navigator {
         }
         let keys = self.keyboard(ui, view, dt);
         out.animating |= keys;
+        self.clock.mark(now, out.animating);
         out.changed = Place::of(&view.view) != before || view.location().ok() != before_deep;
         let active = primary
             || secondary
@@ -251,6 +276,32 @@ impl Navigator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_held_zoom_follows_the_wall_clock_at_any_frame_rate() {
+        use std::time::Duration;
+        let rate: f64 = 3.0;
+        for frame_ms in [5u64, 10, 20, 250, 1000, 3000] {
+            let mut clock = MotionClock::default();
+            let t0 = Instant::now();
+            clock.mark(t0, true);
+            let mut factor = 1.0;
+            let mut t = t0;
+            let frames = 3000 / frame_ms;
+            for _ in 0..frames {
+                t += Duration::from_millis(frame_ms);
+                factor *= rate.powf(clock.dt(t));
+                clock.mark(t, true);
+            }
+            assert!(
+                (factor / 27.0 - 1.0).abs() < 1e-9,
+                "{frame_ms} ms frames: {factor}"
+            );
+            // Released: the next motion starts afresh, not from the old time.
+            clock.mark(t, false);
+            assert_eq!(clock.dt(t + Duration::from_secs(10)), FIRST_STEP);
+        }
+    }
 
     #[test]
     fn a_box_becomes_the_view() {

@@ -4,22 +4,28 @@
 //! overlay with its statistics. Zoom and pan move the exact (decimal) location, so the
 //! explorer goes past f64 into deep views (perturbation, deep bookmarks).
 
+use super::cpu_jobs::{explorer_job, ExplorerImage};
 use super::mandelbrot_navigation::Navigator;
 use super::settings::UserBookmark;
 use super::user_bookmarks::user_bookmarks_ui;
 use super::view_history::{Place, ViewHistory};
+use super::view_text::{short_scientific, view_from_text, view_to_text};
+use super::worker::{progress_ui, Worker};
 use crate::mandelbrot::deep::{DeepBookmark, DeepLocation, DEEP_BOOKMARKS};
 use crate::mandelbrot::{
     kind_color, MandelbrotSettings, Mode, MsRecord, Palette, Precision, RectKind, Refinement, View,
     BOOKMARKS, DENSITY_RANGE, MAX_DWELL_LIMIT,
 };
-use crate::pipeline::{MandelbrotFrame, MandelbrotRenderer};
+use crate::pipeline::{BackendKind, MandelbrotFrame, MandelbrotRenderer};
 use egui::{pos2, vec2, Color32, Rect, Sense, Stroke, Ui};
 use std::time::Instant;
 
 /// Overlay rectangles drawn at most, coarsest levels first (all are counted in the
 /// statistics).
 const OVERLAY_MAX: usize = 20_000;
+/// How long a background frame that has shown nothing may run before a newer view
+/// replaces it.
+const RESTART_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
 /// Exact locations of deep places remembered for undo and redo.
 const DEEP_PLACES: usize = 400;
 
@@ -45,6 +51,18 @@ pub struct MandelbrotView {
     /// The exact locations of the deep places shown lately: the history holds f64 places,
     /// and undo or redo to one of these restores its exact location.
     deep_places: Vec<(Place, DeepLocation)>,
+    /// The view being pasted as text.
+    pub view_text: String,
+    /// Frames computed in the background (CPU backend) and the texture they are shown in.
+    worker: Worker<ExplorerImage>,
+    cpu_texture: Option<crate::gl::GlTexture>,
+    render_started: Instant,
+    /// The settings of the picture shown (it lags the view while a frame computes).
+    shown: Option<MandelbrotSettings>,
+    /// Work stays on the UI thread (scripted runs with --frames).
+    pub synchronous: bool,
+    /// The running job has shown a frame (its preview at least).
+    delivered: bool,
 }
 
 impl MandelbrotView {
@@ -75,16 +93,96 @@ impl MandelbrotView {
             new_bookmark_name: String::new(),
             last_frame: None,
             deep_places: Vec::new(),
+            view_text: String::new(),
+            worker: Worker::new("explorer"),
+            cpu_texture: None,
+            render_started: Instant::now(),
+            shown: None,
+            synchronous: false,
+            delivered: false,
         }
     }
 
-    /// Renders now if anything changed.
-    pub fn render_if_dirty(&mut self, gl: &glow::Context) {
+    /// Whether frames are computed on a worker thread: on the CPU backend, unless a
+    /// scripted run (--frames) wants each frame finished before it is drawn.
+    fn in_background(&self) -> bool {
+        !self.synchronous && self.renderer.status.kind == BackendKind::Cpu
+    }
+
+    /// The GL texture showing the explorer's picture.
+    pub fn picture(&self) -> &crate::gl::GlTexture {
+        match (&self.cpu_texture, self.in_background()) {
+            (Some(t), true) => t,
+            _ => self.renderer.texture(),
+        }
+    }
+
+    /// Whether a frame is being computed in the background.
+    pub fn busy(&self) -> bool {
+        self.worker.busy()
+    }
+
+    /// Shows the worker's newest frame, if one arrived.
+    fn take_result(&mut self, gl: &glow::Context) {
+        let Some(r) = self.worker.poll() else {
+            return;
+        };
+        let uploaded = match self.cpu_texture.as_mut() {
+            Some(t) => t.upload(gl, &r.image),
+            None => crate::gl::GlTexture::new(gl, r.image.width(), r.image.height(), None)
+                .and_then(|mut t| {
+                    let up = t.upload(gl, &r.image);
+                    self.cpu_texture = Some(t);
+                    up
+                }),
+        };
+        if let Err(e) = uploaded {
+            self.error = Some(e.to_string());
+            return;
+        }
+        self.shown = Some(r.settings);
+        self.delivered = true;
+        if !r.preview {
+            self.mode_ms[r.settings.mode.index()] = Some(r.frame.dwell_ms());
+            self.frame = Some(r.frame);
+            self.render_ms = self.render_started.elapsed().as_secs_f64() * 1e3;
+        }
+        self.error = None;
+    }
+
+    /// Cancels the frame being computed (the last one stays shown).
+    pub fn cancel(&mut self) {
+        self.worker.cancel();
+    }
+
+    /// Renders if anything changed (in the background on the CPU backend, where the last
+    /// frame stays shown until the new one, coarse first, arrives).
+    pub fn render_if_dirty(&mut self, gl: &glow::Context, ctx: &egui::Context) {
+        if self.in_background() {
+            self.take_result(gl);
+        }
         if !self.dirty {
+            return;
+        }
+        // A job that has shown nothing yet gets a moment before a newer view replaces it
+        // (else a held zoom would restart it every frame and show nothing).
+        let young = self.render_started.elapsed() < RESTART_AFTER;
+        if self.in_background() && self.busy() && !self.delivered && young {
             return;
         }
         self.dirty = false;
         self.remember_deep();
+        if self.in_background() {
+            self.delivered = false;
+            let s = self.settings;
+            let ctx = ctx.clone();
+            self.render_started = Instant::now();
+            self.worker.start(
+                move || ctx.request_repaint(),
+                move |job| explorer_job(s, job),
+            );
+            return;
+        }
         let start = Instant::now();
         match self.renderer.render(gl, &self.settings) {
             Ok(frame) => {
@@ -154,6 +252,19 @@ impl MandelbrotView {
         }
     }
 
+    /// Goes to an exact location (a pasted view), remembering the current place for undo.
+    pub fn go_to_location(&mut self, loc: DeepLocation, max_dwell: Option<u32>) {
+        self.remember_deep();
+        let current = Place::of(&self.settings.view);
+        self.settings.set_location(loc);
+        if let Some(d) = max_dwell {
+            self.settings.view.max_dwell = d.clamp(16, MAX_DWELL_LIMIT);
+        }
+        self.history.push(current);
+        self.error = None;
+        self.dirty = true;
+    }
+
     /// Moves to `place`, remembering the current one for undo.
     pub fn go_to(&mut self, place: Place) {
         let current = Place::of(&self.settings.view);
@@ -161,6 +272,15 @@ impl MandelbrotView {
             self.history.push(current);
             self.apply(place);
         }
+    }
+
+    /// Releases the GL objects.
+    pub fn destroy(mut self, gl: &glow::Context) {
+        self.worker.cancel();
+        if let Some(t) = self.cpu_texture.take() {
+            t.destroy(gl);
+        }
+        self.renderer.destroy(gl);
     }
 
     pub fn undo(&mut self) {
@@ -188,28 +308,20 @@ impl MandelbrotView {
     }
 }
 
-/// Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, R (reset), O (overlay), S (smooth), when no text field has focus.
+/// R (reset), O (overlay), S (smooth), when no text field has focus (undo and redo come
+/// from the Edit menu's shortcuts).
 fn shortcuts(ui: &Ui, m: &mut MandelbrotView) {
     if ui.ctx().memory(|mem| mem.focused().is_some()) {
         return;
     }
-    let (undo, redo, reset, overlay, smooth) = ui.input(|i| {
+    let (reset, overlay, smooth) = ui.input(|i| {
         let ctrl = i.modifiers.command;
         (
-            ctrl && !i.modifiers.shift && i.key_pressed(egui::Key::Z),
-            ctrl && (i.key_pressed(egui::Key::Y)
-                || (i.modifiers.shift && i.key_pressed(egui::Key::Z))),
             !ctrl && i.key_pressed(egui::Key::R),
             !ctrl && i.key_pressed(egui::Key::O),
             !ctrl && i.key_pressed(egui::Key::S),
         )
     });
-    if undo {
-        m.undo();
-    }
-    if redo {
-        m.redo();
-    }
     if reset {
         let home = View::default();
         m.go_to(Place {
@@ -255,6 +367,27 @@ fn overlay_ui(painter: &egui::Painter, rect: Rect, view: &View, records: &[MsRec
     }
 }
 
+/// Where the picture of view `shown` lies on screen when `rect` shows view `now` (None
+/// where f64 cannot place it: spans near the centre's precision).
+pub fn picture_rect(shown: &View, now: &View, rect: Rect) -> Option<Rect> {
+    let magnitude = now.center.0.abs().max(now.center.1.abs()).max(1.0);
+    if !(now.span > 1e-12 * magnitude && shown.span > 1e-12 * magnitude) {
+        return None;
+    }
+    let per_unit = f64::from(rect.width()) / now.span;
+    let shown_height = shown.span * f64::from(shown.height) / f64::from(shown.width.max(1));
+    let left =
+        f64::from(rect.center().x) + (shown.center.0 - shown.span / 2.0 - now.center.0) * per_unit;
+    let top = f64::from(rect.center().y)
+        - (shown.center.1 + shown_height / 2.0 - now.center.1) * per_unit;
+    let size = vec2(
+        (shown.span * per_unit) as f32,
+        (shown_height * per_unit) as f32,
+    );
+    let r = Rect::from_min_size(pos2(left as f32, top as f32), size);
+    r.is_finite().then_some(r)
+}
+
 /// The picture: resizes the view to the panel, navigates, draws the overlay and the box.
 pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Context) {
     m.tick();
@@ -280,15 +413,23 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
     if nav.animating {
         ui.ctx().request_repaint();
     }
-    m.render_if_dirty(gl);
+    m.render_if_dirty(gl, ui.ctx());
     let painter = ui.painter_at(rect);
+    // While a frame computes, the last one is drawn where its view lies in the new one.
+    let picture = match (m.busy(), &m.shown) {
+        (true, Some(shown)) => picture_rect(&shown.view, &m.settings.view, rect).unwrap_or(rect),
+        _ => rect,
+    };
+    if picture != rect {
+        painter.rect_filled(rect, 0.0, Color32::from_gray(16));
+    }
     painter.image(
         m.texture_id,
-        rect,
+        picture,
         Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)),
         Color32::WHITE,
     );
-    if let (Some(frame), true) = (&m.frame, m.settings.overlay) {
+    if let (Some(frame), true, false) = (&m.frame, m.settings.overlay, m.busy()) {
         overlay_ui(&painter, rect, &m.settings.view, &frame.records);
     }
     if let Some(b) = nav.zoom_box {
@@ -298,6 +439,12 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
             Stroke::new(1.5, Color32::WHITE),
             egui::StrokeKind::Middle,
         );
+    }
+    if m.busy() {
+        let elapsed = m.render_started.elapsed();
+        if progress_ui(ui, "rendering", m.worker.progress(), elapsed) {
+            m.cancel();
+        }
     }
     if let Some(e) = &m.error {
         painter.text(
@@ -330,29 +477,52 @@ fn deep_bookmarks_ui(ui: &mut Ui, m: &mut MandelbrotView) {
     }
 }
 
-/// The exact centre (first digits; the whole string on hover) and the span.
-fn location_ui(ui: &mut Ui, s: &MandelbrotSettings) {
-    let Ok(loc) = s.location() else { return };
-    let shown = |d: String| {
-        if d.len() > 24 {
-            format!("{}… ({} chars)", &d[..22], d.len())
-        } else {
-            d
-        }
+/// The exact centre and span in short scientific form (the whole on hover), a button that
+/// copies the exact view as text, and a field to paste one.
+fn location_ui(ui: &mut Ui, m: &mut MandelbrotView) {
+    let Ok(loc) = m.settings.location() else {
+        return;
     };
-    let (re, im) = (loc.re.to_string(), loc.im.to_string());
+    let s = &m.settings;
+    let full = view_to_text(&loc, s.view.max_dwell);
     ui.label(format!(
         "centre {}, {}",
-        shown(re.clone()),
-        shown(im.clone())
+        short_scientific(&loc.re, 8),
+        short_scientific(&loc.im, 8)
     ))
-    .on_hover_text(format!("{re}, {im}"));
+    .on_hover_text(&full);
     ui.label(format!(
         "span {} · {}×{}",
-        loc.span.scientific(),
+        short_scientific(&loc.span, 4),
         s.view.width,
         s.view.height
     ));
+    ui.horizontal(|ui| {
+        if ui
+            .button("Copy view")
+            .on_hover_text("the exact view as text (re=…, im=…, span=…, dwell=…)")
+            .clicked()
+        {
+            ui.ctx().copy_text(full.clone());
+        }
+        ui.add(
+            egui::TextEdit::singleline(&mut m.view_text)
+                .hint_text("paste a view")
+                .desired_width(120.0),
+        );
+        if ui
+            .add_enabled(!m.view_text.trim().is_empty(), egui::Button::new("Go"))
+            .clicked()
+        {
+            match view_from_text(&m.view_text) {
+                Ok((loc, dwell)) => {
+                    m.go_to_location(loc, dwell);
+                    m.view_text.clear();
+                }
+                Err(e) => m.error = Some(format!("pasted view: {e}")),
+            }
+        }
+    });
 }
 
 /// Palette, density, offset, smooth, interior colour.
@@ -468,13 +638,13 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
     ui.separator();
     ui.horizontal(|ui| {
         if ui
-            .add_enabled(m.history.can_undo(), egui::Button::new("⟲ undo"))
+            .add_enabled(m.history.can_undo(), egui::Button::new("Undo"))
             .clicked()
         {
             m.undo();
         }
         if ui
-            .add_enabled(m.history.can_redo(), egui::Button::new("⟳ redo"))
+            .add_enabled(m.history.can_redo(), egui::Button::new("Redo"))
             .clicked()
         {
             m.redo();
@@ -514,9 +684,45 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
     }
     deep_bookmarks_ui(ui, m);
     ui.separator();
-    location_ui(ui, &m.settings);
+    location_ui(ui, m);
     timings_ui(ui, m);
     let save = ui.button("Save view as PNG…").clicked();
     m.dirty |= m.settings != before;
     save
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(center: (f64, f64), span: f64) -> View {
+        View {
+            center,
+            span,
+            width: 400,
+            height: 200,
+            max_dwell: 100,
+        }
+    }
+
+    #[test]
+    fn the_last_picture_is_placed_in_the_new_view() {
+        let rect = Rect::from_min_size(pos2(0.0, 0.0), vec2(400.0, 200.0));
+        let v = view((-0.5, 0.0), 4.0);
+        assert_eq!(picture_rect(&v, &v, rect), Some(rect));
+        // Zoomed in 2× at the centre: the old picture is twice as large, centred.
+        let z = view((-0.5, 0.0), 2.0);
+        let r = picture_rect(&v, &z, rect).expect("placed");
+        assert!((r.width() - 800.0).abs() < 1e-3 && (r.height() - 400.0).abs() < 1e-3);
+        assert!((r.center() - rect.center()).length() < 1e-3);
+        // Panned right by a quarter span: the old picture moves left by 100 points; up
+        // by 0.5 in the imaginary axis: it moves down by 50.
+        let p = view((0.5, 0.5), 4.0);
+        let r = picture_rect(&v, &p, rect).expect("placed");
+        assert!((r.left() + 100.0).abs() < 1e-3, "{r:?}");
+        assert!((r.top() - 50.0).abs() < 1e-3, "{r:?}");
+        // Past f64's precision there is no telling.
+        let deep = view((-1.5, 0.0), 1e-15);
+        assert_eq!(picture_rect(&deep, &deep, rect), None);
+    }
 }

@@ -16,6 +16,9 @@ pub enum Action {
     ToggleContinuous,
     ShowImage,
     ShowMandelbrot,
+    /// Undo and redo in the tab shown (the filter stack, or the explorer's places).
+    Undo,
+    Redo,
 }
 
 const OPEN: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
@@ -23,6 +26,10 @@ const SAVE: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::S)
 const QUIT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Q);
 const IMAGE_TAB: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Num1);
 const MANDEL_TAB: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Num2);
+const UNDO: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
+const REDO: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Y);
+const REDO_SHIFT: KeyboardShortcut =
+    KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::Z);
 const FIT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::F);
 const ONE_TO_ONE: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::Num1);
 const SPLIT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::B);
@@ -46,6 +53,16 @@ pub fn shortcut_actions(ctx: &egui::Context) -> Vec<Action> {
             }
         }
         if !typing {
+            // Ctrl+Shift+Z before Ctrl+Z, which would match it too.
+            for (shortcut, action) in [
+                (REDO_SHIFT, Action::Redo),
+                (REDO, Action::Redo),
+                (UNDO, Action::Undo),
+            ] {
+                if i.consume_shortcut(&shortcut) {
+                    out.push(action);
+                }
+            }
             for (shortcut, action) in [
                 (FIT, Action::Fit),
                 (ONE_TO_ONE, Action::OneToOne),
@@ -78,13 +95,36 @@ fn item(
     }
 }
 
-/// The menu bar; `split` and `continuous` show as checked items.
-pub fn menu_bar_ui(
+/// A menu item that shows whether its setting is on.
+fn toggle_item(
     ui: &mut Ui,
-    recent: &RecentFiles,
-    split: bool,
-    continuous: bool,
-) -> Vec<Action> {
+    label: &str,
+    on: bool,
+    shortcut: &KeyboardShortcut,
+    action: Action,
+    out: &mut Vec<Action>,
+) {
+    let text = ui.ctx().format_shortcut(shortcut);
+    if ui
+        .add(egui::Button::selectable(on, label).shortcut_text(text))
+        .clicked()
+    {
+        out.push(action);
+        ui.close();
+    }
+}
+
+/// What the menus show as on or possible.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MenuState {
+    pub split: bool,
+    pub continuous: bool,
+    pub can_undo: bool,
+    pub can_redo: bool,
+}
+
+/// The menu bar.
+pub fn menu_bar_ui(ui: &mut Ui, recent: &RecentFiles, state: MenuState) -> Vec<Action> {
     let mut out = Vec::new();
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| {
@@ -104,6 +144,14 @@ pub fn menu_bar_ui(
             ui.separator();
             item(ui, "Quit", &QUIT, Action::Quit, &mut out);
         });
+        ui.menu_button("Edit", |ui| {
+            ui.add_enabled_ui(state.can_undo, |ui| {
+                item(ui, "Undo", &UNDO, Action::Undo, &mut out);
+            });
+            ui.add_enabled_ui(state.can_redo, |ui| {
+                item(ui, "Redo", &REDO, Action::Redo, &mut out);
+            });
+        });
         ui.menu_button("View", |ui| {
             item(ui, "Image", &IMAGE_TAB, Action::ShowImage, &mut out);
             item(
@@ -122,24 +170,18 @@ pub fn menu_bar_ui(
                 Action::OneToOne,
                 &mut out,
             );
-            item(
+            toggle_item(
                 ui,
-                if split {
-                    "✔ Before/After Split"
-                } else {
-                    "Before/After Split"
-                },
+                "Before/After Split",
+                state.split,
                 &SPLIT,
                 Action::ToggleSplit,
                 &mut out,
             );
-            item(
+            toggle_item(
                 ui,
-                if continuous {
-                    "✔ Continuous Processing"
-                } else {
-                    "Continuous Processing"
-                },
+                "Continuous Processing",
+                state.continuous,
                 &CONTINUOUS,
                 Action::ToggleContinuous,
                 &mut out,
@@ -149,6 +191,7 @@ pub fn menu_bar_ui(
             ui.label("Wheel: zoom at the cursor · drag: pan");
             ui.label("Shift+drag: move the before/after split");
             ui.label("Mandelbrot: wheel/drag, +/− zoom, arrows pan, R reset, O overlay");
+            ui.label("Ctrl+Z / Ctrl+Y: undo / redo (filters, or the explorer's places)");
         });
     });
     out

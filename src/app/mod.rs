@@ -3,11 +3,15 @@
 
 mod args;
 mod config_dir;
+mod cpu_jobs;
+mod file_dialog;
 mod filter_stack;
 mod handler;
 mod histogram_panel;
 mod image_document;
 mod image_view;
+#[cfg(test)]
+mod layout_tests;
 mod mandelbrot_navigation;
 mod mandelbrot_view;
 mod menu;
@@ -16,6 +20,7 @@ mod presets_ui;
 mod recent;
 mod session;
 mod settings;
+mod stack_history;
 mod state;
 mod status_bar;
 mod user_bookmarks;
@@ -26,8 +31,10 @@ pub use filter_stack::{FilterEntry, FilterStack};
 
 pub use handler::WindowTooLarge;
 mod view_history;
+mod view_text;
+mod worker;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The image shown when no file is given: the checkout's, or an installed copy in
 /// `share/cudalens/` beside the binary's `bin/` (the Debian package puts it there).
@@ -43,11 +50,40 @@ pub fn default_image_path() -> PathBuf {
         .unwrap_or(built)
 }
 
+/// A file given to the window must be a regular file, as on the command line: a folder,
+/// a pipe or a device is refused before the window opens (and before anything blocks
+/// reading it).
+pub fn check_window_file(path: &Path) -> Result<(), crate::image_io::LoadError> {
+    use crate::image_io::LoadError;
+    let meta = std::fs::metadata(path).map_err(|e| LoadError::from_io(path, e))?;
+    if meta.is_dir() {
+        return Err(LoadError::IsDirectory { path: path.into() });
+    }
+    if !meta.is_file() {
+        return Err(LoadError::Io {
+            path: path.into(),
+            source: std::io::Error::other(
+                "not a regular file (a pipe, socket or device); give an image file",
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Opens the window and runs until it is closed (or `--frames` frames were drawn).
 pub fn run_app(file: Option<PathBuf>, args: GuiArgs) -> anyhow::Result<()> {
+    if let Some(f) = &file {
+        check_window_file(f)?;
+    }
     let event_loop = winit::event_loop::EventLoop::new()
         .map_err(|e| anyhow::anyhow!("cannot open a window (is there a display?): {e}"))?;
-    let mut handler = handler::Handler::new(file.unwrap_or_else(default_image_path), args);
+    let explicit = file.is_some();
+    let mut handler = handler::Handler::new(
+        file.unwrap_or_else(default_image_path),
+        explicit,
+        args,
+        event_loop.create_proxy(),
+    );
     event_loop.run_app(&mut handler)?;
     handler.into_result()
 }

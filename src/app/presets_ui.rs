@@ -73,7 +73,7 @@ fn saved_ui(
                 };
             }
             if ui
-                .small_button("✖")
+                .small_button("delete")
                 .on_hover_text("delete this preset")
                 .clicked()
             {

@@ -68,6 +68,8 @@ impl AppState {
     /// The session as it is now; `window` is the window's geometry.
     pub fn settings(&self, window: SavedWindow) -> Settings {
         let m = &self.mandelbrot.settings;
+        // A view past f64 keeps its exact location.
+        let deep = m.deep.filter(|d| d.matches_f64(&m.view));
         Settings {
             tab: match self.tab {
                 Tab::Image => "image",
@@ -91,25 +93,32 @@ impl AppState {
                 precision: name_of(m.precision),
                 overlay: m.overlay,
                 interior: m.coloring.interior,
+                smooth: m.coloring.smooth,
+                density: m.coloring.density,
+                offset: m.coloring.offset,
+                zoom_per_second: self.mandelbrot.navigator.zoom_per_second,
+                deep_center: deep.map(|d| format!("{},{}", d.re.scientific(), d.im.scientific())),
+                deep_span: deep.map(|d| d.span.scientific()),
             },
             bookmarks: self.mandelbrot.user_bookmarks.clone(),
             ..Settings::default()
         }
     }
 
-    /// Restores `s` where the command line did not say otherwise; returns what could not
-    /// be restored.
-    pub fn restore(&mut self, s: &Settings, args: &GuiArgs) -> Vec<String> {
+    /// Restores `s` where the command line did not say otherwise (a file named there opens
+    /// in the image tab); returns what could not be restored.
+    pub fn restore(&mut self, s: &Settings, args: &GuiArgs, explicit_file: bool) -> Vec<String> {
         let mut notes = Vec::new();
         if args.filters.is_empty() {
             let (stack, stack_notes) = stack_from_saved(&s.filters);
             self.stack = stack;
+            self.history.reset(&self.stack);
             notes.extend(stack_notes);
         }
         if !args.split {
             self.view.split = s.split.filter(|f| (0.0..=1.0).contains(f));
         }
-        if !args.mandelbrot && s.tab == "mandelbrot" {
+        if !args.mandelbrot && !explicit_file && s.tab == "mandelbrot" {
             self.tab = Tab::Mandelbrot;
         }
         self.histogram.log_scale = s.histogram.log_scale;
@@ -124,6 +133,12 @@ impl AppState {
                 notes.push("saved explorer view is invalid; kept the default".into());
             }
             m.view.max_dwell = e.max_dwell.clamp(16, crate::mandelbrot::MAX_DWELL_LIMIT);
+            if let (Some(c), Some(sp)) = (&e.deep_center, &e.deep_span) {
+                match crate::mandelbrot::deep::DeepLocation::parse(c, sp) {
+                    Ok(loc) => m.set_location(loc),
+                    Err(err) => notes.push(format!("saved deep view skipped: {err}")),
+                }
+            }
         }
         restore_named(&mut m.coloring.palette, &e.palette, "palette", &mut notes);
         restore_named(&mut m.mode, &e.mode, "mode", &mut notes);
@@ -133,6 +148,19 @@ impl AppState {
         restore_named(&mut m.precision, &e.precision, "precision", &mut notes);
         m.overlay |= e.overlay;
         m.coloring.interior = e.interior;
+        m.coloring.smooth = e.smooth;
+        if e.density.is_finite() {
+            m.coloring.density = e.density.clamp(
+                *crate::mandelbrot::DENSITY_RANGE.start(),
+                *crate::mandelbrot::DENSITY_RANGE.end(),
+            );
+        }
+        if e.offset.is_finite() {
+            m.coloring.offset = e.offset.clamp(0.0, 1.0);
+        }
+        if e.zoom_per_second.is_finite() {
+            self.mandelbrot.navigator.zoom_per_second = e.zoom_per_second.clamp(1.2, 16.0);
+        }
         self.mandelbrot.user_bookmarks = s.bookmarks.clone();
         self.mandelbrot.dirty = true;
         self.dirty = true;

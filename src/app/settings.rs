@@ -66,6 +66,14 @@ pub struct SavedExplorer {
     pub precision: String,
     pub overlay: bool,
     pub interior: [u8; 4],
+    pub smooth: bool,
+    pub density: f32,
+    pub offset: f32,
+    /// Zoom factor per second of a held button.
+    pub zoom_per_second: f64,
+    /// The exact centre "RE,IM" and span of a view past f64 (None: `center` and `span`).
+    pub deep_center: Option<String>,
+    pub deep_span: Option<String>,
 }
 
 impl Default for SavedExplorer {
@@ -80,6 +88,12 @@ impl Default for SavedExplorer {
             precision: "auto".into(),
             overlay: false,
             interior: [0, 0, 0, 255],
+            smooth: false,
+            density: 1.0,
+            offset: 0.0,
+            zoom_per_second: 3.0,
+            deep_center: None,
+            deep_span: None,
         }
     }
 }
@@ -263,6 +277,12 @@ mod tests {
                 precision: "f64".into(),
                 overlay: true,
                 interior: [10, 20, 30, 255],
+                smooth: true,
+                density: 2.5,
+                offset: 0.25,
+                zoom_per_second: 6.0,
+                deep_center: Some("-1.5e-60,2.25e-61".into()),
+                deep_span: Some("3e-70".into()),
             },
             bookmarks: vec![UserBookmark {
                 name: "my spiral".into(),

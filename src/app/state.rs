@@ -1,19 +1,25 @@
 //! The application state and one frame of UI.
 
+use super::cpu_jobs::{filter_job, BACKGROUND_PIXELS};
+use super::file_dialog::{
+    file_browser_ui, run_native, BrowserOutcome, DialogPurpose, FileBrowser, NativeAnswer,
+};
 use super::filter_stack::{filter_stack_ui, FilterStack};
 use super::histogram_panel::{histogram_panel_ui, HistogramPanel};
 use super::image_document::ImageDocument;
 use super::image_view::{image_view_ui, ImageViewState, ViewTextures};
 use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
-use super::menu::{menu_bar_ui, shortcut_actions, Action};
+use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
 use super::presets_ui::{presets_ui, PresetsPanel};
 use super::recent::RecentFiles;
-use super::status_bar::{status_bar_ui, StatusLine};
+use super::stack_history::StackHistory;
+use super::status_bar::{status_bar_ui, StatusLine, StatusMessage};
+use super::worker::{progress_ui, Worker};
 use super::GuiArgs;
 use crate::gl::HistogramRenderer;
 use crate::image_io::{load_image_with, save_image, SaveOptions, SAVE_EXTENSIONS};
 use crate::mandelbrot::deep::find_bookmark;
-use crate::pipeline::{FrameReport, FrameRunner, MandelbrotRenderer};
+use crate::pipeline::{BackendKind, FrameReport, FrameRunner, MandelbrotRenderer, StageTime};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -37,20 +43,29 @@ pub struct AppState {
     pub view: ImageViewState,
     pub histogram: HistogramPanel,
     pub recent: RecentFiles,
-    /// (text, is_error) shown in the status bar.
-    pub message: Option<(String, bool)>,
+    /// The status bar's message (it expires).
+    pub message: Option<StatusMessage>,
+    /// Undo and redo of the filter stack.
+    pub history: StackHistory,
+    /// The built-in file dialog, while open.
+    pub browser: Option<FileBrowser>,
+    /// The filter stack on the CPU backend, for large images.
+    filters: Worker<(image::RgbaImage, FrameReport)>,
+    filters_started: Instant,
+    /// Work stays on the UI thread (scripted runs with --frames).
+    synchronous: bool,
     pub mandelbrot: MandelbrotView,
+    /// The result pixel under the cursor, read back from GL.
     pub inspected: Option<((u32, u32), [u8; 4])>,
     pub presets: PresetsPanel,
     pub quit: bool,
 }
 
 impl AppState {
-    /// Creates the GL objects, the backend and the panels, and loads `initial`.
+    /// Creates the GL objects, the backend and the panels (no image yet: see `try_open`).
     pub fn new(
         gl: &Arc<glow::Context>,
         painter: &mut egui_glow::Painter,
-        initial: &Path,
         args: &GuiArgs,
     ) -> anyhow::Result<Self> {
         let placeholder = image::RgbaImage::from_pixel(1, 1, image::Rgba([40, 40, 40, 255]));
@@ -59,7 +74,7 @@ impl AppState {
         let document = ImageDocument {
             path: PathBuf::new(),
             texture_id: painter.register_native_texture(source.id),
-            image: placeholder,
+            image: Arc::new(placeholder),
             description: "no image".into(),
             conversion_note: None,
         };
@@ -71,7 +86,13 @@ impl AppState {
         };
         let mandel = MandelbrotRenderer::new(gl, args.backend, runner.cuda_share(), args.interop)?;
         let mandel_id = painter.register_native_texture(mandel.texture().id);
+        let stack = FilterStack::new(&args.filters);
         let mut state = Self {
+            history: StackHistory::new(&stack),
+            browser: None,
+            filters: Worker::new("filters"),
+            filters_started: Instant::now(),
+            synchronous: args.frames > 0,
             tab: if args.mandelbrot {
                 Tab::Mandelbrot
             } else {
@@ -80,7 +101,7 @@ impl AppState {
             document,
             runner,
             output_id,
-            stack: FilterStack::new(&args.filters),
+            stack,
             report: None,
             frame_ms: 0.0,
             dirty: true,
@@ -102,63 +123,67 @@ impl AppState {
             presets: PresetsPanel::new(),
             quit: false,
         };
+        state.mandelbrot.synchronous = state.synchronous;
         if let Some(b) = args.bookmark.as_deref().and_then(find_bookmark) {
             state.mandelbrot.go_to_deep(b);
         }
-        state.open(gl, initial);
         Ok(state)
     }
 
-    /// Loads `path`; on failure the current image stays and the error is shown.
+    /// Shows `text` in the status bar (it expires).
+    pub fn set_message(&mut self, text: impl Into<String>, is_error: bool) {
+        self.message = Some(StatusMessage::new(text, is_error));
+    }
+
+    /// Loads `path` and shows the image tab; on failure the current image stays and the
+    /// error is shown.
     pub fn open(&mut self, gl: &glow::Context, path: &Path) {
+        match self.try_open(gl, path) {
+            Ok(()) => self.tab = Tab::Image,
+            Err(e) => self.set_message(format!("{e:#}"), true),
+        }
+    }
+
+    /// Loads `path`; on failure the current image stays.
+    pub fn try_open(&mut self, gl: &glow::Context, path: &Path) -> anyhow::Result<()> {
         // The GPU's texture limit and the memory budget are checked from the header,
         // before anything is decoded.
+        let max = crate::gl::max_texture_size(gl);
         let admission = crate::image_io::Admission {
-            max_side: crate::gl::max_texture_size(gl).min(crate::image_io::MAX_IMAGE_SIDE),
+            max_side: max.min(crate::image_io::MAX_IMAGE_SIDE),
             ..Default::default()
         };
-        let loaded = match load_image_with(path, &admission) {
-            Ok(l) => l,
-            Err(e) => {
-                self.message = Some((e.to_string(), true));
-                return;
-            }
-        };
-        let max = crate::gl::max_texture_size(gl);
+        let loaded = load_image_with(path, &admission)?;
         if loaded.image.width() > max || loaded.image.height() > max {
-            self.message = Some((
-                format!(
-                    "{}: {}×{} exceeds this GPU's texture limit of {max}",
-                    path.display(),
-                    loaded.image.width(),
-                    loaded.image.height()
-                ),
-                true,
-            ));
-            return;
+            return Err(crate::image_io::LoadError::TooLarge {
+                path: path.into(),
+                width: loaded.image.width(),
+                height: loaded.image.height(),
+                max,
+            }
+            .into());
         }
         self.runner.trim(gl);
         let note = loaded.conversion_note.clone();
-        match self.runner.load_source(gl, &loaded.image) {
-            Ok(_) => {
-                self.document.replace(loaded);
-                self.recent.push(path);
-                self.message = Some(match note {
-                    Some(n) => (format!("{}: {n}", path.display()), false),
-                    None => (format!("opened {}", path.display()), false),
-                });
-                self.view.fit_requested = true;
-                self.dirty = true;
+        if let Err(e) = self.runner.load_source(gl, &loaded.image) {
+            // The current image stays: load its pixels again in case the failure left
+            // the source half made.
+            if let Err(again) = self.runner.load_source(gl, &self.document.image) {
+                log::error!("reloading the current image: {again}");
             }
-            Err(e) => {
-                // The current image stays: load its pixels again in case the failure left
-                // the source half made.
-                if let Err(again) = self.runner.load_source(gl, &self.document.image) {
-                    log::error!("reloading the current image: {again}");
-                }
-                self.message = Some((format!("{}: {e}", path.display()), true));
-            }
+            return Err(anyhow::anyhow!("{}: {e}", path.display()));
         }
+        self.document.replace(loaded);
+        self.recent.push(path);
+        let text = match note {
+            Some(n) => format!("{}: {n}", path.display()),
+            None => format!("opened {}", path.display()),
+        };
+        self.set_message(text, false);
+        self.view.fit_requested = true;
+        self.filters.cancel(); // its result would be of the old image
+        self.dirty = true;
+        Ok(())
     }
 
     /// Saves pixels read back from GL to `path` (the dialog already asked before replacing
@@ -170,53 +195,105 @@ impl AppState {
         };
         let result =
             pixels.and_then(|img| save_image(&img, path, &options).map_err(|e| e.to_string()));
-        self.message = Some(match result {
-            Ok(()) => (format!("saved {}", path.display()), false),
-            Err(e) => (e, true),
-        });
-    }
-
-    fn save_mandelbrot(&mut self, gl: &glow::Context) {
-        let dialog = rfd::FileDialog::new()
-            .add_filter("PNG", &["png"])
-            .set_file_name("mandelbrot.png");
-        if let Some(path) = dialog.save_file() {
-            let pixels = self.mandelbrot.renderer.texture().read(gl);
-            self.save_pixels(pixels.map_err(|e| e.to_string()), &path);
+        match result {
+            Ok(()) => self.set_message(format!("saved {}", path.display()), false),
+            Err(e) => self.set_message(e, true),
         }
     }
 
-    fn apply(&mut self, gl: &glow::Context, action: Action) {
-        match action {
-            Action::Open => {
-                let extensions = ["png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp", "gif"];
-                if let Some(p) = rfd::FileDialog::new()
-                    .add_filter("Images", &extensions)
-                    .pick_file()
-                {
-                    self.open(gl, &p);
-                }
-            }
-            Action::OpenPath(p) => self.open(gl, &p),
-            Action::SaveAs => {
-                if self.tab == Tab::Mandelbrot {
-                    return self.save_mandelbrot(gl);
-                }
+    /// Asks where to open or save: the desktop's dialog, else the built-in one (the
+    /// answer then comes in a later frame, through `finish_dialog`).
+    fn ask_path(&mut self, gl: &glow::Context, purpose: DialogPurpose) {
+        let (dir, name, extensions): (PathBuf, String, &'static [&'static str]) = match purpose {
+            DialogPurpose::Open => (self.document_dir(), String::new(), &OPEN_EXTENSIONS),
+            DialogPurpose::SaveResult => {
                 let stem = self
                     .document
                     .path
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "result".into());
-                if let Some(p) = rfd::FileDialog::new()
-                    .add_filter("Images", &SAVE_EXTENSIONS)
-                    .set_file_name(format!("{stem}-cudalens.png"))
-                    .save_file()
-                {
-                    let pixels = self.runner.read_output(gl).map_err(|e| e.to_string());
-                    self.save_pixels(pixels, &p);
-                }
+                (
+                    self.document_dir(),
+                    format!("{stem}-cudalens.png"),
+                    &SAVE_EXTENSIONS,
+                )
             }
+            DialogPurpose::SaveMandelbrot => {
+                (self.document_dir(), "mandelbrot.png".into(), &["png"])
+            }
+        };
+        let native = run_native(|| {
+            let d = rfd::FileDialog::new()
+                .set_directory(&dir)
+                .add_filter("Images", extensions);
+            if purpose.is_save() {
+                d.set_file_name(name.as_str()).save_file()
+            } else {
+                d.pick_file()
+            }
+        });
+        match native {
+            NativeAnswer::Chosen(p) => self.finish_dialog(gl, purpose, &p),
+            NativeAnswer::Cancelled => {}
+            NativeAnswer::Unavailable => {
+                self.browser = Some(FileBrowser::new(purpose, dir, &name, extensions));
+            }
+        }
+    }
+
+    /// The folder of the current image (where dialogs start).
+    fn document_dir(&self) -> PathBuf {
+        self.document
+            .path
+            .parent()
+            .filter(|p| p.is_dir())
+            .map_or_else(
+                || std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+                Path::to_path_buf,
+            )
+    }
+
+    /// Opens or saves `path`, as the dialog for `purpose` answered.
+    fn finish_dialog(&mut self, gl: &glow::Context, purpose: DialogPurpose, path: &Path) {
+        match purpose {
+            DialogPurpose::Open => self.open(gl, path),
+            DialogPurpose::SaveResult => {
+                let pixels = self.runner.read_output(gl).map_err(|e| e.to_string());
+                self.save_pixels(pixels, path);
+            }
+            DialogPurpose::SaveMandelbrot => {
+                let pixels = self.mandelbrot.picture().read(gl);
+                self.save_pixels(pixels.map_err(|e| e.to_string()), path);
+            }
+        }
+    }
+
+    fn undo(&mut self) {
+        match self.tab {
+            Tab::Image => self.dirty |= self.history.undo(&mut self.stack),
+            Tab::Mandelbrot => self.mandelbrot.undo(),
+        }
+    }
+
+    fn redo(&mut self) {
+        match self.tab {
+            Tab::Image => self.dirty |= self.history.redo(&mut self.stack),
+            Tab::Mandelbrot => self.mandelbrot.redo(),
+        }
+    }
+
+    fn apply(&mut self, gl: &glow::Context, action: Action) {
+        match action {
+            Action::Open => self.ask_path(gl, DialogPurpose::Open),
+            Action::OpenPath(p) => self.open(gl, &p),
+            Action::SaveAs => self.ask_path(
+                gl,
+                match self.tab {
+                    Tab::Image => DialogPurpose::SaveResult,
+                    Tab::Mandelbrot => DialogPurpose::SaveMandelbrot,
+                },
+            ),
             Action::Quit => self.quit = true,
             Action::Fit => self.view.fit_requested = true,
             Action::OneToOne => self.view.one_to_one_requested = true,
@@ -230,15 +307,30 @@ impl AppState {
             Action::ToggleContinuous => self.continuous = !self.continuous,
             Action::ShowImage => self.tab = Tab::Image,
             Action::ShowMandelbrot => self.tab = Tab::Mandelbrot,
+            Action::Undo => self.undo(),
+            Action::Redo => self.redo(),
         }
     }
 
     /// Runs the filter stack if anything changed (or every frame when continuous).
-    fn process_if_needed(&mut self, gl: &glow::Context) {
-        if !(self.dirty || self.continuous) {
+    fn process_if_needed(&mut self, gl: &glow::Context, ctx: &egui::Context) {
+        self.take_filter_result(gl);
+        if !(self.dirty || (self.continuous && !self.filters.busy())) {
             return;
         }
         self.dirty = false;
+        if self.filter_in_background() {
+            let image = self.document.image.clone();
+            let filters = self.stack.active();
+            let ctx = ctx.clone();
+            self.filters_started = Instant::now();
+            self.filters.start(
+                move || ctx.request_repaint(),
+                move |job| filter_job(&image, &filters, job),
+            );
+            return;
+        }
+        self.filters.cancel();
         let start = Instant::now();
         match self
             .runner
@@ -249,36 +341,131 @@ impl AppState {
                 self.report = Some(report);
                 self.inspected = None; // the output changed under the cursor
             }
-            Err(e) => self.message = Some((format!("processing failed: {e}"), true)),
+            Err(e) => self.set_message(format!("processing failed: {e}"), true),
         }
     }
 
-    /// Whether another frame should follow at once.
+    /// Whether the filter stack runs on a worker thread: the CPU backend on a large image
+    /// (a scripted run with --frames stays on the UI thread, frame by frame).
+    fn filter_in_background(&self) -> bool {
+        let (w, h) = self.document.size();
+        !self.synchronous
+            && self.runner.status.kind == BackendKind::Cpu
+            && u64::from(w) * u64::from(h) >= BACKGROUND_PIXELS
+    }
+
+    /// Shows the worker's result, if one arrived.
+    fn take_filter_result(&mut self, gl: &glow::Context) {
+        let Some((result, mut report)) = self.filters.poll() else {
+            return;
+        };
+        let start = Instant::now();
+        let bytes: Vec<u8> = report
+            .histogram
+            .flat()
+            .iter()
+            .flat_map(|c| c.to_ne_bytes())
+            .collect();
+        let targets = &mut self.runner.targets;
+        let shown = targets
+            .resize_output(gl, result.width(), result.height())
+            .and_then(|()| Ok(targets.output.upload(gl, &result)?))
+            .and_then(|()| Ok(targets.bins.write(gl, &bytes)?));
+        if let Err(e) = shown {
+            return self.set_message(format!("processing failed: {e}"), true);
+        }
+        report.stages.push(StageTime {
+            name: "upload".into(),
+            ms: start.elapsed().as_secs_f64() * 1e3,
+        });
+        self.frame_ms = crate::pipeline::total_of(&report.stages);
+        self.report = Some(report);
+        self.inspected = None;
+    }
+
+    /// Whether another frame should follow at once: work waits in the tab shown (the
+    /// other tab's waits until it is shown).
     pub fn wants_repaint(&self) -> bool {
-        self.continuous || self.dirty || self.mandelbrot.dirty
+        match self.tab {
+            Tab::Image => (self.continuous && !self.filters.busy()) || self.dirty,
+            Tab::Mandelbrot => self.mandelbrot.dirty,
+        }
     }
 
     /// One frame of UI.
     pub fn ui(&mut self, ui: &mut egui::Ui, gl: &glow::Context) {
-        let mut actions = shortcut_actions(ui.ctx());
+        let mut actions = if self.browser.is_some() {
+            Vec::new() // the dialog has the keyboard
+        } else {
+            shortcut_actions(ui.ctx())
+        };
+        let menu = MenuState {
+            split: self.view.split.is_some(),
+            continuous: self.continuous,
+            can_undo: match self.tab {
+                Tab::Image => self.history.can_undo(&self.stack),
+                Tab::Mandelbrot => self.mandelbrot.history.can_undo(),
+            },
+            can_redo: match self.tab {
+                Tab::Image => self.history.can_redo(),
+                Tab::Mandelbrot => self.mandelbrot.history.can_redo(),
+            },
+        };
         egui::Panel::top("menu").show(ui, |ui| {
-            ui.horizontal(|ui| {
-                actions.extend(menu_bar_ui(
-                    ui,
-                    &self.recent,
-                    self.view.split.is_some(),
-                    self.continuous,
-                ));
-                ui.separator();
-                ui.selectable_value(&mut self.tab, Tab::Image, "🖼 Image");
-                ui.selectable_value(&mut self.tab, Tab::Mandelbrot, "🌀 Mandelbrot");
-            });
+            actions.extend(menu_bar_ui(ui, &self.recent, menu));
         });
+        egui::Panel::top("tabs").show(ui, |ui| tabs_ui(ui, &mut self.tab));
         for a in actions {
             self.apply(gl, a);
         }
+        if let Some(b) = self.browser.as_mut() {
+            match file_browser_ui(ui.ctx(), b) {
+                BrowserOutcome::Open => {}
+                BrowserOutcome::Cancelled => self.browser = None,
+                BrowserOutcome::Chosen(p) => {
+                    let purpose = b.purpose;
+                    self.browser = None;
+                    self.finish_dialog(gl, purpose, &p);
+                }
+            }
+        }
         if self.tab == Tab::Image {
-            self.process_if_needed(gl);
+            self.process_if_needed(gl, ui.ctx());
+        }
+        self.status_ui(ui);
+        match self.tab {
+            Tab::Image => self.image_tab_ui(ui, gl),
+            Tab::Mandelbrot => {
+                let mut save = false;
+                egui::Panel::left("mandel_controls")
+                    .default_size(300.0)
+                    .show(ui, |ui| {
+                        egui::ScrollArea::vertical()
+                            .auto_shrink([false, false])
+                            .show(ui, |ui| {
+                                save = mandelbrot_controls_ui(ui, &mut self.mandelbrot)
+                            });
+                    });
+                egui::CentralPanel::default()
+                    .show(ui, |ui| mandelbrot_picture_ui(ui, &mut self.mandelbrot, gl));
+                if save {
+                    self.ask_path(gl, DialogPurpose::SaveMandelbrot);
+                }
+            }
+        }
+        // Changes of this frame (not yet those of a held drag) are steps of undo.
+        let held = ui.input(|i| i.pointer.any_down());
+        self.history.observe(&self.stack, held);
+    }
+
+    /// The one-line status bar; an expired message is dropped (and a frame is asked for
+    /// when the shown one expires, so it goes away without input).
+    fn status_ui(&mut self, ui: &mut egui::Ui) {
+        let now = Instant::now();
+        match self.message.as_ref().map(|m| m.remaining(now)) {
+            Some(None) => self.message = None,
+            Some(Some(left)) => ui.ctx().request_repaint_after(left),
+            None => {}
         }
         let (backend, interop) = if self.tab == Tab::Image {
             (self.runner.status.clone(), self.runner.interop.clone())
@@ -302,6 +489,12 @@ impl AppState {
         } else {
             crate::pipeline::total_of(&stages)
         };
+        let image_tab = self.tab == Tab::Image;
+        let pixel = self
+            .inspected
+            .filter(|_| image_tab)
+            .map(|(p, out)| pixel_text(p, self.source_pixel(p), out));
+        let zoom_percent = image_tab.then(|| self.view.zoom * ui.ctx().pixels_per_point() * 100.0);
         egui::Panel::bottom("status").show(ui, |ui| {
             status_bar_ui(
                 ui,
@@ -311,59 +504,58 @@ impl AppState {
                     size,
                     frame_ms,
                     stages: &stages,
-                    pixel: self.inspected,
+                    pixel,
+                    zoom_percent,
                     message: self.message.as_ref(),
                 },
             );
         });
-        match self.tab {
-            Tab::Image => self.image_tab_ui(ui, gl),
-            Tab::Mandelbrot => {
-                let mut save = false;
-                egui::Panel::left("mandel_controls")
-                    .default_size(280.0)
-                    .show(ui, |ui| {
-                        egui::ScrollArea::vertical().show(ui, |ui| {
-                            save = mandelbrot_controls_ui(ui, &mut self.mandelbrot)
-                        });
-                    });
-                egui::CentralPanel::default()
-                    .show(ui, |ui| mandelbrot_picture_ui(ui, &mut self.mandelbrot, gl));
-                if save {
-                    self.save_mandelbrot(gl);
-                }
-            }
-        }
+    }
+
+    /// The source pixel at `p` when the result has the source's size (no transpose).
+    fn source_pixel(&self, (x, y): (u32, u32)) -> Option<[u8; 4]> {
+        let output = &self.runner.targets.output;
+        let same = (output.width, output.height) == self.document.size();
+        same.then(|| self.document.image.get_pixel_checked(x, y).map(|p| p.0))
+            .flatten()
     }
 
     fn image_tab_ui(&mut self, ui: &mut egui::Ui, gl: &glow::Context) {
         egui::Panel::left("filters")
             .default_size(300.0)
             .show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    ui.heading("Filters");
-                    self.dirty |= filter_stack_ui(ui, &mut self.stack);
-                    ui.collapsing("Presets", |ui| {
-                        let out =
-                            presets_ui(ui, &mut self.presets, &mut self.stack, &self.document.path);
-                        self.dirty |= out.stack_changed;
-                        self.message = out.message.or(self.message.take());
+                egui::ScrollArea::vertical()
+                    .auto_shrink([false, false])
+                    .show(ui, |ui| {
+                        ui.heading("Filters");
+                        self.dirty |= filter_stack_ui(ui, &mut self.stack);
+                        ui.collapsing("Presets", |ui| {
+                            let out = presets_ui(
+                                ui,
+                                &mut self.presets,
+                                &mut self.stack,
+                                &self.document.path,
+                            );
+                            self.dirty |= out.stack_changed;
+                            if let Some((text, is_error)) = out.message {
+                                self.set_message(text, is_error);
+                            }
+                        });
+                        ui.separator();
+                        ui.checkbox(&mut self.continuous, "continuous (re-run every frame)");
+                        ui.separator();
+                        ui.strong("Image");
+                        ui.label(self.document.path.display().to_string());
+                        ui.label(format!(
+                            "{}×{} · {}",
+                            self.document.size().0,
+                            self.document.size().1,
+                            self.document.description
+                        ));
+                        if let Some(note) = &self.document.conversion_note {
+                            ui.colored_label(egui::Color32::LIGHT_BLUE, note);
+                        }
                     });
-                    ui.separator();
-                    ui.checkbox(&mut self.continuous, "continuous (re-run every frame)");
-                    ui.separator();
-                    ui.strong("Image");
-                    ui.label(self.document.path.display().to_string());
-                    ui.label(format!(
-                        "{}×{} · {}",
-                        self.document.size().0,
-                        self.document.size().1,
-                        self.document.description
-                    ));
-                    if let Some(note) = &self.document.conversion_note {
-                        ui.colored_label(egui::Color32::LIGHT_BLUE, note);
-                    }
-                });
             });
         egui::Panel::bottom("histogram")
             .default_size(190.0)
@@ -391,15 +583,61 @@ impl AppState {
                 Some((x, y)) => output.read_pixel(gl, x, y).map(|px| ((x, y), px)),
                 None => None,
             };
+            if self.filters.busy() {
+                let elapsed = self.filters_started.elapsed();
+                if progress_ui(ui, "filtering", self.filters.progress(), elapsed) {
+                    self.filters.cancel();
+                    self.set_message("filtering cancelled; the last result stays", false);
+                }
+            }
         });
     }
 
     /// Releases GL objects (CUDA registrations first).
     pub fn destroy(self, gl: &glow::Context) {
         self.runner.destroy(gl);
-        self.mandelbrot.renderer.destroy(gl);
+        self.mandelbrot.destroy(gl);
         if let Ok(r) = Arc::try_unwrap(self.histogram.renderer) {
             r.destroy(gl);
         }
+    }
+}
+
+/// The tab strip, under the menu bar.
+pub fn tabs_ui(ui: &mut egui::Ui, tab: &mut Tab) {
+    ui.horizontal(|ui| {
+        ui.selectable_value(tab, Tab::Image, "Image")
+            .on_hover_text("filters on an image (Ctrl+1)");
+        ui.selectable_value(tab, Tab::Mandelbrot, "Mandelbrot")
+            .on_hover_text("the Mandelbrot explorer (Ctrl+2)");
+    });
+}
+
+/// Image formats the Open dialog lists.
+const OPEN_EXTENSIONS: [&str; 8] = ["png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp", "gif"];
+
+/// "(x, y) in a b c d out e f g h": the source and result pixels (RGBA) under the cursor.
+fn pixel_text((x, y): (u32, u32), source: Option<[u8; 4]>, out: [u8; 4]) -> String {
+    let rgba = |p: [u8; 4]| format!("{:3} {:3} {:3} {:3}", p[0], p[1], p[2], p[3]);
+    match source {
+        Some(src) => format!("({x}, {y}) RGBA in {} out {}", rgba(src), rgba(out)),
+        None => format!("({x}, {y}) RGBA {}", rgba(out)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pixel_readout_shows_source_and_result() {
+        assert_eq!(
+            pixel_text((3, 4), Some([1, 2, 3, 255]), [10, 20, 30, 255]),
+            "(3, 4) RGBA in   1   2   3 255 out  10  20  30 255"
+        );
+        assert_eq!(
+            pixel_text((0, 0), None, [0, 0, 0, 0]),
+            "(0, 0) RGBA   0   0   0   0"
+        );
     }
 }

@@ -20,7 +20,7 @@ pub fn user_bookmarks_ui(
                 view.span = b.span;
                 view.max_dwell = b.max_dwell;
             }
-            if ui.small_button("✖").on_hover_text("delete").clicked() {
+            if ui.small_button("delete").on_hover_text("delete").clicked() {
                 remove = Some(i);
             }
         });

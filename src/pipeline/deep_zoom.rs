@@ -2,7 +2,7 @@
 //! that the renderer calls when [`MandelbrotSettings::deep_precision`] says so (the exact
 //! location, zoom and pan are in `mandelbrot/deep_settings.rs`).
 
-use super::mandelbrot_frame::{cpu_render, MandelbrotFrame};
+use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame};
 use super::perturbation_kernels::{DeviceOrbit, PerturbationKernels, PerturbationPath};
 use super::report::StageTime;
 use super::BackendKind;
@@ -37,12 +37,25 @@ pub fn cpu_deep_dwells(
     s: &MandelbrotSettings,
     precision: Precision,
 ) -> Result<(Dwells, MandelbrotFrame), DeepError> {
+    cpu_deep_dwells_cancellable(s, precision, &std::sync::atomic::AtomicBool::new(false))
+}
+
+/// [`cpu_deep_dwells`] whose pixels stop once `cancelled` is set (the orbit runs whole).
+pub fn cpu_deep_dwells_cancellable(
+    s: &MandelbrotSettings,
+    precision: Precision,
+    cancelled: &std::sync::atomic::AtomicBool,
+) -> Result<(Dwells, MandelbrotFrame), DeepError> {
     let view = s.deep_view()?;
     let start = Instant::now();
     let orbit = ReferenceOrbit::compute(&view);
     let orbit_time = stage("reference orbit", start);
     let start = Instant::now();
-    let (dwells, records, stats) = cpu_render(&Perturbation::new(&view, &orbit, precision), s);
+    let source = Cancellable {
+        inner: &Perturbation::new(&view, &orbit, precision),
+        cancelled,
+    };
+    let (dwells, records, stats) = cpu_render(&source, s);
     let frame = MandelbrotFrame {
         backend: BackendKind::Cpu,
         precision,

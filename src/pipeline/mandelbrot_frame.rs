@@ -7,6 +7,7 @@ use crate::mandelbrot::{
     render_mariani_silver_from, render_per_pixel_from, DwellSource, Dwells, MandelbrotSettings,
     Mode, MsRecord, MsStats, Precision,
 };
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What one render did.
 #[derive(Debug, Clone)]
@@ -33,6 +34,31 @@ impl MandelbrotFrame {
     /// Sum of the stage times.
     pub fn total_ms(&self) -> f64 {
         super::report::total_of(&self.stages)
+    }
+}
+
+/// A source that stops computing once `cancelled` is set (every later pixel reads 0): a
+/// frame nobody will show ends quickly (the app's background frames).
+pub(super) struct Cancellable<'a, S> {
+    pub inner: &'a S,
+    pub cancelled: &'a AtomicBool,
+}
+
+impl<S: DwellSource> DwellSource for Cancellable<'_, S> {
+    fn size(&self) -> (u32, u32) {
+        self.inner.size()
+    }
+    fn max_dwell(&self) -> u32 {
+        self.inner.max_dwell()
+    }
+    fn has_smooth(&self) -> bool {
+        self.inner.has_smooth()
+    }
+    fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32) {
+        if self.cancelled.load(Ordering::Relaxed) {
+            return (0, 0.0);
+        }
+        self.inner.pixel(x, y, smooth)
     }
 }
 

@@ -1,0 +1,202 @@
+//! The CPU backend's work as background jobs (`worker`): the filter stack on the image,
+//! and the explorer's frames, coarse first. They call the same CPU code as the pipeline
+//! does; only where it runs changes.
+
+use super::worker::JobContext;
+use crate::filters::Filter;
+use crate::mandelbrot::MandelbrotSettings;
+use crate::pipeline::{
+    cpu_dwells_cancellable, BackendKind, FrameReport, MandelbrotFrame, StageTime,
+};
+use image::RgbaImage;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Images from this many pixels on are filtered in the background on the CPU backend
+/// (smaller ones take a few milliseconds).
+pub const BACKGROUND_PIXELS: u64 = 1 << 20;
+/// The explorer's preview is this many times coarser than the picture.
+pub const PREVIEW_SCALE: u32 = 8;
+
+fn timed<T>(stages: &mut Vec<StageTime>, name: &str, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    stages.push(StageTime {
+        name: name.to_string(),
+        ms: start.elapsed().as_secs_f64() * 1e3,
+    });
+    out
+}
+
+/// Runs `filters` on `image` (the CPU reference, filter by filter, checking for a cancel
+/// between them) and sends the result with its report.
+pub fn filter_job(
+    image: &Arc<RgbaImage>,
+    filters: &[Filter],
+    job: &JobContext<(RgbaImage, FrameReport)>,
+) {
+    let mut stages = Vec::new();
+    let mut current: Option<RgbaImage> = None;
+    let steps = filters.len() as f32 + 1.0;
+    for (i, f) in filters.iter().enumerate() {
+        if job.cancelled() {
+            return;
+        }
+        let input: &RgbaImage = current.as_ref().unwrap_or(&**image);
+        let next = timed(&mut stages, f.name(), || f.apply_cpu(input));
+        current = Some(next);
+        job.set_progress((i as f32 + 1.0) / steps);
+    }
+    if job.cancelled() {
+        return;
+    }
+    let result = current.unwrap_or_else(|| (**image).clone());
+    let histogram = timed(&mut stages, "histogram", || {
+        crate::ops::cpu::histogram(&result)
+    });
+    let report = FrameReport {
+        backend: BackendKind::Cpu,
+        width: result.width(),
+        height: result.height(),
+        histogram,
+        stages,
+    };
+    job.send((result, report));
+}
+
+/// A frame of the explorer computed in the background.
+pub struct ExplorerImage {
+    pub image: RgbaImage,
+    pub frame: MandelbrotFrame,
+    /// The settings it was computed for (the full-size view).
+    pub settings: MandelbrotSettings,
+    /// A coarse preview (the full frame follows).
+    pub preview: bool,
+}
+
+/// The view at 1/`scale` of its size (at least one pixel each way).
+pub fn coarse(s: &MandelbrotSettings, scale: u32) -> MandelbrotSettings {
+    let mut c = *s;
+    c.view.width = (s.view.width / scale).max(1);
+    c.view.height = (s.view.height / scale).max(1);
+    c.overlay = false;
+    c
+}
+
+fn colour(s: &MandelbrotSettings, job: &JobContext<ExplorerImage>) -> (RgbaImage, MandelbrotFrame) {
+    let (dwells, mut frame) = cpu_dwells_cancellable(s, job.cancel_flag());
+    let start = Instant::now();
+    let image = s.coloring.colorize(&dwells, s.view.max_dwell);
+    frame.stages.push(StageTime {
+        name: "colour".into(),
+        ms: start.elapsed().as_secs_f64() * 1e3,
+    });
+    (image, frame)
+}
+
+/// Computes the view coarse (when it is large enough to gain from it), then at full size.
+pub fn explorer_job(s: MandelbrotSettings, job: &JobContext<ExplorerImage>) {
+    if s.view.width >= 4 * PREVIEW_SCALE && s.view.height >= 4 * PREVIEW_SCALE {
+        let (image, frame) = colour(&coarse(&s, PREVIEW_SCALE), job);
+        job.send(ExplorerImage {
+            image,
+            frame,
+            settings: s,
+            preview: true,
+        });
+        job.set_progress(0.1);
+    }
+    if job.cancelled() {
+        return;
+    }
+    let (image, frame) = colour(&s, job);
+    job.send(ExplorerImage {
+        image,
+        frame,
+        settings: s,
+        preview: false,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::worker::Worker;
+    use crate::pipeline::cpu_dwells;
+    use std::time::Duration;
+
+    fn finish<T: Send + 'static>(w: &mut Worker<T>) -> Vec<T> {
+        let start = Instant::now();
+        let mut out = Vec::new();
+        while w.busy() && start.elapsed() < Duration::from_secs(60) {
+            out.extend(w.poll());
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        out
+    }
+
+    #[test]
+    fn the_background_stack_gives_the_cpu_reference() {
+        let mut img = RgbaImage::new(64, 48);
+        for (x, y, p) in img.enumerate_pixels_mut() {
+            *p = image::Rgba([(x * 4) as u8, (y * 5) as u8, ((x * y) % 251) as u8, 255]);
+        }
+        let filters: Vec<Filter> = ["gaussian:sigma=1.5", "sobel"]
+            .iter()
+            .map(|s| s.parse().expect("spec"))
+            .collect();
+        let want = filters.iter().fold(img.clone(), |acc, f| f.apply_cpu(&acc));
+        let image = Arc::new(img);
+        let mut w = Worker::new("test");
+        let (i2, f2) = (image.clone(), filters.clone());
+        w.start(|| {}, move |job| filter_job(&i2, &f2, job));
+        let got = finish(&mut w);
+        let (result, report) = got.into_iter().last().expect("a result");
+        assert_eq!(result, want);
+        assert_eq!(report.stages.len(), 3);
+        assert_eq!(report.histogram, crate::ops::cpu::histogram(&want));
+    }
+
+    #[test]
+    fn the_explorer_sends_a_preview_then_the_frame() {
+        let mut s = MandelbrotSettings::default();
+        (s.view.width, s.view.height) = (160, 96);
+        s.view.max_dwell = 64;
+        let mut w = Worker::new("test");
+        let mut seen = Vec::new();
+        w.start(|| {}, move |job| explorer_job(s, job));
+        let start = Instant::now();
+        while w.busy() && start.elapsed() < Duration::from_secs(60) {
+            // Each result is looked at (poll keeps only the newest of a batch).
+            if let Some(r) = w.poll() {
+                seen.push((r.preview, r.image.dimensions()));
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(seen.last(), Some(&(false, (160, 96))), "{seen:?}");
+        if seen.len() == 2 {
+            assert_eq!(seen[0], (true, (20, 12)));
+        }
+        let (dwells, _) = cpu_dwells(&s);
+        let want = s.coloring.colorize(&dwells, s.view.max_dwell);
+        let mut again = Worker::new("test");
+        again.start(|| {}, move |job| explorer_job(s, job));
+        let last = finish(&mut again).into_iter().last().expect("frame");
+        assert_eq!(last.image, want);
+    }
+
+    #[test]
+    fn a_cancelled_frame_stops_computing() {
+        use std::sync::atomic::AtomicBool;
+        let mut s = MandelbrotSettings::default();
+        (s.view.width, s.view.height) = (64, 48);
+        s.view.max_dwell = 256;
+        let running = AtomicBool::new(false);
+        let (full, _) = cpu_dwells_cancellable(&s, &running);
+        assert_eq!(full.values, cpu_dwells(&s).0.values);
+        assert!(full.values.iter().any(|&d| d > 0));
+        let stopped = AtomicBool::new(true);
+        let (none, _) = cpu_dwells_cancellable(&s, &stopped);
+        assert!(none.values.iter().all(|&d| d == 0));
+    }
+}

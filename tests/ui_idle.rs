@@ -1,0 +1,147 @@
+//! An idle window uses no CPU: the real app under Xvfb (Mesa), after its first frames,
+//! may use at most 2 % of one core over 10 s (all threads: the GL driver's too). Also:
+//! a folder or a pipe given to the window is refused like on the command line.
+//! Skipped (with a message) where Xvfb is not installed; CI installs it.
+
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn have_xvfb() -> bool {
+    Command::new("Xvfb")
+        .arg("-help")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok()
+}
+
+fn start_xvfb(display: u32) -> Killed {
+    let child = Command::new("Xvfb")
+        .args([
+            format!(":{display}").as_str(),
+            "-screen",
+            "0",
+            "1280x800x24",
+            "-nolisten",
+            "tcp",
+            "+extension",
+            "GLX",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Xvfb starts");
+    std::thread::sleep(Duration::from_millis(1500));
+    Killed(child)
+}
+
+/// CPU time (user + system, every thread) of process `pid`, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/<pid>/stat");
+    // Fields after the command name (which may hold spaces) start at state (field 3);
+    // utime and stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')').expect("comm") + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 =
+        fields[11].parse::<f64>().expect("utime") + fields[12].parse::<f64>().expect("stime");
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    ticks / hz
+}
+
+fn app(display: u32, dir: &std::path::Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cudalens"));
+    c.env("DISPLAY", format!(":{display}"))
+        .env("XDG_CONFIG_HOME", dir)
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .args(args)
+        .stdin(Stdio::null());
+    c
+}
+
+#[test]
+fn an_idle_window_uses_no_cpu() {
+    if !have_xvfb() {
+        let _ = writeln!(std::io::stderr(), "skipped: no Xvfb on this machine");
+        return;
+    }
+    let display = 110 + std::process::id() % 9;
+    let _xvfb = start_xvfb(display);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let child = app(
+        display,
+        dir.path(),
+        &["--backend", "cpu", "--size", "1000x700"],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("app starts");
+    let pid = child.id();
+    let _app = Killed(child);
+    // The first frames (loading, processing the image) take a while in a debug build:
+    // wait until the app has been quiet for a second, at most 60 s.
+    let start = Instant::now();
+    let mut last = cpu_seconds(pid);
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+        let now = cpu_seconds(pid);
+        let busy = now - last;
+        last = now;
+        if busy < 0.05 || start.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+    }
+    let before = cpu_seconds(pid);
+    std::thread::sleep(Duration::from_secs(10));
+    let used = cpu_seconds(pid) - before;
+    let percent = used / 10.0 * 100.0;
+    let _ = writeln!(
+        std::io::stderr(),
+        "idle window: {percent:.2} % of one core over 10 s"
+    );
+    assert!(
+        percent <= 2.0,
+        "idle window used {percent:.1} % of one core"
+    );
+}
+
+#[test]
+fn a_folder_or_a_pipe_is_refused_before_the_window_opens() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("pipe.png");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo")
+        .success());
+    // No display is needed: the check comes first.
+    for (path, want) in [
+        (dir.path().to_path_buf(), "is a directory"),
+        (fifo, "not a regular file"),
+    ] {
+        let out = app(
+            0,
+            dir.path(),
+            &[path.to_str().expect("utf-8"), "--frames", "2"],
+        )
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{path:?}: {stderr}");
+        assert!(stderr.contains(want), "{path:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+}
