@@ -2,39 +2,13 @@
 //! a screenshot that must show the image, the panels and the histogram, not a blank window.
 //! Skipped (with a message) where Xvfb is not installed; CI installs it.
 
+mod common;
+
+use common::xvfb::start_xvfb;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
-
-struct Xvfb(Child);
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_xvfb(display: u32) -> Option<Xvfb> {
-    let child = Command::new("Xvfb")
-        .args([
-            format!(":{display}").as_str(),
-            "-screen",
-            "0",
-            "1280x800x24",
-            "-nolisten",
-            "tcp",
-            "+extension",
-            "GLX",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    std::thread::sleep(Duration::from_millis(1500));
-    Some(Xvfb(child))
-}
 
 /// Runs the app with `args` on `display`, at most a minute (a hang fails the test).
 fn app(display: u32, dir: &Path, args: &[&str]) -> std::process::Output {

@@ -3,47 +3,12 @@
 //! a folder or a pipe given to the window is refused like on the command line.
 //! Skipped (with a message) where Xvfb is not installed; CI installs it.
 
+mod common;
+
+use common::xvfb::{start_xvfb, Killed};
 use std::io::Write;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn have_xvfb() -> bool {
-    Command::new("Xvfb")
-        .arg("-help")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
-}
-
-fn start_xvfb(display: u32) -> Killed {
-    let child = Command::new("Xvfb")
-        .args([
-            format!(":{display}").as_str(),
-            "-screen",
-            "0",
-            "1280x800x24",
-            "-nolisten",
-            "tcp",
-            "+extension",
-            "GLX",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("Xvfb starts");
-    std::thread::sleep(Duration::from_millis(1500));
-    Killed(child)
-}
 
 /// CPU time (user + system, every thread) of process `pid`, in seconds.
 fn cpu_seconds(pid: u32) -> f64 {
@@ -71,12 +36,11 @@ fn app(display: u32, dir: &std::path::Path, args: &[&str]) -> Command {
 
 #[test]
 fn an_idle_window_uses_no_cpu() {
-    if !have_xvfb() {
+    let display = 110 + std::process::id() % 9;
+    let Some(_xvfb) = start_xvfb(display) else {
         let _ = writeln!(std::io::stderr(), "skipped: no Xvfb on this machine");
         return;
-    }
-    let display = 110 + std::process::id() % 9;
-    let _xvfb = start_xvfb(display);
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let child = app(
         display,

@@ -6,7 +6,7 @@ use super::worker::JobContext;
 use crate::filters::Filter;
 use crate::mandelbrot::MandelbrotSettings;
 use crate::pipeline::{
-    cpu_dwells_cancellable, BackendKind, FrameReport, MandelbrotFrame, StageTime,
+    cpu_dwells_cancellable, process_on_cpu_with, FrameReport, MandelbrotFrame, StageTime,
 };
 use image::RgbaImage;
 use std::sync::Arc;
@@ -18,16 +18,6 @@ pub const BACKGROUND_PIXELS: u64 = 1 << 20;
 /// The explorer's preview is this many times coarser than the picture.
 pub const PREVIEW_SCALE: u32 = 8;
 
-fn timed<T>(stages: &mut Vec<StageTime>, name: &str, f: impl FnOnce() -> T) -> T {
-    let start = Instant::now();
-    let out = f();
-    stages.push(StageTime {
-        name: name.to_string(),
-        ms: start.elapsed().as_secs_f64() * 1e3,
-    });
-    out
-}
-
 /// Runs `filters` on `image` (the CPU reference, filter by filter, checking for a cancel
 /// between them) and sends the result with its report.
 pub fn filter_job(
@@ -35,33 +25,13 @@ pub fn filter_job(
     filters: &[Filter],
     job: &JobContext<(RgbaImage, FrameReport)>,
 ) {
-    let mut stages = Vec::new();
-    let mut current: Option<RgbaImage> = None;
-    let steps = filters.len() as f32 + 1.0;
-    for (i, f) in filters.iter().enumerate() {
-        if job.cancelled() {
-            return;
-        }
-        let input: &RgbaImage = current.as_ref().unwrap_or(&**image);
-        let next = timed(&mut stages, f.name(), || f.apply_cpu(input));
-        current = Some(next);
-        job.set_progress((i as f32 + 1.0) / steps);
-    }
-    if job.cancelled() {
-        return;
-    }
-    let result = current.unwrap_or_else(|| (**image).clone());
-    let histogram = timed(&mut stages, "histogram", || {
-        crate::ops::cpu::histogram(&result)
+    let done = process_on_cpu_with(image, filters, &mut |progress| {
+        job.set_progress(progress);
+        !job.cancelled()
     });
-    let report = FrameReport {
-        backend: BackendKind::Cpu,
-        width: result.width(),
-        height: result.height(),
-        histogram,
-        stages,
-    };
-    job.send((result, report));
+    if let Some(result) = done {
+        job.send(result);
+    }
 }
 
 /// A frame of the explorer computed in the background.

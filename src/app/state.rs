@@ -19,7 +19,9 @@ use super::GuiArgs;
 use crate::gl::HistogramRenderer;
 use crate::image_io::{load_image_with, save_image, SaveOptions, SAVE_EXTENSIONS};
 use crate::mandelbrot::deep::find_bookmark;
-use crate::pipeline::{BackendKind, FrameReport, FrameRunner, MandelbrotRenderer, StageTime};
+use crate::pipeline::{
+    upload_cpu_result, BackendKind, FrameReport, FrameRunner, MandelbrotRenderer,
+};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -359,25 +361,13 @@ impl AppState {
         let Some((result, mut report)) = self.filters.poll() else {
             return;
         };
-        let start = Instant::now();
-        let bytes: Vec<u8> = report
-            .histogram
-            .flat()
-            .iter()
-            .flat_map(|c| c.to_ne_bytes())
-            .collect();
         let targets = &mut self.runner.targets;
         let shown = targets
             .resize_output(gl, result.width(), result.height())
-            .and_then(|()| Ok(targets.output.upload(gl, &result)?))
-            .and_then(|()| Ok(targets.bins.write(gl, &bytes)?));
+            .and_then(|()| Ok(upload_cpu_result(gl, targets, &result, &mut report)?));
         if let Err(e) = shown {
             return self.set_message(format!("processing failed: {e}"), true);
         }
-        report.stages.push(StageTime {
-            name: "upload".into(),
-            ms: start.elapsed().as_secs_f64() * 1e3,
-        });
         self.frame_ms = crate::pipeline::total_of(&report.stages);
         self.report = Some(report);
         self.inspected = None;

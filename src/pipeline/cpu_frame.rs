@@ -21,14 +21,29 @@ fn timed<T>(stages: &mut Vec<StageTime>, name: &str, f: impl FnOnce() -> T) -> T
 
 /// Runs `filters` on the host: the result and the report (histogram of the result).
 pub fn process_on_cpu(image: &RgbaImage, filters: &[Filter]) -> (RgbaImage, FrameReport) {
+    let done = process_on_cpu_with(image, filters, &mut |_| true);
+    done.unwrap_or_else(|| unreachable!("a run that is never stopped finishes"))
+}
+
+/// [`process_on_cpu`] that reports its progress (0..1) after each filter to `go_on`, and
+/// stops with `None` as soon as `go_on` answers false (a background run made stale).
+pub fn process_on_cpu_with(
+    image: &RgbaImage,
+    filters: &[Filter],
+    go_on: &mut dyn FnMut(f32) -> bool,
+) -> Option<(RgbaImage, FrameReport)> {
     let mut stages = Vec::new();
+    let steps = filters.len() as f32 + 1.0;
     // No copy of the input: the first stage reads it, each later stage the one before.
     let mut current: Option<RgbaImage> = None;
-    for f in filters {
+    for (i, f) in filters.iter().enumerate() {
         let next = timed(&mut stages, f.name(), || {
             f.apply_cpu(current.as_ref().unwrap_or(image))
         });
         current = Some(next);
+        if !go_on((i as f32 + 1.0) / steps) {
+            return None;
+        }
     }
     let current = current.unwrap_or_else(|| image.clone());
     let histogram = timed(&mut stages, "histogram", || cpu::histogram(&current));
@@ -39,19 +54,19 @@ pub fn process_on_cpu(image: &RgbaImage, filters: &[Filter]) -> (RgbaImage, Fram
         histogram,
         stages,
     };
-    (current, report)
+    Some((current, report))
 }
 
-/// The CPU frame for the window: process, then upload the result and the bins to GL.
-pub fn run_cpu_frame(
+/// Shows a CPU result: the pixels uploaded into the output texture (already of its size)
+/// and the bins into their buffer, the upload's time added to `report`.
+pub fn upload_cpu_result(
     gl: &glow::Context,
-    image: &RgbaImage,
     targets: &mut FrameTargets,
-    filters: &[Filter],
-) -> Result<FrameReport, GlError> {
-    let (result, mut report) = process_on_cpu(image, filters);
+    result: &RgbaImage,
+    report: &mut FrameReport,
+) -> Result<(), GlError> {
     let start = Instant::now();
-    targets.output.upload(gl, &result)?;
+    targets.output.upload(gl, result)?;
     let bytes: Vec<u8> = report
         .histogram
         .flat()
@@ -63,5 +78,17 @@ pub fn run_cpu_frame(
         name: "upload".into(),
         ms: start.elapsed().as_secs_f64() * 1e3,
     });
+    Ok(())
+}
+
+/// The CPU frame for the window: process, then upload the result and the bins to GL.
+pub fn run_cpu_frame(
+    gl: &glow::Context,
+    image: &RgbaImage,
+    targets: &mut FrameTargets,
+    filters: &[Filter],
+) -> Result<FrameReport, GlError> {
+    let (result, mut report) = process_on_cpu(image, filters);
+    upload_cpu_result(gl, targets, &result, &mut report)?;
     Ok(report)
 }

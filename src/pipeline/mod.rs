@@ -28,6 +28,7 @@ mod with_spare;
 mod working_set;
 
 pub use backend::{choose_backend, fall_back_after, BackendKind, BackendRequest, BackendStatus};
+pub use cpu_frame::{process_on_cpu_with, upload_cpu_result};
 pub use cpu_mandelbrot::{cpu_dwells, cpu_dwells_cancellable};
 pub use deep_zoom::cpu_deep_dwells;
 pub use error::PipelineError;

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod xvfb;
+
 use image::RgbaImage;
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,0 +1,35 @@
+//! An X server for the window tests: Xvfb (Mesa) on a display of the test's own.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A child process, killed and reaped when dropped.
+pub struct Killed(pub Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Xvfb on `:display` (1280×800×24, GLX), or None where Xvfb is not installed.
+pub fn start_xvfb(display: u32) -> Option<Killed> {
+    let child = Command::new("Xvfb")
+        .args([
+            format!(":{display}").as_str(),
+            "-screen",
+            "0",
+            "1280x800x24",
+            "-nolisten",
+            "tcp",
+            "+extension",
+            "GLX",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    std::thread::sleep(Duration::from_millis(1500));
+    Some(Killed(child))
+}
