@@ -32,9 +32,10 @@ case ${1:-} in
         app=(--size 1600x1000 --force)
         step shot-image 120 "$B/cudalens" tests/data/coffee.png "${app[@]}" --frames 40 --split \
             --filter gaussian:sigma=1.5 --filter sobel:scale=2 --screenshot "$OUT/screenshot-gpu.png"
-        # A colour JPEG (4:2:0, as cameras write them) shown unfiltered: its true colours.
+        # A colour JPEG (4:2:0, as cameras write them) shown unfiltered, in a session of its
+        # own (the others' stacks are remembered): its true colours.
         python3 -c "from PIL import Image; Image.open('tests/data/astronaut.png').convert('RGB').save('/tmp/astronaut.jpg', quality=90, subsampling=2)" &&
-            step shot-jpeg 120 "$B/cudalens" /tmp/astronaut.jpg "${app[@]}" --frames 40 \
+            step shot-jpeg 120 env XDG_CONFIG_HOME=/tmp/jpeg-session "$B/cudalens" /tmp/astronaut.jpg "${app[@]}" --frames 40 \
                 --screenshot "$OUT/screenshot-gpu-jpeg.png"
         step shot-mandelbrot 120 "$B/cudalens" "${app[@]}" --frames 40 --mandelbrot --overlay \
             --refinement measured --screenshot "$OUT/screenshot-gpu-mandelbrot.png"

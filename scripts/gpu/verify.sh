@@ -88,10 +88,14 @@ faults() {
 sanitize() {
     local tool=$1
     shift
-    local log="$OUT/$tool.txt"
-    compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/gpu-tests" --test-threads=1 "$@" >"$log" 2>&1
+    # One log per tool; each run appends (the filter and Mandelbrot runs of one tool).
+    local log="$OUT/$tool.txt" part
+    part=$(mktemp)
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/gpu-tests" --test-threads=1 "$@" >"$part" 2>&1
     local rc=$?
-    grep -h 'ERROR SUMMARY\|^test result' "$log" | sort | uniq -c
+    { echo "=== $tool $*"; cat "$part"; } >>"$log"
+    grep -h 'SUMMARY\|^test result' "$part" | sort | uniq -c
+    rm -f "$part"
     return $rc
 }
 export -f apply_both opencv fault_case faults sanitize
@@ -126,7 +130,7 @@ for s in $steps; do
         # kernels' tests, and the Mandelbrot tests on the module built without device-side
         # launches (CUDALENS_SANITIZER_MODULE=1), at small sizes.
         racecheck | initcheck | synccheck)
-            step "$s-filters" 200 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_SANITIZE=$([ "$s" = racecheck ] && echo 1 || echo 0) bash -c "sanitize $s histogram random_images a_new_image"
+            step "$s-filters" 420 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_SANITIZE=$([ "$s" = racecheck ] && echo 1 || echo 0) bash -c "sanitize $s histogram random_images a_new_image"
             step "$s-mandelbrot" 300 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_NO_CHILD_GRIDS=1 CUDALENS_SANITIZER_MODULE=1 bash -c "sanitize $s mandelbrot" ;;
         *) echo "unknown step $s" | tee -a "$SUMMARY"; continue ;;
     esac

@@ -78,7 +78,8 @@ pub fn slider_is_logarithmic(def: &ParamDef) -> bool {
 /// user moved it.
 fn param_slider_ui(ui: &mut Ui, def: &ParamDef, value: f32) -> Option<f32> {
     let mut v = value;
-    ui.spacing_mut().slider_width = (ui.available_width() - 90.0).max(120.0);
+    // Room beside the slider for its value and its parameter's name.
+    ui.spacing_mut().slider_width = (ui.available_width() - 160.0).max(100.0);
     let slider = egui::Slider::new(&mut v, def.slider_min()..=def.max)
         .logarithmic(slider_is_logarithmic(def))
         .text(def.label);

@@ -1,9 +1,11 @@
-//! Layout of the window's bars, drawn by egui without GL: the tabs show under the menu
-//! bar, the status bar stays one line in a narrow window.
+//! Layout of the window's bars and panels, drawn by egui without GL: the tabs show under
+//! the menu bar, the status bar stays one line in a narrow window, the filter panel leaves
+//! the image its room.
 
+use super::filter_stack::{filter_stack_ui, FilterStack};
 use super::menu::{menu_bar_ui, MenuState};
 use super::recent::RecentFiles;
-use super::state::{tabs_ui, Tab};
+use super::state::{side_panel_ui, tabs_ui, Tab, SIDE_PANEL_WIDTHS};
 use super::status_bar::{status_bar_ui, StatusLine, StatusMessage};
 use crate::pipeline::{BackendKind, BackendStatus, StageTime};
 use egui::{Pos2, Rect, Shape};
@@ -118,4 +120,29 @@ fn the_status_bar_is_one_line_in_a_narrow_window() {
     for (text, r, _) in &found {
         assert!(r.right() <= 900.5, "'{text}' runs off the window: {r:?}");
     }
+}
+
+#[test]
+fn the_filter_panel_keeps_its_width_frame_after_frame() {
+    let ctx = egui::Context::default();
+    let mut stack = FilterStack::new(&[]);
+    let input = || egui::RawInput {
+        screen_rect: Some(Rect::from_min_size(Pos2::ZERO, egui::vec2(1600.0, 1000.0))),
+        ..Default::default()
+    };
+    let mut central = Rect::NOTHING;
+    // A scripted run draws 40 frames and more: a panel that grew a little each frame (its
+    // sliders wider than its room) would end up taking the whole window.
+    for _ in 0..120 {
+        let mut out = ctx.run_ui(input(), |ui| {
+            side_panel_ui(ui, "filters", |ui| filter_stack_ui(ui, &mut stack));
+            egui::CentralPanel::default().show(ui, |ui| central = ui.max_rect());
+        });
+        out.textures_delta.clear();
+    }
+    let widest = *SIDE_PANEL_WIDTHS.end();
+    assert!(
+        central.left() <= widest + 20.0 && central.width() >= 1600.0 - widest - 20.0,
+        "the image's room after 120 frames: {central:?}"
+    );
 }

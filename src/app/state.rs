@@ -26,6 +26,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The side panels' widths: wide enough for a slider and its value, never the window.
+pub(super) const SIDE_PANEL_WIDTHS: std::ops::RangeInclusive<f32> = 220.0..=480.0;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {
     Image,
@@ -427,15 +430,9 @@ impl AppState {
             Tab::Image => self.image_tab_ui(ui, gl),
             Tab::Mandelbrot => {
                 let mut save = false;
-                egui::Panel::left("mandel_controls")
-                    .default_size(300.0)
-                    .show(ui, |ui| {
-                        egui::ScrollArea::vertical()
-                            .auto_shrink([false, false])
-                            .show(ui, |ui| {
-                                save = mandelbrot_controls_ui(ui, &mut self.mandelbrot)
-                            });
-                    });
+                side_panel_ui(ui, "mandel_controls", |ui| {
+                    save = mandelbrot_controls_ui(ui, &mut self.mandelbrot)
+                });
                 egui::CentralPanel::default()
                     .show(ui, |ui| mandelbrot_picture_ui(ui, &mut self.mandelbrot, gl));
                 if save {
@@ -511,42 +508,31 @@ impl AppState {
     }
 
     fn image_tab_ui(&mut self, ui: &mut egui::Ui, gl: &glow::Context) {
-        egui::Panel::left("filters")
-            .default_size(300.0)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .auto_shrink([false, false])
-                    .show(ui, |ui| {
-                        ui.heading("Filters");
-                        self.dirty |= filter_stack_ui(ui, &mut self.stack);
-                        ui.collapsing("Presets", |ui| {
-                            let out = presets_ui(
-                                ui,
-                                &mut self.presets,
-                                &mut self.stack,
-                                &self.document.path,
-                            );
-                            self.dirty |= out.stack_changed;
-                            if let Some((text, is_error)) = out.message {
-                                self.set_message(text, is_error);
-                            }
-                        });
-                        ui.separator();
-                        ui.checkbox(&mut self.continuous, "continuous (re-run every frame)");
-                        ui.separator();
-                        ui.strong("Image");
-                        ui.label(self.document.path.display().to_string());
-                        ui.label(format!(
-                            "{}×{} · {}",
-                            self.document.size().0,
-                            self.document.size().1,
-                            self.document.description
-                        ));
-                        if let Some(note) = &self.document.conversion_note {
-                            ui.colored_label(egui::Color32::LIGHT_BLUE, note);
-                        }
-                    });
+        side_panel_ui(ui, "filters", |ui| {
+            ui.heading("Filters");
+            self.dirty |= filter_stack_ui(ui, &mut self.stack);
+            ui.collapsing("Presets", |ui| {
+                let out = presets_ui(ui, &mut self.presets, &mut self.stack, &self.document.path);
+                self.dirty |= out.stack_changed;
+                if let Some((text, is_error)) = out.message {
+                    self.set_message(text, is_error);
+                }
             });
+            ui.separator();
+            ui.checkbox(&mut self.continuous, "continuous (re-run every frame)");
+            ui.separator();
+            ui.strong("Image");
+            ui.label(self.document.path.display().to_string());
+            ui.label(format!(
+                "{}×{} · {}",
+                self.document.size().0,
+                self.document.size().1,
+                self.document.description
+            ));
+            if let Some(note) = &self.document.conversion_note {
+                ui.colored_label(egui::Color32::LIGHT_BLUE, note);
+            }
+        });
         egui::Panel::bottom("histogram")
             .default_size(190.0)
             .resizable(true)
@@ -613,6 +599,24 @@ fn pixel_text((x, y): (u32, u32), source: Option<[u8; 4]>, out: [u8; 4]) -> Stri
         Some(src) => format!("({x}, {y}) RGBA in {} out {}", rgba(src), rgba(out)),
         None => format!("({x}, {y}) RGBA {}", rgba(out)),
     }
+}
+
+/// A left side panel that scrolls, between [`SIDE_PANEL_WIDTHS`] wide.
+pub(super) fn side_panel_ui<R>(
+    ui: &mut egui::Ui,
+    id: &str,
+    add_contents: impl FnOnce(&mut egui::Ui) -> R,
+) -> R {
+    egui::Panel::left(id)
+        .default_size(300.0)
+        .size_range(SIDE_PANEL_WIDTHS)
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .auto_shrink([false, false])
+                .show(ui, add_contents)
+                .inner
+        })
+        .inner
 }
 
 #[cfg(test)]
