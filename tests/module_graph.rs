@@ -376,14 +376,6 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     state.out
 }
 
-/// Cycles left between modules of other areas of the code, as their sorted members, with
-/// why each stays; the test fails when one is gone, so that it is struck from here.
-const KNOWN_CYCLES: &[(&[&str], &str)] = &[(
-    &["image_io::input", "image_io::jpeg", "image_io::load"],
-    "LoadError and Admission live in load.rs, which calls input.rs and jpeg.rs; they move \
-     down with the image loader's rework (another area)",
-)];
-
 #[test]
 fn modules_have_no_cycles_at_any_depth() {
     let graph = submodule_graph();
@@ -393,15 +385,8 @@ fn modules_have_no_cycles_at_any_depth() {
         "edges through `super::` paths are read"
     );
     let found = cycles(&graph);
-    for (members, why) in KNOWN_CYCLES {
-        assert!(
-            found.iter().any(|c| c == members),
-            "the known cycle {members:?} ({why}) is gone: strike it from KNOWN_CYCLES"
-        );
-    }
-    let new: Vec<String> = found
+    let cycles: Vec<String> = found
         .iter()
-        .filter(|c| !KNOWN_CYCLES.iter().any(|(m, _)| c == m))
         .map(|c| {
             let edges: Vec<String> = c
                 .iter()
@@ -417,7 +402,7 @@ fn modules_have_no_cycles_at_any_depth() {
             edges.join("; ")
         })
         .collect();
-    assert!(new.is_empty(), "module cycles: {new:#?}");
+    assert!(cycles.is_empty(), "module cycles: {cycles:#?}");
 }
 
 #[test]

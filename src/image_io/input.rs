@@ -3,7 +3,7 @@
 //! memory once, after its first bytes have named an image format. Opening never blocks:
 //! a FIFO nobody writes to reads as empty instead of hanging.
 
-use super::LoadError;
+use super::admission::LoadError;
 use std::io::{BufRead, BufReader, Cursor, Read, Seek};
 use std::path::Path;
 

@@ -4,9 +4,10 @@
 //! parallel with the decoding) to catch scan data that goes astray without running out.
 //! Decodes straight to RGBA8, so the only pixel buffer is the result.
 
+use super::admission::{Admission, LoadError};
 use super::colour::Samples;
+use super::decoded::Decoded;
 use super::jpeg_scan::check_scans;
-use super::load::{Admission, Decoded, LoadError};
 use image::metadata::Orientation;
 use std::path::Path;
 use zune_core::bytestream::ZCursor;

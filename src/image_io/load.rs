@@ -1,209 +1,17 @@
 //! Loading: any format the image crate decodes, converted to RGBA8.
 
-use super::colour::{cmyk_to_rgb, Samples, SourceProfile};
+use super::admission::{Admission, LoadError};
+use super::colour::Samples;
+use super::decoded::{Decoded, LoadedImage};
 use super::input::{input_from_bytes, open_input, Input};
 use super::jpeg::decode_jpeg;
 use image::metadata::Orientation;
-use image::{ColorType, ImageReader, Limits, RgbaImage};
+use image::{ColorType, ImageReader, Limits};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Largest width or height accepted (the GL texture limit of current NVIDIA GPUs).
-pub const MAX_IMAGE_SIDE: u32 = 32768;
 /// Largest decoder allocation (bytes).
 const MAX_DECODE_BYTES: u64 = 4 << 30;
-
-/// An image decoded to upright sRGB RGBA8, with what was converted.
-#[derive(Debug, Clone)]
-pub struct LoadedImage {
-    pub image: RgbaImage,
-    pub path: PathBuf,
-    /// Format and colour type of the file, e.g. "PNG, L8".
-    pub source_description: String,
-    /// Set when the pixels were converted (greyscale, 16-bit, palette, no alpha, EXIF
-    /// rotation, ICC profile...): what the window's info panel shows.
-    pub conversion_note: Option<String>,
-    /// The EXIF orientation applied (1 to 8; 1 when the file has none).
-    pub exif_orientation: u8,
-    /// The description of the ICC profile the pixels were converted from, if any.
-    pub source_profile: Option<String>,
-}
-
-/// A decoder's result before orientation and colour management.
-pub(super) struct Decoded {
-    pub image: RgbaImage,
-    pub description: String,
-    pub note: Option<String>,
-    pub samples: Samples,
-    pub icc: Option<Vec<u8>>,
-    pub orientation: Orientation,
-}
-
-impl Decoded {
-    /// Converts to sRGB per the embedded profile, turns upright per EXIF, and says so.
-    fn finish(mut self, path: &Path) -> LoadedImage {
-        let mut notes: Vec<String> = self.note.take().into_iter().collect();
-        let mut source_profile = None;
-        if let Some(bytes) = self.icc.as_deref() {
-            let converted = SourceProfile::parse(bytes).and_then(|p| {
-                p.convert_to_srgb(&mut self.image, self.samples)?;
-                Ok(p.description)
-            });
-            match converted {
-                Ok(name) => {
-                    notes.push(format!("converted from ICC profile “{name}” to sRGB"));
-                    source_profile = Some(name);
-                }
-                Err(e) => notes.push(format!("{e}: ignored")),
-            }
-        }
-        if self.samples == Samples::Cmyk && source_profile.is_none() {
-            cmyk_to_rgb(&mut self.image);
-        }
-        let value = self.orientation.to_exif();
-        if self.orientation != Orientation::NoTransforms {
-            let mut upright = image::DynamicImage::ImageRgba8(self.image);
-            upright.apply_orientation(self.orientation);
-            self.image = upright.into_rgba8();
-            notes.push(format!("rotated per EXIF (value {value})"));
-        }
-        LoadedImage {
-            image: self.image,
-            path: path.to_path_buf(),
-            source_description: self.description,
-            conversion_note: (!notes.is_empty()).then(|| notes.join("; ")),
-            exif_orientation: value,
-            source_profile,
-        }
-    }
-}
-
-/// Why a file could not be loaded. Every variant names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("{path}: no such file")]
-    NotFound { path: PathBuf },
-    #[error("{path}: is a directory, not an image file")]
-    IsDirectory { path: PathBuf },
-    #[error("{path}: cannot read: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}: not a supported image format (PNG, JPEG, TIFF, BMP, WebP, GIF)")]
-    UnknownFormat { path: PathBuf },
-    #[error(
-        "{path}: no data (an empty file, or a pipe nobody writes to): not a supported image format"
-    )]
-    NoData { path: PathBuf },
-    #[error("{path}: image is {width}×{height}, larger than the {max}×{max} limit")]
-    TooLarge {
-        path: PathBuf,
-        width: u32,
-        height: u32,
-        max: u32,
-    },
-    #[error("{path}: image has no pixels ({width}×{height})")]
-    Empty {
-        path: PathBuf,
-        width: u32,
-        height: u32,
-    },
-    #[error("{path}: {reason}")]
-    OverBudget { path: PathBuf, reason: String },
-    #[error("{path}: cannot decode: {reason}")]
-    Decode { path: PathBuf, reason: String },
-}
-
-impl LoadError {
-    /// An error opening or reading `path`.
-    pub fn from_io(path: &Path, source: std::io::Error) -> Self {
-        match source.kind() {
-            std::io::ErrorKind::NotFound => LoadError::NotFound {
-                path: path.to_path_buf(),
-            },
-            _ => LoadError::Io {
-                path: path.to_path_buf(),
-                source,
-            },
-        }
-    }
-}
-
-/// The size an image file declares, before any pixel is decoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Declared {
-    pub width: u32,
-    pub height: u32,
-    /// Bytes of the decoder's own pixel buffer when it is not RGBA8 (converted after).
-    pub decoder_bytes: u64,
-}
-
-impl Declared {
-    /// Bytes of the image as RGBA8.
-    pub fn rgba_bytes(&self) -> u64 {
-        u64::from(self.width) * u64::from(self.height) * 4
-    }
-}
-
-/// The caller's check of a declared size (e.g. its memory budget): `Err(reason)` refuses.
-pub type AdmitFn<'a> = &'a dyn Fn(Declared) -> Result<(), String>;
-
-/// What may be decoded: the largest side, and the caller's check of the declared size.
-#[derive(Clone, Copy)]
-pub struct Admission<'a> {
-    pub max_side: u32,
-    pub admit: AdmitFn<'a>,
-}
-
-/// The default check: decoding, the image, one intermediate and the output fit the host
-/// memory budget ([`super::budget`]).
-pub fn default_admit(d: Declared) -> Result<(), String> {
-    let need = d.decoder_bytes + 3 * d.rgba_bytes() + (64 << 20);
-    super::budget::check_host(&format!("a {}×{} image", d.width, d.height), need)
-}
-
-impl Default for Admission<'static> {
-    fn default() -> Self {
-        Self {
-            max_side: MAX_IMAGE_SIDE,
-            admit: &default_admit,
-        }
-    }
-}
-
-impl Admission<'_> {
-    pub(super) fn check(
-        &self,
-        path: &Path,
-        width: u32,
-        height: u32,
-        decoder_bytes: u64,
-    ) -> Result<(), LoadError> {
-        let p = path.to_path_buf();
-        if width > self.max_side || height > self.max_side {
-            return Err(LoadError::TooLarge {
-                path: p,
-                width,
-                height,
-                max: self.max_side,
-            });
-        }
-        if width == 0 || height == 0 {
-            return Err(LoadError::Empty {
-                path: p,
-                width,
-                height,
-            });
-        }
-        (self.admit)(Declared {
-            width,
-            height,
-            decoder_bytes,
-        })
-        .map_err(|reason| LoadError::OverBudget { path: p, reason })
-    }
-}
 
 /// The decoder's own allocations may not exceed twice the declared image plus 64 MiB
 /// (a GIF frame far larger than its screen, found by fuzzing, asked for 3.3 GB while
@@ -337,7 +145,9 @@ fn classify(path: &Path, err: image::ImageError) -> LoadError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use image::RgbaImage;
     use std::io::Write;
+    use std::path::PathBuf;
 
     fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
         let path = dir.join(name);

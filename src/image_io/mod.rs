@@ -1,8 +1,10 @@
 //! Reading images into RGBA8 with decoder limits and a memory budget, and writing them
 //! atomically.
 
+mod admission;
 pub mod budget;
 mod colour;
+mod decoded;
 mod input;
 mod jpeg;
 mod jpeg_scan;
@@ -11,10 +13,9 @@ mod load;
 mod posix;
 mod save;
 
-pub use load::{
-    default_admit, load_image, load_image_from_bytes, load_image_with, Admission, Declared,
-    LoadError, LoadedImage, MAX_IMAGE_SIDE,
-};
+pub use admission::{default_admit, Admission, Declared, LoadError, MAX_IMAGE_SIDE};
+pub use decoded::LoadedImage;
+pub use load::{load_image, load_image_from_bytes, load_image_with};
 #[cfg(unix)]
 pub use posix::install_interrupt_cleanup;
 pub use save::{
