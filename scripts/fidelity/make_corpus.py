@@ -291,6 +291,17 @@ def main():
     cmyk_im = Image.fromarray(np.round(cmyk * 255).astype(np.uint8), "CMYK")
     add("jpeg_cmyk_adobe.jpg", "lossy", lambda p: cmyk_im.save(p, "JPEG", quality=92))
 
+    # YCCK, as Photoshop writes CMYK: the same file with the Adobe marker's transform set
+    # to 2, so its samples read as Y, Cb, Cr and K.
+    def ycck(path):
+        data = bytearray((OUT / "jpeg_cmyk_adobe.jpg").read_bytes())
+        at = data.index(b"Adobe") + 11  # "Adobe", version, flags0, flags1, transform
+        assert data[at] == 0
+        data[at] = 2
+        path.write_bytes(bytes(data))
+
+    add("jpeg_ycck_adobe.jpg", "lossy", ycck)
+
     # EXIF orientation 1-8 on an asymmetric image.
     small = photo("chelsea.png", SMALL)
     for value in range(1, 9):

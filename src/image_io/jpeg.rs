@@ -55,13 +55,10 @@ pub fn decode_jpeg(
         .exif()
         .and_then(|exif| Orientation::from_exif_chunk(exif))
         .unwrap_or(Orientation::NoTransforms);
-    let cmyk = colour == ColorSpace::CMYK;
+    let cmyk = matches!(colour, ColorSpace::CMYK | ColorSpace::YCCK);
     if cmyk {
-        // Four samples as stored; zune's own CMYK to RGBA writes three bytes a pixel.
-        decoder = zune_jpeg::JpegDecoder::new_with_options(
-            ZCursor::new(bytes),
-            options(ColorSpace::CMYK),
-        );
+        // Four samples as stored; zune's own CMYK and YCCK to RGBA write three bytes a pixel.
+        decoder = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(colour));
         decoder
             .decode_headers()
             .map_err(|e| decode_error(path, e))?;
@@ -70,6 +67,9 @@ pub fn decode_jpeg(
     let (decoded, scans) = rayon::join(|| decoder.decode_into(&mut image), || check_scans(bytes));
     decoded.map_err(|e| decode_error(path, e))?;
     scans.map_err(|e| decode_error(path, e))?;
+    if colour == ColorSpace::YCCK {
+        ycck_to_cmyk(&mut image);
+    }
     if cmyk {
         // Adobe's convention (and libjpeg's, and Pillow's): CMYK is stored inverted.
         image.iter_mut().for_each(|v| *v = 255 - *v);
@@ -87,4 +87,20 @@ pub fn decode_jpeg(
         icc,
         orientation,
     })
+}
+
+/// YCCK (Adobe's transform 2, as Photoshop writes CMYK) to CMYK in place, as libjpeg does:
+/// Y, Cb, Cr to R, G, B (JFIF's equations), then C, M, Y = 255 − R, G, B; K as stored.
+fn ycck_to_cmyk(image: &mut image::RgbaImage) {
+    for p in image.pixels_mut() {
+        let [y, cb, cr, k] = p.0.map(f64::from);
+        let (cb, cr) = (cb - 128.0, cr - 128.0);
+        let rgb = [
+            y + 1.402 * cr,
+            y - 0.344_136 * cb - 0.714_136 * cr,
+            y + 1.772 * cb,
+        ];
+        let [c, m, ye] = rgb.map(|v| 255 - v.round().clamp(0.0, 255.0) as u8);
+        p.0 = [c, m, ye, k as u8];
+    }
 }
