@@ -57,10 +57,7 @@ fn colour(s: &MandelbrotSettings, job: &JobContext<ExplorerImage>) -> (RgbaImage
     let (dwells, mut frame) = cpu_dwells_cancellable(s, job.cancel_flag());
     let start = Instant::now();
     let image = s.coloring.colorize(&dwells, s.view.max_dwell);
-    frame.stages.push(StageTime {
-        name: "colour".into(),
-        ms: start.elapsed().as_secs_f64() * 1e3,
-    });
+    frame.stages.push(StageTime::since("colour", start));
     (image, frame)
 }
 

@@ -12,10 +12,7 @@ use std::time::Instant;
 fn timed<T>(stages: &mut Vec<StageTime>, name: &str, f: impl FnOnce() -> T) -> T {
     let start = Instant::now();
     let out = f();
-    stages.push(StageTime {
-        name: name.to_string(),
-        ms: start.elapsed().as_secs_f64() * 1e3,
-    });
+    stages.push(StageTime::since(name, start));
     out
 }
 
@@ -74,10 +71,7 @@ pub fn upload_cpu_result(
         .flat_map(|c| c.to_ne_bytes())
         .collect();
     targets.bins.write(gl, &bytes)?;
-    report.stages.push(StageTime {
-        name: "upload".into(),
-        ms: start.elapsed().as_secs_f64() * 1e3,
-    });
+    report.stages.push(StageTime::since("upload", start));
     Ok(())
 }
 

@@ -37,10 +37,7 @@ pub fn cpu_dwells_cancellable(
     let frame = MandelbrotFrame {
         backend: BackendKind::Cpu,
         precision: Precision::F64,
-        stages: vec![StageTime {
-            name: "dwell".into(),
-            ms: start.elapsed().as_secs_f64() * 1e3,
-        }],
+        stages: vec![StageTime::since("dwell", start)],
         records,
         stats,
     };

@@ -24,13 +24,6 @@ pub fn integer_coloring_if_deep(s: &MandelbrotSettings) -> MandelbrotSettings {
     out
 }
 
-fn stage(name: &str, start: Instant) -> StageTime {
-    StageTime {
-        name: name.into(),
-        ms: start.elapsed().as_secs_f64() * 1e3,
-    }
-}
-
 /// The CPU perturbation backend: the orbit, then the pixels (rayon), per pixel or refined
 /// by Mariani–Silver as `s.mode` says.
 pub fn cpu_deep_dwells(
@@ -49,7 +42,7 @@ pub fn cpu_deep_dwells_cancellable(
     let view = s.deep_view()?;
     let start = Instant::now();
     let orbit = ReferenceOrbit::compute(&view);
-    let orbit_time = stage("reference orbit", start);
+    let orbit_time = StageTime::since("reference orbit", start);
     let start = Instant::now();
     let source = Cancellable {
         inner: &Perturbation::new(&view, &orbit, precision),
@@ -59,7 +52,7 @@ pub fn cpu_deep_dwells_cancellable(
     let frame = MandelbrotFrame {
         backend: BackendKind::Cpu,
         precision,
-        stages: vec![orbit_time, stage("dwell", start)],
+        stages: vec![orbit_time, StageTime::since("dwell", start)],
         records,
         stats,
     };

@@ -153,10 +153,9 @@ impl MandelbrotRenderer {
         let start = Instant::now();
         let image = s.coloring.colorize(&dwells, s.view.max_dwell);
         self.texture.upload(gl, &image)?;
-        frame.stages.push(StageTime {
-            name: "colour + upload".into(),
-            ms: start.elapsed().as_secs_f64() * 1e3,
-        });
+        frame
+            .stages
+            .push(StageTime::since("colour + upload", start));
         Ok(frame)
     }
 

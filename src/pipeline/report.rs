@@ -21,6 +21,14 @@ pub fn counts_in_total(name: &str) -> bool {
 }
 
 impl StageTime {
+    /// A stage called `name` that began at `start` and ends now.
+    pub fn since(name: &str, start: std::time::Instant) -> Self {
+        Self {
+            name: name.into(),
+            ms: start.elapsed().as_secs_f64() * 1e3,
+        }
+    }
+
     /// Whether the stage is part of the frame's sum (see [`counts_in_total`]).
     pub fn in_total(&self) -> bool {
         counts_in_total(&self.name)

@@ -40,13 +40,9 @@ pub fn apply_lut(image: &RgbaImage, lut: &[u8; 256]) -> RgbaImage {
 
 #[cfg(test)]
 mod tests {
-    use super::super::LevelsParams;
+    use super::super::{levels_lut as lut_of, LevelsParams};
     use super::*;
     use crate::ops::random_image;
-
-    fn lut_of(p: &LevelsParams) -> [u8; 256] {
-        levels_lut((p.black, p.white), p.gamma, (p.out_black, p.out_white))
-    }
 
     fn params(black: u32, white: u32, gamma: f32, out_black: u32, out_white: u32) -> LevelsParams {
         LevelsParams {
