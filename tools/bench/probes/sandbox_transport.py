@@ -1,0 +1,143 @@
+"""What running a user kernel in a helper process costs per frame, by transport.
+
+Measures, on one GPU, a 4K and an 8K RGBA frame through a trivial invert kernel:
+  in-process      launch + stream sync in this process (the floor);
+  ipc-sync        the image in device memory shared by CUDA IPC; the parent sends "run" over a
+                  pipe, the child launches on the shared memory, syncs, answers;
+  ipc-event       as ipc-sync, but the child answers at once and the parent waits on an
+                  interprocess event (no child-side sync);
+  pipe            the pipe round trip alone (no GPU work), the messaging floor;
+  host-copy       the image through pinned host memory both ways (D2H, child H2D + run + D2H,
+                  H2D), as a sandbox without device sharing would do.
+Medians of 200 after 20 warm-up frames, in ms. Needs CuPy. Usage: python3 sandbox_transport.py
+"""
+import multiprocessing as mp
+import statistics
+import time
+
+SRC = r"""
+extern "C" __global__ void invert(unsigned int* p, unsigned long long n) {
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i < n) p[i] = p[i] ^ 0x00ffffffu;
+}
+"""
+WARM, N = 20, 200
+
+
+def launch(cp, kern, arr):
+    n = arr.size
+    kern(((n + 255) // 256,), (256,), (arr, cp.uint64(n)))
+
+
+def child(conn, handle, ev_handle, n):
+    import cupy as cp
+    ptr = cp.cuda.runtime.ipcOpenMemHandle(handle)
+    mem = cp.cuda.UnownedMemory(ptr, n * 4, None)
+    arr = cp.ndarray((n,), cp.uint32, cp.cuda.MemoryPointer(mem, 0))
+    kern = cp.RawKernel(SRC, "invert")
+    ev = cp.cuda.Event(block=False, disable_timing=True, interprocess=True)
+    ev.ptr  # keep
+    ev_ptr = cp.cuda.runtime.ipcOpenEventHandle(ev_handle)
+    stream = cp.cuda.Stream(non_blocking=True)
+    host = cp.cuda.alloc_pinned_memory(n * 4)
+    import numpy as np
+    host_view = np.frombuffer(host, np.uint32, n)
+    while True:
+        msg = conn.recv()
+        if msg == "quit":
+            break
+        if msg == "ping":
+            conn.send("ok")
+            continue
+        with stream:
+            if msg == "host":
+                arr.set(host_view, stream=stream)  # stands for the H2D of the shared host copy
+                launch(cp, kern, arr)
+                arr.get(stream=stream, out=host_view)
+                stream.synchronize()
+                conn.send("ok")
+            elif msg == "sync":
+                launch(cp, kern, arr)
+                stream.synchronize()
+                conn.send("ok")
+            elif msg == "event":
+                launch(cp, kern, arr)
+                cp.cuda.runtime.eventRecord(ev_ptr, stream.ptr)
+                conn.send("ok")
+
+
+def median_ms(fn):
+    for _ in range(WARM):
+        fn()
+    ts = []
+    for _ in range(N):
+        t0 = time.perf_counter()
+        fn()
+        ts.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(ts)
+
+
+def main():
+    import cupy as cp
+    import numpy as np
+    print(cp.cuda.runtime.getDeviceProperties(0)["name"].decode())
+    for w, h in ((3840, 2160), (7680, 4320)):
+        n = w * h
+        arr = cp.arange(n, dtype=cp.uint32)
+        kern = cp.RawKernel(SRC, "invert")
+        stream = cp.cuda.Stream(non_blocking=True)
+        ev = cp.cuda.Event(block=False, disable_timing=True, interprocess=True)
+        handle = cp.cuda.runtime.ipcGetMemHandle(arr.data.ptr)
+        ev_handle = cp.cuda.runtime.ipcGetEventHandle(ev.ptr)
+        ctx = mp.get_context("spawn")
+        parent, conn = ctx.Pipe()
+        p = ctx.Process(target=child, args=(conn, handle, ev_handle, n))
+        p.start()
+        parent.send("ping")
+        parent.recv()
+
+        def in_process():
+            with stream:
+                launch(cp, kern, arr)
+            stream.synchronize()
+
+        def ipc_sync():
+            stream.synchronize()
+            parent.send("sync")
+            parent.recv()
+
+        def ipc_event():
+            stream.synchronize()
+            parent.send("event")
+            parent.recv()
+            stream.wait_event(ev)
+            stream.synchronize()
+
+        def pipe():
+            parent.send("ping")
+            parent.recv()
+
+        pinned = cp.cuda.alloc_pinned_memory(n * 4)
+        host = np.frombuffer(pinned, np.uint32, n)
+
+        def host_copy():
+            with stream:
+                arr.get(stream=stream, out=host)
+            stream.synchronize()
+            parent.send("host")
+            parent.recv()
+            with stream:
+                arr.set(host, stream=stream)
+            stream.synchronize()
+
+        r = {k: median_ms(f) for k, f in [("in-process", in_process), ("ipc-sync", ipc_sync),
+                                           ("ipc-event", ipc_event), ("pipe", pipe),
+                                           ("host-copy", host_copy)]}
+        parent.send("quit")
+        p.join()
+        base = r["in-process"]
+        print(f"{w}x{h}: " + ", ".join(f"{k} {v:.4f} ms (+{v - base:.4f})" for k, v in r.items()))
+
+
+if __name__ == "__main__":
+    main()
