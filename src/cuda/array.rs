@@ -1,6 +1,6 @@
 //! A CUDA-owned 2-D RGBA8 array usable as both texture and surface (pipeline intermediates).
 
-use super::{check, CudaError};
+use super::{check, ArrayRef, CudaError};
 use cudarc::driver::sys::{self, CUarray, CUarray_format, CUDA_ARRAY3D_DESCRIPTOR};
 use cudarc::driver::CudaContext;
 use std::sync::Arc;
@@ -46,8 +46,10 @@ impl CudaArray2d {
         })
     }
 
-    pub fn raw(&self) -> CUarray {
-        self.raw
+    /// The array, borrowed for as long as `self`.
+    pub fn view(&self) -> ArrayRef<'_> {
+        // SAFETY: an RGBA8 surface-load/store array of `ctx`, freed only when `self` drops.
+        unsafe { ArrayRef::new(self.raw) }
     }
 }
 

@@ -2,7 +2,7 @@
 //! whole session: an RGBA8 CUDA array over an image, or a device pointer over a buffer.
 //! Each owns its import and frees both on drop (mapping first), logging errors.
 
-use super::{check, release_in, CudaError};
+use super::{check, release_in, ArrayRef, BufferRef, CudaError};
 use cudarc::driver::sys::{
     self, CUarray, CUarray_format, CUdeviceptr, CUexternalMemory, CUexternalMemoryHandleType,
     CUmipmappedArray, CUresult, CUDA_ARRAY3D_DESCRIPTOR,
@@ -142,9 +142,10 @@ impl ExternalArray {
         level.map(|_| out)
     }
 
-    /// The CUDA array (valid as long as `self`).
-    pub fn raw(&self) -> CUarray {
-        self.array
+    /// The CUDA array, borrowed for as long as `self`.
+    pub fn view(&self) -> ArrayRef<'_> {
+        // SAFETY: the imported level-0 RGBA8 array lives until `self` drops.
+        unsafe { ArrayRef::new(self.array) }
     }
 }
 
@@ -188,9 +189,10 @@ impl ExternalBuffer {
         Ok(Self { ptr, memory, size })
     }
 
-    /// The device pointer (valid as long as `self`).
-    pub fn ptr(&self) -> CUdeviceptr {
-        self.ptr
+    /// The buffer, borrowed for as long as `self`.
+    pub fn view(&self) -> BufferRef<'_> {
+        // SAFETY: the mapped range lives until `self` drops.
+        unsafe { BufferRef::new(self.ptr, self.size) }
     }
 }
 

@@ -5,8 +5,8 @@
 //! call each. Dropping a `Mapped` unmaps (errors are logged); dropping a registration
 //! unregisters. Nothing here panics in `drop`.
 
-use super::{check, ffi, CudaError};
-use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUgraphicsResource};
+use super::{check, ffi, ArrayRef, BufferRef, CudaError};
+use cudarc::driver::sys::{self, CUarray, CUgraphicsResource};
 use cudarc::driver::{CudaContext, CudaStream};
 use std::sync::Arc;
 
@@ -123,27 +123,28 @@ impl Mapped {
             })
     }
 
-    /// The CUDA array behind mapped texture `index`. The handle is valid only until unmap;
-    /// everything that uses one (texture and surface objects, copies, launches) is an
-    /// `unsafe fn` whose caller vouches for that.
-    pub fn array(&self, index: usize) -> Result<CUarray, CudaError> {
+    /// The CUDA array behind mapped texture `index`, borrowed from the mapping: it cannot
+    /// outlive the unmap (which consumes `self`).
+    pub fn array(&self, index: usize) -> Result<ArrayRef<'_>, CudaError> {
         let mut array: CUarray = std::ptr::null_mut();
         // SAFETY: the resource is a mapped texture; `array` is a valid out-pointer.
         check("cuGraphicsSubResourceGetMappedArray", unsafe {
             sys::cuGraphicsSubResourceGetMappedArray(&mut array, self.resource(index)?, 0, 0)
         })?;
-        Ok(array)
+        // SAFETY: the array stays mapped while `self` lives (GL textures registered here
+        // are RGBA8).
+        Ok(unsafe { ArrayRef::new(array) })
     }
 
-    /// Device pointer and size of mapped buffer `index`, valid only until unmap (as for
-    /// `array`, every use of the pointer is `unsafe`).
-    pub fn pointer(&self, index: usize) -> Result<(CUdeviceptr, usize), CudaError> {
+    /// Mapped buffer `index`, borrowed from the mapping as for [`Mapped::array`].
+    pub fn pointer(&self, index: usize) -> Result<BufferRef<'_>, CudaError> {
         let (mut ptr, mut size) = (0, 0);
         // SAFETY: the resource is a mapped buffer; both out-pointers are valid.
         check("cuGraphicsResourceGetMappedPointer", unsafe {
             sys::cuGraphicsResourceGetMappedPointer_v2(&mut ptr, &mut size, self.resource(index)?)
         })?;
-        Ok((ptr, size))
+        // SAFETY: the buffer stays mapped while `self` lives.
+        Ok(unsafe { BufferRef::new(ptr, size) })
     }
 
     /// Unmaps every resource with one call and hands the registration back.

@@ -1,5 +1,6 @@
 //! The CUDA layer: raw FFI for the `cudaGL.h` calls that cudarc lacks (`ffi`), thin
-//! `Result` functions, and RAII types on top (device, arrays, texture and surface objects,
+//! `Result` functions, and RAII types on top (device, arrays, borrowed views of arrays and
+//! buffers tied to their owner's lifetime, texture and surface objects over those views,
 //! the map/unmap interop state machine, memory and semaphores imported from Vulkan, event
 //! timelines), plus the kernel set every launcher draws from. A pure wrapper layer: the
 //! filters' launchers live with their descriptors in `filters/`, the Mandelbrot and
@@ -23,6 +24,7 @@ mod surface_object;
 mod texture_object;
 pub mod tiles;
 mod timeline;
+mod views;
 
 pub use array::CudaArray2d;
 pub use bandwidth::{copy_bandwidth_samples, copy_ms_samples};
@@ -38,3 +40,4 @@ pub use surface_object::SurfaceObject;
 pub use texture_object::TextureObject;
 pub use tiles::{blocks, tile_height};
 pub use timeline::GpuTimeline;
+pub use views::{ArrayRef, BufferRef};

@@ -1,15 +1,17 @@
 //! A texture object over a CUDA array: point sampling, clamp-to-edge, integer reads.
 
-use super::{check, CudaError};
+use super::{check, ArrayRef, CudaError};
 use cudarc::driver::sys::{self, CUarray};
 use cudarc::driver::CudaContext;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// Texture object reading an RGBA8 array as `uchar4` with clamp addressing (the border
-/// rule of the operation contract); destroyed on drop.
-pub struct TextureObject {
+/// rule of the operation contract), valid while the array it reads (`'a`); destroyed on drop.
+pub struct TextureObject<'a> {
     raw: sys::CUtexObject,
     ctx: Arc<CudaContext>,
+    array: PhantomData<ArrayRef<'a>>,
 }
 
 /// A resource descriptor naming one CUDA array.
@@ -25,16 +27,14 @@ pub(super) fn array_resource(array: CUarray) -> sys::CUDA_RESOURCE_DESC {
     }
 }
 
-impl TextureObject {
-    /// Creates a texture object over `array`.
-    ///
-    /// # Safety
-    /// `array` must be a live RGBA8 array of this context (created with surface load/store
-    /// for a surface) that outlives the object and every kernel launched with its handle.
-    pub unsafe fn from_array(ctx: &Arc<CudaContext>, array: CUarray) -> Result<Self, CudaError> {
+impl<'a> TextureObject<'a> {
+    /// Creates a texture object over `array` (an array of `ctx`), which outlives it by
+    /// construction. Kernels launched with its handle are ordered on a stream before the
+    /// array is released, as every launch is.
+    pub fn from_array(ctx: &Arc<CudaContext>, array: ArrayRef<'a>) -> Result<Self, CudaError> {
         ctx.bind_to_thread()
             .map_err(CudaError::driver("cuCtxSetCurrent"))?;
-        let resource = array_resource(array);
+        let resource = array_resource(array.raw());
         let clamp = sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP;
         let desc = sys::CUDA_TEXTURE_DESC {
             addressMode: [clamp; 3],
@@ -56,6 +56,7 @@ impl TextureObject {
         Ok(Self {
             raw,
             ctx: ctx.clone(),
+            array: PhantomData,
         })
     }
 
@@ -65,7 +66,7 @@ impl TextureObject {
     }
 }
 
-impl Drop for TextureObject {
+impl Drop for TextureObject<'_> {
     fn drop(&mut self) {
         // SAFETY: created by cuTexObjectCreate in this context, destroyed once.
         super::release_in(&self.ctx, "cuTexObjectDestroy", || unsafe {

@@ -10,8 +10,8 @@ use std::sync::Arc;
 pub struct GpuStage<'a> {
     pub kernels: &'a KernelSet,
     pub stream: &'a Arc<CudaStream>,
-    pub input: &'a TextureObject,
-    pub output: &'a SurfaceObject,
+    pub input: &'a TextureObject<'a>,
+    pub output: &'a SurfaceObject<'a>,
     pub width: u32,
     pub height: u32,
     pub scratch: &'a mut CudaSlice<u8>,

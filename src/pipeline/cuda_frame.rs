@@ -199,7 +199,15 @@ impl CudaFrame {
             // SAFETY: array 0 of the views is the shared source, `width × height` (made so
             // above), valid and CUDA's until the views are released; `write_array` waits
             // for the copy.
-            unsafe { memory::write_array(views.array(0)?, width, height, image.as_raw(), &stream) }
+            unsafe {
+                memory::write_array(
+                    views.array(0)?.raw(),
+                    width,
+                    height,
+                    image.as_raw(),
+                    &stream,
+                )
+            }
         })?;
         Ok(source)
     }
@@ -230,7 +238,13 @@ impl CudaFrame {
                     // (the targets' output, which the last frame wrote), valid until the views
                     // are released; `read_array` waits for the copy.
                     unsafe {
-                        memory::read_array(views.array(1)?, width, height, &mut pixels, &stream)
+                        memory::read_array(
+                            views.array(1)?.raw(),
+                            width,
+                            height,
+                            &mut pixels,
+                            &stream,
+                        )
                     }
                 })
             });
@@ -243,12 +257,13 @@ impl CudaFrame {
     /// Queues the frame's kernels on the acquired views.
     ///
     /// # Safety
-    /// `mapped` must hold live views of this frame's objects (array 0: the RGBA8 source,
-    /// `source`'s size; array 1: the RGBA8 output, the size of the chain's result; pointer
-    /// 0: the bin buffer) that stay valid until the stream has run the queued work.
+    /// `mapped` must hold this frame's objects (array 0: the RGBA8 source, `source`'s size;
+    /// array 1: the RGBA8 output, the size of the chain's result; pointer 0: the bin buffer),
+    /// and the owner must order its release after the queued work on the stream (both
+    /// interop paths do). That they stay alive meanwhile is the views' borrow.
     unsafe fn run_mapped(
         &mut self,
-        mapped: &InteropViews,
+        mapped: &InteropViews<'_>,
         source: TextureRef,
         filters: &[Filter],
         timeline: &mut GpuTimeline,
@@ -256,7 +271,8 @@ impl CudaFrame {
         let stream = self.device.stream.clone();
         let source_array = mapped.array(0)?;
         let output_array = mapped.array(1)?;
-        let (bins_ptr, bins_size) = mapped.pointer(0)?;
+        let bins = mapped.pointer(0)?;
+        let (bins_ptr, bins_size) = (bins.ptr, bins.size);
         if bins_size < BIN_BUFFER_BYTES {
             return Err(CudaError::Launch {
                 kernel: "histogram",
@@ -264,11 +280,9 @@ impl CudaFrame {
             });
         }
         let ctx = self.device.ctx.clone();
-        // SAFETY: both arrays are live RGBA8 arrays of this context until the queued work
-        // has run (this function's contract); the objects are dropped before it returns.
-        let source_texture = unsafe { TextureObject::from_array(&ctx, source_array)? };
-        // SAFETY: as above; the output is registered (or imported) for surface stores.
-        let output_surface = unsafe { SurfaceObject::from_array(&ctx, output_array)? };
+        let source_texture = TextureObject::from_array(&ctx, source_array)?;
+        // The output is registered (or imported) for surface stores.
+        let output_surface = SurfaceObject::from_array(&ctx, output_array)?;
         let (mut w, mut h) = (source.width, source.height);
         for (k, filter) in filters.iter().enumerate() {
             let (ow, oh) = filter.output_size(w, h);
@@ -315,8 +329,7 @@ impl CudaFrame {
             )?;
             timeline.mark("copy", &stream)?;
         }
-        // SAFETY: as for `output_surface`.
-        let output_texture = unsafe { TextureObject::from_array(&ctx, output_array)? };
+        let output_texture = TextureObject::from_array(&ctx, output_array)?;
         // SAFETY: the bin buffer holds BIN_BUFFER_BYTES = 4 × HISTOGRAM_BINS u32 (checked
         // above) and stays mapped until the fill has run.
         unsafe { memory::fill_u32(bins_ptr, 0, 4 * HISTOGRAM_BINS, &stream)? };

@@ -2,15 +2,15 @@
 //! slot keeps the last other size as a spare (a stack with a transpose alternates).
 
 use super::with_spare::WithSpare;
-use crate::cuda::{CudaArray2d, CudaError, SurfaceObject, TextureObject};
+use crate::cuda::{ArrayRef, CudaArray2d, CudaError, SurfaceObject, TextureObject};
 use cudarc::driver::CudaContext;
 use std::sync::Arc;
 
 /// One intermediate image with its texture (read) and surface (write) objects. Fields drop
 /// in order: the objects before the array they view (held only to be freed last).
 pub struct Intermediate {
-    pub texture: TextureObject,
-    pub surface: SurfaceObject,
+    pub texture: TextureObject<'static>,
+    pub surface: SurfaceObject<'static>,
     _array: CudaArray2d,
 }
 
@@ -19,9 +19,9 @@ impl Intermediate {
         let array = CudaArray2d::new(ctx, width, height)?;
         // SAFETY: `array` is an RGBA8 surface-load/store array of `ctx`, owned by the same
         // `Intermediate`, whose fields drop the objects before the array.
-        let texture = unsafe { TextureObject::from_array(ctx, array.raw())? };
-        // SAFETY: as above.
-        let surface = unsafe { SurfaceObject::from_array(ctx, array.raw())? };
+        let view = unsafe { ArrayRef::new(array.view().raw()) };
+        let texture = TextureObject::from_array(ctx, view)?;
+        let surface = SurfaceObject::from_array(ctx, view)?;
         Ok(Self {
             texture,
             surface,

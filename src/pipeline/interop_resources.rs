@@ -8,18 +8,18 @@
 use super::report::CPU_STAGE_SUFFIX;
 use super::PipelineError;
 use crate::cuda::interop::{GraphicsResource, Mapped, Registered};
-use crate::cuda::{CudaError, GpuTimeline};
-use cudarc::driver::sys::{CUarray, CUdeviceptr};
+use crate::cuda::{ArrayRef, BufferRef, CudaError, GpuTimeline};
 use cudarc::driver::{CudaContext, CudaStream};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// CUDA's views of the GL objects, valid from `acquire` until `release`: textures first
-/// (in the order the owner lists them), then buffers.
+/// CUDA's views of the GL objects, textures first (in the order the owner lists them), then
+/// buffers. They borrow the owner from `acquire` on, so `release` cannot be called while a
+/// view, or a texture or surface object over one, still exists.
 #[derive(Debug, Default)]
-pub struct InteropViews {
-    pub arrays: Vec<CUarray>,
-    pub pointers: Vec<(CUdeviceptr, usize)>,
+pub struct InteropViews<'a> {
+    pub arrays: Vec<ArrayRef<'a>>,
+    pub pointers: Vec<BufferRef<'a>>,
 }
 
 fn missing(what: &str, index: usize) -> CudaError {
@@ -29,17 +29,17 @@ fn missing(what: &str, index: usize) -> CudaError {
     }
 }
 
-impl InteropViews {
+impl<'a> InteropViews<'a> {
     /// The CUDA array of texture `index`.
-    pub fn array(&self, index: usize) -> Result<CUarray, CudaError> {
+    pub fn array(&self, index: usize) -> Result<ArrayRef<'a>, CudaError> {
         self.arrays
             .get(index)
             .copied()
             .ok_or_else(|| missing("texture", index))
     }
 
-    /// Device pointer and size of buffer `index`.
-    pub fn pointer(&self, index: usize) -> Result<(CUdeviceptr, usize), CudaError> {
+    /// Buffer `index`.
+    pub fn pointer(&self, index: usize) -> Result<BufferRef<'a>, CudaError> {
         self.pointers
             .get(index)
             .copied()
@@ -55,7 +55,7 @@ pub trait InteropResources {
         &mut self,
         gl: &glow::Context,
         stream: &Arc<CudaStream>,
-    ) -> Result<InteropViews, PipelineError>;
+    ) -> Result<InteropViews<'_>, PipelineError>;
 
     /// Hands them back to GL: GL commands issued afterwards see the stream's work.
     fn release(
@@ -75,7 +75,7 @@ pub fn with_cuda_access<T>(
     gl: &glow::Context,
     stream: &Arc<CudaStream>,
     timeline: &mut GpuTimeline,
-    write: impl FnOnce(&InteropViews, &mut GpuTimeline) -> Result<T, CudaError>,
+    write: impl FnOnce(&InteropViews<'_>, &mut GpuTimeline) -> Result<T, CudaError>,
 ) -> Result<T, PipelineError> {
     let cpu_ms = |start: Instant| start.elapsed().as_secs_f64() * 1e3;
     let start = Instant::now();
@@ -83,6 +83,7 @@ pub fn with_cuda_access<T>(
     timeline.note_cpu(format!("interop in{CPU_STAGE_SUFFIX}"), cpu_ms(start));
     timeline.mark("interop in", stream)?;
     let written = write(&views, timeline);
+    drop(views);
     let start = Instant::now();
     let released = access.release(gl, stream);
     timeline.note_cpu(format!("interop out{CPU_STAGE_SUFFIX}"), cpu_ms(start));
@@ -98,10 +99,11 @@ pub fn with_views<T>(
     access: &mut dyn InteropResources,
     gl: &glow::Context,
     stream: &Arc<CudaStream>,
-    work: impl FnOnce(&InteropViews) -> Result<T, CudaError>,
+    work: impl FnOnce(&InteropViews<'_>) -> Result<T, CudaError>,
 ) -> Result<T, PipelineError> {
     let views = access.acquire(gl, stream)?;
     let done = work(&views);
+    drop(views);
     let released = access.release(gl, stream);
     let value = done?;
     released.map(|()| value)
@@ -144,13 +146,17 @@ impl ClassicResources {
         self.registered.is_some()
     }
 
-    fn views(&self, mapped: &Mapped) -> Result<InteropViews, CudaError> {
+    fn views(
+        textures: usize,
+        buffers: usize,
+        mapped: &Mapped,
+    ) -> Result<InteropViews<'_>, CudaError> {
         Ok(InteropViews {
-            arrays: (0..self.textures)
+            arrays: (0..textures)
                 .map(|i| mapped.array(i))
                 .collect::<Result<_, _>>()?,
-            pointers: (0..self.buffers)
-                .map(|i| mapped.pointer(self.textures + i))
+            pointers: (0..buffers)
+                .map(|i| mapped.pointer(textures + i))
                 .collect::<Result<_, _>>()?,
         })
     }
@@ -161,15 +167,15 @@ impl InteropResources for ClassicResources {
         &mut self,
         _gl: &glow::Context,
         stream: &Arc<CudaStream>,
-    ) -> Result<InteropViews, PipelineError> {
+    ) -> Result<InteropViews<'_>, PipelineError> {
         let registered = self.registered.take().ok_or(CudaError::Driver {
             call: "cuGraphicsMapResources",
             reason: "resources already mapped or lost".into(),
         })?;
-        let mapped = registered.map(stream)?;
-        let views = self.views(&mapped)?;
-        self.mapped = Some(mapped);
-        Ok(views)
+        // A failed view leaves the resources mapped and unregistered: not `usable`, so the
+        // owner drops them (unmapping) and registers again.
+        let mapped = self.mapped.insert(registered.map(stream)?);
+        Ok(Self::views(self.textures, self.buffers, mapped)?)
     }
 
     fn release(

@@ -67,7 +67,7 @@ impl MandelbrotPbo {
         with_cuda_access(&mut self.access, gl, stream, timeline, |views, timeline| {
             views
                 .pointer(0)
-                .and_then(|(ptr, size)| write(ptr, size, timeline))
+                .and_then(|buffer| write(buffer.ptr, buffer.size, timeline))
         })
     }
 

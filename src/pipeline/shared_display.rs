@@ -7,7 +7,7 @@
 use super::external::{hand_back_to_gl, usable_sync, ExternalInterop, ExternalSync, SharedImage};
 use super::interop_resources::{InteropResources, InteropViews};
 use super::PipelineError;
-use crate::cuda::SurfaceObject;
+use crate::cuda::{ArrayRef, SurfaceObject};
 use crate::gl::{GlTexture, SharedObjects};
 use cudarc::driver::CudaStream;
 use std::sync::Arc;
@@ -24,7 +24,7 @@ pub struct SharedDisplay {
 /// What depends on the view's size: the shared image and CUDA's surface on it.
 struct Picture {
     /// Before `image`: the surface must go before the array it was made on.
-    surface: SurfaceObject,
+    surface: SurfaceObject<'static>,
     image: SharedImage,
 }
 
@@ -36,11 +36,12 @@ impl Picture {
         height: u32,
     ) -> Result<Self, PipelineError> {
         let image = SharedImage::new(interop, gl, width, height)?;
-        let array = image.backing.array();
         // SAFETY: the array is this context's RGBA8 array, imported with surface load/store
-        // (SHARED_ARRAY_FLAGS); the surface is dropped before the image (field order,
-        // `destroy`), and kernels using it are ordered before any release on the stream.
-        match unsafe { SurfaceObject::from_array(&interop.ctx, array) } {
+        // (SHARED_ARRAY_FLAGS), owned by `image` beside the surface, which is dropped before
+        // it (field order, `destroy`); kernels using it are ordered before any release on
+        // the stream.
+        let array = unsafe { ArrayRef::new(image.backing.array().raw()) };
+        match SurfaceObject::from_array(&interop.ctx, array) {
             Ok(surface) => Ok(Self { surface, image }),
             Err(e) => {
                 image.destroy(gl);
@@ -124,7 +125,7 @@ impl InteropResources for SharedDisplay {
         &mut self,
         gl: &glow::Context,
         stream: &Arc<CudaStream>,
-    ) -> Result<InteropViews, PipelineError> {
+    ) -> Result<InteropViews<'_>, PipelineError> {
         let textures = self.objects();
         let objects = SharedObjects {
             buffers: &[],

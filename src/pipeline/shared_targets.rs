@@ -232,7 +232,7 @@ impl InteropResources for SharedTargets {
         &mut self,
         gl: &glow::Context,
         stream: &Arc<CudaStream>,
-    ) -> Result<InteropViews, PipelineError> {
+    ) -> Result<InteropViews<'_>, PipelineError> {
         let (textures, buffers) = self.objects()?;
         let objects = SharedObjects {
             buffers: &buffers,

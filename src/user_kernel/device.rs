@@ -161,14 +161,8 @@ pub fn run_on_image(
     let stream = &device.stream;
     let input = CudaArray2d::new(&device.ctx, w, h)?;
     let output = CudaArray2d::new(&device.ctx, w, h)?;
-    // SAFETY: both arrays are live RGBA8 arrays of this context, dropped after the objects
-    // (declared after them) and after the stream is synchronized below.
-    let (tex, surf) = unsafe {
-        (
-            TextureObject::from_array(&device.ctx, input.raw())?,
-            SurfaceObject::from_array(&device.ctx, output.raw())?,
-        )
-    };
+    let tex = TextureObject::from_array(&device.ctx, input.view())?;
+    let surf = SurfaceObject::from_array(&device.ctx, output.view())?;
     // Pixels the kernel does not write keep this value.
     let poison: Vec<u8> = POISON
         .iter()
@@ -178,14 +172,14 @@ pub fn run_on_image(
         .collect();
     // SAFETY: both are live w × h RGBA8 arrays; each copy is waited for.
     unsafe {
-        memory::write_array(input.raw(), w, h, image.as_raw(), stream)?;
-        memory::write_array(output.raw(), w, h, &poison, stream)?;
+        memory::write_array(input.view().raw(), w, h, image.as_raw(), stream)?;
+        memory::write_array(output.view().raw(), w, h, &poison, stream)?;
     }
     // SAFETY: the objects are over w × h arrays kept alive until read_array below, which
     // waits for the stream.
     unsafe { kernel.launch(stream, tex.handle(), surf.handle(), w, h, params)? };
     let mut pixels = vec![0u8; w as usize * h as usize * 4];
     // SAFETY: `output` is a live w × h RGBA8 array; read_array waits for the stream.
-    unsafe { memory::read_array(output.raw(), w, h, &mut pixels, stream)? };
+    unsafe { memory::read_array(output.view().raw(), w, h, &mut pixels, stream)? };
     RgbaImage::from_raw(w, h, pixels).ok_or(DeviceError::EmptyImage)
 }

@@ -3,11 +3,10 @@
 //! Release with `destroy(gl)` after the GL texture or buffer made with it.
 
 use super::ExternalInterop;
-use crate::cuda::{CudaError, ExternalArray, ExternalBuffer};
+use crate::cuda::{ArrayRef, BufferRef, CudaError, ExternalArray, ExternalBuffer};
 use crate::gl::{GlBuffer, GlError, GlMemoryObject, GlTexture};
 use crate::pipeline::PipelineError;
 use crate::vk::{ExportedBuffer, ExportedImage, ExportedMemory};
-use cudarc::driver::sys::{CUarray, CUdeviceptr};
 use std::os::fd::OwnedFd;
 
 /// Imports `memory` into GL (the object made by `make_gl` on it) and into CUDA (by
@@ -72,9 +71,9 @@ impl ImageBacking {
         Ok((backing, texture))
     }
 
-    /// CUDA's array over the image.
-    pub fn array(&self) -> CUarray {
-        self.cuda.raw()
+    /// CUDA's array over the image, borrowed for as long as the backing.
+    pub fn array(&self) -> ArrayRef<'_> {
+        self.cuda.view()
     }
 
     /// Frees CUDA's mapping, GL's memory object and the Vulkan image, in that order.
@@ -139,9 +138,9 @@ impl BufferBacking {
         Ok((backing, buffer))
     }
 
-    /// CUDA's pointer to the buffer and its size in bytes.
-    pub fn pointer(&self) -> (CUdeviceptr, usize) {
-        (self.cuda.ptr(), self.cuda.size)
+    /// CUDA's view of the buffer, borrowed for as long as the backing.
+    pub fn pointer(&self) -> BufferRef<'_> {
+        self.cuda.view()
     }
 
     /// Frees CUDA's mapping, GL's memory object and the Vulkan buffer, in that order.

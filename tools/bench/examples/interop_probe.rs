@@ -152,14 +152,17 @@ fn run_variant(
         timeline.mark("map", &stream).expect("event");
         if v.cuda_work {
             if v.take[2] {
-                let (ptr, _) = mapped.pointer(mapped_index(v, 2)).expect("bins pointer");
+                let ptr = mapped
+                    .pointer(mapped_index(v, 2))
+                    .expect("bins pointer")
+                    .ptr;
                 // SAFETY: the mapped bin buffer holds 4 × 256 u32 and stays mapped until
                 // the unmap below, which is ordered after the fill on the stream.
                 unsafe { memory::fill_u32(ptr, 0, 1024, &stream) }.expect("memset");
             }
             if v.take[0] && v.take[1] {
-                let src = mapped.array(0).expect("source array");
-                let dst = mapped.array(1).expect("output array");
+                let src = mapped.array(0).expect("source array").raw();
+                let dst = mapped.array(1).expect("output array").raw();
                 // SAFETY: both textures are mapped RGBA8 arrays of the source's size until
                 // the unmap below, which is ordered after the copy on the stream.
                 unsafe { memory::copy_array(src, dst, source.width, source.height, &stream) }
