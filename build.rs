@@ -1,7 +1,7 @@
 //! Compiles every `kernels/*.cu` and `kernels/filters/*.cu` into a fatbin when nvcc is
 //! available, otherwise embeds the sources for NVRTC at run time. Either way
 //! `OUT_DIR/kernel_images.rs` describes them; a kernel module is named by its file's stem.
-//! The launch constants shared with Rust come from `src/filters/constants.rs`, written as
+//! The launch constants shared with Rust come from `src/kernel_constants.rs`, written as
 //! `OUT_DIR/cudalens_constants.h` for the kernels to include.
 //!
 //! nvcc is searched in `$NVCC`, `$CUDA_PATH/bin`, then `PATH`. `CUDALENS_REQUIRE_NVCC=1`
@@ -15,7 +15,7 @@ use std::process::Command;
 
 #[allow(dead_code)]
 mod constants {
-    include!("src/filters/constants.rs");
+    include!("src/kernel_constants.rs");
 }
 
 /// The generated header of shared constants, in `OUT_DIR`.
@@ -161,7 +161,7 @@ fn kernel_files() -> Vec<(String, PathBuf)> {
 
 fn main() {
     println!("cargo:rerun-if-changed=kernels");
-    println!("cargo:rerun-if-changed=src/filters/constants.rs");
+    println!("cargo:rerun-if-changed=src/kernel_constants.rs");
     println!("cargo:rerun-if-env-changed=NVCC");
     println!("cargo:rerun-if-env-changed=CUDA_PATH");
     println!("cargo:rerun-if-env-changed=CUDALENS_REQUIRE_NVCC");

@@ -7,9 +7,7 @@
 // several reads are in flight. grid = (ceil(W / BLOCK_X), ceil(H / (BLOCK_Y * ROWS))).
 #include "common.cuh"
 
-#define COPY_BLOCK_X 32
-#define COPY_BLOCK_Y 8
-#define COPY_ROWS 4
+#include "cudalens_constants.h"
 
 template <int BX, int BY, int ROWS>
 __device__ __forceinline__ void copy_rows(cudaTextureObject_t src, cudaSurfaceObject_t dst,

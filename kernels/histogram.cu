@@ -14,10 +14,9 @@
 // per SM (grid-stride), not one thread per pixel.
 #include "common.cuh"
 
-#define HIST_BINS 256
-#define HIST_WARPS 8
+#include "cudalens_constants.h"
+
 #define HIST_BLOCK (32 * HIST_WARPS)
-#define HIST_ROWS 8
 
 __device__ __forceinline__ void count_pixel(unsigned int* hist, uint4 p)
 {

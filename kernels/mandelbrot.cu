@@ -62,25 +62,14 @@
 #include "mandelbrot_eval.cuh"
 #include "mandelbrot_rect.cuh"
 #include "perturbation.cuh"
+#include "cudalens_constants.h"
 
-#define MANDEL_BLOCK_X 32
-#define MANDEL_BLOCK_Y 8
-#define MS_BLOCK 256
-#define MS_LINES_BLOCK 256
-#define MS_CELLS 256
-#define MS_ITEMS 528
 #define MS_MIN_THREADS 1536
-#define MS_MAX_LEVELS 12
-#define MS_COUNTERS 9
-#define MS_FUSED_CELL 16
 #define MS_FUSED_CHECK 128
 #define MS_REFILL_STEPS 64
 #define MS_REFILL_IDLE 4
 #define MS_FILL_COLS 16
 #define MS_FILL_ROWS (MS_BLOCK / MS_FILL_COLS)
-#define MS_KIND_FILL 0
-#define MS_KIND_SPLIT 1
-#define MS_KIND_LEAF 2
 #define MS_ITEM_LINES 0
 #define MS_ITEM_FILL 1
 #define MS_ITEM_EVAL 2
@@ -88,12 +77,6 @@
 // counters[]: records written (may exceed the capacity), failures, child grids launched,
 // depth, then rectangles per kind (4 + kind), evaluated pixels (7) and the fused
 // refinement's tiles handed out (8).
-#define MS_COUNT_RECORDS 0
-#define MS_COUNT_FAILURES 1
-#define MS_COUNT_GRIDS 2
-#define MS_COUNT_DEPTH 3
-#define MS_COUNT_EVALUATED 7
-#define MS_COUNT_TILES 8
 
 #define MS_WARPS (MS_BLOCK / 32)
 

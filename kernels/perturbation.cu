@@ -7,8 +7,7 @@
 // threads over the W x H image; each thread writes one dwell.
 #include "perturbation.cuh"
 
-#define PT_BLOCK_X 32
-#define PT_BLOCK_Y 8
+#include "cudalens_constants.h"
 
 extern "C" __global__ void __launch_bounds__(PT_BLOCK_X * PT_BLOCK_Y) perturb_per_pixel_dd(PtArgs a)
 {

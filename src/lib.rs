@@ -12,6 +12,7 @@ pub mod fault;
 pub mod filters;
 pub mod gl;
 pub mod image_io;
+pub mod kernel_constants;
 pub mod mandelbrot;
 pub mod ops;
 pub mod pipeline;

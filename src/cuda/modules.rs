@@ -26,8 +26,8 @@ pub fn kernel_embedded(name: &str) -> bool {
     image(name).is_some()
 }
 
-/// The value of `#define NAME VALUE` in `kernels/<file>.cu` (tests check the mirrored
-/// launch constants with it).
+/// The value of `#define NAME VALUE` in `kernels/<file>.cu` (a test checks that no kernel
+/// defines a shared constant again).
 #[cfg(test)]
 pub fn kernel_define(file: &str, name: &str) -> Option<u32> {
     image(file)?.source.lines().find_map(|line| {

@@ -1,8 +1,8 @@
 //! Launcher of `kernels/copy.cu`: the frame's copy from the source to the output texture
 //! when no filter runs. Not a filter of the stack.
 
-use crate::cuda::tiles::{COPY_BLOCK_X, COPY_BLOCK_Y, COPY_ROWS};
 use crate::cuda::{blocks, CudaError, KernelSet, SurfaceObject, TextureObject};
+use crate::kernel_constants::{COPY_BLOCK_X, COPY_BLOCK_Y, COPY_ROWS};
 use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
 
 /// Copies `src` into `dst`, both `w × h` RGBA8.

@@ -1,8 +1,8 @@
 //! Launcher of `kernels/histogram.cu`: the R, G, B and luma histograms of a texture. Not a
 //! filter of the stack: every frame runs it on the output, and `equalize` on its input.
 
-use crate::cuda::tiles::{HIST_ROWS, HIST_WARPS};
 use crate::cuda::{CudaError, KernelSet, TextureObject};
+use crate::kernel_constants::{HIST_ROWS, HIST_WARPS};
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
 

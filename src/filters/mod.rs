@@ -7,7 +7,6 @@
 //! `kernels/filters/<module>.cu`, one line in the `filters!` list below, and its golden
 //! outputs (`CUDALENS_BLESS=1 cargo test --test golden`).
 
-pub mod constants;
 mod def;
 mod filter;
 mod frame_copy;
@@ -16,7 +15,7 @@ mod histogram;
 mod param;
 mod spec_error;
 
-pub use constants::BOX_SMALL_MAX_RADIUS;
+pub use crate::kernel_constants::BOX_SMALL_MAX_RADIUS;
 pub use def::{FilterDef, Golden};
 pub use filter::Filter;
 pub use frame_copy::launch_copy;

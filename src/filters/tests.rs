@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::cuda::kernel_define;
-use constants::SHARED_CONSTANTS;
+use crate::kernel_constants::{self as constants, SHARED_CONSTANTS};
 
 fn parse(spec: &str) -> Filter {
     spec.parse()
@@ -35,7 +35,8 @@ fn every_kernel_module_is_embedded() {
 fn kernels_take_the_shared_constants_from_the_generated_header() {
     let generated = include_str!(concat!(env!("OUT_DIR"), "/cudalens_constants.h"));
     assert_eq!(generated, constants::c_header());
-    for file in kernel_modules() {
+    let explorer = ["mandelbrot", "perturbation"];
+    for file in kernel_modules().into_iter().chain(explorer) {
         for (name, _) in SHARED_CONSTANTS {
             assert_eq!(
                 kernel_define(file, name),
@@ -46,7 +47,8 @@ fn kernels_take_the_shared_constants_from_the_generated_header() {
     }
     let header = constants::c_header();
     assert!(
-        header.contains("#define CONV_ROWS_OUT_STRIDE 65\n"),
+        header.contains("#define CONV_ROWS_OUT_STRIDE 65\n")
+            && header.contains("#define MS_MAX_LEVELS 12\n"),
         "{header}"
     );
 }

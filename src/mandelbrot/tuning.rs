@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 /// Levels of rectangles at most (the kernel keeps their sizes in a fixed array).
-pub const MS_MAX_LEVELS: usize = 12;
+pub const MS_MAX_LEVELS: usize = crate::kernel_constants::MS_MAX_LEVELS as usize;
 
 /// How the refinement cuts the image. Level k rectangles are cells of spacing
 /// `init_size / subdiv^k` pixels; the last level has spacing `leaf_size`.

@@ -8,7 +8,7 @@
 
 mod cpu;
 
-use super::constants::{
+use crate::kernel_constants::{
     BOX_COLUMNS_PER_THREAD, BOX_MIN_SEGMENT, BOX_SMALL_MAX_RADIUS, BOX_SMALL_SEGMENT,
     BOX_SMALL_WARPS, BOX_TINY_MAX_RADIUS, BOX_TINY_SEGMENT,
 };

@@ -10,7 +10,7 @@
 
 mod cpu;
 
-use super::constants::{EQUALIZE_BINS, EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, EQUALIZE_ROWS};
+use crate::kernel_constants::{EQUALIZE_BINS, EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, EQUALIZE_ROWS};
 use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};

@@ -4,7 +4,7 @@
 //! accumulated; weights and intermediate values split into high and low f16 parts, so the
 //! results are as close to the f32 reference as f32 arithmetic).
 
-use crate::filters::constants::{
+use crate::kernel_constants::{
     CONV_MMA_BLOCK, CONV_MMA_COLS_TW, CONV_MMA_MAX_RADIUS, CONV_MMA_ROWS_TW,
 };
 use crate::filters::GpuStage;

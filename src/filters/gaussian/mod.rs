@@ -12,7 +12,7 @@ mod cpu;
 mod mma;
 
 pub use cpu::{gaussian_plane, gaussian_weights};
-use super::constants::{
+use crate::kernel_constants::{
     CONV_BLOCK, CONV_FUSED_MAX_RADIUS, CONV_MAX_RADIUS, CONV_ROWS_OUT_STRIDE, CONV_RUN,
     CONV_TILE_W,
 };

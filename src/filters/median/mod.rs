@@ -11,7 +11,7 @@
 //! (checked on every 0-1 input by `scripts/median5_network.py`); for larger radii `median`,
 //! a shared tile with apron, then a bitwise radix select over the three channels at once.
 
-use super::constants::{
+use crate::kernel_constants::{
     MEDIAN3_OUT, MEDIAN3_SEGMENT, MEDIAN3_WARPS, MEDIAN5_OUT, MEDIAN5_SEGMENT, MEDIAN5_WARPS,
     MEDIAN_BLOCK, MEDIAN_MAX_RADIUS,
 };

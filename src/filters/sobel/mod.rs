@@ -5,7 +5,7 @@
 
 mod cpu;
 
-use super::constants::{SOBEL_OUT, SOBEL_SEGMENT, SOBEL_WARPS};
+use crate::kernel_constants::{SOBEL_OUT, SOBEL_SEGMENT, SOBEL_WARPS};
 use super::param::typed_params;
 use super::param::Default::Value;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};

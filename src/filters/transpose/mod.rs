@@ -4,7 +4,7 @@
 
 mod cpu;
 
-use super::constants::{TRANSPOSE_ROWS, TRANSPOSE_TILE};
+use crate::kernel_constants::{TRANSPOSE_ROWS, TRANSPOSE_TILE};
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};

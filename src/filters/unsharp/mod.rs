@@ -11,7 +11,7 @@
 
 mod cpu;
 
-use super::constants::{CONV_FUSED_MAX_RADIUS, UNSHARP_BLOCK_X, UNSHARP_BLOCK_Y};
+use crate::kernel_constants::{CONV_FUSED_MAX_RADIUS, UNSHARP_BLOCK_X, UNSHARP_BLOCK_Y};
 use super::gaussian::{
     default_radius, fused_pass, gaussian_weights, row_pass, upload_weights, RADIUS,
     SCRATCH_PER_PIXEL, SIGMA,
