@@ -8,11 +8,11 @@
 
 use super::frame_targets::{FrameTargets, BIN_BUFFER_BYTES};
 use super::intermediates::Intermediates;
-use super::interop_resources::{
+use super::interop::SharedTargets;
+use super::interop::{
     with_cuda_access, with_views, ClassicResources, InteropResources, InteropViews,
 };
 use super::report::{stages_from, FrameReport};
-use super::shared_targets::SharedTargets;
 use super::{BackendKind, PipelineError};
 use crate::cuda::{
     ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,

@@ -7,16 +7,16 @@
 //! per pixel or refined by the same Mariani–Silver kernels, coloured by integer dwell.
 
 use super::deep_zoom::{integer_coloring_if_deep, CudaDeep};
-use super::external::ExternalInterop;
-use super::interop_mode::{CudaShare, InteropStatus};
-use super::interop_resources::with_cuda_access;
+use super::interop::with_cuda_access;
+use super::interop::ExternalInterop;
+use super::interop::SharedDisplay;
+use super::interop::{CudaShare, InteropStatus};
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::mandelbrot_kernels::{
     ColourOut, DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer,
 };
 use super::mandelbrot_pbo::MandelbrotPbo;
 use super::report::stages_from;
-use super::shared_display::SharedDisplay;
 use super::{BackendKind, PipelineError};
 use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::gl::GlTexture;

@@ -4,8 +4,8 @@
 use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::run_cpu_frame;
 use super::cuda_frame::CudaFrame;
-use super::external::ExternalInterop;
-use super::interop_mode::{choose_interop, CudaShare, InteropKind, InteropRequest, InteropStatus};
+use super::interop::ExternalInterop;
+use super::interop::{choose_interop, CudaShare, InteropKind, InteropRequest, InteropStatus};
 use super::{BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::filters::Filter;

@@ -2,8 +2,8 @@
 //! external-memory path they live in memory CUDA imported once (see `shared_targets.rs`);
 //! otherwise they are plain GL objects that CUDA registers and maps per frame.
 
-use super::external::ExternalInterop;
-use super::shared_targets::SharedTargets;
+use super::interop::ExternalInterop;
+use super::interop::SharedTargets;
 use super::PipelineError;
 use crate::gl::{GlBuffer, GlError, GlTexture};
 use crate::ops::HISTOGRAM_BINS;

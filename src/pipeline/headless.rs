@@ -4,7 +4,7 @@
 use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::process_on_cpu;
 use super::cpu_mandelbrot::cpu_dwells;
-use super::interop_mode::{choose_interop, InteropRequest, InteropStatus};
+use super::interop::{choose_interop, InteropRequest, InteropStatus};
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::{
     BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotRenderer, PipelineError,

@@ -3,7 +3,7 @@
 //! the display texture on the GL side. (The external-memory path has no pixel buffer: the
 //! colour kernels write the display texture itself, `shared_display.rs`.)
 
-use super::interop_resources::{with_cuda_access, ClassicResources};
+use super::interop::{with_cuda_access, ClassicResources};
 use super::PipelineError;
 use crate::cuda::{ffi, CudaError, GpuTimeline};
 use crate::gl::{GlBuffer, GlTexture};

@@ -3,7 +3,7 @@
 use super::backend::{choose_backend, fall_back_after};
 use super::cpu_mandelbrot::cpu_dwells;
 use super::cuda_mandelbrot::CudaMandelbrot;
-use super::interop_mode::{choose_interop, CudaShare};
+use super::interop::{choose_interop, CudaShare};
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::report::StageTime;
 use super::{BackendRequest, BackendStatus, InteropRequest, InteropStatus, PipelineError};

@@ -8,13 +8,11 @@ mod cuda_frame;
 mod cuda_mandelbrot;
 mod deep_zoom;
 mod error;
-mod external;
 mod frame_runner;
 mod frame_targets;
 mod headless;
 mod intermediates;
-mod interop_mode;
-mod interop_resources;
+mod interop;
 mod mandelbrot_frame;
 mod mandelbrot_kernels;
 mod mandelbrot_pbo;
@@ -22,8 +20,6 @@ mod mandelbrot_renderer;
 pub mod mandelbrot_tiles;
 mod perturbation_kernels;
 mod report;
-mod shared_display;
-mod shared_targets;
 mod with_spare;
 mod working_set;
 
@@ -38,7 +34,7 @@ pub use headless::{
     cuda_headless_gl, probe_cuda, process_headless, render_mandelbrot_frames,
     render_mandelbrot_headless, HeadlessOutput, MandelbrotOutput,
 };
-pub use interop_mode::{CudaShare, InteropKind, InteropRequest, InteropStatus};
+pub use interop::{CudaShare, InteropKind, InteropRequest, InteropStatus};
 pub use mandelbrot_frame::MandelbrotFrame;
 pub use mandelbrot_kernels::MsSource;
 pub use mandelbrot_renderer::MandelbrotRenderer;

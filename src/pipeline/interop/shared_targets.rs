@@ -9,11 +9,11 @@ use super::external::{
     hand_back_to_gl, usable_sync, BufferBacking, ExternalInterop, ExternalSync, ImageBacking,
     SharedImage,
 };
-use super::interop_resources::{InteropResources, InteropViews};
-use super::with_spare::WithSpare;
-use super::PipelineError;
+use super::resources::{InteropResources, InteropViews};
 use crate::cuda::CudaError;
 use crate::gl::{check_gl, GlBuffer, GlTexture, SharedObjects, TextureRef};
+use crate::pipeline::with_spare::WithSpare;
+use crate::pipeline::PipelineError;
 use cudarc::driver::CudaStream;
 use glow::HasContext;
 use image::RgbaImage;

@@ -5,10 +5,10 @@
 //! `SharedDisplay`), whose views exist for the whole session and whose hand-over is a pair
 //! of semaphores.
 
-use super::report::CPU_STAGE_SUFFIX;
-use super::PipelineError;
 use crate::cuda::interop::{GraphicsResource, Mapped, Registered};
 use crate::cuda::{ArrayRef, BufferRef, CudaError, GpuTimeline};
+use crate::pipeline::report::CPU_STAGE_SUFFIX;
+use crate::pipeline::PipelineError;
 use cudarc::driver::{CudaContext, CudaStream};
 use std::sync::Arc;
 use std::time::Instant;

@@ -18,8 +18,8 @@ use std::sync::Arc;
 /// Vulkan on the CUDA GPU plus the CUDA context to import into. Cheap to clone.
 #[derive(Clone)]
 pub struct ExternalInterop {
-    pub(super) exporter: VkExporter,
-    pub(super) ctx: Arc<CudaContext>,
+    pub(in crate::pipeline) exporter: VkExporter,
+    pub(in crate::pipeline) ctx: Arc<CudaContext>,
     /// What the path runs on, for `doctor` and the status bar.
     pub description: String,
 }

@@ -3,17 +3,17 @@
 //! the classic per-frame map/unmap of registered GL objects.
 
 use super::external::ExternalInterop;
-use super::PipelineError;
 use crate::cuda::CudaDevice;
+use crate::pipeline::PipelineError;
 
 /// The image pipeline's CUDA device and the interop path it chose, handed to the
 /// Mandelbrot renderer of the same GL context: one CUDA context and one decision (and one
 /// test share of external memory) per app, the same reason in the status bar on both tabs.
 #[derive(Clone)]
 pub struct CudaShare {
-    pub(super) device: CudaDevice,
-    pub(super) external: Option<ExternalInterop>,
-    pub(super) interop: InteropStatus,
+    pub(in crate::pipeline) device: CudaDevice,
+    pub(in crate::pipeline) external: Option<ExternalInterop>,
+    pub(in crate::pipeline) interop: InteropStatus,
 }
 
 /// What the user asked for (`--interop`).

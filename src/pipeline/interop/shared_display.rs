@@ -5,10 +5,10 @@
 //! `MandelbrotPbo` has both). Release with [`SharedDisplay::destroy`].
 
 use super::external::{hand_back_to_gl, usable_sync, ExternalInterop, ExternalSync, SharedImage};
-use super::interop_resources::{InteropResources, InteropViews};
-use super::PipelineError;
+use super::resources::{InteropResources, InteropViews};
 use crate::cuda::{ArrayRef, SurfaceObject};
 use crate::gl::{GlTexture, SharedObjects};
+use crate::pipeline::PipelineError;
 use cudarc::driver::CudaStream;
 use std::sync::Arc;
 
