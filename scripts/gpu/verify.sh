@@ -115,7 +115,12 @@ for s in $steps; do
                # The image-file corpus through --backend cuda against the CPU and Pillow.
                step fidelity-tests 180 "$B/fidelity-tests" --test-threads=1
                # User kernels: NVRTC builds of the examples and hostile sources, run on the GPU.
-               step user-kernel-tests 240 "$B/user_kernel-tests" --test-threads=1 --nocapture ;;
+               step user-kernel-tests 240 "$B/user_kernel-tests" --test-threads=1 --nocapture
+               # User kernels that fault or hang, in the kernel host process.
+               [ ! -x "$B/user_kernel_runtime-tests" ] ||
+                   step user-kernel-runtime-tests 300 "$B/user_kernel_runtime-tests" --test-threads=1 --nocapture
+               # Rotate, flip, resize and crop on CUDA against the CPU reference and Pillow.
+               [ ! -x "$B/edits-tests" ] || step edits-tests 180 "$B/edits-tests" --test-threads=1 ;;
         unit) step unit-tests 300 "$B/lib-tests" --test-threads=2 ;;
         cli) step cli-tests 300 "$B/cli-tests" ;;
         # Hostile input on the real backends: clear errors, no panic, no hang, no overwrite.
