@@ -1,0 +1,267 @@
+//! The user-kernel sandbox: user kernels run in a helper process, `cudalens kernel-host`,
+//! with its own CUDA context, so a kernel that faults (a sticky error poisons its
+//! context) or never ends (nothing stops a running kernel short of ending its process)
+//! takes only that process with it. See docs/design/user-kernels.md, "The sandbox".
+//!
+//! [`Sandbox`] is the parent's side: it starts the host lazily, loads kernels into it,
+//! sends runs with a deadline, kills the host on timeout, reports how it ended, and
+//! starts a new one on the next request. [`host`] is the host's side; [`protocol`] the
+//! frames between them on a Unix socket; pixels travel in host shared memory
+//! ([`shm`]).
+
+pub mod error;
+pub mod host;
+pub mod process;
+pub mod protocol;
+pub mod shm;
+mod socket;
+
+pub use error::{ErrorClass, SandboxError};
+pub use process::HostCommand;
+pub use protocol::HostInfo;
+
+use super::compile::{CompiledKernel, KernelAttributes};
+use super::params::ParamBlock;
+use super::source::KernelSource;
+use image::RgbaImage;
+use process::{HostProcess, Phase};
+use protocol::{Reply, Request, NOT_LOADED};
+use shm::SharedPixels;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a frame's kernel may run before its host is killed.
+pub const DEFAULT_FRAME_DEADLINE: Duration = Duration::from_secs(1);
+/// How long a new host may take to create its context and say hello.
+pub const DEFAULT_START_DEADLINE: Duration = Duration::from_secs(15);
+/// How long loading (the driver's PTX compilation) may take.
+pub const DEFAULT_LOAD_DEADLINE: Duration = Duration::from_secs(15);
+
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    pub command: HostCommand,
+    pub frame_deadline: Duration,
+    pub start_deadline: Duration,
+    pub load_deadline: Duration,
+}
+
+impl SandboxConfig {
+    /// The default deadlines with `command`.
+    pub fn new(command: HostCommand) -> Self {
+        Self {
+            command,
+            frame_deadline: DEFAULT_FRAME_DEADLINE,
+            start_deadline: DEFAULT_START_DEADLINE,
+            load_deadline: DEFAULT_LOAD_DEADLINE,
+        }
+    }
+
+    /// `cudalens kernel-host` of this binary, with the default deadlines.
+    pub fn this_binary() -> Result<Self, SandboxError> {
+        HostCommand::this_binary().map(Self::new)
+    }
+}
+
+/// A compiled kernel the sandbox can load: its source (the host parses it again for the
+/// launch geometry) and PTX, under an id unique in this process.
+#[derive(Debug, Clone)]
+pub struct SandboxKernel {
+    id: u64,
+    source: Arc<str>,
+    ptx: Arc<str>,
+}
+
+impl SandboxKernel {
+    pub fn new(source: &KernelSource, compiled: &CompiledKernel) -> Self {
+        Self::from_parts(&source.text, &compiled.ptx)
+    }
+
+    /// A kernel from raw parts (tests and hostile requests).
+    pub fn from_parts(source: &str, ptx: &str) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Self {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            source: source.into(),
+            ptx: ptx.into(),
+        }
+    }
+
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+/// Runs user kernels in a kernel host. Never panics; a call never blocks past its
+/// deadline plus about 100 ms.
+pub struct Sandbox {
+    config: SandboxConfig,
+    host: Option<HostProcess>,
+    shm: Option<SharedPixels>,
+    spawns: u32,
+}
+
+impl Sandbox {
+    /// A sandbox; the host starts with the first request.
+    pub fn new(config: SandboxConfig) -> Self {
+        Self {
+            config,
+            host: None,
+            shm: None,
+            spawns: 0,
+        }
+    }
+
+    pub fn config(&self) -> &SandboxConfig {
+        &self.config
+    }
+
+    /// Changes the deadline of the next runs.
+    pub fn set_frame_deadline(&mut self, deadline: Duration) {
+        self.config.frame_deadline = deadline;
+    }
+
+    /// How many hosts this sandbox has started.
+    pub fn spawn_count(&self) -> u32 {
+        self.spawns
+    }
+
+    /// The running host's process id.
+    pub fn host_pid(&self) -> Option<u32> {
+        self.host.as_ref().and_then(HostProcess::pid)
+    }
+
+    /// Kills the host now (the next request starts a new one).
+    pub fn stop(&mut self) {
+        self.host = None;
+    }
+
+    fn host(&mut self) -> Result<&mut HostProcess, SandboxError> {
+        if self.host.is_none() {
+            self.spawns += 1;
+            let host = HostProcess::spawn(&self.config.command, self.config.start_deadline)?;
+            self.host = Some(host);
+        }
+        self.host
+            .as_mut()
+            .ok_or_else(|| SandboxError::Host("no host".into()))
+    }
+
+    /// The host's device (starts the host): its compute capability picks NVRTC's arch.
+    pub fn host_info(&mut self) -> Result<HostInfo, SandboxError> {
+        Ok(self.host()?.info.clone())
+    }
+
+    /// Sends `request`; drops the host on any error or fatal failure.
+    fn ask(
+        &mut self,
+        request: &Request,
+        pass: Option<std::os::fd::RawFd>,
+        phase: Phase,
+        budget: Duration,
+    ) -> Result<Reply, SandboxError> {
+        let host = self.host()?;
+        match host.request(request, pass, phase, budget) {
+            Ok(Reply::Failed(f)) if f.fatal => {
+                self.host = None;
+                Err(SandboxError::from_failure(&f))
+            }
+            Ok(reply) => Ok(reply),
+            Err(e) => {
+                self.host = None;
+                Err(e)
+            }
+        }
+    }
+
+    /// Loads `kernel` into the host (once per host): its attributes.
+    pub fn load(&mut self, kernel: &SandboxKernel) -> Result<KernelAttributes, SandboxError> {
+        if let Some(a) = self.host()?.loaded.get(&kernel.id) {
+            return Ok(*a);
+        }
+        let request = Request::Load {
+            id: kernel.id,
+            source: kernel.source.to_string(),
+            ptx: kernel.ptx.to_string(),
+        };
+        let budget = self.config.load_deadline;
+        match self.ask(&request, None, Phase::Load, budget)? {
+            Reply::Loaded { id, attributes } if id == kernel.id => {
+                self.host()?.loaded.insert(id, attributes);
+                Ok(attributes)
+            }
+            Reply::Failed(f) => Err(SandboxError::from_failure(&f)),
+            other => {
+                self.host = None;
+                Err(SandboxError::Protocol(format!(
+                    "an unexpected reply to load: {other:?}"
+                )))
+            }
+        }
+    }
+
+    /// Runs `kernel` on `image` in the host through shared memory and returns its output
+    /// (pixels the kernel does not write are [`crate::user_kernel::device::POISON`]).
+    pub fn run_on_host(
+        &mut self,
+        kernel: &SandboxKernel,
+        image: &RgbaImage,
+        params: &ParamBlock,
+    ) -> Result<RgbaImage, SandboxError> {
+        let (width, height) = image.dimensions();
+        if width == 0 || height == 0 {
+            return Err(SandboxError::EmptyImage);
+        }
+        let bytes = host::image_bytes(width, height)
+            .ok_or(SandboxError::ImageTooLarge { width, height })?;
+        self.load(kernel)?;
+        if self.shm.as_ref().map(SharedPixels::len) != Some(2 * bytes) {
+            self.shm = None;
+            let shm = SharedPixels::create(2 * bytes)
+                .map_err(|e| SandboxError::SharedMemory(e.to_string()))?;
+            self.shm = Some(shm);
+        }
+        let shm = self
+            .shm
+            .as_mut()
+            .ok_or_else(|| SandboxError::SharedMemory("not mapped".into()))?;
+        let (input, output) = shm.bytes_mut().split_at_mut(bytes);
+        input.copy_from_slice(image.as_raw());
+        host::fill_poison(output);
+        let request = Request::RunHost {
+            id: kernel.id,
+            width,
+            height,
+            params: params.words,
+        };
+        let fd = shm.fd().as_raw_fd();
+        let budget = self.config.frame_deadline;
+        let mut reply = self.ask(&request, Some(fd), Phase::Run, budget)?;
+        if matches!(&reply, Reply::Failed(f) if f.name == NOT_LOADED) {
+            // The host dropped it to make room: load it again, once.
+            if let Some(host) = self.host.as_mut() {
+                host.loaded.remove(&kernel.id);
+            }
+            self.load(kernel)?;
+            reply = self.ask(&request, Some(fd), Phase::Run, budget)?;
+        }
+        match reply {
+            Reply::Done { .. } => {
+                let shm = self
+                    .shm
+                    .as_ref()
+                    .ok_or_else(|| SandboxError::SharedMemory("not mapped".into()))?;
+                let pixels = shm.bytes()[bytes..].to_vec();
+                RgbaImage::from_raw(width, height, pixels).ok_or(SandboxError::EmptyImage)
+            }
+            Reply::Failed(f) => Err(SandboxError::from_failure(&f)),
+            other => {
+                self.host = None;
+                Err(SandboxError::Protocol(format!(
+                    "an unexpected reply to a run: {other:?}"
+                )))
+            }
+        }
+    }
+}
