@@ -4,5 +4,12 @@
 use super::CliError;
 
 pub fn run() -> Result<(), CliError> {
-    crate::user_kernel::sandbox::host::run_cuda_host().map_err(CliError::internal)
+    use crate::user_kernel::sandbox::host;
+    if !host::started_by_parent() {
+        return Err(CliError::usage(format!(
+            "kernel-host is started by cudalens itself (descriptor {} must be its socket)",
+            host::HOST_FD
+        )));
+    }
+    host::run_cuda_host().map_err(CliError::internal)
 }

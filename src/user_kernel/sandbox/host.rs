@@ -366,10 +366,15 @@ impl Executor for CudaExecutor {
     }
 }
 
+/// Whether this process was given its socket on [`HOST_FD`] (not started by hand).
+pub fn started_by_parent() -> bool {
+    socket::is_socket(HOST_FD)
+}
+
 /// `cudalens kernel-host`: serves the parent on [`HOST_FD`] with the GPU. Err when
 /// started by hand (no socket there) or after a fatal failure.
 pub fn run_cuda_host() -> Result<(), String> {
-    if !socket::is_socket(HOST_FD) {
+    if !started_by_parent() {
         return Err(format!(
             "kernel-host is started by cudalens itself (descriptor {HOST_FD} must be its socket)"
         ));
