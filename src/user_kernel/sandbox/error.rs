@@ -43,6 +43,9 @@ pub enum SandboxError {
     Protocol(String),
     #[error("the kernel host: {0}")]
     Host(String),
+    /// Device memory cannot be shared with the host here (use the host-memory path).
+    #[error("device memory for the kernel host: {0}")]
+    DeviceMemory(String),
     #[error("the image is empty")]
     EmptyImage,
     #[error("the image is too large for the kernel host ({width}×{height})")]
@@ -77,7 +80,9 @@ impl SandboxError {
             | Assert(_)
             | StackOverflow(_)
             | Fault { .. } => ErrorClass::Fault,
-            LaunchRefused { .. } | Load(_) | LoadTimeout(_) => ErrorClass::Refused,
+            LaunchRefused { .. } | Load(_) | LoadTimeout(_) | DeviceMemory(_) => {
+                ErrorClass::Refused
+            }
             StartTimeout(_) | NoDevice(_) | HostCrashed(_) | HostExited(_) | Spawn(_)
             | Protocol(_) | Host(_) => ErrorClass::Host,
             EmptyImage | ImageTooLarge { .. } | SharedMemory(_) => ErrorClass::Input,

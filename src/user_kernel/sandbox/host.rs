@@ -3,6 +3,7 @@
 //! the context. The work itself is behind [`Executor`], so tests can serve the protocol
 //! with a fake one and no GPU.
 
+use super::device_memory::{copy_pitched, frame_pitch, PitchTexture, Pitched, SharedDeviceBuffer};
 use super::error::cuda_error_name;
 use super::protocol::{
     FailStage, Failure, Header, HostInfo, Reply, Request, HEADER_BYTES, MAX_REQUEST_BODY,
@@ -43,6 +44,52 @@ pub trait Executor {
         input: &[u8],
         output: &mut [u8],
     ) -> Result<(), Failure>;
+
+    /// Imports the device memory of frame `frame` from `fd` (see `Request::MapDevice`).
+    fn map_device(
+        &mut self,
+        _frame: u64,
+        _geometry: FrameGeometry,
+        _fd: OwnedFd,
+    ) -> Result<(), Failure> {
+        Err(request_failure(false, "this host has no device memory"))
+    }
+
+    /// Runs kernel `id` on the mapped frame `frame`.
+    fn run_device(&mut self, _id: u64, _frame: u64, _params: &ParamBlock) -> Result<(), Failure> {
+        Err(request_failure(false, "this host has no device memory"))
+    }
+}
+
+/// The layout of a device frame: two images of `height` rows of `pitch` bytes in `size`
+/// bytes, the input first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameGeometry {
+    pub width: u32,
+    pub height: u32,
+    pub pitch: usize,
+    pub size: usize,
+}
+
+impl FrameGeometry {
+    /// Checked: a non-empty image within the limits, the pitch of
+    /// `device_memory::frame_pitch`, both images inside `size`.
+    pub fn new(width: u32, height: u32, pitch: u32, size: u64) -> Option<Self> {
+        image_bytes(width, height)?;
+        let pitch = pitch as usize;
+        let size = usize::try_from(size).ok()?;
+        (pitch == frame_pitch(width) && 2 * pitch * height as usize <= size).then_some(Self {
+            width,
+            height,
+            pitch,
+            size,
+        })
+    }
+
+    /// Where the output image starts.
+    pub fn output_offset(&self) -> usize {
+        self.pitch * self.height as usize
+    }
 }
 
 /// How serving ended.
@@ -126,6 +173,41 @@ pub fn serve<E: Executor>(socket: OwnedFd, start: impl FnOnce() -> Result<E, Fai
                 Ok(kernel_micros) => Reply::Done { kernel_micros },
                 Err(f) => Reply::Failed(f),
             },
+            Request::MapDevice {
+                frame,
+                width,
+                height,
+                pitch,
+                size,
+            } => {
+                let mapped = match (
+                    FrameGeometry::new(width, height, pitch, size),
+                    fds.pop_front(),
+                ) {
+                    (Some(geometry), Some(fd)) => exec.map_device(frame, geometry, fd),
+                    (None, _) => Err(request_failure(
+                        false,
+                        format!("a frame of {width}×{height}, pitch {pitch}, {size} bytes"),
+                    )),
+                    (_, None) => Err(request_failure(
+                        false,
+                        "no device memory came with the frame",
+                    )),
+                };
+                match mapped {
+                    Ok(()) => Reply::Mapped { frame },
+                    Err(f) => Reply::Failed(f),
+                }
+            }
+            Request::RunDevice { id, frame, params } => {
+                let start = Instant::now();
+                match exec.run_device(id, frame, &ParamBlock { words: params }) {
+                    Ok(()) => Reply::Done {
+                        kernel_micros: start.elapsed().as_micros() as u64,
+                    },
+                    Err(f) => Reply::Failed(f),
+                }
+            }
         };
         // Descriptors that came with anything else are not kept.
         fds.clear();
@@ -208,11 +290,43 @@ struct Buffers {
     output: CudaArray2d,
 }
 
+/// A device frame imported from the parent (objects first: dropped before the memory).
+struct HostFrame {
+    id: u64,
+    geometry: FrameGeometry,
+    tex: PitchTexture,
+    surf: SurfaceObject,
+    output: CudaArray2d,
+    shared: SharedDeviceBuffer,
+}
+
 /// Runs kernels on the GPU: device 0, its own context.
 pub struct CudaExecutor {
     device: CudaDevice,
     kernels: VecDeque<(u64, LoadedKernel)>,
     buffers: Option<Buffers>,
+    frame: Option<HostFrame>,
+}
+
+/// The failure for an error while the kernel ran (`cuStreamSynchronize`): fatal.
+fn sync_failure(e: cudarc::driver::DriverError) -> Failure {
+    Failure {
+        stage: FailStage::Run,
+        code: e.0 as i32,
+        fatal: true,
+        name: format!("{:?}", e.0),
+        message: e
+            .error_string()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| format!("{:?}", e.0)),
+    }
+}
+
+fn not_loaded(id: u64) -> Failure {
+    Failure {
+        name: NOT_LOADED.into(),
+        ..request_failure(false, format!("kernel {id} is not loaded"))
+    }
 }
 
 fn cuda_failure(stage: FailStage, fatal: bool, e: impl std::fmt::Display) -> Failure {
@@ -233,6 +347,7 @@ impl CudaExecutor {
             device,
             kernels: VecDeque::new(),
             buffers: None,
+            frame: None,
         })
     }
 
@@ -314,10 +429,7 @@ impl Executor for CudaExecutor {
         output: &mut [u8],
     ) -> Result<(), Failure> {
         if !self.kernels.iter().any(|(k, _)| *k == id) {
-            return Err(Failure {
-                name: NOT_LOADED.into(),
-                ..request_failure(false, format!("kernel {id} is not loaded"))
-            });
+            return Err(not_loaded(id));
         }
         self.device
             .bind()
@@ -349,20 +461,96 @@ impl Executor for CudaExecutor {
             )
         }
         .map_err(|e| cuda_failure(FailStage::Launch, false, e))?;
-        stream.synchronize().map_err(|e| Failure {
-            stage: FailStage::Run,
-            code: e.0 as i32,
-            fatal: true,
-            name: format!("{:?}", e.0),
-            message: e
-                .error_string()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|_| format!("{:?}", e.0)),
-        })?;
+        stream.synchronize().map_err(sync_failure)?;
         // SAFETY: `output` is a live width × height RGBA8 array; read_array waits.
         unsafe { memory::read_array(b.output.raw(), width, height, output, stream) }
             .map_err(poisoned)?;
         Ok(())
+    }
+
+    fn map_device(
+        &mut self,
+        frame: u64,
+        geometry: FrameGeometry,
+        fd: OwnedFd,
+    ) -> Result<(), Failure> {
+        self.frame = None;
+        let refused = |e| cuda_failure(FailStage::Request, false, e);
+        let ctx = &self.device.ctx;
+        let shared = SharedDeviceBuffer::import(ctx, &fd, geometry.size).map_err(refused)?;
+        let (width, height) = (geometry.width, geometry.height);
+        let output = CudaArray2d::new(ctx, width, height).map_err(refused)?;
+        // SAFETY: the input image is the first `height` rows of `pitch` bytes (a multiple
+        // of every texture pitch alignment) of `shared`, which lives in the same
+        // `HostFrame` as the objects and is dropped after them; `output` likewise.
+        let (tex, surf) = unsafe {
+            (
+                PitchTexture::new(ctx, shared.ptr(), width, height, geometry.pitch)
+                    .map_err(refused)?,
+                SurfaceObject::from_array(ctx, output.raw()).map_err(refused)?,
+            )
+        };
+        self.frame = Some(HostFrame {
+            id: frame,
+            geometry,
+            tex,
+            surf,
+            output,
+            shared,
+        });
+        Ok(())
+    }
+
+    fn run_device(&mut self, id: u64, frame: u64, params: &ParamBlock) -> Result<(), Failure> {
+        let Some((_, kernel)) = self.kernels.iter().find(|(k, _)| *k == id) else {
+            return Err(not_loaded(id));
+        };
+        let Some(f) = self.frame.as_ref().filter(|f| f.id == frame) else {
+            return Err(request_failure(
+                false,
+                format!("frame {frame} is not mapped"),
+            ));
+        };
+        self.device
+            .bind()
+            .map_err(|e| cuda_failure(FailStage::Run, true, e))?;
+        let stream = &self.device.stream;
+        let FrameGeometry {
+            width,
+            height,
+            pitch,
+            ..
+        } = f.geometry;
+        // SAFETY: the objects are over the frame's input rows and its output array, kept
+        // alive in `self.frame` until the stream is synchronized below.
+        unsafe {
+            kernel.launch(
+                stream,
+                f.tex.handle(),
+                f.surf.handle(),
+                width,
+                height,
+                params,
+            )
+        }
+        .map_err(|e| cuda_failure(FailStage::Launch, false, e))?;
+        let out = Pitched::Device {
+            ptr: f.shared.ptr() + f.geometry.output_offset() as u64,
+            pitch,
+        };
+        // SAFETY: the array holds the image; the output rows lie inside the mapping
+        // (checked by FrameGeometry); the copy is waited for below.
+        unsafe {
+            copy_pitched(
+                Pitched::Array(f.output.raw()),
+                out,
+                width,
+                height,
+                stream.cu_stream(),
+            )
+        }
+        .map_err(|e| cuda_failure(FailStage::Run, true, e))?;
+        stream.synchronize().map_err(sync_failure)
     }
 }
 

@@ -7,8 +7,10 @@
 //! sends runs with a deadline, kills the host on timeout, reports how it ended, and
 //! starts a new one on the next request. [`host`] is the host's side; [`protocol`] the
 //! frames between them on a Unix socket; pixels travel in host shared memory
-//! ([`shm`]).
+//! ([`shm`], `run_on_host`) or in device memory shared without host copies
+//! ([`device_memory`], `run_on_device`).
 
+pub mod device_memory;
 pub mod error;
 pub mod host;
 pub mod process;
@@ -23,6 +25,8 @@ pub use protocol::HostInfo;
 use super::compile::{CompiledKernel, KernelAttributes};
 use super::params::ParamBlock;
 use super::source::KernelSource;
+use cudarc::driver::{CudaContext, CudaStream};
+use device_memory::{frame_pitch, image_span, Pitched, SharedDeviceBuffer};
 use image::RgbaImage;
 use process::{HostProcess, Phase};
 use protocol::{Reply, Request, NOT_LOADED};
@@ -255,6 +259,180 @@ impl Sandbox {
                 let pixels = shm.bytes()[bytes..].to_vec();
                 RgbaImage::from_raw(width, height, pixels).ok_or(SandboxError::EmptyImage)
             }
+            Reply::Failed(f) => Err(SandboxError::from_failure(&f)),
+            other => {
+                self.host = None;
+                Err(SandboxError::Protocol(format!(
+                    "an unexpected reply to a run: {other:?}"
+                )))
+            }
+        }
+    }
+}
+
+/// Input and output images in device memory the kernel host maps too: write the input
+/// (and synchronize) before `Sandbox::run_on_device`, read the output after it.
+pub struct DeviceFrame {
+    id: u64,
+    width: u32,
+    height: u32,
+    buffer: SharedDeviceBuffer,
+}
+
+impl DeviceFrame {
+    /// A `width × height` frame in `ctx` (the app's context).
+    pub fn new(ctx: &Arc<CudaContext>, width: u32, height: u32) -> Result<Self, SandboxError> {
+        if width == 0 || height == 0 {
+            return Err(SandboxError::EmptyImage);
+        }
+        host::image_bytes(width, height).ok_or(SandboxError::ImageTooLarge { width, height })?;
+        if !device_memory::supported(ctx) {
+            return Err(SandboxError::DeviceMemory(
+                "the device cannot share memory as file descriptors".into(),
+            ));
+        }
+        let buffer = SharedDeviceBuffer::create(ctx, 2 * image_span(width, height))
+            .map_err(|e| SandboxError::DeviceMemory(e.to_string()))?;
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Ok(Self {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            width,
+            height,
+            buffer,
+        })
+    }
+
+    pub fn dimensions(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// Row pitch of both images, bytes.
+    pub fn pitch(&self) -> usize {
+        frame_pitch(self.width)
+    }
+
+    /// The input image's first row (the caller's kernels or copies write it).
+    pub fn input_ptr(&self) -> u64 {
+        self.buffer.ptr()
+    }
+
+    /// The output image's first row.
+    pub fn output_ptr(&self) -> u64 {
+        self.buffer.ptr() + image_span(self.width, self.height) as u64
+    }
+
+    /// Copies `image` into the input and waits.
+    pub fn write_input(&self, stream: &CudaStream, image: &RgbaImage) -> Result<(), SandboxError> {
+        if image.dimensions() != (self.width, self.height) {
+            return Err(SandboxError::DeviceMemory(format!(
+                "a {:?} image for a {}×{} frame",
+                image.dimensions(),
+                self.width,
+                self.height
+            )));
+        }
+        let src = Pitched::Host {
+            ptr: image.as_raw().as_ptr().cast_mut(),
+            pitch: self.width as usize * 4,
+        };
+        let dst = Pitched::Device {
+            ptr: self.input_ptr(),
+            pitch: self.pitch(),
+        };
+        // SAFETY: `image` holds the pixels (only read) and the frame the rows; waited for.
+        unsafe {
+            device_memory::copy_pitched(src, dst, self.width, self.height, stream.cu_stream())
+        }
+        .and_then(|()| {
+            stream
+                .synchronize()
+                .map_err(crate::cuda::CudaError::driver("cuStreamSynchronize"))
+        })
+        .map_err(|e| SandboxError::DeviceMemory(e.to_string()))
+    }
+
+    /// Copies the output into a new image and waits.
+    pub fn read_output(&self, stream: &CudaStream) -> Result<RgbaImage, SandboxError> {
+        let mut pixels = vec![0u8; self.width as usize * self.height as usize * 4];
+        let src = Pitched::Device {
+            ptr: self.output_ptr(),
+            pitch: self.pitch(),
+        };
+        let dst = Pitched::Host {
+            ptr: pixels.as_mut_ptr(),
+            pitch: self.width as usize * 4,
+        };
+        // SAFETY: the frame holds the rows and `pixels` the image; waited for.
+        unsafe {
+            device_memory::copy_pitched(src, dst, self.width, self.height, stream.cu_stream())
+        }
+        .and_then(|()| {
+            stream
+                .synchronize()
+                .map_err(crate::cuda::CudaError::driver("cuStreamSynchronize"))
+        })
+        .map_err(|e| SandboxError::DeviceMemory(e.to_string()))?;
+        RgbaImage::from_raw(self.width, self.height, pixels).ok_or(SandboxError::EmptyImage)
+    }
+}
+
+impl Sandbox {
+    /// Runs `kernel` on `frame` in the host without host copies: the host maps the
+    /// frame's memory once (per host), reads the input through a texture, and has copied
+    /// the kernel's output into the frame's output when this returns.
+    pub fn run_on_device(
+        &mut self,
+        kernel: &SandboxKernel,
+        frame: &DeviceFrame,
+        params: &ParamBlock,
+    ) -> Result<(), SandboxError> {
+        self.load(kernel)?;
+        if self.host()?.mapped_frame != Some(frame.id) {
+            let fd = frame
+                .buffer
+                .export_fd()
+                .map_err(|e| SandboxError::DeviceMemory(e.to_string()))?;
+            let request = Request::MapDevice {
+                frame: frame.id,
+                width: frame.width,
+                height: frame.height,
+                pitch: frame.pitch() as u32,
+                size: frame.buffer.size() as u64,
+            };
+            let budget = self.config.load_deadline;
+            match self.ask(&request, Some(fd.as_raw_fd()), Phase::Load, budget)? {
+                Reply::Mapped { frame: id } if id == frame.id => {
+                    self.host()?.mapped_frame = Some(id);
+                }
+                Reply::Failed(f) => {
+                    return Err(SandboxError::DeviceMemory(
+                        SandboxError::from_failure(&f).to_string(),
+                    ))
+                }
+                other => {
+                    self.host = None;
+                    return Err(SandboxError::Protocol(format!(
+                        "an unexpected reply to a frame: {other:?}"
+                    )));
+                }
+            }
+        }
+        let request = Request::RunDevice {
+            id: kernel.id,
+            frame: frame.id,
+            params: params.words,
+        };
+        let budget = self.config.frame_deadline;
+        let mut reply = self.ask(&request, None, Phase::Run, budget)?;
+        if matches!(&reply, Reply::Failed(f) if f.name == NOT_LOADED) {
+            if let Some(host) = self.host.as_mut() {
+                host.loaded.remove(&kernel.id);
+            }
+            self.load(kernel)?;
+            reply = self.ask(&request, None, Phase::Run, budget)?;
+        }
+        match reply {
+            Reply::Done { .. } => Ok(()),
             Reply::Failed(f) => Err(SandboxError::from_failure(&f)),
             other => {
                 self.host = None;

@@ -76,6 +76,8 @@ pub struct HostProcess {
     seq: u32,
     /// Kernels this host has loaded (id → attributes).
     pub loaded: HashMap<u64, crate::user_kernel::KernelAttributes>,
+    /// The device frame this host has mapped.
+    pub mapped_frame: Option<u64>,
 }
 
 impl HostProcess {
@@ -119,6 +121,7 @@ impl HostProcess {
             },
             seq: 0,
             loaded: HashMap::new(),
+            mapped_frame: None,
         };
         match host.receive(0, Instant::now() + deadline, Phase::Start, deadline)? {
             Reply::Hello(info) => {
@@ -234,6 +237,7 @@ fn reply_name(reply: &Reply) -> &'static str {
         Reply::Loaded { .. } => "loaded",
         Reply::Done { .. } => "done",
         Reply::Failed(_) => "failed",
+        Reply::Mapped { .. } => "mapped",
     }
 }
 

@@ -26,10 +26,13 @@ pub mod kind {
     pub const LOAD: u8 = 1;
     pub const RUN_HOST: u8 = 2;
     pub const SHUTDOWN: u8 = 3;
+    pub const MAP_DEVICE: u8 = 4;
+    pub const RUN_DEVICE: u8 = 5;
     pub const HELLO: u8 = 64;
     pub const LOADED: u8 = 65;
     pub const DONE: u8 = 66;
     pub const FAILED: u8 = 67;
+    pub const MAPPED: u8 = 68;
 }
 
 /// A malformed frame or body.
@@ -159,6 +162,21 @@ pub enum Request {
         height: u32,
         params: [u32; PARAMS_BYTES / 4],
     },
+    /// Import the device memory passed with the frame (`size` bytes: the input image at
+    /// 0, the output at `pitch × height`, rows of `pitch` bytes) as frame `frame`.
+    MapDevice {
+        frame: u64,
+        width: u32,
+        height: u32,
+        pitch: u32,
+        size: u64,
+    },
+    /// Run kernel `id` on frame `frame` (mapped before).
+    RunDevice {
+        id: u64,
+        frame: u64,
+        params: [u32; PARAMS_BYTES / 4],
+    },
     Shutdown,
 }
 
@@ -174,6 +192,9 @@ pub enum Reply {
         kernel_micros: u64,
     },
     Failed(Failure),
+    Mapped {
+        frame: u64,
+    },
 }
 
 /// Appends little-endian fields to a body.
@@ -288,6 +309,27 @@ impl Request {
                 }
                 kind::RUN_HOST
             }
+            Request::MapDevice {
+                frame,
+                width,
+                height,
+                pitch,
+                size,
+            } => {
+                w.u64(*frame)
+                    .u32(*width)
+                    .u32(*height)
+                    .u32(*pitch)
+                    .u64(*size);
+                kind::MAP_DEVICE
+            }
+            Request::RunDevice { id, frame, params } => {
+                w.u64(*id).u64(*frame);
+                for p in params {
+                    w.u32(*p);
+                }
+                kind::RUN_DEVICE
+            }
             Request::Shutdown => kind::SHUTDOWN,
         };
         frame(kind, seq, w.0)
@@ -313,6 +355,21 @@ impl Request {
                     height,
                     params,
                 }
+            }
+            kind::MAP_DEVICE => Request::MapDevice {
+                frame: r.u64()?,
+                width: r.u32()?,
+                height: r.u32()?,
+                pitch: r.u32()?,
+                size: r.u64()?,
+            },
+            kind::RUN_DEVICE => {
+                let (id, frame) = (r.u64()?, r.u64()?);
+                let mut params = [0u32; PARAMS_BYTES / 4];
+                for p in &mut params {
+                    *p = r.u32()?;
+                }
+                Request::RunDevice { id, frame, params }
             }
             kind::SHUTDOWN => Request::Shutdown,
             other => return Err(wire(format!("unknown request kind {other}"))),
@@ -369,6 +426,10 @@ impl Reply {
                     .text(bounded(&f.message));
                 kind::FAILED
             }
+            Reply::Mapped { frame } => {
+                w.u64(*frame);
+                kind::MAPPED
+            }
         };
         frame(kind, seq, w.0)
     }
@@ -403,6 +464,7 @@ impl Reply {
                 name: r.text(MAX_TEXT)?,
                 message: r.text(MAX_TEXT)?,
             }),
+            kind::MAPPED => Reply::Mapped { frame: r.u64()? },
             other => return Err(wire(format!("unknown reply kind {other}"))),
         };
         r.end()?;
@@ -442,6 +504,7 @@ mod tests {
             },
         });
         round_trip_reply(Reply::Done { kernel_micros: 42 });
+        round_trip_reply(Reply::Mapped { frame: 9 });
         round_trip_reply(Reply::Failed(Failure {
             stage: FailStage::Run,
             code: 700,
@@ -464,6 +527,18 @@ mod tests {
                 width: 640,
                 height: 480,
                 params: [5; PARAMS_BYTES / 4],
+            },
+            Request::MapDevice {
+                frame: 2,
+                width: 1920,
+                height: 1080,
+                pitch: 7680,
+                size: 2 << 24,
+            },
+            Request::RunDevice {
+                id: 3,
+                frame: 2,
+                params: [7; PARAMS_BYTES / 4],
             },
             Request::Shutdown,
         ] {
