@@ -54,6 +54,9 @@ pub enum Command {
     Bench(BenchArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(CompletionsArgs),
+    /// Internal: runs user kernels in a process of their own (started by cudalens).
+    #[command(hide = true)]
+    KernelHost,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ pub mod bench_explorer;
 mod doctor;
 mod error;
 mod histogram;
+mod kernel_host;
 mod mandelbrot;
 mod progress;
 
@@ -67,7 +68,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Histogram(a)) => &a.memory,
         Some(Command::Mandelbrot(a)) => &a.memory,
         Some(Command::Bench(a)) => &a.memory,
-        Some(Command::Doctor | Command::Completions(_)) => &MemoryArgs { max_memory: None },
+        Some(Command::Doctor | Command::Completions(_) | Command::KernelHost) => {
+            &MemoryArgs { max_memory: None }
+        }
     };
     crate::image_io::budget::configure_max_memory(memory.max_memory);
     match cli.command {
@@ -88,6 +91,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Histogram(a)) => histogram::run(&a),
         Some(Command::Mandelbrot(a)) => mandelbrot::run(&a),
         Some(Command::Doctor) => doctor::run(),
+        Some(Command::KernelHost) => kernel_host::run(),
         Some(Command::Bench(a)) => run_bench(&a),
         Some(Command::Completions(a)) => {
             let mut command = Cli::command();

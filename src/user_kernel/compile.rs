@@ -109,6 +109,10 @@ fn valid_arch(arch: &str) -> bool {
         .is_some_and(|d| !d.is_empty() && d.len() <= 4 && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Device functions the driver links into every module (`printf`, `malloc`/`free`,
+/// `assert`): declared `.extern .func` in the PTX, yet they load.
+const DRIVER_FUNCTIONS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
+
 /// What NVRTC accepts but loading the module would refuse: a function declared and never
 /// defined (NVRTC leaves it to a link step there is none of), and static plus dynamic
 /// shared memory over the limit.
@@ -121,6 +125,9 @@ pub fn ptx_problem(ptx: &str, dynamic_shared: u32) -> Option<String> {
                 .last()
                 .unwrap_or("?")
                 .trim_end_matches(['(', ';']);
+            if DRIVER_FUNCTIONS.contains(&name) {
+                continue;
+            }
             let name = if name.contains(&format!("{}{}", PIXEL_FUNCTION.len(), PIXEL_FUNCTION)) {
                 PIXEL_FUNCTION
             } else {
@@ -273,6 +280,8 @@ mod tests {
             ".shared .align 4 .b8 _ZZ1kE1t[40000];\n.extern .shared .align 16 .b8 tile[];\n";
         assert!(ptx_problem(shared, 8000).is_none());
         assert!(ptx_problem(shared, 9153).unwrap().contains("40000 bytes"));
+        let printf = ".extern .func  (.param .b32 func_retval0) vprintf\n(\n";
+        assert!(ptx_problem(printf, 0).is_none());
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod lexer;
 mod nvrtc;
 pub mod params;
 pub mod prelude;
+pub mod sandbox;
 pub mod source;
 mod source_error;
 

@@ -1,0 +1,15 @@
+//! `cudalens kernel-host` (hidden): the process that runs user kernels for the app and
+//! the CLI, on the socket its parent gives it (user_kernel::sandbox).
+
+use super::CliError;
+
+pub fn run() -> Result<(), CliError> {
+    use crate::user_kernel::sandbox::host;
+    if !host::started_by_parent() {
+        return Err(CliError::usage(format!(
+            "kernel-host is started by cudalens itself (descriptor {} must be its socket)",
+            host::HOST_FD
+        )));
+    }
+    host::run_cuda_host().map_err(CliError::internal)
+}

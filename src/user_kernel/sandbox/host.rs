@@ -1,0 +1,584 @@
+//! The kernel host's side (`cudalens kernel-host`): its own CUDA context, a loop that
+//! serves the parent's requests on the socket, and an exit after any fault that poisons
+//! the context. The work itself is behind [`Executor`], so tests can serve the protocol
+//! with a fake one and no GPU.
+
+use super::device_memory::{copy_pitched, frame_pitch, PitchTexture, Pitched, SharedDeviceBuffer};
+use super::error::cuda_error_name;
+use super::protocol::{
+    FailStage, Failure, Header, HostInfo, Reply, Request, HEADER_BYTES, MAX_REQUEST_BODY,
+    NOT_LOADED,
+};
+use super::shm::SharedPixels;
+use super::socket::{self, ChannelError};
+use crate::cuda::{memory, CudaArray2d, CudaDevice, SurfaceObject, TextureObject};
+use crate::user_kernel::compile::{CompiledKernel, KernelAttributes};
+use crate::user_kernel::device::{LoadedKernel, POISON};
+use crate::user_kernel::params::ParamBlock;
+use crate::user_kernel::prelude::ENTRY_NAME;
+use crate::user_kernel::source::KernelSource;
+use std::collections::VecDeque;
+use std::os::fd::OwnedFd;
+use std::time::{Duration, Instant};
+
+/// The descriptor the parent gives the host its socket on.
+pub const HOST_FD: i32 = 3;
+
+/// Kernels a host keeps loaded at once (the oldest is dropped first; the parent reloads
+/// a kernel the host no longer has).
+pub const MAX_LOADED: usize = 16;
+
+/// What runs kernels in the host.
+pub trait Executor {
+    fn info(&self) -> HostInfo;
+    /// Loads kernel `id` from its source and PTX.
+    fn load(&mut self, id: u64, source: &str, ptx: &str) -> Result<KernelAttributes, Failure>;
+    /// Runs kernel `id` on `input` (a `width × height` RGBA8 image) into `output`
+    /// (prefilled with [`POISON`]).
+    fn run(
+        &mut self,
+        id: u64,
+        width: u32,
+        height: u32,
+        params: &ParamBlock,
+        input: &[u8],
+        output: &mut [u8],
+    ) -> Result<(), Failure>;
+
+    /// Imports the device memory of frame `frame` from `fd` (see `Request::MapDevice`).
+    fn map_device(
+        &mut self,
+        _frame: u64,
+        _geometry: FrameGeometry,
+        _fd: OwnedFd,
+    ) -> Result<(), Failure> {
+        Err(request_failure(false, "this host has no device memory"))
+    }
+
+    /// Runs kernel `id` on the mapped frame `frame`.
+    fn run_device(&mut self, _id: u64, _frame: u64, _params: &ParamBlock) -> Result<(), Failure> {
+        Err(request_failure(false, "this host has no device memory"))
+    }
+}
+
+/// The layout of a device frame: two images of `height` rows of `pitch` bytes in `size`
+/// bytes, the input first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameGeometry {
+    pub width: u32,
+    pub height: u32,
+    pub pitch: usize,
+    pub size: usize,
+}
+
+impl FrameGeometry {
+    /// Checked: a non-empty image within the limits, the pitch of
+    /// `device_memory::frame_pitch`, both images inside `size`.
+    pub fn new(width: u32, height: u32, pitch: u32, size: u64) -> Option<Self> {
+        image_bytes(width, height)?;
+        let pitch = pitch as usize;
+        let size = usize::try_from(size).ok()?;
+        (pitch == frame_pitch(width) && 2 * pitch * height as usize <= size).then_some(Self {
+            width,
+            height,
+            pitch,
+            size,
+        })
+    }
+
+    /// Where the output image starts.
+    pub fn output_offset(&self) -> usize {
+        self.pitch * self.height as usize
+    }
+}
+
+/// How serving ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServeEnd {
+    /// The parent closed the socket.
+    Closed,
+    Shutdown,
+    /// A fatal failure was reported (or could not be): the host must exit.
+    Fatal,
+}
+
+/// A failure of a request (not CUDA's).
+fn request_failure(fatal: bool, message: impl Into<String>) -> Failure {
+    Failure {
+        stage: FailStage::Request,
+        code: 0,
+        fatal,
+        name: "REQUEST".into(),
+        message: message.into(),
+    }
+}
+
+/// Ends this process when its parent is gone, even while a kernel never returns: the
+/// socket's end of file is only seen between requests.
+fn exit_with_parent() {
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    let spawned = std::thread::Builder::new()
+        .name("kernel-host-watchdog".into())
+        .spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(200));
+            // SAFETY: as above; _exit ends the process without running anything else.
+            unsafe {
+                if libc::getppid() != parent {
+                    libc::_exit(0);
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        log::warn!("kernel host: no watchdog thread: {e}");
+    }
+}
+
+/// Serves requests on `socket` with the executor `start` makes, until the parent closes
+/// the socket, asks to shut down, or a fatal failure.
+pub fn serve<E: Executor>(socket: OwnedFd, start: impl FnOnce() -> Result<E, Failure>) -> ServeEnd {
+    exit_with_parent();
+    let mut exec = match start() {
+        Ok(e) => e,
+        Err(f) => {
+            let _ = send(&socket, &Reply::Failed(f), 0);
+            return ServeEnd::Fatal;
+        }
+    };
+    if send(&socket, &Reply::Hello(exec.info()), 0).is_err() {
+        return ServeEnd::Closed;
+    }
+    let mut fds = VecDeque::new();
+    loop {
+        let (seq, request) = match receive(&socket, &mut fds) {
+            Ok(r) => r,
+            Err(None) => return ServeEnd::Closed,
+            Err(Some(f)) => {
+                let _ = send(&socket, &Reply::Failed(f), 0);
+                return ServeEnd::Fatal;
+            }
+        };
+        let reply = match request {
+            Request::Shutdown => return ServeEnd::Shutdown,
+            Request::Load { id, source, ptx } => match exec.load(id, &source, &ptx) {
+                Ok(attributes) => Reply::Loaded { id, attributes },
+                Err(f) => Reply::Failed(f),
+            },
+            Request::RunHost {
+                id,
+                width,
+                height,
+                params,
+            } => match run_host(&mut exec, id, width, height, params, fds.pop_front()) {
+                Ok(kernel_micros) => Reply::Done { kernel_micros },
+                Err(f) => Reply::Failed(f),
+            },
+            Request::MapDevice {
+                frame,
+                width,
+                height,
+                pitch,
+                size,
+            } => {
+                let mapped = match (
+                    FrameGeometry::new(width, height, pitch, size),
+                    fds.pop_front(),
+                ) {
+                    (Some(geometry), Some(fd)) => exec.map_device(frame, geometry, fd),
+                    (None, _) => Err(request_failure(
+                        false,
+                        format!("a frame of {width}×{height}, pitch {pitch}, {size} bytes"),
+                    )),
+                    (_, None) => Err(request_failure(
+                        false,
+                        "no device memory came with the frame",
+                    )),
+                };
+                match mapped {
+                    Ok(()) => Reply::Mapped { frame },
+                    Err(f) => Reply::Failed(f),
+                }
+            }
+            Request::RunDevice { id, frame, params } => {
+                let start = Instant::now();
+                match exec.run_device(id, frame, &ParamBlock { words: params }) {
+                    Ok(()) => Reply::Done {
+                        kernel_micros: start.elapsed().as_micros() as u64,
+                    },
+                    Err(f) => Reply::Failed(f),
+                }
+            }
+        };
+        // Descriptors that came with anything else are not kept.
+        fds.clear();
+        let fatal = matches!(&reply, Reply::Failed(f) if f.fatal);
+        if send(&socket, &reply, seq).is_err() {
+            return ServeEnd::Closed;
+        }
+        if fatal {
+            return ServeEnd::Fatal;
+        }
+    }
+}
+
+fn send(socket: &OwnedFd, reply: &Reply, seq: u32) -> Result<(), ChannelError> {
+    socket::send_all(socket, &reply.encode(seq), None, None)
+}
+
+/// The next request; Err(None) when the parent closed the socket, Err(Some) for a frame
+/// that cannot be served.
+fn receive(
+    socket: &OwnedFd,
+    fds: &mut VecDeque<OwnedFd>,
+) -> Result<(u32, Request), Option<Failure>> {
+    let broken = |e: ChannelError| match e {
+        ChannelError::Closed => None,
+        e => Some(request_failure(true, format!("reading a request: {e}"))),
+    };
+    let mut header = [0u8; HEADER_BYTES];
+    socket::recv_exact(socket, &mut header, fds, None).map_err(broken)?;
+    let header =
+        Header::decode(&header, MAX_REQUEST_BODY).map_err(|e| Some(request_failure(true, e.0)))?;
+    let mut body = vec![0u8; header.len as usize];
+    socket::recv_exact(socket, &mut body, fds, None).map_err(broken)?;
+    let request =
+        Request::decode(header.kind, &body).map_err(|e| Some(request_failure(true, e.0)))?;
+    Ok((header.seq, request))
+}
+
+/// Maps the run's shared memory and runs the kernel on it; the kernel's time in µs.
+fn run_host<E: Executor>(
+    exec: &mut E,
+    id: u64,
+    width: u32,
+    height: u32,
+    params: [u32; 16],
+    shm: Option<OwnedFd>,
+) -> Result<u64, Failure> {
+    let shm = shm.ok_or_else(|| request_failure(false, "no shared memory came with the run"))?;
+    let bytes = image_bytes(width, height)
+        .ok_or_else(|| request_failure(false, format!("a run of {width}×{height} pixels")))?;
+    let mut pixels = SharedPixels::open(shm, 2 * bytes)
+        .map_err(|e| request_failure(false, format!("the run's shared memory: {e}")))?;
+    let (input, output) = pixels.bytes_mut().split_at_mut(bytes);
+    let start = Instant::now();
+    exec.run(
+        id,
+        width,
+        height,
+        &ParamBlock { words: params },
+        input,
+        output,
+    )?;
+    Ok(start.elapsed().as_micros() as u64)
+}
+
+/// Most pixels in one run (1 GiB of RGBA8 each way).
+pub const MAX_PIXELS: u64 = 1 << 28;
+
+/// Bytes of a `width × height` RGBA8 image, or None when empty or over [`MAX_PIXELS`].
+pub fn image_bytes(width: u32, height: u32) -> Option<usize> {
+    let pixels = u64::from(width) * u64::from(height);
+    (pixels > 0 && pixels <= MAX_PIXELS).then_some(pixels as usize * 4)
+}
+
+/// The arrays and objects of the last image size (objects first: dropped before arrays).
+struct Buffers {
+    tex: TextureObject,
+    surf: SurfaceObject,
+    input: CudaArray2d,
+    output: CudaArray2d,
+}
+
+/// A device frame imported from the parent (objects first: dropped before the memory).
+struct HostFrame {
+    id: u64,
+    geometry: FrameGeometry,
+    tex: PitchTexture,
+    surf: SurfaceObject,
+    output: CudaArray2d,
+    shared: SharedDeviceBuffer,
+}
+
+/// Runs kernels on the GPU: device 0, its own context.
+pub struct CudaExecutor {
+    device: CudaDevice,
+    kernels: VecDeque<(u64, LoadedKernel)>,
+    buffers: Option<Buffers>,
+    frame: Option<HostFrame>,
+}
+
+/// The failure for an error while the kernel ran (`cuStreamSynchronize`): fatal.
+fn sync_failure(e: cudarc::driver::DriverError) -> Failure {
+    Failure {
+        stage: FailStage::Run,
+        code: e.0 as i32,
+        fatal: true,
+        name: format!("{:?}", e.0),
+        message: e
+            .error_string()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| format!("{:?}", e.0)),
+    }
+}
+
+fn not_loaded(id: u64) -> Failure {
+    Failure {
+        name: NOT_LOADED.into(),
+        ..request_failure(false, format!("kernel {id} is not loaded"))
+    }
+}
+
+fn cuda_failure(stage: FailStage, fatal: bool, e: impl std::fmt::Display) -> Failure {
+    let message = e.to_string();
+    Failure {
+        stage,
+        code: 0,
+        fatal,
+        name: cuda_error_name(&message).unwrap_or("CUDA").to_string(),
+        message,
+    }
+}
+
+impl CudaExecutor {
+    pub fn start() -> Result<Self, Failure> {
+        let device = CudaDevice::new(0).map_err(|e| cuda_failure(FailStage::Start, true, e))?;
+        Ok(Self {
+            device,
+            kernels: VecDeque::new(),
+            buffers: None,
+            frame: None,
+        })
+    }
+
+    fn buffers(&mut self, width: u32, height: u32) -> Result<&Buffers, Failure> {
+        let fits = self
+            .buffers
+            .as_ref()
+            .is_some_and(|b| (b.input.width, b.input.height) == (width, height));
+        if !fits {
+            self.buffers = None;
+            let refused = |e| cuda_failure(FailStage::Launch, false, e);
+            let ctx = &self.device.ctx;
+            let input = CudaArray2d::new(ctx, width, height).map_err(refused)?;
+            let output = CudaArray2d::new(ctx, width, height).map_err(refused)?;
+            // SAFETY: both arrays are live RGBA8 surface arrays of this context, kept in
+            // the same `Buffers` and dropped after the objects.
+            let (tex, surf) = unsafe {
+                (
+                    TextureObject::from_array(ctx, input.raw()).map_err(refused)?,
+                    SurfaceObject::from_array(ctx, output.raw()).map_err(refused)?,
+                )
+            };
+            self.buffers = Some(Buffers {
+                tex,
+                surf,
+                input,
+                output,
+            });
+        }
+        self.buffers
+            .as_ref()
+            .ok_or_else(|| request_failure(true, "no buffers"))
+    }
+}
+
+impl Executor for CudaExecutor {
+    fn info(&self) -> HostInfo {
+        HostInfo {
+            device_name: self.device.info.name.clone(),
+            compute_capability: self.device.info.compute_capability,
+            pid: std::process::id(),
+        }
+    }
+
+    fn load(&mut self, id: u64, source: &str, ptx: &str) -> Result<KernelAttributes, Failure> {
+        let load_failure = |message: String| Failure {
+            stage: FailStage::Load,
+            code: 0,
+            fatal: false,
+            name: cuda_error_name(&message).unwrap_or("LOAD").to_string(),
+            message,
+        };
+        let source = KernelSource::parse(source).map_err(|e| load_failure(e.to_string()))?;
+        let compiled = CompiledKernel {
+            ptx: ptx.to_string(),
+            log: String::new(),
+            diagnostics: Vec::new(),
+            entry: ENTRY_NAME,
+            elapsed: Duration::ZERO,
+        };
+        let kernel = LoadedKernel::load(&self.device, &source, &compiled)
+            .map_err(|e| load_failure(e.to_string()))?;
+        let attributes = kernel.attributes;
+        self.kernels.retain(|(k, _)| *k != id);
+        if self.kernels.len() >= MAX_LOADED {
+            self.kernels.pop_front();
+        }
+        self.kernels.push_back((id, kernel));
+        Ok(attributes)
+    }
+
+    fn run(
+        &mut self,
+        id: u64,
+        width: u32,
+        height: u32,
+        params: &ParamBlock,
+        input: &[u8],
+        output: &mut [u8],
+    ) -> Result<(), Failure> {
+        if !self.kernels.iter().any(|(k, _)| *k == id) {
+            return Err(not_loaded(id));
+        }
+        self.device
+            .bind()
+            .map_err(|e| cuda_failure(FailStage::Run, true, e))?;
+        self.buffers(width, height)?;
+        let (Some(b), Some((_, kernel))) = (
+            self.buffers.as_ref(),
+            self.kernels.iter().find(|(k, _)| *k == id),
+        ) else {
+            return Err(request_failure(true, "no buffers"));
+        };
+        let stream = &self.device.stream;
+        let poisoned = |e| cuda_failure(FailStage::Run, true, e);
+        // SAFETY: both are live width × height RGBA8 arrays; each copy is waited for.
+        unsafe {
+            memory::write_array(b.input.raw(), width, height, input, stream).map_err(poisoned)?;
+            memory::write_array(b.output.raw(), width, height, output, stream).map_err(poisoned)?;
+        }
+        // SAFETY: the objects are over width × height arrays that live in `self.buffers`
+        // until the stream is synchronized below.
+        unsafe {
+            kernel.launch(
+                stream,
+                b.tex.handle(),
+                b.surf.handle(),
+                width,
+                height,
+                params,
+            )
+        }
+        .map_err(|e| cuda_failure(FailStage::Launch, false, e))?;
+        stream.synchronize().map_err(sync_failure)?;
+        // SAFETY: `output` is a live width × height RGBA8 array; read_array waits.
+        unsafe { memory::read_array(b.output.raw(), width, height, output, stream) }
+            .map_err(poisoned)?;
+        Ok(())
+    }
+
+    fn map_device(
+        &mut self,
+        frame: u64,
+        geometry: FrameGeometry,
+        fd: OwnedFd,
+    ) -> Result<(), Failure> {
+        self.frame = None;
+        let refused = |e| cuda_failure(FailStage::Request, false, e);
+        let ctx = &self.device.ctx;
+        let shared = SharedDeviceBuffer::import(ctx, &fd, geometry.size).map_err(refused)?;
+        let (width, height) = (geometry.width, geometry.height);
+        let output = CudaArray2d::new(ctx, width, height).map_err(refused)?;
+        // SAFETY: the input image is the first `height` rows of `pitch` bytes (a multiple
+        // of every texture pitch alignment) of `shared`, which lives in the same
+        // `HostFrame` as the objects and is dropped after them; `output` likewise.
+        let (tex, surf) = unsafe {
+            (
+                PitchTexture::new(ctx, shared.ptr(), width, height, geometry.pitch)
+                    .map_err(refused)?,
+                SurfaceObject::from_array(ctx, output.raw()).map_err(refused)?,
+            )
+        };
+        self.frame = Some(HostFrame {
+            id: frame,
+            geometry,
+            tex,
+            surf,
+            output,
+            shared,
+        });
+        Ok(())
+    }
+
+    fn run_device(&mut self, id: u64, frame: u64, params: &ParamBlock) -> Result<(), Failure> {
+        let Some((_, kernel)) = self.kernels.iter().find(|(k, _)| *k == id) else {
+            return Err(not_loaded(id));
+        };
+        let Some(f) = self.frame.as_ref().filter(|f| f.id == frame) else {
+            return Err(request_failure(
+                false,
+                format!("frame {frame} is not mapped"),
+            ));
+        };
+        self.device
+            .bind()
+            .map_err(|e| cuda_failure(FailStage::Run, true, e))?;
+        let stream = &self.device.stream;
+        let FrameGeometry {
+            width,
+            height,
+            pitch,
+            ..
+        } = f.geometry;
+        // SAFETY: the objects are over the frame's input rows and its output array, kept
+        // alive in `self.frame` until the stream is synchronized below.
+        unsafe {
+            kernel.launch(
+                stream,
+                f.tex.handle(),
+                f.surf.handle(),
+                width,
+                height,
+                params,
+            )
+        }
+        .map_err(|e| cuda_failure(FailStage::Launch, false, e))?;
+        let out = Pitched::Device {
+            ptr: f.shared.ptr() + f.geometry.output_offset() as u64,
+            pitch,
+        };
+        // SAFETY: the array holds the image; the output rows lie inside the mapping
+        // (checked by FrameGeometry); the copy is waited for below.
+        unsafe {
+            copy_pitched(
+                Pitched::Array(f.output.raw()),
+                out,
+                width,
+                height,
+                stream.cu_stream(),
+            )
+        }
+        .map_err(|e| cuda_failure(FailStage::Run, true, e))?;
+        stream.synchronize().map_err(sync_failure)
+    }
+}
+
+/// Whether this process was given its socket on [`HOST_FD`] (not started by hand).
+pub fn started_by_parent() -> bool {
+    socket::is_socket(HOST_FD)
+}
+
+/// `cudalens kernel-host`: serves the parent on [`HOST_FD`] with the GPU. Err when
+/// started by hand (no socket there) or after a fatal failure.
+pub fn run_cuda_host() -> Result<(), String> {
+    if !started_by_parent() {
+        return Err(format!(
+            "kernel-host is started by cudalens itself (descriptor {HOST_FD} must be its socket)"
+        ));
+    }
+    // SAFETY: HOST_FD is an open socket (checked) that this process inherited: nothing
+    // opened since can have its number, so nothing else owns it.
+    let socket = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(HOST_FD) };
+    match serve(socket, CudaExecutor::start) {
+        ServeEnd::Closed | ServeEnd::Shutdown => Ok(()),
+        ServeEnd::Fatal => Err("the kernel host stopped after a fatal failure".into()),
+    }
+}
+
+/// [`POISON`] repeated over `out` (what pixels the kernel does not write keep).
+pub fn fill_poison(out: &mut [u8]) {
+    for px in out.chunks_exact_mut(4) {
+        px.copy_from_slice(&POISON);
+    }
+}

@@ -1,0 +1,596 @@
+//! The kernel host's wire format: little-endian frames on a Unix stream socket.
+//!
+//! A frame is a 16-byte header (`CLKH`, the protocol version, the kind, a sequence number
+//! and the body's length) and a body. The parent sends requests (load, run, shutdown);
+//! the host answers each with one reply carrying the request's sequence number. The
+//! shared-memory file of a run travels beside its frame as an `SCM_RIGHTS` descriptor.
+//! Every length is bounded before anything is allocated.
+
+use crate::user_kernel::compile::KernelAttributes;
+use crate::user_kernel::prelude::PARAMS_BYTES;
+
+/// The frame's first four bytes.
+pub const MAGIC: [u8; 4] = *b"CLKH";
+/// Bumped on any change of the format: a host of another version is refused.
+pub const VERSION: u16 = 1;
+pub const HEADER_BYTES: usize = 16;
+/// Largest reply body the parent reads (a failure's message is the largest).
+pub const MAX_REPLY_BODY: u32 = 64 * 1024;
+/// Largest request body the host reads: a 64 KiB source and its PTX.
+pub const MAX_REQUEST_BODY: u32 = 32 * 1024 * 1024;
+/// Longest text field (names, messages) a reply carries.
+pub const MAX_TEXT: usize = 4096;
+
+/// Frame kinds: requests below 64, replies from 64.
+pub mod kind {
+    pub const LOAD: u8 = 1;
+    pub const RUN_HOST: u8 = 2;
+    pub const SHUTDOWN: u8 = 3;
+    pub const MAP_DEVICE: u8 = 4;
+    pub const RUN_DEVICE: u8 = 5;
+    pub const HELLO: u8 = 64;
+    pub const LOADED: u8 = 65;
+    pub const DONE: u8 = 66;
+    pub const FAILED: u8 = 67;
+    pub const MAPPED: u8 = 68;
+}
+
+/// A malformed frame or body.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct WireError(pub String);
+
+fn wire(message: impl Into<String>) -> WireError {
+    WireError(message.into())
+}
+
+/// A frame's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub kind: u8,
+    pub seq: u32,
+    pub len: u32,
+}
+
+impl Header {
+    pub fn encode(&self) -> [u8; HEADER_BYTES] {
+        let mut out = [0u8; HEADER_BYTES];
+        out[..4].copy_from_slice(&MAGIC);
+        out[4..6].copy_from_slice(&VERSION.to_le_bytes());
+        out[6] = self.kind;
+        out[8..12].copy_from_slice(&self.seq.to_le_bytes());
+        out[12..16].copy_from_slice(&self.len.to_le_bytes());
+        out
+    }
+
+    /// Checks the magic, the version and the body's length against `max_body`.
+    pub fn decode(bytes: &[u8; HEADER_BYTES], max_body: u32) -> Result<Self, WireError> {
+        if bytes[..4] != MAGIC {
+            return Err(wire(format!(
+                "a frame starts with {:02x?}, not CLKH",
+                &bytes[..4]
+            )));
+        }
+        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+        if version != VERSION {
+            return Err(wire(format!(
+                "the kernel host speaks protocol version {version}, this cudalens {VERSION} (a different build?)"
+            )));
+        }
+        let len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+        if len > max_body {
+            return Err(wire(format!(
+                "a frame announces {len} bytes, more than {max_body}"
+            )));
+        }
+        Ok(Self {
+            kind: bytes[6],
+            seq: u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]),
+            len,
+        })
+    }
+}
+
+/// What the host says once its CUDA context exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostInfo {
+    pub device_name: String,
+    pub compute_capability: (i32, i32),
+    pub pid: u32,
+}
+
+/// Where a failure happened in the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailStage {
+    /// Creating the context (no device, no driver).
+    Start = 0,
+    /// Parsing the source or loading the PTX (the context stays usable).
+    Load = 1,
+    /// `cuLaunchKernel` refused the launch (not sticky).
+    Launch = 2,
+    /// The kernel ran and faulted, or a copy failed: the context is poisoned.
+    Run = 3,
+    /// A request the host cannot serve (unknown kernel, bad size, bad frame).
+    Request = 4,
+}
+
+impl FailStage {
+    fn from_u8(v: u8) -> Result<Self, WireError> {
+        Ok(match v {
+            0 => Self::Start,
+            1 => Self::Load,
+            2 => Self::Launch,
+            3 => Self::Run,
+            4 => Self::Request,
+            _ => return Err(wire(format!("unknown failure stage {v}"))),
+        })
+    }
+}
+
+/// A failure reported by the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub stage: FailStage,
+    /// The `CUresult` (0 when the failure is not CUDA's).
+    pub code: i32,
+    /// The host exits after sending this.
+    pub fatal: bool,
+    /// `CUDA_ERROR_...`, or a short word for other failures.
+    pub name: String,
+    /// One line.
+    pub message: String,
+}
+
+/// Name of the failure the host sends for a run of a kernel it does not have (the parent
+/// loads it and runs again).
+pub const NOT_LOADED: &str = "NOT_LOADED";
+
+/// A request, parent to host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// Parse `source`, load `ptx` (compiled from it) and keep it as kernel `id`.
+    Load {
+        id: u64,
+        source: String,
+        ptx: String,
+    },
+    /// Run kernel `id` on the `width × height` image in the shared memory passed with the
+    /// frame: input at 0, output right after it.
+    RunHost {
+        id: u64,
+        width: u32,
+        height: u32,
+        params: [u32; PARAMS_BYTES / 4],
+    },
+    /// Import the device memory passed with the frame (`size` bytes: the input image at
+    /// 0, the output at `pitch × height`, rows of `pitch` bytes) as frame `frame`.
+    MapDevice {
+        frame: u64,
+        width: u32,
+        height: u32,
+        pitch: u32,
+        size: u64,
+    },
+    /// Run kernel `id` on frame `frame` (mapped before).
+    RunDevice {
+        id: u64,
+        frame: u64,
+        params: [u32; PARAMS_BYTES / 4],
+    },
+    Shutdown,
+}
+
+/// A reply, host to parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    Hello(HostInfo),
+    Loaded {
+        id: u64,
+        attributes: KernelAttributes,
+    },
+    Done {
+        kernel_micros: u64,
+    },
+    Failed(Failure),
+    Mapped {
+        frame: u64,
+    },
+}
+
+/// Appends little-endian fields to a body.
+#[derive(Default)]
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u32(&mut self, v: u32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    fn i32(&mut self, v: i32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    fn u64(&mut self, v: u64) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    fn u8(&mut self, v: u8) -> &mut Self {
+        self.0.push(v);
+        self
+    }
+    fn text(&mut self, s: &str) -> &mut Self {
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+        self
+    }
+}
+
+/// Reads little-endian fields from a body, never past its end.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
+        if self.bytes.len() < n {
+            return Err(wire("a frame's body ends early"));
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+    fn u8(&mut self) -> Result<u8, WireError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, WireError> {
+        self.array().map(u32::from_le_bytes)
+    }
+    fn i32(&mut self) -> Result<i32, WireError> {
+        self.array().map(i32::from_le_bytes)
+    }
+    fn u64(&mut self) -> Result<u64, WireError> {
+        self.array().map(u64::from_le_bytes)
+    }
+    fn text(&mut self, max: usize) -> Result<String, WireError> {
+        let len = self.u32()? as usize;
+        if len > max {
+            return Err(wire(format!(
+                "a text field of {len} bytes, more than {max}"
+            )));
+        }
+        String::from_utf8(self.take(len)?.to_vec()).map_err(|_| wire("a text field is not UTF-8"))
+    }
+    fn end(&self) -> Result<(), WireError> {
+        if self.bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(wire(format!(
+                "{} bytes after a frame's body",
+                self.bytes.len()
+            )))
+        }
+    }
+}
+
+/// `header + body` for a frame of `kind`.
+fn frame(kind: u8, seq: u32, body: Vec<u8>) -> Vec<u8> {
+    let header = Header {
+        kind,
+        seq,
+        len: body.len() as u32,
+    };
+    let mut out = header.encode().to_vec();
+    out.extend_from_slice(&body);
+    out
+}
+
+impl Request {
+    pub fn encode(&self, seq: u32) -> Vec<u8> {
+        let mut w = Writer::default();
+        let kind = match self {
+            Request::Load { id, source, ptx } => {
+                w.u64(*id).text(source).text(ptx);
+                kind::LOAD
+            }
+            Request::RunHost {
+                id,
+                width,
+                height,
+                params,
+            } => {
+                w.u64(*id).u32(*width).u32(*height);
+                for p in params {
+                    w.u32(*p);
+                }
+                kind::RUN_HOST
+            }
+            Request::MapDevice {
+                frame,
+                width,
+                height,
+                pitch,
+                size,
+            } => {
+                w.u64(*frame)
+                    .u32(*width)
+                    .u32(*height)
+                    .u32(*pitch)
+                    .u64(*size);
+                kind::MAP_DEVICE
+            }
+            Request::RunDevice { id, frame, params } => {
+                w.u64(*id).u64(*frame);
+                for p in params {
+                    w.u32(*p);
+                }
+                kind::RUN_DEVICE
+            }
+            Request::Shutdown => kind::SHUTDOWN,
+        };
+        frame(kind, seq, w.0)
+    }
+
+    pub fn decode(kind: u8, body: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader { bytes: body };
+        let request = match kind {
+            kind::LOAD => Request::Load {
+                id: r.u64()?,
+                source: r.text(MAX_REQUEST_BODY as usize)?,
+                ptx: r.text(MAX_REQUEST_BODY as usize)?,
+            },
+            kind::RUN_HOST => {
+                let (id, width, height) = (r.u64()?, r.u32()?, r.u32()?);
+                let mut params = [0u32; PARAMS_BYTES / 4];
+                for p in &mut params {
+                    *p = r.u32()?;
+                }
+                Request::RunHost {
+                    id,
+                    width,
+                    height,
+                    params,
+                }
+            }
+            kind::MAP_DEVICE => Request::MapDevice {
+                frame: r.u64()?,
+                width: r.u32()?,
+                height: r.u32()?,
+                pitch: r.u32()?,
+                size: r.u64()?,
+            },
+            kind::RUN_DEVICE => {
+                let (id, frame) = (r.u64()?, r.u64()?);
+                let mut params = [0u32; PARAMS_BYTES / 4];
+                for p in &mut params {
+                    *p = r.u32()?;
+                }
+                Request::RunDevice { id, frame, params }
+            }
+            kind::SHUTDOWN => Request::Shutdown,
+            other => return Err(wire(format!("unknown request kind {other}"))),
+        };
+        r.end()?;
+        Ok(request)
+    }
+}
+
+/// At most `MAX_TEXT` bytes of `s`, cut at a character boundary.
+fn bounded(s: &str) -> &str {
+    let mut end = s.len().min(MAX_TEXT);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+impl Reply {
+    pub fn encode(&self, seq: u32) -> Vec<u8> {
+        let mut w = Writer::default();
+        let kind = match self {
+            Reply::Hello(info) => {
+                w.text(bounded(&info.device_name))
+                    .i32(info.compute_capability.0)
+                    .i32(info.compute_capability.1)
+                    .u32(info.pid);
+                kind::HELLO
+            }
+            Reply::Loaded { id, attributes: a } => {
+                w.u64(*id);
+                for v in [
+                    a.registers,
+                    a.local_bytes,
+                    a.static_shared_bytes,
+                    a.const_bytes,
+                    a.max_threads_per_block,
+                    a.ptx_version,
+                    a.binary_version,
+                ] {
+                    w.u32(v);
+                }
+                kind::LOADED
+            }
+            Reply::Done { kernel_micros } => {
+                w.u64(*kernel_micros);
+                kind::DONE
+            }
+            Reply::Failed(f) => {
+                w.u8(f.stage as u8)
+                    .i32(f.code)
+                    .u8(u8::from(f.fatal))
+                    .text(bounded(&f.name))
+                    .text(bounded(&f.message));
+                kind::FAILED
+            }
+            Reply::Mapped { frame } => {
+                w.u64(*frame);
+                kind::MAPPED
+            }
+        };
+        frame(kind, seq, w.0)
+    }
+
+    pub fn decode(kind: u8, body: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader { bytes: body };
+        let reply = match kind {
+            kind::HELLO => Reply::Hello(HostInfo {
+                device_name: r.text(MAX_TEXT)?,
+                compute_capability: (r.i32()?, r.i32()?),
+                pid: r.u32()?,
+            }),
+            kind::LOADED => Reply::Loaded {
+                id: r.u64()?,
+                attributes: KernelAttributes {
+                    registers: r.u32()?,
+                    local_bytes: r.u32()?,
+                    static_shared_bytes: r.u32()?,
+                    const_bytes: r.u32()?,
+                    max_threads_per_block: r.u32()?,
+                    ptx_version: r.u32()?,
+                    binary_version: r.u32()?,
+                },
+            },
+            kind::DONE => Reply::Done {
+                kernel_micros: r.u64()?,
+            },
+            kind::FAILED => Reply::Failed(Failure {
+                stage: FailStage::from_u8(r.u8()?)?,
+                code: r.i32()?,
+                fatal: r.u8()? != 0,
+                name: r.text(MAX_TEXT)?,
+                message: r.text(MAX_TEXT)?,
+            }),
+            kind::MAPPED => Reply::Mapped { frame: r.u64()? },
+            other => return Err(wire(format!("unknown reply kind {other}"))),
+        };
+        r.end()?;
+        Ok(reply)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip_reply(reply: Reply) {
+        let bytes = reply.encode(7);
+        let header =
+            Header::decode(bytes[..HEADER_BYTES].try_into().unwrap(), MAX_REPLY_BODY).unwrap();
+        assert_eq!(header.seq, 7);
+        assert_eq!(header.len as usize, bytes.len() - HEADER_BYTES);
+        assert_eq!(
+            Reply::decode(header.kind, &bytes[HEADER_BYTES..]).unwrap(),
+            reply
+        );
+    }
+
+    #[test]
+    fn replies_round_trip() {
+        round_trip_reply(Reply::Hello(HostInfo {
+            device_name: "NVIDIA H100 80GB HBM3".into(),
+            compute_capability: (9, 0),
+            pid: 1234,
+        }));
+        round_trip_reply(Reply::Loaded {
+            id: u64::MAX,
+            attributes: KernelAttributes {
+                registers: 32,
+                max_threads_per_block: 1024,
+                ..KernelAttributes::default()
+            },
+        });
+        round_trip_reply(Reply::Done { kernel_micros: 42 });
+        round_trip_reply(Reply::Mapped { frame: 9 });
+        round_trip_reply(Reply::Failed(Failure {
+            stage: FailStage::Run,
+            code: 700,
+            fatal: true,
+            name: "CUDA_ERROR_ILLEGAL_ADDRESS".into(),
+            message: "an illegal memory access was encountered".into(),
+        }));
+    }
+
+    #[test]
+    fn requests_round_trip() {
+        for request in [
+            Request::Load {
+                id: 3,
+                source: "uchar4 pixel(...)".into(),
+                ptx: ".version 9.0".into(),
+            },
+            Request::RunHost {
+                id: 3,
+                width: 640,
+                height: 480,
+                params: [5; PARAMS_BYTES / 4],
+            },
+            Request::MapDevice {
+                frame: 2,
+                width: 1920,
+                height: 1080,
+                pitch: 7680,
+                size: 2 << 24,
+            },
+            Request::RunDevice {
+                id: 3,
+                frame: 2,
+                params: [7; PARAMS_BYTES / 4],
+            },
+            Request::Shutdown,
+        ] {
+            let bytes = request.encode(1);
+            let header =
+                Header::decode(bytes[..HEADER_BYTES].try_into().unwrap(), MAX_REQUEST_BODY)
+                    .unwrap();
+            assert_eq!(
+                Request::decode(header.kind, &bytes[HEADER_BYTES..]).unwrap(),
+                request
+            );
+        }
+    }
+
+    #[test]
+    fn bad_frames_are_refused_before_allocating() {
+        let good = Reply::Done { kernel_micros: 1 }.encode(1);
+        let mut header: [u8; HEADER_BYTES] = good[..HEADER_BYTES].try_into().unwrap();
+        header[0] = b'X';
+        assert!(Header::decode(&header, MAX_REPLY_BODY).is_err());
+        let mut header: [u8; HEADER_BYTES] = good[..HEADER_BYTES].try_into().unwrap();
+        header[4] = 9;
+        let e = Header::decode(&header, MAX_REPLY_BODY).unwrap_err();
+        assert!(e.0.contains("version 9"), "{e}");
+        let mut header: [u8; HEADER_BYTES] = good[..HEADER_BYTES].try_into().unwrap();
+        header[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Header::decode(&header, MAX_REPLY_BODY).is_err());
+        // Bodies: short, long, a text field longer than its bound, unknown kinds.
+        assert!(Reply::decode(kind::DONE, &[1, 2, 3]).is_err());
+        assert!(Reply::decode(kind::DONE, &[0; 9]).is_err());
+        let mut huge_text = vec![0u8; 6];
+        huge_text.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Reply::decode(kind::FAILED, &huge_text).is_err());
+        assert!(Reply::decode(99, &[]).is_err());
+        assert!(Request::decode(kind::HELLO, &[]).is_err());
+        assert!(Reply::decode(kind::FAILED, &[9, 0, 0, 0, 0, 0]).is_err());
+    }
+
+    #[test]
+    fn long_messages_are_cut_at_a_character() {
+        let message = "é".repeat(MAX_TEXT);
+        let bytes = Reply::Failed(Failure {
+            stage: FailStage::Load,
+            code: 0,
+            fatal: false,
+            name: "x".into(),
+            message,
+        })
+        .encode(0);
+        let Reply::Failed(f) = Reply::decode(kind::FAILED, &bytes[HEADER_BYTES..]).unwrap() else {
+            panic!()
+        };
+        assert!(f.message.len() <= MAX_TEXT);
+    }
+}
