@@ -46,6 +46,7 @@ filters! {
     unsharp::Unsharp,
     equalize::Equalize,
     levels::Levels,
+    threshold::Threshold,
 }
 
 /// The filter called `name` (or one of its aliases).
