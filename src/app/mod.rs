@@ -6,6 +6,8 @@ mod config_dir;
 mod cpu_jobs;
 mod file_dialog;
 mod filter_stack;
+#[cfg(test)]
+mod filter_stack_tests;
 mod handler;
 mod histogram_panel;
 mod image_document;
