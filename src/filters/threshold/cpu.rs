@@ -203,8 +203,8 @@ mod tests {
         assert_eq!(level(Method::Manual, 77, &h), 77);
         // A peak at 20 falling to 0 at 60, and a few bright pixels: the tail is the right one.
         let mut h = [0; BINS];
-        for v in 20..=60 {
-            h[v] = (60 - v as u32) * 10;
+        for (v, c) in h.iter_mut().enumerate().take(61).skip(20) {
+            *c = (60 - v as u32) * 10;
         }
         h[60] = 1;
         h[250] = 3;
@@ -236,9 +236,9 @@ mod tests {
             let mut h = [0u32; BINS];
             let lo = rng.random_range(0..250);
             let hi = rng.random_range(lo + 1..BINS);
-            for v in lo..=hi {
+            for c in &mut h[lo..=hi] {
                 if case % 3 == 0 || rng.random_bool(0.3) {
-                    h[v] = rng.random_range(0..1000);
+                    *c = rng.random_range(0..1000);
                 }
             }
             h[lo] += 1;
