@@ -93,6 +93,18 @@ shared_constants! {
     /// Bins a channel has, and threads an `equalize_lut` block has (one bin each).
     EQUALIZE_BINS = 256;
 
+    // threshold: kernels/filters/threshold.cu.
+    /// Threads of `threshold_level`'s one block: one per luma bin.
+    THRESHOLD_BINS = 256;
+    THRESHOLD_BLOCK_X = 32;
+    THRESHOLD_BLOCK_Y = 8;
+    /// The methods' indices: their order in `threshold::Method`, which checks it.
+    THRESHOLD_MANUAL = 0;
+    THRESHOLD_OTSU = 1;
+    THRESHOLD_ISODATA = 2;
+    THRESHOLD_MEAN = 3;
+    THRESHOLD_TRIANGLE = 4;
+
     // transpose: kernels/filters/transpose.cu.
     TRANSPOSE_TILE = 32;
     TRANSPOSE_ROWS = 8;

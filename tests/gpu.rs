@@ -206,6 +206,12 @@ fn all_filter_cases() -> Vec<Vec<Filter>> {
         "median:radius=1",
         "unsharp:sigma=1,amount=2",
     ]));
+    // A level computed on the device from a stage's output.
+    cases.push(parse(&[
+        "levels:black=16,white=235,gamma=2.2",
+        "threshold:method=otsu",
+        "median:radius=1",
+    ]));
     cases
 }
 

@@ -46,6 +46,16 @@ fn random_spec(rng: &mut impl Rng) -> String {
         if p.default != ParamDefault::Required && rng.random_bool(0.5) {
             continue;
         }
+        if p.is_choice() {
+            // Any of its words, or now and then one it does not have.
+            let i = rng.random_range(0..=p.choices.len());
+            params.push(format!(
+                "{}={}",
+                p.name,
+                p.choices.get(i).unwrap_or(&"none")
+            ));
+            continue;
+        }
         let top = p.min + (p.max - p.min) / 3.0 + 1.0;
         let v = rng.random_range(p.min - 0.5..top);
         params.push(if p.integer {

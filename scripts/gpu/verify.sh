@@ -32,7 +32,7 @@ sys.exit(0 if d.max() <= 1 else 1)
 PY
 }
 
-# The median and equalize outputs against OpenCV (skipped where cv2 is missing).
+# The median, equalize and threshold outputs against OpenCV (skipped where cv2 is missing).
 opencv() {
     if ! python3 -c "import cv2" 2>/dev/null; then
         echo "no OpenCV (cv2) on this machine"

@@ -91,11 +91,33 @@ fn param_slider_ui(ui: &mut Ui, def: &ParamDef, value: f32) -> Option<f32> {
     ui.add(slider).changed().then_some(v)
 }
 
+/// A choice parameter's combo box; returns the index of the word the user picked.
+fn param_combo_ui(ui: &mut Ui, def: &ParamDef, value: f32) -> Option<f32> {
+    let mut picked = None;
+    egui::ComboBox::from_label(def.label)
+        .selected_text(def.word(value).unwrap_or("?"))
+        .show_ui(ui, |ui| {
+            for (i, word) in def.choices.iter().enumerate() {
+                if ui
+                    .selectable_label(def.word(value) == Some(word), *word)
+                    .clicked()
+                {
+                    picked = Some(i as f32);
+                }
+            }
+        });
+    picked
+}
+
 fn parameters_ui(ui: &mut Ui, entry: &mut FilterEntry) {
     let def = entry.filter.def();
     for (i, p) in def.params().iter().enumerate() {
         let value = entry.filter.params().get(i);
-        if p.default == ParamDefault::Derived {
+        if p.is_choice() {
+            if let Some(v) = param_combo_ui(ui, p, value) {
+                entry.filter.set_param(i, v, !entry.auto_derived);
+            }
+        } else if p.default == ParamDefault::Derived {
             ui.horizontal(|ui| {
                 if ui.checkbox(&mut entry.auto_derived, "auto").changed() && entry.auto_derived {
                     entry.filter.rederive();
@@ -121,31 +143,34 @@ pub fn filter_stack_ui(ui: &mut Ui, stack: &mut FilterStack) -> bool {
     let n = stack.entries.len();
     let mut swap = None;
     for (i, entry) in stack.entries.iter_mut().enumerate() {
-        egui::Frame::group(ui.style()).show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.checkbox(
-                    &mut entry.enabled,
-                    egui::RichText::new(entry.filter.name()).strong(),
-                )
-                .on_hover_text(entry.filter.def().summary());
-                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    if ui
-                        .add_enabled(i + 1 < n, egui::Button::new("down"))
-                        .on_hover_text("apply later")
-                        .clicked()
-                    {
-                        swap = Some((i, i + 1));
-                    }
-                    if ui
-                        .add_enabled(i > 0, egui::Button::new("up"))
-                        .on_hover_text("apply earlier")
-                        .clicked()
-                    {
-                        swap = Some((i - 1, i));
-                    }
+        // Each entry's own id space: a combo box keeps its state under its label's id.
+        ui.push_id(i, |ui| {
+            egui::Frame::group(ui.style()).show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    ui.checkbox(
+                        &mut entry.enabled,
+                        egui::RichText::new(entry.filter.name()).strong(),
+                    )
+                    .on_hover_text(entry.filter.def().summary());
+                    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                        if ui
+                            .add_enabled(i + 1 < n, egui::Button::new("down"))
+                            .on_hover_text("apply later")
+                            .clicked()
+                        {
+                            swap = Some((i, i + 1));
+                        }
+                        if ui
+                            .add_enabled(i > 0, egui::Button::new("up"))
+                            .on_hover_text("apply earlier")
+                            .clicked()
+                        {
+                            swap = Some((i - 1, i));
+                        }
+                    });
                 });
-            });
-            ui.add_enabled_ui(entry.enabled, |ui| parameters_ui(ui, entry));
+                ui.add_enabled_ui(entry.enabled, |ui| parameters_ui(ui, entry));
+            })
         });
     }
     if let Some((a, b)) = swap {

@@ -1,8 +1,9 @@
 //! winit event handling: the window, egui_glow, redraws, dropped files, screenshots.
 
 use super::config_dir::config_dir;
+use super::frame_log::{FrameLine, FrameLog};
 use super::settings::{SavedWindow, Settings, SettingsStore};
-use super::state::AppState;
+use super::state::{AppState, Tab};
 use super::GuiArgs;
 use crate::gl::GlWindow;
 use glow::HasContext;
@@ -93,6 +94,8 @@ pub struct Handler {
     /// The file came from the command line (it opens in the image tab, a failure is fatal).
     explicit_file: bool,
     last_frame: Option<Instant>,
+    /// `CUDALENS_FRAME_LOG`: a line per painted frame.
+    frame_log: FrameLog,
 }
 
 impl Handler {
@@ -127,6 +130,7 @@ impl Handler {
             proxy: Arc::new(Mutex::new(proxy)),
             explicit_file,
             last_frame: None,
+            frame_log: FrameLog::from_env(),
         }
     }
 
@@ -261,6 +265,14 @@ impl Handler {
             r.gl.clear(glow::COLOR_BUFFER_BIT);
         }
         r.egui.paint(&r.window.window);
+        self.frame_log.frame(FrameLine {
+            tab: match r.state.tab {
+                Tab::Image => "image",
+                Tab::Mandelbrot => "mandelbrot",
+            },
+            busy: r.state.tab_busy(),
+            filters: r.state.stack.active().len(),
+        });
         self.frames += 1;
         self.last_frame = Some(Instant::now());
         let last = self.args.frames > 0 && self.frames >= self.args.frames;

@@ -6,6 +6,9 @@ mod config_dir;
 mod cpu_jobs;
 mod file_dialog;
 mod filter_stack;
+#[cfg(test)]
+mod filter_stack_tests;
+mod frame_log;
 mod handler;
 mod histogram_panel;
 mod image_document;

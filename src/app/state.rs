@@ -385,6 +385,14 @@ impl AppState {
         }
     }
 
+    /// Whether the shown tab's work runs (the explorer's render, the CPU filter stack).
+    pub fn tab_busy(&self) -> bool {
+        match self.tab {
+            Tab::Image => self.filters.busy(),
+            Tab::Mandelbrot => self.mandelbrot.busy(),
+        }
+    }
+
     /// One frame of UI.
     pub fn ui(&mut self, ui: &mut egui::Ui, gl: &glow::Context) {
         let mut actions = if self.browser.is_some() {

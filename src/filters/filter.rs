@@ -1,5 +1,5 @@
 //! `Filter`: a registered filter with validated parameter values, parsed from and printed
-//! as a specification (`box:radius=5`, `gaussian:sigma=2,radius=6`).
+//! as a specification (`box:radius=5`, `gaussian:sigma=2,radius=6`, `threshold:method=otsu`).
 
 use super::param::Default as ParamDefault;
 use super::{find, FilterDef, FilterSpecError, Params, FILTERS};
@@ -111,7 +111,11 @@ impl fmt::Display for Filter {
         f.write_str(self.def.name())?;
         for (i, p) in self.def.params().iter().enumerate() {
             let sep = if i == 0 { ':' } else { ',' };
-            write!(f, "{sep}{}={}", p.name, self.params.get(i))?;
+            let value = self.params.get(i);
+            match p.word(value) {
+                Some(word) => write!(f, "{sep}{}={word}", p.name)?,
+                None => write!(f, "{sep}{}={value}", p.name)?,
+            }
         }
         Ok(())
     }
@@ -132,7 +136,8 @@ fn pairs(text: &str) -> Result<Vec<(String, &str)>, FilterSpecError> {
         .collect()
 }
 
-/// Parses one value of parameter `index` of `def` and checks its range.
+/// Parses one value of parameter `index` of `def` and checks its range; a choice takes one
+/// of its words (any case), not its index.
 fn parse_value(
     def: &'static dyn FilterDef,
     index: usize,
@@ -140,6 +145,16 @@ fn parse_value(
 ) -> Result<f32, FilterSpecError> {
     let p = &def.params()[index];
     let (filter, param) = (def.name(), p.name);
+    if p.is_choice() {
+        return p
+            .value_of_word(text)
+            .ok_or_else(|| FilterSpecError::UnknownChoice {
+                filter,
+                param,
+                value: text.to_string(),
+                choices: p.choices.join(", "),
+            });
+    }
     // Integers are read as integers first, so that `-1` is out of range, not "not a number".
     let value: f64 = text.parse().map_err(|_| FilterSpecError::NotANumber {
         filter,

@@ -45,6 +45,7 @@ filters! {
     unsharp::Unsharp,
     equalize::Equalize,
     levels::Levels,
+    threshold::Threshold,
 }
 
 /// The filter called `name` (or one of its aliases).
@@ -66,13 +67,17 @@ pub fn kernel_modules() -> Vec<&'static str> {
     names
 }
 
-/// The specification syntax of every filter, one per line (for `--help`).
+/// The specification syntax of every filter, one per line (for `--help`), each followed by
+/// the words of its choice parameters.
 pub fn help_lines() -> String {
-    FILTERS
-        .iter()
-        .map(|d| format!("  {}", d.summary()))
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut lines = Vec::new();
+    for d in FILTERS {
+        lines.push(format!("  {}", d.summary()));
+        for p in d.params().iter().filter(|p| p.is_choice()) {
+            lines.push(format!("      {}: {}", p.name, p.choices_text()));
+        }
+    }
+    lines.join("\n")
 }
 
 /// The `--filter` help: every registered filter's syntax.

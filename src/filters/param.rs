@@ -1,5 +1,10 @@
 //! One parameter of a filter: its name, range, default and how the UI edits it. The spec
-//! parser, the sliders and `--help` all read these; nothing else repeats a limit.
+//! parser, the sliders and combo boxes, and `--help` all read these; nothing else repeats a
+//! limit or a word.
+//!
+//! A parameter is a number (whole or real, in a range) or a choice among words
+//! (`method=otsu`): a choice is stored as the index of its word in the same `f32` storage,
+//! so [`Params`] keeps its shape; specifications take and print the word.
 
 /// How many parameters a filter may have.
 pub const MAX_PARAMS: usize = 5;
@@ -33,6 +38,8 @@ pub struct ParamDef {
     pub integer: bool,
     /// The slider is logarithmic.
     pub logarithmic: bool,
+    /// The words of a choice, in index order (empty for a number).
+    pub choices: &'static [&'static str],
 }
 
 impl ParamDef {
@@ -48,6 +55,29 @@ impl ParamDef {
             default,
             integer: true,
             logarithmic: false,
+            choices: &[],
+        }
+    }
+
+    /// A choice among `choices` (at least one word), stored as the word's index; `default`
+    /// is an index (`Value(0.0)`: the first word).
+    pub const fn choice(
+        name: &'static str,
+        choices: &'static [&'static str],
+        default: Default,
+    ) -> Self {
+        assert!(!choices.is_empty(), "a choice needs a word");
+        Self {
+            name,
+            aliases: &[],
+            label: name,
+            min: 0.0,
+            min_exclusive: false,
+            max: (choices.len() - 1) as f32,
+            default,
+            integer: true,
+            logarithmic: false,
+            choices,
         }
     }
 
@@ -63,6 +93,7 @@ impl ParamDef {
             default,
             integer: false,
             logarithmic: false,
+            choices: &[],
         }
     }
 
@@ -96,9 +127,38 @@ impl ParamDef {
         above_min && value <= self.max
     }
 
-    /// The range as written in help texts and errors: `1..=255`, `0 < scale ≤ 64`.
+    /// Whether the parameter is a choice among words.
+    pub fn is_choice(&self) -> bool {
+        !self.choices.is_empty()
+    }
+
+    /// The word of a choice's stored `value` (None for a number or an index out of range).
+    pub fn word(&self, value: f32) -> Option<&'static str> {
+        if value.fract() != 0.0 || value < 0.0 {
+            return None;
+        }
+        self.choices.get(value as usize).copied()
+    }
+
+    /// The stored value of a choice's word (any case), or None.
+    pub fn value_of_word(&self, word: &str) -> Option<f32> {
+        self.choices
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(word))
+            .map(|i| i as f32)
+    }
+
+    /// The words of a choice as written in help texts and errors: `manual|otsu|mean`.
+    pub fn choices_text(&self) -> String {
+        self.choices.join("|")
+    }
+
+    /// The range as written in help texts and errors: `1..=255`, `0 < scale ≤ 64`, or a
+    /// choice's words (`manual|otsu`).
     pub fn range_text(&self) -> String {
-        if self.min_exclusive {
+        if self.is_choice() {
+            self.choices_text()
+        } else if self.min_exclusive {
             format!("{} < {} ≤ {}", self.min, self.name, self.max)
         } else {
             format!("{}..={}", self.min, self.max)
@@ -237,3 +297,92 @@ macro_rules! typed_params {
     };
 }
 pub(crate) use typed_params;
+
+/// A Rust enum for a choice parameter: its variants and their words, in index order. Its
+/// `WORDS` is the list [`ParamDef::choice`] takes, so the parameter and the enum share one
+/// list; as a field of [`typed_params!`] it reads the stored index (a `u32` field reads the
+/// index itself).
+///
+/// ```ignore
+/// choice_enum! {
+///     /// How the level is found.
+///     pub enum Method { Manual = "manual", Otsu = "otsu" }
+/// }
+/// ```
+macro_rules! choice_enum {
+    (
+        $(#[$attr:meta])*
+        pub enum $name:ident {
+            $($(#[$variant_attr:meta])* $variant:ident = $word:literal),+ $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$variant_attr])* $variant,)+
+        }
+
+        impl $name {
+            /// Every variant, in index order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+            /// The words of the specifications, in index order.
+            pub const WORDS: &'static [&'static str] = &[$($word),+];
+
+            /// The word of this variant in specifications.
+            #[allow(dead_code)]
+            pub fn word(self) -> &'static str {
+                Self::WORDS[self as usize]
+            }
+        }
+
+        impl $crate::filters::param::ParamValue for $name {
+            /// The index is validated at parse time; anything else reads as the first word.
+            fn from_value(value: f32) -> Self {
+                Self::ALL.get(value as usize).copied().unwrap_or(Self::ALL[0])
+            }
+
+            fn to_value(self) -> f32 {
+                self as usize as f32
+            }
+        }
+    };
+}
+pub(crate) use choice_enum;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    choice_enum! {
+        /// A test choice.
+        pub enum Fruit { Apple = "apple", Pear = "pear", Plum = "plum" }
+    }
+
+    const FRUIT: ParamDef = ParamDef::choice("fruit", Fruit::WORDS, Default::Value(1.0));
+
+    #[test]
+    fn a_choice_is_an_index_range_over_its_words() {
+        assert!(FRUIT.is_choice() && FRUIT.integer);
+        assert_eq!((FRUIT.min, FRUIT.max), (0.0, 2.0));
+        assert!(FRUIT.in_range(2.0) && !FRUIT.in_range(3.0));
+        assert_eq!(FRUIT.range_text(), "apple|pear|plum");
+        assert_eq!(FRUIT.word(1.0), Some("pear"));
+        assert_eq!(FRUIT.word(3.0), None);
+        assert_eq!(FRUIT.word(0.5), None);
+        assert_eq!(FRUIT.value_of_word("PLUM"), Some(2.0));
+        assert_eq!(FRUIT.value_of_word("fig"), None);
+        assert!(!ParamDef::int("n", 0, 3, Default::Value(0.0)).is_choice());
+    }
+
+    #[test]
+    fn the_enum_reads_and_writes_the_index() {
+        assert_eq!(Fruit::from_value(2.0), Fruit::Plum);
+        assert_eq!(Fruit::Pear.to_value(), 1.0);
+        assert_eq!(Fruit::Plum.word(), "plum");
+        assert_eq!(Fruit::from_value(7.0), Fruit::Apple);
+        assert_eq!(Fruit::from_value(f32::NAN), Fruit::Apple);
+        for (i, f) in Fruit::ALL.iter().enumerate() {
+            assert_eq!(Fruit::from_value(i as f32), *f);
+        }
+    }
+}

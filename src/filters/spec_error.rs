@@ -17,6 +17,13 @@ pub enum FilterSpecError {
         param: &'static str,
         value: String,
     },
+    #[error("parameter '{param}' of '{filter}' is '{value}', not one of: {choices}")]
+    UnknownChoice {
+        filter: &'static str,
+        param: &'static str,
+        value: String,
+        choices: String,
+    },
     #[error("parameter '{param}' of '{filter}' is {value}, outside {range}")]
     OutOfRange {
         filter: &'static str,

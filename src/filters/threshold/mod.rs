@@ -1,0 +1,235 @@
+//! `threshold[:level=L,method=M,invert=0|1]`: a binary image from the luma. A pixel whose
+//! luma bin is at least the level becomes white (255 in R, G and B), any other black (0);
+//! `invert=1` swaps them; alpha is kept. The luma bin is the frame histogram's:
+//! `round(Y)` with `Y = (0.2126 R + 0.7152 G) + 0.0722 B` in f32 (`ops::luma_bin`).
+//!
+//! `method` picks the level; the automatic ones compute it from the image's 256-bin luma
+//! histogram, as scikit-image's `threshold_*` functions do (`t` in their terms, with
+//! foreground `image > t`; here the level is `t + 1`, which selects the same pixels):
+//! - `manual`: `level` (0..=255, default 128); the other methods ignore it.
+//! - `otsu`: Otsu (1979), the split that maximises the between-class variance
+//!   `w₁ w₂ (μ₁ − μ₂)²`; `t` is the last bin of the lower class, the first on ties.
+//! - `isodata`: Ridler and Calvard (1978), the iterative intermeans of ImageJ's "IsoData"
+//!   (ImageJ's "Default" is a variant that ignores the extreme bins): the first `t` with
+//!   `t ≤ (μ(≤ t) + μ(> t)) / 2 < t + 1`, decided exactly in integers.
+//! - `mean`: Glasbey (1993), the mean luma: `t = ⌊mean⌋`.
+//! - `triangle`: Zack, Rogers and Latt (1977): the line from the histogram's peak to the
+//!   end of its longer tail; `t` is the bin of that tail farthest below the line.
+//!
+//! A constant image gets `t` = its value under every automatic method (all black).
+//!
+//! CPU reference in `cpu.rs`. GPU (`kernels/filters/threshold.cu`): the histogram kernel
+//! counts the input into the scratch, a one-block kernel finds the level there (integers,
+//! or the f64 operations of the reference in its order), and the map reads it: no host
+//! sync in the frame, and the same level and pixels as the reference: exact. `manual` skips
+//! the histogram.
+
+mod cpu;
+
+use super::constants::{
+    THRESHOLD_BINS, THRESHOLD_BLOCK_X, THRESHOLD_BLOCK_Y, THRESHOLD_ISODATA, THRESHOLD_MANUAL,
+    THRESHOLD_MEAN, THRESHOLD_OTSU, THRESHOLD_TRIANGLE,
+};
+use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
+use super::param::Default::Value;
+use super::param::{choice_enum, typed_params};
+use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use crate::cuda::{blocks, check_scratch, CudaError};
+use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
+use image::RgbaImage;
+
+/// The level (a `u32`) follows the bins in the scratch.
+const SCRATCH_BYTES: usize = HISTOGRAM_BIN_BYTES + 4;
+
+choice_enum! {
+    /// How the level is found.
+    pub enum Method {
+        Manual = "manual",
+        Otsu = "otsu",
+        Isodata = "isodata",
+        Mean = "mean",
+        Triangle = "triangle",
+    }
+}
+
+// The kernel knows the methods by these indices.
+const _: () = assert!(
+    Method::Manual as u32 == THRESHOLD_MANUAL
+        && Method::Otsu as u32 == THRESHOLD_OTSU
+        && Method::Isodata as u32 == THRESHOLD_ISODATA
+        && Method::Mean as u32 == THRESHOLD_MEAN
+        && Method::Triangle as u32 == THRESHOLD_TRIANGLE
+        && Method::ALL.len() == 5
+        && THRESHOLD_BINS as usize == cpu::BINS
+);
+
+pub struct Threshold;
+
+const PARAMS: &[ParamDef] = &[
+    ParamDef::int("level", 0, 255, Value(128.0)),
+    ParamDef::choice("method", Method::WORDS, Value(0.0)),
+    ParamDef::int("invert", 0, 1, Value(0.0)),
+];
+
+typed_params! {
+    /// The manual level, the method and whether black and white swap.
+    pub struct ThresholdParams for PARAMS => {
+        level: u32,
+        method: Method,
+        invert: u32,
+    }
+}
+
+impl FilterDef for Threshold {
+    fn name(&self) -> &'static str {
+        "threshold"
+    }
+
+    fn summary(&self) -> &'static str {
+        "threshold[:level=L,method=M,invert=0|1]  luma bin ≥ level → 255 in R, G and B, else 0 (inverted with invert=1); level 0..=255 (default 128) for method=manual, else computed from the luma histogram, exact"
+    }
+
+    fn ui_default(&self) -> &'static str {
+        "threshold:method=otsu"
+    }
+
+    fn params(&self) -> &'static [ParamDef] {
+        PARAMS
+    }
+
+    fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
+        let p = ThresholdParams::from_params(p);
+        let level = if p.method == Method::Manual {
+            p.level
+        } else {
+            cpu::level(p.method, p.level, &cpu::luma_histogram(image))
+        };
+        cpu::apply_level(image, level, p.invert == 1)
+    }
+
+    fn gpu_tolerance(&self) -> u8 {
+        0
+    }
+
+    fn kernel_modules(&self) -> &'static [&'static str] {
+        &["histogram", "threshold"]
+    }
+
+    fn scratch_bytes(&self, _: u32, _: u32, _: &Params) -> usize {
+        SCRATCH_BYTES
+    }
+
+    fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
+        let (w, h) = (stage.width, stage.height);
+        check_scratch("threshold", stage.scratch.len(), SCRATCH_BYTES)?;
+        let p = ThresholdParams::from_params(p);
+        let stream = stage.stream;
+        // The level the map uses: the manual one, or -1 to read the computed one.
+        let fixed = if p.method == Method::Manual {
+            p.level as i32
+        } else {
+            let mut bins = stage.scratch.slice_mut(0..HISTOGRAM_BIN_BYTES);
+            stream
+                .memset_zeros(&mut bins)
+                .map_err(CudaError::driver("cuMemsetD8Async(bins)"))?;
+            {
+                let (bins_ptr, _sync) = bins.device_ptr_mut(stream);
+                // SAFETY: `bins` is HISTOGRAM_BIN_BYTES of this context's device memory,
+                // alive (borrowed from the scratch) until the stream has run the kernel.
+                unsafe { launch_histogram(stage.kernels, stream, stage.input, w, h, bins_ptr)? };
+            }
+            let cfg = LaunchConfig {
+                grid_dim: (1, 1, 1),
+                block_dim: (THRESHOLD_BINS, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let f = stage
+                .kernels
+                .function("threshold", "threshold_level", &cfg)?;
+            let (method, manual) = (p.method as i32, p.level as i32);
+            let mut b = stream.launch_builder(&f);
+            b.arg(&*stage.scratch).arg(&method).arg(&manual);
+            // SAFETY: matches `threshold_level(unsigned char* scratch, int, int)`: it reads
+            // the bins at offset 0 and writes the level's 4 bytes after them, inside the
+            // checked scratch.
+            unsafe { b.launch(cfg) }.map_err(CudaError::launch("threshold_level"))?;
+            -1
+        };
+        let (on, off) = if p.invert == 1 {
+            (0u32, 255u32)
+        } else {
+            (255, 0)
+        };
+        let cfg = LaunchConfig {
+            grid_dim: (
+                blocks(w, THRESHOLD_BLOCK_X),
+                blocks(h, THRESHOLD_BLOCK_Y),
+                1,
+            ),
+            block_dim: (THRESHOLD_BLOCK_X, THRESHOLD_BLOCK_Y, 1),
+            shared_mem_bytes: 0,
+        };
+        let f = stage
+            .kernels
+            .function("threshold", "threshold_apply", &cfg)?;
+        let (s, d, wi, hi) = (
+            stage.input.handle(),
+            stage.output.handle(),
+            w as i32,
+            h as i32,
+        );
+        let mut b = stream.launch_builder(&f);
+        b.arg(&s)
+            .arg(&d)
+            .arg(&wi)
+            .arg(&hi)
+            .arg(&*stage.scratch)
+            .arg(&fixed)
+            .arg(&on)
+            .arg(&off);
+        // SAFETY: matches `threshold_apply(tex, surf, int, int, const unsigned char*, int,
+        // unsigned int, unsigned int)`; with `fixed` < 0 it reads the level inside the
+        // checked scratch, written above on this stream; it writes only inside w × h.
+        unsafe { b.launch(cfg) }
+            .map(|_| ())
+            .map_err(CudaError::launch("threshold_apply"))
+    }
+
+    fn bench_specs(&self) -> &'static [&'static str] {
+        &["threshold:level=100", "threshold:method=otsu"]
+    }
+
+    fn test_specs(&self) -> &'static [&'static str] {
+        &[
+            "threshold",
+            "threshold:level=0",
+            "threshold:level=255,invert=1",
+            "threshold:method=mean",
+            "threshold:method=isodata,invert=1",
+            "threshold:method=triangle",
+            "threshold:method=otsu",
+        ]
+    }
+
+    fn goldens(&self) -> &'static [Golden] {
+        &[
+            Golden {
+                photo: "camera.png",
+                specs: &["threshold:method=otsu"],
+                file: "camera-threshold-otsu.png",
+            },
+            Golden {
+                photo: "coffee.png",
+                specs: &["threshold:method=triangle,invert=1"],
+                file: "coffee-threshold-triangle.png",
+            },
+        ]
+    }
+
+    fn note(&self) -> Option<&'static str> {
+        Some("level is used by method = manual; the others compute it from the luma histogram")
+    }
+}
+
+#[cfg(test)]
+mod tests;
