@@ -159,3 +159,169 @@ fn gpu_edit_chains_match_the_cpu_reference_on_random_data() {
     let e = cudalens::edit::cuda::apply_edits(&device, &input, &outside).expect_err("outside");
     assert!(e.to_string().contains("outside"), "{e}");
 }
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// Runs `cudalens apply` with `args` on the CPU backend.
+fn apply(dir: &std::path::Path, args: &[&str]) -> common::process::Finished {
+    let mut cmd = cudalens();
+    cmd.arg("apply").args(args).args(["--backend", "cpu"]);
+    run_limited(&mut cmd, dir, LIMIT)
+}
+
+fn copy_input(dir: &std::path::Path) -> (PathBuf, Vec<u8>) {
+    let input = dir.join("in.png");
+    std::fs::copy(refs_dir().join("coffee.png"), &input).expect("copy");
+    let bytes = std::fs::read(&input).expect("read");
+    (input, bytes)
+}
+
+#[test]
+fn apply_runs_edits_in_order_before_the_filters() {
+    let dir = scratch();
+    let (input, bytes) = copy_input(dir.path());
+    let out = dir.path().join("out.png");
+    let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
+    let run = apply(
+        dir.path(),
+        &[
+            i,
+            "-o",
+            o,
+            "--edit",
+            "rotate:90",
+            "--edit",
+            "crop:1,2,30,40",
+            "--edit",
+            "resize:200%,filter=bicubic",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let got = image::open(&out).expect("output").to_rgba8();
+    assert_eq!(got.dimensions(), (60, 80));
+    let edits = [
+        edit("rotate:90"),
+        edit("crop:1,2,30,40"),
+        edit("resize:200%,filter=bicubic"),
+    ];
+    let want = cpu::apply_edits(&load_png("coffee.png"), &edits).expect("cpu");
+    assert_eq!(max_difference(&got, &want), (0, 0));
+
+    let filtered = dir.path().join("filtered.png");
+    let run = apply(
+        dir.path(),
+        &[
+            i,
+            "-o",
+            filtered.to_str().unwrap(),
+            "--edit",
+            "flip:h",
+            "--filter",
+            "sobel",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let got = image::open(&filtered).expect("output").to_rgba8();
+    let flipped = cpu::apply_edits(&load_png("coffee.png"), &[edit("flip:h")]).expect("cpu");
+    let want = cudalens::filters::apply_cpu(&flipped, &["sobel".parse().expect("sobel")]);
+    assert_eq!(max_difference(&got, &want), (0, 0));
+    assert_eq!(
+        std::fs::read(&input).expect("input"),
+        bytes,
+        "input untouched"
+    );
+}
+
+#[test]
+fn bad_edits_exit_2_with_one_line_and_write_nothing() {
+    let dir = scratch();
+    let (input, bytes) = copy_input(dir.path());
+    let out = dir.path().join("out.png");
+    let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
+    for (spec, needle) in [
+        ("rotate:45", "rotate:45"),
+        ("flip:diagonal", "flip:diagonal"),
+        ("resize:0x10", "at least 1"),
+        ("resize:99999x10", "limit"),
+        ("resize:10x10,filter=box", "unknown filter"),
+        ("crop:1,2,3", "X,Y,W,H"),
+        ("crop:90,0,10,10", "outside the 97×61 image"),
+        ("resize:0.5x10", "whole number"),
+        ("spin:3", "unknown edit"),
+    ] {
+        let run = apply(dir.path(), &[i, "-o", o, "--edit", spec]);
+        run.refused_with(needle);
+        assert!(!out.exists(), "{spec}: no output");
+    }
+    // An edit chain that goes outside only after an earlier edit.
+    let run = apply(
+        dir.path(),
+        &[
+            i,
+            "-o",
+            o,
+            "--edit",
+            "rotate:90",
+            "--edit",
+            "crop:0,0,97,61",
+        ],
+    );
+    run.refused_with("outside the 61×97 image");
+    // The input as output is refused before any work, whatever the edits.
+    let run = apply(dir.path(), &[i, "-o", i, "--edit", "rotate:90", "--force"]);
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert_eq!(
+        std::fs::read(&input).expect("input"),
+        bytes,
+        "input untouched"
+    );
+}
+
+#[test]
+fn batch_runs_the_edits_on_every_image() {
+    let dir = scratch();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).expect("mkdir");
+    for name in ["coffee.png", "noise.png"] {
+        std::fs::copy(refs_dir().join(name), inputs.join(name)).expect("copy");
+    }
+    let out = dir.path().join("out");
+    let run = apply(
+        dir.path(),
+        &[
+            inputs.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--edit",
+            "rotate:270",
+            "--edit",
+            "resize:20x30,filter=lanczos3",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    for name in ["coffee.png", "noise.png"] {
+        let got = image::open(out.join(name)).expect("output").to_rgba8();
+        let edits = [edit("rotate:270"), edit("resize:20x30,filter=lanczos3")];
+        let want = cpu::apply_edits(&load_png(name), &edits).expect("cpu");
+        assert_eq!(max_difference(&got, &want), (0, 0), "{name}");
+    }
+}
+
+#[test]
+fn help_lists_every_edit_syntax() {
+    let dir = scratch();
+    let mut cmd = cudalens();
+    cmd.args(["apply", "--help"]);
+    let run = run_limited(&mut cmd, dir.path(), LIMIT);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    for kind in EDIT_KINDS {
+        assert!(
+            run.stdout.contains(kind.syntax),
+            "{}: {}",
+            kind.name,
+            run.stdout
+        );
+    }
+}

@@ -143,8 +143,9 @@ pub const EDIT_KINDS: [EditKind; 4] = [
     },
     EditKind {
         name: "resize",
-        syntax: "resize:WxH[,filter=nearest|bilinear|bicubic|lanczos3] or resize:P%[,filter=...]",
-        summary: "resample to W×H pixels or P percent (Pillow's filters; default lanczos3)",
+        syntax: "resize:WxH|P%[,filter=F]",
+        summary: "resample to W×H pixels or P percent; F: nearest, bilinear, bicubic or \
+                  lanczos3 (Pillow's filters; default lanczos3)",
         example: "resize:800x600,filter=bicubic",
     },
     EditKind {

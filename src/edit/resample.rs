@@ -51,9 +51,12 @@ fn lanczos3(x: f64) -> f64 {
     }
 }
 
+/// A filter's function of the distance in input pixels (at scale 1).
+type FilterFn = fn(f64) -> f64;
+
 /// The filter's function and support (in input pixels at scale 1). Nearest has none: it
 /// uses [`nearest_table`].
-fn kernel(filter: ResizeFilter) -> Option<(fn(f64) -> f64, f64)> {
+fn kernel(filter: ResizeFilter) -> Option<(FilterFn, f64)> {
     match filter {
         ResizeFilter::Nearest => None,
         ResizeFilter::Bilinear => Some((bilinear, 1.0)),
