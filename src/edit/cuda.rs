@@ -270,3 +270,11 @@ pub fn apply_edits(
 ) -> Result<RgbaImage, EditError> {
     EditKernels::load(device)?.apply(image, edits)
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_kernel_file_is_embedded() {
+        assert!(crate::cuda::kernel_embedded(super::MODULE));
+    }
+}
