@@ -8,6 +8,7 @@ pub mod app;
 pub mod bench_stats;
 pub mod cli;
 pub mod cuda;
+pub mod edit;
 pub mod fault;
 pub mod filters;
 pub mod gl;

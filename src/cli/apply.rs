@@ -1,6 +1,9 @@
-//! `cudalens apply`: filters headless, result saved atomically, never over the input.
+//! `cudalens apply`: edits and filters headless, result saved atomically, never over the
+//! input.
 
 use super::{ApplyArgs, CliError};
+use crate::cuda::CudaDevice;
+use crate::edit::ImageEdit;
 use crate::filters::Filter;
 use crate::image_io::{load_image, save_image, SaveOptions};
 use crate::pipeline::{process_headless, BackendRequest, InteropRequest};
@@ -10,6 +13,7 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
     apply_file(
         &args.input,
         &args.output,
+        &args.edits,
         &args.filters,
         args.backend,
         args.interop,
@@ -18,10 +22,12 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
 }
 
 /// One file: the output path checked first (before any work), the input loaded under
-/// the memory budget, the filters run, the input released, the result saved atomically.
+/// the memory budget, the edits then the filters run, the input released, the result
+/// saved atomically.
 pub fn apply_file(
     input: &Path,
     output: &Path,
+    edits: &[ImageEdit],
     filters: &[Filter],
     backend: BackendRequest,
     interop: InteropRequest,
@@ -37,8 +43,22 @@ pub fn apply_file(
     if let Some(note) = &loaded.conversion_note {
         eprintln!("note: {}: {note}", input.display());
     }
-    let out = process_headless(&loaded.image, filters, backend, interop)?;
-    drop(loaded); // the input is not needed while the result is encoded
+    let (w, h) = loaded.image.dimensions();
+    ImageEdit::chain_size(edits, w, h)?;
+    let edited = run_edits(loaded.image, edits, backend)?;
+    if filters.is_empty() {
+        save_image(&edited, output, &options)?;
+        eprintln!(
+            "{} → {} ({}×{}, edits only)",
+            input.display(),
+            output.display(),
+            edited.width(),
+            edited.height()
+        );
+        return Ok(());
+    }
+    let out = process_headless(&edited, filters, backend, interop)?;
+    drop(edited); // the input is not needed while the result is encoded
     if out.status.kind == crate::pipeline::BackendKind::Cpu && backend == BackendRequest::Auto {
         eprintln!("note: CPU backend: {}", out.status.reason);
     }
@@ -59,4 +79,42 @@ pub fn apply_file(
             .join(", ")
     );
     Ok(())
+}
+
+/// Runs `edits` on `image` with the requested backend: CUDA for `cuda` (an error without
+/// it) and for `auto` where a device opens (else, or on a device failure, the CPU, with a
+/// note), the CPU reference for `cpu`.
+pub(super) fn run_edits(
+    image: image::RgbaImage,
+    edits: &[ImageEdit],
+    backend: BackendRequest,
+) -> Result<image::RgbaImage, CliError> {
+    if edits.is_empty() {
+        return Ok(image);
+    }
+    let on_cuda = || -> Result<image::RgbaImage, crate::edit::EditError> {
+        let device = CudaDevice::new(0)?;
+        crate::edit::cuda::apply_edits(&device, &image, edits)
+    };
+    match backend {
+        BackendRequest::Cpu => Ok(crate::edit::cpu::apply_edits(&image, edits)?),
+        BackendRequest::Cuda => on_cuda().map_err(|e| match e {
+            crate::edit::EditError::Device(reason) => CliError::usage(format!(
+                "--backend cuda: the edits cannot run on CUDA: {reason}"
+            )),
+            e => e.into(),
+        }),
+        BackendRequest::Auto => {
+            if matches!(CudaDevice::count(), Ok(n) if n > 0) {
+                match on_cuda() {
+                    Ok(out) => return Ok(out),
+                    Err(crate::edit::EditError::Device(reason)) => {
+                        eprintln!("note: edits on the CPU: {reason}");
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Ok(crate::edit::cpu::apply_edits(&image, edits)?)
+        }
+    }
 }

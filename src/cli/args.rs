@@ -2,6 +2,7 @@
 
 use super::mandelbrot::MandelbrotArgs;
 use crate::app::GuiArgs;
+use crate::edit::ImageEdit;
 use crate::filters::Filter;
 use crate::image_io::budget::MemoryArgs;
 use crate::pipeline::{BackendRequest, InteropRequest};
@@ -13,6 +14,7 @@ const EXAMPLES: &str = "\
 Examples:
   cudalens photo.jpg --filter gaussian:sigma=2        open the app with a blur switched on
   cudalens apply in.png -o out.png --filter box:radius=5 --filter sobel
+  cudalens apply in.png -o out.png --edit rotate:90 --edit resize:800x600,filter=lanczos3
   cudalens apply photos/*.jpg -o out/ --filter gaussian:sigma=1.5 --format png
   cudalens apply photos/ -o out/ --preset 'soft edges' --backend cuda
   cudalens histogram photo.jpg --json
@@ -20,7 +22,7 @@ Examples:
   cudalens bench --backend cpu --size 1920x1080
   cudalens completions bash > ~/.local/share/bash-completion/completions/cudalens
 
-Filter specifications: `cudalens apply --help` lists every filter's syntax.
+Filter and edit specifications: `cudalens apply --help` lists every one's syntax.
 Settings and presets live in the platform config folder (CUDALENS_CONFIG_DIR overrides it).";
 
 /// Live GPU image processing and Mandelbrot exploration (CUDA–OpenGL interop, CPU fallback).
@@ -74,10 +76,14 @@ pub struct ApplyArgs {
     #[arg(
         long = "filter",
         value_name = "SPEC",
-        required_unless_present = "preset",
+        required_unless_present_any = ["preset", "edits"],
         long_help = crate::filters::spec_help()
     )]
     pub filters: Vec<Filter>,
+    /// An image edit: rotate:90, flip:h, resize:WxH[,filter=F], crop:X,Y,W,H (see --help);
+    /// repeatable, run in order before the filters.
+    #[arg(long = "edit", value_name = "SPEC", long_help = crate::edit::spec_help())]
+    pub edits: Vec<ImageEdit>,
     /// Use the filters of a preset saved in the app (Presets menu) instead of --filter.
     #[arg(long, value_name = "NAME", conflicts_with = "filters")]
     pub preset: Option<String>,

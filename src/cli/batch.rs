@@ -179,9 +179,16 @@ fn run_pipeline(
         for (i, loaded) in decoded_rx {
             // Load errors name the file already; processing errors get its name.
             let result = loaded.map_err(|e| e.to_string()).and_then(|l| {
+                let name = jobs[i].input.display();
+                let edited = engine
+                    .edit(l.image, &args.edits)
+                    .map_err(|e| format!("{name}: {e}"))?;
+                if args.filters.is_empty() {
+                    return Ok(edited);
+                }
                 engine
-                    .process(&l.image, &args.filters)
-                    .map_err(|e| format!("{}: {e}", jobs[i].input.display()))
+                    .process(&edited, &args.filters)
+                    .map_err(|e| format!("{name}: {e}"))
             });
             match result {
                 Ok(image) => {

@@ -3,6 +3,7 @@
 //! reference. It lives on the thread that opened it (GL and CUDA stay there).
 
 use super::CliError;
+use crate::edit::{EditError, ImageEdit};
 use crate::filters::Filter;
 use crate::gl::HeadlessGl;
 use crate::pipeline::{
@@ -59,6 +60,20 @@ impl BatchEngine {
         match self {
             Self::Cpu { .. } => Ok(crate::filters::apply_cpu(image, filters)),
             Self::Gpu(g) => g.process(image, filters),
+        }
+    }
+
+    /// Runs `edits` on `image`, on the engine's CUDA device or the CPU reference.
+    pub fn edit(&mut self, image: RgbaImage, edits: &[ImageEdit]) -> Result<RgbaImage, EditError> {
+        if edits.is_empty() {
+            return Ok(image);
+        }
+        match self {
+            Self::Gpu(g) => match g.runner.cuda_device() {
+                Some(device) => crate::edit::cuda::apply_edits(device, &image, edits),
+                None => crate::edit::cpu::apply_edits(&image, edits),
+            },
+            Self::Cpu { .. } => crate::edit::cpu::apply_edits(&image, edits),
         }
     }
 

@@ -95,6 +95,17 @@ impl From<PipelineError> for CliError {
     }
 }
 
+/// An edit that cannot apply to the user's image (a crop outside it, a size over the
+/// limits) is a usage error; a device failure is internal.
+impl From<crate::edit::EditError> for CliError {
+    fn from(e: crate::edit::EditError) -> Self {
+        match e {
+            crate::edit::EditError::Device(_) => Self::internal(e),
+            _ => Self::usage(e.to_string()),
+        }
+    }
+}
+
 impl From<crate::app::presets::PresetError> for CliError {
     fn from(e: crate::app::presets::PresetError) -> Self {
         let code = match e {
