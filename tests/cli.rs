@@ -272,6 +272,7 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
         width: 97,
         height: 61,
         max_dwell: 300,
+        fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
     };
     let want = cudalens::mandelbrot::render_per_pixel(&view, false);
     let got: Vec<u32> = gray.pixels().map(|p| u32::from(p.0[0])).collect();
@@ -340,6 +341,7 @@ fn mandelbrot_exports_deep_views_from_decimal_strings() {
         width: 16,
         height: 12,
         max_dwell: 400,
+        fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
     };
     let orbit = ReferenceOrbit::compute(&view);
     let want = render_perturbation(&view, &orbit, cudalens::mandelbrot::Precision::Perturbation);

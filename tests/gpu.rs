@@ -485,6 +485,7 @@ fn mandelbrot_matches_the_cpu_reference() {
                 width,
                 height,
                 max_dwell,
+                fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
             };
             let reference = render_per_pixel(&view, false);
             let total = reference.values.len();
@@ -563,6 +564,7 @@ fn mandelbrot_refines_in_one_grid_above_3840x2160() {
             width,
             height,
             max_dwell,
+            fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
         };
         let label = format!("{name} {width}x{height}");
         check_refinement(&mut renderer, view, None, true, &label);

@@ -209,6 +209,7 @@ impl Soak {
                 width: 1024,
                 height: 768,
                 max_dwell: 512,
+                fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
             },
             ..MandelbrotSettings::default()
         };

@@ -311,6 +311,7 @@ mod tests {
             width: 400,
             height: 200,
             max_dwell: 100,
+            fractal: crate::mandelbrot::Fractal::Mandelbrot,
         };
         // The box from (100, 50) to (200, 100): a quarter of the width, centred at (150, 75).
         let want_center = v.point(150, 75);

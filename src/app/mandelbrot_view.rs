@@ -702,6 +702,7 @@ mod tests {
             width: 400,
             height: 200,
             max_dwell: 100,
+            fractal: crate::mandelbrot::Fractal::Mandelbrot,
         }
     }
 

@@ -24,6 +24,7 @@ impl MandelbrotSettings {
             width: self.view.width,
             height: self.view.height,
             max_dwell: self.view.max_dwell,
+            fractal: self.view.fractal,
         })
     }
 
