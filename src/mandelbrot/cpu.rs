@@ -166,7 +166,7 @@ mod tests {
             assert_eq!(render_per_pixel(&view, false).values, want, "{c:?}");
             assert_eq!(render_per_pixel(&view, true).values, want, "{c:?} smooth");
             assert!(
-                want.iter().any(|&d| d == 300) || c == (0.3, 0.5),
+                want.contains(&300) || c == (0.3, 0.5),
                 "{c:?}: inside points"
             );
             assert!(want.iter().any(|&d| d < 5), "{c:?}: outside points");

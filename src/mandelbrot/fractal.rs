@@ -93,6 +93,8 @@ impl JuliaC {
 }
 
 /// The set a view shows.
+// Julia's c is held inline (no box) so that views stay `Copy`, as deep locations do.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Fractal {
     #[default]

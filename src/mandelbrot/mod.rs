@@ -27,6 +27,7 @@ pub use cpu::{
     dwell_at, escape, escape_from, evaluate, smooth_after_escape, SMOOTH_BAILOUT_SQ,
     SMOOTH_EXTRA_MAX,
 };
+pub use deep_settings::JULIA_START;
 pub use dwell_source::{render_per_pixel, render_per_pixel_from, DwellSource};
 pub use fractal::{Fractal, FractalKind, JuliaC};
 pub use mariani_silver::{render_mariani_silver, render_mariani_silver_from, MsRecord, RectKind};
