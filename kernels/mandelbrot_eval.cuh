@@ -7,6 +7,8 @@
 // W x H view with centre (cx, cy) and pixel size s is
 //   c = (cx + (x + 0.5 - W/2) s, cy - (y + 0.5 - H/2) s);
 // z = c, n = 0; while n < max_dwell and |z|^2 < 4: z = z^2 + c, n += 1. The dwell is n.
+// A Julia set (julia != 0) starts from z = that point of the pixel and iterates with the
+// fixed c = (jr, ji).
 // The continuous escape value of an escaped point goes on iterating until |z|^2 >= 65536
 // (m more steps, at most 16): nu = n + m + 1 - log2(log2 |z|^2).
 // f64 follows the reference operation for operation (each product and sum rounded, no FMA
@@ -20,6 +22,8 @@
 struct MandelView {
     double cx, cy, step;
     int width, height, max_dwell;
+    int julia;      // nonzero: z_0 = the pixel's point, c = (jr, ji)
+    double jr, ji;
 };
 
 // One pixel's result: the dwell, and the continuous value (the dwell for interior points,
@@ -79,9 +83,14 @@ struct MandelOrbit {
 
     __device__ __forceinline__ void start(const MandelView& v, int x, int y)
     {
-        pixel_to_c(v, x, y, cr, ci);
-        zr = cr;
-        zi = ci;
+        pixel_to_c(v, x, y, zr, zi);
+        if (v.julia) {
+            cr = (T)v.jr;
+            ci = (T)v.ji;
+        } else {
+            cr = zr;
+            ci = zi;
+        }
         n = 0;
     }
 

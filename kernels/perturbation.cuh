@@ -11,6 +11,13 @@
 // each step it rebases, delta <- Z_k + delta_k and k <- 0, when |Z_k + delta_k| < |delta_k|
 // (glitch avoidance by rebasing) or when k == K (the reference escaped or ended first).
 //
+// Julia sets (c fixed, z_0 = the pixel): the orbit is two segments, the critical orbit
+// 0, c, c^2 + c, ... up to index rebase_last (what rebasing restarts from, as Z_0 = 0 is for
+// the Mandelbrot set), then Z_0 = the centre, Z_{k+1} = Z_k^2 + c from index orbit_start on.
+// A pixel starts at orbit_start with delta = its offset and adds nothing per step (julia != 0:
+// its c is the reference's); the end of either segment rebases. For the Mandelbrot set
+// orbit_start = 1 and rebase_last = orbit_last.
+//
 // Two number types: double-double (pt_dwell_dd; PtDd = hi + lo, ~106 bits) for pixels down
 // to 2^-960, and PtComplexExp, a complex with one shared int exponent (pt_dwell_ext; orbit =
 // mantissas, orbit_exp = exponents) below. Double-double because near a minibrot a dwell can
@@ -36,6 +43,9 @@ struct PtArgs {
     double step;           // pixel size's high part (double-double) or mantissa in [1, 2)
     int step_exp;          // the pixel size's exponent (extended path)
     double step_lo;        // pixel size's low part (double-double path)
+    int orbit_start;       // where pixels start: 1, or a Julia set's Z_0
+    int rebase_last;       // last index of the segment from 0 (orbit_last for the Mandelbrot set)
+    int julia;             // nonzero: the offset starts delta only (no dc term)
 };
 
 __device__ __forceinline__ double pt_mul(double a, double b) { return __dmul_rn(a, b); }
@@ -209,16 +219,19 @@ __device__ __forceinline__ int pt_dwell_dd(const PtArgs& a, int x, int y)
 {
     const double2 st = pt_steps(a, x, y);
     const PtDd step = PtDd{a.step, a.step_lo};
-    const PtDd cr = pt_dd_mul_f64(step, st.x), ci = pt_dd_neg(pt_dd_mul_f64(step, st.y));
-    PtDd dr = cr, di = ci;
-    int k = 1, n = 0;
+    const PtDd offr = pt_dd_mul_f64(step, st.x), offi = pt_dd_neg(pt_dd_mul_f64(step, st.y));
+    const PtDd zero = PtDd{0.0, 0.0};
+    const PtDd cr = a.julia ? zero : offr, ci = a.julia ? zero : offi;
+    PtDd dr = offr, di = offi;
+    int k = a.orbit_start, n = 0;
     for (;;) {
         PtDd zr, zi;
         pt_orbit_dd(a, k, zr, zi);
         const double hr = pt_add(zr.hi, dr.hi), hi = pt_add(zi.hi, di.hi);
         const double norm = pt_add(pt_mul(hr, hr), pt_mul(hi, hi));
         if (n >= a.max_dwell || norm >= 4.0) return n;
-        if (k == a.orbit_last || norm < pt_add(pt_mul(dr.hi, dr.hi), pt_mul(di.hi, di.hi))) {
+        if (k == a.orbit_last || k == a.rebase_last ||
+            norm < pt_add(pt_mul(dr.hi, dr.hi), pt_mul(di.hi, di.hi))) {
             dr = pt_dd_add(zr, dr);
             di = pt_dd_add(zi, di);
             k = 0;
@@ -245,14 +258,15 @@ __device__ __forceinline__ PtComplexExp pt_orbit_point(const PtArgs& a, int k)
 __device__ __forceinline__ int pt_dwell_ext(const PtArgs& a, int x, int y)
 {
     const double2 st = pt_steps(a, x, y);
-    const PtComplexExp dc = pt_cx(pt_mul(st.x, a.step), -pt_mul(st.y, a.step), a.step_exp);
-    PtComplexExp d = dc;
-    int k = 1, n = 0;
+    const PtComplexExp offset = pt_cx(pt_mul(st.x, a.step), -pt_mul(st.y, a.step), a.step_exp);
+    const PtComplexExp dc = a.julia ? PtComplexExp{0.0, 0.0, 0} : offset;
+    PtComplexExp d = offset;
+    int k = a.orbit_start, n = 0;
     for (;;) {
         PtComplexExp Z = pt_orbit_point(a, k);
         const PtComplexExp z = pt_cx_add(Z, d);
         if (n >= a.max_dwell || pt_cx_escaped(z)) return n;
-        if (k == a.orbit_last || pt_cx_norm_less(z, d)) {
+        if (k == a.orbit_last || k == a.rebase_last || pt_cx_norm_less(z, d)) {
             d = z;
             k = 0;
             Z = pt_orbit_point(a, 0);

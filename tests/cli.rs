@@ -272,6 +272,7 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
         width: 97,
         height: 61,
         max_dwell: 300,
+        fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
     };
     let want = cudalens::mandelbrot::render_per_pixel(&view, false);
     let got: Vec<u32> = gray.pixels().map(|p| u32::from(p.0[0])).collect();
@@ -340,6 +341,7 @@ fn mandelbrot_exports_deep_views_from_decimal_strings() {
         width: 16,
         height: 12,
         max_dwell: 400,
+        fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
     };
     let orbit = ReferenceOrbit::compute(&view);
     let want = render_perturbation(&view, &orbit, cudalens::mandelbrot::Precision::Perturbation);
@@ -365,6 +367,73 @@ fn mandelbrot_exports_deep_views_from_decimal_strings() {
         &["mandelbrot", "-o", "/tmp/m.png", "--center", "1;2"],
         "RE,IM",
     );
+}
+
+/// `--julia RE,IM`: a Julia set, by default the whole of it (centre 0, span 4), equal to
+/// the CPU reference; deep, equal to mpmath's dwells; a bad c is refused.
+#[test]
+fn mandelbrot_renders_julia_sets() {
+    use cudalens::mandelbrot::{render_per_pixel, Fractal, JuliaC, View};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("julia.png");
+    let dwells = |args: &[&str]| -> Vec<u32> {
+        cudalens()
+            .args(["mandelbrot", "-o", out.to_str().expect("utf-8"), "--force"])
+            .args(["--dwell", "--mode", "per-pixel", "--backend", "cpu"])
+            .args(args)
+            .assert()
+            .success();
+        image::open(&out)
+            .expect("png")
+            .as_luma16()
+            .expect("16-bit greyscale")
+            .pixels()
+            .map(|p| u32::from(p.0[0]))
+            .collect()
+    };
+    let got = dwells(&["--julia=-0.123,0.745", "--width", "64", "--height", "48"]);
+    let view = View {
+        center: (0.0, 0.0),
+        span: 4.0,
+        width: 64,
+        height: 48,
+        max_dwell: 1024,
+        fractal: Fractal::Julia {
+            c: JuliaC::parse("-0.123,0.745").expect("c"),
+        },
+    };
+    assert_eq!(got, render_per_pixel(&view, false).values);
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/julia_deep_dwells.json"
+    ))
+    .expect("the committed JSON");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let v = &json["views"][0];
+    let field = |k: &str| v[k].as_str().expect("a string field").to_string();
+    let (w, h) = (v["width"].to_string(), v["height"].to_string());
+    let got = dwells(&[
+        &format!("--julia={}", field("c")),
+        &format!("--center={}", field("center")),
+        &format!("--span={}", field("span")),
+        "--width",
+        &w,
+        "--height",
+        &h,
+        "--max-dwell",
+        &v["max_dwell"].to_string(),
+    ]);
+    let width = v["width"].as_u64().expect("width") as usize;
+    for p in v["pixels"].as_array().expect("pixels") {
+        let at = |i: usize| p[i].as_u64().expect("x, y, dwell") as usize;
+        assert_eq!(got[at(1) * width + at(0)] as usize, at(2), "pixel {p}");
+    }
+    for bad in ["1", "x,1", "1,2,3"] {
+        refuses(
+            &["mandelbrot", "-o", "/tmp/m.png", &format!("--julia={bad}")],
+            "--julia",
+        );
+    }
 }
 
 #[test]

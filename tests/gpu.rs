@@ -491,6 +491,7 @@ fn mandelbrot_matches_the_cpu_reference() {
                 width,
                 height,
                 max_dwell,
+                fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
             };
             let reference = render_per_pixel(&view, false);
             let total = reference.values.len();
@@ -569,6 +570,7 @@ fn mandelbrot_refines_in_one_grid_above_3840x2160() {
             width,
             height,
             max_dwell,
+            fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
         };
         let label = format!("{name} {width}x{height}");
         check_refinement(&mut renderer, view, None, true, &label);
@@ -1081,6 +1083,136 @@ fn deep_views_refine_as_the_cpu_reference() {
     }
     renderer.destroy(gl);
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// Julia views checked on the GPU: c, centre, span, max dwell. The rabbit's filled set is
+/// connected (Mariani–Silver exact); −0.8 + 0.156i and −0.75 + 0.1i lie just outside the
+/// Mandelbrot set.
+const JULIA_VIEWS: [(&str, (f64, f64), f64, u32); 4] = [
+    ("-0.123,0.745", (0.0, 0.0), 3.2, 500),
+    ("-0.123,0.745", (-0.05, 0.43), 0.02, 1500),
+    ("-0.8,0.156", (0.0, 0.0), 4.0, 400),
+    ("-0.75,0.1", (0.3, 0.6), 0.1, 1000),
+];
+
+/// Julia sets on the GPU: f64 per-pixel equals the CPU reference exactly; Mariani–Silver
+/// equals the CPU's refinement (dwells, continuous values, rectangles, statistics) and
+/// per-pixel within the Mandelbrot tests' bounds, in f64 and f32.
+#[test]
+fn julia_sets_match_the_cpu_reference() {
+    use cudalens::mandelbrot::{Fractal, JuliaC};
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let mut renderer = cuda_mandelbrot(gl);
+    let sizes: &[(u32, u32)] = if quick() {
+        &[(1, 1), (7, 3), (97, 61)]
+    } else {
+        &[(1, 1), (7, 3), (317, 211), (640, 480), (1920, 1080)]
+    };
+    for (c, center, span, max_dwell) in JULIA_VIEWS {
+        let fractal = Fractal::Julia {
+            c: JuliaC::parse(c).expect("c parses"),
+        };
+        for &(width, height) in sizes {
+            let view = View {
+                center,
+                span,
+                width,
+                height,
+                max_dwell,
+                fractal,
+            };
+            let name = format!("Julia {c} at {center:?} span {span} {width}x{height}");
+            let reference = render_per_pixel(&view, true);
+            let total = reference.values.len();
+            let mut dwells = |mode, precision| {
+                let s = MandelbrotSettings {
+                    view,
+                    mode,
+                    precision,
+                    overlay: mode == Mode::MarianiSilver,
+                    ..MandelbrotSettings::default()
+                };
+                renderer.dwells(&s).expect("GPU dwells").0
+            };
+            let pp64 = dwells(Mode::PerPixel, Precision::F64);
+            let ms64 = dwells(Mode::MarianiSilver, Precision::F64);
+            let pp32 = dwells(Mode::PerPixel, Precision::F32);
+            let ms32 = dwells(Mode::MarianiSilver, Precision::F32);
+            let (a, b, c32) = (
+                pp64.mismatches(&reference),
+                ms64.mismatches(&pp64),
+                ms32.mismatches(&pp32),
+            );
+            println!("ok {name}: f64 per-pixel vs CPU {a}/{total}, f64 M-S vs per-pixel {b}/{total}, f32 M-S vs per-pixel {c32}/{total}");
+            assert_eq!(a, 0, "{name}: GPU f64 per-pixel vs CPU f64");
+            for (what, bad) in [
+                ("GPU f64 Mariani–Silver vs per-pixel", b),
+                ("GPU f32 Mariani–Silver vs per-pixel", c32),
+            ] {
+                assert!(
+                    share(bad, total) <= 1e-4 || bad <= 1,
+                    "{name}: {what}: {bad} of {total} pixels differ"
+                );
+            }
+            check_refinement(&mut renderer, view, None, true, &name);
+        }
+    }
+    renderer.destroy(gl);
+}
+
+/// Deep Julia views (c = −0.75 + 0.1i at spans 1e-30 and 1e-100, `tests/data/
+/// julia_deep_dwells.json`): the GPU's perturbation dwells, double-double and extended,
+/// per pixel and refined, equal the CPU's perturbation, and the mpmath dwells of the JSON.
+#[test]
+fn deep_julia_views_match_the_cpu_and_mpmath() {
+    use cudalens::mandelbrot::{Fractal, JuliaC};
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let mut renderer = cuda_mandelbrot(gl);
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/julia_deep_dwells.json"
+    );
+    let text = std::fs::read_to_string(path).expect("the committed JSON");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    for v in json["views"].as_array().expect("views") {
+        let field = |k: &str| v[k].as_str().expect("a string field");
+        let number = |k: &str| v[k].as_u64().expect("a number field") as u32;
+        let location = DeepLocation::parse(field("center"), field("span")).expect("location");
+        let (w, h) = (number("width"), number("height"));
+        let mut s = deep_settings(location, number("max_dwell"), (w, h));
+        s.view.fractal = Fractal::Julia {
+            c: JuliaC::parse(field("c")).expect("c"),
+        };
+        for precision in [Precision::Perturbation, Precision::Extended] {
+            s.precision = precision;
+            s.mode = Mode::PerPixel;
+            s.overlay = false;
+            let name = format!("Julia {} {precision:?}", field("span"));
+            let view = s.deep_view().expect("deep view");
+            let (gpu, frame) = renderer.dwells(&s).expect("GPU dwells");
+            assert_eq!(frame.precision, precision, "{name}");
+            let orbit = ReferenceOrbit::compute(&view);
+            let cpu = cudalens::mandelbrot::deep::render_perturbation(&view, &orbit, precision);
+            assert_eq!(gpu.mismatches(&cpu), 0, "{name}: GPU vs CPU perturbation");
+            for p in v["pixels"].as_array().expect("pixels") {
+                let at = |i: usize| p[i].as_u64().expect("x, y, dwell") as u32;
+                let (x, y, want) = (at(0), at(1), at(2));
+                assert_eq!(
+                    gpu.values[(y * w + x) as usize],
+                    want,
+                    "{name} ({x}, {y}) vs mpmath"
+                );
+            }
+            texture_shows_the_dwells(gl, &mut renderer, &s, &gpu, &name);
+            s.mode = Mode::MarianiSilver;
+            s.overlay = true;
+            check_refinement_of(&mut renderer, &s, &format!("{name}, Mariani–Silver"));
+            println!("ok {name}: GPU = CPU perturbation, = mpmath on the JSON's pixels, Mariani–Silver = CPU");
+        }
+    }
+    renderer.destroy(gl);
 }
 
 /// `CUDALENS_REQUIRE_GPU=1` turns the skip of a machine without CUDA into a failure that

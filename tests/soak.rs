@@ -168,6 +168,7 @@ impl Soak {
             width: if self.fixed_view { 640 } else { side(rng, max) },
             height: if self.fixed_view { 480 } else { side(rng, max) },
             max_dwell: rng.random_range(1..=2048),
+            fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
         };
         let mode = if rng.random_bool(0.5) {
             Mode::MarianiSilver
@@ -219,6 +220,7 @@ impl Soak {
                 width: 1024,
                 height: 768,
                 max_dwell: 512,
+                fractal: cudalens::mandelbrot::Fractal::Mandelbrot,
             },
             ..MandelbrotSettings::default()
         };

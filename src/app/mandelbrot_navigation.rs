@@ -14,6 +14,9 @@ use std::time::Instant;
 const DRAG_SLOP: f32 = 4.0;
 /// Hold time (s) after which a still press zooms.
 const HOLD_DELAY: f64 = 0.12;
+/// Seconds the right button is held before it zooms out: a shorter press is a click (the
+/// explorer's menu).
+const RIGHT_HOLD_DELAY: f64 = 0.25;
 /// Time (s) after the last wheel event that still counts as the same gesture.
 const WHEEL_GESTURE: f64 = 0.4;
 /// Arrow-key panning, in view widths per second.
@@ -45,6 +48,8 @@ pub struct NavOutcome {
     pub finished: Option<Place>,
     /// The box being dragged (screen points), to draw.
     pub zoom_box: Option<Rect>,
+    /// A right click (released before a hold zooms out) at this screen point: the menu.
+    pub context_click: Option<Pos2>,
 }
 
 /// Wall-clock time between the frames of a continuous motion: a held zoom advances by
@@ -78,6 +83,8 @@ pub struct Navigator {
     /// Zoom factor per second of a held button or key.
     pub zoom_per_second: f64,
     press: Option<Press>,
+    /// When the right button went down on the picture (it zooms out once held).
+    secondary_since: Option<f64>,
     gesture_from: Option<Place>,
     last_wheel: f64,
     clock: MotionClock,
@@ -88,6 +95,7 @@ impl Default for Navigator {
         Self {
             zoom_per_second: 3.0,
             press: None,
+            secondary_since: None,
             gesture_from: None,
             last_wheel: f64::NEG_INFINITY,
             clock: MotionClock::default(),
@@ -204,10 +212,17 @@ impl Navigator {
             }
         }
         let secondary = ui.input(|i| i.pointer.button_down(PointerButton::Secondary));
-        if secondary && response.contains_pointer() {
-            let (x, y) = to_px(pointer.unwrap_or(rect.center()));
-            view.zoom_at(x, y, zoom(-1.0));
+        if secondary && (self.secondary_since.is_some() || response.contains_pointer()) {
+            let since = *self.secondary_since.get_or_insert(time);
+            if time - since > RIGHT_HOLD_DELAY {
+                let (x, y) = to_px(pointer.unwrap_or(rect.center()));
+                view.zoom_at(x, y, zoom(-1.0));
+            }
             out.animating = true;
+        } else if let Some(since) = self.secondary_since.take() {
+            if time - since <= RIGHT_HOLD_DELAY && response.contains_pointer() {
+                out.context_click = pointer;
+            }
         }
         if ui.input(|i| i.pointer.button_down(PointerButton::Middle)) && response.contains_pointer()
         {
@@ -311,6 +326,7 @@ mod tests {
             width: 400,
             height: 200,
             max_dwell: 100,
+            fractal: crate::mandelbrot::Fractal::Mandelbrot,
         };
         // The box from (100, 50) to (200, 100): a quarter of the width, centred at (150, 75).
         let want_center = v.point(150, 75);

@@ -2,19 +2,21 @@
 //! navigation (`mandelbrot_navigation`), undo/redo, colouring controls, bookmarks,
 //! per-mode GPU times side by side, the explorer's frame time and the Mariani–Silver
 //! overlay with its statistics. Zoom and pan move the exact (decimal) location, so the
-//! explorer goes past f64 into deep views (perturbation, deep bookmarks).
+//! explorer goes past f64 into deep views (perturbation, deep bookmarks). The Julia set of
+//! the point under the cursor (J, or the right-click menu) or of a bookmark's centre is
+//! explored the same way, and "Back to Mandelbrot" returns to where it was picked.
 
 use super::cpu_jobs::{explorer_job, ExplorerImage};
 use super::mandelbrot_navigation::Navigator;
 use super::settings::UserBookmark;
-use super::user_bookmarks::user_bookmarks_ui;
+use super::user_bookmarks::{julia_button_ui, user_bookmarks_ui, BookmarkAction};
 use super::view_history::{Place, ViewHistory};
 use super::view_text::{short_scientific, view_from_text, view_to_text};
 use super::worker::{progress_ui, Worker};
 use crate::mandelbrot::deep::{DeepBookmark, DeepLocation, DEEP_BOOKMARKS};
 use crate::mandelbrot::{
-    kind_color, MandelbrotSettings, Mode, MsRecord, Palette, Precision, RectKind, Refinement, View,
-    BOOKMARKS, DENSITY_RANGE, MAX_DWELL_LIMIT,
+    kind_color, Fractal, FractalKind, JuliaC, MandelbrotSettings, Mode, MsRecord, Palette,
+    Precision, RectKind, Refinement, View, BOOKMARKS, DENSITY_RANGE, JULIA_START, MAX_DWELL_LIMIT,
 };
 use crate::pipeline::{BackendKind, MandelbrotFrame, MandelbrotRenderer};
 use egui::{pos2, vec2, Color32, Rect, Sense, Stroke, Ui};
@@ -63,6 +65,17 @@ pub struct MandelbrotView {
     pub synchronous: bool,
     /// The running job has shown a frame (its preview at least).
     delivered: bool,
+    /// The Mandelbrot view a Julia set was picked from ("Back to Mandelbrot").
+    julia_return: Option<Box<JuliaReturn>>,
+    /// The right-click menu: where it opened (screen) and the pixel under it.
+    menu: Option<(egui::Pos2, (f64, f64))>,
+}
+
+/// The Mandelbrot view left for a Julia set: its view, exact location and undo history.
+struct JuliaReturn {
+    view: View,
+    deep: Option<DeepLocation>,
+    history: ViewHistory,
 }
 
 impl MandelbrotView {
@@ -100,6 +113,70 @@ impl MandelbrotView {
             shown: None,
             synchronous: false,
             delivered: false,
+            julia_return: None,
+            menu: None,
+        }
+    }
+
+    /// Shows the Julia set of `c` (whole), remembering the Mandelbrot view to go back to.
+    pub fn show_julia(&mut self, c: JuliaC) {
+        let s = &self.settings;
+        let from_mandelbrot = s.view.fractal == Fractal::Mandelbrot;
+        let (view, deep) = (s.view, s.deep.filter(|d| d.matches_f64(&s.view)));
+        match self.settings.show_julia(c) {
+            Ok(()) => {
+                let history = std::mem::take(&mut self.history);
+                if from_mandelbrot {
+                    self.julia_return = Some(Box::new(JuliaReturn {
+                        view,
+                        deep,
+                        history,
+                    }));
+                }
+                self.deep_places.clear();
+                self.error = None;
+                self.dirty = true;
+            }
+            Err(e) => self.error = Some(format!("Julia set: {e}")),
+        }
+    }
+
+    /// The Julia set of the point under pixel (px, py) of the Mandelbrot view.
+    pub fn julia_at(&mut self, px: f64, py: f64) {
+        match self.settings.point_at(px, py) {
+            Ok(c) => self.show_julia(c),
+            Err(e) => self.error = Some(format!("Julia set: {e}")),
+        }
+    }
+
+    /// Back to the Mandelbrot view the Julia set was picked from (its size stays the
+    /// panel's), or to the whole set when there is none.
+    pub fn back_to_mandelbrot(&mut self) {
+        let (w, h) = (self.settings.view.width, self.settings.view.height);
+        match self.julia_return.take() {
+            Some(r) => {
+                self.settings.view = r.view;
+                self.settings.deep = r.deep;
+                self.history = r.history;
+            }
+            None => {
+                self.settings.view = View::default();
+                self.settings.deep = None;
+                self.history = ViewHistory::default();
+            }
+        }
+        (self.settings.view.width, self.settings.view.height) = (w, h);
+        self.settings.view.fractal = Fractal::Mandelbrot;
+        self.deep_places.clear();
+        self.error = None;
+        self.dirty = true;
+    }
+
+    /// J: the Julia set at pixel (px, py) from the Mandelbrot set, back from a Julia set.
+    pub fn toggle_julia(&mut self, px: f64, py: f64) {
+        match self.settings.view.fractal {
+            Fractal::Mandelbrot => self.julia_at(px, py),
+            Fractal::Julia { .. } => self.back_to_mandelbrot(),
         }
     }
 
@@ -265,6 +342,26 @@ impl MandelbrotView {
         self.dirty = true;
     }
 
+    /// Goes to an exact view of either fractal (a pasted view).
+    pub fn go_to_view(&mut self, loc: DeepLocation, max_dwell: Option<u32>, fractal: Fractal) {
+        match fractal {
+            Fractal::Mandelbrot if self.settings.view.fractal != fractal => {
+                self.back_to_mandelbrot()
+            }
+            Fractal::Julia { c } if self.settings.view.fractal != fractal => self.show_julia(c),
+            _ => {}
+        }
+        self.go_to_location(loc, max_dwell);
+    }
+
+    /// Moves to a place of the Mandelbrot set (a bookmark), from a Julia set too.
+    pub fn go_to_mandelbrot_place(&mut self, place: Place) {
+        if self.settings.view.fractal != Fractal::Mandelbrot {
+            self.back_to_mandelbrot();
+        }
+        self.go_to(place);
+    }
+
     /// Moves to `place`, remembering the current one for undo.
     pub fn go_to(&mut self, place: Place) {
         let current = Place::of(&self.settings.view);
@@ -308,7 +405,7 @@ impl MandelbrotView {
     }
 }
 
-/// R (reset), O (overlay), S (smooth), when no text field has focus (undo and redo come
+/// R (reset), O (overlay), S (smooth), when no text field has focus (J is the picture's) (undo and redo come
 /// from the Edit menu's shortcuts).
 fn shortcuts(ui: &Ui, m: &mut MandelbrotView) {
     if ui.ctx().memory(|mem| mem.focused().is_some()) {
@@ -323,7 +420,14 @@ fn shortcuts(ui: &Ui, m: &mut MandelbrotView) {
         )
     });
     if reset {
-        let home = View::default();
+        let home = match m.settings.view.fractal {
+            Fractal::Mandelbrot => View::default(),
+            Fractal::Julia { .. } => View {
+                center: (JULIA_START.0, JULIA_START.1),
+                span: JULIA_START.2,
+                ..View::default()
+            },
+        };
         m.go_to(Place {
             max_dwell: m.settings.view.max_dwell,
             ..Place::of(&home)
@@ -370,6 +474,9 @@ fn overlay_ui(painter: &egui::Painter, rect: Rect, view: &View, records: &[MsRec
 /// Where the picture of view `shown` lies on screen when `rect` shows view `now` (None
 /// where f64 cannot place it: spans near the centre's precision).
 pub fn picture_rect(shown: &View, now: &View, rect: Rect) -> Option<Rect> {
+    if shown.fractal != now.fractal {
+        return None;
+    }
     let magnitude = now.center.0.abs().max(now.center.1.abs()).max(1.0);
     if !(now.span > 1e-12 * magnitude && shown.span > 1e-12 * magnitude) {
         return None;
@@ -403,9 +510,26 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
         m.dirty = true;
     }
     shortcuts(ui, m);
+    let to_px = |p: egui::Pos2| {
+        (
+            f64::from((p.x - rect.left()) * ppp),
+            f64::from((p.y - rect.top()) * ppp),
+        )
+    };
+    let typing = ui.ctx().memory(|mem| mem.focused().is_some());
+    let julia_key = ui.input(|i| !i.modifiers.command && i.key_pressed(egui::Key::J));
+    if julia_key && !typing {
+        let at = response
+            .hover_pos()
+            .map_or((f64::from(w) * 0.5, f64::from(h) * 0.5), to_px);
+        m.toggle_julia(at.0, at.1);
+    }
     let nav = m
         .navigator
         .handle(ui, &response, rect, ppp, &mut m.settings);
+    if let Some(p) = nav.context_click {
+        m.menu = Some((p, to_px(p)));
+    }
     if let Some(from) = nav.finished {
         m.history.push(from);
     }
@@ -446,6 +570,7 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
             m.cancel();
         }
     }
+    context_menu_ui(ui, m);
     if let Some(e) = &m.error {
         painter.text(
             rect.left_top() + vec2(8.0, 8.0),
@@ -454,6 +579,95 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
             egui::FontId::proportional(14.0),
             Color32::LIGHT_RED,
         );
+    }
+}
+
+/// The right-click menu: the Julia set at the clicked point, or back to the Mandelbrot set.
+fn context_menu_ui(ui: &Ui, m: &mut MandelbrotView) {
+    let Some((pos, (px, py))) = m.menu else {
+        return;
+    };
+    let area = egui::Area::new(egui::Id::unique("explorer menu"))
+        .order(egui::Order::Foreground)
+        .fixed_pos(pos)
+        .show(ui.ctx(), |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                let julia = m.settings.view.fractal.julia_c().is_some();
+                let (label, hint) = if julia {
+                    (
+                        "Back to Mandelbrot (J)",
+                        "the Mandelbrot view this Julia set was picked in",
+                    )
+                } else {
+                    (
+                        "Julia set here (J)",
+                        "the Julia set of c = the point under the cursor",
+                    )
+                };
+                if ui.button(label).on_hover_text(hint).clicked() {
+                    m.toggle_julia(px, py);
+                    m.menu = None;
+                }
+                if ui.button("Close").clicked() {
+                    m.menu = None;
+                }
+            })
+        });
+    let clicked_elsewhere = ui.input(|i| i.pointer.any_pressed())
+        && !area.response.contains_pointer()
+        && !ui.input(|i| i.pointer.button_down(egui::PointerButton::Secondary));
+    if clicked_elsewhere || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+        m.menu = None;
+    }
+}
+
+/// The fractal shown (the kinds side by side), and for a Julia set its c (exact, copyable)
+/// with the way back.
+fn fractal_ui(ui: &mut Ui, m: &mut MandelbrotView) {
+    let shown = m.settings.view.fractal;
+    ui.horizontal(|ui| {
+        for kind in FractalKind::ALL {
+            let picked = ui
+                .selectable_label(shown.kind() == kind, kind.label())
+                .on_hover_text(kind.describe());
+            if picked.clicked() && shown.kind() != kind {
+                match kind {
+                    FractalKind::Mandelbrot => m.back_to_mandelbrot(),
+                    FractalKind::Julia => {
+                        // The Julia set of the view's centre.
+                        let (w, h) = (m.settings.view.width, m.settings.view.height);
+                        m.julia_at(f64::from(w) * 0.5, f64::from(h) * 0.5);
+                    }
+                }
+            }
+        }
+    });
+    if let Some(c) = shown.julia_c() {
+        ui.label(format!(
+            "c = {} {} {}i",
+            short_scientific(c.re(), 10),
+            if c.im().is_negative() { "−" } else { "+" },
+            short_scientific(&c.im().neg(), 10).trim_start_matches('-')
+        ))
+        .on_hover_text(c.scientific());
+        ui.horizontal(|ui| {
+            if ui
+                .button("Copy c")
+                .on_hover_text("c exactly, as RE,IM (what --julia takes)")
+                .clicked()
+            {
+                ui.ctx().copy_text(c.text());
+            }
+            if ui
+                .button("Back to Mandelbrot")
+                .on_hover_text("the Mandelbrot view this Julia set was picked in (J)")
+                .clicked()
+            {
+                m.back_to_mandelbrot();
+            }
+        });
+    } else {
+        ui.small("J or right-click: the Julia set of the point under the cursor");
     }
 }
 
@@ -471,9 +685,17 @@ fn precision_name(p: Precision) -> &'static str {
 fn deep_bookmarks_ui(ui: &mut Ui, m: &mut MandelbrotView) {
     ui.label("deep (perturbation):");
     for b in DEEP_BOOKMARKS {
-        if ui.button(format!("{} · {}", b.name, b.span)).clicked() {
-            m.go_to_deep(&b);
-        }
+        ui.horizontal(|ui| {
+            if ui.button(format!("{} · {}", b.name, b.span)).clicked() {
+                m.go_to_deep(&b);
+            }
+            if julia_button_ui(ui) {
+                match b.location() {
+                    Ok(l) => m.show_julia(JuliaC::new(l.re, l.im)),
+                    Err(e) => m.error = Some(format!("bookmark {}: {e}", b.name)),
+                }
+            }
+        });
     }
 }
 
@@ -484,7 +706,7 @@ fn location_ui(ui: &mut Ui, m: &mut MandelbrotView) {
         return;
     };
     let s = &m.settings;
-    let full = view_to_text(&loc, s.view.max_dwell);
+    let full = view_to_text(&loc, s.view.max_dwell, &s.view.fractal);
     ui.label(format!(
         "centre {}, {}",
         short_scientific(&loc.re, 8),
@@ -515,8 +737,8 @@ fn location_ui(ui: &mut Ui, m: &mut MandelbrotView) {
             .clicked()
         {
             match view_from_text(&m.view_text) {
-                Ok((loc, dwell)) => {
-                    m.go_to_location(loc, dwell);
+                Ok(v) => {
+                    m.go_to_view(v.location, v.max_dwell, v.fractal);
                     m.view_text.clear();
                 }
                 Err(e) => m.error = Some(format!("pasted view: {e}")),
@@ -612,7 +834,8 @@ fn timings_ui(ui: &mut Ui, m: &mut MandelbrotView) {
 /// clicked.
 pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
     let before = m.settings;
-    ui.heading("Mandelbrot");
+    ui.heading(m.settings.view.fractal.kind().label());
+    fractal_ui(ui, m);
     let s = &mut m.settings;
     ui.add(
         egui::Slider::new(&mut s.view.max_dwell, 16..=MAX_DWELL_LIMIT)
@@ -659,28 +882,33 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
     ui.separator();
     ui.strong("Bookmarks");
     for (name, center, span, max_dwell) in BOOKMARKS {
-        if ui.button(name).clicked() {
-            m.go_to(Place {
-                center,
-                span,
-                max_dwell,
-            });
-        }
-    }
-    let shown = m.settings.view;
-    let mut view = shown;
-    user_bookmarks_ui(
-        ui,
-        &mut m.user_bookmarks,
-        &mut m.new_bookmark_name,
-        &mut view,
-    );
-    if (view.center, view.span, view.max_dwell) != (shown.center, shown.span, shown.max_dwell) {
-        m.go_to(Place {
-            center: view.center,
-            span: view.span,
-            max_dwell: view.max_dwell,
+        ui.horizontal(|ui| {
+            if ui.button(name).clicked() {
+                m.go_to_mandelbrot_place(Place {
+                    center,
+                    span,
+                    max_dwell,
+                });
+            }
+            if julia_button_ui(ui) {
+                match JuliaC::from_f64(center.0, center.1) {
+                    Ok(c) => m.show_julia(c),
+                    Err(e) => m.error = Some(format!("bookmark {name}: {e}")),
+                }
+            }
         });
+    }
+    let view = m.settings.view;
+    match user_bookmarks_ui(ui, &mut m.user_bookmarks, &mut m.new_bookmark_name, &view) {
+        Some(BookmarkAction::Go(place, fractal)) => match fractal {
+            Fractal::Mandelbrot => m.go_to_mandelbrot_place(place),
+            Fractal::Julia { c } => {
+                m.show_julia(c);
+                m.go_to(place);
+            }
+        },
+        Some(BookmarkAction::Julia(c)) => m.show_julia(c),
+        None => {}
     }
     deep_bookmarks_ui(ui, m);
     ui.separator();
@@ -702,6 +930,7 @@ mod tests {
             width: 400,
             height: 200,
             max_dwell: 100,
+            fractal: crate::mandelbrot::Fractal::Mandelbrot,
         }
     }
 

@@ -99,6 +99,7 @@ impl AppState {
                 zoom_per_second: self.mandelbrot.navigator.zoom_per_second,
                 deep_center: deep.map(|d| format!("{},{}", d.re.scientific(), d.im.scientific())),
                 deep_span: deep.map(|d| d.span.scientific()),
+                fractal: m.view.fractal.text(),
             },
             bookmarks: self.mandelbrot.user_bookmarks.clone(),
             ..Settings::default()
@@ -138,6 +139,10 @@ impl AppState {
                     Ok(loc) => m.set_location(loc),
                     Err(err) => notes.push(format!("saved deep view skipped: {err}")),
                 }
+            }
+            match crate::mandelbrot::Fractal::parse(&e.fractal) {
+                Ok(f) => m.view.fractal = f,
+                Err(err) => notes.push(format!("saved fractal skipped: {err}")),
             }
         }
         restore_named(&mut m.coloring.palette, &e.palette, "palette", &mut notes);

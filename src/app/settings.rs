@@ -74,6 +74,8 @@ pub struct SavedExplorer {
     /// The exact centre "RE,IM" and span of a view past f64 (None: `center` and `span`).
     pub deep_center: Option<String>,
     pub deep_span: Option<String>,
+    /// The fractal shown: "mandelbrot", or "julia RE,IM" (c exact).
+    pub fractal: String,
 }
 
 impl Default for SavedExplorer {
@@ -94,6 +96,7 @@ impl Default for SavedExplorer {
             zoom_per_second: 3.0,
             deep_center: None,
             deep_span: None,
+            fractal: "mandelbrot".into(),
         }
     }
 }
@@ -105,6 +108,9 @@ pub struct UserBookmark {
     pub center: [f64; 2],
     pub span: f64,
     pub max_dwell: u32,
+    /// A place of the Julia set of c = "RE,IM" (exact decimals); None: of the Mandelbrot set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub julia: Option<String>,
 }
 
 /// Everything restored on start.
@@ -283,13 +289,24 @@ mod tests {
                 zoom_per_second: 6.0,
                 deep_center: Some("-1.5e-60,2.25e-61".into()),
                 deep_span: Some("3e-70".into()),
+                fractal: "julia -0.123,0.745".into(),
             },
-            bookmarks: vec![UserBookmark {
-                name: "my spiral".into(),
-                center: [-0.088, 0.654],
-                span: 0.004,
-                max_dwell: 2048,
-            }],
+            bookmarks: vec![
+                UserBookmark {
+                    name: "my spiral".into(),
+                    center: [-0.088, 0.654],
+                    span: 0.004,
+                    max_dwell: 2048,
+                    julia: None,
+                },
+                UserBookmark {
+                    name: "rabbit's ear".into(),
+                    center: [0.1, 0.2],
+                    span: 0.5,
+                    max_dwell: 500,
+                    julia: Some("-0.123,0.745".into()),
+                },
+            ],
             ..Settings::default()
         }
     }

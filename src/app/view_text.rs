@@ -1,7 +1,9 @@
 //! The explorer's view as text: short scientific readouts for the panel, and the exact
-//! view as one line (`re=…, im=…, span=…, dwell=…`) to copy and paste.
+//! view as one line (`re=…, im=…, span=…, dwell=…`, and `julia_re=…, julia_im=…` for a
+//! Julia set) to copy and paste.
 
 use crate::mandelbrot::deep::{Decimal, DeepLocation};
+use crate::mandelbrot::{Fractal, JuliaC};
 
 /// `d` with at most `digits` significant digits: positional near 1 ("-0.5"), scientific
 /// otherwise ("-3.00253…e-52", "…" when digits were cut).
@@ -38,19 +40,36 @@ pub fn short_scientific(d: &Decimal, digits: usize) -> String {
 }
 
 /// The exact view as one line.
-pub fn view_to_text(loc: &DeepLocation, max_dwell: u32) -> String {
+pub fn view_to_text(loc: &DeepLocation, max_dwell: u32, fractal: &Fractal) -> String {
+    let julia = match fractal.julia_c() {
+        None => String::new(),
+        Some(c) => format!(
+            ", julia_re={}, julia_im={}",
+            c.re().scientific(),
+            c.im().scientific()
+        ),
+    };
     format!(
-        "re={}, im={}, span={}, dwell={max_dwell}",
+        "re={}, im={}, span={}, dwell={max_dwell}{julia}",
         loc.re.scientific(),
         loc.im.scientific(),
         loc.span.scientific()
     )
 }
 
+/// An exact view read from text: where, the max dwell if given, and which fractal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewText {
+    pub location: DeepLocation,
+    pub max_dwell: Option<u32>,
+    pub fractal: Fractal,
+}
+
 /// Parses `view_to_text`'s line (keys in any order, separated by commas, semicolons or
-/// spaces; `dwell` optional).
-pub fn view_from_text(text: &str) -> Result<(DeepLocation, Option<u32>), String> {
+/// spaces; `dwell` optional; the Mandelbrot set without `julia_re` and `julia_im`).
+pub fn view_from_text(text: &str) -> Result<ViewText, String> {
     let (mut re, mut im, mut span, mut dwell) = (None, None, None, None);
+    let (mut julia_re, mut julia_im) = (None, None);
     for part in text
         .split([',', ';', ' ', '\n', '\t'])
         .filter(|p| !p.trim().is_empty())
@@ -64,6 +83,8 @@ pub fn view_from_text(text: &str) -> Result<(DeepLocation, Option<u32>), String>
             "re" => re = Some(number()?),
             "im" => im = Some(number()?),
             "span" => span = Some(number()?),
+            "julia_re" => julia_re = Some(number()?),
+            "julia_im" => julia_im = Some(number()?),
             "dwell" => {
                 dwell = Some(
                     value
@@ -71,7 +92,11 @@ pub fn view_from_text(text: &str) -> Result<(DeepLocation, Option<u32>), String>
                         .map_err(|_| format!("dwell: '{value}' is not a whole number"))?,
                 )
             }
-            other => return Err(format!("unknown key '{other}' (re, im, span, dwell)")),
+            other => {
+                return Err(format!(
+                    "unknown key '{other}' (re, im, span, dwell, julia_re, julia_im)"
+                ))
+            }
         }
     }
     let missing = |k: &str| format!("no {k}= in the text");
@@ -81,7 +106,18 @@ pub fn view_from_text(text: &str) -> Result<(DeepLocation, Option<u32>), String>
         span.ok_or_else(|| missing("span"))?,
     )
     .map_err(|e| e.to_string())?;
-    Ok((loc, dwell))
+    let fractal = match (julia_re, julia_im) {
+        (None, None) => Fractal::Mandelbrot,
+        (Some(re), Some(im)) => Fractal::Julia {
+            c: JuliaC::new(re, im),
+        },
+        _ => return Err("a Julia set needs both julia_re= and julia_im=".into()),
+    };
+    Ok(ViewText {
+        location: loc,
+        max_dwell: dwell,
+        fractal,
+    })
 }
 
 #[cfg(test)]
@@ -116,10 +152,17 @@ mod tests {
             d("1e-200"),
         )
         .expect("location");
-        let text = view_to_text(&loc, 50_000);
-        let (back, dwell) = view_from_text(&text).expect("parses");
-        assert_eq!(back, loc);
-        assert_eq!(dwell, Some(50_000));
+        let text = view_to_text(&loc, 50_000, &Fractal::Mandelbrot);
+        let back = view_from_text(&text).expect("parses");
+        assert_eq!(back.location, loc);
+        assert_eq!(back.max_dwell, Some(50_000));
+        assert_eq!(back.fractal, Fractal::Mandelbrot);
+        // A Julia set keeps its c whole.
+        let c = JuliaC::new(loc.re, d("0.1234567890123456789012345678901234567890123"));
+        let julia = Fractal::Julia { c };
+        let text = view_to_text(&loc, 700, &julia);
+        let back = view_from_text(&text).expect("parses");
+        assert_eq!((back.location, back.fractal), (loc, julia));
     }
 
     #[test]
@@ -130,6 +173,11 @@ mod tests {
             ("re=0 im=0 span=1 zoom=2", "unknown key 'zoom'"),
             ("hello", "expected key=value"),
             ("re=0, im=0, span=1, dwell=-4", "dwell:"),
+            (
+                "re=0, im=0, span=1, julia_re=0.3",
+                "both julia_re= and julia_im=",
+            ),
+            ("re=0, im=0, span=1, julia_re=0.3, julia_im=i", "julia_im:"),
         ] {
             let e = view_from_text(text).expect_err(text);
             assert!(e.contains(want), "{text}: {e}");

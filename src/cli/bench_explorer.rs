@@ -34,6 +34,7 @@ pub fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<
         width: 1920,
         height: 1080,
         max_dwell: 1024,
+        fractal: crate::mandelbrot::Fractal::Mandelbrot,
     };
     let interop = r.interop().map(|i| i.kind.to_string());
     let mut out = Vec::new();

@@ -1,15 +1,16 @@
 //! `cudalens mandelbrot`: one view to a PNG (coloured, smooth, with the Mariani–Silver
 //! rectangles drawn over it, or 16-bit dwells with --dwell), or a zoom sequence of
 //! numbered PNGs with --frames N --zoom-to RE,IM,SPAN. --center and --span are exact
-//! decimals of any depth: views below f64's precision render by perturbation.
+//! decimals of any depth: views below f64's precision render by perturbation. --julia RE,IM
+//! renders the Julia set of that c (exact decimals too) instead of the Mandelbrot set.
 
 use super::progress::Progress;
 use super::CliError;
 use crate::image_io::{check_save_target, SaveOptions};
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
-    draw_overlay, Coloring, MandelbrotSettings, Mode, Palette, Precision, Refinement, View,
-    DENSITY_RANGE, MAX_DWELL_16_BIT, MAX_DWELL_LIMIT,
+    draw_overlay, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode, Palette, Precision,
+    Refinement, View, DENSITY_RANGE, MAX_DWELL_16_BIT, MAX_DWELL_LIMIT,
 };
 use crate::pipeline::{render_mandelbrot_frames, BackendRequest, MandelbrotOutput};
 use clap::Args;
@@ -27,12 +28,17 @@ pub struct MandelbrotArgs {
     #[arg(long, default_value_t = 768)]
     pub height: u32,
     /// Centre of the view, RE,IM: decimals of any length (deep views need one digit per
-    /// digit of zoom).
-    #[arg(long, default_value = "-0.5,0", allow_hyphen_values = true)]
-    pub center: String,
+    /// digit of zoom). Default: -0.5,0 (with --julia: 0,0).
+    #[arg(long, allow_hyphen_values = true)]
+    pub center: Option<String>,
     /// Width of the view on the real axis, a decimal down to 1e-1000 (e.g. 1e-250).
-    #[arg(long, default_value = "3", allow_hyphen_values = true)]
-    pub span: String,
+    /// Default: 3 (with --julia: 4).
+    #[arg(long, allow_hyphen_values = true)]
+    pub span: Option<String>,
+    /// Render the Julia set of c = RE,IM (decimals of any length) instead of the
+    /// Mandelbrot set: z starts at the pixel and c stays fixed.
+    #[arg(long, value_name = "RE,IM", allow_hyphen_values = true)]
+    pub julia: Option<String>,
     /// Iterations before a point counts as inside the set.
     #[arg(long, default_value_t = 1024)]
     pub max_dwell: u32,
@@ -102,15 +108,29 @@ fn usage(message: String) -> Result<(), CliError> {
     Err(CliError::usage(message))
 }
 
-/// The exact location from `--center` and `--span` (decimal strings of any depth).
+/// The exact location from `--center` and `--span` (decimal strings of any depth), by
+/// default the whole set (the Mandelbrot set's, or a Julia set's).
 fn location(args: &MandelbrotArgs) -> Result<DeepLocation, CliError> {
-    DeepLocation::parse(&args.center, &args.span).map_err(|e| match e {
+    let (center, span) = match args.julia {
+        None => ("-0.5,0", "3"),
+        Some(_) => ("0,0", "4"),
+    };
+    let center = args.center.as_deref().unwrap_or(center);
+    let span = args.span.as_deref().unwrap_or(span);
+    DeepLocation::parse(center, span).map_err(|e| match e {
         DeepError::Span(_) => CliError::usage(e.to_string()),
-        _ => CliError::usage(format!(
-            "--center {} / --span {}: {e}",
-            args.center, args.span
-        )),
+        _ => CliError::usage(format!("--center {center} / --span {span}: {e}")),
     })
+}
+
+/// The fractal of `--julia`, or the Mandelbrot set.
+fn fractal(args: &MandelbrotArgs) -> Result<Fractal, CliError> {
+    match &args.julia {
+        None => Ok(Fractal::Mandelbrot),
+        Some(text) => JuliaC::parse(text)
+            .map(|c| Fractal::Julia { c })
+            .map_err(|e| CliError::usage(format!("--julia {text}: {e}"))),
+    }
 }
 
 fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
@@ -177,12 +197,17 @@ fn output_paths(output: &Path, frames: u32) -> Vec<PathBuf> {
 
 /// The frames' settings: the first at the exact location; a zoom sequence's frames after
 /// it follow the f64 path to --zoom-to.
-fn settings(args: &MandelbrotArgs, location: DeepLocation) -> Vec<MandelbrotSettings> {
+fn settings(
+    args: &MandelbrotArgs,
+    location: DeepLocation,
+    fractal: Fractal,
+) -> Vec<MandelbrotSettings> {
     let mut first = MandelbrotSettings {
         view: View {
             width: args.width,
             height: args.height,
             max_dwell: args.max_dwell,
+            fractal,
             ..View::default()
         },
         mode: args.mode,
@@ -251,7 +276,7 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
             ));
         }
     }
-    let frames = settings(args, location);
+    let frames = settings(args, location, fractal(args)?);
     let progress = Progress::new(frames.len(), "frames");
     let mut last = None;
     let mut dwell_ms = 0.0;

@@ -8,11 +8,22 @@ pub const SMOOTH_BAILOUT_SQ: f64 = 65536.0;
 /// Iterations at most past the dwell's escape (|z|² ≥ 4) to reach that radius.
 pub const SMOOTH_EXTRA_MAX: u32 = 16;
 
-/// The iteration z ← z² + c from z = c while |z|² < 4, at most `max_dwell` times: the
-/// number of iterations (the dwell) and the last z.
+/// The Mandelbrot iteration z ← z² + c from z = c while |z|² < 4, at most `max_dwell`
+/// times: the number of iterations (the dwell) and the last z.
 #[inline]
 pub fn escape(cr: f64, ci: f64, max_dwell: u32) -> (u32, f64, f64) {
-    let (mut zr, mut zi) = (cr, ci);
+    escape_from((cr, ci), (cr, ci), max_dwell)
+}
+
+/// The iteration z ← z² + c from z = z₀ while |z|² < 4, at most `max_dwell` times (the
+/// Julia set's, and the Mandelbrot set's with z₀ = c).
+#[inline]
+pub fn escape_from(
+    (zr0, zi0): (f64, f64),
+    (cr, ci): (f64, f64),
+    max_dwell: u32,
+) -> (u32, f64, f64) {
+    let (mut zr, mut zi) = (zr0, zi0);
     let mut n = 0;
     while n < max_dwell && zr * zr + zi * zi < 4.0 {
         let t = zr * zr - zi * zi + cr;
@@ -51,8 +62,8 @@ pub fn smooth_after_escape(n: u32, mut zr: f64, mut zi: f64, cr: f64, ci: f64) -
 /// for points that did not escape.
 #[inline]
 pub fn evaluate(view: &View, x: u32, y: u32, smooth: bool) -> (u32, f32) {
-    let (cr, ci) = view.point(x, y);
-    let (n, zr, zi) = escape(cr, ci, view.max_dwell);
+    let (z0, (cr, ci)) = view.start(x, y);
+    let (n, zr, zi) = escape_from(z0, (cr, ci), view.max_dwell);
     let v = if smooth && n < view.max_dwell {
         smooth_after_escape(n, zr, zi, cr, ci)
     } else {
@@ -100,6 +111,7 @@ mod tests {
                 width: w,
                 height: h,
                 max_dwell: 200,
+                fractal: crate::mandelbrot::Fractal::Mandelbrot,
             };
             assert_eq!(
                 render_per_pixel(&view, false).values,
@@ -109,6 +121,67 @@ mod tests {
             let smooth = render_per_pixel(&view, true);
             assert_eq!(smooth.values, plain(&view), "{w}x{h} with smooth values");
         }
+    }
+
+    /// A Julia set's contract written out: z = the pixel's point, c fixed.
+    fn plain_julia(view: &View, c: (f64, f64)) -> Vec<u32> {
+        let mut out = Vec::new();
+        for y in 0..view.height {
+            for x in 0..view.width {
+                let step = view.span / f64::from(view.width);
+                let mut z = (
+                    view.center.0 + (f64::from(x) + 0.5 - f64::from(view.width) / 2.0) * step,
+                    view.center.1 - (f64::from(y) + 0.5 - f64::from(view.height) / 2.0) * step,
+                );
+                let mut n = 0;
+                while n < view.max_dwell && z.0 * z.0 + z.1 * z.1 < 4.0 {
+                    z = (z.0 * z.0 - z.1 * z.1 + c.0, 2.0 * z.0 * z.1 + c.1);
+                    n += 1;
+                }
+                out.push(n);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn julia_sets_equal_their_plain_contract_exactly() {
+        use crate::mandelbrot::{Fractal, JuliaC};
+        for (c, w, h) in [
+            ((-0.8, 0.156), 64, 48),
+            ((-0.75, 0.1), 33, 65),
+            ((0.3, 0.5), 7, 3),
+        ] {
+            let view = View {
+                center: (0.0, 0.0),
+                span: 3.2,
+                width: w,
+                height: h,
+                max_dwell: 300,
+                fractal: Fractal::Julia {
+                    c: JuliaC::from_f64(c.0, c.1).expect("finite"),
+                },
+            };
+            let want = plain_julia(&view, c);
+            assert_eq!(render_per_pixel(&view, false).values, want, "{c:?}");
+            assert_eq!(render_per_pixel(&view, true).values, want, "{c:?} smooth");
+            assert!(
+                want.contains(&300) || c == (0.3, 0.5),
+                "{c:?}: inside points"
+            );
+            assert!(want.iter().any(|&d| d < 5), "{c:?}: outside points");
+        }
+    }
+
+    #[test]
+    fn julia_known_points() {
+        // c = 0: the unit disc is the filled set; z = 1.5 → 2.25 escapes after one step.
+        assert_eq!(escape_from((0.5, 0.0), (0.0, 0.0), 100).0, 100);
+        assert_eq!(escape_from((1.5, 0.0), (0.0, 0.0), 100).0, 1);
+        assert_eq!(
+            escape_from((0.0, 0.0), (0.5, 0.0), 100).0,
+            dwell_at(0.5, 0.0, 100) + 1
+        );
     }
 
     #[test]

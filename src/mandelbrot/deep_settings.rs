@@ -5,8 +5,13 @@
 //! code that moves the f64 view (undo, bookmarks, zoom sequences, saved sessions) thereby
 //! returns to f64 locations without having to know about deep views.
 
-use super::deep::{choose_precision, is_deep, DeepBookmark, DeepError, DeepLocation, DeepView};
-use super::{MandelbrotSettings, Precision};
+use super::deep::{
+    choose_precision, is_deep, Decimal, DeepBookmark, DeepError, DeepLocation, DeepView,
+};
+use super::{Fractal, JuliaC, MandelbrotSettings, Precision};
+
+/// Where a Julia view starts: centred at 0, 4 wide.
+pub const JULIA_START: (f64, f64, f64) = (0.0, 0.0, 4.0);
 
 impl MandelbrotSettings {
     /// The exact location: `deep` when it still matches the f64 view, else the view's own.
@@ -24,6 +29,7 @@ impl MandelbrotSettings {
             width: self.view.width,
             height: self.view.height,
             max_dwell: self.view.max_dwell,
+            fractal: self.view.fractal,
         })
     }
 
@@ -60,6 +66,28 @@ impl MandelbrotSettings {
         self.update_location(|l| l.pan_pixels(width, dx, dy));
     }
 
+    /// The exact point of the plane under pixel (px, py) (rounded a few digits below a
+    /// pixel, as panning rounds): Julia's c picked there keeps the depth of the view.
+    pub fn point_at(&self, px: f64, py: f64) -> Result<JuliaC, DeepError> {
+        let mut l = self.location()?;
+        let (w, h) = (self.view.width, self.view.height);
+        l.pan_pixels(w, f64::from(w) * 0.5 - px, f64::from(h) * 0.5 - py)?;
+        Ok(JuliaC::new(l.re, l.im))
+    }
+
+    /// Shows the Julia set of `c`, whole (centre 0, span 4).
+    pub fn show_julia(&mut self, c: JuliaC) -> Result<(), DeepError> {
+        let (re, im, span) = JULIA_START;
+        let start = DeepLocation::new(
+            Decimal::from_f64(re)?,
+            Decimal::from_f64(im)?,
+            Decimal::from_f64(span)?,
+        )?;
+        self.view.fractal = Fractal::Julia { c };
+        self.set_location(start);
+        Ok(())
+    }
+
     fn update_location(&mut self, change: impl FnOnce(&mut DeepLocation) -> Result<(), DeepError>) {
         let result = self.location().and_then(|mut l| change(&mut l).map(|()| l));
         match result {
@@ -89,6 +117,32 @@ mod tests {
         s.view = View::default();
         s.deep = None;
         assert_eq!(s.deep_precision(), None);
+    }
+
+    #[test]
+    fn julia_c_is_the_exact_point_under_the_cursor() {
+        let mut s = MandelbrotSettings::default();
+        s.view.width = 200;
+        s.view.height = 100;
+        let loc = DeepLocation::parse(
+            "-0.74364388703715870475219150611477,0.13182590420531197049313205638514",
+            "1e-28",
+        )
+        .expect("location");
+        s.set_location(loc);
+        // The centre pixel's corner: exactly the centre.
+        let c = s.point_at(100.0, 50.0).expect("c");
+        assert_eq!((c.re(), c.im()), (&loc.re, &loc.im));
+        // Ten pixels right and five up: the centre + (10, 5)·span/width, exactly.
+        let c = s.point_at(110.0, 45.0).expect("c");
+        let plus = |a: &Decimal, b: &str| a.add(&b.parse().expect("decimal")).expect("sum");
+        assert_eq!(*c.re(), plus(&loc.re, "5e-30"));
+        assert_eq!(*c.im(), plus(&loc.im, "2.5e-30"));
+        s.show_julia(c).expect("julia");
+        assert_eq!(s.view.fractal, Fractal::Julia { c });
+        assert_eq!((s.view.center, s.view.span), ((0.0, 0.0), 4.0));
+        assert_eq!(s.deep_precision(), None);
+        assert_eq!(s.deep_view().expect("deep view").fractal, s.view.fractal);
     }
 
     #[test]

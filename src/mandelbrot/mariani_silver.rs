@@ -225,6 +225,7 @@ mod tests {
                     width: w,
                     height: h,
                     max_dwell,
+                    fractal: crate::mandelbrot::Fractal::Mandelbrot,
                 };
                 (name, view)
             })
@@ -244,6 +245,42 @@ mod tests {
                         pp.values.len()
                     );
                     assert_eq!(records.is_empty(), w < 3 || h < 3, "{name} {w}x{h}");
+                }
+            }
+        }
+    }
+
+    /// Mariani–Silver's border test is exact where the filled Julia set is connected (c in
+    /// the Mandelbrot set: the rabbit, whole and zoomed), and a good heuristic just outside
+    /// (c = −0.8 + 0.156i, whose critical orbit escapes after 251 steps).
+    #[test]
+    fn agrees_with_per_pixel_on_julia_sets() {
+        use crate::mandelbrot::{Fractal, JuliaC};
+        for (c, center, span, max_dwell) in [
+            ("-0.123,0.745", (0.0, 0.0), 3.2, 500),
+            ("-0.123,0.745", (-0.05, 0.43), 0.02, 1500),
+            ("-0.8,0.156", (0.0, 0.0), 4.0, 400),
+            ("-0.8,0.156", (0.27, 0.05), 0.05, 1500),
+        ] {
+            let c = JuliaC::parse(c).expect("c");
+            for tuning in tunings() {
+                for (w, h) in [(7, 3), (317, 211), (640, 480)] {
+                    let view = View {
+                        center,
+                        span,
+                        width: w,
+                        height: h,
+                        max_dwell,
+                        fractal: Fractal::Julia { c },
+                    };
+                    let (ms, _) = render_mariani_silver(&view, &tuning, false);
+                    let pp = render_per_pixel(&view, false);
+                    let bad = ms.mismatches(&pp);
+                    assert!(
+                        bad as f64 <= 1e-4 * pp.values.len() as f64,
+                        "{c:?} {center:?} {w}x{h} {tuning:?}: {bad} of {} pixels differ",
+                        pp.values.len()
+                    );
                 }
             }
         }

@@ -1,6 +1,6 @@
-//! The Mandelbrot explorer's contract and CPU reference: the view, the per-pixel
-//! evaluation (dwell and continuous escape value), Mariani–Silver refinement and its
-//! tuning, colouring, bookmarks and the settings of a picture, and deep views below f64's
+//! The Mandelbrot explorer's contract and CPU reference: the view (of the Mandelbrot set or
+//! of a Julia set), the per-pixel evaluation (dwell and continuous escape value),
+//! Mariani–Silver refinement and its tuning, colouring, bookmarks and the settings of a picture, and deep views below f64's
 //! precision (`deep`: exact decimal locations, perturbation). The CUDA renderer is in
 //! `pipeline::cuda_mandelbrot`; this module depends on nothing of ours.
 
@@ -10,6 +10,7 @@ mod cpu;
 pub mod deep;
 mod deep_settings;
 mod dwell_source;
+mod fractal;
 mod mariani_silver;
 mod ms_stats;
 mod overlay;
@@ -23,9 +24,12 @@ mod view;
 pub use bookmarks::BOOKMARKS;
 pub use coloring::{Coloring, DENSITY_RANGE, GRADIENT_STEPS};
 pub use cpu::{
-    dwell_at, escape, evaluate, smooth_after_escape, SMOOTH_BAILOUT_SQ, SMOOTH_EXTRA_MAX,
+    dwell_at, escape, escape_from, evaluate, smooth_after_escape, SMOOTH_BAILOUT_SQ,
+    SMOOTH_EXTRA_MAX,
 };
+pub use deep_settings::JULIA_START;
 pub use dwell_source::{render_per_pixel, render_per_pixel_from, DwellSource};
+pub use fractal::{Fractal, FractalKind, JuliaC};
 pub use mariani_silver::{render_mariani_silver, render_mariani_silver_from, MsRecord, RectKind};
 pub use ms_stats::MsStats;
 pub use overlay::{draw_overlay, kind_color};

@@ -1,8 +1,11 @@
-//! The view: centre, span and size, with the pixel → c mapping of the contract.
+//! The view: centre, span and size, with the pixel → point mapping of the contract, and
+//! the fractal it shows.
 
+use super::fractal::Fractal;
 use std::str::FromStr;
 
-/// What part of the plane a W×H image shows. `span` is the width on the real axis.
+/// What part of the plane a W×H image shows, and of which fractal. `span` is the width on
+/// the real axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct View {
     pub center: (f64, f64),
@@ -10,6 +13,7 @@ pub struct View {
     pub width: u32,
     pub height: u32,
     pub max_dwell: u32,
+    pub fractal: Fractal,
 }
 
 /// Per-pixel escape time, or Mariani–Silver refinement. The UI, the CLI and the benchmarks
@@ -76,17 +80,29 @@ impl Default for View {
             width: 1024,
             height: 768,
             max_dwell: 1024,
+            fractal: Fractal::Mandelbrot,
         }
     }
 }
 
 impl View {
+    /// z₀ and c of the iteration at pixel (x, y): (point, point) for the Mandelbrot set,
+    /// (point, fixed c) for a Julia set.
+    #[inline]
+    pub fn start(&self, x: u32, y: u32) -> ((f64, f64), (f64, f64)) {
+        let p = self.point(x, y);
+        match &self.fractal {
+            Fractal::Mandelbrot => (p, p),
+            Fractal::Julia { c } => (p, c.to_f64()),
+        }
+    }
+
     /// Width of one pixel in the plane: S / W.
     pub fn pixel_size(&self) -> f64 {
         self.span / f64::from(self.width.max(1))
     }
 
-    /// c of pixel (x, y): (cx + (x + 0.5 − W/2)·S/W, cy − (y + 0.5 − H/2)·S/W).
+    /// The point of pixel (x, y) (c for the Mandelbrot set, z₀ for a Julia set): (cx + (x + 0.5 − W/2)·S/W, cy − (y + 0.5 − H/2)·S/W).
     pub fn point(&self, x: u32, y: u32) -> (f64, f64) {
         let step = self.pixel_size();
         (
@@ -187,6 +203,7 @@ mod tests {
             width: 4,
             height: 2,
             max_dwell: 10,
+            fractal: Fractal::Mandelbrot,
         };
         assert_eq!(v.point(0, 0), (-0.5 - 0.75, 0.25 + 0.25));
         assert_eq!(v.point(3, 1), (-0.5 + 0.75, 0.25 - 0.25));

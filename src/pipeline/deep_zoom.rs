@@ -8,7 +8,7 @@ use super::report::StageTime;
 use super::BackendKind;
 use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::mandelbrot::deep::{DeepError, DeepLocation, DeepView, Perturbation, ReferenceOrbit};
-use crate::mandelbrot::{Dwells, MandelbrotSettings, Precision};
+use crate::mandelbrot::{Dwells, Fractal, MandelbrotSettings, Precision};
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 use std::time::Instant;
@@ -63,6 +63,7 @@ pub fn cpu_deep_dwells_cancellable(
 #[derive(PartialEq)]
 struct OrbitKey {
     location: DeepLocation,
+    fractal: Fractal,
     width: u32,
     max_dwell: u32,
     path: PerturbationPath,
@@ -100,6 +101,7 @@ impl CudaDeep {
         })?;
         let key = OrbitKey {
             location: view.location,
+            fractal: view.fractal,
             width: view.width,
             max_dwell: view.max_dwell,
             path: if precision == Precision::Extended {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 /// Pending device-side launches allowed (the default, 2048, is too few for 16384² views).
 const PENDING_LAUNCH_LIMIT: usize = 1 << 16;
 
-/// Mirror of `struct MandelView` in mandelbrot_eval.cuh (C layout, 40 bytes).
+/// Mirror of `struct MandelView` in mandelbrot_eval.cuh (C layout, 56 bytes).
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct MandelViewArgs {
@@ -26,6 +26,9 @@ struct MandelViewArgs {
     width: i32,
     height: i32,
     max_dwell: i32,
+    julia: i32,
+    jr: f64,
+    ji: f64,
 }
 
 /// Mirror of `struct MsArgs` in mandelbrot.cu (same field order, C layout).
@@ -72,6 +75,9 @@ impl MandelViewArgs {
             width: view.width as i32,
             height: view.height as i32,
             max_dwell: view.max_dwell as i32,
+            julia: i32::from(view.fractal.julia_c().is_some()),
+            jr: view.fractal.julia_c().map_or(0.0, |c| c.to_f64().0),
+            ji: view.fractal.julia_c().map_or(0.0, |c| c.to_f64().1),
         }
     }
 }
@@ -809,8 +815,8 @@ mod tests {
 
     #[test]
     fn args_have_the_kernel_layout() {
-        assert_eq!(std::mem::size_of::<super::MandelViewArgs>(), 40);
-        assert_eq!(std::mem::size_of::<super::MsArgs>(), 136 + 72);
+        assert_eq!(std::mem::size_of::<super::MandelViewArgs>(), 56);
+        assert_eq!(std::mem::size_of::<super::MsArgs>(), 152 + 88);
         assert_eq!(std::mem::size_of::<super::MsFusedArgs>(), 24);
     }
 

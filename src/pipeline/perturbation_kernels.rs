@@ -3,11 +3,11 @@
 
 use super::mandelbrot_tiles::{PT_BLOCK_X, PT_BLOCK_Y};
 use crate::cuda::{blocks, load_function, load_module, CudaDevice, CudaError};
-use crate::mandelbrot::deep::{DeepView, ReferenceOrbit};
+use crate::mandelbrot::deep::{DeepView, OrbitLayout, ReferenceOrbit};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
-/// Mirror of `struct PtArgs` in perturbation.cuh (same field order, C layout; 72 bytes).
+/// Mirror of `struct PtArgs` in perturbation.cuh (same field order, C layout; 88 bytes).
 /// Also the last field of the Mariani–Silver kernels' arguments (zero for plain views).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
@@ -22,6 +22,9 @@ pub(crate) struct PtArgs {
     step: f64,
     step_exp: i32,
     step_lo: f64,
+    orbit_start: i32,
+    rebase_last: i32,
+    julia: i32,
 }
 
 // SAFETY: PtArgs is #[repr(C)], Copy, and matches the kernel's struct field for field.
@@ -41,6 +44,7 @@ pub struct DeviceOrbit {
     points: CudaSlice<f64>,
     exponents: CudaSlice<i32>,
     len: usize,
+    layout: OrbitLayout,
     pub path: PerturbationPath,
 }
 
@@ -66,6 +70,7 @@ impl DeviceOrbit {
                 .clone_htod(&exponents)
                 .map_err(CudaError::driver("cuMemcpyHtoD(orbit exponents)"))?,
             len: orbit.points.len(),
+            layout: orbit.layout,
             path,
         })
     }
@@ -142,8 +147,19 @@ impl DeviceOrbit {
         if width == 0 || height == 0 || width > 32768 || height > 32768 {
             return Err(invalid(format!("a view of {width}×{height}")));
         }
-        if self.len < 2 || self.len > i32::MAX as usize || max_dwell > i32::MAX as u32 {
-            return Err(invalid(format!("orbit of {} points", self.len)));
+        let layout = self.layout;
+        if self.len < 2
+            || self.len > i32::MAX as usize
+            || max_dwell > i32::MAX as u32
+            || layout.last != self.len - 1
+            || layout.rebase_last > layout.last
+            || layout.start == 0
+            || layout.start > layout.last
+        {
+            return Err(invalid(format!(
+                "orbit of {} points laid out as {layout:?}",
+                self.len
+            )));
         }
         let (step, step_exp, step_lo) = match self.path {
             PerturbationPath::DoubleDouble => {
@@ -166,6 +182,9 @@ impl DeviceOrbit {
             step,
             step_exp,
             step_lo,
+            orbit_start: layout.start as i32,
+            rebase_last: layout.rebase_last as i32,
+            julia: i32::from(!layout.offset_each_step),
         })
     }
 }
@@ -174,6 +193,6 @@ impl DeviceOrbit {
 mod tests {
     #[test]
     fn args_have_the_kernel_layout() {
-        assert_eq!(std::mem::size_of::<super::PtArgs>(), 72);
+        assert_eq!(std::mem::size_of::<super::PtArgs>(), 88);
     }
 }

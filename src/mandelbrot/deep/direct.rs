@@ -7,14 +7,22 @@ use super::{Decimal, DeepView};
 use num_bigint::BigInt;
 use rand::{Rng, SeedableRng};
 
-/// The dwell of pixel (x, y), iterated with `guard` bits below the pixel size.
+/// The dwell of pixel (x, y), iterated with `guard` bits below the pixel size: from z = c =
+/// the pixel's point (Mandelbrot), or from z = the point with Julia's c.
 pub fn direct_dwell(view: &DeepView, x: u32, y: u32, guard: usize) -> u32 {
     let bits = bits_for(view, guard);
-    let (cr, ci) = pixel_c(view, x, y, bits);
-    fixed::iterate(&cr, &ci, bits, view.max_dwell, |_, _| {})
+    let (pr, pi) = pixel_c(view, x, y, bits);
+    match view.fractal.julia_c() {
+        None => fixed::iterate(&pr, &pi, bits, view.max_dwell, |_, _| {}),
+        Some(c) => {
+            let cr = fixed::decimal_to_fixed(c.re(), bits);
+            let ci = fixed::decimal_to_fixed(c.im(), bits);
+            fixed::iterate_from((&pr, &pi), &cr, &ci, bits, view.max_dwell, |_, _| {})
+        }
+    }
 }
 
-/// c of pixel (x, y) in fixed point, from the exact decimal centre and span with a single
+/// The point of pixel (x, y) (c of the Mandelbrot set, z₀ of a Julia set) in fixed point, from the exact decimal centre and span with a single
 /// rounding: (re + (2x + 1 − W)·S/(2W), im − (2y + 1 − H)·S/(2W)).
 pub fn pixel_c(view: &DeepView, x: u32, y: u32, bits: usize) -> (BigInt, BigInt) {
     let loc = &view.location;
@@ -75,10 +83,33 @@ mod tests {
             width: 40,
             height: 30,
             max_dwell: 60,
+            fractal: crate::mandelbrot::Fractal::Mandelbrot,
         };
         let plain = render_per_pixel(&view, false);
         let deep = DeepView::from_view(&view).expect("finite");
         let bad = sample_pixels(40, 30, 200, 7)
+            .into_iter()
+            .filter(|&(x, y)| direct_dwell(&deep, x, y, 64) != plain.values[(y * 40 + x) as usize])
+            .count();
+        assert!(bad <= 1, "{bad} of 200");
+    }
+
+    #[test]
+    fn julia_sets_equal_f64_where_f64_is_exact_enough() {
+        use crate::mandelbrot::{Fractal, JuliaC};
+        let view = View {
+            center: (0.1, -0.05),
+            span: 3.2,
+            width: 40,
+            height: 30,
+            max_dwell: 80,
+            fractal: Fractal::Julia {
+                c: JuliaC::parse("-0.75,0.1").expect("c"),
+            },
+        };
+        let plain = render_per_pixel(&view, false);
+        let deep = DeepView::from_view(&view).expect("finite");
+        let bad = sample_pixels(40, 30, 200, 9)
             .into_iter()
             .filter(|&(x, y)| direct_dwell(&deep, x, y, 64) != plain.values[(y * 40 + x) as usize])
             .count();
@@ -105,6 +136,7 @@ mod tests {
             width: 4,
             height: 2,
             max_dwell: 10,
+            fractal: crate::mandelbrot::Fractal::Mandelbrot,
         };
         let deep = DeepView::from_view(&view).expect("finite view");
         for (x, y) in [(0, 0), (3, 1), (2, 0)] {
@@ -123,6 +155,7 @@ mod tests {
             width: 1000,
             height: 1,
             max_dwell: 1,
+            fractal: crate::mandelbrot::Fractal::Mandelbrot,
         };
         // A pixel of 1e-33 is 2^-109.6.
         assert_eq!(bits_for(&view, 64), 110 + 64 + 8);

@@ -45,10 +45,22 @@ pub fn iterate(
     ci: &BigInt,
     bits: usize,
     limit: u32,
+    visit: impl FnMut(&BigInt, &BigInt),
+) -> u32 {
+    iterate_from((cr, ci), cr, ci, bits, limit, visit)
+}
+
+/// The same from z = z₀ (a Julia set's pixel; the Mandelbrot set's is c).
+pub fn iterate_from(
+    (zr0, zi0): (&BigInt, &BigInt),
+    cr: &BigInt,
+    ci: &BigInt,
+    bits: usize,
+    limit: u32,
     mut visit: impl FnMut(&BigInt, &BigInt),
 ) -> u32 {
     let four = BigInt::from(4u32) << (2 * bits);
-    let (mut zr, mut zi) = (cr.clone(), ci.clone());
+    let (mut zr, mut zi) = (zr0.clone(), zi0.clone());
     let mut n = 0;
     loop {
         visit(&zr, &zi);

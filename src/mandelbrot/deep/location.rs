@@ -2,7 +2,7 @@
 //! exact decimal arithmetic; `DeepView` adds the image size and max dwell.
 
 use super::{fixed, Dd, Decimal, DeepError, FloatExp};
-use crate::mandelbrot::View;
+use crate::mandelbrot::{Fractal, View};
 
 /// Smallest span a view may have (the limit of [`Decimal`]'s digits, with room to spare).
 pub const MIN_SPAN_EXP10: i64 = -1000;
@@ -20,13 +20,14 @@ pub struct DeepLocation {
     pub span: Decimal,
 }
 
-/// A deep location rendered at a size with a max dwell.
+/// A deep location of a fractal rendered at a size with a max dwell.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DeepView {
     pub location: DeepLocation,
     pub width: u32,
     pub height: u32,
     pub max_dwell: u32,
+    pub fractal: Fractal,
 }
 
 impl DeepView {
@@ -37,6 +38,7 @@ impl DeepView {
             width: view.width,
             height: view.height,
             max_dwell: view.max_dwell,
+            fractal: view.fractal,
         })
     }
 }

@@ -28,7 +28,7 @@ pub use direct::{direct_dwell, sample_pixels};
 pub use double_double::Dd;
 pub use float_exp::FloatExp;
 pub use location::{DeepLocation, DeepView, MAX_SPAN, MIN_SPAN_EXP10};
-pub use orbit::ReferenceOrbit;
+pub use orbit::{OrbitLayout, ReferenceOrbit};
 pub use perturb::{dwell_dd, dwell_ext, offset_dd, offset_ext, render_perturbation, Perturbation};
 pub use precision::{choose_precision, is_deep};
 

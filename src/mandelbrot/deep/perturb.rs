@@ -1,13 +1,15 @@
 //! Perturbation on the CPU: each pixel iterates δ_{k+1} = (2·Z_k + δ_k)·δ_k + δc along the
-//! reference orbit, in double-double ([`Dd`]: pixels down to 2⁻⁹⁶⁰) or in [`ComplexExp`].
+//! reference orbit (δ starts at the pixel's offset; δc is that offset for the Mandelbrot
+//! set, 0 for a Julia set, whose c is the reference's), in double-double ([`Dd`]: pixels down to 2⁻⁹⁶⁰) or in [`ComplexExp`].
 //! Written operation for operation like `kernels/perturbation.cuh` (no contraction into
 //! fused multiply-adds; the FMAs of the double-double products are explicit on both sides),
 //! so CPU and GPU dwells are equal.
 //!
 //! The pixel's z is Z_k + δ_k. The loop follows the contract (z = c, count z ← z² + c while
 //! |z|² < 4 and n < max dwell). Before each step it rebases, δ ← Z_k + δ_k and k ← 0 (Z_0 = 0),
-//! when |Z_k + δ_k| < |δ_k| (Zhuoran's glitch avoidance) or when k is the orbit's last index
-//! (the reference escaped, or ended, before the pixel).
+//! when |Z_k + δ_k| < |δ_k| (Zhuoran's glitch avoidance) or when k is the last index of its
+//! segment (the reference escaped, or ended, before the pixel). A Julia set's orbit starts
+//! with the critical orbit of its c, from 0, for rebasing ([`OrbitLayout`]).
 //!
 //! Why double-double and not f64: near a minibrot the dwell of a pixel can change when c
 //! moves by 10⁻¹⁴ of a pixel (on the period-8007 bookmark, 6 of the 16 pixels f64 missed
@@ -16,7 +18,7 @@
 //! 0.64 % of that view's pixels differ from direct iteration. δc, δ and Z_k all need the
 //! extra bits (any one left in f64 still misses).
 
-use super::{ComplexExp, Dd, DeepView, FloatExp, ReferenceOrbit};
+use super::{ComplexExp, Dd, DeepView, FloatExp, OrbitLayout, ReferenceOrbit};
 use crate::mandelbrot::{render_per_pixel_from, DwellSource, Dwells, Precision};
 
 /// The pixel's offset from the centre in steps: ((x + 0.5) − W·0.5, (y + 0.5) − H·0.5), exact.
@@ -49,13 +51,17 @@ fn step_dd([zr, zi]: [Dd; 2], [dr, di]: [Dd; 2], [cr, ci]: [Dd; 2]) -> [Dd; 2] {
     [re, im]
 }
 
-/// The dwell of the pixel at offset `dc` from the reference `orbit` (double-double points).
-/// The escape and rebasing tests read only the high parts: they decide nothing finer than
-/// 2⁻⁵⁰ (rebasing is exact either way).
-pub fn dwell_dd(orbit: &[[Dd; 2]], dc: [Dd; 2], max_dwell: u32) -> u32 {
-    let last = orbit.len() - 1;
-    let mut d = dc;
-    let mut k = 1;
+/// The dwell of the pixel at offset `offset` from the reference `orbit` (double-double
+/// points laid out as `layout` says). The escape and rebasing tests read only the high
+/// parts: they decide nothing finer than 2⁻⁵⁰ (rebasing is exact either way).
+pub fn dwell_dd(orbit: &[[Dd; 2]], layout: OrbitLayout, offset: [Dd; 2], max_dwell: u32) -> u32 {
+    let dc = if layout.offset_each_step {
+        offset
+    } else {
+        [Dd::ZERO; 2]
+    };
+    let mut d = offset;
+    let mut k = layout.start;
     let mut n = 0;
     loop {
         let mut z = orbit[k];
@@ -64,7 +70,8 @@ pub fn dwell_dd(orbit: &[[Dd; 2]], dc: [Dd; 2], max_dwell: u32) -> u32 {
         if n >= max_dwell || norm >= 4.0 {
             return n;
         }
-        if k == last || norm < d[0].hi * d[0].hi + d[1].hi * d[1].hi {
+        let segment_end = k == layout.last || k == layout.rebase_last;
+        if segment_end || norm < d[0].hi * d[0].hi + d[1].hi * d[1].hi {
             (d, k) = ([z[0] + d[0], z[1] + d[1]], 0);
             z = orbit[0];
         }
@@ -74,18 +81,27 @@ pub fn dwell_dd(orbit: &[[Dd; 2]], dc: [Dd; 2], max_dwell: u32) -> u32 {
     }
 }
 
-/// The dwell of the pixel at offset `dc` from the reference `orbit`, extended exponents.
-pub fn dwell_ext(orbit: &[ComplexExp], dc: ComplexExp, max_dwell: u32) -> u32 {
-    let last = orbit.len() - 1;
-    let mut d = dc;
-    let mut k = 1;
+/// The dwell of the pixel at offset `offset` from the reference `orbit`, extended exponents.
+pub fn dwell_ext(
+    orbit: &[ComplexExp],
+    layout: OrbitLayout,
+    offset: ComplexExp,
+    max_dwell: u32,
+) -> u32 {
+    let dc = if layout.offset_each_step {
+        offset
+    } else {
+        ComplexExp::ZERO
+    };
+    let mut d = offset;
+    let mut k = layout.start;
     let mut n = 0;
     loop {
         let z = orbit[k] + d;
         if n >= max_dwell || z.escaped() {
             return n;
         }
-        if k == last || z.norm_less(d) {
+        if k == layout.last || k == layout.rebase_last || z.norm_less(d) {
             (d, k) = (z, 0);
         }
         d = (orbit[k].double() + d) * d + dc;
@@ -137,11 +153,15 @@ impl DwellSource for Perturbation<'_> {
     fn pixel(&self, x: u32, y: u32, _smooth: bool) -> (u32, f32) {
         let (w, h, max_dwell) = (self.view.width, self.view.height, self.view.max_dwell);
         let d = match self.step {
-            Step::Extended(step) => {
-                dwell_ext(&self.orbit.points, offset_ext(x, y, w, h, step), max_dwell)
-            }
+            Step::Extended(step) => dwell_ext(
+                &self.orbit.points,
+                self.orbit.layout,
+                offset_ext(x, y, w, h, step),
+                max_dwell,
+            ),
             Step::DoubleDouble(step) => dwell_dd(
                 &self.orbit.dd_points,
+                self.orbit.layout,
                 offset_dd(x, y, w, h, step),
                 max_dwell,
             ),
@@ -175,6 +195,7 @@ mod tests {
             width: 61,
             height: 37,
             max_dwell: 300,
+            fractal: crate::mandelbrot::Fractal::Mandelbrot,
         };
         let deep = DeepView::from_view(&view).expect("finite");
         let orbit = ReferenceOrbit::compute(&deep);
@@ -200,6 +221,7 @@ mod tests {
             width: 24,
             height: 16,
             max_dwell: 2000,
+            fractal: crate::mandelbrot::Fractal::Mandelbrot,
         };
         let orbit = ReferenceOrbit::compute(&view);
         let dds = render_perturbation(&view, &orbit, Precision::Perturbation);
@@ -217,6 +239,110 @@ mod tests {
         assert!(dds.values.iter().any(|&d| d > 500), "a view with detail");
     }
 
+    fn julia(view: &mut View, c: &str) {
+        view.fractal = crate::mandelbrot::Fractal::Julia {
+            c: crate::mandelbrot::JuliaC::parse(c).expect("c"),
+        };
+    }
+
+    #[test]
+    fn julia_sets_equal_f64_iteration_on_a_shallow_view() {
+        for (c, center, span) in [
+            ("-0.8,0.156", (0.0, 0.0), 3.2),
+            ("-0.75,0.1", (0.3, 0.6), 0.1),
+            // Outside the Mandelbrot set: the critical orbit escapes (Cantor dust).
+            ("0.3,0.5", (0.0, 0.0), 2.0),
+        ] {
+            let mut view = View {
+                center,
+                span,
+                width: 61,
+                height: 37,
+                max_dwell: 300,
+                fractal: crate::mandelbrot::Fractal::Mandelbrot,
+            };
+            julia(&mut view, c);
+            let deep = DeepView::from_view(&view).expect("finite");
+            let orbit = ReferenceOrbit::compute(&deep);
+            let plain = render_per_pixel(&view, false);
+            for p in [Precision::Perturbation, Precision::Extended] {
+                let got = render_perturbation(&deep, &orbit, p);
+                let bad = got.mismatches(&plain);
+                assert!(
+                    bad <= 2,
+                    "{c} {p:?}: {bad} of {} differ",
+                    plain.values.len()
+                );
+            }
+        }
+    }
+
+    /// The mpmath dwells of `tests/data/julia_deep_dwells.json` (deep Julia views of
+    /// c = −0.75 + 0.1i at spans 1e-30 and 1e-100): both perturbation paths and direct
+    /// iteration agree with them, and perturbation with direct iteration on every pixel.
+    #[test]
+    fn julia_perturbation_equals_direct_iteration_and_mpmath_deep() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/julia_deep_dwells.json"
+        );
+        let text = std::fs::read_to_string(path).expect("the committed JSON");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let views = json["views"].as_array().expect("views");
+        assert_eq!(views.len(), 2);
+        for v in views {
+            let field = |k: &str| v[k].as_str().expect("a string field");
+            let number = |k: &str| v[k].as_u64().expect("a number field") as u32;
+            let view = DeepView {
+                location: DeepLocation::parse(field("center"), field("span")).expect("location"),
+                width: number("width"),
+                height: number("height"),
+                max_dwell: number("max_dwell"),
+                fractal: crate::mandelbrot::Fractal::Julia {
+                    c: crate::mandelbrot::JuliaC::parse(field("c")).expect("c"),
+                },
+            };
+            let orbit = ReferenceOrbit::compute(&view);
+            let dds = render_perturbation(&view, &orbit, Precision::Perturbation);
+            let ext = render_perturbation(&view, &orbit, Precision::Extended);
+            let pixels = v["pixels"].as_array().expect("pixels");
+            for p in pixels {
+                let at = |i: usize| p[i].as_u64().expect("x, y, dwell") as u32;
+                let (x, y, want) = (at(0), at(1), at(2));
+                let i = (y * view.width + x) as usize;
+                let got = (dds.values[i], ext.values[i], direct_dwell(&view, x, y, 64));
+                assert_eq!(got, (want, want, want), "{} ({x}, {y})", field("span"));
+            }
+            let all: Vec<(u32, u32)> = (0..view.height)
+                .flat_map(|y| (0..view.width).map(move |x| (x, y)))
+                .collect();
+            let direct: Vec<u32> = all
+                .par_iter()
+                .map(|&(x, y)| direct_dwell(&view, x, y, 64))
+                .collect();
+            let bad = (
+                dds.values
+                    .iter()
+                    .zip(&direct)
+                    .filter(|(a, b)| a != b)
+                    .count(),
+                ext.values
+                    .iter()
+                    .zip(&direct)
+                    .filter(|(a, b)| a != b)
+                    .count(),
+            );
+            assert!(
+                bad.0 <= 1 && bad.1 <= 1,
+                "{}: {bad:?} of {}",
+                field("span"),
+                all.len()
+            );
+            let distinct: std::collections::BTreeSet<_> = direct.iter().collect();
+            assert!(distinct.len() > 5, "a view with detail");
+        }
+    }
+
     /// The pixels of the period-8007 bookmark (640×360) where f64 perturbation missed
     /// direct iteration (by 1 to 278 iterations): their dwells change when c moves by 10⁻¹⁴
     /// to 10⁻¹⁶ of a pixel. Double-double δ, δc and Z_k agree on all of them.
@@ -229,6 +355,7 @@ mod tests {
             width: 640,
             height: 360,
             max_dwell: b.max_dwell,
+            fractal: crate::mandelbrot::Fractal::Mandelbrot,
         };
         let orbit = ReferenceOrbit::compute(&view);
         let step = view.location.pixel_size_dd(view.width);
@@ -254,7 +381,7 @@ mod tests {
             .par_iter()
             .filter_map(|&(x, y)| {
                 let dc = offset_dd(x, y, view.width, view.height, step);
-                let got = dwell_dd(&orbit.dd_points, dc, view.max_dwell);
+                let got = dwell_dd(&orbit.dd_points, orbit.layout, dc, view.max_dwell);
                 let want = direct_dwell(&view, x, y, 64);
                 (got != want).then_some((x, y, got, want))
             })
@@ -301,6 +428,7 @@ mod tests {
                 width: 640,
                 height: 360,
                 max_dwell: b.max_dwell.min(cap),
+                fractal: crate::mandelbrot::Fractal::Mandelbrot,
             };
             let precision = crate::mandelbrot::deep::choose_precision(
                 Precision::Auto,
