@@ -16,6 +16,7 @@ mod error;
 mod external_memory;
 mod external_semaphore;
 pub mod ffi;
+mod image_array;
 pub mod interop;
 mod kernel_set;
 pub mod memory;
@@ -32,6 +33,7 @@ pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
 pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};
 pub use external_semaphore::ExternalSemaphore;
+pub use image_array::ImageArray;
 pub use kernel_set::{check_scratch, KernelSet};
 #[cfg(test)]
 pub use modules::kernel_define;

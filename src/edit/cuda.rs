@@ -7,9 +7,7 @@
 use super::cpu::move_matrix;
 use super::resample::{nearest_table, AxisWeights, PRECISION_BITS};
 use super::{EditError, ImageEdit, ResizeFilter};
-use crate::cuda::{
-    blocks, memory, CudaArray2d, CudaDevice, CudaError, KernelSet, SurfaceObject, TextureObject,
-};
+use crate::cuda::{blocks, memory, CudaDevice, CudaError, ImageArray, KernelSet};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use image::RgbaImage;
 use std::sync::Arc;
@@ -38,18 +36,6 @@ pub struct EditKernels<'d> {
     kernels: KernelSet,
 }
 
-/// A source array with its texture object (declared first: dropped before the array).
-struct Source {
-    texture: TextureObject,
-    array: CudaArray2d,
-}
-
-/// A new array of `w × h` with a surface object over it.
-struct Target {
-    surface: SurfaceObject,
-    array: CudaArray2d,
-}
-
 impl<'d> EditKernels<'d> {
     /// Loads the edits' module on `device`.
     pub fn load(device: &'d CudaDevice) -> Result<Self, EditError> {
@@ -62,19 +48,8 @@ impl<'d> EditKernels<'d> {
         &self.device.stream
     }
 
-    fn target(&self, w: u32, h: u32) -> Result<Target, CudaError> {
-        let array = CudaArray2d::new(&self.device.ctx, w, h)?;
-        // SAFETY: `array` is a live RGBA8 array with surface load/store, kept in the same
-        // struct and dropped after the surface object.
-        let surface = unsafe { SurfaceObject::from_array(&self.device.ctx, array.raw())? };
-        Ok(Target { surface, array })
-    }
-
-    fn source(&self, array: CudaArray2d) -> Result<Source, CudaError> {
-        // SAFETY: `array` is a live RGBA8 array of this context, kept in the same struct and
-        // dropped after the texture object.
-        let texture = unsafe { TextureObject::from_array(&self.device.ctx, array.raw())? };
-        Ok(Source { texture, array })
+    fn target(&self, w: u32, h: u32) -> Result<ImageArray, CudaError> {
+        ImageArray::new(&self.device.ctx, w, h)
     }
 
     fn upload(&self, values: &[i32]) -> Result<CudaSlice<i32>, CudaError> {
@@ -88,30 +63,42 @@ impl<'d> EditKernels<'d> {
         let (w, h) = image.dimensions();
         ImageEdit::chain_size(edits, w, h)?;
         self.device.bind()?;
-        let input = CudaArray2d::new(&self.device.ctx, w, h)?;
-        // SAFETY: `input` is a live w × h RGBA8 array; the copy is waited for.
-        unsafe { memory::write_array(input.raw(), w, h, image.as_raw(), self.stream())? };
-        let mut current = self.source(input)?;
+        let mut current = self.target(w, h)?;
+        // SAFETY: `current` is a live w × h RGBA8 array; the copy is waited for.
+        unsafe {
+            memory::write_array(
+                current.array().view().raw(),
+                w,
+                h,
+                image.as_raw(),
+                self.stream(),
+            )?
+        };
         for edit in edits {
             if let Some(next) = self.apply_one(&current, edit)? {
-                current = self.source(next)?;
+                current = next;
             }
         }
-        let (ow, oh) = (current.array.width, current.array.height);
+        let (ow, oh) = (current.array().width, current.array().height);
         let mut pixels = vec![0u8; ow as usize * oh as usize * 4];
-        // SAFETY: `current.array` is a live ow × oh RGBA8 array; each launch was waited for.
-        unsafe { memory::read_array(current.array.raw(), ow, oh, &mut pixels, self.stream())? };
+        // SAFETY: `current` is a live ow × oh RGBA8 array; each launch was waited for.
+        let out = current.array().view().raw();
+        unsafe { memory::read_array(out, ow, oh, &mut pixels, self.stream())? };
         RgbaImage::from_raw(ow, oh, pixels).ok_or(EditError::EmptyImage)
     }
 
     /// One edit of `src` into a new array, or `None` when it leaves the image as it is.
-    fn apply_one(&self, src: &Source, edit: &ImageEdit) -> Result<Option<CudaArray2d>, EditError> {
-        let (w, h) = (src.array.width, src.array.height);
+    fn apply_one(
+        &self,
+        src: &ImageArray,
+        edit: &ImageEdit,
+    ) -> Result<Option<ImageArray>, EditError> {
+        let (w, h) = (src.array().width, src.array().height);
         let (ow, oh) = edit.output_size(w, h)?;
         if let Some(m) = move_matrix(edit, w, h) {
             let out = self.target(ow, oh)?;
             self.launch_move(src, &out, ow, oh, m)?;
-            return Ok(Some(out.array));
+            return Ok(Some(out));
         }
         let ImageEdit::Resize { filter, .. } = *edit else {
             return Ok(None);
@@ -122,7 +109,7 @@ impl<'d> EditKernels<'d> {
         if filter == ResizeFilter::Nearest {
             let out = self.target(ow, oh)?;
             self.launch_nearest(src, &out, &nearest_table(w, ow), &nearest_table(h, oh))?;
-            return Ok(Some(out.array));
+            return Ok(Some(out));
         }
         let horizontal = (ow != w).then(|| AxisWeights::new(w, ow, filter)).flatten();
         let vertical = (oh != h).then(|| AxisWeights::new(h, oh, filter)).flatten();
@@ -130,20 +117,19 @@ impl<'d> EditKernels<'d> {
             (Some(hw), Some(vw)) => {
                 let mid = self.target(ow, h)?;
                 self.launch_resample(src, &mid, ow, h, &hw, false, true, false)?;
-                let mid = self.source(mid.array)?;
                 let out = self.target(ow, oh)?;
                 self.launch_resample(&mid, &out, ow, oh, &vw, true, false, true)?;
-                out.array
+                out
             }
             (Some(hw), None) => {
                 let out = self.target(ow, oh)?;
                 self.launch_resample(src, &out, ow, oh, &hw, false, true, true)?;
-                out.array
+                out
             }
             (None, Some(vw)) => {
                 let out = self.target(ow, oh)?;
                 self.launch_resample(src, &out, ow, oh, &vw, true, true, true)?;
-                out.array
+                out
             }
             (None, None) => return Ok(None),
         }))
@@ -151,8 +137,8 @@ impl<'d> EditKernels<'d> {
 
     fn launch_move(
         &self,
-        src: &Source,
-        dst: &Target,
+        src: &ImageArray,
+        dst: &ImageArray,
         ow: u32,
         oh: u32,
         m: [i32; 6],
@@ -160,8 +146,8 @@ impl<'d> EditKernels<'d> {
         let cfg = config(ow, oh);
         let f = self.kernels.function(MODULE, "edit_move", &cfg)?;
         let (s, d, wi, hi) = (
-            src.texture.handle(),
-            dst.surface.handle(),
+            src.texture().handle(),
+            dst.surface().handle(),
             ow as i32,
             oh as i32,
         );
@@ -188,8 +174,8 @@ impl<'d> EditKernels<'d> {
 
     fn launch_nearest(
         &self,
-        src: &Source,
-        dst: &Target,
+        src: &ImageArray,
+        dst: &ImageArray,
         xs: &[i32],
         ys: &[i32],
     ) -> Result<(), CudaError> {
@@ -198,8 +184,8 @@ impl<'d> EditKernels<'d> {
         let cfg = config(ow, oh);
         let f = self.kernels.function(MODULE, "edit_nearest", &cfg)?;
         let (s, d, wi, hi) = (
-            src.texture.handle(),
-            dst.surface.handle(),
+            src.texture().handle(),
+            dst.surface().handle(),
             ow as i32,
             oh as i32,
         );
@@ -217,8 +203,8 @@ impl<'d> EditKernels<'d> {
     #[allow(clippy::too_many_arguments)]
     fn launch_resample(
         &self,
-        src: &Source,
-        dst: &Target,
+        src: &ImageArray,
+        dst: &ImageArray,
         ow: u32,
         oh: u32,
         weights: &AxisWeights,
@@ -231,7 +217,7 @@ impl<'d> EditKernels<'d> {
         let table = self.upload(&weights.weights)?;
         let cfg = config(ow, oh);
         let f = self.kernels.function(MODULE, "edit_resample", &cfg)?;
-        let (s, d) = (src.texture.handle(), dst.surface.handle());
+        let (s, d) = (src.texture().handle(), dst.surface().handle());
         let (ksize, wi, hi) = (weights.ksize as i32, ow as i32, oh as i32);
         let flags = [
             i32::from(vertical),

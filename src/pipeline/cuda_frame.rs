@@ -297,12 +297,12 @@ impl CudaFrame {
                     .intermediates
                     .get(k - 1)
                     .ok_or(missing_stage())?
-                    .texture
+                    .texture()
             };
             let output = if last {
                 &output_surface
             } else {
-                &self.intermediates.get(k).ok_or(missing_stage())?.surface
+                &self.intermediates.get(k).ok_or(missing_stage())?.surface()
             };
             let scratch = self.scratch.as_mut().ok_or(missing_stage())?;
             let mut stage = GpuStage {

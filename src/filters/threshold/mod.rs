@@ -26,7 +26,7 @@
 
 mod cpu;
 
-use super::constants::{
+use crate::kernel_constants::{
     THRESHOLD_BINS, THRESHOLD_BLOCK_X, THRESHOLD_BLOCK_Y, THRESHOLD_ISODATA, THRESHOLD_MANUAL,
     THRESHOLD_MEAN, THRESHOLD_OTSU, THRESHOLD_TRIANGLE,
 };

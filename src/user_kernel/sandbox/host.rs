@@ -11,7 +11,7 @@ use super::protocol::{
 };
 use super::shm::SharedPixels;
 use super::socket::{self, ChannelError};
-use crate::cuda::{memory, CudaArray2d, CudaDevice, SurfaceObject, TextureObject};
+use crate::cuda::{memory, CudaDevice, ImageArray};
 use crate::user_kernel::compile::{CompiledKernel, KernelAttributes};
 use crate::user_kernel::device::{LoadedKernel, POISON};
 use crate::user_kernel::params::ParamBlock;
@@ -282,12 +282,10 @@ pub fn image_bytes(width: u32, height: u32) -> Option<usize> {
     (pixels > 0 && pixels <= MAX_PIXELS).then_some(pixels as usize * 4)
 }
 
-/// The arrays and objects of the last image size (objects first: dropped before arrays).
+/// The arrays of the last image size, each with its objects.
 struct Buffers {
-    tex: TextureObject,
-    surf: SurfaceObject,
-    input: CudaArray2d,
-    output: CudaArray2d,
+    input: ImageArray,
+    output: ImageArray,
 }
 
 /// A device frame imported from the parent (objects first: dropped before the memory).
@@ -295,8 +293,7 @@ struct HostFrame {
     id: u64,
     geometry: FrameGeometry,
     tex: PitchTexture,
-    surf: SurfaceObject,
-    output: CudaArray2d,
+    output: ImageArray,
     shared: SharedDeviceBuffer,
 }
 
@@ -355,27 +352,14 @@ impl CudaExecutor {
         let fits = self
             .buffers
             .as_ref()
-            .is_some_and(|b| (b.input.width, b.input.height) == (width, height));
+            .is_some_and(|b| (b.input.array().width, b.input.array().height) == (width, height));
         if !fits {
             self.buffers = None;
             let refused = |e| cuda_failure(FailStage::Launch, false, e);
             let ctx = &self.device.ctx;
-            let input = CudaArray2d::new(ctx, width, height).map_err(refused)?;
-            let output = CudaArray2d::new(ctx, width, height).map_err(refused)?;
-            // SAFETY: both arrays are live RGBA8 surface arrays of this context, kept in
-            // the same `Buffers` and dropped after the objects.
-            let (tex, surf) = unsafe {
-                (
-                    TextureObject::from_array(ctx, input.raw()).map_err(refused)?,
-                    SurfaceObject::from_array(ctx, output.raw()).map_err(refused)?,
-                )
-            };
-            self.buffers = Some(Buffers {
-                tex,
-                surf,
-                input,
-                output,
-            });
+            let input = ImageArray::new(ctx, width, height).map_err(refused)?;
+            let output = ImageArray::new(ctx, width, height).map_err(refused)?;
+            self.buffers = Some(Buffers { input, output });
         }
         self.buffers
             .as_ref()
@@ -445,16 +429,18 @@ impl Executor for CudaExecutor {
         let poisoned = |e| cuda_failure(FailStage::Run, true, e);
         // SAFETY: both are live width × height RGBA8 arrays; each copy is waited for.
         unsafe {
-            memory::write_array(b.input.raw(), width, height, input, stream).map_err(poisoned)?;
-            memory::write_array(b.output.raw(), width, height, output, stream).map_err(poisoned)?;
+            memory::write_array(b.input.array().view().raw(), width, height, input, stream)
+                .map_err(poisoned)?;
+            memory::write_array(b.output.array().view().raw(), width, height, output, stream)
+                .map_err(poisoned)?;
         }
         // SAFETY: the objects are over width × height arrays that live in `self.buffers`
         // until the stream is synchronized below.
         unsafe {
             kernel.launch(
                 stream,
-                b.tex.handle(),
-                b.surf.handle(),
+                b.input.texture().handle(),
+                b.output.surface().handle(),
                 width,
                 height,
                 params,
@@ -463,7 +449,7 @@ impl Executor for CudaExecutor {
         .map_err(|e| cuda_failure(FailStage::Launch, false, e))?;
         stream.synchronize().map_err(sync_failure)?;
         // SAFETY: `output` is a live width × height RGBA8 array; read_array waits.
-        unsafe { memory::read_array(b.output.raw(), width, height, output, stream) }
+        unsafe { memory::read_array(b.output.array().view().raw(), width, height, output, stream) }
             .map_err(poisoned)?;
         Ok(())
     }
@@ -479,22 +465,17 @@ impl Executor for CudaExecutor {
         let ctx = &self.device.ctx;
         let shared = SharedDeviceBuffer::import(ctx, &fd, geometry.size).map_err(refused)?;
         let (width, height) = (geometry.width, geometry.height);
-        let output = CudaArray2d::new(ctx, width, height).map_err(refused)?;
+        let output = ImageArray::new(ctx, width, height).map_err(refused)?;
         // SAFETY: the input image is the first `height` rows of `pitch` bytes (a multiple
         // of every texture pitch alignment) of `shared`, which lives in the same
-        // `HostFrame` as the objects and is dropped after them; `output` likewise.
-        let (tex, surf) = unsafe {
-            (
-                PitchTexture::new(ctx, shared.ptr(), width, height, geometry.pitch)
-                    .map_err(refused)?,
-                SurfaceObject::from_array(ctx, output.raw()).map_err(refused)?,
-            )
+        // `HostFrame` as the texture and is dropped after it.
+        let tex = unsafe {
+            PitchTexture::new(ctx, shared.ptr(), width, height, geometry.pitch).map_err(refused)?
         };
         self.frame = Some(HostFrame {
             id: frame,
             geometry,
             tex,
-            surf,
             output,
             shared,
         });
@@ -527,7 +508,7 @@ impl Executor for CudaExecutor {
             kernel.launch(
                 stream,
                 f.tex.handle(),
-                f.surf.handle(),
+                f.output.surface().handle(),
                 width,
                 height,
                 params,
@@ -542,7 +523,7 @@ impl Executor for CudaExecutor {
         // (checked by FrameGeometry); the copy is waited for below.
         unsafe {
             copy_pitched(
-                Pitched::Array(f.output.raw()),
+                Pitched::Array(f.output.array().view().raw()),
                 out,
                 width,
                 height,

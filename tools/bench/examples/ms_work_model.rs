@@ -18,6 +18,7 @@
 //! (one view instead of the bookmarks, e.g. the goal points at −0.5,0,2).
 
 use cudalens::mandelbrot::{
+    Fractal,
     render_mariani_silver, render_per_pixel, Dwells, GridLines, MsRecord, MsTuning, RectKind, View,
     BOOKMARKS,
 };
@@ -226,6 +227,7 @@ fn main() -> std::process::ExitCode {
             width,
             height,
             max_dwell,
+            fractal: Fractal::Mandelbrot,
         };
         let d = render_per_pixel(&view, false);
         let (pp_warps, pp_blocks) = per_pixel_cost(&d);

@@ -7,7 +7,7 @@
 use cudalens::bench_stats::{median, stage_medians_of};
 use cudalens::cli::CliError;
 use cudalens::mandelbrot::deep::{DeepBookmark, DeepView, ReferenceOrbit, DEEP_BOOKMARKS};
-use cudalens::mandelbrot::{MandelbrotSettings, Mode, MsTuning, Palette, Precision, View};
+use cudalens::mandelbrot::{Fractal, MandelbrotSettings, Mode, MsTuning, Palette, Precision, View};
 use cudalens::pipeline::MandelbrotRenderer;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -107,6 +107,7 @@ pub fn bench_deep(
         width: 1920,
         height: 1080,
         max_dwell: 10_000,
+        fractal: Fractal::Mandelbrot,
     };
     let orbit_ms = median(
         (0..runs)

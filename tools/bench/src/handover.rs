@@ -12,7 +12,7 @@ use cudalens::cli::bench::bench_frame;
 use cudalens::cli::bench_explorer::explorer_frames;
 use cudalens::cli::{BenchArgs, CliError};
 use cudalens::gl::GlTexture;
-use cudalens::mandelbrot::{MandelbrotSettings, Mode, Precision, View};
+use cudalens::mandelbrot::{Fractal, MandelbrotSettings, Mode, Precision, View};
 use cudalens::pipeline::{BackendKind, FrameRunner, MandelbrotRenderer};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -98,6 +98,7 @@ fn explorer_settings(mode: Mode, size: (u32, u32), overlay: bool) -> MandelbrotS
             width: size.0,
             height: size.1,
             max_dwell: 1024,
+            fractal: Fractal::Mandelbrot,
         },
         mode,
         precision: Precision::Auto,

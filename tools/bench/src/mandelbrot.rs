@@ -17,7 +17,7 @@ use cudalens::bench_stats::{geo_mean, stage_medians};
 use cudalens::cli::bench_explorer::explorer_frame;
 use cudalens::cli::CliError;
 use cudalens::mandelbrot::{
-    MandelbrotSettings, Mode, MsTuning, Precision, Refinement, View, BOOKMARKS,
+    Fractal, MandelbrotSettings, Mode, MsTuning, Precision, Refinement, View, BOOKMARKS,
 };
 use cudalens::pipeline::{BackendKind, MandelbrotRenderer};
 use serde_json::{json, Value};
@@ -41,6 +41,7 @@ impl Point {
                 width: self.size.0,
                 height: self.size.1,
                 max_dwell: self.max_dwell,
+                fractal: Fractal::Mandelbrot,
             },
             mode,
             precision: Precision::Auto,
