@@ -1081,13 +1081,8 @@ fn gpu_device_frame_overhead() {
         frame.write_input(&device.stream, &image).unwrap();
         let input = cudalens::cuda::CudaArray2d::new(&device.ctx, w, h).unwrap();
         let output = cudalens::cuda::CudaArray2d::new(&device.ctx, w, h).unwrap();
-        // SAFETY: both arrays live until the end of this iteration, after the last sync.
-        let (tex, surf) = unsafe {
-            (
-                cudalens::cuda::TextureObject::from_array(&device.ctx, input.raw()).unwrap(),
-                cudalens::cuda::SurfaceObject::from_array(&device.ctx, output.raw()).unwrap(),
-            )
-        };
+        let tex = cudalens::cuda::TextureObject::from_array(&device.ctx, input.view()).unwrap();
+        let surf = cudalens::cuda::SurfaceObject::from_array(&device.ctx, output.view()).unwrap();
         let median = |f: &mut dyn FnMut()| {
             for _ in 0..3 {
                 f();

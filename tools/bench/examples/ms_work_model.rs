@@ -18,9 +18,8 @@
 //! (one view instead of the bookmarks, e.g. the goal points at −0.5,0,2).
 
 use cudalens::mandelbrot::{
-    Fractal,
-    render_mariani_silver, render_per_pixel, Dwells, GridLines, MsRecord, MsTuning, RectKind, View,
-    BOOKMARKS,
+    render_mariani_silver, render_per_pixel, Dwells, Fractal, GridLines, MsRecord, MsTuning,
+    RectKind, View, BOOKMARKS,
 };
 
 /// Lanes of a warp, threads of the fused kernel's block (MS_BLOCK).
