@@ -403,11 +403,8 @@ fn mandelbrot_renders_julia_sets() {
         },
     };
     assert_eq!(got, render_per_pixel(&view, false).values);
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/julia_deep_dwells.json"
-    ))
-    .expect("the committed JSON");
+    let text = std::fs::read_to_string(common::data_dir().join("julia_deep_dwells.json"))
+        .expect("the committed JSON");
     let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     let v = &json["views"][0];
     let field = |k: &str| v[k].as_str().expect("a string field").to_string();

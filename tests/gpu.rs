@@ -1170,10 +1170,7 @@ fn deep_julia_views_match_the_cpu_and_mpmath() {
     let Some(ctx) = gpu() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/julia_deep_dwells.json"
-    );
+    let path = common::data_dir().join("julia_deep_dwells.json");
     let text = std::fs::read_to_string(path).expect("the committed JSON");
     let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     for v in json["views"].as_array().expect("views") {
