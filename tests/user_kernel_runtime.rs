@@ -1113,3 +1113,32 @@ fn gpu_device_frame_overhead() {
         drop((tex, surf));
     }
 }
+
+#[test]
+fn device_frame_geometry_from_the_parent_is_checked() {
+    use cudalens::user_kernel::sandbox::device_memory::{frame_pitch, PITCH_ALIGN};
+    use cudalens::user_kernel::sandbox::host::FrameGeometry;
+    let pitch = frame_pitch(100);
+    assert_eq!(pitch % PITCH_ALIGN, 0);
+    assert!(pitch >= 400);
+    let need = 2 * pitch as u64 * 10;
+    let g = FrameGeometry::new(100, 10, pitch as u32, need).unwrap();
+    assert_eq!(g.output_offset(), pitch * 10);
+    assert!(
+        FrameGeometry::new(100, 10, pitch as u32, need - 1).is_none(),
+        "too small"
+    );
+    assert!(
+        FrameGeometry::new(100, 10, 400, u64::MAX).is_none(),
+        "another pitch"
+    );
+    assert!(
+        FrameGeometry::new(0, 10, pitch as u32, u64::MAX).is_none(),
+        "empty"
+    );
+    let side = 1 << 15;
+    assert!(
+        FrameGeometry::new(side, side, frame_pitch(side) as u32, u64::MAX).is_none(),
+        "over the pixel limit"
+    );
+}
