@@ -1116,3 +1116,68 @@ fn gpu_device_frame_overhead() {
         drop((tex, surf));
     }
 }
+
+#[test]
+fn device_frame_geometry_from_the_parent_is_checked() {
+    use cudalens::user_kernel::sandbox::device_memory::{frame_pitch, PITCH_ALIGN};
+    use cudalens::user_kernel::sandbox::host::FrameGeometry;
+    let pitch = frame_pitch(100);
+    assert_eq!(pitch % PITCH_ALIGN, 0);
+    assert!(pitch >= 400);
+    let need = 2 * pitch as u64 * 10;
+    let g = FrameGeometry::new(100, 10, pitch as u32, need).unwrap();
+    assert_eq!(g.output_offset(), pitch * 10);
+    assert!(
+        FrameGeometry::new(100, 10, pitch as u32, need - 1).is_none(),
+        "too small"
+    );
+    assert!(
+        FrameGeometry::new(100, 10, 400, u64::MAX).is_none(),
+        "another pitch"
+    );
+    assert!(
+        FrameGeometry::new(0, 10, pitch as u32, u64::MAX).is_none(),
+        "empty"
+    );
+    let side = 1 << 15;
+    assert!(
+        FrameGeometry::new(side, side, frame_pitch(side) as u32, u64::MAX).is_none(),
+        "over the pixel limit"
+    );
+}
+
+/// The state letter of process `pid` (None once it is gone).
+fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 2..].chars().next()
+}
+
+#[test]
+fn a_host_whose_parent_dies_ends_itself() {
+    let _serial = serial();
+    // A shell starts the fake host in the background (it inherits the socket) and exits:
+    // the host's parent is gone while it waits for a request.
+    let exe = std::env::current_exe().unwrap();
+    let script = format!(
+        "'{}' fake_kernel_host --exact --nocapture --test-threads=1 & sleep 0.3",
+        exe.display()
+    );
+    let mut sandbox = Sandbox::new(config(
+        sh_host(&script).env(FAKE_ENV, "ok"),
+        Duration::from_secs(5),
+    ));
+    let host = sandbox.host_info().unwrap().pid;
+    assert!(process_state(host).is_some());
+    let start = Instant::now();
+    while process_state(host).is_some_and(|s| s != 'Z') && start.elapsed() < Duration::from_secs(3)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        process_state(host).is_none_or(|s| s == 'Z'),
+        "the orphaned host still runs after {:?}",
+        start.elapsed()
+    );
+    drop(sandbox);
+    assert_no_children_left();
+}
