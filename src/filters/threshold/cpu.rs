@@ -3,7 +3,8 @@
 //! (`kernels/filters/threshold.cu`) performs in the same order without contraction, so
 //! both backends find the same level.
 
-use super::Method;
+use super::method::Method;
+use crate::filters::constants::THRESHOLD_BINS;
 use crate::ops::luma_bin;
 use image::RgbaImage;
 use rayon::prelude::*;
@@ -11,8 +12,8 @@ use rayon::prelude::*;
 /// Bytes of RGBA8 a rayon task maps (whole pixels).
 const CHUNK_BYTES: usize = 4 << 14;
 
-/// Bins of the luma histogram.
-pub const BINS: usize = 256;
+/// Bins of the luma histogram (the level kernel's threads).
+pub const BINS: usize = THRESHOLD_BINS as usize;
 
 /// The first and last occupied bins, or None for an empty histogram.
 fn occupied(hist: &[u32; BINS]) -> Option<(usize, usize)> {

@@ -25,43 +25,20 @@
 //! the histogram.
 
 mod cpu;
+mod method;
 
-use crate::kernel_constants::{
-    THRESHOLD_BINS, THRESHOLD_BLOCK_X, THRESHOLD_BLOCK_Y, THRESHOLD_ISODATA, THRESHOLD_MANUAL,
-    THRESHOLD_MEAN, THRESHOLD_OTSU, THRESHOLD_TRIANGLE,
-};
+use crate::kernel_constants::{THRESHOLD_BINS, THRESHOLD_BLOCK_X, THRESHOLD_BLOCK_Y};
 use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 use super::param::Default::Value;
-use super::param::{choice_enum, typed_params};
+use super::param::typed_params;
 use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};
 use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
 use image::RgbaImage;
+use method::Method;
 
 /// The level (a `u32`) follows the bins in the scratch.
 const SCRATCH_BYTES: usize = HISTOGRAM_BIN_BYTES + 4;
-
-choice_enum! {
-    /// How the level is found.
-    pub enum Method {
-        Manual = "manual",
-        Otsu = "otsu",
-        Isodata = "isodata",
-        Mean = "mean",
-        Triangle = "triangle",
-    }
-}
-
-// The kernel knows the methods by these indices.
-const _: () = assert!(
-    Method::Manual as u32 == THRESHOLD_MANUAL
-        && Method::Otsu as u32 == THRESHOLD_OTSU
-        && Method::Isodata as u32 == THRESHOLD_ISODATA
-        && Method::Mean as u32 == THRESHOLD_MEAN
-        && Method::Triangle as u32 == THRESHOLD_TRIANGLE
-        && Method::ALL.len() == 5
-        && THRESHOLD_BINS as usize == cpu::BINS
-);
 
 pub struct Threshold;
 

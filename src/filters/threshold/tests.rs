@@ -1,5 +1,5 @@
 use super::cpu::{level, luma_histogram, BINS};
-use super::Method;
+use super::method::Method;
 use crate::filters::Filter;
 use serde::Deserialize;
 use std::collections::BTreeMap;
