@@ -4,11 +4,13 @@
 mod args;
 mod config_dir;
 mod cpu_jobs;
+mod edit_history;
 mod file_dialog;
 mod filter_stack;
 mod handler;
 mod histogram_panel;
 mod image_document;
+mod image_edits;
 mod image_view;
 #[cfg(test)]
 mod layout_tests;
