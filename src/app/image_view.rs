@@ -160,8 +160,10 @@ fn handle_input(
     }
     let (command, shift) = ui.input(|i| (i.modifiers.command, i.modifiers.shift));
     if response.drag_started() && (command || state.select_tool) {
-        state.drag_anchor = response
-            .interact_pointer_pos()
+        // From where the button went down, not where the drag was recognised.
+        state.drag_anchor = ui
+            .input(|i| i.pointer.press_origin())
+            .or(response.interact_pointer_pos())
             .map(|p| screen_to_image(state, rect, p));
     }
     if let Some(anchor) = state.drag_anchor {

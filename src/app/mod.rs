@@ -5,6 +5,7 @@ mod args;
 mod config_dir;
 mod cpu_jobs;
 mod edit_history;
+mod edit_ui;
 mod file_dialog;
 mod filter_stack;
 mod handler;

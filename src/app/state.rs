@@ -2,13 +2,13 @@
 
 use super::cpu_jobs::{filter_job, BACKGROUND_PIXELS};
 use super::edit_history::ImageHistory;
+use super::edit_ui::{EditResult, ResizeDialog};
 use super::file_dialog::{
     file_browser_ui, run_native, BrowserOutcome, DialogPurpose, FileBrowser, NativeAnswer,
 };
 use super::filter_stack::{filter_stack_ui, FilterStack};
 use super::histogram_panel::{histogram_panel_ui, HistogramPanel};
 use super::image_document::ImageDocument;
-use super::image_edits::{EditResult, ResizeDialog};
 use super::image_view::{image_view_ui, ImageViewState, ViewTextures};
 use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
 use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
