@@ -67,6 +67,10 @@ impl AppState {
     /// Runs `edit` on the document: on the CUDA device at once (milliseconds), else the
     /// CPU reference, on the worker for a large image.
     fn start_edit(&mut self, gl: &glow::Context, ctx: &egui::Context, edit: ImageEdit) {
+        if self.edits.busy() {
+            // Each edit starts from the last one's pixels: one at a time.
+            return self.set_message(format!("{edit}: an edit is still running"), true);
+        }
         let (w, h) = self.document.size();
         if let Err(e) = edit.output_size(w, h) {
             return self.set_message(format!("{edit}: {e}"), true);
@@ -153,6 +157,11 @@ impl AppState {
 
     /// Undoes (or redoes, `forward`) one step of the image tab.
     pub(super) fn image_history_step(&mut self, gl: &glow::Context, forward: bool) {
+        if self.edits.busy() {
+            // The running edit's result would land on the undone pixels.
+            self.edits.cancel();
+            return self.set_message("edit cancelled; the image stays", false);
+        }
         let current = self.document.image.clone();
         let change = if forward {
             self.history.redo(&mut self.stack, &current)
