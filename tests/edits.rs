@@ -325,3 +325,39 @@ fn help_lists_every_edit_syntax() {
         );
     }
 }
+
+#[test]
+fn apply_with_the_cuda_backend_matches_the_cpu_reference() {
+    if device().is_none() {
+        return;
+    }
+    let dir = scratch();
+    let (input, _) = copy_input(dir.path());
+    let specs = [
+        "rotate:90",
+        "resize:150x200,filter=lanczos3",
+        "crop:3,4,100,90",
+        "flip:v",
+    ];
+    for (backend, name) in [("cuda", "gpu.png"), ("cpu", "cpu.png")] {
+        let mut cmd = cudalens();
+        cmd.arg("apply")
+            .arg(&input)
+            .arg("-o")
+            .arg(dir.path().join(name))
+            .args(["--backend", backend]);
+        for s in specs {
+            cmd.args(["--edit", s]);
+        }
+        let run = run_limited(&mut cmd, dir.path(), LIMIT);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+    }
+    let gpu = image::open(dir.path().join("gpu.png"))
+        .expect("gpu")
+        .to_rgba8();
+    let cpu = image::open(dir.path().join("cpu.png"))
+        .expect("cpu")
+        .to_rgba8();
+    assert_eq!(gpu.dimensions(), (100, 90));
+    assert_eq!(max_difference(&gpu, &cpu), (0, 0));
+}

@@ -1,5 +1,6 @@
 //! The central image view: zoom at the cursor, drag to pan, fit and 1:1, a before/after
-//! split, and the pixel inspector.
+//! split, the pixel inspector, and a rectangle selection (Ctrl+drag, or drag with the
+//! Select tool; Esc clears it) drawn as a dashed outline.
 
 use egui::{pos2, vec2, Color32, Rect, Sense, Stroke, TextureId, Ui, Vec2};
 
@@ -12,6 +13,60 @@ pub struct ImageViewState {
     pub one_to_one_requested: bool,
     /// Split position (0..1 of the view's width) when before/after is on.
     pub split: Option<f32>,
+    /// The rectangle selection, in image pixels.
+    pub selection: Option<PixelRect>,
+    /// The Select tool: a plain drag selects instead of panning.
+    pub select_tool: bool,
+    /// Show the filters' result inside the selection only (the source outside it).
+    pub selection_only: bool,
+    /// Where a selecting drag started, in image coordinates.
+    pub drag_anchor: Option<Vec2>,
+}
+
+/// A rectangle of whole image pixels: `x..x + width`, `y..y + height`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PixelRect {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl PixelRect {
+    /// The pixels a drag from `a` to `b` (image coordinates) covers, cut to a `size`
+    /// image; None when nothing of it is inside.
+    pub fn from_drag(a: Vec2, b: Vec2, size: (u32, u32)) -> Option<Self> {
+        let (w, h) = (size.0 as f32, size.1 as f32);
+        let x0 = a.x.min(b.x).floor().clamp(0.0, w);
+        let y0 = a.y.min(b.y).floor().clamp(0.0, h);
+        let x1 = a.x.max(b.x).ceil().clamp(0.0, w);
+        let y1 = a.y.max(b.y).ceil().clamp(0.0, h);
+        (x1 > x0 && y1 > y0).then_some(Self {
+            x: x0 as u32,
+            y: y0 as u32,
+            width: (x1 - x0) as u32,
+            height: (y1 - y0) as u32,
+        })
+    }
+
+    /// This rectangle cut to a `size` image (after an edit changed the size).
+    pub fn clipped(self, size: (u32, u32)) -> Option<Self> {
+        let x1 = (self.x + self.width).min(size.0);
+        let y1 = (self.y + self.height).min(size.1);
+        (x1 > self.x && y1 > self.y).then_some(Self {
+            width: x1.saturating_sub(self.x),
+            height: y1.saturating_sub(self.y),
+            ..self
+        })
+    }
+
+    /// "W×H at (X, Y)", for the status bar.
+    pub fn describe(&self) -> String {
+        format!(
+            "selection {}×{} at ({}, {})",
+            self.width, self.height, self.x, self.y
+        )
+    }
 }
 
 impl Default for ImageViewState {
@@ -22,6 +77,10 @@ impl Default for ImageViewState {
             fit_requested: true,
             one_to_one_requested: false,
             split: None,
+            selection: None,
+            select_tool: false,
+            selection_only: false,
+            drag_anchor: None,
         }
     }
 }
@@ -41,6 +100,28 @@ pub struct ViewTextures {
     pub original_size: (u32, u32),
 }
 
+/// Image coordinates (pixels, continuous) of screen point `p` in the view `rect`.
+pub fn screen_to_image(state: &ImageViewState, rect: Rect, p: egui::Pos2) -> Vec2 {
+    state.center + (p - rect.center()) / state.zoom
+}
+
+/// Screen point of image coordinates `v` in the view `rect`.
+pub fn image_to_screen(state: &ImageViewState, rect: Rect, v: Vec2) -> egui::Pos2 {
+    rect.center() + (v - state.center) * state.zoom
+}
+
+/// Screen rectangle of the image pixels of `r`.
+pub fn selection_screen_rect(state: &ImageViewState, rect: Rect, r: PixelRect) -> Rect {
+    Rect::from_min_max(
+        image_to_screen(state, rect, vec2(r.x as f32, r.y as f32)),
+        image_to_screen(
+            state,
+            rect,
+            vec2((r.x + r.width) as f32, (r.y + r.height) as f32),
+        ),
+    )
+}
+
 /// Image pixel under screen point `p` (None outside the image).
 pub fn pixel_in_image(
     state: &ImageViewState,
@@ -48,7 +129,7 @@ pub fn pixel_in_image(
     size: (u32, u32),
     p: egui::Pos2,
 ) -> Option<(u32, u32)> {
-    let image_pos = state.center + (p - rect.center()) / state.zoom;
+    let image_pos = screen_to_image(state, rect, p);
     let (x, y) = (image_pos.x.floor(), image_pos.y.floor());
     (x >= 0.0 && y >= 0.0 && x < size.0 as f32 && y < size.1 as f32).then_some((x as u32, y as u32))
 }
@@ -77,8 +158,27 @@ fn handle_input(
         state.zoom = 1.0 / ui.ctx().pixels_per_point();
         state.one_to_one_requested = false;
     }
-    if response.dragged() && !ui.input(|i| i.modifiers.shift) {
+    let (command, shift) = ui.input(|i| (i.modifiers.command, i.modifiers.shift));
+    if response.drag_started() && (command || state.select_tool) {
+        // From where the button went down, not where the drag was recognised.
+        state.drag_anchor = ui
+            .input(|i| i.pointer.press_origin())
+            .or(response.interact_pointer_pos())
+            .map(|p| screen_to_image(state, rect, p));
+    }
+    if let Some(anchor) = state.drag_anchor {
+        if let Some(p) = response.interact_pointer_pos() {
+            state.selection = PixelRect::from_drag(anchor, screen_to_image(state, rect, p), size);
+        }
+        if !response.dragged() {
+            state.drag_anchor = None;
+        }
+    } else if response.dragged() && !shift {
         state.center -= response.drag_delta() / state.zoom;
+    }
+    if state.selection.is_some() && ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+        state.selection = None;
+        state.drag_anchor = None;
     }
     if let Some(p) = response.hover_pos() {
         let scroll = ui.input(|i| i.smooth_scroll_delta.y);
@@ -104,6 +204,12 @@ pub fn image_view_ui(
     let shown = image_rect(state, rect, size);
     let full_uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
     painter.image(textures.output, shown, full_uv, Color32::WHITE);
+    if let Some(sel) = state.selection {
+        if state.selection_only && textures.original_size == size {
+            draw_source_outside(&painter, textures.original, shown, size, sel);
+        }
+        draw_selection(&painter, selection_screen_rect(state, rect, sel));
+    }
     if let Some(split) = state.split {
         if textures.original_size == size {
             let x = rect.left() + split * rect.width();
@@ -159,9 +265,142 @@ pub fn image_view_ui(
     }
 }
 
+/// The source texture over every part of the image outside `sel`: the result shows the
+/// filters inside the selection only. Exact: the same texels as the "before" view.
+fn draw_source_outside(
+    painter: &egui::Painter,
+    original: TextureId,
+    shown: Rect,
+    size: (u32, u32),
+    sel: PixelRect,
+) {
+    let (w, h) = (size.0 as f32, size.1 as f32);
+    let (x0, y0) = (sel.x as f32, sel.y as f32);
+    let (x1, y1) = (x0 + sel.width as f32, y0 + sel.height as f32);
+    // Above, below, left and right of the selection, in image pixels.
+    let bands = [
+        (0.0, 0.0, w, y0),
+        (0.0, y1, w, h),
+        (0.0, y0, x0, y1),
+        (x1, y0, w, y1),
+    ];
+    for (bx0, by0, bx1, by1) in bands {
+        if bx1 <= bx0 || by1 <= by0 {
+            continue;
+        }
+        let uv = Rect::from_min_max(pos2(bx0 / w, by0 / h), pos2(bx1 / w, by1 / h));
+        let screen = Rect::from_min_max(
+            shown.min + vec2(uv.min.x * shown.width(), uv.min.y * shown.height()),
+            shown.min + vec2(uv.max.x * shown.width(), uv.max.y * shown.height()),
+        );
+        painter.image(original, screen, uv, Color32::WHITE);
+    }
+}
+
+/// A dashed black-and-white outline (visible on any image; static, so an idle window
+/// stays idle).
+fn draw_selection(painter: &egui::Painter, r: Rect) {
+    let points = [
+        r.left_top(),
+        r.right_top(),
+        r.right_bottom(),
+        r.left_bottom(),
+        r.left_top(),
+    ];
+    painter.add(egui::Shape::line(
+        points.to_vec(),
+        Stroke::new(1.0, Color32::BLACK),
+    ));
+    painter.extend(egui::Shape::dashed_line(
+        &points,
+        Stroke::new(1.0, Color32::WHITE),
+        5.0,
+        5.0,
+    ));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn screen_and_image_coordinates_invert_each_other() {
+        let rect = Rect::from_min_size(pos2(10.0, 20.0), vec2(300.0, 200.0));
+        for (zoom, center) in [
+            (1.0, vec2(0.0, 0.0)),
+            (2.5, vec2(40.0, 7.5)),
+            (0.125, vec2(900.0, 3.0)),
+        ] {
+            let state = ImageViewState {
+                zoom,
+                center,
+                ..Default::default()
+            };
+            // The view's centre shows `center`.
+            assert_eq!(screen_to_image(&state, rect, rect.center()), center);
+            for p in [pos2(10.0, 20.0), pos2(123.5, 77.25), pos2(310.0, 220.0)] {
+                let back = image_to_screen(&state, rect, screen_to_image(&state, rect, p));
+                assert!((back - p).length() < 1e-3, "{zoom} {p:?} {back:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_drag_selects_the_pixels_it_covers() {
+        let state = ImageViewState {
+            zoom: 4.0,
+            center: vec2(50.0, 25.0),
+            ..Default::default()
+        };
+        let rect = Rect::from_min_size(pos2(0.0, 0.0), vec2(400.0, 200.0));
+        // Screen (200, 100) is image (50, 25); 4 screen points per pixel.
+        let a = screen_to_image(&state, rect, pos2(202.0, 102.0));
+        let b = screen_to_image(&state, rect, pos2(190.0, 130.0));
+        let sel = PixelRect::from_drag(a, b, (100, 50)).unwrap();
+        assert_eq!(
+            sel,
+            PixelRect {
+                x: 47,
+                y: 25,
+                width: 4,
+                height: 8
+            }
+        );
+        assert_eq!(sel.describe(), "selection 4×8 at (47, 25)");
+        let on_screen = selection_screen_rect(&state, rect, sel);
+        assert_eq!(on_screen.min, pos2(188.0, 100.0));
+        assert_eq!(on_screen.max, pos2(204.0, 132.0));
+        // Cut at the image's edges; nothing when wholly outside.
+        let sel = PixelRect::from_drag(vec2(-5.0, -5.0), vec2(3.5, 200.0), (100, 50)).unwrap();
+        assert_eq!((sel.x, sel.y, sel.width, sel.height), (0, 0, 4, 50));
+        assert_eq!(
+            PixelRect::from_drag(vec2(-5.0, 0.0), vec2(-1.0, 9.0), (100, 50)),
+            None
+        );
+        assert_eq!(
+            PixelRect::from_drag(vec2(3.0, 3.0), vec2(3.0, 9.0), (100, 50)),
+            None
+        );
+        assert_eq!(
+            sel.clipped((2, 10)),
+            Some(PixelRect {
+                x: 0,
+                y: 0,
+                width: 2,
+                height: 10
+            })
+        );
+        assert_eq!(
+            PixelRect {
+                x: 5,
+                y: 0,
+                width: 2,
+                height: 2
+            }
+            .clipped((5, 5)),
+            None
+        );
+    }
 
     #[test]
     fn pixel_under_the_cursor() {

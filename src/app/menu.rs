@@ -19,6 +19,12 @@ pub enum Action {
     /// Undo and redo in the tab shown (the filter stack, or the explorer's places).
     Undo,
     Redo,
+    /// An image edit on the document.
+    Edit(crate::edit::ImageEdit),
+    ResizeDialog,
+    CropToSelection,
+    ToggleSelectTool,
+    ToggleSelectionOnly,
 }
 
 const OPEN: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
@@ -121,6 +127,49 @@ pub struct MenuState {
     pub continuous: bool,
     pub can_undo: bool,
     pub can_redo: bool,
+    pub has_selection: bool,
+    pub select_tool: bool,
+    pub selection_only: bool,
+}
+
+/// A menu entry without a shortcut.
+fn plain_item(ui: &mut Ui, label: &str, action: Action, out: &mut Vec<Action>) {
+    if ui.button(label).clicked() {
+        out.push(action);
+        ui.close();
+    }
+}
+
+/// The Transform menu (image edits; "Image" names the tab): the edits of the registry,
+/// the selection's tools.
+fn image_menu_ui(ui: &mut Ui, state: MenuState, out: &mut Vec<Action>) {
+    for (label, edit) in crate::edit::QUICK_EDITS {
+        plain_item(ui, label, Action::Edit(edit), out);
+    }
+    plain_item(ui, "Resize…", Action::ResizeDialog, out);
+    ui.add_enabled_ui(state.has_selection, |ui| {
+        plain_item(ui, "Crop to Selection", Action::CropToSelection, out);
+    });
+    ui.separator();
+    if ui
+        .add(egui::Button::selectable(state.select_tool, "Select Tool"))
+        .on_hover_text("drag selects a rectangle (Ctrl+drag does too; Esc clears it)")
+        .clicked()
+    {
+        out.push(Action::ToggleSelectTool);
+        ui.close();
+    }
+    if ui
+        .add(egui::Button::selectable(
+            state.selection_only,
+            "Filters on Selection Only",
+        ))
+        .on_hover_text("outside the selection the result shows the source pixels")
+        .clicked()
+    {
+        out.push(Action::ToggleSelectionOnly);
+        ui.close();
+    }
 }
 
 /// The menu bar.
@@ -152,6 +201,7 @@ pub fn menu_bar_ui(ui: &mut Ui, recent: &RecentFiles, state: MenuState) -> Vec<A
                 item(ui, "Redo", &REDO, Action::Redo, &mut out);
             });
         });
+        ui.menu_button("Transform", |ui| image_menu_ui(ui, state, &mut out));
         ui.menu_button("View", |ui| {
             item(ui, "Image", &IMAGE_TAB, Action::ShowImage, &mut out);
             item(

@@ -4,6 +4,8 @@
 mod args;
 mod config_dir;
 mod cpu_jobs;
+mod edit_history;
+mod edit_ui;
 mod file_dialog;
 mod filter_stack;
 #[cfg(test)]
@@ -12,6 +14,7 @@ mod frame_log;
 mod handler;
 mod histogram_panel;
 mod image_document;
+mod image_edits;
 mod image_view;
 #[cfg(test)]
 mod layout_tests;

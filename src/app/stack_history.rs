@@ -24,16 +24,11 @@ impl StackHistory {
         }
     }
 
-    /// Starts over from `stack` (a restored session): nothing to undo.
-    pub fn reset(&mut self, stack: &FilterStack) {
-        *self = Self::new(stack);
-    }
-
     /// Looks at the stack after a frame; `gesture_held` while a pointer button is down, so
-    /// a drag's many changes wait and make one step.
-    pub fn observe(&mut self, current: &FilterStack, gesture_held: bool) {
+    /// a drag's many changes wait and make one step. Returns whether a step was recorded.
+    pub fn observe(&mut self, current: &FilterStack, gesture_held: bool) -> bool {
         if gesture_held || *current == self.committed {
-            return;
+            return false;
         }
         let before = std::mem::replace(&mut self.committed, current.clone());
         self.undo.push(before);
@@ -41,6 +36,7 @@ impl StackHistory {
             self.undo.remove(0);
         }
         self.redo.clear();
+        true
     }
 
     pub fn can_undo(&self, current: &FilterStack) -> bool {

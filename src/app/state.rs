@@ -1,6 +1,8 @@
 //! The application state and one frame of UI.
 
 use super::cpu_jobs::{filter_job, BACKGROUND_PIXELS};
+use super::edit_history::ImageHistory;
+use super::edit_ui::{EditResult, ResizeDialog};
 use super::file_dialog::{
     file_browser_ui, run_native, BrowserOutcome, DialogPurpose, FileBrowser, NativeAnswer,
 };
@@ -12,7 +14,6 @@ use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, Mand
 use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
 use super::presets_ui::{presets_ui, PresetsPanel};
 use super::recent::RecentFiles;
-use super::stack_history::StackHistory;
 use super::status_bar::{status_bar_ui, StatusLine, StatusMessage};
 use super::worker::{progress_ui, Worker};
 use super::GuiArgs;
@@ -50,15 +51,19 @@ pub struct AppState {
     pub recent: RecentFiles,
     /// The status bar's message (it expires).
     pub message: Option<StatusMessage>,
-    /// Undo and redo of the filter stack.
-    pub history: StackHistory,
+    /// Undo and redo of the filter stack and the image edits.
+    pub history: ImageHistory,
+    /// Image edits on the CPU backend, for large images.
+    pub(super) edits: Worker<EditResult>,
+    /// The Resize… window, while open.
+    pub(super) resize_dialog: Option<ResizeDialog>,
     /// The built-in file dialog, while open.
     pub browser: Option<FileBrowser>,
     /// The filter stack on the CPU backend, for large images.
-    filters: Worker<(image::RgbaImage, FrameReport)>,
+    pub(super) filters: Worker<(image::RgbaImage, FrameReport)>,
     filters_started: Instant,
     /// Work stays on the UI thread (scripted runs with --frames).
-    synchronous: bool,
+    pub(super) synchronous: bool,
     pub mandelbrot: MandelbrotView,
     /// The result pixel under the cursor, read back from GL.
     pub inspected: Option<((u32, u32), [u8; 4])>,
@@ -93,7 +98,9 @@ impl AppState {
         let mandel_id = painter.register_native_texture(mandel.texture().id);
         let stack = FilterStack::new(&args.filters);
         let mut state = Self {
-            history: StackHistory::new(&stack),
+            history: ImageHistory::new(&stack),
+            edits: Worker::new("edits"),
+            resize_dialog: None,
             browser: None,
             filters: Worker::new("filters"),
             filters_started: Instant::now(),
@@ -179,6 +186,9 @@ impl AppState {
             return Err(anyhow::anyhow!("{}: {e}", path.display()));
         }
         self.document.replace(loaded);
+        self.history.forget_edits(); // their pixels are of the old image
+        self.edits.cancel();
+        self.view.selection = None;
         self.recent.push(path);
         let text = match note {
             Some(n) => format!("{}: {n}", path.display()),
@@ -264,7 +274,11 @@ impl AppState {
         match purpose {
             DialogPurpose::Open => self.open(gl, path),
             DialogPurpose::SaveResult => {
-                let pixels = self.runner.read_output(gl).map_err(|e| e.to_string());
+                let pixels = self
+                    .runner
+                    .read_output(gl)
+                    .map(|p| self.saved_result(p))
+                    .map_err(|e| e.to_string());
                 self.save_pixels(pixels, path);
             }
             DialogPurpose::SaveMandelbrot => {
@@ -274,16 +288,16 @@ impl AppState {
         }
     }
 
-    fn undo(&mut self) {
+    fn undo(&mut self, gl: &glow::Context) {
         match self.tab {
-            Tab::Image => self.dirty |= self.history.undo(&mut self.stack),
+            Tab::Image => self.image_history_step(gl, false),
             Tab::Mandelbrot => self.mandelbrot.undo(),
         }
     }
 
-    fn redo(&mut self) {
+    fn redo(&mut self, gl: &glow::Context) {
         match self.tab {
-            Tab::Image => self.dirty |= self.history.redo(&mut self.stack),
+            Tab::Image => self.image_history_step(gl, true),
             Tab::Mandelbrot => self.mandelbrot.redo(),
         }
     }
@@ -312,8 +326,14 @@ impl AppState {
             Action::ToggleContinuous => self.continuous = !self.continuous,
             Action::ShowImage => self.tab = Tab::Image,
             Action::ShowMandelbrot => self.tab = Tab::Mandelbrot,
-            Action::Undo => self.undo(),
-            Action::Redo => self.redo(),
+            Action::Undo => self.undo(gl),
+            Action::Redo => self.redo(gl),
+            // The Transform menu's actions (handled by `edit_action` before this).
+            Action::Edit(_)
+            | Action::ResizeDialog
+            | Action::CropToSelection
+            | Action::ToggleSelectTool
+            | Action::ToggleSelectionOnly => {}
         }
     }
 
@@ -411,14 +431,21 @@ impl AppState {
                 Tab::Image => self.history.can_redo(),
                 Tab::Mandelbrot => self.mandelbrot.history.can_redo(),
             },
+            has_selection: self.view.selection.is_some(),
+            select_tool: self.view.select_tool,
+            selection_only: self.view.selection_only,
         };
         egui::Panel::top("menu").show(ui, |ui| {
             actions.extend(menu_bar_ui(ui, &self.recent, menu));
         });
         egui::Panel::top("tabs").show(ui, |ui| tabs_ui(ui, &mut self.tab));
         for a in actions {
-            self.apply(gl, a);
+            if !self.edit_action(gl, ui.ctx(), &a) {
+                self.apply(gl, a);
+            }
         }
+        self.resize_window_ui(gl, ui.ctx());
+        self.take_edit_result(gl);
         if let Some(b) = self.browser.as_mut() {
             match file_browser_ui(ui.ctx(), b) {
                 BrowserOutcome::Open => {}
@@ -489,6 +516,15 @@ impl AppState {
             .inspected
             .filter(|_| image_tab)
             .map(|(p, out)| pixel_text(p, self.source_pixel(p), out));
+        let selection = self
+            .view
+            .selection
+            .filter(|_| image_tab)
+            .map(|s| s.describe());
+        let pixel = match (pixel, selection) {
+            (Some(p), Some(s)) => Some(format!("{s} · {p}")),
+            (p, s) => p.or(s),
+        };
         let zoom_percent = image_tab.then(|| self.view.zoom * ui.ctx().pixels_per_point() * 100.0);
         egui::Panel::bottom("status").show(ui, |ui| {
             status_bar_ui(
@@ -567,6 +603,13 @@ impl AppState {
                 Some((x, y)) => output.read_pixel(gl, x, y).map(|px| ((x, y), px)),
                 None => None,
             };
+            if self.edits.busy() {
+                let elapsed = self.filters_started.elapsed();
+                if progress_ui(ui, "editing", self.edits.progress(), elapsed) {
+                    self.edits.cancel();
+                    self.set_message("edit cancelled; the image stays", false);
+                }
+            }
             if self.filters.busy() {
                 let elapsed = self.filters_started.elapsed();
                 if progress_ui(ui, "filtering", self.filters.progress(), elapsed) {

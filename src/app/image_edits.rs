@@ -1,0 +1,192 @@
+//! Image edits in the window: the Transform menu's actions (rotate, flip, resize, crop to
+//! the selection), running an edit (on the CUDA device of the frame runner, or the CPU
+//! reference, on the worker for large images), replacing the document's pixels as opening
+//! a file does, and undoing them with the filter stack.
+
+use super::cpu_jobs::BACKGROUND_PIXELS;
+use super::edit_history::HistoryChange;
+use super::edit_ui::{
+    composite_outside, resize_dialog_ui, DialogOutcome, EditResult, ResizeDialog,
+};
+use super::menu::Action;
+use super::state::AppState;
+use crate::edit::ImageEdit;
+use image::RgbaImage;
+use std::sync::Arc;
+
+impl AppState {
+    /// Handles a Transform-menu action; false when `action` is not one.
+    pub(super) fn edit_action(
+        &mut self,
+        gl: &glow::Context,
+        ctx: &egui::Context,
+        action: &Action,
+    ) -> bool {
+        match action {
+            Action::Edit(edit) => self.start_edit(gl, ctx, *edit),
+            Action::ResizeDialog => {
+                self.resize_dialog = Some(ResizeDialog::new(self.document.size()));
+            }
+            Action::CropToSelection => match self.view.selection {
+                Some(s) => self.start_edit(
+                    gl,
+                    ctx,
+                    ImageEdit::Crop {
+                        x: s.x,
+                        y: s.y,
+                        width: s.width,
+                        height: s.height,
+                    },
+                ),
+                None => self.set_message("crop: no selection (Ctrl+drag on the image)", true),
+            },
+            Action::ToggleSelectTool => self.view.select_tool = !self.view.select_tool,
+            Action::ToggleSelectionOnly => {
+                self.view.selection_only = !self.view.selection_only;
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// The Resize… window, while open.
+    pub(super) fn resize_window_ui(&mut self, gl: &glow::Context, ctx: &egui::Context) {
+        let Some(d) = self.resize_dialog.as_mut() else {
+            return;
+        };
+        match resize_dialog_ui(ctx, d) {
+            DialogOutcome::Open => {}
+            DialogOutcome::Cancel => self.resize_dialog = None,
+            DialogOutcome::Apply(edit) => {
+                self.resize_dialog = None;
+                self.start_edit(gl, ctx, edit);
+            }
+        }
+    }
+
+    /// Runs `edit` on the document: on the CUDA device at once (milliseconds), else the
+    /// CPU reference, on the worker for a large image.
+    fn start_edit(&mut self, gl: &glow::Context, ctx: &egui::Context, edit: ImageEdit) {
+        if self.edits.busy() {
+            // Each edit starts from the last one's pixels: one at a time.
+            return self.set_message(format!("{edit}: an edit is still running"), true);
+        }
+        let (w, h) = self.document.size();
+        if let Err(e) = edit.output_size(w, h) {
+            return self.set_message(format!("{edit}: {e}"), true);
+        }
+        let label = edit.to_string();
+        let image = self.document.image.clone();
+        if let Some(device) = self.runner.cuda_device() {
+            match crate::edit::cuda::apply_edits(device, &image, &[edit]) {
+                Ok(out) => return self.finish_edit(gl, Ok((label, out))),
+                Err(e) => log::warn!("{label} on CUDA failed, on the CPU instead: {e}"),
+            }
+        }
+        let background = !self.synchronous && u64::from(w) * u64::from(h) >= BACKGROUND_PIXELS;
+        let run = move || {
+            crate::edit::cpu::apply_edit(&image, &edit)
+                .map(|out| (label.clone(), out))
+                .map_err(|e| format!("{label}: {e}"))
+        };
+        if background {
+            let ctx = ctx.clone();
+            self.edits
+                .start(move || ctx.request_repaint(), move |job| job.send(run()));
+        } else {
+            let result = run();
+            self.finish_edit(gl, result);
+        }
+    }
+
+    /// Takes the worker's edit, if one finished.
+    pub(super) fn take_edit_result(&mut self, gl: &glow::Context) {
+        if let Some(result) = self.edits.poll() {
+            self.finish_edit(gl, result);
+        }
+    }
+
+    /// Makes an edit's pixels the document's (loaded into the source texture as opening a
+    /// file does) and records the step; on failure the current image stays.
+    fn finish_edit(&mut self, gl: &glow::Context, result: EditResult) {
+        let (label, pixels) = match result {
+            Ok(r) => r,
+            Err(e) => return self.set_message(e, true),
+        };
+        let before = self.document.image.clone();
+        if let Err(e) = self.replace_pixels(gl, Arc::new(pixels)) {
+            return self.set_message(format!("{label}: {e}"), true);
+        }
+        let kept = self.history.push_edit(&self.stack, &label, before);
+        let (w, h) = self.document.size();
+        let text = if kept {
+            format!("{label}: now {w}×{h} (Ctrl+Z undoes)")
+        } else {
+            format!("{label}: now {w}×{h} (too large for the undo budget: cannot be undone)")
+        };
+        self.set_message(text, false);
+    }
+
+    /// Loads `pixels` as the document's, keeping the current ones on failure.
+    fn replace_pixels(&mut self, gl: &glow::Context, pixels: Arc<RgbaImage>) -> Result<(), String> {
+        let max = crate::gl::max_texture_size(gl);
+        if pixels.width() > max || pixels.height() > max {
+            return Err(format!(
+                "{}×{} is over the GPU's {max}×{max} texture limit",
+                pixels.width(),
+                pixels.height()
+            ));
+        }
+        self.runner.trim(gl);
+        if let Err(e) = self.runner.load_source(gl, &pixels) {
+            if let Err(again) = self.runner.load_source(gl, &self.document.image) {
+                log::error!("reloading the current image: {again}");
+            }
+            return Err(e.to_string());
+        }
+        let size = pixels.dimensions();
+        if size != self.document.size() {
+            self.view.fit_requested = true;
+        }
+        self.document.image = pixels;
+        self.view.selection = self.view.selection.and_then(|s| s.clipped(size));
+        self.filters.cancel(); // its result would be of the old pixels
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Undoes (or redoes, `forward`) one step of the image tab.
+    pub(super) fn image_history_step(&mut self, gl: &glow::Context, forward: bool) {
+        if self.edits.busy() {
+            // The running edit's result would land on the undone pixels.
+            self.edits.cancel();
+            return self.set_message("edit cancelled; the image stays", false);
+        }
+        let current = self.document.image.clone();
+        let change = if forward {
+            self.history.redo(&mut self.stack, &current)
+        } else {
+            self.history.undo(&mut self.stack, &current)
+        };
+        match change {
+            HistoryChange::None => {}
+            HistoryChange::Stack => self.dirty = true,
+            HistoryChange::Pixels { label, pixels } => {
+                let what = if forward { "redo" } else { "undo" };
+                match self.replace_pixels(gl, pixels) {
+                    Ok(()) => self.set_message(format!("{what} {label}"), false),
+                    Err(e) => self.set_message(format!("{what} {label}: {e}"), true),
+                }
+            }
+        }
+    }
+
+    /// The result as saved: with the source outside the selection when the filters
+    /// apply to the selection only.
+    pub(super) fn saved_result(&self, mut result: RgbaImage) -> RgbaImage {
+        if let (true, Some(sel)) = (self.view.selection_only, self.view.selection) {
+            composite_outside(&mut result, &self.document.image, sel);
+        }
+        result
+    }
+}
