@@ -425,10 +425,14 @@ fn mandelbrot_renders_julia_sets() {
         let at = |i: usize| p[i].as_u64().expect("x, y, dwell") as usize;
         assert_eq!(got[at(1) * width + at(0)] as usize, at(2), "pixel {p}");
     }
-    for bad in ["1", "x,1", "1,2,3"] {
+    for (bad, why) in [
+        ("1", "expected RE,IM"),
+        ("x,1", "not a decimal"),
+        ("1,2,3", "not a decimal"),
+    ] {
         refuses(
             &["mandelbrot", "-o", "/tmp/m.png", &format!("--julia={bad}")],
-            "--julia",
+            why,
         );
     }
 }

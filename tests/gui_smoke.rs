@@ -98,6 +98,22 @@ fn app_renders_the_default_image_and_the_mandelbrot_view() {
     );
     let centre = distinct_colours(&m, 400, 200, 500, 300);
     assert!(centre > 50, "Mandelbrot view looks blank: {centre} colours");
+    // A Julia set from the command line, saved with the session as such.
+    let j = screenshot(
+        display,
+        dir.path(),
+        "julia.png",
+        &["--mandelbrot", "--julia=-0.123,0.745"],
+    );
+    let centre = distinct_colours(&j, 400, 200, 500, 300);
+    assert!(centre > 50, "Julia view looks blank: {centre} colours");
+    assert_ne!(j, m, "the Julia set differs from the Mandelbrot set");
+    let saved = std::fs::read(dir.path().join("cudalens/settings.json")).expect("saved");
+    let saved: serde_json::Value = serde_json::from_slice(&saved).expect("JSON");
+    assert_eq!(
+        saved["explorer"]["fractal"], "julia -0.123,0.745",
+        "{saved}"
+    );
     // A restart restores the session: a run with a stack and the split saves them on exit;
     // the next run, given nothing, starts from them (and saves what it restored).
     screenshot(

@@ -32,6 +32,9 @@ pub struct GuiArgs {
     /// Start the explorer at a deep bookmark (a prefix of its name).
     #[arg(long, value_name = "NAME", value_parser = crate::mandelbrot::deep::parse_bookmark_name)]
     pub bookmark: Option<String>,
+    /// Start the explorer at the Julia set of c = RE,IM (decimals of any length).
+    #[arg(long, value_name = "RE,IM", value_parser = parse_julia, allow_hyphen_values = true)]
+    pub julia: Option<String>,
     /// Start with the before/after split view.
     #[arg(long)]
     pub split: bool,
@@ -88,4 +91,11 @@ pub fn screenshot_options(input: &Path, force: bool) -> crate::image_io::SaveOpt
         overwrite: force,
         protected: vec![input.to_path_buf()],
     }
+}
+
+/// Checks --julia's "RE,IM" (kept as text: the parsed c is large).
+fn parse_julia(text: &str) -> Result<String, String> {
+    crate::mandelbrot::JuliaC::parse(text)
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
 }

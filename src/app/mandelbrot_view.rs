@@ -30,6 +30,9 @@ const OVERLAY_MAX: usize = 20_000;
 const RESTART_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
 /// Exact locations of deep places remembered for undo and redo.
 const DEEP_PLACES: usize = 400;
+/// The live Julia preview: size (pixels) and max dwell.
+const PREVIEW_SIZE: (u32, u32) = (192, 144);
+const PREVIEW_MAX_DWELL: u32 = 256;
 
 pub struct MandelbrotView {
     pub renderer: MandelbrotRenderer,
@@ -69,6 +72,10 @@ pub struct MandelbrotView {
     julia_return: Option<Box<JuliaReturn>>,
     /// The right-click menu: where it opened (screen) and the pixel under it.
     menu: Option<(egui::Pos2, (f64, f64))>,
+    /// Show a small Julia set of the point under the pointer while it moves.
+    pub julia_preview: bool,
+    /// That preview: the c it shows and its texture.
+    preview: Option<((f64, f64), egui::TextureHandle)>,
 }
 
 /// The Mandelbrot view left for a Julia set: its view, exact location and undo history.
@@ -115,6 +122,8 @@ impl MandelbrotView {
             delivered: false,
             julia_return: None,
             menu: None,
+            julia_preview: false,
+            preview: None,
         }
     }
 
@@ -530,6 +539,9 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
     if let Some(p) = nav.context_click {
         m.menu = Some((p, to_px(p)));
     }
+    let preview_at = response.hover_pos().filter(|_| {
+        m.julia_preview && m.settings.view.fractal == Fractal::Mandelbrot && !nav.animating
+    });
     if let Some(from) = nav.finished {
         m.history.push(from);
     }
@@ -570,6 +582,10 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
             m.cancel();
         }
     }
+    match preview_at {
+        Some(p) => julia_preview_ui(ui, &painter, rect, m, to_px(p)),
+        None => m.preview = None,
+    }
     context_menu_ui(ui, m);
     if let Some(e) = &m.error {
         painter.text(
@@ -578,6 +594,64 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
             e,
             egui::FontId::proportional(14.0),
             Color32::LIGHT_RED,
+        );
+    }
+}
+
+/// The live preview: the Julia set of the point under the pointer, small, in the picture's
+/// top right corner; computed only when that point moves (an idle window stays idle).
+fn julia_preview_ui(
+    ui: &Ui,
+    painter: &egui::Painter,
+    rect: Rect,
+    m: &mut MandelbrotView,
+    (px, py): (f64, f64),
+) {
+    let c = m.settings.view.point(px as u32, py as u32);
+    if m.preview.as_ref().is_none_or(|(shown, _)| *shown != c) {
+        let Ok(julia) = JuliaC::from_f64(c.0, c.1) else {
+            return;
+        };
+        let view = View {
+            center: (JULIA_START.0, JULIA_START.1),
+            span: JULIA_START.2,
+            width: PREVIEW_SIZE.0,
+            height: PREVIEW_SIZE.1,
+            max_dwell: PREVIEW_MAX_DWELL,
+            fractal: Fractal::Julia { c: julia },
+        };
+        let coloring = m.settings.coloring;
+        let dwells = crate::mandelbrot::render_per_pixel(&view, coloring.smooth);
+        let image = coloring.colorize(&dwells, PREVIEW_MAX_DWELL);
+        let size = [image.width() as usize, image.height() as usize];
+        let pixels = egui::ColorImage::from_rgba_unmultiplied(size, image.as_raw());
+        match &mut m.preview {
+            Some((shown, texture)) => {
+                texture.set(pixels, egui::TextureOptions::LINEAR);
+                *shown = c;
+            }
+            None => {
+                let texture =
+                    ui.ctx()
+                        .load_texture("julia preview", pixels, egui::TextureOptions::LINEAR);
+                m.preview = Some((c, texture));
+            }
+        }
+    }
+    if let Some((_, texture)) = &m.preview {
+        let size = vec2(PREVIEW_SIZE.0 as f32, PREVIEW_SIZE.1 as f32);
+        let at = Rect::from_min_size(rect.right_top() + vec2(-size.x - 8.0, 8.0), size);
+        painter.image(
+            texture.id(),
+            at,
+            Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)),
+            Color32::WHITE,
+        );
+        painter.rect_stroke(
+            at,
+            0.0,
+            Stroke::new(1.0, Color32::WHITE),
+            egui::StrokeKind::Outside,
         );
     }
 }
@@ -667,6 +741,8 @@ fn fractal_ui(ui: &mut Ui, m: &mut MandelbrotView) {
             }
         });
     } else {
+        ui.checkbox(&mut m.julia_preview, "live Julia preview")
+            .on_hover_text("a small Julia set of the point under the pointer, while it moves");
         ui.small("J or right-click: the Julia set of the point under the cursor");
     }
 }

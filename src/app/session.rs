@@ -126,8 +126,9 @@ impl AppState {
         self.histogram.channels = s.histogram.channels;
         let e = &s.explorer;
         let m = &mut self.mandelbrot.settings;
-        // A --bookmark given on the command line chose the place (and its max dwell).
-        if args.bookmark.is_none() {
+        // A --bookmark or --julia given on the command line chose the place (and its max
+        // dwell).
+        if args.bookmark.is_none() && args.julia.is_none() {
             if e.span.is_finite() && e.span > 0.0 && e.center.iter().all(|c| c.is_finite()) {
                 (m.view.center, m.view.span) = ((e.center[0], e.center[1]), e.span);
             } else {

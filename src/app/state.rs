@@ -139,6 +139,10 @@ impl AppState {
         if let Some(b) = args.bookmark.as_deref().and_then(find_bookmark) {
             state.mandelbrot.go_to_deep(b);
         }
+        let julia = args.julia.as_deref();
+        if let Some(c) = julia.and_then(|c| crate::mandelbrot::JuliaC::parse(c).ok()) {
+            state.mandelbrot.show_julia(c);
+        }
         Ok(state)
     }
 

@@ -64,7 +64,7 @@ impl JuliaC {
     pub fn parse(text: &str) -> Result<Self, DeepError> {
         let (re, im) = text
             .split_once(',')
-            .ok_or_else(|| DeepError::Invalid(format!("{text}: expected RE,IM")))?;
+            .ok_or_else(|| DeepError::NotAPair(text.to_string()))?;
         Ok(Self::new(re.trim().parse()?, im.trim().parse()?))
     }
 
@@ -135,11 +135,11 @@ impl Fractal {
         let kind = FractalKind::ALL
             .into_iter()
             .find(|k| k.name().eq_ignore_ascii_case(name))
-            .ok_or_else(|| DeepError::Invalid(format!("{name}: not a fractal kind")))?;
+            .ok_or_else(|| DeepError::Fractal(format!("'{name}' is not a fractal kind")))?;
         match (kind, rest.trim()) {
             (FractalKind::Mandelbrot, "") => Ok(Fractal::Mandelbrot),
-            (FractalKind::Mandelbrot, extra) => Err(DeepError::Invalid(format!(
-                "{extra}: the Mandelbrot set takes no parameter"
+            (FractalKind::Mandelbrot, extra) => Err(DeepError::Fractal(format!(
+                "'{extra}': the Mandelbrot set takes no parameter"
             ))),
             (FractalKind::Julia, c) => Ok(Fractal::Julia {
                 c: JuliaC::parse(c)?,

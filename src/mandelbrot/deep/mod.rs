@@ -43,4 +43,8 @@ pub enum DeepError {
     Exponent(i64),
     #[error("span {0}")]
     Span(String),
+    #[error("'{0}': expected RE,IM")]
+    NotAPair(String),
+    #[error("{0}")]
+    Fractal(String),
 }
