@@ -4,7 +4,7 @@
 //! both backends find the same level.
 
 use super::method::Method;
-use crate::filters::constants::THRESHOLD_BINS;
+use crate::kernel_constants::THRESHOLD_BINS;
 use crate::ops::luma_bin;
 use image::RgbaImage;
 use rayon::prelude::*;

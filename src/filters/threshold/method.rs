@@ -1,6 +1,6 @@
 //! The threshold's methods: the words of `method=` and the indices the kernel knows.
 
-use crate::filters::constants::{
+use crate::kernel_constants::{
     THRESHOLD_ISODATA, THRESHOLD_MANUAL, THRESHOLD_MEAN, THRESHOLD_OTSU, THRESHOLD_TRIANGLE,
 };
 use crate::filters::param::choice_enum;
