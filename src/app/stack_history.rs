@@ -81,11 +81,20 @@ mod tests {
 
     fn stack() -> FilterStack {
         let f: Filter = "gaussian:sigma=2".parse().expect("spec");
-        FilterStack::new(&[f])
+        FilterStack::new(&[f.into()])
     }
 
     fn sigma(s: &FilterStack) -> f32 {
-        s.entries[0].filter.params().get(0)
+        s.entries[0]
+            .filter
+            .filter()
+            .expect("built-in")
+            .params()
+            .get(0)
+    }
+
+    fn first(s: &mut FilterStack) -> &mut Filter {
+        s.entries[0].filter.filter_mut().expect("built-in")
     }
 
     #[test]
@@ -99,7 +108,7 @@ mod tests {
         h.observe(&s, false);
         let after = s.clone();
         assert!(h.undo(&mut s));
-        assert_eq!(s.entries[0].filter.name(), "gaussian");
+        assert_eq!(s.entries[0].filter.label(), "gaussian");
         assert!(!s.entries[0].enabled);
         assert!(h.undo(&mut s));
         assert_eq!(s, stack());
@@ -115,7 +124,7 @@ mod tests {
         let mut s = stack();
         let mut h = StackHistory::new(&s);
         for v in [2.5, 3.0, 4.0, 7.5] {
-            s.entries[0].filter.set_param(0, v, false);
+            first(&mut s).set_param(0, v, false);
             h.observe(&s, true);
         }
         h.observe(&s, false); // released
@@ -129,7 +138,7 @@ mod tests {
     fn undo_during_a_drag_keeps_its_change_and_a_new_change_drops_redo() {
         let mut s = stack();
         let mut h = StackHistory::new(&s);
-        s.entries[0].filter.set_param(0, 5.0, false);
+        first(&mut s).set_param(0, 5.0, false);
         h.observe(&s, true);
         assert!(h.can_undo(&s));
         assert!(h.undo(&mut s));

@@ -326,7 +326,12 @@ impl AppState {
         self.dirty = false;
         if self.filter_in_background() {
             let image = self.document.image.clone();
-            let filters = self.stack.active();
+            let filters: Vec<_> = self
+                .stack
+                .runnable(self.kernels_off())
+                .iter()
+                .filter_map(|s| s.filter().copied())
+                .collect();
             let ctx = ctx.clone();
             self.filters_started = Instant::now();
             self.filters.start(
@@ -337,10 +342,11 @@ impl AppState {
         }
         self.filters.cancel();
         let start = Instant::now();
-        match self
-            .runner
-            .run_loaded(gl, &self.document.image, &self.stack.active())
-        {
+        match self.runner.run_loaded(
+            gl,
+            &self.document.image,
+            &self.stack.runnable(self.kernels_off()),
+        ) {
             Ok(report) => {
                 self.frame_ms = start.elapsed().as_secs_f64() * 1e3;
                 self.report = Some(report);
@@ -348,6 +354,11 @@ impl AppState {
             }
             Err(e) => self.set_message(format!("processing failed: {e}"), true),
         }
+    }
+
+    /// Why user kernels cannot run here (the CPU backend), if so.
+    fn kernels_off(&self) -> Option<&'static str> {
+        (self.runner.status.kind == BackendKind::Cpu).then_some(crate::user_kernel::CPU_REASON)
     }
 
     /// Whether the filter stack runs on a worker thread: the CPU backend on a large image
@@ -510,7 +521,9 @@ impl AppState {
     fn image_tab_ui(&mut self, ui: &mut egui::Ui, gl: &glow::Context) {
         side_panel_ui(ui, "filters", |ui| {
             ui.heading("Filters");
-            self.dirty |= filter_stack_ui(ui, &mut self.stack);
+            let off = self.kernels_off();
+            let action = filter_stack_ui(ui, &mut self.stack, off);
+            self.dirty |= action.changed;
             ui.collapsing("Presets", |ui| {
                 let out = presets_ui(ui, &mut self.presets, &mut self.stack, &self.document.path);
                 self.dirty |= out.stack_changed;

@@ -4,6 +4,7 @@ use super::mandelbrot::MandelbrotArgs;
 use crate::app::GuiArgs;
 use crate::filters::Filter;
 use crate::image_io::budget::MemoryArgs;
+use crate::pipeline::Stage;
 use crate::pipeline::{BackendRequest, InteropRequest};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -72,9 +73,9 @@ pub struct ApplyArgs {
         long = "filter",
         value_name = "SPEC",
         required_unless_present = "preset",
-        long_help = crate::filters::spec_help()
+        long_help = crate::pipeline::stage_spec_help()
     )]
-    pub filters: Vec<Filter>,
+    pub filters: Vec<Stage>,
     /// Use the filters of a preset saved in the app (Presets menu) instead of --filter.
     #[arg(long, value_name = "NAME", conflicts_with = "filters")]
     pub preset: Option<String>,
