@@ -10,6 +10,7 @@ mod handler;
 mod histogram_panel;
 mod image_document;
 mod image_view;
+mod kernel_editor;
 #[cfg(test)]
 mod layout_tests;
 mod mandelbrot_navigation;

@@ -8,6 +8,7 @@ use super::filter_stack::{filter_stack_ui, FilterStack};
 use super::histogram_panel::{histogram_panel_ui, HistogramPanel};
 use super::image_document::ImageDocument;
 use super::image_view::{image_view_ui, ImageViewState, ViewTextures};
+use super::kernel_editor::{new_from_example_ui, KernelEditor, StageFigures};
 use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
 use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
 use super::presets_ui::{presets_ui, PresetsPanel};
@@ -63,6 +64,8 @@ pub struct AppState {
     /// The result pixel under the cursor, read back from GL.
     pub inspected: Option<((u32, u32), [u8; 4])>,
     pub presets: PresetsPanel,
+    /// The user kernel editor (one kernel of the stack).
+    pub kernel_editor: KernelEditor,
     pub quit: bool,
 }
 
@@ -126,6 +129,7 @@ impl AppState {
             ),
             inspected: None,
             presets: PresetsPanel::new(),
+            kernel_editor: KernelEditor::default(),
             quit: false,
         };
         state.mandelbrot.synchronous = state.synchronous;
@@ -356,6 +360,41 @@ impl AppState {
         }
     }
 
+    /// The kernel editor's window over its stage of the stack (closed when the stage is
+    /// gone); an edit that compiled replaces the stage.
+    fn kernel_editor_ui(&mut self, ctx: &egui::Context) {
+        let Some(path) = self.kernel_editor.editing() else {
+            return;
+        };
+        let Some(index) = self
+            .stack
+            .entries
+            .iter()
+            .position(|e| e.filter.kernel().is_some_and(|k| k.path() == path))
+        else {
+            self.kernel_editor.open = false;
+            return;
+        };
+        let Some(stage) = self.stack.entries[index].filter.kernel().cloned() else {
+            return;
+        };
+        let figures = StageFigures {
+            report: self.report.as_ref(),
+            loaded: self.runner.user_kernel(&stage),
+            arch: self
+                .runner
+                .cuda_device()
+                .map(|d| crate::user_kernel::device::arch_for(d.info.compute_capability)),
+        };
+        if let Some(next) = self.kernel_editor.window_ui(ctx, &stage, &figures) {
+            self.stack.entries[index].filter = crate::pipeline::Stage::Kernel(next);
+            self.dirty = true;
+        }
+        if let Some((text, is_error)) = self.kernel_editor.message.take() {
+            self.set_message(text, is_error);
+        }
+    }
+
     /// Why user kernels cannot run here (the CPU backend), if so.
     fn kernels_off(&self) -> Option<&'static str> {
         (self.runner.status.kind == BackendKind::Cpu).then_some(crate::user_kernel::CPU_REASON)
@@ -451,6 +490,9 @@ impl AppState {
                 }
             }
         }
+        if self.tab == Tab::Image {
+            self.kernel_editor_ui(&ui.ctx().clone());
+        }
         // Changes of this frame (not yet those of a held drag) are steps of undo.
         let held = ui.input(|i| i.pointer.any_down());
         self.history.observe(&self.stack, held);
@@ -524,6 +566,20 @@ impl AppState {
             let off = self.kernels_off();
             let action = filter_stack_ui(ui, &mut self.stack, off);
             self.dirty |= action.changed;
+            if let Some(k) = action
+                .edit
+                .and_then(|i| self.stack.entries.get(i))
+                .and_then(|e| e.filter.kernel())
+            {
+                self.kernel_editor.open_on(k);
+            }
+            if let Some(stage) = new_from_example_ui(ui) {
+                let i = self.stack.push(stage);
+                if let Some(k) = self.stack.entries[i].filter.kernel() {
+                    self.kernel_editor.open_on(k);
+                }
+                self.dirty = true;
+            }
             ui.collapsing("Presets", |ui| {
                 let out = presets_ui(ui, &mut self.presets, &mut self.stack, &self.document.path);
                 self.dirty |= out.stack_changed;

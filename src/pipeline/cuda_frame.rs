@@ -23,6 +23,7 @@ use crate::gl::TextureRef;
 use crate::ops::{Histogram, HISTOGRAM_BINS};
 use crate::user_kernel::cache::LoadedKernels;
 use crate::user_kernel::device::LoadedKernel;
+use crate::user_kernel::KernelStage;
 use cudarc::driver::{CudaSlice, PinnedHostSlice};
 use image::RgbaImage;
 use std::sync::Arc;
@@ -191,6 +192,11 @@ impl CudaFrame {
             histogram,
             stages: stages_from(stages),
         })
+    }
+
+    /// `stage`'s kernel if a frame loaded it (for the editor's figures).
+    pub fn user_kernel(&self, stage: &KernelStage) -> Option<Arc<LoadedKernel>> {
+        self.user_kernels.loaded(stage)
     }
 
     /// Compiles and loads the user kernels of `filters` (cached for later frames).

@@ -155,6 +155,14 @@ impl FrameRunner {
         self.targets.source()
     }
 
+    /// `stage`'s kernel as loaded by a CUDA frame (None before one ran it, or on the CPU).
+    pub fn user_kernel(
+        &self,
+        stage: &crate::user_kernel::KernelStage,
+    ) -> Option<std::sync::Arc<crate::user_kernel::device::LoadedKernel>> {
+        self.cuda.as_ref()?.user_kernel(stage)
+    }
+
     /// Compiles and loads the user kernels of `filters` now (on CUDA; nothing on the CPU),
     /// so that a broken one is one error before any frame.
     pub fn prepare(&mut self, filters: &[Stage]) -> Result<(), PipelineError> {

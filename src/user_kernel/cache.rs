@@ -66,6 +66,11 @@ pub struct LoadedKernels {
 }
 
 impl LoadedKernels {
+    /// `stage`'s kernel if it is loaded already (for its attributes).
+    pub fn loaded(&self, stage: &KernelStage) -> Option<Arc<LoadedKernel>> {
+        self.loaded.get(&stage.hash())?.as_ref().ok().cloned()
+    }
+
     /// `stage`'s kernel loaded on `device`: compiled (or found in the PTX cache) and
     /// loaded on first use. The error is one line.
     pub fn get(

@@ -18,6 +18,7 @@ pub mod compile;
 pub mod device;
 pub mod diagnostics;
 pub mod examples;
+pub mod highlight;
 pub mod lexer;
 mod nvrtc;
 pub mod params;
