@@ -218,3 +218,28 @@ fn gpu_compile_errors_are_one_line_at_the_users_line() {
         &format!("{}:4", s(&bad)),
     );
 }
+
+#[test]
+fn bench_kernels_runs_on_the_gpu_or_says_why_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("k.json");
+    let o = cudalens()
+        .args(["bench", "--kernels", "--runs", "3", "--json", s(&json)])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if !(cuda_present() && cudalens::user_kernel::nvrtc_available()) {
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        common::skip_gpu_test("no CUDA device");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("json written")).expect("json");
+    assert!(doc["edit_to_first_frame_ms"]
+        .as_f64()
+        .is_some_and(|ms| ms > 0.0));
+    assert!(doc["sobel_4k"]["ratio"].as_f64().is_some_and(|r| r > 0.0));
+    assert_eq!(doc["copy"].as_array().map(Vec::len), Some(2));
+}

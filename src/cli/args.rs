@@ -135,6 +135,11 @@ pub struct BenchArgs {
     /// Also time the Mandelbrot explorer's frame (1920×1080, both modes and colourings).
     #[arg(long)]
     pub mandelbrot: bool,
+    /// Time the user kernel goals instead: edit → first frame of a 20-line kernel, the
+    /// per-pixel copy kernel against the built-in copy (4K, 8K), sobel_tiles.cu against
+    /// the built-in Sobel. Needs CUDA and NVRTC.
+    #[arg(long)]
+    pub kernels: bool,
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
