@@ -147,6 +147,20 @@ pub struct StageFigures<'a> {
     pub loaded: Option<Arc<LoadedKernel>>,
     /// The device's NVRTC architecture (`compute_90`), None on the CPU.
     pub arch: Option<String>,
+    /// The device's copy bandwidth (GB/s, read + write), the yardstick of the stage's.
+    pub copy_gbps: Option<f64>,
+}
+
+/// Bytes of each copy of the editor's bandwidth yardstick: small enough to measure on the
+/// UI thread once (well under a millisecond a copy on current GPUs), large enough to
+/// reach the device's bandwidth.
+const YARDSTICK_BYTES: usize = 64 << 20;
+
+/// The device's copy bandwidth in GB/s (read + write), None when it cannot be measured.
+pub fn measure_copy_gbps(device: &crate::cuda::CudaDevice) -> Option<f64> {
+    let samples = crate::cuda::copy_ms_samples(device, YARDSTICK_BYTES, 10).ok()?;
+    let ms = crate::bench_stats::median(samples);
+    (ms > 0.0).then(|| 2.0 * YARDSTICK_BYTES as f64 / (ms * 1e-3) / 1e9)
 }
 
 fn colour(class: Class) -> Color32 {
@@ -445,7 +459,7 @@ impl KernelEditor {
                 ui.horizontal_top(|ui| {
                     let numbers: String = (1..=lines)
                         .map(|n| {
-                            let mark = if error_lines.contains(&n) { "●" } else { " " };
+                            let mark = if error_lines.contains(&n) { "!" } else { " " };
                             format!("{mark}{n:>4}\n")
                         })
                         .collect();
@@ -480,9 +494,13 @@ fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
     let mut parts = Vec::new();
     if let Some((report, ms)) = time {
         let bytes = 8.0 * f64::from(report.width) * f64::from(report.height);
+        let gbps = bytes / (ms * 1e-3) / 1e9;
+        let of_copy = figures
+            .copy_gbps
+            .map(|c| format!(" = {:.0}% of copy", 100.0 * gbps / c))
+            .unwrap_or_default();
         parts.push(format!(
-            "GPU {ms:.3} ms ({:.0} GB/s read + write)",
-            bytes / (ms * 1e-3) / 1e9
+            "GPU {ms:.3} ms ({gbps:.0} GB/s read + write{of_copy})"
         ));
     } else {
         parts.push("GPU time: not run on CUDA yet".into());
@@ -605,6 +623,7 @@ mod window_tests {
             report: None,
             loaded: None,
             arch: None,
+            copy_gbps: None,
         };
         let mut delay = Duration::MAX;
         for _ in 0..frames {

@@ -8,7 +8,7 @@ use super::filter_stack::{filter_stack_ui, FilterStack};
 use super::histogram_panel::{histogram_panel_ui, HistogramPanel};
 use super::image_document::ImageDocument;
 use super::image_view::{image_view_ui, ImageViewState, ViewTextures};
-use super::kernel_editor::{new_from_example_ui, KernelEditor, StageFigures};
+use super::kernel_editor::{measure_copy_gbps, new_from_example_ui, KernelEditor, StageFigures};
 use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
 use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
 use super::presets_ui::{presets_ui, PresetsPanel};
@@ -66,6 +66,9 @@ pub struct AppState {
     pub presets: PresetsPanel,
     /// The user kernel editor (one kernel of the stack).
     pub kernel_editor: KernelEditor,
+    /// The device's copy bandwidth for the editor's figures, measured once when needed
+    /// (inner None: it could not be).
+    kernel_copy_gbps: Option<Option<f64>>,
     pub quit: bool,
 }
 
@@ -130,6 +133,7 @@ impl AppState {
             inspected: None,
             presets: PresetsPanel::new(),
             kernel_editor: KernelEditor::default(),
+            kernel_copy_gbps: None,
             quit: false,
         };
         state.mandelbrot.synchronous = state.synchronous;
@@ -378,6 +382,11 @@ impl AppState {
         let Some(stage) = self.stack.entries[index].filter.kernel().cloned() else {
             return;
         };
+        if self.kernel_copy_gbps.is_none() {
+            if let Some(d) = self.runner.cuda_device() {
+                self.kernel_copy_gbps = Some(measure_copy_gbps(d));
+            }
+        }
         let figures = StageFigures {
             report: self.report.as_ref(),
             loaded: self.runner.user_kernel(&stage),
@@ -385,6 +394,7 @@ impl AppState {
                 .runner
                 .cuda_device()
                 .map(|d| crate::user_kernel::device::arch_for(d.info.compute_capability)),
+            copy_gbps: self.kernel_copy_gbps.flatten(),
         };
         if let Some(next) = self.kernel_editor.window_ui(ctx, &stage, &figures) {
             self.stack.entries[index].filter = crate::pipeline::Stage::Kernel(next);
