@@ -120,6 +120,28 @@ mod tests {
     }
 
     #[test]
+    fn kernel_stages_undo_and_redo_like_filters() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/kernels/vignette.cu");
+        let k: crate::pipeline::Stage = format!("kernel:{path}").parse().expect("spec");
+        let mut s = stack();
+        let mut h = StackHistory::new(&s);
+        let i = s.push(k);
+        h.observe(&s, false);
+        let added = s.clone();
+        if let Some(k) = s.entries[i].filter.kernel_mut() {
+            k.set_value(0, 1.75);
+        }
+        h.observe(&s, false);
+        assert!(h.undo(&mut s));
+        assert_eq!(s, added);
+        assert!(h.undo(&mut s));
+        assert_eq!(s, stack(), "the kernel is gone again");
+        assert!(h.redo(&mut s) && h.redo(&mut s));
+        let k = s.entries[i].filter.kernel().expect("kernel");
+        assert_eq!(k.values().values[0], 1.75);
+    }
+
+    #[test]
     fn a_drag_is_one_step() {
         let mut s = stack();
         let mut h = StackHistory::new(&s);
