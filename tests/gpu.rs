@@ -26,7 +26,7 @@ use cudalens::mandelbrot::{
 use cudalens::ops::random_image;
 use cudalens::ops::{cpu, Histogram};
 use cudalens::pipeline::{
-    cpu_dwells, BackendKind, BackendRequest, FrameRunner, InteropKind, InteropRequest,
+    cpu_dwells, stages_of, BackendKind, BackendRequest, FrameRunner, InteropKind, InteropRequest,
     MandelbrotRenderer,
 };
 use image::RgbaImage;
@@ -114,7 +114,9 @@ fn run_cuda(
         .bins
         .write(gl, &[0x5A; 4096])
         .expect("poison bins");
-    let report = runner.run(gl, &source, image, filters).expect("CUDA frame");
+    let report = runner
+        .run(gl, &source, image, &stages_of(filters))
+        .expect("CUDA frame");
     assert_eq!(report.backend, BackendKind::Cuda);
     let out = runner.targets.output.read(gl).expect("read output");
     let gl_bins: Vec<u32> = runner
@@ -726,7 +728,9 @@ fn a_new_image_in_the_same_texture_is_not_served_stale() {
         let mut source = GlTexture::new(gl, 640, 360, Some(a.as_raw())).expect("source texture");
         let mut runner = cuda_runner(gl, path, 640, 360);
         let filters = parse(&["box:radius=2"]);
-        runner.run(gl, &source, &a, &filters).expect("frame A");
+        runner
+            .run(gl, &source, &a, &stages_of(&filters))
+            .expect("frame A");
         assert_eq!(
             runner.targets.output.read(gl).expect("read"),
             apply_cpu(&a, &filters),
@@ -735,7 +739,9 @@ fn a_new_image_in_the_same_texture_is_not_served_stale() {
         // What the app does on load: release CUDA's hold, then re-specify the same texture.
         runner.release_registrations();
         source.upload(gl, &b).expect("upload B");
-        runner.run(gl, &source, &b, &filters).expect("frame B");
+        runner
+            .run(gl, &source, &b, &stages_of(&filters))
+            .expect("frame B");
         assert_eq!(
             runner.targets.output.read(gl).expect("read"),
             apply_cpu(&b, &filters),
@@ -778,7 +784,9 @@ fn loaded_sources_and_kept_buffers_serve_no_stale_pixels() {
             let source = runner.source().expect("a source").read(gl).expect("read");
             assert!(source == *image, "{path:?}: image {i} as loaded");
             for filters in stacks.iter().chain(&stacks) {
-                runner.run_loaded(gl, image, filters).expect("frame");
+                runner
+                    .run_loaded(gl, image, &stages_of(filters))
+                    .expect("frame");
                 let want = apply_cpu(image, filters);
                 let label = format!("{path:?}: image {i}, {filters:?}");
                 assert_eq!(
@@ -845,7 +853,7 @@ fn external_path_leaks_no_gpu_memory() {
     let mut runner = cuda_runner(gl, InteropRequest::External, w, h);
     for filters in all_filter_cases() {
         runner
-            .run(gl, &source, &images[0], &filters)
+            .run(gl, &source, &images[0], &stages_of(&filters))
             .expect("warm-up");
     }
     runner.destroy(gl);
@@ -863,7 +871,7 @@ fn external_path_leaks_no_gpu_memory() {
         }
         let filters = random_stack(&mut rng);
         runner
-            .run(gl, &source, &images[0], &filters)
+            .run(gl, &source, &images[0], &stages_of(&filters))
             .unwrap_or_else(|e| panic!("frame {frame} {filters:?}: {e}"));
         if frame == 199 {
             warm = free();
@@ -1280,7 +1288,9 @@ fn fidelity_corpus_reaches_the_gpu_unchanged() {
             runner.load_source(gl, image).expect("load");
             let source = runner.source().expect("a source").read(gl).expect("read");
             assert!(source == *image, "{path:?}: {name} as loaded");
-            runner.run_loaded(gl, image, &identity).expect("frame");
+            runner
+                .run_loaded(gl, image, &stages_of(&identity))
+                .expect("frame");
             let label = format!("{path:?}: {name}");
             assert!(
                 runner.targets.output.read(gl).expect("read") == *image,

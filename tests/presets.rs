@@ -9,6 +9,7 @@ use common::{data, photo};
 use cudalens::app::presets::{save_preset_in, Preset};
 use cudalens::app::{FilterStack, CONFIG_DIR_ENV};
 use cudalens::filters::Filter;
+use cudalens::pipeline::cpu_filters;
 use std::path::Path;
 
 fn f(spec: &str) -> Filter {
@@ -27,9 +28,9 @@ fn s(p: &Path) -> &str {
 
 /// A stack edited as in the window: filters switched on, reordered, one switched off.
 fn window_stack() -> FilterStack {
-    let mut stack = FilterStack::new(&[f("box:radius=4")]);
+    let mut stack = FilterStack::new(&[f("box:radius=4").into()]);
     for e in &mut stack.entries {
-        e.enabled = e.filter.name() != "transpose";
+        e.enabled = e.filter.label() != "transpose";
     }
     stack.entries.swap(0, 2);
     stack
@@ -54,7 +55,10 @@ fn a_preset_from_the_window_runs_from_the_cli_with_the_same_result() {
     let got = image::open(&out).expect("written").into_rgba8();
     assert_eq!(
         got,
-        cudalens::filters::apply_cpu(&photo("coffee.png"), &stack.active())
+        cudalens::filters::apply_cpu(
+            &photo("coffee.png"),
+            &cpu_filters(&stack.active()).expect("built-ins")
+        )
     );
 }
 

@@ -24,6 +24,7 @@ use cudalens::cuda::CudaDevice;
 use cudalens::filters::{apply_cpu, Filter, ParamDefault, FILTERS};
 use cudalens::gl::HeadlessGl;
 use cudalens::mandelbrot::{render_per_pixel, MandelbrotSettings, Mode, Precision, View};
+use cudalens::pipeline::stages_of;
 use cudalens::pipeline::{
     BackendKind, BackendRequest, FrameRunner, InteropRequest, MandelbrotRenderer,
 };
@@ -121,7 +122,7 @@ impl Soak {
     fn run(&mut self, filters: &[Filter]) {
         let report = self
             .runner
-            .run_loaded(&self.gl.gl, &self.image, filters)
+            .run_loaded(&self.gl.gl, &self.image, &stages_of(filters))
             .expect("CUDA frame");
         assert_eq!(report.backend, BackendKind::Cuda, "fell back to the CPU");
     }

@@ -1,8 +1,8 @@
 //! The app window's command-line options (`cudalens [FILE] ...`), parsed by the CLI and
 //! owned here, so the app does not depend on the command line.
 
-use crate::filters::Filter;
 use crate::image_io::budget::MemoryArgs;
+use crate::pipeline::Stage;
 use crate::pipeline::{BackendRequest, InteropRequest};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -18,8 +18,8 @@ pub struct GuiArgs {
     #[arg(long, value_enum, default_value_t)]
     pub interop: InteropRequest,
     /// Filters enabled at start, in order (same syntax as `apply --filter`).
-    #[arg(long = "filter", value_name = "SPEC", long_help = crate::filters::spec_help())]
-    pub filters: Vec<Filter>,
+    #[arg(long = "filter", value_name = "SPEC", long_help = crate::pipeline::stage_spec_help())]
+    pub filters: Vec<Stage>,
     /// Start in the Mandelbrot explorer.
     #[arg(long)]
     pub mandelbrot: bool,

@@ -193,15 +193,15 @@ impl ImageHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::filters::Filter;
+    use crate::pipeline::Stage;
 
     fn image(w: u32, value: u8) -> Arc<RgbaImage> {
         Arc::new(RgbaImage::from_pixel(w, 1, image::Rgba([value, 1, 2, 255])))
     }
 
     fn stack_of(specs: &[&str]) -> FilterStack {
-        let filters: Vec<Filter> = specs.iter().map(|s| s.parse().unwrap()).collect();
-        FilterStack::new(&filters)
+        let stages: Vec<Stage> = specs.iter().map(|s| s.parse().unwrap()).collect();
+        FilterStack::new(&stages)
     }
 
     fn pixels_of(change: HistoryChange) -> Arc<RgbaImage> {

@@ -35,7 +35,8 @@ impl StackUi {
         let stack = &mut self.stack;
         let mut changed = false;
         let mut out = self.ctx.run_ui(input, |ui| {
-            egui::CentralPanel::default().show(ui, |ui| changed = filter_stack_ui(ui, stack));
+            egui::CentralPanel::default()
+                .show(ui, |ui| changed = filter_stack_ui(ui, stack, None).changed);
         });
         out.textures_delta.clear();
         self.changed = changed;

@@ -135,7 +135,7 @@ fn the_filter_panel_keeps_its_width_frame_after_frame() {
     // sliders wider than its room) would end up taking the whole window.
     for _ in 0..120 {
         let mut out = ctx.run_ui(input(), |ui| {
-            side_panel_ui(ui, "filters", |ui| filter_stack_ui(ui, &mut stack));
+            side_panel_ui(ui, "filters", |ui| filter_stack_ui(ui, &mut stack, None));
             egui::CentralPanel::default().show(ui, |ui| central = ui.max_rect());
         });
         out.textures_delta.clear();

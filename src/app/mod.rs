@@ -16,6 +16,7 @@ mod histogram_panel;
 mod image_document;
 mod image_edits;
 mod image_view;
+mod kernel_editor;
 #[cfg(test)]
 mod layout_tests;
 mod mandelbrot_navigation;

@@ -5,7 +5,7 @@
 //! values; "copy as command line" renders the same stack as a `cudalens apply` call.
 
 use super::config_dir::{config_dir, write_atomically};
-use crate::filters::Filter;
+use crate::pipeline::Stage;
 use std::path::{Path, PathBuf};
 
 /// Version of the preset file format.
@@ -17,7 +17,7 @@ const NAME_MAX: usize = 64;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Preset {
     pub name: String,
-    pub filters: Vec<Filter>,
+    pub filters: Vec<Stage>,
 }
 
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
@@ -95,7 +95,7 @@ pub fn save_preset_in(dir: &Path, preset: &Preset) -> Result<PathBuf, PresetErro
     let file = PresetFile {
         version: PRESET_VERSION,
         name: preset.name.clone(),
-        filters: preset.filters.iter().map(Filter::to_string).collect(),
+        filters: preset.filters.iter().map(Stage::to_string).collect(),
     };
     let bytes = serde_json::to_vec_pretty(&file).unwrap_or_default();
     write_atomically(&path, &bytes).map_err(|source| PresetError::Io {
@@ -134,7 +134,7 @@ pub fn load_preset_in(dir: &Path, name: &str) -> Result<Preset, PresetError> {
         .filters
         .iter()
         .map(|spec| {
-            spec.parse::<Filter>()
+            spec.parse::<Stage>()
                 .map_err(|e| unreadable(format!("filter '{spec}': {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -185,7 +185,7 @@ fn shell_quote(text: &str) -> String {
 }
 
 /// The `cudalens apply` call that runs `filters` on `input` into `output`.
-pub fn command_line(filters: &[Filter], input: &Path, output: &Path) -> String {
+pub fn command_line(filters: &[Stage], input: &Path, output: &Path) -> String {
     let mut words = vec![
         "cudalens".to_string(),
         "apply".into(),
@@ -204,11 +204,11 @@ pub fn command_line(filters: &[Filter], input: &Path, output: &Path) -> String {
 mod tests {
     use super::*;
 
-    fn f(spec: &str) -> Filter {
+    fn f(spec: &str) -> Stage {
         spec.parse().expect("spec")
     }
 
-    fn stack() -> Vec<Filter> {
+    fn stack() -> Vec<Stage> {
         vec![
             f("gaussian:sigma=1.7"),
             f("sobel:scale=2.5"),
@@ -262,6 +262,41 @@ mod tests {
         std::fs::write(dir.path().join("odd.json"), odd).expect("write");
         let err = load_preset_in(dir.path(), "odd").expect_err("unknown filter");
         assert!(err.to_string().contains("blur"), "{err}");
+    }
+
+    #[test]
+    fn kernel_stages_are_saved_by_path_and_read_again() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let kernel = dir.path().join("k.cu");
+        std::fs::write(
+            &kernel,
+            "// @param float s 0..2 = 1\nuchar4 pixel(int x, int y, Image i, Params p) { return read(i, x, y); }\n",
+        )
+        .expect("write");
+        let mut filters = stack();
+        filters.insert(1, f(&format!("kernel:{},s=1.5", kernel.display())));
+        let preset = Preset {
+            name: "with kernel".into(),
+            filters,
+        };
+        save_preset_in(dir.path(), &preset).expect("saved");
+        assert_eq!(
+            load_preset_in(dir.path(), "with kernel").expect("loads"),
+            preset
+        );
+        // The file is read again: an edit shows, a removed file is a one-line error.
+        std::fs::write(
+            &kernel,
+            "// @param float s 0..2 = 1\nuchar4 pixel(int x, int y, Image i, Params p) { return make_uchar4(0, 0, 0, 255); }\n",
+        )
+        .expect("write");
+        let edited = load_preset_in(dir.path(), "with kernel").expect("loads");
+        assert_ne!(edited, preset);
+        assert_eq!(edited.filters[1].to_string(), preset.filters[1].to_string());
+        std::fs::remove_file(&kernel).expect("remove");
+        let e = load_preset_in(dir.path(), "with kernel").expect_err("missing kernel");
+        assert!(e.to_string().contains("k.cu"), "{e}");
+        assert!(!e.to_string().contains('\n'), "{e}");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::filter_stack::{FilterEntry, FilterStack};
 use super::settings::{SavedExplorer, SavedFilter, SavedHistogram, SavedWindow, Settings};
 use super::state::{AppState, Tab};
 use super::GuiArgs;
-use crate::filters::Filter;
+use crate::pipeline::Stage;
 use clap::ValueEnum;
 
 /// The stack as specification strings.
@@ -27,7 +27,7 @@ pub fn stack_from_saved(saved: &[SavedFilter]) -> (FilterStack, Vec<String>) {
     let mut notes = Vec::new();
     let mut entries: Vec<FilterEntry> = Vec::new();
     for s in saved {
-        match s.spec.parse::<Filter>() {
+        match s.spec.parse::<Stage>() {
             Ok(filter) => entries.push(FilterEntry {
                 enabled: s.enabled,
                 filter,
@@ -39,7 +39,7 @@ pub fn stack_from_saved(saved: &[SavedFilter]) -> (FilterStack, Vec<String>) {
     for default in FilterStack::new(&[]).entries {
         if !entries
             .iter()
-            .any(|e| e.filter.name() == default.filter.name())
+            .any(|e| e.filter.label() == default.filter.label())
         {
             entries.push(default);
         }
@@ -178,7 +178,7 @@ impl AppState {
 mod tests {
     use super::*;
 
-    fn f(spec: &str) -> Filter {
+    fn f(spec: &str) -> Stage {
         spec.parse().expect("spec")
     }
 
@@ -190,6 +190,30 @@ mod tests {
         let (back, notes) = stack_from_saved(&stack_to_saved(&stack));
         assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(back, stack);
+    }
+
+    #[test]
+    fn kernel_stages_survive_saving_and_a_missing_file_is_a_note() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let kernel = dir.path().join("k.cu");
+        std::fs::write(
+            &kernel,
+            "// @param int n 0..9 = 2\nuchar4 pixel(int x, int y, Image i, Params p) { return read(i, x, y); }\n",
+        )
+        .expect("write");
+        let k = f(&format!("kernel:{},n=7", kernel.display()));
+        let mut stack = FilterStack::new(&[f("sobel:scale=3"), k.clone()]);
+        stack.entries.swap(0, 1);
+        let saved = stack_to_saved(&stack);
+        let (back, notes) = stack_from_saved(&saved);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(back, stack);
+        assert_eq!(back.active()[0], k);
+        std::fs::remove_file(&kernel).expect("remove");
+        let (back, notes) = stack_from_saved(&saved);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("k.cu"), "{notes:?}");
+        assert_eq!(back.entries.len(), stack.entries.len() - 1);
     }
 
     #[test]

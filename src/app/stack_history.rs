@@ -77,11 +77,20 @@ mod tests {
 
     fn stack() -> FilterStack {
         let f: Filter = "gaussian:sigma=2".parse().expect("spec");
-        FilterStack::new(&[f])
+        FilterStack::new(&[f.into()])
     }
 
     fn sigma(s: &FilterStack) -> f32 {
-        s.entries[0].filter.params().get(0)
+        s.entries[0]
+            .filter
+            .filter()
+            .expect("built-in")
+            .params()
+            .get(0)
+    }
+
+    fn first(s: &mut FilterStack) -> &mut Filter {
+        s.entries[0].filter.filter_mut().expect("built-in")
     }
 
     #[test]
@@ -95,7 +104,7 @@ mod tests {
         h.observe(&s, false);
         let after = s.clone();
         assert!(h.undo(&mut s));
-        assert_eq!(s.entries[0].filter.name(), "gaussian");
+        assert_eq!(s.entries[0].filter.label(), "gaussian");
         assert!(!s.entries[0].enabled);
         assert!(h.undo(&mut s));
         assert_eq!(s, stack());
@@ -107,11 +116,33 @@ mod tests {
     }
 
     #[test]
+    fn kernel_stages_undo_and_redo_like_filters() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/kernels/vignette.cu");
+        let k: crate::pipeline::Stage = format!("kernel:{path}").parse().expect("spec");
+        let mut s = stack();
+        let mut h = StackHistory::new(&s);
+        let i = s.push(k);
+        h.observe(&s, false);
+        let added = s.clone();
+        if let Some(k) = s.entries[i].filter.kernel_mut() {
+            k.set_value(0, 1.75);
+        }
+        h.observe(&s, false);
+        assert!(h.undo(&mut s));
+        assert_eq!(s, added);
+        assert!(h.undo(&mut s));
+        assert_eq!(s, stack(), "the kernel is gone again");
+        assert!(h.redo(&mut s) && h.redo(&mut s));
+        let k = s.entries[i].filter.kernel().expect("kernel");
+        assert_eq!(k.values().values[0], 1.75);
+    }
+
+    #[test]
     fn a_drag_is_one_step() {
         let mut s = stack();
         let mut h = StackHistory::new(&s);
         for v in [2.5, 3.0, 4.0, 7.5] {
-            s.entries[0].filter.set_param(0, v, false);
+            first(&mut s).set_param(0, v, false);
             h.observe(&s, true);
         }
         h.observe(&s, false); // released
@@ -125,7 +156,7 @@ mod tests {
     fn undo_during_a_drag_keeps_its_change_and_a_new_change_drops_redo() {
         let mut s = stack();
         let mut h = StackHistory::new(&s);
-        s.entries[0].filter.set_param(0, 5.0, false);
+        first(&mut s).set_param(0, 5.0, false);
         h.observe(&s, true);
         assert!(h.can_undo(&s));
         assert!(h.undo(&mut s));

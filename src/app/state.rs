@@ -10,6 +10,7 @@ use super::filter_stack::{filter_stack_ui, FilterStack};
 use super::histogram_panel::{histogram_panel_ui, HistogramPanel};
 use super::image_document::ImageDocument;
 use super::image_view::{image_view_ui, ImageViewState, ViewTextures};
+use super::kernel_editor::{measure_copy_gbps, new_from_example_ui, KernelEditor, StageFigures};
 use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
 use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
 use super::presets_ui::{presets_ui, PresetsPanel};
@@ -68,6 +69,11 @@ pub struct AppState {
     /// The result pixel under the cursor, read back from GL.
     pub inspected: Option<((u32, u32), [u8; 4])>,
     pub presets: PresetsPanel,
+    /// The user kernel editor (one kernel of the stack).
+    pub kernel_editor: KernelEditor,
+    /// The device's copy bandwidth for the editor's figures, measured once when needed
+    /// (inner None: it could not be).
+    kernel_copy_gbps: Option<Option<f64>>,
     pub quit: bool,
 }
 
@@ -133,6 +139,8 @@ impl AppState {
             ),
             inspected: None,
             presets: PresetsPanel::new(),
+            kernel_editor: KernelEditor::default(),
+            kernel_copy_gbps: None,
             quit: false,
         };
         state.mandelbrot.synchronous = state.synchronous;
@@ -350,7 +358,12 @@ impl AppState {
         self.dirty = false;
         if self.filter_in_background() {
             let image = self.document.image.clone();
-            let filters = self.stack.active();
+            let filters: Vec<_> = self
+                .stack
+                .runnable(self.kernels_off())
+                .iter()
+                .filter_map(|s| s.filter().copied())
+                .collect();
             let ctx = ctx.clone();
             self.filters_started = Instant::now();
             self.filters.start(
@@ -361,10 +374,11 @@ impl AppState {
         }
         self.filters.cancel();
         let start = Instant::now();
-        match self
-            .runner
-            .run_loaded(gl, &self.document.image, &self.stack.active())
-        {
+        match self.runner.run_loaded(
+            gl,
+            &self.document.image,
+            &self.stack.runnable(self.kernels_off()),
+        ) {
             Ok(report) => {
                 self.frame_ms = start.elapsed().as_secs_f64() * 1e3;
                 self.report = Some(report);
@@ -372,6 +386,52 @@ impl AppState {
             }
             Err(e) => self.set_message(format!("processing failed: {e}"), true),
         }
+    }
+
+    /// The kernel editor's window over its stage of the stack (closed when the stage is
+    /// gone); an edit that compiled replaces the stage.
+    fn kernel_editor_ui(&mut self, ctx: &egui::Context) {
+        let Some(path) = self.kernel_editor.editing() else {
+            return;
+        };
+        let Some(index) = self
+            .stack
+            .entries
+            .iter()
+            .position(|e| e.filter.kernel().is_some_and(|k| k.path() == path))
+        else {
+            self.kernel_editor.open = false;
+            return;
+        };
+        let Some(stage) = self.stack.entries[index].filter.kernel().cloned() else {
+            return;
+        };
+        if self.kernel_copy_gbps.is_none() {
+            if let Some(d) = self.runner.cuda_device() {
+                self.kernel_copy_gbps = Some(measure_copy_gbps(d));
+            }
+        }
+        let figures = StageFigures {
+            report: self.report.as_ref(),
+            loaded: self.runner.user_kernel(&stage),
+            arch: self
+                .runner
+                .cuda_device()
+                .map(|d| crate::user_kernel::device::arch_for(d.info.compute_capability)),
+            copy_gbps: self.kernel_copy_gbps.flatten(),
+        };
+        if let Some(next) = self.kernel_editor.window_ui(ctx, &stage, &figures) {
+            self.stack.entries[index].filter = crate::pipeline::Stage::Kernel(next);
+            self.dirty = true;
+        }
+        if let Some((text, is_error)) = self.kernel_editor.message.take() {
+            self.set_message(text, is_error);
+        }
+    }
+
+    /// Why user kernels cannot run here (the CPU backend), if so.
+    fn kernels_off(&self) -> Option<&'static str> {
+        (self.runner.status.kind == BackendKind::Cpu).then_some(crate::user_kernel::CPU_REASON)
     }
 
     /// Whether the filter stack runs on a worker thread: the CPU backend on a large image
@@ -479,6 +539,9 @@ impl AppState {
                 }
             }
         }
+        if self.tab == Tab::Image {
+            self.kernel_editor_ui(&ui.ctx().clone());
+        }
         // Changes of this frame (not yet those of a held drag) are steps of undo.
         let held = ui.input(|i| i.pointer.any_down());
         self.history.observe(&self.stack, held);
@@ -558,7 +621,23 @@ impl AppState {
     fn image_tab_ui(&mut self, ui: &mut egui::Ui, gl: &glow::Context) {
         side_panel_ui(ui, "filters", |ui| {
             ui.heading("Filters");
-            self.dirty |= filter_stack_ui(ui, &mut self.stack);
+            let off = self.kernels_off();
+            let action = filter_stack_ui(ui, &mut self.stack, off);
+            self.dirty |= action.changed;
+            if let Some(k) = action
+                .edit
+                .and_then(|i| self.stack.entries.get(i))
+                .and_then(|e| e.filter.kernel())
+            {
+                self.kernel_editor.open_on(k);
+            }
+            if let Some(stage) = new_from_example_ui(ui) {
+                let i = self.stack.push(stage);
+                if let Some(k) = self.stack.entries[i].filter.kernel() {
+                    self.kernel_editor.open_on(k);
+                }
+                self.dirty = true;
+            }
             ui.collapsing("Presets", |ui| {
                 let out = presets_ui(ui, &mut self.presets, &mut self.stack, &self.document.path);
                 self.dirty |= out.stack_changed;

@@ -4,9 +4,8 @@
 use super::{ApplyArgs, CliError};
 use crate::cuda::CudaDevice;
 use crate::edit::ImageEdit;
-use crate::filters::Filter;
 use crate::image_io::{load_image, save_image, SaveOptions};
-use crate::pipeline::{process_headless, BackendRequest, InteropRequest};
+use crate::pipeline::{cpu_filters, process_headless, BackendRequest, InteropRequest, Stage};
 use std::path::Path;
 
 pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
@@ -28,7 +27,7 @@ pub fn apply_file(
     input: &Path,
     output: &Path,
     edits: &[ImageEdit],
-    filters: &[Filter],
+    filters: &[Stage],
     backend: BackendRequest,
     interop: InteropRequest,
     force: bool,
@@ -39,6 +38,9 @@ pub fn apply_file(
     };
     // Refuse an impossible output before doing any work.
     crate::image_io::check_save_target(output, &options)?;
+    if backend == BackendRequest::Cpu {
+        cpu_filters(filters).map_err(CliError::usage)?;
+    }
     let loaded = load_image(input)?;
     if let Some(note) = &loaded.conversion_note {
         eprintln!("note: {}: {note}", input.display());

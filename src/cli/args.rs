@@ -5,6 +5,7 @@ use crate::app::GuiArgs;
 use crate::edit::ImageEdit;
 use crate::filters::Filter;
 use crate::image_io::budget::MemoryArgs;
+use crate::pipeline::Stage;
 use crate::pipeline::{BackendRequest, InteropRequest};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -77,9 +78,9 @@ pub struct ApplyArgs {
         long = "filter",
         value_name = "SPEC",
         required_unless_present_any = ["preset", "edits"],
-        long_help = crate::filters::spec_help()
+        long_help = crate::pipeline::stage_spec_help()
     )]
-    pub filters: Vec<Filter>,
+    pub filters: Vec<Stage>,
     /// An image edit: rotate:90, flip:h, resize:WxH[,filter=F], crop:X,Y,W,H (see --help);
     /// repeatable, run in order before the filters.
     #[arg(long = "edit", value_name = "SPEC", long_help = crate::edit::spec_help())]
@@ -143,6 +144,11 @@ pub struct BenchArgs {
     /// Also time the Mandelbrot explorer's frame (1920×1080, both modes and colourings).
     #[arg(long)]
     pub mandelbrot: bool,
+    /// Time the user kernel goals instead: edit → first frame of a 20-line kernel, the
+    /// per-pixel copy kernel against the built-in copy (4K, 8K), sobel_tiles.cu against
+    /// the built-in Sobel. Needs CUDA and NVRTC.
+    #[arg(long)]
+    pub kernels: bool,
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,

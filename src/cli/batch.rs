@@ -219,6 +219,10 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
     let total = inputs.len();
     let (jobs, refused) = plan(inputs, dir, args.format, &options);
     let mut engine = BatchEngine::open(args.backend, args.interop)?;
+    if let Err(e) = engine.prepare(&args.filters) {
+        engine.destroy();
+        return Err(e.into());
+    }
     let backend = engine.describe();
     let outcome = Outcome {
         bar: progress_bar(total),

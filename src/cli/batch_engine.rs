@@ -4,11 +4,10 @@
 
 use super::CliError;
 use crate::edit::{EditError, ImageEdit};
-use crate::filters::Filter;
 use crate::gl::HeadlessGl;
 use crate::pipeline::{
-    choose_backend, cuda_headless_gl, BackendKind, BackendRequest, FrameRunner, InteropRequest,
-    PipelineError,
+    choose_backend, cpu_filters, cuda_headless_gl, BackendKind, BackendRequest, FrameRunner,
+    InteropRequest, PipelineError, Stage,
 };
 use image::RgbaImage;
 
@@ -50,15 +49,30 @@ impl BatchEngine {
         }
     }
 
+    /// Checks before the first image that the backend can run `filters`: on the CPU no user
+    /// kernel, on CUDA every user kernel compiled and loaded (one error for the batch, not
+    /// one per image).
+    pub fn prepare(&mut self, filters: &[Stage]) -> Result<(), PipelineError> {
+        match self {
+            Self::Cpu { reason } => cpu_filters(filters)
+                .map(|_| ())
+                .map_err(|e| PipelineError::KernelNeedsCuda(format!("{e} ({reason})"))),
+            Self::Gpu(g) => g.runner.prepare(filters),
+        }
+    }
+
     /// Runs `filters` on `image`. On the GPU a failure is the image's error; the runner
     /// itself falls back to the CPU under `auto` as in the window.
     pub fn process(
         &mut self,
         image: &RgbaImage,
-        filters: &[Filter],
+        filters: &[Stage],
     ) -> Result<RgbaImage, PipelineError> {
         match self {
-            Self::Cpu { .. } => Ok(crate::filters::apply_cpu(image, filters)),
+            Self::Cpu { .. } => {
+                let filters = cpu_filters(filters).map_err(PipelineError::KernelNeedsCuda)?;
+                Ok(crate::filters::apply_cpu(image, &filters))
+            }
             Self::Gpu(g) => g.process(image, filters),
         }
     }
@@ -90,7 +104,7 @@ impl GpuEngine {
     fn process(
         &mut self,
         image: &RgbaImage,
-        filters: &[Filter],
+        filters: &[Stage],
     ) -> Result<RgbaImage, PipelineError> {
         let gl = &self.gl.gl;
         self.runner.load_source(gl, image)?;

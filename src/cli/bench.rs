@@ -9,7 +9,7 @@ use crate::bench_stats::{median, stage_medians, INTEROP, WALL, WARM_UP};
 use crate::cuda::CudaDevice;
 use crate::filters::{Filter, FILTERS};
 use crate::gl::{GlTexture, HeadlessGl};
-use crate::pipeline::{BackendKind, FrameRunner};
+use crate::pipeline::{stages_of, BackendKind, FrameRunner};
 use std::collections::BTreeMap;
 
 /// Work run beside each filter case, in the same process on the same image right after the
@@ -90,7 +90,7 @@ pub fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError>
     check_bench_host(args)?;
     // Every case's filters in one chain: an upper bound of any case's memory.
     let worst: Vec<Filter> = cases(args).into_iter().flat_map(|(_, f)| f).collect();
-    crate::pipeline::check_gpu_frame(gl, w, h, &worst)?;
+    crate::pipeline::check_gpu_frame(gl, w, h, &stages_of(&worst))?;
     Ok(())
 }
 
@@ -190,9 +190,10 @@ pub fn measure_cases(
     let pixel_bytes = 8.0 * f64::from(w) * f64::from(h); // read RGBA8 once + write once
     let mut json = serde_json::Map::new();
     for (name, filters) in cases(args) {
+        let stages = stages_of(&filters);
         let medians = stage_medians(args.runs, || {
             runner
-                .run(gl, source, image, &filters)
+                .run(gl, source, image, &stages)
                 .map(|r| r.stages)
                 .map_err(CliError::from)
         })?;

@@ -6,6 +6,17 @@ use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::gl::HeadlessGl;
 use crate::pipeline::probe_cuda;
 
+/// NVRTC's version (user kernels compile with it), or why there is none.
+fn nvrtc_line() -> String {
+    match crate::user_kernel::nvrtc_version() {
+        Some((major, minor)) => format!("{major}.{minor} (user kernels can compile)"),
+        None => format!(
+            "unavailable: {} (user kernels cannot run)",
+            crate::user_kernel::CompileError::NvrtcMissing
+        ),
+    }
+}
+
 pub fn run() -> Result<(), CliError> {
     println!("cudalens {}", env!("CARGO_PKG_VERSION"));
     println!("kernels:        {}", kernel_build_description());
@@ -38,6 +49,7 @@ pub fn run() -> Result<(), CliError> {
             println!("interop (auto): none (no CUDA backend)");
         }
     }
+    println!("NVRTC:          {}", nvrtc_line());
     println!("CPU threads:    {}", rayon::current_num_threads());
     Ok(())
 }

@@ -7,6 +7,7 @@ mod batch_engine;
 pub mod bench;
 mod bench_cpu;
 pub mod bench_explorer;
+mod bench_kernels;
 mod doctor;
 mod error;
 mod histogram;
@@ -103,6 +104,16 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 
 /// `cudalens bench`: the CPU table with `--backend cpu`, else the GPU cases.
 pub fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
+    if args.kernels {
+        if let Some(path) = &args.json {
+            crate::image_io::check_output_path(path, true)?;
+        }
+        let json = bench_kernels::run(args.runs)?;
+        if let Some(path) = &args.json {
+            crate::image_io::write_bytes_atomically(path, json.to_string().as_bytes())?;
+        }
+        return Ok(());
+    }
     if args.backend == BackendRequest::Cpu {
         bench_cpu::run(args)
     } else {

@@ -13,15 +13,20 @@ use super::interop::{
     with_cuda_access, with_views, ClassicResources, InteropResources, InteropViews,
 };
 use super::report::{stages_from, FrameReport};
+use super::Stage;
 use super::{BackendKind, PipelineError};
 use crate::cuda::{
     ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
 };
-use crate::filters::{kernel_modules, launch_copy, launch_histogram, Filter, GpuStage};
+use crate::filters::{kernel_modules, launch_copy, launch_histogram, GpuStage};
 use crate::gl::TextureRef;
 use crate::ops::{Histogram, HISTOGRAM_BINS};
+use crate::user_kernel::cache::LoadedKernels;
+use crate::user_kernel::device::LoadedKernel;
+use crate::user_kernel::KernelStage;
 use cudarc::driver::{CudaSlice, PinnedHostSlice};
 use image::RgbaImage;
+use std::sync::Arc;
 
 /// What the registration was made for: re-register when any of it changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +49,8 @@ pub struct CudaFrame {
     /// The bins on the host, copied without blocking so that the hand-back to GL is queued
     /// right after the histogram (read after the stream synchronizes).
     bins_host: PinnedHostSlice<u32>,
+    /// User kernels compiled and loaded in this context.
+    user_kernels: LoadedKernels,
 }
 
 impl CudaFrame {
@@ -61,6 +68,7 @@ impl CudaFrame {
             intermediates: Intermediates::default(),
             scratch: None,
             bins_host,
+            user_kernels: LoadedKernels::default(),
         })
     }
 
@@ -103,13 +111,13 @@ impl CudaFrame {
     /// Makes the scratch hold what the largest stage needs (at least one byte).
     fn ensure_scratch(
         &mut self,
-        filters: &[Filter],
+        filters: &[Stage],
         mut w: u32,
         mut h: u32,
     ) -> Result<(), CudaError> {
         let mut need = 1usize;
         for f in filters {
-            need = need.max(f.def().scratch_bytes(w, h, f.params()));
+            need = need.max(f.scratch_bytes(w, h));
             (w, h) = f.output_size(w, h);
         }
         if need > self.scratch.as_ref().map_or(0, |s| s.len()) {
@@ -136,9 +144,12 @@ impl CudaFrame {
         gl: &glow::Context,
         source: TextureRef,
         targets: &mut FrameTargets,
-        filters: &[Filter],
+        filters: &[Stage],
     ) -> Result<FrameReport, PipelineError> {
         self.device.bind()?;
+        // User kernels compile and load before any GL object is handed over: a broken one
+        // is an error of its own, and the frame is not started.
+        let user_kernels = self.load_user_kernels(filters)?;
         let key = RegistrationKey {
             source,
             output: targets.output.texture_ref(),
@@ -162,7 +173,7 @@ impl CudaFrame {
             // SAFETY: `views` come from this frame's `acquire` (array 0 the source texture,
             // array 1 the output, pointer 0 the bin buffer) and stay valid until `release`,
             // which is ordered on the stream after all the work queued here.
-            unsafe { self.run_mapped(views, source, filters, timeline) }
+            unsafe { self.run_mapped(views, source, filters, &user_kernels, timeline) }
         })?;
         let stages = timeline.stage_times()?;
         self.device.synchronize()?; // the bins copy is done
@@ -181,6 +192,35 @@ impl CudaFrame {
             histogram,
             stages: stages_from(stages),
         })
+    }
+
+    /// `stage`'s kernel if a frame loaded it (for the editor's figures).
+    pub fn user_kernel(&self, stage: &KernelStage) -> Option<Arc<LoadedKernel>> {
+        self.user_kernels.loaded(stage)
+    }
+
+    /// Compiles and loads the user kernels of `filters` (cached for later frames).
+    pub fn prepare(&mut self, filters: &[Stage]) -> Result<(), PipelineError> {
+        self.device.bind()?;
+        self.load_user_kernels(filters).map(|_| ())
+    }
+
+    /// The loaded kernel of each user kernel stage (None for built-ins), in order.
+    fn load_user_kernels(
+        &mut self,
+        filters: &[Stage],
+    ) -> Result<Vec<Option<Arc<LoadedKernel>>>, PipelineError> {
+        filters
+            .iter()
+            .map(|s| match s {
+                Stage::Kernel(k) => self
+                    .user_kernels
+                    .get(&self.device, k)
+                    .map(Some)
+                    .map_err(PipelineError::Kernel),
+                Stage::Filter(_) => Ok(None),
+            })
+            .collect()
     }
 
     /// Makes the shared source `image`'s size and writes `image` into it through CUDA,
@@ -265,7 +305,8 @@ impl CudaFrame {
         &mut self,
         mapped: &InteropViews<'_>,
         source: TextureRef,
-        filters: &[Filter],
+        filters: &[Stage],
+        user_kernels: &[Option<Arc<LoadedKernel>>],
         timeline: &mut GpuTimeline,
     ) -> Result<(), CudaError> {
         let stream = self.device.stream.clone();
@@ -293,8 +334,7 @@ impl CudaFrame {
             let input = if k == 0 {
                 &source_texture
             } else {
-                &self
-                    .intermediates
+                self.intermediates
                     .get(k - 1)
                     .ok_or(missing_stage())?
                     .texture()
@@ -302,7 +342,7 @@ impl CudaFrame {
             let output = if last {
                 &output_surface
             } else {
-                &self.intermediates.get(k).ok_or(missing_stage())?.surface()
+                self.intermediates.get(k).ok_or(missing_stage())?.surface()
             };
             let scratch = self.scratch.as_mut().ok_or(missing_stage())?;
             let mut stage = GpuStage {
@@ -314,8 +354,30 @@ impl CudaFrame {
                 height: h,
                 scratch,
             };
-            filter.def().launch(&mut stage, filter.params())?;
-            timeline.mark(filter.name(), &stream)?;
+            match (filter, user_kernels.get(k)) {
+                (Stage::Filter(f), _) => f.def().launch(&mut stage, f.params())?,
+                (Stage::Kernel(user), Some(Some(loaded))) => {
+                    // SAFETY: `input` and `output` are live objects of this context over
+                    // RGBA8 arrays of `w × h` (a kernel keeps the size), kept until the
+                    // queued work has run (this function's contract).
+                    unsafe {
+                        loaded.launch(
+                            &stream,
+                            input.handle(),
+                            output.handle(),
+                            w,
+                            h,
+                            &user.param_block(),
+                        )
+                    }
+                    .map_err(|e| CudaError::Launch {
+                        kernel: "user kernel",
+                        reason: format!("{}: {e}", user.label()),
+                    })?;
+                }
+                (Stage::Kernel(_), _) => return Err(missing_stage()),
+            }
+            timeline.mark(filter.label(), &stream)?;
             (w, h) = (ow, oh);
         }
         if filters.is_empty() {

@@ -14,6 +14,13 @@ pub enum PipelineError {
     /// `--interop external` where the driver does not offer it.
     #[error("the external-memory interop path is not available: {0}")]
     InteropUnavailable(String),
+    /// A user kernel failed to compile or load (one line, at the user's line): the
+    /// backend works, the kernel does not.
+    #[error("{0}")]
+    Kernel(String),
+    /// A user kernel on the CPU backend.
+    #[error("{0}")]
+    KernelNeedsCuda(String),
     #[error(transparent)]
     Cuda(#[from] CudaError),
     #[error(transparent)]
@@ -34,6 +41,8 @@ impl PipelineError {
                 | PipelineError::OverBudget(_)
                 | PipelineError::Cuda(_)
                 | PipelineError::InteropUnavailable(_)
+                | PipelineError::Kernel(_)
+                | PipelineError::KernelNeedsCuda(_)
                 | PipelineError::Gl(GlError::TooLarge { .. })
         )
     }

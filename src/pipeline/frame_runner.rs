@@ -6,9 +6,9 @@ use super::cpu_frame::run_cpu_frame;
 use super::cuda_frame::CudaFrame;
 use super::interop::ExternalInterop;
 use super::interop::{choose_interop, CudaShare, InteropKind, InteropRequest, InteropStatus};
+use super::{cpu_filters, Stage};
 use super::{BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
-use crate::filters::Filter;
 use crate::gl::{GlError, GlTexture, TextureRef};
 use image::RgbaImage;
 
@@ -155,12 +155,31 @@ impl FrameRunner {
         self.targets.source()
     }
 
+    /// `stage`'s kernel as loaded by a CUDA frame (None before one ran it, or on the CPU).
+    pub fn user_kernel(
+        &self,
+        stage: &crate::user_kernel::KernelStage,
+    ) -> Option<std::sync::Arc<crate::user_kernel::device::LoadedKernel>> {
+        self.cuda.as_ref()?.user_kernel(stage)
+    }
+
+    /// Compiles and loads the user kernels of `filters` now (on CUDA; nothing on the CPU),
+    /// so that a broken one is one error before any frame.
+    pub fn prepare(&mut self, filters: &[Stage]) -> Result<(), PipelineError> {
+        match self.cuda.as_mut() {
+            Some(cuda) => cuda.prepare(filters),
+            None => cpu_filters(filters)
+                .map(|_| ())
+                .map_err(PipelineError::KernelNeedsCuda),
+        }
+    }
+
     /// Runs `filters` on the loaded source (`image`: its host pixels) into the targets.
     pub fn run_loaded(
         &mut self,
         gl: &glow::Context,
         image: &RgbaImage,
-        filters: &[Filter],
+        filters: &[Stage],
     ) -> Result<FrameReport, PipelineError> {
         let source = self.targets.source().ok_or(GlError::Create {
             what: "source texture",
@@ -177,7 +196,7 @@ impl FrameRunner {
         gl: &glow::Context,
         source: &GlTexture,
         image: &RgbaImage,
-        filters: &[Filter],
+        filters: &[Stage],
     ) -> Result<FrameReport, PipelineError> {
         self.run_from(gl, source.texture_ref(), image, filters)
     }
@@ -187,7 +206,7 @@ impl FrameRunner {
         gl: &glow::Context,
         source: TextureRef,
         image: &RgbaImage,
-        filters: &[Filter],
+        filters: &[Stage],
     ) -> Result<FrameReport, PipelineError> {
         let (w, h) = filters
             .iter()
@@ -203,6 +222,8 @@ impl FrameRunner {
                     }
                     return Ok(report);
                 }
+                // A user kernel that does not compile is not CUDA failing.
+                Err(e @ PipelineError::Kernel(_)) => return Err(e),
                 Err(e) => {
                     self.status = fall_back_after(self.request, e)?;
                     self.cuda = None;
@@ -211,7 +232,8 @@ impl FrameRunner {
                 }
             }
         }
-        Ok(run_cpu_frame(gl, image, &mut self.targets, filters)?)
+        let filters = cpu_filters(filters).map_err(PipelineError::KernelNeedsCuda)?;
+        Ok(run_cpu_frame(gl, image, &mut self.targets, &filters)?)
     }
 
     /// Runs `step`; when it fails while memory is kept for other sizes (a cache), frees that
@@ -244,7 +266,7 @@ impl FrameRunner {
         &mut self,
         gl: &glow::Context,
         source: TextureRef,
-        filters: &[Filter],
+        filters: &[Stage],
     ) -> Result<FrameReport, PipelineError> {
         let Some(cuda) = self.cuda.as_mut() else {
             return Err(PipelineError::CudaUnavailable(

@@ -6,11 +6,12 @@ use super::cpu_frame::process_on_cpu;
 use super::cpu_mandelbrot::cpu_dwells;
 use super::interop::{choose_interop, InteropRequest, InteropStatus};
 use super::mandelbrot_frame::MandelbrotFrame;
+use super::{cpu_filters, Stage};
 use super::{
     BackendRequest, BackendStatus, FrameReport, FrameRunner, MandelbrotRenderer, PipelineError,
 };
 use crate::cuda::{CudaDevice, DeviceInfo, KernelSet};
-use crate::filters::{kernel_modules, Filter};
+use crate::filters::kernel_modules;
 use crate::gl::HeadlessGl;
 use crate::mandelbrot::{Dwells, MandelbrotSettings};
 use image::RgbaImage;
@@ -74,30 +75,41 @@ impl Phases {
 /// Runs `filters` on `image` with the requested backend and interop path.
 pub fn process_headless(
     image: &RgbaImage,
-    filters: &[Filter],
+    filters: &[Stage],
     request: BackendRequest,
     interop: InteropRequest,
 ) -> Result<HeadlessOutput, PipelineError> {
+    // A user kernel needs CUDA: refused before any backend is opened when the CPU is asked
+    // for, and the reason given when the CPU is what there is.
+    if request == BackendRequest::Cpu {
+        cpu_filters(filters).map_err(PipelineError::KernelNeedsCuda)?;
+    }
     on_backend(
         request,
         |reason| {
-            let (image, report) = process_on_cpu(image, filters);
-            HeadlessOutput {
+            let filters = cpu_filters(filters)
+                .map_err(|e| PipelineError::KernelNeedsCuda(format!("{e} ({reason})")))?;
+            let (image, report) = process_on_cpu(image, &filters);
+            Ok(HeadlessOutput {
                 image,
                 report,
                 status: BackendStatus::cpu(reason),
                 interop: None,
-            }
+            })
         },
-        |gl| process_on_gl(gl, image, filters, request, interop),
-    )
+        // A user kernel that does not compile is not CUDA failing: no fallback.
+        |gl| match process_on_gl(gl, image, filters, request, interop) {
+            Err(e @ PipelineError::Kernel(_)) => Ok(Err(e)),
+            other => other.map(Ok),
+        },
+    )?
 }
 
 /// The interop path: source texture → frame → output texture read back.
 fn process_on_gl(
     gl: &glow::Context,
     image: &RgbaImage,
-    filters: &[Filter],
+    filters: &[Stage],
     request: BackendRequest,
     interop: InteropRequest,
 ) -> Result<HeadlessOutput, PipelineError> {

@@ -20,6 +20,7 @@ mod mandelbrot_renderer;
 pub mod mandelbrot_tiles;
 mod perturbation_kernels;
 mod report;
+mod stage;
 mod with_spare;
 mod working_set;
 
@@ -39,4 +40,5 @@ pub use mandelbrot_frame::MandelbrotFrame;
 pub use mandelbrot_kernels::MsSource;
 pub use mandelbrot_renderer::MandelbrotRenderer;
 pub use report::{counts_in_total, total_of, FrameReport, StageTime};
+pub use stage::{cpu_filters, stage_spec_help, stages_of, Stage, StageSpecError};
 pub use working_set::{check_gpu_frame, gpu_frame_bytes};

@@ -2,18 +2,18 @@
 //! allocated, and the check against the GPU budget (`image_io::budget`).
 
 use super::PipelineError;
-use crate::filters::Filter;
+use super::Stage;
 use crate::image_io::budget::{format_bytes, gpu_budget};
 
 /// Bytes on the GPU for `filters` on a `width × height` image: the source and output
 /// textures, the read-back buffer, up to two intermediate arrays (ping-pong) and the
 /// largest scratch a stage needs (as `cuda_frame` allocates them).
-pub fn gpu_frame_bytes(width: u32, height: u32, filters: &[Filter]) -> u64 {
+pub fn gpu_frame_bytes(width: u32, height: u32, filters: &[Stage]) -> u64 {
     let rgba = 4 * u64::from(width) * u64::from(height);
     let intermediates = filters.len().saturating_sub(1).min(2) as u64 * rgba;
     let (mut w, mut h, mut scratch) = (width, height, 0u64);
     for f in filters {
-        scratch = scratch.max(f.def().scratch_bytes(w, h, f.params()) as u64);
+        scratch = scratch.max(f.scratch_bytes(w, h) as u64);
         (w, h) = f.output_size(w, h);
     }
     3 * rgba + intermediates + scratch
@@ -26,7 +26,7 @@ pub fn check_gpu_frame(
     gl: &glow::Context,
     width: u32,
     height: u32,
-    filters: &[Filter],
+    filters: &[Stage],
 ) -> Result<(), PipelineError> {
     let Some(free) = crate::gl::free_video_memory(gl) else {
         return Ok(());
@@ -51,7 +51,7 @@ mod tests {
     fn counts_textures_intermediates_and_scratch() {
         let px = 100u64 * 50;
         assert_eq!(gpu_frame_bytes(100, 50, &[]), 12 * px);
-        let f = |s: &str| s.parse::<Filter>().expect("spec");
+        let f = |s: &str| s.parse::<Stage>().expect("spec");
         assert_eq!(gpu_frame_bytes(100, 50, &[f("transpose")]), 12 * px);
         let three = [f("transpose"), f("gaussian:sigma=8"), f("transpose")];
         // A Gaussian runs two passes: 16 bytes of row results per pixel (R, G, B as high and

@@ -38,12 +38,23 @@ pub fn arch_for(capability: (i32, i32)) -> String {
     format!("compute_{}{}", capability.0, capability.1)
 }
 
+/// How many blocks of the kernel's launch fit on one multiprocessor at once
+/// (`cuOccupancyMaxActiveBlocksPerMultiprocessor`), and the resulting theoretical
+/// occupancy: resident threads over the multiprocessor's maximum.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Occupancy {
+    pub blocks_per_sm: u32,
+    pub theoretical: f64,
+}
+
 /// A user kernel loaded in a context, with what the launch needs.
 pub struct LoadedKernel {
     // Keeps the function's module loaded.
     _module: Arc<CudaModule>,
     function: CudaFunction,
     pub attributes: KernelAttributes,
+    /// None when the driver could not say.
+    pub occupancy: Option<Occupancy>,
     source: KernelSource,
 }
 
@@ -54,6 +65,33 @@ fn attribute(function: &CudaFunction, which: Attr) -> Result<u32, DeviceError> {
     }
     .map_err(CudaError::driver("cuFuncGetAttribute"))?;
     Ok(v.max(0) as u32)
+}
+
+fn occupancy(
+    device: &CudaDevice,
+    function: &CudaFunction,
+    block: u32,
+    shared_bytes: u32,
+) -> Option<Occupancy> {
+    use cudarc::driver::sys::CUdevice_attribute_enum as Dev;
+    let per_sm = device
+        .ctx
+        .attribute(Dev::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)
+        .ok()?;
+    // SAFETY: the function's module is loaded (held by the caller); nothing is launched.
+    let blocks = unsafe {
+        cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
+            function.cu_function(),
+            i32::try_from(block).ok()?,
+            shared_bytes as usize,
+        )
+    }
+    .ok()?;
+    let blocks = u32::try_from(blocks).ok()?;
+    (per_sm > 0).then(|| Occupancy {
+        blocks_per_sm: blocks,
+        theoretical: f64::from(blocks * block) / f64::from(per_sm),
+    })
 }
 
 impl LoadedKernel {
@@ -95,10 +133,12 @@ impl LoadedKernel {
                 dynamic_bytes: source.shared_bytes,
             });
         }
+        let occupancy = occupancy(device, &function, block, source.shared_bytes);
         Ok(Self {
             _module: module,
             function,
             attributes,
+            occupancy,
             source: source.clone(),
         })
     }

@@ -66,11 +66,11 @@ fn spliced(text: &str) -> Vec<(char, usize)> {
     out
 }
 
-fn is_ident_start(c: char) -> bool {
+pub(super) fn is_ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_'
 }
 
-fn is_ident_char(c: char) -> bool {
+pub(super) fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 

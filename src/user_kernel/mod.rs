@@ -13,17 +13,20 @@
 //! packs values into the kernel's `Params` argument, [`device`] loads and launches the PTX,
 //! [`examples`] lists the shipped kernels.
 
+pub mod cache;
 pub mod compile;
 pub mod device;
 pub mod diagnostics;
 pub mod examples;
-mod lexer;
+pub mod highlight;
+pub mod lexer;
 mod nvrtc;
 pub mod params;
 pub mod prelude;
 pub mod sandbox;
 pub mod source;
 mod source_error;
+pub mod stage;
 
 pub use compile::{
     compile, nvrtc_available, CompileError, CompileOptions, CompiledKernel, KernelAttributes,
@@ -33,6 +36,7 @@ pub use params::{ParamBlock, ParamError, ParamValues};
 pub use prelude::{translation_unit, ENTRY_NAME};
 pub use source::{Form, KernelSource, ParamDecl, ParamKind};
 pub use source_error::SourceError;
+pub use stage::{KernelStage, KernelStageError, CPU_REASON, KERNEL_STAGE_NAME};
 
 /// NVRTC's version, or None when libnvrtc cannot be loaded (for `doctor`).
 pub fn nvrtc_version() -> Option<(i32, i32)> {

@@ -1,0 +1,275 @@
+//! `cudalens bench --kernels`: the user kernel goals, on the device directly (no GL).
+//!
+//! - edit → first frame: a 20-line kernel compiled (NVRTC), loaded and launched once on a
+//!   1920×1080 image, wall clock, each run a new source (no cache), median of the runs;
+//! - the per-pixel copy kernel against the built-in copy at 4K and 8K, CUDA events, as
+//!   a fraction of the device's copy bandwidth;
+//! - the shipped tiled Sobel (`sobel_tiles.cu`) against the built-in Sobel at 4K: ratio.
+
+use super::CliError;
+use crate::bench_stats::{median, WARM_UP};
+use crate::cuda::{
+    copy_bandwidth_samples, memory, CudaDevice, CudaError, GpuTimeline, ImageArray, KernelSet,
+    SurfaceObject, TextureObject,
+};
+use crate::filters::{kernel_modules, launch_copy, Filter, GpuStage};
+use crate::user_kernel::compile::{compile, CompileOptions};
+use crate::user_kernel::device::{arch_for, LoadedKernel};
+use crate::user_kernel::examples::example;
+use crate::user_kernel::KernelSource;
+use std::time::Instant;
+
+/// A 20-line per-pixel kernel: the edit → first frame goal's source.
+const TWENTY_LINES: &str = "// @param float gain 0..4 = 1.2
+// @param float lift 0..1 = 0.05
+// @param bool mono = false
+uchar4 pixel(int x, int y, Image src, Params p)
+{
+    const uchar4 c = read(src, x, y);
+    float4 f = to_float4(c);
+    f.x = f.x * p.gain + p.lift * 255.0f;
+    f.y = f.y * p.gain + p.lift * 255.0f;
+    f.z = f.z * p.gain + p.lift * 255.0f;
+    if (p.mono) {
+        const float l = 0.299f * f.x + 0.587f * f.y + 0.114f * f.z;
+        f.x = l;
+        f.y = l;
+        f.z = l;
+    }
+    const float u = (float)x / (float)src.width;
+    f.x = lerpf(f.x, f.z, 0.1f * u);
+    return from_float4(f);
+}
+";
+
+/// The per-pixel copy: the least a user kernel can do.
+const COPY_KERNEL: &str =
+    "uchar4 pixel(int x, int y, Image src, Params p)\n{\n    return read(src, x, y);\n}\n";
+
+fn internal(e: impl std::fmt::Display) -> CliError {
+    CliError::internal(e)
+}
+
+/// Source and destination arrays of `w × h` with their texture and surface (random
+/// pixels in the source).
+struct Pair {
+    input: ImageArray,
+    output: ImageArray,
+    w: u32,
+    h: u32,
+}
+
+impl Pair {
+    fn new(device: &CudaDevice, w: u32, h: u32) -> Result<Self, CudaError> {
+        let input = ImageArray::new(&device.ctx, w, h)?;
+        let output = ImageArray::new(&device.ctx, w, h)?;
+        let image = crate::ops::random_image(w, h, 7);
+        let raw = input.array().view().raw();
+        // SAFETY: `input` is a live w × h RGBA8 array; the copy is waited for.
+        unsafe { memory::write_array(raw, w, h, image.as_raw(), &device.stream)? };
+        Ok(Self {
+            input,
+            output,
+            w,
+            h,
+        })
+    }
+
+    fn tex(&self) -> &TextureObject<'_> {
+        self.input.texture()
+    }
+
+    fn surf(&self) -> &SurfaceObject<'_> {
+        self.output.surface()
+    }
+}
+
+fn load(device: &CudaDevice, text: &str) -> Result<(KernelSource, LoadedKernel), CliError> {
+    let source = KernelSource::parse(text).map_err(internal)?;
+    let arch = arch_for(device.info.compute_capability);
+    let compiled = compile(&source, &CompileOptions::for_arch(&arch)).map_err(internal)?;
+    let loaded = LoadedKernel::load(device, &source, &compiled).map_err(internal)?;
+    Ok((source, loaded))
+}
+
+/// Median milliseconds of `launch` over `runs` after warm-up, timed with CUDA events.
+fn timed(
+    device: &CudaDevice,
+    runs: usize,
+    mut launch: impl FnMut() -> Result<(), CliError>,
+) -> Result<f64, CliError> {
+    let stream = &device.stream;
+    let mut timeline = GpuTimeline::start(&device.ctx, stream).map_err(internal)?;
+    for i in 0..runs.max(1) + WARM_UP {
+        launch()?;
+        timeline
+            .mark(if i < WARM_UP { "warm-up" } else { "run" }, stream)
+            .map_err(internal)?;
+    }
+    let times = timeline.stage_times().map_err(internal)?;
+    Ok(median(
+        times
+            .into_iter()
+            .filter(|(n, _)| n == "run")
+            .map(|(_, ms)| ms)
+            .collect(),
+    ))
+}
+
+/// Edit → first frame: compile, load, launch and wait, each run a new source.
+fn edit_to_frame_ms(device: &CudaDevice, runs: usize) -> Result<f64, CliError> {
+    let pair = Pair::new(device, 1920, 1080).map_err(internal)?;
+    let mut samples = Vec::new();
+    for i in 0..runs.max(1) + WARM_UP {
+        // A new comment makes a new source, as an edit does (no cache can answer).
+        let text = format!("{TWENTY_LINES}// edit {i}\n");
+        let start = Instant::now();
+        let (source, kernel) = load(device, &text)?;
+        let block = crate::user_kernel::ParamValues::defaults(&source.params).pack(&source.params);
+        // SAFETY: the pair's objects are live over w × h RGBA8 arrays until the
+        // synchronize below.
+        unsafe {
+            kernel.launch(
+                &device.stream,
+                pair.tex().handle(),
+                pair.surf().handle(),
+                pair.w,
+                pair.h,
+                &block,
+            )
+        }
+        .map_err(internal)?;
+        device.synchronize().map_err(internal)?;
+        if i >= WARM_UP {
+            samples.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    Ok(median(samples))
+}
+
+/// Runs the kernel goals and prints them; the JSON of the results.
+pub fn run(runs: usize) -> Result<serde_json::Value, CliError> {
+    if !crate::user_kernel::nvrtc_available() {
+        return Err(CliError::usage(
+            crate::user_kernel::CompileError::NvrtcMissing.to_string(),
+        ));
+    }
+    let device = CudaDevice::new(0)
+        .map_err(|e| CliError::usage(format!("bench --kernels needs a CUDA device: {e}")))?;
+    device.bind().map_err(internal)?;
+    let kernels = KernelSet::load(&device, kernel_modules()).map_err(internal)?;
+    let copy_gbps = median(copy_bandwidth_samples(&device).map_err(internal)?);
+    println!(
+        "user kernels: {} runs after {WARM_UP} warm-up, medians",
+        runs
+    );
+    let edit_ms = edit_to_frame_ms(&device, runs)?;
+    println!("edit → first frame (20-line kernel, 1920×1080): {edit_ms:.1} ms");
+    let (copy_source, copy_kernel) = load(&device, COPY_KERNEL)?;
+    let copy_block =
+        crate::user_kernel::ParamValues::defaults(&copy_source.params).pack(&copy_source.params);
+    let mut copies = Vec::new();
+    for (label, w, h) in [("4K", 3840, 2160), ("8K", 7680, 4320)] {
+        let pair = Pair::new(&device, w, h).map_err(internal)?;
+        let stream = &device.stream;
+        let user_ms = timed(&device, runs, || {
+            // SAFETY: the pair's objects are live over w × h RGBA8 arrays until the
+            // timeline's events are read (they wait for the stream).
+            unsafe {
+                copy_kernel.launch(
+                    stream,
+                    pair.tex().handle(),
+                    pair.surf().handle(),
+                    w,
+                    h,
+                    &copy_block,
+                )
+            }
+            .map_err(internal)
+        })?;
+        let builtin_ms = timed(&device, runs, || {
+            launch_copy(&kernels, stream, pair.tex(), pair.surf(), w, h).map_err(internal)
+        })?;
+        let gbps = |ms: f64| 8.0 * f64::from(w) * f64::from(h) / (ms * 1e-3) / 1e9;
+        let (u, b) = (gbps(user_ms), gbps(builtin_ms));
+        println!(
+            "copy {label}: user kernel {user_ms:.3} ms = {:.0}% of copy bandwidth, built-in {builtin_ms:.3} ms = {:.0}%",
+            100.0 * u / copy_gbps,
+            100.0 * b / copy_gbps
+        );
+        copies.push(serde_json::json!({ "size": label, "user_ms": user_ms, "builtin_ms": builtin_ms, "user_fraction_of_copy": u / copy_gbps, "builtin_fraction_of_copy": b / copy_gbps }));
+    }
+    let sobel_text = example("sobel_tiles.cu")
+        .map(|e| e.source)
+        .ok_or_else(|| internal("sobel_tiles.cu is not a shipped example"))?;
+    let (sobel_source, sobel_kernel) = load(&device, sobel_text)?;
+    let sobel_block =
+        crate::user_kernel::ParamValues::defaults(&sobel_source.params).pack(&sobel_source.params);
+    let builtin: Filter = "sobel".parse().map_err(internal)?;
+    let (w, h) = (3840, 2160);
+    let pair = Pair::new(&device, w, h).map_err(internal)?;
+    let stream = &device.stream;
+    let mut scratch = stream
+        .alloc_zeros::<u8>(builtin.def().scratch_bytes(w, h, builtin.params()).max(1))
+        .map_err(|e| internal(format!("cuMemAlloc: {e:?}")))?;
+    let tiles_ms = timed(&device, runs, || {
+        // SAFETY: as for the copy.
+        unsafe {
+            sobel_kernel.launch(
+                stream,
+                pair.tex().handle(),
+                pair.surf().handle(),
+                w,
+                h,
+                &sobel_block,
+            )
+        }
+        .map_err(internal)
+    })?;
+    let builtin_ms = timed(&device, runs, || {
+        let mut stage = GpuStage {
+            kernels: &kernels,
+            stream,
+            input: pair.tex(),
+            output: pair.surf(),
+            width: w,
+            height: h,
+            scratch: &mut scratch,
+        };
+        builtin
+            .def()
+            .launch(&mut stage, builtin.params())
+            .map_err(internal)
+    })?;
+    println!(
+        "sobel 4K: sobel_tiles.cu {tiles_ms:.3} ms, built-in {builtin_ms:.3} ms: ratio {:.2}",
+        tiles_ms / builtin_ms
+    );
+    Ok(serde_json::json!({
+        "copy_gbps": copy_gbps,
+        "edit_to_first_frame_ms": edit_ms,
+        "copy": copies,
+        "sobel_4k": { "tiles_ms": tiles_ms, "builtin_ms": builtin_ms, "ratio": tiles_ms / builtin_ms },
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bench_kernels_are_what_they_say() {
+        assert_eq!(TWENTY_LINES.lines().count(), 20);
+        for text in [TWENTY_LINES, COPY_KERNEL] {
+            KernelSource::parse(text).expect("parses");
+        }
+        assert!(example("sobel_tiles.cu").is_some());
+        if !crate::user_kernel::nvrtc_available() {
+            return;
+        }
+        for text in [TWENTY_LINES, COPY_KERNEL] {
+            let s = KernelSource::parse(text).expect("parses");
+            compile(&s, &CompileOptions::default()).expect("compiles");
+        }
+    }
+}
