@@ -198,6 +198,56 @@ fn gpu_stacks_mixing_filters_and_kernels_equal_the_builtin_chain() {
     }
 }
 
+/// A kernel that faults or never ends runs in the kernel host: `apply` exits 2 with one
+/// line saying what happened, soon after the deadline, and writes nothing; the next run of
+/// a good kernel is exact.
+#[test]
+fn gpu_kernels_that_fault_or_hang_are_one_line_errors_and_the_next_run_is_exact() {
+    if !gpu_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        (
+            "fault.cu",
+            "uchar4 pixel(int x, int y, Image src, Params p)\n{\n    if (x == 3) *(volatile int*)0 = y;\n    return read(src, x, y);\n}\n",
+            "outside memory",
+        ),
+        (
+            "hang.cu",
+            "uchar4 pixel(int x, int y, Image src, Params p)\n{\n    volatile int spin = 1;\n    while (spin) {}\n    return read(src, x, y);\n}\n",
+            "ran past",
+        ),
+        (
+            "trap.cu",
+            "uchar4 pixel(int x, int y, Image src, Params p)\n{\n    if (x == 7 && y == 7) __trap();\n    return read(src, x, y);\n}\n",
+            "trapped",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        let out = dir.path().join(format!("{name}.png"));
+        let start = std::time::Instant::now();
+        refused(
+            &out,
+            &[format!("kernel:{}", s(&path))],
+            &["--backend", "cuda"],
+            needle,
+        );
+        let took = start.elapsed();
+        assert!(took < std::time::Duration::from_secs(5), "{name}: {took:?}");
+        println!("{name}: refused in {took:?}");
+        let image = apply_on_gpu(dir.path(), &[format!("kernel:{}", s(&kernel("invert.cu")))]);
+        let cpu = photo("coffee.png");
+        let inverted: Vec<u8> = cpu
+            .pixels()
+            .flat_map(|p| [255 - p[0], 255 - p[1], 255 - p[2], p[3]])
+            .collect();
+        assert_eq!(image.as_raw(), &inverted, "invert after {name}");
+    }
+}
+
 #[test]
 fn gpu_compile_errors_are_one_line_at_the_users_line() {
     if !gpu_or_skip() {

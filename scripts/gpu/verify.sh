@@ -120,7 +120,9 @@ for s in $steps; do
                [ ! -x "$B/user_kernel_runtime-tests" ] ||
                    step user-kernel-runtime-tests 300 "$B/user_kernel_runtime-tests" --test-threads=1 --nocapture
                # Rotate, flip, resize and crop on CUDA against the CPU reference and Pillow.
-               [ ! -x "$B/edits-tests" ] || step edits-tests 180 "$B/edits-tests" --test-threads=1 ;;
+               [ ! -x "$B/edits-tests" ] || step edits-tests 180 "$B/edits-tests" --test-threads=1
+               # kernel: stages through apply, in the kernel host (faults, hangs, mixed stacks).
+               [ ! -x "$B/kernel_stage-tests" ] || step kernel-stage-tests 180 "$B/kernel_stage-tests" --test-threads=1 --nocapture ;;
         unit) step unit-tests 300 "$B/lib-tests" --test-threads=2 ;;
         cli) step cli-tests 300 "$B/cli-tests" ;;
         # Hostile input on the real backends: clear errors, no panic, no hang, no overwrite.

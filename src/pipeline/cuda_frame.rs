@@ -21,8 +21,11 @@ use crate::cuda::{
 use crate::filters::{kernel_modules, launch_copy, launch_histogram, GpuStage};
 use crate::gl::TextureRef;
 use crate::ops::{Histogram, HISTOGRAM_BINS};
+use crate::user_kernel::cache::compile_cached;
 use crate::user_kernel::cache::LoadedKernels;
+use crate::user_kernel::device::arch_for;
 use crate::user_kernel::device::LoadedKernel;
+use crate::user_kernel::sandbox::{FrameSandbox, StageRun};
 use crate::user_kernel::KernelStage;
 use cudarc::driver::{CudaSlice, PinnedHostSlice};
 use image::RgbaImage;
@@ -49,8 +52,16 @@ pub struct CudaFrame {
     /// The bins on the host, copied without blocking so that the hand-back to GL is queued
     /// right after the histogram (read after the stream synchronizes).
     bins_host: PinnedHostSlice<u32>,
-    /// User kernels compiled and loaded in this context.
+    /// User kernels compiled and loaded in this context (for their attributes, and to
+    /// run them here when `in_process`).
     user_kernels: LoadedKernels,
+    /// User kernels run in this process (`CUDALENS_USER_KERNELS=in-process`, for
+    /// measurements): a kernel that faults or never ends then takes the context with it.
+    in_process: bool,
+    /// The kernel host user kernels run in otherwise, started on first use.
+    kernel_host: Option<FrameSandbox>,
+    /// The last user kernel failure of a frame, one line (a frame's error of its own).
+    kernel_failure: Option<String>,
 }
 
 impl CudaFrame {
@@ -69,6 +80,10 @@ impl CudaFrame {
             scratch: None,
             bins_host,
             user_kernels: LoadedKernels::default(),
+            in_process: std::env::var_os("CUDALENS_USER_KERNELS")
+                .is_some_and(|v| v == "in-process"),
+            kernel_host: None,
+            kernel_failure: None,
         })
     }
 
@@ -169,12 +184,19 @@ impl CudaFrame {
             None => classic.insert(self.classic(key)?),
         };
         let (w, h) = (width, height);
-        with_cuda_access(resources, gl, &stream, &mut timeline, |views, timeline| {
+        self.kernel_failure = None;
+        let ran = with_cuda_access(resources, gl, &stream, &mut timeline, |views, timeline| {
             // SAFETY: `views` come from this frame's `acquire` (array 0 the source texture,
             // array 1 the output, pointer 0 the bin buffer) and stay valid until `release`,
             // which is ordered on the stream after all the work queued here.
             unsafe { self.run_mapped(views, source, filters, &user_kernels, timeline) }
-        })?;
+        });
+        // A user kernel that failed in the kernel host is the kernel's error, not the
+        // device's: the frame stops, the context and the last output stay.
+        if let Some(message) = self.kernel_failure.take() {
+            return Err(PipelineError::Kernel(message));
+        }
+        ran?;
         let stages = timeline.stage_times()?;
         self.device.synchronize()?; // the bins copy is done
         let flat = self
@@ -356,6 +378,55 @@ impl CudaFrame {
             };
             match (filter, user_kernels.get(k)) {
                 (Stage::Filter(f), _) => f.def().launch(&mut stage, f.params())?,
+                (Stage::Kernel(user), Some(Some(_))) if !self.in_process => {
+                    let input_array = match k {
+                        0 => source_array,
+                        _ => self
+                            .intermediates
+                            .get(k - 1)
+                            .ok_or(missing_stage())?
+                            .array()
+                            .view(),
+                    };
+                    let output_array = match last {
+                        true => output_array,
+                        false => self
+                            .intermediates
+                            .get(k)
+                            .ok_or(missing_stage())?
+                            .array()
+                            .view(),
+                    };
+                    let arch = arch_for(self.device.info.compute_capability);
+                    let compiled = compile_cached(user, &arch).map_err(|e| CudaError::Launch {
+                        kernel: "user kernel",
+                        reason: e.to_string(),
+                    })?;
+                    let run = StageRun {
+                        ctx: &ctx,
+                        stream: &stream,
+                        hash: user.hash(),
+                        source: user.source(),
+                        compiled: &compiled,
+                        params: &user.param_block(),
+                        input: input_array,
+                        output: output_array,
+                        width: w,
+                        height: h,
+                    };
+                    let host = match self.kernel_host.as_mut() {
+                        Some(host) => Ok(host),
+                        None => FrameSandbox::new().map(|h| self.kernel_host.insert(h)),
+                    };
+                    if let Err(e) = host.and_then(|host| host.run(&run)) {
+                        let message = format!("{}: {e}", user.label());
+                        self.kernel_failure = Some(message.clone());
+                        return Err(CudaError::Launch {
+                            kernel: "user kernel",
+                            reason: message,
+                        });
+                    }
+                }
                 (Stage::Kernel(user), Some(Some(loaded))) => {
                     // SAFETY: `input` and `output` are live objects of this context over
                     // RGBA8 arrays of `w × h` (a kernel keeps the size), kept until the

@@ -12,6 +12,7 @@
 
 pub mod device_memory;
 pub mod error;
+mod frame;
 pub mod host;
 pub mod process;
 pub mod protocol;
@@ -19,6 +20,7 @@ pub mod shm;
 mod socket;
 
 pub use error::{ErrorClass, SandboxError};
+pub use frame::{FrameSandbox, StageRun};
 pub use process::HostCommand;
 pub use protocol::HostInfo;
 

@@ -1,0 +1,165 @@
+//! A frame's user-kernel stage run in the kernel host: the stage's input array is copied
+//! into a device frame the host maps (no host copy), the host runs the kernel and copies its
+//! output into the frame, and the output is copied into the stage's output array, on the
+//! app's stream. Where the device cannot share memory as file descriptors, the pixels go
+//! through host shared memory instead.
+
+use super::device_memory::{copy_pitched, Pitched};
+use super::{DeviceFrame, Sandbox, SandboxConfig, SandboxError, SandboxKernel};
+use crate::cuda::{memory, ArrayRef, CudaError};
+use crate::user_kernel::{CompiledKernel, KernelSource, ParamBlock};
+use cudarc::driver::{CudaContext, CudaStream};
+use image::RgbaImage;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How many compiled kernels keep their sandbox identity (a new one reloads in the host).
+const MAX_KERNELS: usize = 64;
+
+/// The sandbox a CUDA frame runs its user kernels in, with its device frame.
+pub struct FrameSandbox {
+    sandbox: Sandbox,
+    frame: Option<DeviceFrame>,
+    /// Device frames are refused here (the reason); host memory is used instead.
+    no_device_frames: Option<String>,
+    kernels: HashMap<u64, SandboxKernel>,
+}
+
+/// One stage's work: `input` and `output` are `width × height` RGBA8 arrays of the
+/// frame's context.
+pub struct StageRun<'a, 'k> {
+    pub ctx: &'a Arc<CudaContext>,
+    pub stream: &'a Arc<CudaStream>,
+    pub hash: u64,
+    pub source: &'a KernelSource,
+    pub compiled: &'a CompiledKernel,
+    pub params: &'a ParamBlock,
+    pub input: ArrayRef<'k>,
+    pub output: ArrayRef<'k>,
+    pub width: u32,
+    pub height: u32,
+}
+
+fn copy_failed(e: CudaError) -> SandboxError {
+    SandboxError::DeviceMemory(e.to_string())
+}
+
+impl FrameSandbox {
+    /// The kernel host of this binary, with the default deadlines.
+    pub fn new() -> Result<Self, SandboxError> {
+        Ok(Self {
+            sandbox: Sandbox::new(SandboxConfig::this_binary()?),
+            frame: None,
+            no_device_frames: None,
+            kernels: HashMap::new(),
+        })
+    }
+
+    /// Why device frames are not used, if they are not (host memory is used instead).
+    pub fn host_memory_reason(&self) -> Option<&str> {
+        self.no_device_frames.as_deref()
+    }
+
+    fn kernel(&mut self, run: &StageRun<'_, '_>) -> SandboxKernel {
+        if self.kernels.len() >= MAX_KERNELS && !self.kernels.contains_key(&run.hash) {
+            self.kernels.clear();
+        }
+        self.kernels
+            .entry(run.hash)
+            .or_insert_with(|| SandboxKernel::new(run.source, run.compiled))
+            .clone()
+    }
+
+    /// Runs the stage. Waits for the stream's earlier work (the host reads the input), then
+    /// queues the copy of the result into `output` on the stream. On an error `output` is
+    /// left as it was.
+    pub fn run(&mut self, run: &StageRun<'_, '_>) -> Result<(), SandboxError> {
+        let kernel = self.kernel(run);
+        if self.no_device_frames.is_none() {
+            match self.device_frame(run) {
+                Ok(()) => return self.run_on_device(run, &kernel),
+                Err(e @ SandboxError::DeviceMemory(_)) => {
+                    log::warn!("user kernels go through host memory: {e}");
+                    self.no_device_frames = Some(e.to_string());
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.run_on_host(run, &kernel)
+    }
+
+    /// Makes the device frame `run`'s size.
+    fn device_frame(&mut self, run: &StageRun<'_, '_>) -> Result<(), SandboxError> {
+        let size = (run.width, run.height);
+        if self.frame.as_ref().map(DeviceFrame::dimensions) != Some(size) {
+            self.frame = None;
+            self.frame = Some(DeviceFrame::new(run.ctx, run.width, run.height)?);
+        }
+        Ok(())
+    }
+
+    fn run_on_device(
+        &mut self,
+        run: &StageRun<'_, '_>,
+        kernel: &SandboxKernel,
+    ) -> Result<(), SandboxError> {
+        let frame = self
+            .frame
+            .as_ref()
+            .ok_or_else(|| SandboxError::DeviceMemory("no device frame".into()))?;
+        let (w, h) = (run.width, run.height);
+        let into_frame = Pitched::Device {
+            ptr: frame.input_ptr(),
+            pitch: frame.pitch(),
+        };
+        // SAFETY: `input` is a live w × h array (the borrow) and the frame holds w × h
+        // rows of its pitch; the copy is waited for before the host reads it.
+        unsafe {
+            copy_pitched(
+                Pitched::Array(run.input.raw()),
+                into_frame,
+                w,
+                h,
+                run.stream.cu_stream(),
+            )
+        }
+        .map_err(copy_failed)?;
+        run.stream
+            .synchronize()
+            .map_err(|e| copy_failed(CudaError::driver("cuStreamSynchronize")(e)))?;
+        self.sandbox.run_on_device(kernel, frame, run.params)?;
+        let from_frame = Pitched::Device {
+            ptr: frame.output_ptr(),
+            pitch: frame.pitch(),
+        };
+        // SAFETY: as above; the frame lives in `self` and the output array for the frame's
+        // work (the caller orders its release after the stream's work).
+        unsafe {
+            copy_pitched(
+                from_frame,
+                Pitched::Array(run.output.raw()),
+                w,
+                h,
+                run.stream.cu_stream(),
+            )
+        }
+        .map_err(copy_failed)
+    }
+
+    fn run_on_host(
+        &mut self,
+        run: &StageRun<'_, '_>,
+        kernel: &SandboxKernel,
+    ) -> Result<(), SandboxError> {
+        let (w, h) = (run.width, run.height);
+        let mut pixels = vec![0u8; w as usize * h as usize * 4];
+        // SAFETY: `input` is a live w × h RGBA8 array; read_array waits for the stream.
+        unsafe { memory::read_array(run.input.raw(), w, h, &mut pixels, run.stream) }
+            .map_err(copy_failed)?;
+        let image = RgbaImage::from_raw(w, h, pixels).ok_or(SandboxError::EmptyImage)?;
+        let out = self.sandbox.run_on_host(kernel, &image, run.params)?;
+        // SAFETY: `output` is a live w × h RGBA8 array; write_array waits for the copy.
+        unsafe { memory::write_array(run.output.raw(), w, h, out.as_raw(), run.stream) }
+            .map_err(copy_failed)
+    }
+}
