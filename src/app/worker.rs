@@ -2,10 +2,47 @@
 //! cancels the one running (its results are dropped, and it stops at its next check).
 //! A job sends results (a coarse preview, then the final one) and its progress; each
 //! result wakes the UI through egui's repaint request.
+//!
+//! Jobs run their parallel loops in one background thread pool that leaves a core to the UI
+//! thread and runs at a lower scheduling priority, so the window keeps its frame rate while
+//! a long frame renders.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// The nice value of background threads (the UI thread keeps 0).
+const BACKGROUND_NICE: libc::c_int = 10;
+
+/// Lowers the calling thread's scheduling priority to [`BACKGROUND_NICE`] (best effort).
+fn lower_this_threads_priority() {
+    // SAFETY: gettid and setpriority take and return plain integers; on Linux
+    // PRIO_PROCESS with a thread id changes that thread only.
+    let failed = unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, BACKGROUND_NICE) != 0
+    };
+    if failed {
+        log::debug!("background thread keeps its priority");
+    }
+}
+
+/// The pool background jobs run their parallel loops in: one thread fewer than the cores
+/// (at least one), each at background priority.
+fn background_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(cores.saturating_sub(1).max(1))
+            .thread_name(|i| format!("cudalens background {i}"))
+            .start_handler(|_| lower_this_threads_priority())
+            .build()
+            .map_err(|e| log::warn!("no background pool, jobs share the global one: {e}"))
+            .ok()
+    })
+    .as_ref()
+}
 
 /// What a running job sees: whether it was cancelled, where to report progress and
 /// results.
@@ -13,7 +50,7 @@ pub struct JobContext<T> {
     cancelled: Arc<AtomicBool>,
     progress: Arc<AtomicU32>,
     results: Sender<T>,
-    wake: Box<dyn Fn() + Send>,
+    wake: Box<dyn Fn() + Send + Sync>,
 }
 
 impl<T> JobContext<T> {
@@ -67,7 +104,7 @@ impl<T: Send + 'static> Worker<T> {
     /// each result, progress step and at the end (the UI's repaint request).
     pub fn start(
         &mut self,
-        wake: impl Fn() + Send + Clone + 'static,
+        wake: impl Fn() + Send + Sync + Clone + 'static,
         job: impl FnOnce(&JobContext<T>) + Send + 'static,
     ) {
         self.cancel();
@@ -85,8 +122,13 @@ impl<T: Send + 'static> Worker<T> {
         let spawned = std::thread::Builder::new()
             .name(format!("cudalens {}", self.name))
             .spawn(move || {
+                lower_this_threads_priority();
+                let run = || match background_pool() {
+                    Some(pool) => pool.install(|| job(&ctx)),
+                    None => job(&ctx),
+                };
                 // A panic in the work must not take the app down; the job just ends.
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&ctx)));
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
                 done.store(true, Ordering::Release);
                 wake();
             });
