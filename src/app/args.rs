@@ -38,6 +38,16 @@ pub struct GuiArgs {
     /// Start with the before/after split view.
     #[arg(long)]
     pub split: bool,
+    /// Start with a selection of the image, X,Y,W,H in image pixels.
+    #[arg(long, value_name = "X,Y,W,H", value_parser = parse_selection)]
+    pub selection: Option<(u32, u32, u32, u32)>,
+    /// Show the filters' result inside the selection only.
+    #[arg(long, requires = "selection")]
+    pub selection_only: bool,
+    /// Open the kernel editor on the stack's first kernel stage with FILE's text, as if it
+    /// were typed there: the stage keeps its last good build until the text compiles.
+    #[arg(long, value_name = "FILE")]
+    pub kernel_editor: Option<PathBuf>,
     /// Write a screenshot of the window after the last frame (needs --frames; never over
     /// the input, an existing file only with --force).
     #[arg(long, value_name = "PATH")]
@@ -94,6 +104,22 @@ pub fn screenshot_options(input: &Path, force: bool) -> crate::image_io::SaveOpt
 }
 
 /// Checks --julia's "RE,IM" (kept as text: the parsed c is large).
+fn parse_selection(text: &str) -> Result<(u32, u32, u32, u32), String> {
+    let numbers: Vec<u32> = text
+        .split(',')
+        .map(|s| {
+            s.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("'{s}' is not a pixel count"))
+        })
+        .collect::<Result<_, _>>()?;
+    match numbers[..] {
+        [x, y, w, h] if w > 0 && h > 0 => Ok((x, y, w, h)),
+        [_, _, _, _] => Err(format!("'{text}': the width and height must be above 0")),
+        _ => Err(format!("'{text}': expected X,Y,W,H")),
+    }
+}
+
 fn parse_julia(text: &str) -> Result<String, String> {
     crate::mandelbrot::JuliaC::parse(text)
         .map(|_| text.to_string())

@@ -227,6 +227,12 @@ impl KernelEditor {
         };
     }
 
+    /// Replaces the text as typing would: it compiles after the pause.
+    pub fn type_text(&mut self, text: String) {
+        self.text = text;
+        self.debounce.edited(Instant::now());
+    }
+
     /// The file of the stage being edited, while the editor is open.
     pub fn editing(&self) -> Option<&std::path::Path> {
         self.open.then_some(self.path.as_path())

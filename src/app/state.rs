@@ -9,7 +9,7 @@ use super::file_dialog::{
 use super::filter_stack::{filter_stack_ui, FilterStack};
 use super::histogram_panel::{histogram_panel_ui, HistogramPanel};
 use super::image_document::ImageDocument;
-use super::image_view::{image_view_ui, ImageViewState, ViewTextures};
+use super::image_view::{image_view_ui, ImageViewState, PixelRect, ViewTextures};
 use super::kernel_editor::{measure_copy_gbps, new_from_example_ui, KernelEditor, StageFigures};
 use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
 use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
@@ -126,6 +126,13 @@ impl AppState {
             continuous: false,
             view: ImageViewState {
                 split: args.split.then_some(0.5),
+                selection: args.selection.map(|(x, y, width, height)| PixelRect {
+                    x,
+                    y,
+                    width,
+                    height,
+                }),
+                selection_only: args.selection_only,
                 ..ImageViewState::default()
             },
             histogram,
@@ -151,7 +158,23 @@ impl AppState {
         if let Some(c) = julia.and_then(|c| crate::mandelbrot::JuliaC::parse(c).ok()) {
             state.mandelbrot.show_julia(c);
         }
+        if let Some(path) = &args.kernel_editor {
+            state.open_kernel_editor_with(path);
+        }
         Ok(state)
+    }
+
+    /// Opens the kernel editor on the first kernel stage with `path`'s text as if typed.
+    fn open_kernel_editor_with(&mut self, path: &std::path::Path) {
+        let stage = self.stack.entries.iter().find_map(|e| e.filter.kernel());
+        match (stage, std::fs::read_to_string(path)) {
+            (Some(stage), Ok(text)) => {
+                self.kernel_editor.open_on(stage);
+                self.kernel_editor.type_text(text);
+            }
+            (None, _) => self.set_message("--kernel-editor: the stack has no kernel stage", true),
+            (_, Err(e)) => self.set_message(format!("{}: {e}", path.display()), true),
+        }
     }
 
     /// Shows `text` in the status bar (it expires).
