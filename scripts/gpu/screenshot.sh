@@ -7,8 +7,8 @@
 #   bash scripts/gpu/screenshot.sh unpack DIR   unpacks DIR/*.deb under /opt/x
 #   bash scripts/gpu/screenshot.sh shoot        starts Xvfb and takes the screenshots
 # The binary comes from the bundle (.carry, scripts/gpu/prepare.sh). Output in $OUT: the
-# image window, a colour JPEG, the explorer with its overlay (the measured refinement, then the
-# child-grids preset), and the explorer at the 1e-100 deep bookmark, each with its status bar.
+# image window, a selection with the stack inside it, the kernel editor with a marked error,
+# the explorer with its overlay, a Julia set, and the 1e-100 deep bookmark.
 set -u
 cd "$(dirname "$0")/../.."
 X=/opt/x
@@ -32,15 +32,20 @@ case ${1:-} in
         app=(--size 1600x1000 --force)
         step shot-image 120 "$B/cudalens" tests/data/coffee.png "${app[@]}" --frames 40 --split \
             --filter gaussian:sigma=1.5 --filter sobel:scale=2 --screenshot "$OUT/screenshot-gpu.png"
-        # A colour JPEG (4:2:0, as cameras write them) shown unfiltered, in a session of its
-        # own (the others' stacks are remembered): its true colours.
-        python3 -c "from PIL import Image; Image.open('tests/data/astronaut.png').convert('RGB').save('/tmp/astronaut.jpg', quality=90, subsampling=2)" &&
-            step shot-jpeg 120 env XDG_CONFIG_HOME=/tmp/jpeg-session "$B/cudalens" /tmp/astronaut.jpg "${app[@]}" --frames 40 \
-                --screenshot "$OUT/screenshot-gpu-jpeg.png"
+        # A selection with the stack shown inside it only (the source outside).
+        step shot-selection 120 env XDG_CONFIG_HOME=/tmp/selection-session "$B/cudalens" tests/data/coffee.png \
+            "${app[@]}" --frames 40 --filter threshold:method=otsu --selection 120,80,260,180 \
+            --selection-only --screenshot "$OUT/screenshot-gpu-selection.png"
+        # The kernel editor with a compile error marked at the user's line, beside the last
+        # good build's output (the vignette keeps running).
+        sed 's/const float d = sqrtf/const float d = sqrtff/' assets/kernels/vignette.cu >/tmp/vignette-typo.cu
+        step shot-kernel-editor 120 env XDG_CONFIG_HOME=/tmp/editor-session "$B/cudalens" tests/data/coffee.png \
+            "${app[@]}" --frames 360 --filter kernel:assets/kernels/vignette.cu,strength=1.5 \
+            --kernel-editor /tmp/vignette-typo.cu --screenshot "$OUT/screenshot-gpu-kernel-editor.png"
         step shot-mandelbrot 120 "$B/cudalens" "${app[@]}" --frames 40 --mandelbrot --overlay \
             --refinement measured --screenshot "$OUT/screenshot-gpu-mandelbrot.png"
-        step shot-nested 120 "$B/cudalens" "${app[@]}" --frames 40 --mandelbrot --overlay \
-            --refinement child-grids --screenshot "$OUT/screenshot-gpu-mandelbrot-nested.png"
+        step shot-julia 120 env XDG_CONFIG_HOME=/tmp/julia-session "$B/cudalens" "${app[@]}" --frames 40 \
+            --mandelbrot --julia=-0.123,0.745 --screenshot "$OUT/screenshot-gpu-julia.png"
         step shot-deep 120 "$B/cudalens" "${app[@]}" --frames 60 --mandelbrot --overlay \
             --refinement measured --bookmark "Spiral by c = i, period-137" \
             --screenshot "$OUT/screenshot-gpu-deep.png"
