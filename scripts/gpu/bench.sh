@@ -6,7 +6,7 @@
 # Steps: filters (`cudalens bench` at 4K, the filter table), explorer (`--mandelbrot`: the
 # explorer's frame), peers (`cudalens-bench --peers` at 4K and 8K: NPP beside each kernel),
 # goals (`cudalens-bench --mandelbrot`: Mariani–Silver at the four goal points and the
-# window bookmarks), deep, handover (the GL–CUDA hand-over probe on both interop paths),
+# window bookmarks), kernels (`--kernels`: user kernels' goals), deep, handover (the GL–CUDA hand-over probe on both interop paths),
 # ms-sweep (the tuning sweep: long, one per call). DEADLINE (epoch seconds) stops steps.
 cd "$(dirname "$0")/../.."
 source scripts/gpu/common.sh
@@ -52,6 +52,9 @@ for s in $steps; do
                step_pair peers-8k 300 research --backend cuda --peers --runs 30 --size 7680x4320 ;;
         goals) step_pair goals 420 research --backend cuda --mandelbrot --runs 15 --size 64x64 ;;
         deep) step_pair deep 200 research --backend cuda --deep --runs 20 --size 1920x1080 ;;
+        # User kernels: edit to first frame, the per-pixel copy's share of the built-in copy
+        # at 4K and 8K, the tiled Sobel against the built-in (in the kernel host and in-process).
+        kernels) step kernels 300 "$B/cudalens" bench --kernels --runs 30 --json "$OUT/kernels.json" ;;
         handover) for path in external classic; do
                       step_pair "handover-$path" 200 research --backend cuda --interop "$path" \
                           --handover-probe --runs 30 --size 7680x4320
