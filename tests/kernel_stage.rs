@@ -41,13 +41,20 @@ fn apply(out: &Path, filters: &[String], args: &[&str]) -> (Option<i32>, String)
     )
 }
 
-/// Exit 2, one line naming `needle`, no panic, nothing written.
+/// Exit 2, one error line naming `needle` (beside the input's `note:` lines, such as its
+/// conversion to RGBA8), no panic, nothing written.
 fn refused(out: &Path, filters: &[String], args: &[&str], needle: &str) {
     let (code, stderr) = apply(out, filters, args);
     assert_eq!(code, Some(2), "{filters:?}: {stderr}");
     assert!(stderr.contains(needle), "{filters:?}: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    let errors: Vec<&str> = stderr
+        .trim()
+        .lines()
+        .filter(|l| !l.starts_with("note: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "one line: {stderr}");
+    assert!(errors[0].contains(needle), "the error line names it: {stderr}");
     assert!(!out.exists(), "nothing written");
 }
 

@@ -195,7 +195,7 @@ impl Handler {
         // A file named on the command line must open (as on the CLI); the default image
         // failing is shown in the window.
         match state.try_open(&gl, &self.initial) {
-            Ok(()) => {}
+            Ok(()) => state.select_from_args(&self.args),
             Err(e) if self.explicit_file => return Err(e),
             Err(e) => state.set_message(format!("{e:#}"), true),
         }

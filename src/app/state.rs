@@ -126,13 +126,6 @@ impl AppState {
             continuous: false,
             view: ImageViewState {
                 split: args.split.then_some(0.5),
-                selection: args.selection.map(|(x, y, width, height)| PixelRect {
-                    x,
-                    y,
-                    width,
-                    height,
-                }),
-                selection_only: args.selection_only,
                 ..ImageViewState::default()
             },
             histogram,
@@ -162,6 +155,23 @@ impl AppState {
             state.open_kernel_editor_with(path);
         }
         Ok(state)
+    }
+
+    /// The selection `--selection` names, cut to the image (after the first image opened:
+    /// opening one clears the selection).
+    pub fn select_from_args(&mut self, args: &GuiArgs) {
+        let Some((x, y, width, height)) = args.selection else {
+            return;
+        };
+        let (w, h) = self.document.size();
+        let (x, y) = (x.min(w.saturating_sub(1)), y.min(h.saturating_sub(1)));
+        self.view.selection = Some(PixelRect {
+            x,
+            y,
+            width: width.min(w - x),
+            height: height.min(h - y),
+        });
+        self.view.selection_only = args.selection_only;
     }
 
     /// Opens the kernel editor on the first kernel stage with `path`'s text as if typed.
