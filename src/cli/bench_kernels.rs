@@ -16,6 +16,7 @@ use crate::filters::{kernel_modules, launch_copy, Filter, GpuStage};
 use crate::user_kernel::compile::{compile, CompileOptions};
 use crate::user_kernel::device::{arch_for, LoadedKernel};
 use crate::user_kernel::examples::example;
+use crate::user_kernel::sandbox::{FrameSandbox, StageRun};
 use crate::user_kernel::KernelSource;
 use std::time::Instant;
 
@@ -147,6 +148,82 @@ fn edit_to_frame_ms(device: &CudaDevice, runs: usize) -> Result<f64, CliError> {
     Ok(median(samples))
 }
 
+/// Median wall milliseconds of `run` then a synchronize, over `runs` after warm-up.
+fn wall_ms(
+    device: &CudaDevice,
+    runs: usize,
+    mut run: impl FnMut() -> Result<(), CliError>,
+) -> Result<f64, CliError> {
+    let mut samples = Vec::new();
+    for i in 0..runs.max(1) + WARM_UP {
+        let start = Instant::now();
+        run()?;
+        device.synchronize().map_err(internal)?;
+        if i >= WARM_UP {
+            samples.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    Ok(median(samples))
+}
+
+/// A stage's cost in the kernel host over the same launch in this process (the copy
+/// kernel, wall time to the end of the stream's work): the frame's real path, the copies
+/// into and out of the shared device frame included.
+fn sandbox_overhead(
+    device: &CudaDevice,
+    runs: usize,
+    text: &str,
+) -> Result<Vec<serde_json::Value>, CliError> {
+    let (source, kernel) = load(device, text)?;
+    let arch = arch_for(device.info.compute_capability);
+    let compiled = compile(&source, &CompileOptions::for_arch(&arch)).map_err(internal)?;
+    let block = crate::user_kernel::ParamValues::defaults(&source.params).pack(&source.params);
+    let mut host = FrameSandbox::new().map_err(internal)?;
+    let mut rows = Vec::new();
+    for (label, w, h) in [("1080p", 1920, 1080), ("4K", 3840, 2160)] {
+        let pair = Pair::new(device, w, h).map_err(internal)?;
+        let here = wall_ms(device, runs, || {
+            // SAFETY: the pair's objects are live over w × h RGBA8 arrays until the
+            // synchronize that follows each run.
+            unsafe {
+                kernel.launch(
+                    &device.stream,
+                    pair.tex().handle(),
+                    pair.surf().handle(),
+                    w,
+                    h,
+                    &block,
+                )
+            }
+            .map_err(internal)
+        })?;
+        let there = wall_ms(device, runs, || {
+            let run = StageRun {
+                ctx: &device.ctx,
+                stream: &device.stream,
+                hash: 1,
+                source: &source,
+                compiled: &compiled,
+                params: &block,
+                input: pair.input.array().view(),
+                output: pair.output.array().view(),
+                width: w,
+                height: h,
+            };
+            host.run(&run).map_err(internal)
+        })?;
+        let path = host
+            .host_memory_reason()
+            .map_or("device frame", |_| "host memory");
+        println!(
+            "kernel host {label} ({path}): {there:.3} ms, in-process {here:.3} ms: overhead {:.3} ms",
+            there - here
+        );
+        rows.push(serde_json::json!({ "size": label, "path": path, "sandbox_ms": there, "in_process_ms": here, "overhead_ms": there - here }));
+    }
+    Ok(rows)
+}
+
 /// Runs the kernel goals and prints them; the JSON of the results.
 pub fn run(runs: usize) -> Result<serde_json::Value, CliError> {
     if !crate::user_kernel::nvrtc_available() {
@@ -245,7 +322,9 @@ pub fn run(runs: usize) -> Result<serde_json::Value, CliError> {
         "sobel 4K: sobel_tiles.cu {tiles_ms:.3} ms, built-in {builtin_ms:.3} ms: ratio {:.2}",
         tiles_ms / builtin_ms
     );
+    let sandbox = sandbox_overhead(&device, runs, COPY_KERNEL)?;
     Ok(serde_json::json!({
+        "sandbox": sandbox,
         "copy_gbps": copy_gbps,
         "edit_to_first_frame_ms": edit_ms,
         "copy": copies,
