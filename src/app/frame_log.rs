@@ -1,8 +1,9 @@
 //! `CUDALENS_FRAME_LOG=PATH`: one line appended to `PATH` per painted frame, for scripted
 //! sessions that measure the UI's frame rate and follow its state without reading pixels:
-//! `SECONDS TAB BUSY FILTERS`: seconds since the app started (3 decimals), `image` or
-//! `mandelbrot`, 1 while the tab's work runs (the explorer's render, the CPU filter
-//! stack), the number of enabled filters.
+//! `SECONDS TAB BUSY FILTERS WxH FRACTAL`: seconds since the app started (3 decimals),
+//! `image` or `mandelbrot`, 1 while the tab's work runs (the explorer's render, the CPU
+//! filter stack), the number of enabled filters, the image's size, and the explorer's
+//! fractal (`mandelbrot` or `julia`).
 
 use std::fs::File;
 use std::io::Write;
@@ -16,6 +17,8 @@ pub struct FrameLine<'a> {
     pub tab: &'a str,
     pub busy: bool,
     pub filters: usize,
+    pub image: (u32, u32),
+    pub fractal: &'a str,
 }
 
 /// The open log; writes that fail are reported once and end the log, never the app.
@@ -48,11 +51,14 @@ impl FrameLog {
             return;
         };
         let text = format!(
-            "{:.3} {} {} {}\n",
+            "{:.3} {} {} {} {}x{} {}\n",
             self.start.elapsed().as_secs_f64(),
             line.tab,
             u8::from(line.busy),
-            line.filters
+            line.filters,
+            line.image.0,
+            line.image.1,
+            line.fractal
         );
         if let Err(e) = file.write_all(text.as_bytes()) {
             log::warn!("{FRAME_LOG_VAR}: {e}; no more frames logged");

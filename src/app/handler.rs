@@ -272,6 +272,8 @@ impl Handler {
             },
             busy: r.state.tab_busy(),
             filters: r.state.stack.active().len(),
+            image: r.state.document.size(),
+            fractal: r.state.mandelbrot.settings.view.fractal.kind().name(),
         });
         self.frames += 1;
         self.last_frame = Some(Instant::now());

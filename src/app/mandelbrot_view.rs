@@ -578,7 +578,9 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
     }
     if m.busy() {
         let elapsed = m.render_started.elapsed();
-        if progress_ui(ui, "rendering", m.worker.progress(), elapsed) {
+        // Cancel, or Esc: the last frame stays.
+        let escape = ui.input(|i| i.key_pressed(egui::Key::Escape));
+        if progress_ui(ui, "rendering", m.worker.progress(), elapsed) || escape {
             m.cancel();
         }
     }

@@ -40,6 +40,9 @@ const FIT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::F);
 const ONE_TO_ONE: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::Num1);
 const SPLIT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::B);
 const CONTINUOUS: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key::C);
+/// ImageJ's crop.
+const CROP: KeyboardShortcut =
+    KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::X);
 
 /// Shortcuts pressed this frame (plain keys only while no widget has keyboard focus).
 pub fn shortcut_actions(ctx: &egui::Context) -> Vec<Action> {
@@ -52,6 +55,7 @@ pub fn shortcut_actions(ctx: &egui::Context) -> Vec<Action> {
             (QUIT, Action::Quit),
             (IMAGE_TAB, Action::ShowImage),
             (MANDEL_TAB, Action::ShowMandelbrot),
+            (CROP, Action::CropToSelection),
         ];
         for (shortcut, action) in with_command {
             if i.consume_shortcut(&shortcut) {
@@ -148,7 +152,7 @@ fn image_menu_ui(ui: &mut Ui, state: MenuState, out: &mut Vec<Action>) {
     }
     plain_item(ui, "Resize…", Action::ResizeDialog, out);
     ui.add_enabled_ui(state.has_selection, |ui| {
-        plain_item(ui, "Crop to Selection", Action::CropToSelection, out);
+        item(ui, "Crop to Selection", &CROP, Action::CropToSelection, out);
     });
     ui.separator();
     if ui
