@@ -1,7 +1,7 @@
 //! A new user's first minute, scripted: the real app under Xvfb (Mesa) on the CPU backend,
 //! driven by synthetic X input (`xdotool`), followed through its frame log
 //! (`CUDALENS_FRAME_LOG`: a line per painted frame). It opens on the shipped image and goes
-//! idle (no frame painted, at most 2 % of one core); the user opens the explorer, clicks the
+//! idle (no frame painted, at most 2 % of one core); the user opens the explorer at the
 //! 1e-100 deep bookmark, and while it renders the UI must paint at least 30 frames a second;
 //! Esc cancels it; back in the image tab the user switches a filter on and undoes it, crops
 //! a Ctrl-drag selection (Ctrl+Shift+X) and undoes that, and finally opens the Julia set of
