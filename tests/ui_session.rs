@@ -188,7 +188,14 @@ fn a_new_users_session_stays_smooth() {
         .env_remove("CUDALENS_CONFIG_DIR")
         .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .env("CUDALENS_FRAME_LOG", &log)
-        .args(["--backend", "cpu", "--size", WINDOW, "--bookmark", DEEP_BOOKMARK])
+        .args([
+            "--backend",
+            "cpu",
+            "--size",
+            WINDOW,
+            "--bookmark",
+            DEEP_BOOKMARK,
+        ])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
