@@ -430,10 +430,11 @@ fn mandelbrot_renders_julia_sets() {
         ("x,1", "not a decimal"),
         ("1,2,3", "not a decimal"),
     ] {
-        refuses(
-            &["mandelbrot", "-o", "/tmp/m.png", &format!("--julia={bad}")],
-            why,
-        );
+        // A fresh path: the bad c, not an existing output, must be what is refused.
+        let fresh = dir.path().join("refused.png");
+        let fresh = fresh.to_str().expect("utf-8");
+        refuses(&["mandelbrot", "-o", fresh, &format!("--julia={bad}")], why);
+        assert!(!dir.path().join("refused.png").exists(), "nothing written");
     }
 }
 
