@@ -113,7 +113,7 @@ pub fn resize_dialog_ui(ctx: &egui::Context, d: &mut ResizeDialog) -> DialogOutc
                     ui.end_row();
                 });
             ui.label(format!(
-                "{}×{} → {}×{}",
+                "{}×{} to {}×{}",
                 d.source.0, d.source.1, d.width, d.height
             ));
             ui.horizontal(|ui| {
