@@ -6,7 +6,7 @@
 #![no_main]
 
 use cudalens::mandelbrot::deep::{Decimal, DeepLocation};
-use cudalens::mandelbrot::{parse_center_arg as parse_center, render_per_pixel, View};
+use cudalens::mandelbrot::{parse_center_arg as parse_center, render_per_pixel, Fractal, View};
 use libfuzzer_sys::fuzz_target;
 
 fn f64_at(data: &[u8], i: usize) -> f64 {
@@ -44,6 +44,7 @@ fuzz_target!(|data: &[u8]| {
         width: 1 + u32::from(numbers.get(24).copied().unwrap_or(0) % 16),
         height: 1 + u32::from(numbers.get(25).copied().unwrap_or(0) % 16),
         max_dwell: 1 + u32::from(numbers.get(26).copied().unwrap_or(0)),
+        fractal: Fractal::Mandelbrot,
     };
     let _ = view.point(view.width - 1, view.height - 1);
     for p in [
