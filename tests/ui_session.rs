@@ -15,6 +15,7 @@
 
 mod common;
 
+use common::process::cpu_seconds;
 use common::xvfb::{start_xvfb, Killed};
 use std::io::Write;
 use std::path::Path;
@@ -47,18 +48,6 @@ fn installed(program: &str, arg: &str) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok()
-}
-
-/// CPU time (user + system, every thread) of process `pid`, in seconds.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/<pid>/stat");
-    let rest = &stat[stat.rfind(')').expect("comm") + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 =
-        fields[11].parse::<f64>().expect("utime") + fields[12].parse::<f64>().expect("stime");
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    ticks / hz
 }
 
 /// One line of the frame log.

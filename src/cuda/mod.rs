@@ -39,7 +39,7 @@ pub use kernel_set::{check_scratch, KernelSet};
 pub use modules::kernel_define;
 pub use modules::{kernel_build_description, kernel_embedded, load_function, load_module};
 pub use surface_object::SurfaceObject;
-pub use texture_object::TextureObject;
+pub use texture_object::{point_clamp_integer_reads, TextureObject};
 pub use tiles::{blocks, tile_height};
 pub use timeline::GpuTimeline;
 pub use views::{ArrayRef, BufferRef};

@@ -14,6 +14,24 @@ pub struct TextureObject<'a> {
     array: PhantomData<ArrayRef<'a>>,
 }
 
+/// The sampling every texture object of the project uses: point, clamp-to-edge, integer
+/// reads.
+pub fn point_clamp_integer_reads() -> sys::CUDA_TEXTURE_DESC {
+    let clamp = sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP;
+    sys::CUDA_TEXTURE_DESC {
+        addressMode: [clamp; 3],
+        filterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+        flags: sys::CU_TRSF_READ_AS_INTEGER,
+        maxAnisotropy: 0,
+        mipmapFilterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+        mipmapLevelBias: 0.0,
+        minMipmapLevelClamp: 0.0,
+        maxMipmapLevelClamp: 0.0,
+        borderColor: [0.0; 4],
+        reserved: [0; 12],
+    }
+}
+
 /// A resource descriptor naming one CUDA array.
 pub(super) fn array_resource(array: CUarray) -> sys::CUDA_RESOURCE_DESC {
     let mut res = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
@@ -35,19 +53,7 @@ impl<'a> TextureObject<'a> {
         ctx.bind_to_thread()
             .map_err(CudaError::driver("cuCtxSetCurrent"))?;
         let resource = array_resource(array.raw());
-        let clamp = sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP;
-        let desc = sys::CUDA_TEXTURE_DESC {
-            addressMode: [clamp; 3],
-            filterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
-            flags: sys::CU_TRSF_READ_AS_INTEGER,
-            maxAnisotropy: 0,
-            mipmapFilterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
-            mipmapLevelBias: 0.0,
-            minMipmapLevelClamp: 0.0,
-            maxMipmapLevelClamp: 0.0,
-            borderColor: [0.0; 4],
-            reserved: [0; 12],
-        };
+        let desc = point_clamp_integer_reads();
         let mut raw = 0;
         // SAFETY: both descriptors are fully initialised; `raw` is a valid out-pointer.
         check("cuTexObjectCreate", unsafe {

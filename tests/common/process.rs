@@ -119,3 +119,17 @@ pub fn leftover_parts(dir: &Path) -> Vec<String> {
         .filter(|n| n.starts_with(".cudalens-") || n.ends_with(".part"))
         .collect()
 }
+
+/// CPU time (user + system, every thread) of process `pid`, in seconds.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/<pid>/stat");
+    // Fields after the command name (which may hold spaces) start at state (field 3);
+    // utime and stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')').expect("comm") + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 =
+        fields[11].parse::<f64>().expect("utime") + fields[12].parse::<f64>().expect("stime");
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    ticks / hz
+}

@@ -4,7 +4,7 @@
 //! input and the output image, pitch-linear RGBA8; the host reads the input through a
 //! pitch-linear texture object and copies its kernel's output array into the output.
 
-use crate::cuda::{check, release_in, CudaError};
+use crate::cuda::{check, point_clamp_integer_reads, release_in, CudaError};
 use cudarc::driver::sys::{self, CUdeviceptr, CUmemGenericAllocationHandle};
 use cudarc::driver::CudaContext;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -223,19 +223,7 @@ impl PitchTexture {
             flags: 0,
         };
         // The same sampling as the array textures: point, clamp, integer reads.
-        let clamp = sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP;
-        let desc = sys::CUDA_TEXTURE_DESC {
-            addressMode: [clamp; 3],
-            filterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
-            flags: sys::CU_TRSF_READ_AS_INTEGER,
-            maxAnisotropy: 0,
-            mipmapFilterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
-            mipmapLevelBias: 0.0,
-            minMipmapLevelClamp: 0.0,
-            maxMipmapLevelClamp: 0.0,
-            borderColor: [0.0; 4],
-            reserved: [0; 12],
-        };
+        let desc = point_clamp_integer_reads();
         let mut raw = 0;
         // SAFETY: both descriptors are fully initialised; `raw` is a valid out-pointer;
         // the caller vouches for the memory.
