@@ -216,8 +216,8 @@ fn examples_parse_with_their_header_and_params() {
     )
     .unwrap();
     assert_eq!(
-        (sobel.block.x, sobel.block.y, sobel.shared_bytes),
-        (16, 16, 1296)
+        (sobel.block.x, sobel.block.y, sobel.rows, sobel.shared_bytes),
+        (32, 8, 4, 4624)
     );
     assert_eq!(sobel.entry.name, "sobel_tiles");
 }

@@ -522,10 +522,14 @@ fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
         ));
         if let Some(o) = k.occupancy {
             parts.push(format!(
-                "theoretical occupancy {:.0}% ({} blocks/SM)",
+                "occupancy {:.0}% theoretical ({} blocks/SM)",
                 o.theoretical * 100.0,
                 o.blocks_per_sm
             ));
+        }
+        let size = figures.report.map(|r| (r.width, r.height));
+        if let Some(((w, h), at)) = size.and_then(|(w, h)| Some(((w, h), k.occupancy_at(w, h)?))) {
+            parts.push(format!("{:.0}% over the {w}×{h} grid's waves", at * 100.0));
         }
     }
     ui.weak(parts.join(" · "));

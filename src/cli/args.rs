@@ -59,7 +59,14 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Internal: runs user kernels in a process of their own (started by cudalens).
     #[command(hide = true)]
-    KernelHost,
+    KernelHost(KernelHostArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct KernelHostArgs {
+    /// The CUDA device (ordinal) the parent's frames are on.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
 }
 
 #[derive(Debug, Args)]

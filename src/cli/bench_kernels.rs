@@ -178,7 +178,7 @@ fn sandbox_overhead(
     let arch = arch_for(device.info.compute_capability);
     let compiled = compile(&source, &CompileOptions::for_arch(&arch)).map_err(internal)?;
     let block = crate::user_kernel::ParamValues::defaults(&source.params).pack(&source.params);
-    let mut host = FrameSandbox::new().map_err(internal)?;
+    let mut host = FrameSandbox::new(device.info.ordinal).map_err(internal)?;
     let mut rows = Vec::new();
     for (label, w, h) in [("1080p", 1920, 1080), ("4K", 3840, 2160)] {
         let pair = Pair::new(device, w, h).map_err(internal)?;
@@ -269,12 +269,15 @@ pub fn run(runs: usize) -> Result<serde_json::Value, CliError> {
         })?;
         let gbps = |ms: f64| 8.0 * f64::from(w) * f64::from(h) / (ms * 1e-3) / 1e9;
         let (u, b) = (gbps(user_ms), gbps(builtin_ms));
+        let occupancy = copy_kernel.occupancy_at(w, h);
         println!(
-            "copy {label}: user kernel {user_ms:.3} ms = {:.0}% of copy bandwidth, built-in {builtin_ms:.3} ms = {:.0}%",
+            "copy {label}: user kernel {user_ms:.3} ms = {:.0}% of copy bandwidth ({} registers, occupancy {:.0}% over the grid), built-in {builtin_ms:.3} ms = {:.0}%",
             100.0 * u / copy_gbps,
+            copy_kernel.attributes.registers,
+            100.0 * occupancy.unwrap_or(0.0),
             100.0 * b / copy_gbps
         );
-        copies.push(serde_json::json!({ "size": label, "user_ms": user_ms, "builtin_ms": builtin_ms, "user_fraction_of_copy": u / copy_gbps, "builtin_fraction_of_copy": b / copy_gbps }));
+        copies.push(serde_json::json!({ "size": label, "user_ms": user_ms, "builtin_ms": builtin_ms, "user_fraction_of_copy": u / copy_gbps, "builtin_fraction_of_copy": b / copy_gbps, "user_ms_over_builtin": user_ms / builtin_ms, "user_registers": copy_kernel.attributes.registers, "user_grid_occupancy": occupancy }));
     }
     let sobel_text = example("sobel_tiles.cu")
         .map(|e| e.source)

@@ -3,7 +3,8 @@
 
 use super::CliError;
 
-pub fn run() -> Result<(), CliError> {
+/// Serves on descriptor 3, running kernels on CUDA device `device`.
+pub fn run(device: usize) -> Result<(), CliError> {
     use crate::user_kernel::sandbox::host;
     if !host::started_by_parent() {
         return Err(CliError::usage(format!(
@@ -11,5 +12,5 @@ pub fn run() -> Result<(), CliError> {
             host::HOST_FD
         )));
     }
-    host::run_cuda_host().map_err(CliError::internal)
+    host::run_cuda_host(device).map_err(CliError::internal)
 }

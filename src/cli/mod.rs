@@ -69,7 +69,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Histogram(a)) => &a.memory,
         Some(Command::Mandelbrot(a)) => &a.memory,
         Some(Command::Bench(a)) => &a.memory,
-        Some(Command::Doctor | Command::Completions(_) | Command::KernelHost) => {
+        Some(Command::Doctor | Command::Completions(_) | Command::KernelHost(_)) => {
             &MemoryArgs { max_memory: None }
         }
     };
@@ -92,7 +92,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Histogram(a)) => histogram::run(&a),
         Some(Command::Mandelbrot(a)) => mandelbrot::run(&a),
         Some(Command::Doctor) => doctor::run(),
-        Some(Command::KernelHost) => kernel_host::run(),
+        Some(Command::KernelHost(a)) => kernel_host::run(a.device),
         Some(Command::Bench(a)) => run_bench(&a),
         Some(Command::Completions(a)) => {
             let mut command = Cli::command();

@@ -416,7 +416,9 @@ impl CudaFrame {
                     };
                     let host = match self.kernel_host.as_mut() {
                         Some(host) => Ok(host),
-                        None => FrameSandbox::new().map(|h| self.kernel_host.insert(h)),
+                        None => {
+                            FrameSandbox::new(ctx.ordinal()).map(|h| self.kernel_host.insert(h))
+                        }
                     };
                     if let Err(e) = host.and_then(|host| host.run(&run)) {
                         let message = format!("{}: {e}", user.label());

@@ -45,6 +45,24 @@ pub fn arch_for(capability: (i32, i32)) -> String {
 pub struct Occupancy {
     pub blocks_per_sm: u32,
     pub theoretical: f64,
+    block_threads: u32,
+    threads_per_sm: u32,
+    multiprocessors: u32,
+}
+
+impl Occupancy {
+    /// The occupancy of a launch of `blocks` blocks, averaged over its waves: a grid
+    /// smaller than one wave, or a partial last wave, leaves multiprocessors idle. A model
+    /// (blocks of equal duration), not a counter: stalls inside blocks need the profiler.
+    pub fn for_grid(&self, blocks: u64) -> f64 {
+        let wave = u64::from(self.blocks_per_sm) * u64::from(self.multiprocessors);
+        if wave == 0 || blocks == 0 || self.threads_per_sm == 0 {
+            return 0.0;
+        }
+        let waves = blocks.div_ceil(wave);
+        let resident_blocks = blocks as f64 / (waves * u64::from(self.multiprocessors)) as f64;
+        resident_blocks * f64::from(self.block_threads) / f64::from(self.threads_per_sm)
+    }
 }
 
 /// A user kernel loaded in a context, with what the launch needs.
@@ -78,6 +96,10 @@ fn occupancy(
         .ctx
         .attribute(Dev::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)
         .ok()?;
+    let multiprocessors = device
+        .ctx
+        .attribute(Dev::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        .ok()?;
     // SAFETY: the function's module is loaded (held by the caller); nothing is launched.
     let blocks = unsafe {
         cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
@@ -88,9 +110,13 @@ fn occupancy(
     }
     .ok()?;
     let blocks = u32::try_from(blocks).ok()?;
-    (per_sm > 0).then(|| Occupancy {
+    let threads_per_sm = u32::try_from(per_sm).ok().filter(|&n| n > 0)?;
+    Some(Occupancy {
         blocks_per_sm: blocks,
-        theoretical: f64::from(blocks * block) / f64::from(per_sm),
+        theoretical: f64::from(blocks * block) / f64::from(threads_per_sm),
+        block_threads: block,
+        threads_per_sm,
+        multiprocessors: u32::try_from(multiprocessors).ok()?,
     })
 }
 
@@ -151,6 +177,14 @@ impl LoadedKernel {
             block_dim: (self.source.block.x, self.source.block.y, 1),
             shared_mem_bytes: self.source.shared_bytes,
         }
+    }
+
+    /// The modelled occupancy of a launch over a `width × height` image
+    /// ([`Occupancy::for_grid`]); None when the driver gave no occupancy.
+    pub fn occupancy_at(&self, width: u32, height: u32) -> Option<f64> {
+        let (gx, gy) = grid_for(&self.source, width, height);
+        self.occupancy
+            .map(|o| o.for_grid(u64::from(gx) * u64::from(gy)))
     }
 
     /// Launches the kernel on `stream`: reads texture `src`, writes surface `dst`.
@@ -222,4 +256,37 @@ pub fn run_on_image(
     // SAFETY: `output` is a live w × h RGBA8 array; read_array waits for the stream.
     unsafe { memory::read_array(output.view().raw(), w, h, &mut pixels, stream)? };
     RgbaImage::from_raw(w, h, pixels).ok_or(DeviceError::EmptyImage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Occupancy;
+
+    fn h200(blocks_per_sm: u32, block_threads: u32) -> Occupancy {
+        Occupancy {
+            blocks_per_sm,
+            theoretical: f64::from(blocks_per_sm * block_threads) / 2048.0,
+            block_threads,
+            threads_per_sm: 2048,
+            multiprocessors: 132,
+        }
+    }
+
+    #[test]
+    fn grid_occupancy_counts_waves() {
+        let o = h200(8, 256);
+        assert_eq!(o.theoretical, 1.0);
+        // Whole waves fill every multiprocessor.
+        assert_eq!(o.for_grid(132 * 8 * 3), 1.0);
+        // One wave and one block: two waves, about half full.
+        let two = o.for_grid(132 * 8 + 1);
+        assert!(
+            (two - (1057.0 / 264.0) * 256.0 / 2048.0).abs() < 1e-12,
+            "{two}"
+        );
+        // A grid of 66 blocks keeps half the multiprocessors at one block each.
+        assert_eq!(o.for_grid(66), 0.5 * 256.0 / 2048.0);
+        assert_eq!(o.for_grid(0), 0.0);
+        assert_eq!(h200(0, 256).for_grid(100), 0.0);
+    }
 }

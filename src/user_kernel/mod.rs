@@ -4,7 +4,8 @@
 //! - per pixel: `uchar4 pixel(int x, int y, Image src, Params p)`, wrapped by a generated
 //!   `__global__` function that reads nothing else and writes the surface;
 //! - full kernel: the user's `__global__` function with a declared block
-//!   (`// @block 16x16`) and dynamic shared memory (`// @shared 4096`), taking
+//!   (`// @block 16x16`), rows per thread (`// @rows 4`) and dynamic shared memory
+//!   (`// @shared 4096`), taking
 //!   `(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, Params p)`.
 //!
 //! `// @param float strength 0..2 = 1` (also `int`, `bool`) declares a field of `Params`.

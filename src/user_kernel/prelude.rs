@@ -61,8 +61,8 @@ pub fn translation_unit(source: &KernelSource) -> String {
     ));
     let _ = writeln!(
         s,
-        "#define CUDALENS_BLOCK_X {}\n#define CUDALENS_BLOCK_Y {}\n#define CUDALENS_SHARED_BYTES {}",
-        source.block.x, source.block.y, source.shared_bytes
+        "#define CUDALENS_BLOCK_X {}\n#define CUDALENS_BLOCK_Y {}\n#define CUDALENS_ROWS {}\n#define CUDALENS_SHARED_BYTES {}",
+        source.block.x, source.block.y, source.rows, source.shared_bytes
     );
     if source.form == Form::Kernel {
         // The user's function gets this declaration's C linkage and launch bounds, and the
@@ -97,16 +97,29 @@ pub fn translation_unit(source: &KernelSource) -> String {
             let _ = write!(
                 s,
                 concat!(
+                    "// Each thread computes {rows} pixels of a column, block.y rows apart, all\n",
+                    "// before it writes any, so their texture reads are in flight together.\n",
                     "extern \"C\" __global__ void __launch_bounds__({threads}) {entry}({params})\n",
                     "{{\n",
                     "    const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n",
-                    "    const int y = (int)(blockIdx.y * blockDim.y + threadIdx.y);\n",
-                    "    if (x >= width || y >= height) return;\n",
+                    "    const int y0 = (int)(blockIdx.y * blockDim.y * {rows} + threadIdx.y);\n",
+                    "    if (x >= width) return;\n",
                     "    const Image image{{src, width, height}};\n",
-                    "    surf2Dwrite(pixel(x, y, image, p), dst, x * (int)sizeof(uchar4), y);\n",
+                    "    uchar4 v[{rows}];\n",
+                    "#pragma unroll\n",
+                    "    for (int r = 0; r < {rows}; ++r) {{\n",
+                    "        const int y = y0 + r * (int)blockDim.y;\n",
+                    "        if (y < height) v[r] = pixel(x, y, image, p);\n",
+                    "    }}\n",
+                    "#pragma unroll\n",
+                    "    for (int r = 0; r < {rows}; ++r) {{\n",
+                    "        const int y = y0 + r * (int)blockDim.y;\n",
+                    "        if (y < height) surf2Dwrite(v[r], dst, x * (int)sizeof(uchar4), y);\n",
+                    "    }}\n",
                     "}}\n",
                 ),
                 threads = threads,
+                rows = source.rows,
                 entry = ENTRY_NAME,
                 params = ENTRY_PARAMS,
             );
@@ -116,11 +129,12 @@ pub fn translation_unit(source: &KernelSource) -> String {
 }
 
 /// The launch geometry of a user kernel on a `width × height` image: the grid covers the
-/// image with the declared block (the kernel form's own indexing must agree with it).
+/// image with the declared block, each thread `@rows` rows (the kernel form's own
+/// indexing must agree with it).
 pub fn grid_for(source: &KernelSource, width: u32, height: u32) -> (u32, u32) {
     (
         width.div_ceil(source.block.x),
-        height.div_ceil(source.block.y),
+        height.div_ceil(source.block.y.saturating_mul(source.rows)),
     )
 }
 
@@ -142,6 +156,10 @@ mod tests {
             .contains("extern \"C\" __global__ void __launch_bounds__(256) cudalens_user_kernel("));
         assert!(tu.contains("    float a;\n    bool b;\n    unsigned char cudalens_pad_b[3];\n    unsigned int cudalens_pad[14];\n"));
         assert!(!tu.contains("#include"));
+        // Each thread takes PIXEL_ROWS rows: 17 × 70 pixels in 32 × 8 blocks.
+        assert!(tu.contains("    uchar4 v[4];\n"));
+        assert_eq!(grid_for(&src, 17, 70), (1, 3));
+        assert_eq!(grid_for(&src, 33, 32), (2, 1));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! A user kernel's source: its directives (`// @param`, `// @block`, `// @shared`,
-//! `// @form`), its form and entry function, checked before NVRTC sees it.
+//! A user kernel's source: its directives (`// @param`, `// @block`, `// @rows`,
+//! `// @shared`, `// @form`), its form and entry function, checked before NVRTC sees it.
 //!
 //! Every error is one line and carries the user's line number where there is one.
 
@@ -14,8 +14,17 @@ pub const MAX_PARAMS: usize = 16;
 pub const MAX_BLOCK_THREADS: u32 = 1024;
 /// Most dynamic shared memory a launch may ask for without the opt-in attribute.
 pub const MAX_SHARED_BYTES: u32 = 48 * 1024;
-/// The per-pixel form's block when the source declares none.
-pub const DEFAULT_PIXEL_BLOCK: Block = Block { x: 16, y: 16 };
+/// The per-pixel form's block when the source declares none: the built-in copy's, a warp
+/// across 32 pixels of a row.
+pub const DEFAULT_PIXEL_BLOCK: Block = Block {
+    x: crate::kernel_constants::COPY_BLOCK_X,
+    y: crate::kernel_constants::COPY_BLOCK_Y,
+};
+/// Rows of the image each thread of the per-pixel form computes when the source declares
+/// none (the built-in copy's geometry: several reads in flight per thread).
+pub const DEFAULT_PIXEL_ROWS: u32 = crate::kernel_constants::COPY_ROWS;
+/// Most rows a thread may cover (`@rows`).
+pub const MAX_ROWS: u32 = 16;
 /// The function the per-pixel form calls for each pixel.
 pub const PIXEL_FUNCTION: &str = "pixel";
 /// The prelude's names (prelude.cuh), which a kernel's name would shadow.
@@ -114,6 +123,9 @@ pub struct KernelSource {
     pub entry: Entry,
     pub params: Vec<ParamDecl>,
     pub block: Block,
+    /// Rows of the image each thread covers (`@rows`): the grid's height is
+    /// `ceil(H / (block.y × rows))`.
+    pub rows: u32,
     /// Dynamic shared memory given to each block at launch (`extern __shared__`).
     pub shared_bytes: u32,
 }
@@ -188,12 +200,18 @@ impl KernelSource {
                 "@shared is for the kernel form (a __global__ function); the pixel form has no shared memory",
             ));
         }
+        let rows = match (form, directives.rows) {
+            (_, Some((rows, _))) => rows,
+            (Form::Pixel, None) => DEFAULT_PIXEL_ROWS,
+            (Form::Kernel, None) => 1,
+        };
         Ok(Self {
             text: text.to_string(),
             form,
             entry,
             params: directives.params,
             block,
+            rows,
             shared_bytes: directives.shared.map_or(0, |(bytes, _)| bytes),
         })
     }
@@ -224,6 +242,7 @@ fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
 struct Directives {
     form: Option<(Form, usize)>,
     block: Option<(Block, usize)>,
+    rows: Option<(u32, usize)>,
     shared: Option<(u32, usize)>,
     params: Vec<ParamDecl>,
 }
@@ -262,6 +281,10 @@ impl Directives {
                     once(d.block.is_some())?;
                     d.block = Some((parse_block(args).map_err(err)?, line));
                 }
+                "rows" => {
+                    once(d.rows.is_some())?;
+                    d.rows = Some((parse_rows(args).map_err(err)?, line));
+                }
                 "shared" => {
                     once(d.shared.is_some())?;
                     d.shared = Some((parse_shared(args).map_err(err)?, line));
@@ -281,7 +304,7 @@ impl Directives {
                 }
                 _ => {
                     return Err(err(format!(
-                        "unknown directive `@{word}` (known: @param, @block, @shared, @form)"
+                        "unknown directive `@{word}` (known: @param, @block, @rows, @shared, @form)"
                     )))
                 }
             }
@@ -503,6 +526,15 @@ fn parse_block(args: &str) -> Result<Block, String> {
     Ok(Block { x, y })
 }
 
+fn parse_rows(args: &str) -> Result<u32, String> {
+    match args.parse::<u32>() {
+        Ok(rows) if (1..=MAX_ROWS).contains(&rows) => Ok(rows),
+        _ => Err(format!(
+            "@rows takes the rows each thread covers, 1 to {MAX_ROWS}, not `{args}`"
+        )),
+    }
+}
+
 fn parse_shared(args: &str) -> Result<u32, String> {
     let bytes: u64 = args
         .parse()
@@ -716,6 +748,33 @@ mod tests {
         let s = KernelSource::parse("// @form kernel\n// @block 8x8\n__device__ uchar4 pixel(int x);\n__global__ void k() { uchar4 v = pixel(1); }").unwrap();
         assert_eq!(s.form, Form::Kernel);
         assert_eq!(s.entry.name, "k");
+    }
+
+    #[test]
+    fn rows_default_by_form_and_parse() {
+        let pixel = "uchar4 pixel(int x, int y, Image s, Params p) { return read(s, x, y); }";
+        let kernel = "// @block 8x8\n__global__ void k(cudaTextureObject_t s, cudaSurfaceObject_t d, int w, int h, Params p) {}";
+        assert_eq!(KernelSource::parse(pixel).unwrap().rows, DEFAULT_PIXEL_ROWS);
+        assert_eq!(KernelSource::parse(kernel).unwrap().rows, 1);
+        assert_eq!(
+            KernelSource::parse(&format!("// @rows 1\n{pixel}"))
+                .unwrap()
+                .rows,
+            1
+        );
+        assert_eq!(
+            KernelSource::parse(&format!("// @rows 16\n{kernel}"))
+                .unwrap()
+                .rows,
+            16
+        );
+        for bad in ["0", "17", "two", "", "4 4", "-1"] {
+            let e = KernelSource::parse(&format!("// @rows {bad}\n{pixel}")).unwrap_err();
+            assert_eq!(e.line, Some(1), "{bad:?}: {e}");
+            assert!(e.message.contains("@rows takes"), "{e}");
+        }
+        let twice = KernelSource::parse(&format!("// @rows 2\n// @rows 2\n{pixel}")).unwrap_err();
+        assert_eq!(twice.line, Some(2));
     }
 
     #[test]

@@ -45,10 +45,11 @@ fn copy_failed(e: CudaError) -> SandboxError {
 }
 
 impl FrameSandbox {
-    /// The kernel host of this binary, with the default deadlines.
-    pub fn new() -> Result<Self, SandboxError> {
+    /// The kernel host of this binary on CUDA device `device` (the frames' device), with
+    /// the default deadlines.
+    pub fn new(device: usize) -> Result<Self, SandboxError> {
         Ok(Self {
-            sandbox: Sandbox::new(SandboxConfig::this_binary()?),
+            sandbox: Sandbox::new(SandboxConfig::this_binary(device)?),
             frame: None,
             no_device_frames: None,
             kernels: HashMap::new(),

@@ -338,8 +338,10 @@ fn cuda_failure(stage: FailStage, fatal: bool, e: impl std::fmt::Display) -> Fai
 }
 
 impl CudaExecutor {
-    pub fn start() -> Result<Self, Failure> {
-        let device = CudaDevice::new(0).map_err(|e| cuda_failure(FailStage::Start, true, e))?;
+    /// Opens CUDA device `ordinal` (the parent's, so that its frames import).
+    pub fn start(ordinal: usize) -> Result<Self, Failure> {
+        let device =
+            CudaDevice::new(ordinal).map_err(|e| cuda_failure(FailStage::Start, true, e))?;
         Ok(Self {
             device,
             kernels: VecDeque::new(),
@@ -542,7 +544,7 @@ pub fn started_by_parent() -> bool {
 
 /// `cudalens kernel-host`: serves the parent on [`HOST_FD`] with the GPU. Err when
 /// started by hand (no socket there) or after a fatal failure.
-pub fn run_cuda_host() -> Result<(), String> {
+pub fn run_cuda_host(device: usize) -> Result<(), String> {
     if !started_by_parent() {
         return Err(format!(
             "kernel-host is started by cudalens itself (descriptor {HOST_FD} must be its socket)"
@@ -551,7 +553,7 @@ pub fn run_cuda_host() -> Result<(), String> {
     // SAFETY: HOST_FD is an open socket (checked) that this process inherited: nothing
     // opened since can have its number, so nothing else owns it.
     let socket = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(HOST_FD) };
-    match serve(socket, CudaExecutor::start) {
+    match serve(socket, || CudaExecutor::start(device)) {
         ServeEnd::Closed | ServeEnd::Shutdown => Ok(()),
         ServeEnd::Fatal => Err("the kernel host stopped after a fatal failure".into()),
     }

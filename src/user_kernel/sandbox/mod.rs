@@ -64,9 +64,10 @@ impl SandboxConfig {
         }
     }
 
-    /// `cudalens kernel-host` of this binary, with the default deadlines.
-    pub fn this_binary() -> Result<Self, SandboxError> {
-        HostCommand::this_binary().map(Self::new)
+    /// `cudalens kernel-host` of this binary on CUDA device `device`, with the default
+    /// deadlines.
+    pub fn this_binary(device: usize) -> Result<Self, SandboxError> {
+        HostCommand::this_binary(device).map(Self::new)
     }
 }
 

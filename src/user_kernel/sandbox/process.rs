@@ -47,11 +47,13 @@ impl HostCommand {
         Self::new(binary).arg("kernel-host")
     }
 
-    /// `cudalens kernel-host` of this very binary.
-    pub fn this_binary() -> Result<Self, SandboxError> {
+    /// `cudalens kernel-host` of this very binary, on CUDA device `device`.
+    pub fn this_binary(device: usize) -> Result<Self, SandboxError> {
         let exe = std::env::current_exe()
             .map_err(|e| SandboxError::Spawn(format!("cannot find this program: {e}")))?;
-        Ok(Self::kernel_host(exe))
+        Ok(Self::kernel_host(exe)
+            .arg("--device")
+            .arg(device.to_string()))
     }
 }
 
