@@ -7,20 +7,20 @@
 //! per pixel or refined by the same Mariani–Silver kernels, coloured by integer dwell.
 
 use super::deep_zoom::{integer_coloring_if_deep, CudaDeep};
-use super::interop::with_cuda_access;
-use super::interop::ExternalInterop;
-use super::interop::SharedDisplay;
-use super::interop::{CudaShare, InteropStatus};
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::mandelbrot_kernels::{
     ColourOut, DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer,
 };
 use super::mandelbrot_pbo::MandelbrotPbo;
-use super::report::stages_from;
-use super::{BackendKind, PipelineError};
 use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, Palette, Precision};
+use crate::pipeline::interop::with_cuda_access;
+use crate::pipeline::interop::ExternalInterop;
+use crate::pipeline::interop::SharedDisplay;
+use crate::pipeline::interop::{CudaShare, InteropStatus};
+use crate::pipeline::report::stages_from;
+use crate::pipeline::{BackendKind, PipelineError};
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 

@@ -1,15 +1,17 @@
 //! The Mandelbrot view's renderer: CUDA when available, the CPU reference otherwise.
 
-use super::backend::{choose_backend, fall_back_after};
 use super::cpu_mandelbrot::cpu_dwells;
 use super::cuda_mandelbrot::CudaMandelbrot;
-use super::interop::{choose_interop, CudaShare};
 use super::mandelbrot_frame::MandelbrotFrame;
-use super::report::StageTime;
-use super::{BackendRequest, BackendStatus, InteropRequest, InteropStatus, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Dwells, MandelbrotSettings};
+use crate::pipeline::backend::{choose_backend, fall_back_after};
+use crate::pipeline::interop::{choose_interop, CudaShare};
+use crate::pipeline::report::StageTime;
+use crate::pipeline::{
+    BackendRequest, BackendStatus, InteropRequest, InteropStatus, PipelineError,
+};
 use std::time::Instant;
 
 /// CUDA on the current GL context's device, with the interop path `interop` asks for.
@@ -173,7 +175,7 @@ impl MandelbrotRenderer {
     /// Times the dwell computation of a view (benchmarks).
     pub fn time_dwells(&mut self, s: &MandelbrotSettings) -> Result<Vec<StageTime>, PipelineError> {
         match self.cuda.as_mut() {
-            Some(c) => Ok(super::report::stages_from(c.time_dwells(s)?)),
+            Some(c) => Ok(crate::pipeline::report::stages_from(c.time_dwells(s)?)),
             None => Ok(cpu_dwells(s).1.stages),
         }
     }

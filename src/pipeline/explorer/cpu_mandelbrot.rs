@@ -3,9 +3,9 @@
 
 use super::deep_zoom::cpu_deep_dwells_cancellable;
 use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame};
-use super::report::StageTime;
-use super::BackendKind;
 use crate::mandelbrot::{Dwells, MandelbrotSettings, Precision};
+use crate::pipeline::report::StageTime;
+use crate::pipeline::BackendKind;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
