@@ -16,7 +16,7 @@ pub use backend::{choose_backend, fall_back_after, BackendKind, BackendRequest, 
 pub use error::PipelineError;
 pub use explorer::mandelbrot_tiles;
 pub use explorer::{
-    cpu_deep_dwells, cpu_dwells, cpu_dwells_cancellable, render_mandelbrot_frames,
+    cpu_deep_dwells, cpu_dwells, cpu_dwells_cancellable, cpu_picture, render_mandelbrot_frames,
     render_mandelbrot_headless, MandelbrotFrame, MandelbrotOutput, MandelbrotRenderer, MsSource,
 };
 pub use frame::{

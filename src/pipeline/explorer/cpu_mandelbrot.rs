@@ -1,11 +1,15 @@
 //! The CPU reference path of the Mandelbrot renderer: deep views by perturbation
-//! (`deep_zoom.rs`), every other view in f64 (`mandelbrot_frame.rs`).
+//! (`deep_zoom.rs`), every other view in f64 (`mandelbrot_frame.rs`); the picture they
+//! colour, for the renderer's CPU backend and the app's background frames.
 
 use super::deep_zoom::cpu_deep_dwells_cancellable;
+use super::explorer_backend::ExplorerBackend;
 use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame};
+use crate::gl::GlTexture;
 use crate::mandelbrot::{Dwells, MandelbrotSettings, Precision};
 use crate::pipeline::report::StageTime;
-use crate::pipeline::BackendKind;
+use crate::pipeline::{BackendKind, PipelineError};
+use image::RgbaImage;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -42,4 +46,72 @@ pub fn cpu_dwells_cancellable(
         stats,
     };
     (dwells, frame)
+}
+
+/// The CPU picture of a view: its dwells, then their colours (the stage "colour"). Stops
+/// early once `cancelled` is set (the picture is then garbage, to be dropped).
+pub fn cpu_picture(s: &MandelbrotSettings, cancelled: &AtomicBool) -> (RgbaImage, MandelbrotFrame) {
+    let (dwells, mut frame) = cpu_dwells_cancellable(s, cancelled);
+    let start = Instant::now();
+    let image = s.coloring.colorize(&dwells, s.view.max_dwell);
+    frame.stages.push(StageTime::since("colour", start));
+    (image, frame)
+}
+
+/// The explorer on the CPU reference: [`cpu_picture`] uploaded into the renderer's texture.
+pub struct CpuExplorer;
+
+impl ExplorerBackend for CpuExplorer {
+    fn render(
+        &mut self,
+        gl: &glow::Context,
+        texture: &mut GlTexture,
+        s: &MandelbrotSettings,
+    ) -> Result<MandelbrotFrame, PipelineError> {
+        let (image, mut frame) = cpu_picture(s, &AtomicBool::new(false));
+        let start = Instant::now();
+        texture.upload(gl, &image)?;
+        // The upload is timed with the colouring, as one stage "colour + upload".
+        let upload = StageTime::since("upload", start);
+        if let Some(colour) = frame.stages.last_mut() {
+            colour.name = "colour + upload".into();
+            colour.ms += upload.ms;
+        }
+        Ok(frame)
+    }
+
+    fn dwells(
+        &mut self,
+        s: &MandelbrotSettings,
+    ) -> Result<(Dwells, MandelbrotFrame), PipelineError> {
+        Ok(cpu_dwells(s))
+    }
+
+    fn time_dwells(&mut self, s: &MandelbrotSettings) -> Result<Vec<StageTime>, PipelineError> {
+        Ok(cpu_dwells(s).1.stages)
+    }
+
+    fn trim(&mut self, _gl: &glow::Context) -> Result<(), PipelineError> {
+        Ok(())
+    }
+
+    fn destroy(self, _gl: &glow::Context) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_picture_is_the_dwells_coloured() {
+        let mut s = MandelbrotSettings::default();
+        (s.view.width, s.view.height) = (48, 32);
+        s.view.max_dwell = 128;
+        let (image, frame) = cpu_picture(&s, &AtomicBool::new(false));
+        let (dwells, _) = cpu_dwells(&s);
+        assert_eq!(image, s.coloring.colorize(&dwells, s.view.max_dwell));
+        let names: Vec<&str> = frame.stages.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names.last(), Some(&"colour"));
+        assert!(names.contains(&"dwell"), "{names:?}");
+    }
 }

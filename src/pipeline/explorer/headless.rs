@@ -1,7 +1,7 @@
 //! Headless Mandelbrot renders for the command line and the GPU tests: the CPU directly,
 //! or the renderer on a surfaceless EGL context.
 
-use super::cpu_mandelbrot::cpu_dwells;
+use super::cpu_mandelbrot::{cpu_dwells, cpu_picture};
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::mandelbrot_renderer::MandelbrotRenderer;
 use crate::mandelbrot::{Dwells, MandelbrotSettings};
@@ -9,6 +9,7 @@ use crate::pipeline::headless::on_backend;
 use crate::pipeline::interop::InteropRequest;
 use crate::pipeline::{BackendRequest, BackendStatus, PipelineError};
 use image::RgbaImage;
+use std::sync::atomic::AtomicBool;
 
 /// A Mandelbrot view rendered headless: the dwells (`want_dwells`) or the coloured image.
 pub struct MandelbrotOutput {
@@ -24,11 +25,12 @@ fn mandelbrot_on_cpu(
     want_dwells: bool,
     status: &BackendStatus,
 ) -> MandelbrotOutput {
-    let (dwells, frame) = cpu_dwells(s);
-    let (dwells, image) = if want_dwells {
-        (Some(dwells), None)
+    let (dwells, image, frame) = if want_dwells {
+        let (dwells, frame) = cpu_dwells(s);
+        (Some(dwells), None, frame)
     } else {
-        (None, Some(s.coloring.colorize(&dwells, s.view.max_dwell)))
+        let (image, frame) = cpu_picture(s, &AtomicBool::new(false));
+        (None, Some(image), frame)
     };
     MandelbrotOutput {
         dwells,
