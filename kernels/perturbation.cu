@@ -2,7 +2,7 @@
 //
 // The per-pixel evaluation is in perturbation.cuh (algorithm, number types and the
 // contract there): pt_dwell_dd (double-double) for pixels down to 2^-960, pt_dwell_ext (shared-exponent
-// complex numbers) below. The host (src/cuda/perturbation_kernels.rs) uploads the reference
+// complex numbers) below. The host (src/pipeline/explorer/perturbation_kernels.rs) uploads the reference
 // orbit computed in arbitrary precision and launches blocks of PT_BLOCK_X x PT_BLOCK_Y
 // threads over the W x H image; each thread writes one dwell.
 #include "perturbation.cuh"

@@ -31,7 +31,7 @@
 // Self-contained (no system includes) so NVRTC can compile it from the embedded source.
 #pragma once
 
-// Mirror of PtArgs in src/cuda/perturbation_kernels.rs (same fields, same order).
+// Mirror of PtArgs in src/pipeline/explorer/perturbation_kernels.rs (same fields, same order).
 struct PtArgs {
     int* dwells;
     int width, height, max_dwell;

@@ -381,7 +381,8 @@ fn modules_have_no_cycles_at_any_depth() {
     let graph = submodule_graph();
     assert!(graph.contains_key("cuda::memory") && graph.contains_key("filters::gaussian"));
     assert!(
-        graph["pipeline::cuda_mandelbrot"].contains("pipeline::mandelbrot_kernels"),
+        graph["pipeline::explorer::cuda_mandelbrot"]
+            .contains("pipeline::explorer::mandelbrot_kernels"),
         "edges through `super::` paths are read"
     );
     let found = cycles(&graph);

@@ -5,12 +5,9 @@
 use super::worker::JobContext;
 use crate::filters::Filter;
 use crate::mandelbrot::MandelbrotSettings;
-use crate::pipeline::{
-    cpu_dwells_cancellable, process_on_cpu_with, FrameReport, MandelbrotFrame, StageTime,
-};
+use crate::pipeline::{cpu_picture, process_on_cpu_with, FrameReport, MandelbrotFrame};
 use image::RgbaImage;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Images from this many pixels on are filtered in the background on the CPU backend
 /// (smaller ones take a few milliseconds).
@@ -53,12 +50,9 @@ pub fn coarse(s: &MandelbrotSettings, scale: u32) -> MandelbrotSettings {
     c
 }
 
+/// The picture of `s`, stopping early when the job is cancelled.
 fn colour(s: &MandelbrotSettings, job: &JobContext<ExplorerImage>) -> (RgbaImage, MandelbrotFrame) {
-    let (dwells, mut frame) = cpu_dwells_cancellable(s, job.cancel_flag());
-    let start = Instant::now();
-    let image = s.coloring.colorize(&dwells, s.view.max_dwell);
-    frame.stages.push(StageTime::since("colour", start));
-    (image, frame)
+    cpu_picture(s, job.cancel_flag())
 }
 
 /// Computes the view coarse (when it is large enough to gain from it), then at full size.
@@ -89,8 +83,8 @@ pub fn explorer_job(s: MandelbrotSettings, job: &JobContext<ExplorerImage>) {
 mod tests {
     use super::*;
     use crate::app::worker::Worker;
-    use crate::pipeline::cpu_dwells;
-    use std::time::Duration;
+    use crate::pipeline::{cpu_dwells, cpu_dwells_cancellable};
+    use std::time::{Duration, Instant};
 
     fn finish<T: Send + 'static>(w: &mut Worker<T>) -> Vec<T> {
         let start = Instant::now();

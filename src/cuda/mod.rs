@@ -4,7 +4,7 @@
 //! the map/unmap interop state machine, memory and semaphores imported from Vulkan, event
 //! timelines), plus the kernel set every launcher draws from. A pure wrapper layer: the
 //! filters' launchers live with their descriptors in `filters/`, the Mandelbrot and
-//! perturbation launchers in `pipeline/`.
+//! perturbation launchers in `pipeline/explorer/`.
 //!
 //! Everything here runs on the thread where the GL context is current and the CUDA context
 //! is bound (the main thread): see ARCHITECTURE.md.

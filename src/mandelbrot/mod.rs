@@ -2,7 +2,7 @@
 //! of a Julia set), the per-pixel evaluation (dwell and continuous escape value),
 //! Mariani–Silver refinement and its tuning, colouring, bookmarks and the settings of a picture, and deep views below f64's
 //! precision (`deep`: exact decimal locations, perturbation). The CUDA renderer is in
-//! `pipeline::cuda_mandelbrot`; this module depends on nothing of ours.
+//! `pipeline::explorer::cuda_mandelbrot`; this module depends on nothing of ours.
 
 mod bookmarks;
 mod coloring;

@@ -2,11 +2,11 @@
 //! external-memory path they live in memory CUDA imported once (see `shared_targets.rs`);
 //! otherwise they are plain GL objects that CUDA registers and maps per frame.
 
-use super::interop::ExternalInterop;
-use super::interop::SharedTargets;
-use super::PipelineError;
 use crate::gl::{GlBuffer, GlError, GlTexture};
 use crate::ops::HISTOGRAM_BINS;
+use crate::pipeline::interop::ExternalInterop;
+use crate::pipeline::interop::SharedTargets;
+use crate::pipeline::PipelineError;
 use image::RgbaImage;
 
 /// Bytes of the bin buffer: 4 channels × 256 bins × u32.

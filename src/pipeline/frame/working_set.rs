@@ -1,9 +1,9 @@
 //! GPU memory one filter frame needs, reckoned from the image size before anything is
 //! allocated, and the check against the GPU budget (`image_io::budget`).
 
-use super::PipelineError;
-use super::Stage;
+use super::stage::Stage;
 use crate::image_io::budget::{format_bytes, gpu_budget};
+use crate::pipeline::PipelineError;
 
 /// Bytes on the GPU for `filters` on a `width × height` image: the source and output
 /// textures, the read-back buffer, up to two intermediate arrays (ping-pong) and the

@@ -3,10 +3,10 @@
 //! the display texture on the GL side. (The external-memory path has no pixel buffer: the
 //! colour kernels write the display texture itself, `shared_display.rs`.)
 
-use super::interop::{with_cuda_access, ClassicResources};
-use super::PipelineError;
 use crate::cuda::{ffi, CudaError, GpuTimeline};
 use crate::gl::{GlBuffer, GlTexture};
+use crate::pipeline::interop::{with_cuda_access, ClassicResources};
+use crate::pipeline::PipelineError;
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaContext, CudaStream};
 use std::sync::Arc;

@@ -822,7 +822,7 @@ mod tests {
 
     #[test]
     fn smooth_constants_match_the_evaluator() {
-        let source = include_str!("../../kernels/mandelbrot_eval.cuh");
+        let source = include_str!("../../../kernels/mandelbrot_eval.cuh");
         let define = |name: &str| {
             source.lines().find_map(|l| {
                 l.strip_prefix(&format!("#define {name} "))

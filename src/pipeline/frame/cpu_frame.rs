@@ -1,11 +1,11 @@
 //! One frame of the filter stack on the CPU reference backend.
 
 use super::frame_targets::FrameTargets;
-use super::report::{FrameReport, StageTime};
-use super::BackendKind;
 use crate::filters::Filter;
 use crate::gl::GlError;
 use crate::ops::cpu;
+use crate::pipeline::report::{FrameReport, StageTime};
+use crate::pipeline::BackendKind;
 use image::RgbaImage;
 use std::time::Instant;
 

@@ -1,15 +1,18 @@
 //! Runs frames on the chosen backend and falls back to the CPU when CUDA fails (in
 //! `auto` mode), keeping the reason for the status bar.
 
-use super::backend::{choose_backend, fall_back_after};
 use super::cpu_frame::run_cpu_frame;
 use super::cuda_frame::CudaFrame;
-use super::interop::ExternalInterop;
-use super::interop::{choose_interop, CudaShare, InteropKind, InteropRequest, InteropStatus};
-use super::{cpu_filters, Stage};
-use super::{BackendRequest, BackendStatus, FrameReport, FrameTargets, PipelineError};
+use super::frame_targets::FrameTargets;
+use super::stage::{cpu_filters, Stage};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::gl::{GlError, GlTexture, TextureRef};
+use crate::pipeline::backend::{choose_backend, fall_back_after};
+use crate::pipeline::interop::ExternalInterop;
+use crate::pipeline::interop::{
+    choose_interop, CudaShare, InteropKind, InteropRequest, InteropStatus,
+};
+use crate::pipeline::{BackendRequest, BackendStatus, FrameReport, PipelineError};
 use image::RgbaImage;
 
 /// The frame pipeline of one GL context.

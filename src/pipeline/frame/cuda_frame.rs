@@ -8,19 +8,19 @@
 
 use super::frame_targets::{FrameTargets, BIN_BUFFER_BYTES};
 use super::intermediates::Intermediates;
-use super::interop::SharedTargets;
-use super::interop::{
-    with_cuda_access, with_views, ClassicResources, InteropResources, InteropViews,
-};
-use super::report::{stages_from, FrameReport};
-use super::Stage;
-use super::{BackendKind, PipelineError};
+use super::stage::Stage;
 use crate::cuda::{
     ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
 };
 use crate::filters::{kernel_modules, launch_copy, launch_histogram, GpuStage};
 use crate::gl::TextureRef;
 use crate::ops::{Histogram, HISTOGRAM_BINS};
+use crate::pipeline::interop::SharedTargets;
+use crate::pipeline::interop::{
+    with_cuda_access, with_views, ClassicResources, InteropResources, InteropViews,
+};
+use crate::pipeline::report::{stages_from, FrameReport};
+use crate::pipeline::{BackendKind, PipelineError};
 use crate::user_kernel::cache::compile_cached;
 use crate::user_kernel::cache::LoadedKernels;
 use crate::user_kernel::device::arch_for;

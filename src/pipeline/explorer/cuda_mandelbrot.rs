@@ -7,20 +7,21 @@
 //! per pixel or refined by the same Mariani–Silver kernels, coloured by integer dwell.
 
 use super::deep_zoom::{integer_coloring_if_deep, CudaDeep};
-use super::interop::with_cuda_access;
-use super::interop::ExternalInterop;
-use super::interop::SharedDisplay;
-use super::interop::{CudaShare, InteropStatus};
+use super::explorer_backend::ExplorerBackend;
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::mandelbrot_kernels::{
     ColourOut, DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer,
 };
 use super::mandelbrot_pbo::MandelbrotPbo;
-use super::report::stages_from;
-use super::{BackendKind, PipelineError};
 use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, Palette, Precision};
+use crate::pipeline::interop::with_cuda_access;
+use crate::pipeline::interop::ExternalInterop;
+use crate::pipeline::interop::SharedDisplay;
+use crate::pipeline::interop::{CudaShare, InteropStatus};
+use crate::pipeline::report::{stages_from, StageTime};
+use crate::pipeline::{BackendKind, PipelineError};
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 
@@ -276,15 +277,68 @@ impl CudaMandelbrot {
         Ok(self.display_texture())
     }
 
+    /// The dwells of the view, then their colours into `out`, marking "colour".
+    ///
+    /// # Safety
+    /// `out` must cover the view's W×H pixels and stay CUDA's until the stream has run the
+    /// launches.
+    unsafe fn colour_frame(
+        &mut self,
+        s: &MandelbrotSettings,
+        out: ColourOut,
+        timeline: &mut GpuTimeline,
+    ) -> Result<Precision, CudaError> {
+        let precision = self.compute_dwells(s, timeline)?;
+        // SAFETY: `out` covers W·H pixels until the stream has run the launch (this
+        // function's contract).
+        unsafe { self.colour_into(s, out) }?;
+        timeline.mark("colour", &self.device.stream)?;
+        Ok(precision)
+    }
+
+    /// Colours the dwells of the last computation into `out`.
+    ///
+    /// # Safety
+    /// `out` must cover W×H pixels (W·H·4 bytes, or a surface over a W×H array) that stay
+    /// CUDA's until the stream has run the launch.
+    unsafe fn colour_into(&self, s: &MandelbrotSettings, out: ColourOut) -> Result<(), CudaError> {
+        let (stream, view) = (&self.device.stream, &s.view);
+        let dwells = self
+            .dwells
+            .as_ref()
+            .ok_or(CudaError::Missing("dwell buffer"))?;
+        let (kernels, records) = (&self.kernels, self.records()?);
+        // SAFETY (both launches): `out` covers W·H pixels (this function's contract).
+        match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
+            (c, Some(smooth), Some(g), _) if c.smooth => unsafe {
+                kernels.colorize_smooth(stream, dwells, smooth, &g.bytes, records, out, view, c)
+            },
+            (c, _, _, Some(lut)) if !c.smooth => unsafe {
+                kernels.colorize(stream, dwells, &lut.bytes, records, out, view)
+            },
+            _ => Err(CudaError::Missing("colour table")),
+        }
+    }
+
+    /// The overlay records and counters of the last frame.
+    fn records(&self) -> Result<&MsRecordBuffer, CudaError> {
+        self.records.as_ref().ok_or_else(|| CudaError::Launch {
+            kernel: "mandelbrot",
+            reason: "internal: no frame since the last trim".into(),
+        })
+    }
+}
+
+impl ExplorerBackend for CudaMandelbrot {
     /// Renders the view: on the external-memory path into the shared display texture
     /// (`display_texture`), on the map/unmap path through the pixel buffer into `texture`
     /// (already the view's size). The picture is handed to CUDA before the dwell kernels,
     /// not behind them: queued behind them, the hand-over added 0.32 ms to the GPU timeline
     /// and to the wall-clock frame on the H200 (cause not established).
-    pub fn render(
+    fn render(
         &mut self,
         gl: &glow::Context,
-        texture: &GlTexture,
+        texture: &mut GlTexture,
         s: &MandelbrotSettings,
     ) -> Result<MandelbrotFrame, PipelineError> {
         let s = &integer_coloring_if_deep(s);
@@ -331,67 +385,12 @@ impl CudaMandelbrot {
         Ok(frame)
     }
 
-    /// The dwells of the view, then their colours into `out`, marking "colour".
-    ///
-    /// # Safety
-    /// `out` must cover the view's W×H pixels and stay CUDA's until the stream has run the
-    /// launches.
-    unsafe fn colour_frame(
-        &mut self,
-        s: &MandelbrotSettings,
-        out: ColourOut,
-        timeline: &mut GpuTimeline,
-    ) -> Result<Precision, CudaError> {
-        let precision = self.compute_dwells(s, timeline)?;
-        // SAFETY: `out` covers W·H pixels until the stream has run the launch (this
-        // function's contract).
-        unsafe { self.colour_into(s, out) }?;
-        timeline.mark("colour", &self.device.stream)?;
-        Ok(precision)
-    }
-
-    /// Colours the dwells of the last computation into `out`.
-    ///
-    /// # Safety
-    /// `out` must cover W×H pixels (W·H·4 bytes, or a surface over a W×H array) that stay
-    /// CUDA's until the stream has run the launch.
-    unsafe fn colour_into(&self, s: &MandelbrotSettings, out: ColourOut) -> Result<(), CudaError> {
-        let (stream, view) = (&self.device.stream, &s.view);
-        let dwells = self
-            .dwells
-            .as_ref()
-            .ok_or(CudaError::Missing("dwell buffer"))?;
-        let (kernels, records) = (&self.kernels, self.records()?);
-        // SAFETY (both launches): `out` covers W·H pixels (this function's contract).
-        match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
-            (c, Some(smooth), Some(g), _) if c.smooth => unsafe {
-                kernels.colorize_smooth(stream, dwells, smooth, &g.bytes, records, out, view, c)
-            },
-            (c, _, _, Some(lut)) if !c.smooth => unsafe {
-                kernels.colorize(stream, dwells, &lut.bytes, records, out, view)
-            },
-            _ => Err(CudaError::Missing("colour table")),
-        }
-    }
-
-    /// Times the dwell computation alone (benchmarks): no colouring, no copy back.
-    pub fn time_dwells(&mut self, s: &MandelbrotSettings) -> Result<Vec<(String, f64)>, CudaError> {
-        let s = &integer_coloring_if_deep(s);
-        self.device.bind()?;
-        let stream = self.device.stream.clone();
-        let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
-        self.compute_dwells(s, &mut timeline)?;
-        let stages = timeline.stage_times()?;
-        self.records()?.counters(&stream)?; // fails if a child launch failed
-        Ok(stages)
-    }
-
     /// The dwells (and continuous values) of a view, copied to the host (`--dwell`
     /// output, tests). The buffers are poisoned first, so a pixel no kernel wrote shows.
-    pub fn dwells_to_host(
+    fn dwells(
         &mut self,
         s: &MandelbrotSettings,
-    ) -> Result<(Dwells, MandelbrotFrame), CudaError> {
+    ) -> Result<(Dwells, MandelbrotFrame), PipelineError> {
         let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         let stream = self.device.stream.clone();
@@ -430,12 +429,24 @@ impl CudaMandelbrot {
         Ok((dwells, frame))
     }
 
+    /// Times the dwell computation alone (benchmarks): no colouring, no copy back.
+    fn time_dwells(&mut self, s: &MandelbrotSettings) -> Result<Vec<StageTime>, PipelineError> {
+        let s = &integer_coloring_if_deep(s);
+        self.device.bind()?;
+        let stream = self.device.stream.clone();
+        let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
+        self.compute_dwells(s, &mut timeline)?;
+        let stages = timeline.stage_times()?;
+        self.records()?.counters(&stream)?; // fails if a child launch failed
+        Ok(stages_from(stages))
+    }
+
     /// Frees what grew with the views drawn so far (dwell and continuous-value buffers,
     /// colour tables, overlay records, the pixel buffer, the deep-zoom orbit) and gives
     /// the memory pool's unused chunks back: memory follows the next view, not the largest
     /// one seen. The display texture stays: it shows the current
     /// view.
-    pub fn trim(&mut self, gl: &glow::Context) -> Result<(), CudaError> {
+    fn trim(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
         self.dwells = None;
         self.smooth = None;
         self.deep = None;
@@ -448,19 +459,11 @@ impl CudaMandelbrot {
         // Nothing of this renderer's is left in the memory pool: a small table placed in
         // a second chunk while a large view filled the first kept that chunk (+32 MiB at
         // some of the soak's checkpoints).
-        self.device.release_pool()
-    }
-
-    /// The overlay records and counters of the last frame.
-    fn records(&self) -> Result<&MsRecordBuffer, CudaError> {
-        self.records.as_ref().ok_or_else(|| CudaError::Launch {
-            kernel: "mandelbrot",
-            reason: "internal: no frame since the last trim".into(),
-        })
+        Ok(self.device.release_pool()?)
     }
 
     /// Releases the PBO (registration first) and the display texture.
-    pub fn destroy(mut self, gl: &glow::Context) {
+    fn destroy(mut self, gl: &glow::Context) {
         if let Some(pbo) = self.pbo.take() {
             pbo.destroy(gl);
         }

@@ -4,11 +4,11 @@
 
 use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame};
 use super::perturbation_kernels::{DeviceOrbit, PerturbationKernels, PerturbationPath};
-use super::report::StageTime;
-use super::BackendKind;
 use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::mandelbrot::deep::{DeepError, DeepLocation, DeepView, Perturbation, ReferenceOrbit};
 use crate::mandelbrot::{Dwells, Fractal, MandelbrotSettings, Precision};
+use crate::pipeline::report::StageTime;
+use crate::pipeline::BackendKind;
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 use std::time::Instant;

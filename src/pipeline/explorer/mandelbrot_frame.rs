@@ -1,12 +1,12 @@
 //! What one Mandelbrot render did, and the CPU render of a dwell source in the settings'
 //! mode (the reference path is `cpu_mandelbrot.rs`).
 
-use super::report::StageTime;
-use super::BackendKind;
 use crate::mandelbrot::{
     render_mariani_silver_from, render_per_pixel_from, DwellSource, Dwells, MandelbrotSettings,
     Mode, MsRecord, MsStats, Precision,
 };
+use crate::pipeline::report::StageTime;
+use crate::pipeline::BackendKind;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What one render did.
@@ -33,7 +33,7 @@ impl MandelbrotFrame {
 
     /// Sum of the stage times.
     pub fn total_ms(&self) -> f64 {
-        super::report::total_of(&self.stages)
+        crate::pipeline::report::total_of(&self.stages)
     }
 }
 

@@ -1,8 +1,8 @@
 //! Ping-pong CUDA arrays between filter stages, reallocated only when a size changes; each
 //! slot keeps the last other size as a spare (a stack with a transpose alternates).
 
-use super::with_spare::WithSpare;
 use crate::cuda::{CudaError, ImageArray};
+use crate::pipeline::with_spare::WithSpare;
 use cudarc::driver::CudaContext;
 use std::sync::Arc;
 

@@ -1,16 +1,17 @@
 //! The Mandelbrot view's renderer: CUDA when available, the CPU reference otherwise.
 
-use super::backend::{choose_backend, fall_back_after};
-use super::cpu_mandelbrot::cpu_dwells;
+use super::cpu_mandelbrot::CpuExplorer;
 use super::cuda_mandelbrot::CudaMandelbrot;
-use super::interop::{choose_interop, CudaShare};
+use super::explorer_backend::ExplorerBackend;
 use super::mandelbrot_frame::MandelbrotFrame;
-use super::report::StageTime;
-use super::{BackendRequest, BackendStatus, InteropRequest, InteropStatus, PipelineError};
 use crate::cuda::{kernel_build_description, CudaDevice};
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Dwells, MandelbrotSettings};
-use std::time::Instant;
+use crate::pipeline::backend::{choose_backend, fall_back_after};
+use crate::pipeline::interop::{choose_interop, CudaShare};
+use crate::pipeline::{
+    BackendRequest, BackendStatus, InteropRequest, InteropStatus, PipelineError, StageTime,
+};
 
 /// CUDA on the current GL context's device, with the interop path `interop` asks for.
 fn own_share(gl: &glow::Context, interop: InteropRequest) -> Result<CudaShare, String> {
@@ -23,6 +24,66 @@ fn own_share(gl: &glow::Context, interop: InteropRequest) -> Result<CudaShare, S
     })
 }
 
+/// The backend chosen for the explorer: CUDA, or the CPU reference (also after CUDA failed).
+enum Backend {
+    Cpu(CpuExplorer),
+    Cuda(Box<CudaMandelbrot>),
+}
+
+impl Backend {
+    fn cuda(&self) -> Option<&CudaMandelbrot> {
+        match self {
+            Backend::Cuda(c) => Some(c),
+            Backend::Cpu(_) => None,
+        }
+    }
+}
+
+impl ExplorerBackend for Backend {
+    fn render(
+        &mut self,
+        gl: &glow::Context,
+        texture: &mut GlTexture,
+        s: &MandelbrotSettings,
+    ) -> Result<MandelbrotFrame, PipelineError> {
+        match self {
+            Backend::Cpu(c) => c.render(gl, texture, s),
+            Backend::Cuda(c) => c.render(gl, texture, s),
+        }
+    }
+
+    fn dwells(
+        &mut self,
+        s: &MandelbrotSettings,
+    ) -> Result<(Dwells, MandelbrotFrame), PipelineError> {
+        match self {
+            Backend::Cpu(c) => c.dwells(s),
+            Backend::Cuda(c) => c.dwells(s),
+        }
+    }
+
+    fn time_dwells(&mut self, s: &MandelbrotSettings) -> Result<Vec<StageTime>, PipelineError> {
+        match self {
+            Backend::Cpu(c) => c.time_dwells(s),
+            Backend::Cuda(c) => c.time_dwells(s),
+        }
+    }
+
+    fn trim(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
+        match self {
+            Backend::Cpu(c) => c.trim(gl),
+            Backend::Cuda(c) => c.trim(gl),
+        }
+    }
+
+    fn destroy(self, gl: &glow::Context) {
+        match self {
+            Backend::Cpu(c) => c.destroy(gl),
+            Backend::Cuda(c) => c.destroy(gl),
+        }
+    }
+}
+
 /// Display texture plus backend. Release with [`MandelbrotRenderer::destroy`].
 pub struct MandelbrotRenderer {
     /// The picture on the CPU backend and the map/unmap path (the external path draws into
@@ -30,7 +91,7 @@ pub struct MandelbrotRenderer {
     texture: GlTexture,
     pub status: BackendStatus,
     request: BackendRequest,
-    cuda: Option<CudaMandelbrot>,
+    backend: Backend,
 }
 
 impl MandelbrotRenderer {
@@ -61,25 +122,29 @@ impl MandelbrotRenderer {
                 return Err(e);
             }
         };
+        let backend = match cuda {
+            Some(c) => Backend::Cuda(Box::new(c)),
+            None => Backend::Cpu(CpuExplorer),
+        };
         Ok(Self {
             texture,
             status,
             request,
-            cuda,
+            backend,
         })
     }
 
     /// The CUDA backend's interop path and why (None on the CPU).
     pub fn interop(&self) -> Option<&InteropStatus> {
-        self.cuda.as_ref().map(|c| &c.interop)
+        self.backend.cuda().map(|c| &c.interop)
     }
 
     /// The texture showing the last view rendered: on the external-memory path the display
     /// texture CUDA writes, else the renderer's own. On the external path a new size makes
     /// a new texture, so the UI looks this up every frame.
     pub fn texture(&self) -> &GlTexture {
-        self.cuda
-            .as_ref()
+        self.backend
+            .cuda()
             .and_then(CudaMandelbrot::display_texture)
             .unwrap_or(&self.texture)
     }
@@ -96,21 +161,20 @@ impl MandelbrotRenderer {
             self.own_texture(gl, width, height)?;
             return Ok(&self.texture);
         }
-        self.cuda
-            .as_mut()
-            .map(|cuda| cuda.ensure_display(gl, width, height))
-            .transpose()?
-            .flatten()
-            .ok_or(PipelineError::Cuda(crate::cuda::CudaError::Missing(
-                "CUDA display texture",
-            )))
+        match &mut self.backend {
+            Backend::Cuda(cuda) => cuda.ensure_display(gl, width, height)?,
+            Backend::Cpu(_) => None,
+        }
+        .ok_or(PipelineError::Cuda(crate::cuda::CudaError::Missing(
+            "CUDA display texture",
+        )))
     }
 
     /// Whether the CUDA backend draws into a texture shared with CUDA rather than into the
     /// renderer's own.
     fn shares_display(&self) -> bool {
-        self.cuda
-            .as_ref()
+        self.backend
+            .cuda()
             .is_some_and(CudaMandelbrot::shares_display)
     }
 
@@ -127,7 +191,8 @@ impl MandelbrotRenderer {
         Ok(())
     }
 
-    /// Renders the view into [`MandelbrotRenderer::texture`] (sized to the view).
+    /// Renders the view into [`MandelbrotRenderer::texture`] (sized to the view). A CUDA
+    /// error hands the view to the CPU with `auto` (and stands otherwise).
     pub fn render(
         &mut self,
         gl: &glow::Context,
@@ -137,26 +202,17 @@ impl MandelbrotRenderer {
         if !self.shares_display() {
             self.own_texture(gl, w, h)?;
         }
-        if let Some(cuda) = self.cuda.as_mut() {
-            match cuda.render(gl, &self.texture, s) {
+        if let Backend::Cuda(cuda) = &mut self.backend {
+            match cuda.render(gl, &mut self.texture, s) {
                 Ok(frame) => return Ok(frame),
                 Err(e) => {
                     self.status = fall_back_after(self.request, e)?;
-                    if let Some(c) = self.cuda.take() {
-                        c.destroy(gl);
-                    }
+                    std::mem::replace(&mut self.backend, Backend::Cpu(CpuExplorer)).destroy(gl);
                 }
             }
         }
         self.own_texture(gl, w, h)?;
-        let (dwells, mut frame) = cpu_dwells(s);
-        let start = Instant::now();
-        let image = s.coloring.colorize(&dwells, s.view.max_dwell);
-        self.texture.upload(gl, &image)?;
-        frame
-            .stages
-            .push(StageTime::since("colour + upload", start));
-        Ok(frame)
+        self.backend.render(gl, &mut self.texture, s)
     }
 
     /// The dwells of a view on this renderer's backend.
@@ -164,32 +220,21 @@ impl MandelbrotRenderer {
         &mut self,
         s: &MandelbrotSettings,
     ) -> Result<(Dwells, MandelbrotFrame), PipelineError> {
-        match self.cuda.as_mut() {
-            Some(c) => Ok(c.dwells_to_host(s)?),
-            None => Ok(cpu_dwells(s)),
-        }
+        self.backend.dwells(s)
     }
 
     /// Times the dwell computation of a view (benchmarks).
     pub fn time_dwells(&mut self, s: &MandelbrotSettings) -> Result<Vec<StageTime>, PipelineError> {
-        match self.cuda.as_mut() {
-            Some(c) => Ok(super::report::stages_from(c.time_dwells(s)?)),
-            None => Ok(cpu_dwells(s).1.stages),
-        }
+        self.backend.time_dwells(s)
     }
 
-    /// Frees the buffers kept from earlier views (see `CudaMandelbrot::trim`).
+    /// Frees the buffers kept from earlier views (see `CudaMandelbrot`'s `trim`).
     pub fn trim(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
-        if let Some(c) = self.cuda.as_mut() {
-            c.trim(gl)?;
-        }
-        Ok(())
+        self.backend.trim(gl)
     }
 
-    pub fn destroy(mut self, gl: &glow::Context) {
-        if let Some(c) = self.cuda.take() {
-            c.destroy(gl);
-        }
+    pub fn destroy(self, gl: &glow::Context) {
+        self.backend.destroy(gl);
         self.texture.destroy(gl);
     }
 }

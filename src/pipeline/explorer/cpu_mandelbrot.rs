@@ -1,0 +1,117 @@
+//! The CPU reference path of the Mandelbrot renderer: deep views by perturbation
+//! (`deep_zoom.rs`), every other view in f64 (`mandelbrot_frame.rs`); the picture they
+//! colour, for the renderer's CPU backend and the app's background frames.
+
+use super::deep_zoom::cpu_deep_dwells_cancellable;
+use super::explorer_backend::ExplorerBackend;
+use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame};
+use crate::gl::GlTexture;
+use crate::mandelbrot::{Dwells, MandelbrotSettings, Precision};
+use crate::pipeline::report::StageTime;
+use crate::pipeline::{BackendKind, PipelineError};
+use image::RgbaImage;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// The CPU reference: dwells (and continuous values, records) on the host.
+pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
+    cpu_dwells_cancellable(s, &AtomicBool::new(false))
+}
+
+/// [`cpu_dwells`] that stops early once `cancelled` is set (the result is then garbage,
+/// to be dropped).
+pub fn cpu_dwells_cancellable(
+    s: &MandelbrotSettings,
+    cancelled: &AtomicBool,
+) -> (Dwells, MandelbrotFrame) {
+    // Deep views by perturbation (`deep_zoom.rs`); a location the perturbation path cannot
+    // take falls through to f64.
+    if let Some(result) = s
+        .deep_precision()
+        .and_then(|p| cpu_deep_dwells_cancellable(s, p, cancelled).ok())
+    {
+        return result;
+    }
+    let start = Instant::now();
+    let source = Cancellable {
+        inner: &s.view,
+        cancelled,
+    };
+    let (dwells, records, stats) = cpu_render(&source, s);
+    let frame = MandelbrotFrame {
+        backend: BackendKind::Cpu,
+        precision: Precision::F64,
+        stages: vec![StageTime::since("dwell", start)],
+        records,
+        stats,
+    };
+    (dwells, frame)
+}
+
+/// The CPU picture of a view: its dwells, then their colours (the stage "colour"). Stops
+/// early once `cancelled` is set (the picture is then garbage, to be dropped).
+pub fn cpu_picture(s: &MandelbrotSettings, cancelled: &AtomicBool) -> (RgbaImage, MandelbrotFrame) {
+    let (dwells, mut frame) = cpu_dwells_cancellable(s, cancelled);
+    let start = Instant::now();
+    let image = s.coloring.colorize(&dwells, s.view.max_dwell);
+    frame.stages.push(StageTime::since("colour", start));
+    (image, frame)
+}
+
+/// The explorer on the CPU reference: [`cpu_picture`] uploaded into the renderer's texture.
+pub struct CpuExplorer;
+
+impl ExplorerBackend for CpuExplorer {
+    fn render(
+        &mut self,
+        gl: &glow::Context,
+        texture: &mut GlTexture,
+        s: &MandelbrotSettings,
+    ) -> Result<MandelbrotFrame, PipelineError> {
+        let (image, mut frame) = cpu_picture(s, &AtomicBool::new(false));
+        let start = Instant::now();
+        texture.upload(gl, &image)?;
+        // The upload is timed with the colouring, as one stage "colour + upload".
+        let upload = StageTime::since("upload", start);
+        if let Some(colour) = frame.stages.last_mut() {
+            colour.name = "colour + upload".into();
+            colour.ms += upload.ms;
+        }
+        Ok(frame)
+    }
+
+    fn dwells(
+        &mut self,
+        s: &MandelbrotSettings,
+    ) -> Result<(Dwells, MandelbrotFrame), PipelineError> {
+        Ok(cpu_dwells(s))
+    }
+
+    fn time_dwells(&mut self, s: &MandelbrotSettings) -> Result<Vec<StageTime>, PipelineError> {
+        Ok(cpu_dwells(s).1.stages)
+    }
+
+    fn trim(&mut self, _gl: &glow::Context) -> Result<(), PipelineError> {
+        Ok(())
+    }
+
+    fn destroy(self, _gl: &glow::Context) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_picture_is_the_dwells_coloured() {
+        let mut s = MandelbrotSettings::default();
+        (s.view.width, s.view.height) = (48, 32);
+        s.view.max_dwell = 128;
+        let (image, frame) = cpu_picture(&s, &AtomicBool::new(false));
+        let (dwells, _) = cpu_dwells(&s);
+        assert_eq!(image, s.coloring.colorize(&dwells, s.view.max_dwell));
+        let names: Vec<&str> = frame.stages.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names.last(), Some(&"colour"));
+        assert!(names.contains(&"dwell"), "{names:?}");
+    }
+}

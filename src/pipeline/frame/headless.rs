@@ -1,0 +1,119 @@
+//! Headless runs of the filter stack for the command line and the GPU tests: the CPU
+//! directly, or CUDA through the same interop path as the window, on a surfaceless EGL
+//! context.
+
+use super::cpu_frame::process_on_cpu;
+use super::frame_runner::FrameRunner;
+use super::stage::{cpu_filters, Stage};
+use super::working_set::check_gpu_frame;
+use crate::cuda::{CudaDevice, DeviceInfo, KernelSet};
+use crate::filters::kernel_modules;
+use crate::pipeline::headless::{cuda_headless_gl, on_backend};
+use crate::pipeline::interop::{choose_interop, InteropRequest, InteropStatus};
+use crate::pipeline::{BackendRequest, BackendStatus, FrameReport, PipelineError};
+use image::RgbaImage;
+
+/// A processed image with its report and the backend (and interop path) that made it.
+pub struct HeadlessOutput {
+    pub image: RgbaImage,
+    pub report: FrameReport,
+    pub status: BackendStatus,
+    pub interop: Option<InteropStatus>,
+}
+
+/// Logs the wall time of each phase of a headless run (`RUST_LOG=info`).
+struct Phases(std::time::Instant);
+
+impl Phases {
+    fn start() -> Self {
+        Self(std::time::Instant::now())
+    }
+
+    fn done(&mut self, what: &str) {
+        log::info!("{what}: {:.1} ms", self.0.elapsed().as_secs_f64() * 1e3);
+        self.0 = std::time::Instant::now();
+    }
+}
+
+/// Runs `filters` on `image` with the requested backend and interop path.
+pub fn process_headless(
+    image: &RgbaImage,
+    filters: &[Stage],
+    request: BackendRequest,
+    interop: InteropRequest,
+) -> Result<HeadlessOutput, PipelineError> {
+    // A user kernel needs CUDA: refused before any backend is opened when the CPU is asked
+    // for, and the reason given when the CPU is what there is.
+    if request == BackendRequest::Cpu {
+        cpu_filters(filters).map_err(PipelineError::KernelNeedsCuda)?;
+    }
+    on_backend(
+        request,
+        |reason| {
+            let filters = cpu_filters(filters)
+                .map_err(|e| PipelineError::KernelNeedsCuda(format!("{e} ({reason})")))?;
+            let (image, report) = process_on_cpu(image, &filters);
+            Ok(HeadlessOutput {
+                image,
+                report,
+                status: BackendStatus::cpu(reason),
+                interop: None,
+            })
+        },
+        // A user kernel that does not compile is not CUDA failing: no fallback.
+        |gl| match process_on_gl(gl, image, filters, request, interop) {
+            Err(e @ PipelineError::Kernel(_)) => Ok(Err(e)),
+            other => other.map(Ok),
+        },
+    )?
+}
+
+/// The interop path: source texture → frame → output texture read back.
+fn process_on_gl(
+    gl: &glow::Context,
+    image: &RgbaImage,
+    filters: &[Stage],
+    request: BackendRequest,
+    interop: InteropRequest,
+) -> Result<HeadlessOutput, PipelineError> {
+    let mut phase = Phases::start();
+    check_gpu_frame(gl, image.width(), image.height(), filters)?;
+    let result = FrameRunner::new(gl, request, interop, image.width(), image.height()).and_then(
+        |mut runner| {
+            phase.done("open backend");
+            let out = runner
+                .load_source(gl, image)
+                .and_then(|_| {
+                    phase.done("upload source");
+                    runner.run_loaded(gl, image, filters)
+                })
+                .and_then(|report| {
+                    phase.done("run frame");
+                    let pixels = runner.read_output(gl)?;
+                    phase.done("read output");
+                    Ok((pixels, report))
+                });
+            let (status, interop) = (runner.status.clone(), runner.interop.clone());
+            runner.destroy(gl);
+            out.map(|(image, report)| HeadlessOutput {
+                image,
+                report,
+                status,
+                interop,
+            })
+        },
+    );
+    phase.done("release");
+    result
+}
+
+/// What `doctor` reports about CUDA: the GL renderer CUDA would share, the device, and
+/// the interop path `auto` would take, with its reason.
+pub fn probe_cuda() -> Result<(String, DeviceInfo, InteropStatus), String> {
+    let gl = cuda_headless_gl()?;
+    let device = CudaDevice::for_current_gl().map_err(|e| e.to_string())?;
+    KernelSet::load(&device, kernel_modules()).map_err(|e| e.to_string())?;
+    let (_, interop) =
+        choose_interop(&gl.gl, &device, InteropRequest::Auto).map_err(|e| e.to_string())?;
+    Ok((gl.renderer.clone(), device.info, interop))
+}

@@ -1,0 +1,19 @@
+//! The image frame: a stack of `Stage`s run on the CPU reference or on CUDA through GL
+//! interop, the targets and intermediate arrays it uses, the GPU budget check, and the
+//! headless runs of a stack.
+
+mod cpu_frame;
+mod cuda_frame;
+mod frame_runner;
+mod frame_targets;
+mod headless;
+mod intermediates;
+mod stage;
+mod working_set;
+
+pub use cpu_frame::{process_on_cpu_with, upload_cpu_result};
+pub use frame_runner::FrameRunner;
+pub use frame_targets::FrameTargets;
+pub use headless::{probe_cuda, process_headless, HeadlessOutput};
+pub use stage::{cpu_filters, stage_spec_help, stages_of, Stage, StageSpecError};
+pub use working_set::{check_gpu_frame, gpu_frame_bytes};
