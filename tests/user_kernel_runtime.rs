@@ -17,9 +17,10 @@ use cudalens::ops::random_image;
 use cudalens::user_kernel::compile::KernelAttributes;
 use cudalens::user_kernel::device::{arch_for, run_on_image, LoadedKernel, POISON};
 use cudalens::user_kernel::examples::{example, EXAMPLES};
-use cudalens::user_kernel::sandbox::host::{serve, Executor, ServeEnd, HOST_FD};
+use cudalens::user_kernel::sandbox::compiler;
+use cudalens::user_kernel::sandbox::host::{serve, Executor, NvrtcOutput, ServeEnd, HOST_FD};
 use cudalens::user_kernel::sandbox::protocol::{
-    FailStage, Failure, Header, HostInfo, Reply, HEADER_BYTES, VERSION,
+    FailStage, Failure, Header, HostInfo, Reply, HEADER_BYTES, MAX_REPLY_BODY, VERSION,
 };
 use cudalens::user_kernel::sandbox::{
     DeviceFrame, ErrorClass, HostCommand, Sandbox, SandboxConfig, SandboxError, SandboxKernel,
@@ -140,6 +141,27 @@ impl Executor for FakeExecutor {
             o.copy_from_slice(&[255 - i[0], 255 - i[1], 255 - i[2], i[3]]);
         }
         Ok(())
+    }
+
+    /// Hangs or crashes on a marker in the unit, else gives a fixed PTX.
+    fn compile(&mut self, arch: &str, unit: &str) -> Result<NvrtcOutput, Failure> {
+        if unit.contains("FAKE_COMPILE_HANG") {
+            loop {
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
+        if unit.contains("FAKE_COMPILE_SEGV") {
+            // SAFETY: as for mode::SEGV.
+            unsafe {
+                libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+                libc::raise(libc::SIGSEGV);
+            }
+        }
+        Ok(NvrtcOutput {
+            ptx: Some(format!("// fake PTX for {arch}\n")),
+            log: String::new(),
+            failure: None,
+        })
     }
 }
 
@@ -383,6 +405,76 @@ fn a_host_without_a_device_says_so_in_one_line() {
     assert_no_children_left();
 }
 
+/// A pixel kernel whose source carries `marker` (in a comment).
+fn marked_source(marker: &str) -> KernelSource {
+    KernelSource::parse(&format!(
+        "// {marker}\nuchar4 pixel(int x, int y, Image src, Params p) {{ return read(src, x, y); }}\n"
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_compile_that_hangs_or_crashes_is_stopped_and_the_next_one_compiles() {
+    if !nvrtc_available() {
+        println!("skipped: no NVRTC");
+        return;
+    }
+    let _serial = serial();
+    compiler::compile_in(Some(fake_host("ok")));
+    let deadline = Duration::from_millis(300);
+    let options = CompileOptions {
+        deadline,
+        ..CompileOptions::for_arch("compute_90")
+    };
+    let good = compiler::compile(&marked_source("fine"), &options).unwrap();
+    assert_eq!(good.ptx, "// fake PTX for compute_90\n");
+    let (r, took) = timed(|| compiler::compile(&marked_source("FAKE_COMPILE_HANG"), &options));
+    assert_eq!(r.unwrap_err(), CompileError::Timeout(deadline));
+    assert!(took >= deadline && took <= deadline + SLACK, "{took:?}");
+    let crashed = compiler::compile(&marked_source("FAKE_COMPILE_SEGV"), &options).unwrap_err();
+    assert_eq!(
+        crashed.to_string(),
+        "NVRTC: NVRTC crashed (SIGSEGV) on this kernel"
+    );
+    // Each failure killed its process; the next compile starts a new one.
+    assert!(compiler::compile(&marked_source("fine"), &options).is_ok());
+    compiler::compile_in(None);
+    assert_no_children_left();
+}
+
+#[test]
+fn nvrtc_in_its_own_process_gives_what_it_gives_in_this_one() {
+    if !nvrtc_available() {
+        println!("skipped: no NVRTC");
+        return;
+    }
+    let _serial = serial();
+    compiler::compile_in(Some(
+        HostCommand::kernel_host(env!("CARGO_BIN_EXE_cudalens")).arg("--compile"),
+    ));
+    let options = CompileOptions::for_arch("compute_90");
+    let broken = "// @param float a 0..1 = 0.5\nuchar4 pixel(int x, int y, Image src, Params p)\n{\n    return read(src, x, y)\n}\n";
+    let sources = EXAMPLES
+        .iter()
+        .map(|e| e.source)
+        .chain([broken])
+        .map(|text| KernelSource::parse(text).unwrap());
+    for source in sources {
+        let there = compiler::compile(&source, &options);
+        let here = compile(&source, &options);
+        match (there, here) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.ptx, b.ptx);
+                assert_eq!(a.diagnostics, b.diagnostics);
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b),
+            (a, b) => panic!("{:?} vs {:?}", a.map(|k| k.log), b.map(|k| k.log)),
+        }
+    }
+    compiler::compile_in(None);
+    assert_no_children_left();
+}
+
 #[test]
 fn bad_images_are_refused_before_any_host_starts() {
     let _serial = serial();
@@ -525,7 +617,7 @@ fn hostile_hosts_end_within_their_deadline_with_a_clear_error() {
             script: "cat {F} >&3; exec sleep 30",
             frames: vec![wrong_version],
             at: "start",
-            expect: "protocol version 2",
+            expect: Box::leak(format!("protocol version {}", VERSION + 1).into_boxed_str()),
         },
         ScriptCase {
             name: "a reply first",
@@ -574,7 +666,7 @@ fn hostile_hosts_end_within_their_deadline_with_a_clear_error() {
             script: "cat {F} >&3; exec cat /dev/zero >&3",
             frames: vec![hello(), loaded(id, 1), huge],
             at: "run",
-            expect: "more than 65536",
+            expect: Box::leak(format!("more than {MAX_REPLY_BODY}").into_boxed_str()),
         },
         ScriptCase {
             name: "a reply cut short",

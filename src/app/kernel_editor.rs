@@ -10,11 +10,12 @@
 use super::config_dir::write_atomically;
 use crate::pipeline::{FrameReport, Stage};
 use crate::user_kernel::cache::remember;
-use crate::user_kernel::compile::{compile, CompileError, CompileOptions, DEFAULT_ARCH};
+use crate::user_kernel::compile::{CompileError, CompileOptions, DEFAULT_ARCH};
 use crate::user_kernel::device::LoadedKernel;
 use crate::user_kernel::diagnostics::{Diagnostic, Origin, Severity};
 use crate::user_kernel::examples::EXAMPLES;
 use crate::user_kernel::highlight::{highlight, Class};
+use crate::user_kernel::sandbox::compiler::compile;
 use crate::user_kernel::source::KernelSource;
 use crate::user_kernel::stage::source_hash;
 use crate::user_kernel::{translation_unit, KernelStage};

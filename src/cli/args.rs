@@ -67,6 +67,9 @@ pub struct KernelHostArgs {
     /// The CUDA device (ordinal) the parent's frames are on.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
+    /// Compile with NVRTC only (no GPU).
+    #[arg(long, conflicts_with = "device")]
+    pub compile: bool,
 }
 
 #[derive(Debug, Args)]

@@ -13,9 +13,10 @@ use crate::cuda::{
     SurfaceObject, TextureObject,
 };
 use crate::filters::{kernel_modules, launch_copy, Filter, GpuStage};
-use crate::user_kernel::compile::{compile, CompileOptions};
+use crate::user_kernel::compile::CompileOptions;
 use crate::user_kernel::device::{arch_for, LoadedKernel};
 use crate::user_kernel::examples::example;
+use crate::user_kernel::sandbox::compiler::compile;
 use crate::user_kernel::sandbox::{FrameSandbox, StageRun};
 use crate::user_kernel::KernelSource;
 use std::time::Instant;

@@ -3,8 +3,9 @@
 
 use super::CliError;
 
-/// Serves on descriptor 3, running kernels on CUDA device `device`.
-pub fn run(device: usize) -> Result<(), CliError> {
+/// Serves on descriptor 3: running kernels on CUDA device `--device`, or compiling them
+/// (`--compile`).
+pub fn run(args: &super::args::KernelHostArgs) -> Result<(), CliError> {
     use crate::user_kernel::sandbox::host;
     if !host::started_by_parent() {
         return Err(CliError::usage(format!(
@@ -12,5 +13,10 @@ pub fn run(device: usize) -> Result<(), CliError> {
             host::HOST_FD
         )));
     }
-    host::run_cuda_host(device).map_err(CliError::internal)
+    if args.compile {
+        host::run_compile_host()
+    } else {
+        host::run_cuda_host(args.device)
+    }
+    .map_err(CliError::internal)
 }

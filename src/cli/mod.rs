@@ -74,6 +74,10 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         }
     };
     crate::image_io::budget::configure_max_memory(memory.max_memory);
+    if !matches!(cli.command, Some(Command::KernelHost(_))) {
+        // User kernels compile in a process that a compile bomb or an NVRTC crash can take.
+        crate::user_kernel::sandbox::compiler::compile_in_own_process();
+    }
     match cli.command {
         None => {
             check_gui_args(cli.file.as_deref(), &cli.gui)?;
@@ -92,7 +96,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Histogram(a)) => histogram::run(&a),
         Some(Command::Mandelbrot(a)) => mandelbrot::run(&a),
         Some(Command::Doctor) => doctor::run(),
-        Some(Command::KernelHost(a)) => kernel_host::run(a.device),
+        Some(Command::KernelHost(a)) => kernel_host::run(&a),
         Some(Command::Bench(a)) => run_bench(&a),
         Some(Command::Completions(a)) => {
             let mut command = Cli::command();

@@ -2,7 +2,7 @@
 //! (the editor's background compile fills it, the frame finds it there), and loaded
 //! modules by source hash for one CUDA context.
 
-use super::compile::{compile, CompileError, CompileOptions, CompiledKernel};
+use super::compile::{CompileError, CompileOptions, CompiledKernel};
 use super::device::{arch_for, LoadedKernel};
 use super::prelude::USER_FILE;
 use super::stage::KernelStage;
@@ -43,7 +43,10 @@ pub fn compile_cached(
     if let Some(hit) = with_ptx(|map| map.get(&key).cloned()) {
         return Ok(hit);
     }
-    let compiled = Arc::new(compile(stage.source(), &CompileOptions::for_arch(arch))?);
+    let compiled = Arc::new(super::sandbox::compiler::compile(
+        stage.source(),
+        &CompileOptions::for_arch(arch),
+    )?);
     remember(stage.hash(), arch, compiled.clone());
     Ok(compiled)
 }

@@ -4,8 +4,10 @@
 //! device code, so `uchar4 pixel(...)` needs no `__device__`), C++17, line info for the
 //! sanitizer and profiler, and no include path at all, not even the source's directory:
 //! the source checks already refuse `#include`, and NVRTC has no standard headers. NVRTC
-//! has no compile time limit, so the compilation runs on its own thread and the caller
-//! gets [`CompileError::Timeout`] after the deadline (the thread finishes on its own).
+//! has no compile time limit: [`compile`] runs it on a thread and gives
+//! [`CompileError::Timeout`] after the deadline (the thread finishes on its own);
+//! the app and the CLI run it in a process of their own instead
+//! (`sandbox::compiler`), killed at the deadline, through [`compile_with`].
 
 use super::diagnostics::{parse_log, rename, summary, Diagnostic, Origin, Severity};
 use super::nvrtc;
@@ -103,8 +105,11 @@ pub struct KernelAttributes {
     pub binary_version: u32,
 }
 
+/// The program's name in NVRTC's log.
+pub const UNIT_NAME: &str = "cudalens_user.cu";
+
 /// Whether `arch` is `compute_` followed by digits (nothing else reaches the options).
-fn valid_arch(arch: &str) -> bool {
+pub fn valid_arch(arch: &str) -> bool {
     arch.strip_prefix("compute_")
         .is_some_and(|d| !d.is_empty() && d.len() <= 4 && d.bytes().all(|b| b.is_ascii_digit()))
 }
@@ -167,10 +172,45 @@ pub fn nvrtc_available() -> bool {
     nvrtc::available()
 }
 
-/// Compiles the translation unit of `source` (see [`translation_unit`]).
+/// Compiles the translation unit of `source` (see [`translation_unit`]), NVRTC on a
+/// thread of this process.
 pub fn compile(
     source: &KernelSource,
     options: &CompileOptions,
+) -> Result<CompiledKernel, CompileError> {
+    compile_with(source, options, nvrtc_on_thread)
+}
+
+/// NVRTC's output for `unit` compiled for `arch`, on a thread given `deadline`.
+fn nvrtc_on_thread(
+    unit: String,
+    arch: &str,
+    deadline: Duration,
+) -> Result<nvrtc::Output, CompileError> {
+    let nvrtc_opts = nvrtc_options(arch);
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("nvrtc-user-kernel".into())
+        .spawn(move || {
+            // The receiver may be gone after a timeout: nothing to report then.
+            let _ = tx.send(nvrtc::compile(&unit, UNIT_NAME, &nvrtc_opts));
+        })
+        .map_err(|e| CompileError::Nvrtc(format!("cannot start the compile thread: {e}")))?;
+    match rx.recv_timeout(deadline) {
+        Ok(result) => result.map_err(CompileError::Nvrtc),
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(CompileError::Timeout(deadline)),
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err(CompileError::Nvrtc(
+            "the compile thread stopped without a result".into(),
+        )),
+    }
+}
+
+/// [`compile`] with NVRTC run by `run_nvrtc(unit, arch, deadline)`: the checks before,
+/// and the diagnostics and the PTX's checks after, are the same wherever it runs.
+pub(crate) fn compile_with(
+    source: &KernelSource,
+    options: &CompileOptions,
+    run_nvrtc: impl FnOnce(String, &str, Duration) -> Result<nvrtc::Output, CompileError>,
 ) -> Result<CompiledKernel, CompileError> {
     if !valid_arch(&options.arch) {
         return Err(CompileError::BadArch(options.arch.clone()));
@@ -178,28 +218,8 @@ pub fn compile(
     if !nvrtc::available() {
         return Err(CompileError::NvrtcMissing);
     }
-    let unit = translation_unit(source);
-    let nvrtc_opts = nvrtc_options(&options.arch);
     let start = Instant::now();
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("nvrtc-user-kernel".into())
-        .spawn(move || {
-            // The receiver may be gone after a timeout: nothing to report then.
-            let _ = tx.send(nvrtc::compile(&unit, "cudalens_user.cu", &nvrtc_opts));
-        })
-        .map_err(|e| CompileError::Nvrtc(format!("cannot start the compile thread: {e}")))?;
-    let output = match rx.recv_timeout(options.deadline) {
-        Ok(result) => result.map_err(CompileError::Nvrtc)?,
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            return Err(CompileError::Timeout(options.deadline))
-        }
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            return Err(CompileError::Nvrtc(
-                "the compile thread stopped without a result".into(),
-            ))
-        }
-    };
+    let output = run_nvrtc(translation_unit(source), &options.arch, options.deadline)?;
     let elapsed = start.elapsed();
     let mut diagnostics = parse_log(&output.log);
     if source.form == Form::Kernel {

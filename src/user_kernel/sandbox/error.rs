@@ -10,6 +10,8 @@ pub enum SandboxError {
     Timeout(Duration),
     #[error("loading the kernel took longer than {:.1} s and was stopped", .0.as_secs_f64())]
     LoadTimeout(Duration),
+    #[error("the compilation took longer than {:.1} s and was stopped", .0.as_secs_f64())]
+    CompileTimeout(Duration),
     #[error("the kernel host did not start within {:.1} s", .0.as_secs_f64())]
     StartTimeout(Duration),
     #[error("the kernel read or wrote outside memory ({0})")]
@@ -80,9 +82,11 @@ impl SandboxError {
             | Assert(_)
             | StackOverflow(_)
             | Fault { .. } => ErrorClass::Fault,
-            LaunchRefused { .. } | Load(_) | LoadTimeout(_) | DeviceMemory(_) => {
-                ErrorClass::Refused
-            }
+            LaunchRefused { .. }
+            | Load(_)
+            | LoadTimeout(_)
+            | CompileTimeout(_)
+            | DeviceMemory(_) => ErrorClass::Refused,
             StartTimeout(_) | NoDevice(_) | HostCrashed(_) | HostExited(_) | Spawn(_)
             | Protocol(_) | Host(_) => ErrorClass::Host,
             EmptyImage | ImageTooLarge { .. } | SharedMemory(_) => ErrorClass::Input,

@@ -1,7 +1,8 @@
 //! The kernel host's side (`cudalens kernel-host`): its own CUDA context, a loop that
 //! serves the parent's requests on the socket, and an exit after any fault that poisons
 //! the context. The work itself is behind [`Executor`], so tests can serve the protocol
-//! with a fake one and no GPU.
+//! with a fake one and no GPU. `cudalens kernel-host --compile` serves the same protocol
+//! with NVRTC only ([`NvrtcExecutor`]): compiles, no GPU.
 
 use super::device_memory::{copy_pitched, frame_pitch, PitchTexture, Pitched, SharedDeviceBuffer};
 use super::error::cuda_error_name;
@@ -12,8 +13,13 @@ use super::protocol::{
 use super::shm::SharedPixels;
 use super::socket::{self, ChannelError};
 use crate::cuda::{memory, CudaDevice, ImageArray};
-use crate::user_kernel::compile::{CompiledKernel, KernelAttributes};
+use crate::user_kernel::compile::{
+    nvrtc_options, valid_arch, CompileError, CompiledKernel, KernelAttributes, UNIT_NAME,
+};
 use crate::user_kernel::device::{LoadedKernel, POISON};
+use crate::user_kernel::nvrtc;
+/// NVRTC's output for one translation unit, as [`Executor::compile`] gives it.
+pub use crate::user_kernel::nvrtc::Output as NvrtcOutput;
 use crate::user_kernel::params::ParamBlock;
 use crate::user_kernel::prelude::ENTRY_NAME;
 use crate::user_kernel::source::KernelSource;
@@ -58,6 +64,57 @@ pub trait Executor {
     /// Runs kernel `id` on the mapped frame `frame`.
     fn run_device(&mut self, _id: u64, _frame: u64, _params: &ParamBlock) -> Result<(), Failure> {
         Err(request_failure(false, "this host has no device memory"))
+    }
+
+    /// Compiles the translation unit `unit` for `arch` with NVRTC.
+    fn compile(&mut self, _arch: &str, _unit: &str) -> Result<NvrtcOutput, Failure> {
+        Err(request_failure(false, "this host does not compile"))
+    }
+}
+
+/// The compiler host: NVRTC and nothing else (no CUDA context).
+pub struct NvrtcExecutor;
+
+impl Executor for NvrtcExecutor {
+    fn info(&self) -> HostInfo {
+        let version = nvrtc::version().map_or("none".into(), |(a, b)| format!("{a}.{b}"));
+        HostInfo {
+            device_name: format!("NVRTC {version}"),
+            compute_capability: (0, 0),
+            pid: std::process::id(),
+        }
+    }
+
+    fn load(&mut self, _: u64, _: &str, _: &str) -> Result<KernelAttributes, Failure> {
+        Err(request_failure(false, "this host only compiles"))
+    }
+
+    fn run(
+        &mut self,
+        _: u64,
+        _: u32,
+        _: u32,
+        _: &ParamBlock,
+        _: &[u8],
+        _: &mut [u8],
+    ) -> Result<(), Failure> {
+        Err(request_failure(false, "this host only compiles"))
+    }
+
+    fn compile(&mut self, arch: &str, unit: &str) -> Result<NvrtcOutput, Failure> {
+        if !valid_arch(arch) {
+            return Err(request_failure(
+                false,
+                format!("`{arch}` is not a virtual architecture"),
+            ));
+        }
+        if !nvrtc::available() {
+            return Err(request_failure(
+                false,
+                CompileError::NvrtcMissing.to_string(),
+            ));
+        }
+        nvrtc::compile(unit, UNIT_NAME, &nvrtc_options(arch)).map_err(|m| request_failure(false, m))
     }
 }
 
@@ -199,6 +256,14 @@ pub fn serve<E: Executor>(socket: OwnedFd, start: impl FnOnce() -> Result<E, Fai
                     Err(f) => Reply::Failed(f),
                 }
             }
+            Request::Compile { arch, unit } => match exec.compile(&arch, &unit) {
+                Ok(out) => Reply::Compiled {
+                    ptx: out.ptx,
+                    log: out.log,
+                    failure: out.failure,
+                },
+                Err(f) => Reply::Failed(f),
+            },
             Request::RunDevice { id, frame, params } => {
                 let start = Instant::now();
                 match exec.run_device(id, frame, &ParamBlock { words: params }) {
@@ -545,6 +610,16 @@ pub fn started_by_parent() -> bool {
 /// `cudalens kernel-host`: serves the parent on [`HOST_FD`] with the GPU. Err when
 /// started by hand (no socket there) or after a fatal failure.
 pub fn run_cuda_host(device: usize) -> Result<(), String> {
+    serve_parent(|| CudaExecutor::start(device))
+}
+
+/// `cudalens kernel-host --compile`: serves the parent on [`HOST_FD`] with NVRTC.
+pub fn run_compile_host() -> Result<(), String> {
+    serve_parent(|| Ok(NvrtcExecutor))
+}
+
+/// Serves the parent on [`HOST_FD`] with the executor `start` makes.
+fn serve_parent<E: Executor>(start: impl FnOnce() -> Result<E, Failure>) -> Result<(), String> {
     if !started_by_parent() {
         return Err(format!(
             "kernel-host is started by cudalens itself (descriptor {HOST_FD} must be its socket)"
@@ -553,7 +628,7 @@ pub fn run_cuda_host(device: usize) -> Result<(), String> {
     // SAFETY: HOST_FD is an open socket (checked) that this process inherited: nothing
     // opened since can have its number, so nothing else owns it.
     let socket = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(HOST_FD) };
-    match serve(socket, || CudaExecutor::start(device)) {
+    match serve(socket, start) {
         ServeEnd::Closed | ServeEnd::Shutdown => Ok(()),
         ServeEnd::Fatal => Err("the kernel host stopped after a fatal failure".into()),
     }

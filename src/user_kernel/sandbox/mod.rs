@@ -10,6 +10,7 @@
 //! ([`shm`], `run_on_host`) or in device memory shared without host copies
 //! ([`device_memory`], `run_on_device`).
 
+pub mod compiler;
 pub mod device_memory;
 pub mod error;
 mod frame;

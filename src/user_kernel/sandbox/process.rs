@@ -47,6 +47,13 @@ impl HostCommand {
         Self::new(binary).arg("kernel-host")
     }
 
+    /// `cudalens kernel-host --compile` of this very binary: NVRTC, no GPU.
+    pub fn this_binary_compiler() -> Result<Self, SandboxError> {
+        let exe = std::env::current_exe()
+            .map_err(|e| SandboxError::Spawn(format!("cannot find this program: {e}")))?;
+        Ok(Self::kernel_host(exe).arg("--compile"))
+    }
+
     /// `cudalens kernel-host` of this very binary, on CUDA device `device`.
     pub fn this_binary(device: usize) -> Result<Self, SandboxError> {
         let exe = std::env::current_exe()
@@ -61,6 +68,7 @@ impl HostCommand {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     Start,
+    Compile,
     Load,
     Run,
 }
@@ -196,6 +204,7 @@ impl HostProcess {
         match e {
             ChannelError::Timeout => match phase {
                 Phase::Start => SandboxError::StartTimeout(budget),
+                Phase::Compile => SandboxError::CompileTimeout(budget),
                 Phase::Load => SandboxError::LoadTimeout(budget),
                 Phase::Run => SandboxError::Timeout(budget),
             },
@@ -240,6 +249,7 @@ fn reply_name(reply: &Reply) -> &'static str {
         Reply::Done { .. } => "done",
         Reply::Failed(_) => "failed",
         Reply::Mapped { .. } => "mapped",
+        Reply::Compiled { .. } => "compiled",
     }
 }
 

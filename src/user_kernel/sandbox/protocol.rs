@@ -1,7 +1,8 @@
 //! The kernel host's wire format: little-endian frames on a Unix stream socket.
 //!
 //! A frame is a 16-byte header (`CLKH`, the protocol version, the kind, a sequence number
-//! and the body's length) and a body. The parent sends requests (load, run, shutdown);
+//! and the body's length) and a body. The parent sends requests (compile, load, run,
+//! shutdown);
 //! the host answers each with one reply carrying the request's sequence number. The
 //! shared-memory file of a run travels beside its frame as an `SCM_RIGHTS` descriptor.
 //! Every length is bounded before anything is allocated.
@@ -12,14 +13,20 @@ use crate::user_kernel::prelude::PARAMS_BYTES;
 /// The frame's first four bytes.
 pub const MAGIC: [u8; 4] = *b"CLKH";
 /// Bumped on any change of the format: a host of another version is refused.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 pub const HEADER_BYTES: usize = 16;
-/// Largest reply body the parent reads (a failure's message is the largest).
-pub const MAX_REPLY_BODY: u32 = 64 * 1024;
+/// Largest reply body the parent reads (a compiled kernel's PTX and log are the largest).
+pub const MAX_REPLY_BODY: u32 = 32 * 1024 * 1024;
 /// Largest request body the host reads: a 64 KiB source and its PTX.
 pub const MAX_REQUEST_BODY: u32 = 32 * 1024 * 1024;
 /// Longest text field (names, messages) a reply carries.
 pub const MAX_TEXT: usize = 4096;
+/// Longest compile log a reply carries (cut at a character boundary).
+pub const MAX_LOG: usize = 1024 * 1024;
+/// Longest PTX a reply carries.
+pub const MAX_PTX: usize = 16 * 1024 * 1024;
+/// Longest architecture name (`compute_XX`) a request carries.
+const MAX_ARCH: usize = 32;
 
 /// Frame kinds: requests below 64, replies from 64.
 pub mod kind {
@@ -28,11 +35,13 @@ pub mod kind {
     pub const SHUTDOWN: u8 = 3;
     pub const MAP_DEVICE: u8 = 4;
     pub const RUN_DEVICE: u8 = 5;
+    pub const COMPILE: u8 = 6;
     pub const HELLO: u8 = 64;
     pub const LOADED: u8 = 65;
     pub const DONE: u8 = 66;
     pub const FAILED: u8 = 67;
     pub const MAPPED: u8 = 68;
+    pub const COMPILED: u8 = 69;
 }
 
 /// A malformed frame or body.
@@ -177,6 +186,11 @@ pub enum Request {
         frame: u64,
         params: [u32; PARAMS_BYTES / 4],
     },
+    /// Compile the translation unit `unit` with NVRTC for `arch` (`compute_XX`).
+    Compile {
+        arch: String,
+        unit: String,
+    },
     Shutdown,
 }
 
@@ -194,6 +208,13 @@ pub enum Reply {
     Failed(Failure),
     Mapped {
         frame: u64,
+    },
+    /// NVRTC's output: the PTX when the unit compiled, its log either way, and its
+    /// status when it failed.
+    Compiled {
+        ptx: Option<String>,
+        log: String,
+        failure: Option<String>,
     },
 }
 
@@ -222,6 +243,12 @@ impl Writer {
         self.u32(s.len() as u32);
         self.0.extend_from_slice(s.as_bytes());
         self
+    }
+    fn optional_text(&mut self, s: Option<&str>) -> &mut Self {
+        match s {
+            Some(s) => self.u8(1).text(s),
+            None => self.u8(0),
+        }
     }
 }
 
@@ -264,6 +291,13 @@ impl<'a> Reader<'a> {
             )));
         }
         String::from_utf8(self.take(len)?.to_vec()).map_err(|_| wire("a text field is not UTF-8"))
+    }
+    fn optional_text(&mut self, max: usize) -> Result<Option<String>, WireError> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => self.text(max).map(Some),
+            v => Err(wire(format!("an optional text field is marked {v}"))),
+        }
     }
     fn end(&self) -> Result<(), WireError> {
         if self.bytes.is_empty() {
@@ -330,6 +364,10 @@ impl Request {
                 }
                 kind::RUN_DEVICE
             }
+            Request::Compile { arch, unit } => {
+                w.text(arch).text(unit);
+                kind::COMPILE
+            }
             Request::Shutdown => kind::SHUTDOWN,
         };
         frame(kind, seq, w.0)
@@ -371,6 +409,10 @@ impl Request {
                 }
                 Request::RunDevice { id, frame, params }
             }
+            kind::COMPILE => Request::Compile {
+                arch: r.text(MAX_ARCH)?,
+                unit: r.text(MAX_REQUEST_BODY as usize)?,
+            },
             kind::SHUTDOWN => Request::Shutdown,
             other => return Err(wire(format!("unknown request kind {other}"))),
         };
@@ -381,7 +423,12 @@ impl Request {
 
 /// At most `MAX_TEXT` bytes of `s`, cut at a character boundary.
 fn bounded(s: &str) -> &str {
-    let mut end = s.len().min(MAX_TEXT);
+    bounded_to(s, MAX_TEXT)
+}
+
+/// At most `max` bytes of `s`, cut at a character boundary.
+fn bounded_to(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
     while !s.is_char_boundary(end) {
         end -= 1;
     }
@@ -430,6 +477,12 @@ impl Reply {
                 w.u64(*frame);
                 kind::MAPPED
             }
+            Reply::Compiled { ptx, log, failure } => {
+                w.optional_text(ptx.as_deref().map(|p| bounded_to(p, MAX_PTX)))
+                    .text(bounded_to(log, MAX_LOG))
+                    .optional_text(failure.as_deref().map(bounded));
+                kind::COMPILED
+            }
         };
         frame(kind, seq, w.0)
     }
@@ -465,6 +518,11 @@ impl Reply {
                 message: r.text(MAX_TEXT)?,
             }),
             kind::MAPPED => Reply::Mapped { frame: r.u64()? },
+            kind::COMPILED => Reply::Compiled {
+                ptx: r.optional_text(MAX_PTX)?,
+                log: r.text(MAX_LOG)?,
+                failure: r.optional_text(MAX_TEXT)?,
+            },
             other => return Err(wire(format!("unknown reply kind {other}"))),
         };
         r.end()?;
@@ -505,6 +563,16 @@ mod tests {
         });
         round_trip_reply(Reply::Done { kernel_micros: 42 });
         round_trip_reply(Reply::Mapped { frame: 9 });
+        round_trip_reply(Reply::Compiled {
+            ptx: Some(".version 9.0\n.target sm_90".into()),
+            log: String::new(),
+            failure: None,
+        });
+        round_trip_reply(Reply::Compiled {
+            ptx: None,
+            log: "user.cu(3): error: expected a \";\"".into(),
+            failure: Some("NVRTC_ERROR_COMPILATION".into()),
+        });
         round_trip_reply(Reply::Failed(Failure {
             stage: FailStage::Run,
             code: 700,
@@ -539,6 +607,10 @@ mod tests {
                 id: 3,
                 frame: 2,
                 params: [7; PARAMS_BYTES / 4],
+            },
+            Request::Compile {
+                arch: "compute_90".into(),
+                unit: "#line 1 \"user.cu\"\n".into(),
             },
             Request::Shutdown,
         ] {
@@ -575,6 +647,14 @@ mod tests {
         assert!(Reply::decode(99, &[]).is_err());
         assert!(Request::decode(kind::HELLO, &[]).is_err());
         assert!(Reply::decode(kind::FAILED, &[9, 0, 0, 0, 0, 0]).is_err());
+        // An optional field marked neither absent nor present; an architecture too long.
+        assert!(Reply::decode(kind::COMPILED, &[2]).is_err());
+        let long_arch = Request::Compile {
+            arch: "compute_".repeat(8),
+            unit: String::new(),
+        }
+        .encode(1);
+        assert!(Request::decode(kind::COMPILE, &long_arch[HEADER_BYTES..]).is_err());
     }
 
     #[test]
