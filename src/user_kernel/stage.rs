@@ -17,9 +17,13 @@ pub const KERNEL_STAGE_NAME: &str = "kernel";
 pub const CPU_REASON: &str = "needs CUDA and NVRTC";
 
 /// The syntax line of `--filter` help.
-pub const KERNEL_SPEC_HELP: &str = "kernel:PATH.cu[,name=value...]  a CUDA C++ user kernel \
-     (docs/tutorial-first-kernel.md); its `// @param` declarations are its parameters; \
-     CUDA backend only";
+pub const KERNEL_SPEC_HELP: &str = concat!(
+    "kernel:PATH.cu[,name=value...]  your CUDA C++ kernel (CUDA backend only); name=value sets its parameters\n",
+    "      per pixel: uchar4 pixel(int x, int y, Image src, Params p) returns pixel (x, y); read(src, x, y) reads a pixel (edges clamped)\n",
+    "      full kernel: __global__ void NAME(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, Params p), with // @block XxY and optionally // @rows N, // @shared BYTES\n",
+    "      parameters: // @param float|int NAME MIN..MAX = DEFAULT or // @param bool NAME = true|false, fields of p\n",
+    "      examples: assets/kernels/ (installed: /usr/share/cudalens/kernels/); tutorial: docs/tutorial-first-kernel.md",
+);
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum KernelStageError {
