@@ -183,6 +183,20 @@ fn bad_usage_exits_2() {
         ],
         "--filter times a stack on the GPU",
     );
+    // bench --kernel: only with --kernels, and a file that cannot be read is named before
+    // anything runs (NVRTC or a device missing here is said instead).
+    refuses(&["bench", "--kernel", "k.cu"], "--kernels");
+    let out = cudalens()
+        .args(["bench", "--kernels", "--kernel", "/nonexistent/k.cu"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("/nonexistent/k.cu") || err.contains("NVRTC") || err.contains("CUDA"),
+        "{err}"
+    );
     // The research modes live in cudalens-bench (tools/bench), not in the app.
     for flag in ["--peers", "--ms-sweep", "--deep", "--handover-probe"] {
         refuses(&["bench", "--backend", "cpu", flag], flag);

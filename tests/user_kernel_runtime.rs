@@ -450,7 +450,7 @@ fn nvrtc_in_its_own_process_gives_what_it_gives_in_this_one() {
     }
     let _serial = serial();
     compiler::compile_in(Some(
-        HostCommand::kernel_host(env!("CARGO_BIN_EXE_cudalens")).arg("--compile"),
+        HostCommand::kernel_host(common::cudalens_bin()).arg("--compile"),
     ));
     let options = CompileOptions::for_arch("compute_90");
     let broken = "// @param float a 0..1 = 0.5\nuchar4 pixel(int x, int y, Image src, Params p)\n{\n    return read(src, x, y)\n}\n";

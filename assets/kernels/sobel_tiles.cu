@@ -6,7 +6,7 @@
 //
 // A block of 32x8 threads makes a 32x32-pixel tile: each thread computes four pixels of a
 // column, 8 rows apart. The block first loads the lumas of its tile and a one-pixel
-// border (34x34) into shared memory, each warp reading 32 neighbouring pixels of a row
+// border (34x34) into shared memory, its 256 threads taking the 1156 pixels in turn
 // (read() clamps at the image edges), and waits for the whole block (__syncthreads).
 // Then each thread computes the 3x3 Sobel operator for its pixels from the tile: each
 // luma is computed once per block instead of nine times, and the border adds 13% to the
@@ -14,8 +14,8 @@
 //
 // The arithmetic is the built-in `sobel` filter's, step for step (luma, (a + 2b) + c,
 // sums of squares, correctly rounded square root, round half away from zero), written
-// with round-to-nearest intrinsics so the compiler fuses nothing into an FMA: the output
-// equals `sobel:scale=S` bit for bit.
+// with round-to-nearest intrinsics so the compiler fuses nothing else into an FMA: the
+// output equals `sobel:scale=S` bit for bit.
 // @block 32x8
 // @rows 4
 // @shared 4624
@@ -26,10 +26,10 @@
 static_assert(TILE_W * TILE_H * (int)sizeof(float) <= CUDALENS_SHARED_BYTES,
               "@shared must hold (32 + 2) x (8 * 4 + 2) floats");
 
-// (a + 2b) + c, each sum rounded.
+// (a + 2b) + c, each sum rounded (2b is exact, so a + 2b is one FMA).
 __device__ float weighted_sum(float a, float b, float c)
 {
-    return __fadd_rn(__fadd_rn(a, __fmul_rn(2.0f, b)), c);
+    return __fadd_rn(__fmaf_rn(2.0f, b, a), c);
 }
 
 __global__ void sobel_tiles(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,
@@ -38,10 +38,9 @@ __global__ void sobel_tiles(cudaTextureObject_t src, cudaSurfaceObject_t dst, in
     extern __shared__ float tile[];  // TILE_H rows of TILE_W lumas
     const int x0 = blockIdx.x * CUDALENS_BLOCK_X - 1;  // the tile's top-left pixel
     const int y0 = blockIdx.y * CUDALENS_BLOCK_Y * CUDALENS_ROWS - 1;
-    for (int ty = threadIdx.y; ty < TILE_H; ty += CUDALENS_BLOCK_Y) {
-        for (int tx = threadIdx.x; tx < TILE_W; tx += CUDALENS_BLOCK_X) {
-            tile[ty * TILE_W + tx] = luma(read(src, x0 + tx, y0 + ty));
-        }
+    const int thread = threadIdx.y * CUDALENS_BLOCK_X + threadIdx.x;
+    for (int i = thread; i < TILE_W * TILE_H; i += CUDALENS_BLOCK_X * CUDALENS_BLOCK_Y) {
+        tile[i] = luma(read(src, x0 + i % TILE_W, y0 + i / TILE_W));
     }
     __syncthreads();
 

@@ -159,6 +159,10 @@ pub struct BenchArgs {
     /// the built-in Sobel. Needs CUDA and NVRTC.
     #[arg(long)]
     pub kernels: bool,
+    /// With --kernels: also time this user kernel (repeatable) on a 4K image, with its
+    /// parameters' defaults: GPU time, share of copy bandwidth, registers, occupancy.
+    #[arg(long = "kernel", value_name = "FILE.cu", requires = "kernels")]
+    pub kernel_files: Vec<PathBuf>,
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,

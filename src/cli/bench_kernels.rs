@@ -87,7 +87,13 @@ impl Pair {
 }
 
 fn load(device: &CudaDevice, text: &str) -> Result<(KernelSource, LoadedKernel), CliError> {
-    let source = KernelSource::parse(text).map_err(internal)?;
+    load_source(device, KernelSource::parse(text).map_err(internal)?)
+}
+
+fn load_source(
+    device: &CudaDevice,
+    source: KernelSource,
+) -> Result<(KernelSource, LoadedKernel), CliError> {
     let arch = arch_for(device.info.compute_capability);
     let compiled = compile(&source, &CompileOptions::for_arch(&arch)).map_err(internal)?;
     let loaded = LoadedKernel::load(device, &source, &compiled).map_err(internal)?;
@@ -226,7 +232,76 @@ fn sandbox_overhead(
 }
 
 /// Runs the kernel goals and prints them; the JSON of the results.
-pub fn run(runs: usize) -> Result<serde_json::Value, CliError> {
+/// Median milliseconds of `kernel` (its parameters' defaults) on `pair`.
+fn time_user_kernel(
+    device: &CudaDevice,
+    runs: usize,
+    source: &KernelSource,
+    kernel: &LoadedKernel,
+    pair: &Pair,
+) -> Result<f64, CliError> {
+    let params = crate::user_kernel::ParamValues::defaults(&source.params).pack(&source.params);
+    let (w, h) = (pair.w, pair.h);
+    timed(device, runs, || {
+        // SAFETY: the pair's objects are live over w × h RGBA8 arrays until the timeline's
+        // events are read (they wait for the stream).
+        unsafe {
+            kernel.launch(
+                &device.stream,
+                pair.tex().handle(),
+                pair.surf().handle(),
+                w,
+                h,
+                &params,
+            )
+        }
+        .map_err(internal)
+    })
+}
+
+/// The sources of `files`, read and checked before anything is timed.
+fn read_files(
+    files: &[std::path::PathBuf],
+) -> Result<Vec<(&std::path::PathBuf, KernelSource)>, CliError> {
+    files
+        .iter()
+        .map(|path| {
+            KernelSource::load(path)
+                .map(|source| (path, source))
+                .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))
+        })
+        .collect()
+}
+
+/// `files` timed at 4K, one line each.
+fn time_files(
+    device: &CudaDevice,
+    runs: usize,
+    files: Vec<(&std::path::PathBuf, KernelSource)>,
+    copy_gbps: f64,
+) -> Result<Vec<serde_json::Value>, CliError> {
+    let (w, h) = (3840, 2160);
+    let pair = Pair::new(device, w, h).map_err(internal)?;
+    let mut rows = Vec::new();
+    for (path, source) in files {
+        let (source, kernel) = load_source(device, source)?;
+        let ms = time_user_kernel(device, runs, &source, &kernel, &pair)?;
+        let gbps = 8.0 * f64::from(w) * f64::from(h) / (ms * 1e-3) / 1e9;
+        let occupancy = kernel.occupancy_at(w, h);
+        println!(
+            "{} 4K: {ms:.4} ms = {:.0}% of copy bandwidth ({} registers, occupancy {:.0}% over the grid)",
+            path.display(),
+            100.0 * gbps / copy_gbps,
+            kernel.attributes.registers,
+            100.0 * occupancy.unwrap_or(0.0)
+        );
+        rows.push(serde_json::json!({ "file": path.display().to_string(), "ms": ms, "fraction_of_copy": gbps / copy_gbps, "registers": kernel.attributes.registers, "grid_occupancy": occupancy }));
+    }
+    Ok(rows)
+}
+
+pub fn run(runs: usize, files: &[std::path::PathBuf]) -> Result<serde_json::Value, CliError> {
+    let files = read_files(files)?;
     if !crate::user_kernel::nvrtc_available() {
         return Err(CliError::usage(
             crate::user_kernel::CompileError::NvrtcMissing.to_string(),
@@ -284,8 +359,6 @@ pub fn run(runs: usize) -> Result<serde_json::Value, CliError> {
         .map(|e| e.source)
         .ok_or_else(|| internal("sobel_tiles.cu is not a shipped example"))?;
     let (sobel_source, sobel_kernel) = load(&device, sobel_text)?;
-    let sobel_block =
-        crate::user_kernel::ParamValues::defaults(&sobel_source.params).pack(&sobel_source.params);
     let builtin: Filter = "sobel".parse().map_err(internal)?;
     let (w, h) = (3840, 2160);
     let pair = Pair::new(&device, w, h).map_err(internal)?;
@@ -293,20 +366,7 @@ pub fn run(runs: usize) -> Result<serde_json::Value, CliError> {
     let mut scratch = stream
         .alloc_zeros::<u8>(builtin.def().scratch_bytes(w, h, builtin.params()).max(1))
         .map_err(|e| internal(format!("cuMemAlloc: {e:?}")))?;
-    let tiles_ms = timed(&device, runs, || {
-        // SAFETY: as for the copy.
-        unsafe {
-            sobel_kernel.launch(
-                stream,
-                pair.tex().handle(),
-                pair.surf().handle(),
-                w,
-                h,
-                &sobel_block,
-            )
-        }
-        .map_err(internal)
-    })?;
+    let tiles_ms = time_user_kernel(&device, runs, &sobel_source, &sobel_kernel, &pair)?;
     let builtin_ms = timed(&device, runs, || {
         let mut stage = GpuStage {
             kernels: &kernels,
@@ -327,7 +387,9 @@ pub fn run(runs: usize) -> Result<serde_json::Value, CliError> {
         tiles_ms / builtin_ms
     );
     let sandbox = sandbox_overhead(&device, runs, COPY_KERNEL)?;
+    let files = time_files(&device, runs, files, copy_gbps)?;
     Ok(serde_json::json!({
+        "files": files,
         "sandbox": sandbox,
         "copy_gbps": copy_gbps,
         "edit_to_first_frame_ms": edit_ms,

@@ -112,7 +112,7 @@ pub fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
         if let Some(path) = &args.json {
             crate::image_io::check_output_path(path, true)?;
         }
-        let json = bench_kernels::run(args.runs)?;
+        let json = bench_kernels::run(args.runs, &args.kernel_files)?;
         if let Some(path) = &args.json {
             crate::image_io::write_bytes_atomically(path, json.to_string().as_bytes())?;
         }
