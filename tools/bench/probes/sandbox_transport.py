@@ -8,7 +8,11 @@ Measures, on one GPU, a 4K and an 8K RGBA frame through a trivial invert kernel:
                   interprocess event (no child-side sync);
   pipe            the pipe round trip alone (no GPU work), the messaging floor;
   host-copy       the image through pinned host memory both ways (D2H, child H2D + run + D2H,
-                  H2D), as a sandbox without device sharing would do.
+                  H2D), as a sandbox without device sharing would do;
+  three-here      three launches + syncs in this process (a stage before, the kernel, a stage
+                  after, all in one context);
+  alternate       the same three with the middle one in the child (ipc-sync): the frame's
+                  pattern, this process's GPU work on either side of the child's.
 Medians of 200 after 20 warm-up frames, in ms. Needs CuPy. Usage: python3 sandbox_transport.py
 """
 import multiprocessing as mp
@@ -130,13 +134,27 @@ def main():
                 arr.set(host, stream=stream)
             stream.synchronize()
 
+        def three_here():
+            in_process()
+            in_process()
+            in_process()
+
+        def alternate():
+            in_process()
+            ipc_sync()
+            in_process()
+
         r = {k: median_ms(f) for k, f in [("in-process", in_process), ("ipc-sync", ipc_sync),
                                            ("ipc-event", ipc_event), ("pipe", pipe),
-                                           ("host-copy", host_copy)]}
+                                           ("host-copy", host_copy), ("three-here", three_here),
+                                           ("alternate", alternate)]}
         parent.send("quit")
         p.join()
         base = r["in-process"]
         print(f"{w}x{h}: " + ", ".join(f"{k} {v:.4f} ms (+{v - base:.4f})" for k, v in r.items()))
+        print(f"{w}x{h}: the child's kernel between two of ours costs "
+              f"{r['alternate'] - r['three-here']:.4f} ms over all three here; "
+              f"alone (ipc-sync) {r['ipc-sync'] - base:.4f} ms over in-process")
 
 
 if __name__ == "__main__":
