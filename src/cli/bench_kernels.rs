@@ -18,7 +18,7 @@ use crate::user_kernel::device::{arch_for, LoadedKernel};
 use crate::user_kernel::examples::example;
 use crate::user_kernel::sandbox::compiler::compile;
 use crate::user_kernel::sandbox::{FrameSandbox, StageRun};
-use crate::user_kernel::KernelSource;
+use crate::user_kernel::{KernelSource, ParamBlock};
 use std::time::Instant;
 
 /// A 20-line per-pixel kernel: the edit → first frame goal's source.
@@ -83,6 +83,32 @@ impl Pair {
 
     fn surf(&self) -> &SurfaceObject<'_> {
         self.output.surface()
+    }
+
+    /// Queues `kernel` from the input to the output on the device's stream.
+    ///
+    /// # Safety
+    /// The stream must have run the kernel before the pair is dropped (the callers'
+    /// timings wait for it).
+    unsafe fn launch(
+        &self,
+        device: &CudaDevice,
+        kernel: &LoadedKernel,
+        params: &ParamBlock,
+    ) -> Result<(), CliError> {
+        // SAFETY: the objects are over this pair's live w × h RGBA8 arrays, kept until the
+        // stream has run the kernel (the caller's contract).
+        unsafe {
+            kernel.launch(
+                &device.stream,
+                self.tex().handle(),
+                self.surf().handle(),
+                self.w,
+                self.h,
+                params,
+            )
+        }
+        .map_err(internal)
     }
 }
 
@@ -189,20 +215,9 @@ fn sandbox_overhead(
     let mut rows = Vec::new();
     for (label, w, h) in [("1080p", 1920, 1080), ("4K", 3840, 2160)] {
         let pair = Pair::new(device, w, h).map_err(internal)?;
-        let here = wall_ms(device, runs, || {
-            // SAFETY: the pair's objects are live over w × h RGBA8 arrays until the
-            // synchronize that follows each run.
-            unsafe {
-                kernel.launch(
-                    &device.stream,
-                    pair.tex().handle(),
-                    pair.surf().handle(),
-                    w,
-                    h,
-                    &block,
-                )
-            }
-            .map_err(internal)
+        // SAFETY: wall_ms synchronizes after each run, before the pair is dropped.
+        let here = wall_ms(device, runs, || unsafe {
+            pair.launch(device, &kernel, &block)
         })?;
         let there = wall_ms(device, runs, || {
             let run = StageRun {
@@ -241,21 +256,10 @@ fn time_user_kernel(
     pair: &Pair,
 ) -> Result<f64, CliError> {
     let params = crate::user_kernel::ParamValues::defaults(&source.params).pack(&source.params);
-    let (w, h) = (pair.w, pair.h);
-    timed(device, runs, || {
-        // SAFETY: the pair's objects are live over w × h RGBA8 arrays until the timeline's
-        // events are read (they wait for the stream).
-        unsafe {
-            kernel.launch(
-                &device.stream,
-                pair.tex().handle(),
-                pair.surf().handle(),
-                w,
-                h,
-                &params,
-            )
-        }
-        .map_err(internal)
+    // SAFETY: timed reads the timeline's events, which waits for the stream, before the
+    // pair can be dropped.
+    timed(device, runs, || unsafe {
+        pair.launch(device, kernel, &params)
     })
 }
 
@@ -319,27 +323,11 @@ pub fn run(runs: usize, files: &[std::path::PathBuf]) -> Result<serde_json::Valu
     let edit_ms = edit_to_frame_ms(&device, runs)?;
     println!("edit → first frame (20-line kernel, 1920×1080): {edit_ms:.1} ms");
     let (copy_source, copy_kernel) = load(&device, COPY_KERNEL)?;
-    let copy_block =
-        crate::user_kernel::ParamValues::defaults(&copy_source.params).pack(&copy_source.params);
     let mut copies = Vec::new();
     for (label, w, h) in [("4K", 3840, 2160), ("8K", 7680, 4320)] {
         let pair = Pair::new(&device, w, h).map_err(internal)?;
         let stream = &device.stream;
-        let user_ms = timed(&device, runs, || {
-            // SAFETY: the pair's objects are live over w × h RGBA8 arrays until the
-            // timeline's events are read (they wait for the stream).
-            unsafe {
-                copy_kernel.launch(
-                    stream,
-                    pair.tex().handle(),
-                    pair.surf().handle(),
-                    w,
-                    h,
-                    &copy_block,
-                )
-            }
-            .map_err(internal)
-        })?;
+        let user_ms = time_user_kernel(&device, runs, &copy_source, &copy_kernel, &pair)?;
         let builtin_ms = timed(&device, runs, || {
             launch_copy(&kernels, stream, pair.tex(), pair.surf(), w, h).map_err(internal)
         })?;
