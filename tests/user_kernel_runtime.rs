@@ -438,6 +438,22 @@ fn a_compile_that_hangs_or_crashes_is_stopped_and_the_next_one_compiles() {
     );
     // Each failure killed its process; the next compile starts a new one.
     assert!(compiler::compile(&marked_source("fine"), &options).is_ok());
+    // A compilation never waits behind another: this one runs while a hung one does.
+    let slow = CompileOptions {
+        deadline: Duration::from_secs(2),
+        ..options.clone()
+    };
+    let hung = std::thread::spawn(move || {
+        compiler::compile(&marked_source("FAKE_COMPILE_HANG"), &slow).map(|_| ())
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    let (fine, took) = timed(|| compiler::compile(&marked_source("fine"), &options));
+    assert!(fine.is_ok());
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert_eq!(
+        hung.join().unwrap().unwrap_err(),
+        CompileError::Timeout(Duration::from_secs(2))
+    );
     compiler::compile_in(None);
     assert_no_children_left();
 }

@@ -6,6 +6,8 @@
 //!
 //! The app and the CLI turn this on at start ([`compile_in_own_process`]); elsewhere
 //! (tests, tools) [`compile`] runs NVRTC on a thread, as `user_kernel::compile` does.
+//! Compilations never wait for each other: one that starts while another runs gets a
+//! process of its own.
 
 use super::error::SandboxError;
 use super::process::{HostCommand, HostProcess, Phase};
@@ -13,29 +15,25 @@ use super::protocol::{Reply, Request};
 use crate::user_kernel::compile::{compile_with, CompileError, CompileOptions, CompiledKernel};
 use crate::user_kernel::nvrtc;
 use crate::user_kernel::KernelSource;
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 use std::time::Duration;
 
 /// How long the compiler process may take to start and say hello.
 const START_DEADLINE: Duration = Duration::from_secs(10);
 
-/// The compiler process, started on first use.
-struct Compiler {
-    command: HostCommand,
-    host: Option<HostProcess>,
-}
-
-/// Set once the app or the CLI asks for it; one compilation at a time.
-static COMPILER: Mutex<Option<Compiler>> = Mutex::new(None);
+/// The compiler process's command, once the app or the CLI asked for one.
+static COMMAND: RwLock<Option<HostCommand>> = RwLock::new(None);
+/// A compiler process waiting for the next compilation. A compilation takes it out while
+/// it runs, so a second compilation meanwhile starts its own (never waits for the first)
+/// and the one that finishes last is not kept.
+static IDLE: Mutex<Option<HostProcess>> = Mutex::new(None);
 
 /// Makes [`compile`] run NVRTC in `command`'s process from now on, or on a thread with
-/// None (a running compiler process is stopped).
+/// None (an idle compiler process is stopped).
 pub fn compile_in(command: Option<HostCommand>) {
-    let mut compiler = COMPILER.lock().unwrap_or_else(|p| p.into_inner());
-    *compiler = command.map(|command| Compiler {
-        command,
-        host: None,
-    });
+    *COMMAND.write().unwrap_or_else(|p| p.into_inner()) = command;
+    // Dropping the process kills it.
+    drop(IDLE.lock().unwrap_or_else(|p| p.into_inner()).take());
 }
 
 /// Makes [`compile`] run NVRTC in `cudalens kernel-host --compile` of this binary. Without
@@ -47,23 +45,34 @@ pub fn compile_in_own_process() {
     }
 }
 
-/// Compiles `source` like `user_kernel::compile`, with NVRTC in the compiler process when
+/// Compiles `source` like `user_kernel::compile`, with NVRTC in a compiler process when
 /// one was set up.
 pub fn compile(
     source: &KernelSource,
     options: &CompileOptions,
 ) -> Result<CompiledKernel, CompileError> {
-    // A compilation that panicked left nothing half-done behind the lock.
-    let mut guard = COMPILER.lock().unwrap_or_else(|p| p.into_inner());
-    match guard.as_mut() {
-        Some(compiler) => compile_with(source, options, |unit, arch, deadline| {
-            compiler.run(unit, arch, deadline)
-        }),
-        None => {
-            drop(guard);
-            crate::user_kernel::compile(source, options)
+    let command = COMMAND.read().unwrap_or_else(|p| p.into_inner()).clone();
+    let Some(command) = command else {
+        return crate::user_kernel::compile(source, options);
+    };
+    let host = IDLE.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let mut compiler = Compiler { command, host };
+    let result = compile_with(source, options, |unit, arch, deadline| {
+        compiler.run(unit, arch, deadline)
+    });
+    if let Some(host) = compiler.host {
+        let mut idle = IDLE.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.is_none() {
+            *idle = Some(host);
         }
     }
+    result
+}
+
+/// A compiler process for one compilation.
+struct Compiler {
+    command: HostCommand,
+    host: Option<HostProcess>,
 }
 
 impl Compiler {
