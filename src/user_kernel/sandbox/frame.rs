@@ -61,23 +61,59 @@ impl FrameSandbox {
         self.no_device_frames.as_deref()
     }
 
-    fn kernel(&mut self, run: &StageRun<'_, '_>) -> SandboxKernel {
-        if self.kernels.len() >= MAX_KERNELS && !self.kernels.contains_key(&run.hash) {
+    fn kernel(
+        &mut self,
+        hash: u64,
+        source: &KernelSource,
+        compiled: &CompiledKernel,
+    ) -> SandboxKernel {
+        if self.kernels.len() >= MAX_KERNELS && !self.kernels.contains_key(&hash) {
             self.kernels.clear();
         }
         self.kernels
-            .entry(run.hash)
-            .or_insert_with(|| SandboxKernel::new(run.source, run.compiled))
+            .entry(hash)
+            .or_insert_with(|| SandboxKernel::new(source, compiled))
             .clone()
+    }
+
+    /// Does before a frame what the first run of a kernel would otherwise do inside the
+    /// frame's timing: starts the host, loads the kernel (source `hash`) and maps a device
+    /// frame of `width × height` in it.
+    pub fn prepare(
+        &mut self,
+        ctx: &Arc<CudaContext>,
+        (width, height): (u32, u32),
+        hash: u64,
+        source: &KernelSource,
+        compiled: &CompiledKernel,
+    ) -> Result<(), SandboxError> {
+        let kernel = self.kernel(hash, source, compiled);
+        if self.no_device_frames.is_none() {
+            match self.device_frame(ctx, width, height) {
+                Ok(()) => {
+                    let frame = self
+                        .frame
+                        .as_ref()
+                        .ok_or_else(|| SandboxError::DeviceMemory("no device frame".into()))?;
+                    return self.sandbox.prepare_device(&kernel, frame);
+                }
+                Err(e @ SandboxError::DeviceMemory(_)) => {
+                    log::warn!("user kernels go through host memory: {e}");
+                    self.no_device_frames = Some(e.to_string());
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.sandbox.load(&kernel).map(|_| ())
     }
 
     /// Runs the stage. Waits for the stream's earlier work (the host reads the input), then
     /// queues the copy of the result into `output` on the stream. On an error `output` is
     /// left as it was.
     pub fn run(&mut self, run: &StageRun<'_, '_>) -> Result<(), SandboxError> {
-        let kernel = self.kernel(run);
+        let kernel = self.kernel(run.hash, run.source, run.compiled);
         if self.no_device_frames.is_none() {
-            match self.device_frame(run) {
+            match self.device_frame(run.ctx, run.width, run.height) {
                 Ok(()) => return self.run_on_device(run, &kernel),
                 Err(e @ SandboxError::DeviceMemory(_)) => {
                     log::warn!("user kernels go through host memory: {e}");
@@ -89,12 +125,16 @@ impl FrameSandbox {
         self.run_on_host(run, &kernel)
     }
 
-    /// Makes the device frame `run`'s size.
-    fn device_frame(&mut self, run: &StageRun<'_, '_>) -> Result<(), SandboxError> {
-        let size = (run.width, run.height);
-        if self.frame.as_ref().map(DeviceFrame::dimensions) != Some(size) {
+    /// Makes the device frame `width × height`.
+    fn device_frame(
+        &mut self,
+        ctx: &Arc<CudaContext>,
+        width: u32,
+        height: u32,
+    ) -> Result<(), SandboxError> {
+        if self.frame.as_ref().map(DeviceFrame::dimensions) != Some((width, height)) {
             self.frame = None;
-            self.frame = Some(DeviceFrame::new(run.ctx, run.width, run.height)?);
+            self.frame = Some(DeviceFrame::new(ctx, width, height)?);
         }
         Ok(())
     }

@@ -381,14 +381,12 @@ impl DeviceFrame {
 }
 
 impl Sandbox {
-    /// Runs `kernel` on `frame` in the host without host copies: the host maps the
-    /// frame's memory once (per host), reads the input through a texture, and has copied
-    /// the kernel's output into the frame's output when this returns.
-    pub fn run_on_device(
+    /// Starts the host if needed, loads `kernel` and maps `frame` in it (each once per
+    /// host), so that a run that follows only runs.
+    pub fn prepare_device(
         &mut self,
         kernel: &SandboxKernel,
         frame: &DeviceFrame,
-        params: &ParamBlock,
     ) -> Result<(), SandboxError> {
         self.load(kernel)?;
         if self.host()?.mapped_frame != Some(frame.id) {
@@ -421,6 +419,19 @@ impl Sandbox {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Runs `kernel` on `frame` in the host without host copies: the host maps the
+    /// frame's memory once (per host), reads the input through a texture, and has copied
+    /// the kernel's output into the frame's output when this returns.
+    pub fn run_on_device(
+        &mut self,
+        kernel: &SandboxKernel,
+        frame: &DeviceFrame,
+        params: &ParamBlock,
+    ) -> Result<(), SandboxError> {
+        self.prepare_device(kernel, frame)?;
         let request = Request::RunDevice {
             id: kernel.id,
             frame: frame.id,
