@@ -26,7 +26,7 @@ use crate::user_kernel::cache::LoadedKernels;
 use crate::user_kernel::device::arch_for;
 use crate::user_kernel::device::LoadedKernel;
 use crate::user_kernel::sandbox::{FrameSandbox, StageRun};
-use crate::user_kernel::KernelStage;
+use crate::user_kernel::{CompiledKernel, KernelStage};
 use cudarc::driver::{CudaSlice, PinnedHostSlice};
 use image::RgbaImage;
 use std::sync::Arc;
@@ -171,7 +171,7 @@ impl CudaFrame {
             bins: targets.bins.id,
         };
         let (width, height) = (targets.output.width, targets.output.height);
-        self.prepare_kernel_host(filters, (width, height))?;
+        let hosted = self.prepare_kernel_host(filters, (source.width, source.height))?;
         self.ensure_scratch(filters, source.width, source.height)?;
         if let Some(shared) = targets.external() {
             shared.prepare_source(gl, source, self.source_changed)?;
@@ -190,7 +190,7 @@ impl CudaFrame {
             // SAFETY: `views` come from this frame's `acquire` (array 0 the source texture,
             // array 1 the output, pointer 0 the bin buffer) and stay valid until `release`,
             // which is ordered on the stream after all the work queued here.
-            unsafe { self.run_mapped(views, source, filters, &user_kernels, timeline) }
+            unsafe { self.run_mapped(views, source, filters, &user_kernels, &hosted, timeline) }
         });
         // A user kernel that failed in the kernel host is the kernel's error, not the
         // device's: the frame stops, the context and the last output stay.
@@ -247,21 +247,26 @@ impl CudaFrame {
     }
 
     /// Starts the kernel host, loads the frame's user kernels and maps the device frame in
-    /// it before the frame's timing starts: a kernel stage's time is its run, not the
-    /// host's start or the driver's compilation of the PTX.
+    /// it (each stage's input size) before the frame's timing starts: a kernel stage's time
+    /// is its run, not the host's start or the driver's compilation of the PTX. The PTX of
+    /// each stage the host runs, in order (None for the others; all None in-process).
     fn prepare_kernel_host(
         &mut self,
         filters: &[Stage],
-        size: (u32, u32),
-    ) -> Result<(), PipelineError> {
-        if self.in_process {
-            return Ok(());
-        }
+        (mut w, mut h): (u32, u32),
+    ) -> Result<Vec<Option<Arc<CompiledKernel>>>, PipelineError> {
         let arch = arch_for(self.device.info.compute_capability);
-        for user in filters.iter().filter_map(|s| match s {
-            Stage::Kernel(k) => Some(k),
-            Stage::Filter(_) => None,
-        }) {
+        let mut hosted = Vec::with_capacity(filters.len());
+        for stage in filters {
+            let size = (w, h);
+            (w, h) = stage.output_size(w, h);
+            let user = match stage {
+                Stage::Kernel(k) if !self.in_process => k,
+                _ => {
+                    hosted.push(None);
+                    continue;
+                }
+            };
             let failed =
                 |e: &dyn std::fmt::Display| PipelineError::Kernel(format!("{}: {e}", user.label()));
             let compiled = compile_cached(user, &arch).map_err(|e| failed(&e))?;
@@ -279,8 +284,9 @@ impl CudaFrame {
                 &compiled,
             )
             .map_err(|e| failed(&e))?;
+            hosted.push(Some(compiled));
         }
-        Ok(())
+        Ok(hosted)
     }
 
     /// Makes the shared source `image`'s size and writes `image` into it through CUDA,
@@ -367,6 +373,7 @@ impl CudaFrame {
         source: TextureRef,
         filters: &[Stage],
         user_kernels: &[Option<Arc<LoadedKernel>>],
+        hosted: &[Option<Arc<CompiledKernel>>],
         timeline: &mut GpuTimeline,
     ) -> Result<(), CudaError> {
         let stream = self.device.stream.clone();
@@ -414,9 +421,9 @@ impl CudaFrame {
                 height: h,
                 scratch,
             };
-            match (filter, user_kernels.get(k)) {
-                (Stage::Filter(f), _) => f.def().launch(&mut stage, f.params())?,
-                (Stage::Kernel(user), Some(Some(_))) if !self.in_process => {
+            match (filter, hosted.get(k), user_kernels.get(k)) {
+                (Stage::Filter(f), ..) => f.def().launch(&mut stage, f.params())?,
+                (Stage::Kernel(user), Some(Some(compiled)), _) => {
                     let input_array = match k {
                         0 => source_array,
                         _ => self
@@ -435,30 +442,21 @@ impl CudaFrame {
                             .array()
                             .view(),
                     };
-                    let arch = arch_for(self.device.info.compute_capability);
-                    let compiled = compile_cached(user, &arch).map_err(|e| CudaError::Launch {
-                        kernel: "user kernel",
-                        reason: e.to_string(),
-                    })?;
                     let run = StageRun {
                         ctx: &ctx,
                         stream: &stream,
                         hash: user.hash(),
                         source: user.source(),
-                        compiled: &compiled,
+                        compiled,
                         params: &user.param_block(),
                         input: input_array,
                         output: output_array,
                         width: w,
                         height: h,
                     };
-                    let host = match self.kernel_host.as_mut() {
-                        Some(host) => Ok(host),
-                        None => {
-                            FrameSandbox::new(ctx.ordinal()).map(|h| self.kernel_host.insert(h))
-                        }
-                    };
-                    if let Err(e) = host.and_then(|host| host.run(&run)) {
+                    // prepare_kernel_host started it.
+                    let host = self.kernel_host.as_mut().ok_or(missing_stage())?;
+                    if let Err(e) = host.run(&run) {
                         let message = format!("{}: {e}", user.label());
                         self.kernel_failure = Some(message.clone());
                         return Err(CudaError::Launch {
@@ -467,7 +465,7 @@ impl CudaFrame {
                         });
                     }
                 }
-                (Stage::Kernel(user), Some(Some(loaded))) => {
+                (Stage::Kernel(user), _, Some(Some(loaded))) => {
                     // SAFETY: `input` and `output` are live objects of this context over
                     // RGBA8 arrays of `w × h` (a kernel keeps the size), kept until the
                     // queued work has run (this function's contract).
@@ -486,7 +484,7 @@ impl CudaFrame {
                         reason: format!("{}: {e}", user.label()),
                     })?;
                 }
-                (Stage::Kernel(_), _) => return Err(missing_stage()),
+                (Stage::Kernel(_), ..) => return Err(missing_stage()),
             }
             timeline.mark(filter.label(), &stream)?;
             (w, h) = (ow, oh);
