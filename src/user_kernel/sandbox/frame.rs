@@ -40,6 +40,10 @@ pub struct StageRun<'a, 'k> {
     pub height: u32,
 }
 
+fn no_device_frame() -> SandboxError {
+    SandboxError::DeviceMemory("no device frame".into())
+}
+
 fn copy_failed(e: CudaError) -> SandboxError {
     SandboxError::DeviceMemory(e.to_string())
 }
@@ -88,21 +92,9 @@ impl FrameSandbox {
         compiled: &CompiledKernel,
     ) -> Result<(), SandboxError> {
         let kernel = self.kernel(hash, source, compiled);
-        if self.no_device_frames.is_none() {
-            match self.device_frame(ctx, width, height) {
-                Ok(()) => {
-                    let frame = self
-                        .frame
-                        .as_ref()
-                        .ok_or_else(|| SandboxError::DeviceMemory("no device frame".into()))?;
-                    return self.sandbox.prepare_device(&kernel, frame);
-                }
-                Err(e @ SandboxError::DeviceMemory(_)) => {
-                    log::warn!("user kernels go through host memory: {e}");
-                    self.no_device_frames = Some(e.to_string());
-                }
-                Err(e) => return Err(e),
-            }
+        if self.device_frame(ctx, width, height)? {
+            let frame = self.frame.as_ref().ok_or_else(no_device_frame)?;
+            return self.sandbox.prepare_device(&kernel, frame);
         }
         self.sandbox.load(&kernel).map(|_| ())
     }
@@ -112,31 +104,36 @@ impl FrameSandbox {
     /// left as it was.
     pub fn run(&mut self, run: &StageRun<'_, '_>) -> Result<(), SandboxError> {
         let kernel = self.kernel(run.hash, run.source, run.compiled);
-        if self.no_device_frames.is_none() {
-            match self.device_frame(run.ctx, run.width, run.height) {
-                Ok(()) => return self.run_on_device(run, &kernel),
-                Err(e @ SandboxError::DeviceMemory(_)) => {
-                    log::warn!("user kernels go through host memory: {e}");
-                    self.no_device_frames = Some(e.to_string());
-                }
-                Err(e) => return Err(e),
-            }
+        if self.device_frame(run.ctx, run.width, run.height)? {
+            return self.run_on_device(run, &kernel);
         }
         self.run_on_host(run, &kernel)
     }
 
-    /// Makes the device frame `width × height`.
+    /// Makes the device frame `width × height`; false when device frames cannot be made
+    /// here (the first refusal is logged and kept: host memory is used from then on).
     fn device_frame(
         &mut self,
         ctx: &Arc<CudaContext>,
         width: u32,
         height: u32,
-    ) -> Result<(), SandboxError> {
+    ) -> Result<bool, SandboxError> {
+        if self.no_device_frames.is_some() {
+            return Ok(false);
+        }
         if self.frame.as_ref().map(DeviceFrame::dimensions) != Some((width, height)) {
             self.frame = None;
-            self.frame = Some(DeviceFrame::new(ctx, width, height)?);
+            match DeviceFrame::new(ctx, width, height) {
+                Ok(frame) => self.frame = Some(frame),
+                Err(e @ SandboxError::DeviceMemory(_)) => {
+                    log::warn!("user kernels go through host memory: {e}");
+                    self.no_device_frames = Some(e.to_string());
+                    return Ok(false);
+                }
+                Err(e) => return Err(e),
+            }
         }
-        Ok(())
+        Ok(true)
     }
 
     fn run_on_device(
@@ -144,10 +141,7 @@ impl FrameSandbox {
         run: &StageRun<'_, '_>,
         kernel: &SandboxKernel,
     ) -> Result<(), SandboxError> {
-        let frame = self
-            .frame
-            .as_ref()
-            .ok_or_else(|| SandboxError::DeviceMemory("no device frame".into()))?;
+        let frame = self.frame.as_ref().ok_or_else(no_device_frame)?;
         let (w, h) = (run.width, run.height);
         let into_frame = Pitched::Device {
             ptr: frame.input_ptr(),

@@ -47,18 +47,21 @@ impl HostCommand {
         Self::new(binary).arg("kernel-host")
     }
 
-    /// `cudalens kernel-host --compile` of this very binary: NVRTC, no GPU.
-    pub fn this_binary_compiler() -> Result<Self, SandboxError> {
+    /// `cudalens kernel-host` of this very binary.
+    fn this_kernel_host() -> Result<Self, SandboxError> {
         let exe = std::env::current_exe()
             .map_err(|e| SandboxError::Spawn(format!("cannot find this program: {e}")))?;
-        Ok(Self::kernel_host(exe).arg("--compile"))
+        Ok(Self::kernel_host(exe))
+    }
+
+    /// `cudalens kernel-host --compile` of this very binary: NVRTC, no GPU.
+    pub fn this_binary_compiler() -> Result<Self, SandboxError> {
+        Ok(Self::this_kernel_host()?.arg("--compile"))
     }
 
     /// `cudalens kernel-host` of this very binary, on CUDA device `device`.
     pub fn this_binary(device: usize) -> Result<Self, SandboxError> {
-        let exe = std::env::current_exe()
-            .map_err(|e| SandboxError::Spawn(format!("cannot find this program: {e}")))?;
-        Ok(Self::kernel_host(exe)
+        Ok(Self::this_kernel_host()?
             .arg("--device")
             .arg(device.to_string()))
     }
