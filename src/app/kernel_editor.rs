@@ -161,7 +161,7 @@ const YARDSTICK_BYTES: usize = 64 << 20;
 pub fn measure_copy_gbps(device: &crate::cuda::CudaDevice) -> Option<f64> {
     let samples = crate::cuda::copy_ms_samples(device, YARDSTICK_BYTES, 10).ok()?;
     let ms = crate::bench_stats::median(samples);
-    (ms > 0.0).then(|| 2.0 * YARDSTICK_BYTES as f64 / (ms * 1e-3) / 1e9)
+    (ms > 0.0).then(|| crate::cuda::gb_per_s(2.0 * YARDSTICK_BYTES as f64, ms))
 }
 
 fn colour(class: Class) -> Color32 {
@@ -500,8 +500,8 @@ fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
         .and_then(|r| r.stages.iter().find(|s| s.name == label).map(|s| (r, s.ms)));
     let mut parts = Vec::new();
     if let Some((report, ms)) = time {
-        let bytes = 8.0 * f64::from(report.width) * f64::from(report.height);
-        let gbps = bytes / (ms * 1e-3) / 1e9;
+        let bytes = crate::cuda::rgba_pass_bytes(report.width, report.height);
+        let gbps = crate::cuda::gb_per_s(bytes, ms);
         let of_copy = figures
             .copy_gbps
             .map(|c| format!(" = {:.0}% of copy", 100.0 * gbps / c))
@@ -524,7 +524,7 @@ fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
         if let Some(o) = k.occupancy {
             parts.push(format!(
                 "occupancy {:.0}% theoretical ({} blocks/SM)",
-                o.theoretical * 100.0,
+                o.theoretical() * 100.0,
                 o.blocks_per_sm
             ));
         }

@@ -187,7 +187,7 @@ pub fn measure_cases(
         "image {w}×{h}, {} runs after {WARM_UP} warm-up, medians in ms",
         args.runs
     );
-    let pixel_bytes = 8.0 * f64::from(w) * f64::from(h); // read RGBA8 once + write once
+    let pixel_bytes = crate::cuda::rgba_pass_bytes(w, h);
     let mut json = serde_json::Map::new();
     for (name, filters) in cases(args) {
         let stages = stages_of(&filters);
@@ -214,7 +214,7 @@ pub fn measure_cases(
         let bandwidth = if filters.is_empty() {
             None
         } else {
-            Some(pixel_bytes / (kernel_ms * 1e-3) / 1e9)
+            Some(crate::cuda::gb_per_s(pixel_bytes, kernel_ms))
         };
         let fraction = bandwidth.zip(copy_gbps).map(|(b, c)| b / c);
         println!(

@@ -9,8 +9,8 @@
 use super::CliError;
 use crate::bench_stats::{median, WARM_UP};
 use crate::cuda::{
-    copy_bandwidth_samples, memory, CudaDevice, CudaError, GpuTimeline, ImageArray, KernelSet,
-    SurfaceObject, TextureObject,
+    copy_bandwidth_samples, gb_per_s, memory, rgba_pass_bytes, CudaDevice, CudaError, GpuTimeline,
+    ImageArray, KernelSet, SurfaceObject, TextureObject,
 };
 use crate::filters::{kernel_modules, launch_copy, Filter, GpuStage};
 use crate::user_kernel::compile::CompileOptions;
@@ -112,6 +112,11 @@ impl Pair {
     }
 }
 
+/// The `Params` block of `source`'s parameters at their defaults.
+fn default_params(source: &KernelSource) -> ParamBlock {
+    crate::user_kernel::ParamValues::defaults(&source.params).pack(&source.params)
+}
+
 fn load(device: &CudaDevice, text: &str) -> Result<(KernelSource, LoadedKernel), CliError> {
     load_source(device, KernelSource::parse(text).map_err(internal)?)
 }
@@ -159,7 +164,7 @@ fn edit_to_frame_ms(device: &CudaDevice, runs: usize) -> Result<f64, CliError> {
         let text = format!("{TWENTY_LINES}// edit {i}\n");
         let start = Instant::now();
         let (source, kernel) = load(device, &text)?;
-        let block = crate::user_kernel::ParamValues::defaults(&source.params).pack(&source.params);
+        let block = default_params(&source);
         // SAFETY: the pair's objects are live over w × h RGBA8 arrays until the
         // synchronize below.
         unsafe {
@@ -210,7 +215,7 @@ fn sandbox_overhead(
     let (source, kernel) = load(device, text)?;
     let arch = arch_for(device.info.compute_capability);
     let compiled = compile(&source, &CompileOptions::for_arch(&arch)).map_err(internal)?;
-    let block = crate::user_kernel::ParamValues::defaults(&source.params).pack(&source.params);
+    let block = default_params(&source);
     let mut host = FrameSandbox::new(device.info.ordinal).map_err(internal)?;
     let mut rows = Vec::new();
     for (label, w, h) in [("1080p", 1920, 1080), ("4K", 3840, 2160)] {
@@ -246,7 +251,6 @@ fn sandbox_overhead(
     Ok(rows)
 }
 
-/// Runs the kernel goals and prints them; the JSON of the results.
 /// Median milliseconds of `kernel` (its parameters' defaults) on `pair`.
 fn time_user_kernel(
     device: &CudaDevice,
@@ -255,7 +259,7 @@ fn time_user_kernel(
     kernel: &LoadedKernel,
     pair: &Pair,
 ) -> Result<f64, CliError> {
-    let params = crate::user_kernel::ParamValues::defaults(&source.params).pack(&source.params);
+    let params = default_params(source);
     // SAFETY: timed reads the timeline's events, which waits for the stream, before the
     // pair can be dropped.
     timed(device, runs, || unsafe {
@@ -290,7 +294,7 @@ fn time_files(
     for (path, source) in files {
         let (source, kernel) = load_source(device, source)?;
         let ms = time_user_kernel(device, runs, &source, &kernel, &pair)?;
-        let gbps = 8.0 * f64::from(w) * f64::from(h) / (ms * 1e-3) / 1e9;
+        let gbps = gb_per_s(rgba_pass_bytes(w, h), ms);
         let occupancy = kernel.occupancy_at(w, h);
         println!(
             "{} 4K: {ms:.4} ms = {:.0}% of copy bandwidth ({} registers, occupancy {:.0}% over the grid)",
@@ -304,6 +308,7 @@ fn time_files(
     Ok(rows)
 }
 
+/// Runs the kernel goals (and times `files`) and prints them; the JSON of the results.
 pub fn run(runs: usize, files: &[std::path::PathBuf]) -> Result<serde_json::Value, CliError> {
     let files = read_files(files)?;
     if !crate::user_kernel::nvrtc_available() {
@@ -331,7 +336,7 @@ pub fn run(runs: usize, files: &[std::path::PathBuf]) -> Result<serde_json::Valu
         let builtin_ms = timed(&device, runs, || {
             launch_copy(&kernels, stream, pair.tex(), pair.surf(), w, h).map_err(internal)
         })?;
-        let gbps = |ms: f64| 8.0 * f64::from(w) * f64::from(h) / (ms * 1e-3) / 1e9;
+        let gbps = |ms: f64| gb_per_s(rgba_pass_bytes(w, h), ms);
         let (u, b) = (gbps(user_ms), gbps(builtin_ms));
         let occupancy = copy_kernel.occupancy_at(w, h);
         println!(

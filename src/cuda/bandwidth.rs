@@ -6,6 +6,17 @@ const COPY_BYTES: usize = 512 << 20;
 const COPY_RUNS: usize = 10;
 const WARM_UP: usize = 2;
 
+/// GB/s of `bytes` moved in `ms` milliseconds.
+pub fn gb_per_s(bytes: f64, ms: f64) -> f64 {
+    bytes / (ms * 1e-3) / 1e9
+}
+
+/// Bytes a pass over a `width × height` RGBA8 image moves, reading and writing each pixel
+/// once.
+pub fn rgba_pass_bytes(width: u32, height: u32) -> f64 {
+    8.0 * f64::from(width) * f64::from(height)
+}
+
 /// Milliseconds of each of `runs` device-to-device copies of `bytes` (linear memory,
 /// `cuMemcpyDtoD`), after two warm-up copies.
 pub fn copy_ms_samples(
@@ -41,6 +52,6 @@ pub fn copy_ms_samples(
 pub fn copy_bandwidth_samples(device: &CudaDevice) -> Result<Vec<f64>, CudaError> {
     Ok(copy_ms_samples(device, COPY_BYTES, COPY_RUNS)?
         .into_iter()
-        .map(|ms| 2.0 * COPY_BYTES as f64 / (ms * 1e-3) / 1e9)
+        .map(|ms| gb_per_s(2.0 * COPY_BYTES as f64, ms))
         .collect())
 }

@@ -28,7 +28,7 @@ mod timeline;
 mod views;
 
 pub use array::CudaArray2d;
-pub use bandwidth::{copy_bandwidth_samples, copy_ms_samples};
+pub use bandwidth::{copy_bandwidth_samples, copy_ms_samples, gb_per_s, rgba_pass_bytes};
 pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
 pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};

@@ -44,13 +44,17 @@ pub fn arch_for(capability: (i32, i32)) -> String {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Occupancy {
     pub blocks_per_sm: u32,
-    pub theoretical: f64,
     block_threads: u32,
     threads_per_sm: u32,
     multiprocessors: u32,
 }
 
 impl Occupancy {
+    /// Resident threads over the multiprocessor's maximum.
+    pub fn theoretical(&self) -> f64 {
+        f64::from(self.blocks_per_sm * self.block_threads) / f64::from(self.threads_per_sm)
+    }
+
     /// The occupancy of a launch of `blocks` blocks, averaged over its waves: a grid
     /// smaller than one wave, or a partial last wave, leaves multiprocessors idle. A model
     /// (blocks of equal duration), not a counter: stalls inside blocks need the profiler.
@@ -113,7 +117,6 @@ fn occupancy(
     let threads_per_sm = u32::try_from(per_sm).ok().filter(|&n| n > 0)?;
     Some(Occupancy {
         blocks_per_sm: blocks,
-        theoretical: f64::from(blocks * block) / f64::from(threads_per_sm),
         block_threads: block,
         threads_per_sm,
         multiprocessors: u32::try_from(multiprocessors).ok()?,
@@ -265,7 +268,6 @@ mod tests {
     fn h200(blocks_per_sm: u32, block_threads: u32) -> Occupancy {
         Occupancy {
             blocks_per_sm,
-            theoretical: f64::from(blocks_per_sm * block_threads) / 2048.0,
             block_threads,
             threads_per_sm: 2048,
             multiprocessors: 132,
@@ -275,7 +277,7 @@ mod tests {
     #[test]
     fn grid_occupancy_counts_waves() {
         let o = h200(8, 256);
-        assert_eq!(o.theoretical, 1.0);
+        assert_eq!(o.theoretical(), 1.0);
         // Whole waves fill every multiprocessor.
         assert_eq!(o.for_grid(132 * 8 * 3), 1.0);
         // One wave and one block: two waves, about half full.
