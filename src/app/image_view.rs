@@ -51,8 +51,8 @@ impl PixelRect {
 
     /// This rectangle cut to a `size` image (after an edit changed the size).
     pub fn clipped(self, size: (u32, u32)) -> Option<Self> {
-        let x1 = (self.x + self.width).min(size.0);
-        let y1 = (self.y + self.height).min(size.1);
+        let x1 = self.x.saturating_add(self.width).min(size.0);
+        let y1 = self.y.saturating_add(self.height).min(size.1);
         (x1 > self.x && y1 > self.y).then_some(Self {
             width: x1.saturating_sub(self.x),
             height: y1.saturating_sub(self.y),
@@ -399,6 +399,22 @@ mod tests {
             }
             .clipped((5, 5)),
             None
+        );
+        // A rectangle from the command line may reach past u32 without wrapping around.
+        let huge = PixelRect {
+            x: 3,
+            y: 1,
+            width: u32::MAX,
+            height: u32::MAX,
+        };
+        assert_eq!(
+            huge.clipped((5, 5)),
+            Some(PixelRect {
+                x: 3,
+                y: 1,
+                width: 2,
+                height: 4
+            })
         );
     }
 

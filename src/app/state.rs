@@ -158,19 +158,18 @@ impl AppState {
     }
 
     /// The selection `--selection` names, cut to the image (after the first image opened:
-    /// opening one clears the selection).
+    /// opening one clears the selection); none when it lies outside the image.
     pub fn select_from_args(&mut self, args: &GuiArgs) {
         let Some((x, y, width, height)) = args.selection else {
             return;
         };
-        let (w, h) = self.document.size();
-        let (x, y) = (x.min(w.saturating_sub(1)), y.min(h.saturating_sub(1)));
-        self.view.selection = Some(PixelRect {
+        let rect = PixelRect {
             x,
             y,
-            width: width.min(w - x),
-            height: height.min(h - y),
-        });
+            width,
+            height,
+        };
+        self.view.selection = rect.clipped(self.document.size());
         self.view.selection_only = args.selection_only;
     }
 
