@@ -50,15 +50,10 @@ pub fn coarse(s: &MandelbrotSettings, scale: u32) -> MandelbrotSettings {
     c
 }
 
-/// The picture of `s`, stopping early when the job is cancelled.
-fn colour(s: &MandelbrotSettings, job: &JobContext<ExplorerImage>) -> (RgbaImage, MandelbrotFrame) {
-    cpu_picture(s, job.cancel_flag())
-}
-
 /// Computes the view coarse (when it is large enough to gain from it), then at full size.
 pub fn explorer_job(s: MandelbrotSettings, job: &JobContext<ExplorerImage>) {
     if s.view.width >= 4 * PREVIEW_SCALE && s.view.height >= 4 * PREVIEW_SCALE {
-        let (image, frame) = colour(&coarse(&s, PREVIEW_SCALE), job);
+        let (image, frame) = cpu_picture(&coarse(&s, PREVIEW_SCALE), job.cancel_flag());
         job.send(ExplorerImage {
             image,
             frame,
@@ -70,7 +65,7 @@ pub fn explorer_job(s: MandelbrotSettings, job: &JobContext<ExplorerImage>) {
     if job.cancelled() {
         return;
     }
-    let (image, frame) = colour(&s, job);
+    let (image, frame) = cpu_picture(&s, job.cancel_flag());
     job.send(ExplorerImage {
         image,
         frame,

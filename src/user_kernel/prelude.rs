@@ -156,7 +156,7 @@ mod tests {
             .contains("extern \"C\" __global__ void __launch_bounds__(256) cudalens_user_kernel("));
         assert!(tu.contains("    float a;\n    bool b;\n    unsigned char cudalens_pad_b[3];\n    unsigned int cudalens_pad[14];\n"));
         assert!(!tu.contains("#include"));
-        // Each thread takes PIXEL_ROWS rows: 17 × 70 pixels in 32 × 8 blocks.
+        // Each thread takes DEFAULT_PIXEL_ROWS rows: 17 × 70 pixels in 32 × 8 blocks.
         assert!(tu.contains("    uchar4 v[4];\n"));
         assert_eq!(grid_for(&src, 17, 70), (1, 3));
         assert_eq!(grid_for(&src, 33, 32), (2, 1));
