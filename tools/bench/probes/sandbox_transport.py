@@ -12,8 +12,13 @@ Measures, on one GPU, a 4K and an 8K RGBA frame through a trivial invert kernel:
   three-here      three launches + syncs in this process (a stage before, the kernel, a stage
                   after, all in one context);
   alternate       the same three with the middle one in the child (ipc-sync): the frame's
-                  pattern, this process's GPU work on either side of the child's.
+                  pattern, this process's GPU work on either side of the child's;
+  child-three     all three launches + syncs in the child, none here: a frame wholly in the
+                  helper (compare with three-here).
 Medians of 200 after 20 warm-up frames, in ms. Needs CuPy. Usage: python3 sandbox_transport.py
+
+With --fault: the child writes through a wild pointer; prints whether this process's next
+kernel still runs (run it under MPS to see whether MPS contains a client's fault).
 """
 import multiprocessing as mp
 import statistics
@@ -24,7 +29,11 @@ extern "C" __global__ void invert(unsigned int* p, unsigned long long n) {
     unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
     if (i < n) p[i] = p[i] ^ 0x00ffffffu;
 }
+extern "C" __global__ void wild(unsigned int* p, unsigned long long n) {
+    ((unsigned int*)0x10)[threadIdx.x] = (unsigned int)n;
+}
 """
+import sys
 WARM, N = 20, 200
 
 
@@ -64,6 +73,18 @@ def child(conn, handle, ev_handle, n):
                 launch(cp, kern, arr)
                 stream.synchronize()
                 conn.send("ok")
+            elif msg == "three":
+                for _ in range(3):
+                    launch(cp, kern, arr)
+                    stream.synchronize()
+                conn.send("ok")
+            elif msg == "wild":
+                try:
+                    cp.RawKernel(SRC, "wild")((1,), (32,), (arr, cp.uint64(n)))
+                    stream.synchronize()
+                    conn.send("the wild write did not fault")
+                except Exception as e:  # noqa: BLE001 - the fault is what is probed
+                    conn.send(f"child: {e}")
             elif msg == "event":
                 launch(cp, kern, arr)
                 cp.cuda.runtime.eventRecord(ev_ptr, stream.ptr)
@@ -144,17 +165,36 @@ def main():
             ipc_sync()
             in_process()
 
+        def child_three():
+            stream.synchronize()
+            parent.send("three")
+            parent.recv()
+
+        if "--fault" in sys.argv:
+            three_here()
+            parent.send("wild")
+            print(parent.recv())
+            try:
+                three_here()
+                print("parent: its next kernels ran")
+            except Exception as e:  # noqa: BLE001 - the fault is what is probed
+                print(f"parent: {e}")
+            p.kill()
+            return
+
         r = {k: median_ms(f) for k, f in [("in-process", in_process), ("ipc-sync", ipc_sync),
                                            ("ipc-event", ipc_event), ("pipe", pipe),
                                            ("host-copy", host_copy), ("three-here", three_here),
-                                           ("alternate", alternate)]}
+                                           ("alternate", alternate),
+                                           ("child-three", child_three)]}
         parent.send("quit")
         p.join()
         base = r["in-process"]
         print(f"{w}x{h}: " + ", ".join(f"{k} {v:.4f} ms (+{v - base:.4f})" for k, v in r.items()))
         print(f"{w}x{h}: the child's kernel between two of ours costs "
               f"{r['alternate'] - r['three-here']:.4f} ms over all three here; "
-              f"alone (ipc-sync) {r['ipc-sync'] - base:.4f} ms over in-process")
+              f"alone (ipc-sync) {r['ipc-sync'] - base:.4f} ms over in-process; all three in "
+              f"the child {r['child-three'] - r['three-here']:.4f} ms over all three here")
 
 
 if __name__ == "__main__":
