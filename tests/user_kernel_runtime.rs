@@ -48,6 +48,9 @@ const SLACK: Duration = Duration::from_millis(100);
 
 const FAKE_ENV: &str = "CUDALENS_FAKE_KERNEL_HOST";
 
+/// The kernel's GPU time the fake executor reports for a run.
+const FAKE_GPU_NANOS: u64 = 31_250;
+
 /// What the fake executor does on a run, from the first params word.
 mod mode {
     pub const INVERT: u32 = 0;
@@ -103,7 +106,7 @@ impl Executor for FakeExecutor {
         params: &ParamBlock,
         input: &[u8],
         output: &mut [u8],
-    ) -> Result<(), Failure> {
+    ) -> Result<Option<u64>, Failure> {
         assert!(self.loaded.contains(&id));
         match params.words[0] {
             mode::HANG => loop {
@@ -140,7 +143,7 @@ impl Executor for FakeExecutor {
         for (o, i) in output.chunks_exact_mut(4).zip(input.chunks_exact(4)) {
             o.copy_from_slice(&[255 - i[0], 255 - i[1], 255 - i[2], i[3]]);
         }
-        Ok(())
+        Ok(Some(FAKE_GPU_NANOS))
     }
 
     /// Hangs or crashes on a marker in the unit, else gives a fixed PTX.
@@ -288,10 +291,12 @@ fn a_good_run_goes_through_shared_memory_and_back() {
         .enumerate()
     {
         let image = random_image(w, h, 90 + i as u64);
-        let out = sandbox
-            .run_on_host(&kernel, &image, &params(mode::INVERT))
+        let (out, kernel_ms) = sandbox
+            .run_on_host_timed(&kernel, &image, &params(mode::INVERT))
             .unwrap();
         assert_eq!(out, inverted(&image));
+        // The host's own timing of the kernel comes back with the pixels.
+        assert_eq!(kernel_ms, Some(FAKE_GPU_NANOS as f64 * 1e-6));
     }
     assert_eq!(sandbox.spawn_count(), 1);
     assert_eq!(sandbox.host_info().unwrap().device_name, "fake");
@@ -638,7 +643,11 @@ fn hostile_hosts_end_within_their_deadline_with_a_clear_error() {
         ScriptCase {
             name: "a reply first",
             script: "cat {F} >&3; exec sleep 30",
-            frames: vec![Reply::Done { kernel_micros: 1 }.encode(0)],
+            frames: vec![Reply::Done {
+                kernel_micros: 1,
+                gpu_nanos: None,
+            }
+            .encode(0)],
             at: "start",
             expect: "instead of hello",
         },
@@ -690,7 +699,12 @@ fn hostile_hosts_end_within_their_deadline_with_a_clear_error() {
             frames: vec![
                 hello(),
                 loaded(id, 1),
-                Reply::Done { kernel_micros: 1 }.encode(2)[..HEADER_BYTES + 3].to_vec(),
+                Reply::Done {
+                    kernel_micros: 1,
+                    gpu_nanos: None,
+                }
+                .encode(2)[..HEADER_BYTES + 3]
+                    .to_vec(),
             ],
             at: "run",
             expect: "ran past 0.5 s",
@@ -699,8 +713,13 @@ fn hostile_hosts_end_within_their_deadline_with_a_clear_error() {
             name: "too much in a reply",
             script: "cat {F} >&3; exec sleep 30",
             frames: vec![hello(), loaded(id, 1), {
-                let mut f = Reply::Done { kernel_micros: 1 }.encode(2);
-                f[12] = 9;
+                let mut f = Reply::Done {
+                    kernel_micros: 1,
+                    gpu_nanos: None,
+                }
+                .encode(2);
+                // One byte more than the body, announced and sent.
+                f[12] = (f.len() - HEADER_BYTES + 1) as u8;
                 f.extend_from_slice(&[0; 1]);
                 f
             }],
@@ -1207,7 +1226,15 @@ fn gpu_device_frame_overhead() {
             t.sort();
             t[25]
         };
-        let there = median(&mut || sandbox.run_on_device(&kernel, &frame, &params).unwrap());
+        let there = median(&mut || {
+            sandbox.run_on_device(&kernel, &frame, &params).unwrap();
+        });
+        // The host times the kernel itself, within the run's wall time.
+        let kernel_ms = sandbox.run_on_device(&kernel, &frame, &params).unwrap();
+        assert!(
+            kernel_ms.is_some_and(|ms| ms > 0.0 && ms < there.as_secs_f64() * 1e3),
+            "{kernel_ms:?} against a run of {there:?}"
+        );
         let here = median(&mut || {
             // SAFETY: the objects are over live w × h arrays; synchronized right after.
             unsafe { local.launch(&device.stream, tex.handle(), surf.handle(), w, h, &params) }

@@ -491,13 +491,18 @@ impl KernelEditor {
     }
 }
 
-/// The stage's figures: GPU time (the frame's CUDA-event timing of the stage), effective
-/// bandwidth, and the driver's attributes and occupancy of the loaded kernel.
+/// The stage's figures: the kernel's GPU time (CUDA events around its launch, in the
+/// kernel host's context where it ran there) and effective bandwidth, the hand-over to
+/// the kernel host, and the driver's attributes and occupancy of the loaded kernel.
 fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
     let label = stage.label();
-    let time = figures
-        .report
-        .and_then(|r| r.stages.iter().find(|s| s.name == label).map(|s| (r, s.ms)));
+    let stage_ms = |name: &str| {
+        figures
+            .report
+            .and_then(|r| r.stages.iter().find(|s| s.name == name).map(|s| (r, s.ms)))
+    };
+    let time = stage_ms(&label);
+    let hand_over = stage_ms(&crate::pipeline::hand_over_stage(&label));
     let mut parts = Vec::new();
     if let Some((report, ms)) = time {
         let bytes = crate::cuda::rgba_pass_bytes(report.width, report.height);
@@ -509,6 +514,9 @@ fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
         parts.push(format!(
             "GPU {ms:.3} ms ({gbps:.0} GB/s read + write{of_copy})"
         ));
+        if let Some((_, ms)) = hand_over {
+            parts.push(format!("+ {ms:.3} ms handing over to the kernel host"));
+        }
     } else {
         parts.push("GPU time: not run on CUDA yet".into());
     }

@@ -10,8 +10,16 @@ use std::sync::Arc;
 pub struct GpuTimeline {
     ctx: Arc<CudaContext>,
     start: CudaEvent,
-    marks: Vec<(String, CudaEvent)>,
+    marks: Vec<Mark>,
     cpu: Vec<(String, f64)>,
+}
+
+/// The end of a stage, and the part of it measured elsewhere (another context's events),
+/// with the name of the rest.
+struct Mark {
+    name: String,
+    event: CudaEvent,
+    part: Option<(f64, String)>,
 }
 
 impl GpuTimeline {
@@ -31,11 +39,32 @@ impl GpuTimeline {
 
     /// Marks the end of stage `name` (the work queued since the previous mark).
     pub fn mark(&mut self, name: impl Into<String>, stream: &CudaStream) -> Result<(), CudaError> {
+        self.push(name.into(), None, stream)
+    }
+
+    /// Marks the end of a span made of stage `name`, which took `part_ms` (measured
+    /// elsewhere, within the span), and the stage `rest` (the span's remainder).
+    pub fn mark_part(
+        &mut self,
+        name: impl Into<String>,
+        part_ms: f64,
+        rest: impl Into<String>,
+        stream: &CudaStream,
+    ) -> Result<(), CudaError> {
+        self.push(name.into(), Some((part_ms, rest.into())), stream)
+    }
+
+    fn push(
+        &mut self,
+        name: String,
+        part: Option<(f64, String)>,
+        stream: &CudaStream,
+    ) -> Result<(), CudaError> {
         let event = timing_event(&self.ctx)?;
         event
             .record(stream)
             .map_err(CudaError::driver("cuEventRecord"))?;
-        self.marks.push((name.into(), event));
+        self.marks.push(Mark { name, event, part });
         Ok(())
     }
 
@@ -49,19 +78,48 @@ impl GpuTimeline {
     pub fn stage_times(&self) -> Result<Vec<(String, f64)>, CudaError> {
         let mut previous = &self.start;
         let mut out = Vec::with_capacity(self.marks.len());
-        for (name, event) in &self.marks {
-            let ms = previous
-                .elapsed_ms(event)
-                .map_err(CudaError::driver("cuEventElapsedTime"))?;
-            out.push((name.clone(), f64::from(ms)));
-            previous = event;
+        for mark in &self.marks {
+            let ms = f64::from(
+                previous
+                    .elapsed_ms(&mark.event)
+                    .map_err(CudaError::driver("cuEventElapsedTime"))?,
+            );
+            match &mark.part {
+                None => out.push((mark.name.clone(), ms)),
+                Some((part, rest)) => {
+                    let (part, rest_ms) = split_span(ms, *part);
+                    out.push((mark.name.clone(), part));
+                    out.push((rest.clone(), rest_ms));
+                }
+            }
+            previous = &mark.event;
         }
         out.extend(self.cpu.iter().cloned());
         Ok(out)
     }
 }
 
+/// A span of `span_ms` cut into a part of `part_ms` (at most the span: the two clocks
+/// differ) and the remainder.
+fn split_span(span_ms: f64, part_ms: f64) -> (f64, f64) {
+    let part = part_ms.clamp(0.0, span_ms.max(0.0));
+    (part, span_ms - part)
+}
+
 fn timing_event(ctx: &Arc<CudaContext>) -> Result<CudaEvent, CudaError> {
     ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
         .map_err(CudaError::driver("cuEventCreate"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_span;
+
+    #[test]
+    fn a_span_splits_into_its_part_and_the_rest() {
+        assert_eq!(split_span(0.5, 0.125), (0.125, 0.375));
+        // A part measured longer than the span (another clock) takes the whole span.
+        assert_eq!(split_span(0.1, 0.25), (0.1, 0.0));
+        assert_eq!(split_span(0.1, -1.0), (0.0, 0.1));
+    }
 }

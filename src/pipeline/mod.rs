@@ -26,4 +26,4 @@ pub use frame::{
 };
 pub use headless::cuda_headless_gl;
 pub use interop::{CudaShare, InteropKind, InteropRequest, InteropStatus};
-pub use report::{counts_in_total, total_of, FrameReport, StageTime};
+pub use report::{counts_in_total, hand_over_stage, total_of, FrameReport, StageTime};

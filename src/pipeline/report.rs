@@ -14,6 +14,16 @@ pub struct StageTime {
 /// a hand-over): shown with the stages, left out of their sum.
 pub const CPU_STAGE_SUFFIX: &str = " (CPU)";
 
+/// Ends the name of the part of a kernel-host stage that is not the kernel itself: the
+/// copies into and out of the host's frame, the messages, and the GPU's switch to the
+/// host's context and back. Part of the frame's sum.
+pub const HAND_OVER_SUFFIX: &str = " (kernel host hand-over)";
+
+/// The name of the hand-over of the stage called `label`.
+pub fn hand_over_stage(label: &str) -> String {
+    format!("{label}{HAND_OVER_SUFFIX}")
+}
+
 /// Whether a stage of this name is part of the frame's sum (not a CPU-side reading beside
 /// it).
 pub fn counts_in_total(name: &str) -> bool {

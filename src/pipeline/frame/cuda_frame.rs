@@ -19,7 +19,7 @@ use crate::pipeline::interop::SharedTargets;
 use crate::pipeline::interop::{
     with_cuda_access, with_views, ClassicResources, InteropResources, InteropViews,
 };
-use crate::pipeline::report::{stages_from, FrameReport};
+use crate::pipeline::report::{hand_over_stage, stages_from, FrameReport};
 use crate::pipeline::{BackendKind, PipelineError};
 use crate::user_kernel::cache::compile_cached;
 use crate::user_kernel::cache::LoadedKernels;
@@ -421,6 +421,9 @@ impl CudaFrame {
                 height: h,
                 scratch,
             };
+            // The kernel's own GPU time where the kernel host ran it (the rest of the
+            // stage is the hand-over).
+            let mut hosted_ms = None;
             match (filter, hosted.get(k), user_kernels.get(k)) {
                 (Stage::Filter(f), ..) => f.def().launch(&mut stage, f.params())?,
                 (Stage::Kernel(user), Some(Some(compiled)), _) => {
@@ -456,13 +459,16 @@ impl CudaFrame {
                     };
                     // prepare_kernel_host started it.
                     let host = self.kernel_host.as_mut().ok_or(missing_stage())?;
-                    if let Err(e) = host.run(&run) {
-                        let message = format!("{}: {e}", user.label());
-                        self.kernel_failure = Some(message.clone());
-                        return Err(CudaError::Launch {
-                            kernel: "user kernel",
-                            reason: message,
-                        });
+                    match host.run(&run) {
+                        Ok(ms) => hosted_ms = ms,
+                        Err(e) => {
+                            let message = format!("{}: {e}", user.label());
+                            self.kernel_failure = Some(message.clone());
+                            return Err(CudaError::Launch {
+                                kernel: "user kernel",
+                                reason: message,
+                            });
+                        }
                     }
                 }
                 (Stage::Kernel(user), _, Some(Some(loaded))) => {
@@ -486,7 +492,13 @@ impl CudaFrame {
                 }
                 (Stage::Kernel(_), ..) => return Err(missing_stage()),
             }
-            timeline.mark(filter.label(), &stream)?;
+            let label = filter.label();
+            match hosted_ms {
+                Some(ms) => {
+                    timeline.mark_part(label.clone(), ms, hand_over_stage(&label), &stream)?
+                }
+                None => timeline.mark(label, &stream)?,
+            }
             (w, h) = (ow, oh);
         }
         if filters.is_empty() {

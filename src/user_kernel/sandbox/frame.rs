@@ -101,8 +101,9 @@ impl FrameSandbox {
 
     /// Runs the stage. Waits for the stream's earlier work (the host reads the input), then
     /// queues the copy of the result into `output` on the stream. On an error `output` is
-    /// left as it was.
-    pub fn run(&mut self, run: &StageRun<'_, '_>) -> Result<(), SandboxError> {
+    /// left as it was. Gives the kernel's own GPU time in the host (ms) where measured: the
+    /// rest of the stage's time is the hand-over.
+    pub fn run(&mut self, run: &StageRun<'_, '_>) -> Result<Option<f64>, SandboxError> {
         let kernel = self.kernel(run.hash, run.source, run.compiled);
         if self.device_frame(run.ctx, run.width, run.height)? {
             return self.run_on_device(run, &kernel);
@@ -140,7 +141,7 @@ impl FrameSandbox {
         &mut self,
         run: &StageRun<'_, '_>,
         kernel: &SandboxKernel,
-    ) -> Result<(), SandboxError> {
+    ) -> Result<Option<f64>, SandboxError> {
         let frame = self.frame.as_ref().ok_or_else(no_device_frame)?;
         let (w, h) = (run.width, run.height);
         let into_frame = Pitched::Device {
@@ -162,7 +163,7 @@ impl FrameSandbox {
         run.stream
             .synchronize()
             .map_err(|e| copy_failed(CudaError::driver("cuStreamSynchronize")(e)))?;
-        self.sandbox.run_on_device(kernel, frame, run.params)?;
+        let kernel_ms = self.sandbox.run_on_device(kernel, frame, run.params)?;
         let from_frame = Pitched::Device {
             ptr: frame.output_ptr(),
             pitch: frame.pitch(),
@@ -178,23 +179,25 @@ impl FrameSandbox {
                 run.stream.cu_stream(),
             )
         }
-        .map_err(copy_failed)
+        .map_err(copy_failed)?;
+        Ok(kernel_ms)
     }
 
     fn run_on_host(
         &mut self,
         run: &StageRun<'_, '_>,
         kernel: &SandboxKernel,
-    ) -> Result<(), SandboxError> {
+    ) -> Result<Option<f64>, SandboxError> {
         let (w, h) = (run.width, run.height);
         let mut pixels = vec![0u8; w as usize * h as usize * 4];
         // SAFETY: `input` is a live w × h RGBA8 array; read_array waits for the stream.
         unsafe { memory::read_array(run.input.raw(), w, h, &mut pixels, run.stream) }
             .map_err(copy_failed)?;
         let image = RgbaImage::from_raw(w, h, pixels).ok_or(SandboxError::EmptyImage)?;
-        let out = self.sandbox.run_on_host(kernel, &image, run.params)?;
+        let (out, kernel_ms) = self.sandbox.run_on_host_timed(kernel, &image, run.params)?;
         // SAFETY: `output` is a live w × h RGBA8 array; write_array waits for the copy.
         unsafe { memory::write_array(run.output.raw(), w, h, out.as_raw(), run.stream) }
-            .map_err(copy_failed)
+            .map_err(copy_failed)?;
+        Ok(kernel_ms)
     }
 }

@@ -12,7 +12,7 @@ use super::protocol::{
 };
 use super::shm::SharedPixels;
 use super::socket::{self, ChannelError};
-use crate::cuda::{memory, CudaDevice, ImageArray};
+use crate::cuda::{memory, CudaDevice, GpuTimeline, ImageArray};
 use crate::user_kernel::compile::{
     nvrtc_options, valid_arch, CompileError, CompiledKernel, KernelAttributes, UNIT_NAME,
 };
@@ -40,7 +40,7 @@ pub trait Executor {
     /// Loads kernel `id` from its source and PTX.
     fn load(&mut self, id: u64, source: &str, ptx: &str) -> Result<KernelAttributes, Failure>;
     /// Runs kernel `id` on `input` (a `width × height` RGBA8 image) into `output`
-    /// (prefilled with [`POISON`]).
+    /// (prefilled with [`POISON`]); the kernel's own GPU time in nanoseconds where measured.
     fn run(
         &mut self,
         id: u64,
@@ -49,7 +49,7 @@ pub trait Executor {
         params: &ParamBlock,
         input: &[u8],
         output: &mut [u8],
-    ) -> Result<(), Failure>;
+    ) -> Result<Option<u64>, Failure>;
 
     /// Imports the device memory of frame `frame` from `fd` (see `Request::MapDevice`).
     fn map_device(
@@ -61,8 +61,14 @@ pub trait Executor {
         Err(request_failure(false, "this host has no device memory"))
     }
 
-    /// Runs kernel `id` on the mapped frame `frame`.
-    fn run_device(&mut self, _id: u64, _frame: u64, _params: &ParamBlock) -> Result<(), Failure> {
+    /// Runs kernel `id` on the mapped frame `frame`; the kernel's own GPU time in
+    /// nanoseconds where measured.
+    fn run_device(
+        &mut self,
+        _id: u64,
+        _frame: u64,
+        _params: &ParamBlock,
+    ) -> Result<Option<u64>, Failure> {
         Err(request_failure(false, "this host has no device memory"))
     }
 
@@ -97,7 +103,7 @@ impl Executor for NvrtcExecutor {
         _: &ParamBlock,
         _: &[u8],
         _: &mut [u8],
-    ) -> Result<(), Failure> {
+    ) -> Result<Option<u64>, Failure> {
         Err(request_failure(false, "this host only compiles"))
     }
 
@@ -227,7 +233,10 @@ pub fn serve<E: Executor>(socket: OwnedFd, start: impl FnOnce() -> Result<E, Fai
                 height,
                 params,
             } => match run_host(&mut exec, id, width, height, params, fds.pop_front()) {
-                Ok(kernel_micros) => Reply::Done { kernel_micros },
+                Ok((kernel_micros, gpu_nanos)) => Reply::Done {
+                    kernel_micros,
+                    gpu_nanos,
+                },
                 Err(f) => Reply::Failed(f),
             },
             Request::MapDevice {
@@ -267,8 +276,9 @@ pub fn serve<E: Executor>(socket: OwnedFd, start: impl FnOnce() -> Result<E, Fai
             Request::RunDevice { id, frame, params } => {
                 let start = Instant::now();
                 match exec.run_device(id, frame, &ParamBlock { words: params }) {
-                    Ok(()) => Reply::Done {
+                    Ok(gpu_nanos) => Reply::Done {
                         kernel_micros: start.elapsed().as_micros() as u64,
+                        gpu_nanos,
                     },
                     Err(f) => Reply::Failed(f),
                 }
@@ -311,7 +321,8 @@ fn receive(
     Ok((header.seq, request))
 }
 
-/// Maps the run's shared memory and runs the kernel on it; the kernel's time in µs.
+/// Maps the run's shared memory and runs the kernel on it: the run's wall time in µs, and
+/// the kernel's GPU time in ns where measured.
 fn run_host<E: Executor>(
     exec: &mut E,
     id: u64,
@@ -319,7 +330,7 @@ fn run_host<E: Executor>(
     height: u32,
     params: [u32; 16],
     shm: Option<OwnedFd>,
-) -> Result<u64, Failure> {
+) -> Result<(u64, Option<u64>), Failure> {
     let shm = shm.ok_or_else(|| request_failure(false, "no shared memory came with the run"))?;
     let bytes = image_bytes(width, height)
         .ok_or_else(|| request_failure(false, format!("a run of {width}×{height} pixels")))?;
@@ -327,7 +338,7 @@ fn run_host<E: Executor>(
         .map_err(|e| request_failure(false, format!("the run's shared memory: {e}")))?;
     let (input, output) = pixels.bytes_mut().split_at_mut(bytes);
     let start = Instant::now();
-    exec.run(
+    let gpu_nanos = exec.run(
         id,
         width,
         height,
@@ -335,7 +346,7 @@ fn run_host<E: Executor>(
         input,
         output,
     )?;
-    Ok(start.elapsed().as_micros() as u64)
+    Ok((start.elapsed().as_micros() as u64, gpu_nanos))
 }
 
 /// Most pixels in one run (1 GiB of RGBA8 each way).
@@ -382,6 +393,25 @@ fn sync_failure(e: cudarc::driver::DriverError) -> Failure {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|_| format!("{:?}", e.0)),
     }
+}
+
+/// Queues `launch` on the device's stream between two timing events.
+fn timed_launch(
+    device: &CudaDevice,
+    launch: impl FnOnce() -> Result<(), Failure>,
+) -> Result<GpuTimeline, Failure> {
+    let refused = |e| cuda_failure(FailStage::Launch, false, e);
+    let mut timeline = GpuTimeline::start(&device.ctx, &device.stream).map_err(refused)?;
+    launch()?;
+    timeline.mark("kernel", &device.stream).map_err(refused)?;
+    Ok(timeline)
+}
+
+/// The timed launch's GPU time in nanoseconds, once its stream has completed (None when
+/// the events cannot be read).
+fn launch_nanos(timeline: &GpuTimeline) -> Option<u64> {
+    let times = timeline.stage_times().ok()?;
+    times.first().map(|(_, ms)| (ms * 1e6) as u64)
 }
 
 fn not_loaded(id: u64) -> Failure {
@@ -478,7 +508,7 @@ impl Executor for CudaExecutor {
         params: &ParamBlock,
         input: &[u8],
         output: &mut [u8],
-    ) -> Result<(), Failure> {
+    ) -> Result<Option<u64>, Failure> {
         if !self.kernels.iter().any(|(k, _)| *k == id) {
             return Err(not_loaded(id));
         }
@@ -501,24 +531,26 @@ impl Executor for CudaExecutor {
             memory::write_array(b.output.array().view().raw(), width, height, output, stream)
                 .map_err(poisoned)?;
         }
-        // SAFETY: the objects are over width × height arrays that live in `self.buffers`
-        // until the stream is synchronized below.
-        unsafe {
-            kernel.launch(
-                stream,
-                b.input.texture().handle(),
-                b.output.surface().handle(),
-                width,
-                height,
-                params,
-            )
-        }
-        .map_err(|e| cuda_failure(FailStage::Launch, false, e))?;
+        let timeline = timed_launch(&self.device, || {
+            // SAFETY: the objects are over width × height arrays that live in
+            // `self.buffers` until the stream is synchronized below.
+            unsafe {
+                kernel.launch(
+                    stream,
+                    b.input.texture().handle(),
+                    b.output.surface().handle(),
+                    width,
+                    height,
+                    params,
+                )
+            }
+            .map_err(|e| cuda_failure(FailStage::Launch, false, e))
+        })?;
         stream.synchronize().map_err(sync_failure)?;
         // SAFETY: `output` is a live width × height RGBA8 array; read_array waits.
         unsafe { memory::read_array(b.output.array().view().raw(), width, height, output, stream) }
             .map_err(poisoned)?;
-        Ok(())
+        Ok(launch_nanos(&timeline))
     }
 
     fn map_device(
@@ -549,7 +581,12 @@ impl Executor for CudaExecutor {
         Ok(())
     }
 
-    fn run_device(&mut self, id: u64, frame: u64, params: &ParamBlock) -> Result<(), Failure> {
+    fn run_device(
+        &mut self,
+        id: u64,
+        frame: u64,
+        params: &ParamBlock,
+    ) -> Result<Option<u64>, Failure> {
         let Some((_, kernel)) = self.kernels.iter().find(|(k, _)| *k == id) else {
             return Err(not_loaded(id));
         };
@@ -569,19 +606,21 @@ impl Executor for CudaExecutor {
             pitch,
             ..
         } = f.geometry;
-        // SAFETY: the objects are over the frame's input rows and its output array, kept
-        // alive in `self.frame` until the stream is synchronized below.
-        unsafe {
-            kernel.launch(
-                stream,
-                f.tex.handle(),
-                f.output.surface().handle(),
-                width,
-                height,
-                params,
-            )
-        }
-        .map_err(|e| cuda_failure(FailStage::Launch, false, e))?;
+        let timeline = timed_launch(&self.device, || {
+            // SAFETY: the objects are over the frame's input rows and its output array,
+            // kept alive in `self.frame` until the stream is synchronized below.
+            unsafe {
+                kernel.launch(
+                    stream,
+                    f.tex.handle(),
+                    f.output.surface().handle(),
+                    width,
+                    height,
+                    params,
+                )
+            }
+            .map_err(|e| cuda_failure(FailStage::Launch, false, e))
+        })?;
         let out = Pitched::Device {
             ptr: f.shared.ptr() + f.geometry.output_offset() as u64,
             pitch,
@@ -598,7 +637,8 @@ impl Executor for CudaExecutor {
             )
         }
         .map_err(|e| cuda_failure(FailStage::Run, true, e))?;
-        stream.synchronize().map_err(sync_failure)
+        stream.synchronize().map_err(sync_failure)?;
+        Ok(launch_nanos(&timeline))
     }
 }
 

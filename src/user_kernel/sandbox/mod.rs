@@ -217,6 +217,18 @@ impl Sandbox {
         image: &RgbaImage,
         params: &ParamBlock,
     ) -> Result<RgbaImage, SandboxError> {
+        self.run_on_host_timed(kernel, image, params)
+            .map(|(output, _)| output)
+    }
+
+    /// As [`Sandbox::run_on_host`], with the kernel's own GPU time in the host (ms) where
+    /// the host measured it.
+    pub fn run_on_host_timed(
+        &mut self,
+        kernel: &SandboxKernel,
+        image: &RgbaImage,
+        params: &ParamBlock,
+    ) -> Result<(RgbaImage, Option<f64>), SandboxError> {
         let (width, height) = image.dimensions();
         if width == 0 || height == 0 {
             return Err(SandboxError::EmptyImage);
@@ -255,13 +267,15 @@ impl Sandbox {
             reply = self.ask(&request, Some(fd), Phase::Run, budget)?;
         }
         match reply {
-            Reply::Done { .. } => {
+            Reply::Done { gpu_nanos, .. } => {
                 let shm = self
                     .shm
                     .as_ref()
                     .ok_or_else(|| SandboxError::SharedMemory("not mapped".into()))?;
                 let pixels = shm.bytes()[bytes..].to_vec();
-                RgbaImage::from_raw(width, height, pixels).ok_or(SandboxError::EmptyImage)
+                let output =
+                    RgbaImage::from_raw(width, height, pixels).ok_or(SandboxError::EmptyImage)?;
+                Ok((output, gpu_nanos.map(nanos_to_ms)))
             }
             Reply::Failed(f) => Err(SandboxError::from_failure(&f)),
             other => {
@@ -424,13 +438,14 @@ impl Sandbox {
 
     /// Runs `kernel` on `frame` in the host without host copies: the host maps the
     /// frame's memory once (per host), reads the input through a texture, and has copied
-    /// the kernel's output into the frame's output when this returns.
+    /// the kernel's output into the frame's output when this returns. Gives the kernel's
+    /// own GPU time in the host (ms) where the host measured it.
     pub fn run_on_device(
         &mut self,
         kernel: &SandboxKernel,
         frame: &DeviceFrame,
         params: &ParamBlock,
-    ) -> Result<(), SandboxError> {
+    ) -> Result<Option<f64>, SandboxError> {
         self.prepare_device(kernel, frame)?;
         let request = Request::RunDevice {
             id: kernel.id,
@@ -447,7 +462,7 @@ impl Sandbox {
             reply = self.ask(&request, None, Phase::Run, budget)?;
         }
         match reply {
-            Reply::Done { .. } => Ok(()),
+            Reply::Done { gpu_nanos, .. } => Ok(gpu_nanos.map(nanos_to_ms)),
             Reply::Failed(f) => Err(SandboxError::from_failure(&f)),
             other => {
                 self.host = None;
@@ -457,4 +472,8 @@ impl Sandbox {
             }
         }
     }
+}
+
+fn nanos_to_ms(nanos: u64) -> f64 {
+    nanos as f64 * 1e-6
 }

@@ -13,7 +13,7 @@ use crate::user_kernel::prelude::PARAMS_BYTES;
 /// The frame's first four bytes.
 pub const MAGIC: [u8; 4] = *b"CLKH";
 /// Bumped on any change of the format: a host of another version is refused.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 pub const HEADER_BYTES: usize = 16;
 /// Largest reply body the parent reads (a compiled kernel's PTX and log are the largest).
 pub const MAX_REPLY_BODY: u32 = 32 * 1024 * 1024;
@@ -202,8 +202,11 @@ pub enum Reply {
         id: u64,
         attributes: KernelAttributes,
     },
+    /// A run finished: its wall time in the host, and the kernel's own GPU time there
+    /// (CUDA events around the launch, in nanoseconds) where the host measured one.
     Done {
         kernel_micros: u64,
+        gpu_nanos: Option<u64>,
     },
     Failed(Failure),
     Mapped {
@@ -292,11 +295,18 @@ impl<'a> Reader<'a> {
         }
         String::from_utf8(self.take(len)?.to_vec()).map_err(|_| wire("a text field is not UTF-8"))
     }
-    fn optional_text(&mut self, max: usize) -> Result<Option<String>, WireError> {
+    /// A byte that must be 0 (false) or 1 (true): the mark of an optional field.
+    fn flag(&mut self) -> Result<bool, WireError> {
         match self.u8()? {
-            0 => Ok(None),
-            1 => self.text(max).map(Some),
-            v => Err(wire(format!("an optional text field is marked {v}"))),
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(wire(format!("an optional field is marked {v}"))),
+        }
+    }
+    fn optional_text(&mut self, max: usize) -> Result<Option<String>, WireError> {
+        match self.flag()? {
+            false => Ok(None),
+            true => self.text(max).map(Some),
         }
     }
     fn end(&self) -> Result<(), WireError> {
@@ -461,8 +471,13 @@ impl Reply {
                 }
                 kind::LOADED
             }
-            Reply::Done { kernel_micros } => {
-                w.u64(*kernel_micros);
+            Reply::Done {
+                kernel_micros,
+                gpu_nanos,
+            } => {
+                w.u64(*kernel_micros)
+                    .u8(u8::from(gpu_nanos.is_some()))
+                    .u64(gpu_nanos.unwrap_or(0));
                 kind::DONE
             }
             Reply::Failed(f) => {
@@ -507,9 +522,15 @@ impl Reply {
                     binary_version: r.u32()?,
                 },
             },
-            kind::DONE => Reply::Done {
-                kernel_micros: r.u64()?,
-            },
+            kind::DONE => {
+                let kernel_micros = r.u64()?;
+                let measured = r.flag()?;
+                let nanos = r.u64()?;
+                Reply::Done {
+                    kernel_micros,
+                    gpu_nanos: measured.then_some(nanos),
+                }
+            }
             kind::FAILED => Reply::Failed(Failure {
                 stage: FailStage::from_u8(r.u8()?)?,
                 code: r.i32()?,
@@ -561,7 +582,14 @@ mod tests {
                 ..KernelAttributes::default()
             },
         });
-        round_trip_reply(Reply::Done { kernel_micros: 42 });
+        round_trip_reply(Reply::Done {
+            kernel_micros: 42,
+            gpu_nanos: None,
+        });
+        round_trip_reply(Reply::Done {
+            kernel_micros: 42,
+            gpu_nanos: Some(31_000),
+        });
         round_trip_reply(Reply::Mapped { frame: 9 });
         round_trip_reply(Reply::Compiled {
             ptx: Some(".version 9.0\n.target sm_90".into()),
@@ -627,7 +655,11 @@ mod tests {
 
     #[test]
     fn bad_frames_are_refused_before_allocating() {
-        let good = Reply::Done { kernel_micros: 1 }.encode(1);
+        let good = Reply::Done {
+            kernel_micros: 1,
+            gpu_nanos: None,
+        }
+        .encode(1);
         let mut header: [u8; HEADER_BYTES] = good[..HEADER_BYTES].try_into().unwrap();
         header[0] = b'X';
         assert!(Header::decode(&header, MAX_REPLY_BODY).is_err());
@@ -641,6 +673,9 @@ mod tests {
         // Bodies: short, long, a text field longer than its bound, unknown kinds.
         assert!(Reply::decode(kind::DONE, &[1, 2, 3]).is_err());
         assert!(Reply::decode(kind::DONE, &[0; 9]).is_err());
+        let mut flag_two = [0u8; 17];
+        flag_two[8] = 2;
+        assert!(Reply::decode(kind::DONE, &flag_two).is_err());
         let mut huge_text = vec![0u8; 6];
         huge_text.extend_from_slice(&u32::MAX.to_le_bytes());
         assert!(Reply::decode(kind::FAILED, &huge_text).is_err());
