@@ -1304,3 +1304,90 @@ fn fidelity_corpus_reaches_the_gpu_unchanged() {
     assert!(loaded_count >= 2 * 30, "{loaded_count} files");
     println!("ok {loaded_count} corpus loads identical on the GPU");
 }
+
+/// A stack with a user kernel on both paths: whole frames in the kernel host on the
+/// external-memory path (one hand-over stage for the frame), stage by stage on map/unmap
+/// (a hand-over beside the kernel's stage). Both equal the CPU reference with built-in
+/// stages around the kernel; a kernel that faults fails its frame with one line and leaves
+/// the last output as it was, and the next frame is exact.
+#[test]
+fn gpu_user_kernel_frames_keep_the_last_output_on_both_paths() {
+    use cudalens::pipeline::{hand_over_stage, PipelineError, Stage, KERNEL_HOST_STAGE};
+    if !cudalens::user_kernel::nvrtc_available() {
+        common::skip_gpu_test("no NVRTC");
+        return;
+    }
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let invert = dir.path().join("invert.cu");
+    let text = cudalens::user_kernel::examples::example("invert.cu")
+        .expect("example")
+        .source;
+    std::fs::write(&invert, text).expect("write invert.cu");
+    let wild = dir.path().join("wild.cu");
+    std::fs::write(
+        &wild,
+        "uchar4 pixel(int x, int y, Image src, Params p)\n{\n    if (x == 7 && y == 3) *(volatile int*)0x10 = x;\n    return read(src, x, y);\n}\n",
+    )
+    .expect("write wild.cu");
+    let stage = |spec: String| spec.parse::<Stage>().expect("stage spec");
+    let (before, after): (Filter, Filter) = (
+        "box:radius=2".parse().expect("spec"),
+        "gaussian:sigma=1.5".parse().expect("spec"),
+    );
+    let good = vec![
+        Stage::Filter(before),
+        stage(format!("kernel:{}", invert.display())),
+        Stage::Filter(after),
+    ];
+    let faulting = vec![
+        Stage::Filter(before),
+        stage(format!("kernel:{}", wild.display())),
+    ];
+    let image = photo("coffee.png");
+    let mut want = apply_cpu(&image, std::slice::from_ref(&before));
+    for p in want.pixels_mut() {
+        p.0 = [255 - p.0[0], 255 - p.0[1], 255 - p.0[2], p.0[3]];
+    }
+    let want = apply_cpu(&want, std::slice::from_ref(&after));
+    let tolerance = gpu_tolerance(&[before, after]);
+    let (w, h) = image.dimensions();
+    let source = GlTexture::new(gl, w, h, Some(image.as_raw())).expect("source texture");
+    for (path, kind) in PATHS {
+        let mut runner = cuda_runner(gl, path, w, h);
+        runner.targets.output.fill(gl, POISON).expect("poison");
+        let report = runner.run(gl, &source, &image, &good).expect("frame");
+        let out = runner.targets.output.read(gl).expect("read output");
+        let (diff, count) = max_difference(&out, &want);
+        assert!(
+            diff <= tolerance,
+            "{kind:?}: differs by {diff} in {count} values"
+        );
+        let names: Vec<&str> = report.stages.iter().map(|s| s.name.as_str()).collect();
+        let per_stage = hand_over_stage("kernel:invert.cu");
+        match kind {
+            InteropKind::External => assert!(
+                names.contains(&KERNEL_HOST_STAGE) && !names.contains(&per_stage.as_str()),
+                "{names:?}"
+            ),
+            InteropKind::Classic => assert!(names.contains(&per_stage.as_str()), "{names:?}"),
+        }
+        assert!(names.contains(&"kernel:invert.cu"), "{names:?}");
+        let e = runner
+            .run(gl, &source, &image, &faulting)
+            .expect_err("a wild write fails its frame");
+        assert!(matches!(e, PipelineError::Kernel(_)), "{kind:?}: {e}");
+        assert!(!e.to_string().contains('\n'), "{e}");
+        println!("{kind:?}: {e}");
+        let kept = runner.targets.output.read(gl).expect("read output");
+        assert!(kept == out, "{kind:?}: the failed frame changed the output");
+        runner
+            .run(gl, &source, &image, &good)
+            .expect("the next frame");
+        let again = runner.targets.output.read(gl).expect("read output");
+        assert!(again == out, "{kind:?}: the next frame differs");
+        runner.destroy(gl);
+    }
+    source.destroy(gl);
+}

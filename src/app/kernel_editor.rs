@@ -502,7 +502,9 @@ fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
             .and_then(|r| r.stages.iter().find(|s| s.name == name).map(|s| (r, s.ms)))
     };
     let time = stage_ms(&label);
-    let hand_over = stage_ms(&crate::pipeline::hand_over_stage(&label));
+    // A stage run in the kernel host has a hand-over of its own; a frame run there, one.
+    let hand_over = stage_ms(&crate::pipeline::hand_over_stage(&label))
+        .or_else(|| stage_ms(crate::pipeline::KERNEL_HOST_STAGE));
     let mut parts = Vec::new();
     if let Some((report, ms)) = time {
         let bytes = crate::cuda::rgba_pass_bytes(report.width, report.height);

@@ -4,7 +4,9 @@
 //!   1920×1080 image, wall clock, each run a new source (no cache), median of the runs;
 //! - the per-pixel copy kernel against the built-in copy at 4K and 8K, CUDA events, as
 //!   a fraction of the device's copy bandwidth;
-//! - the shipped tiled Sobel (`sobel_tiles.cu`) against the built-in Sobel at 4K: ratio.
+//! - the shipped tiled Sobel (`sobel_tiles.cu`) against the built-in Sobel at 4K: ratio;
+//! - the kernel host's cost: a stage run there (no GL), and a whole frame run there on
+//!   the external-memory path (headless GL), each against the kernel in this process.
 
 use super::CliError;
 use crate::bench_stats::{median, WARM_UP};
@@ -13,12 +15,15 @@ use crate::cuda::{
     ImageArray, KernelSet, SurfaceObject, TextureObject,
 };
 use crate::filters::{kernel_modules, launch_copy, Filter, GpuStage};
+use crate::gl::GlTexture;
+use crate::pipeline::{cuda_headless_gl, BackendRequest, FrameRunner, InteropRequest, Stage};
 use crate::user_kernel::compile::CompileOptions;
 use crate::user_kernel::device::{arch_for, LoadedKernel};
 use crate::user_kernel::examples::example;
 use crate::user_kernel::sandbox::compiler::compile;
 use crate::user_kernel::sandbox::{FrameSandbox, StageRun};
-use crate::user_kernel::{KernelSource, ParamBlock};
+use crate::user_kernel::{KernelSource, KernelStage, ParamBlock};
+use glow::HasContext;
 use std::time::Instant;
 
 /// A 20-line per-pixel kernel: the edit → first frame goal's source.
@@ -256,6 +261,57 @@ fn sandbox_overhead(
     Ok(rows)
 }
 
+/// A frame whose stack is the kernel `text`, on the external-memory path through headless
+/// GL: run wholly in the kernel host against the same frame with the kernel in this
+/// process; wall time of the frame's call with GL finished after it, as the window waits
+/// for a frame.
+fn frame_overhead(runs: usize, text: &str) -> Result<Vec<serde_json::Value>, CliError> {
+    let headless = cuda_headless_gl().map_err(internal)?;
+    let gl = &headless.gl;
+    let source = KernelSource::parse(text).map_err(internal)?;
+    let stages = [Stage::Kernel(KernelStage::from_source(
+        std::path::Path::new("copy.cu"),
+        source,
+    ))];
+    let mut rows = Vec::new();
+    for (label, w, h) in [("1080p", 1920, 1080), ("4K", 3840, 2160)] {
+        let image = crate::ops::random_image(w, h, 11);
+        let texture = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(internal)?;
+        let time = |runner: &mut FrameRunner, in_process: bool| -> Result<f64, CliError> {
+            runner.set_user_kernels_in_process(in_process);
+            let mut samples = Vec::new();
+            for i in 0..runs.max(1) + WARM_UP {
+                let start = Instant::now();
+                runner
+                    .run(gl, &texture, &image, &stages)
+                    .map_err(internal)?;
+                // SAFETY: glFinish has no preconditions.
+                unsafe { gl.finish() };
+                if i >= WARM_UP {
+                    samples.push(start.elapsed().as_secs_f64() * 1e3);
+                }
+            }
+            Ok(median(samples))
+        };
+        let timed = FrameRunner::new(gl, BackendRequest::Cuda, InteropRequest::External, w, h)
+            .map_err(internal)
+            .and_then(|mut runner| {
+                let there = time(&mut runner, false);
+                let here = time(&mut runner, true);
+                runner.destroy(gl);
+                Ok((there?, here?))
+            });
+        texture.destroy(gl);
+        let (there, here) = timed?;
+        println!(
+            "whole frame in the kernel host {label}: {there:.3} ms, in-process {here:.3} ms: overhead {:.3} ms",
+            there - here
+        );
+        rows.push(serde_json::json!({ "size": label, "host_frame_ms": there, "in_process_ms": here, "overhead_ms": there - here }));
+    }
+    Ok(rows)
+}
+
 /// Median milliseconds of `kernel` (its parameters' defaults) on `pair`.
 fn time_user_kernel(
     device: &CudaDevice,
@@ -385,10 +441,12 @@ pub fn run(runs: usize, files: &[std::path::PathBuf]) -> Result<serde_json::Valu
         tiles_ms / builtin_ms
     );
     let sandbox = sandbox_overhead(&device, runs, COPY_KERNEL)?;
+    let frames = frame_overhead(runs, COPY_KERNEL)?;
     let files = time_files(&device, runs, files, copy_gbps)?;
     Ok(serde_json::json!({
         "files": files,
         "sandbox": sandbox,
+        "host_frames": frames,
         "copy_gbps": copy_gbps,
         "edit_to_first_frame_ms": edit_ms,
         "copy": copies,

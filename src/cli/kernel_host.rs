@@ -16,7 +16,7 @@ pub fn run(args: &super::args::KernelHostArgs) -> Result<(), CliError> {
     if args.compile {
         host::run_compile_host()
     } else {
-        host::run_cuda_host(args.device)
+        host::run_cuda_host(args.device, Some(crate::pipeline::frame_work()))
     }
     .map_err(CliError::internal)
 }

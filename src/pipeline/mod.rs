@@ -20,10 +20,12 @@ pub use explorer::{
     render_mandelbrot_headless, MandelbrotFrame, MandelbrotOutput, MandelbrotRenderer, MsSource,
 };
 pub use frame::{
-    check_gpu_frame, cpu_filters, gpu_frame_bytes, probe_cuda, process_headless,
+    check_gpu_frame, cpu_filters, frame_work, gpu_frame_bytes, probe_cuda, process_headless,
     process_on_cpu_with, stage_spec_help, stages_of, upload_cpu_result, FrameRunner, FrameTargets,
     HeadlessOutput, Stage, StageSpecError,
 };
 pub use headless::cuda_headless_gl;
 pub use interop::{CudaShare, InteropKind, InteropRequest, InteropStatus};
-pub use report::{counts_in_total, hand_over_stage, total_of, FrameReport, StageTime};
+pub use report::{
+    counts_in_total, hand_over_stage, total_of, FrameReport, StageTime, KERNEL_HOST_STAGE,
+};

@@ -19,6 +19,11 @@ pub const CPU_STAGE_SUFFIX: &str = " (CPU)";
 /// host's context and back. Part of the frame's sum.
 pub const HAND_OVER_SUFFIX: &str = " (kernel host hand-over)";
 
+/// The stage of a frame run wholly in the kernel host that is not the host's GPU work:
+/// the hand-over of the shared objects, the messages, the host's launches. Part of the
+/// frame's sum.
+pub const KERNEL_HOST_STAGE: &str = "kernel host hand-over";
+
 /// The name of the hand-over of the stage called `label`.
 pub fn hand_over_stage(label: &str) -> String {
     format!("{label}{HAND_OVER_SUFFIX}")

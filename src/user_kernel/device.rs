@@ -124,6 +124,11 @@ fn occupancy(
 }
 
 impl LoadedKernel {
+    /// The source it was compiled from.
+    pub fn source(&self) -> &KernelSource {
+        &self.source
+    }
+
     /// Loads `compiled` (compiled from `source`) into the device's context.
     pub fn load(
         device: &CudaDevice,

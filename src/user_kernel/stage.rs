@@ -60,15 +60,37 @@ impl KernelStage {
         if path.is_empty() {
             return Err(KernelStageError::NoPath);
         }
-        let mut stage = Self::load(Path::new(path))?;
-        stage.values =
-            ParamValues::from_assignments(&stage.source.params, assignments).map_err(|source| {
+        Self::load(Path::new(path))?.with_assignments(path, assignments)
+    }
+
+    /// The stage with the parameters of `assignments` (`name=value,...`) set.
+    fn with_assignments(mut self, path: &str, assignments: &str) -> Result<Self, KernelStageError> {
+        self.values =
+            ParamValues::from_assignments(&self.source.params, assignments).map_err(|source| {
                 KernelStageError::Param {
                     path: path.to_string(),
                     source,
                 }
             })?;
-        Ok(stage)
+        Ok(self)
+    }
+
+    /// Parses `PATH[,name=value...]` with the source already at hand (the kernel host's
+    /// loaded kernel), not reading the file.
+    pub fn from_spec_with_source(
+        arg: &str,
+        source: KernelSource,
+    ) -> Result<Self, KernelStageError> {
+        let arg = arg
+            .strip_prefix(KERNEL_STAGE_NAME)
+            .and_then(|a| a.strip_prefix(':'))
+            .unwrap_or(arg);
+        let (path, assignments) = split_spec(arg.trim());
+        let path = path.trim();
+        if path.is_empty() {
+            return Err(KernelStageError::NoPath);
+        }
+        Self::from_source(Path::new(path), source).with_assignments(path, assignments)
     }
 
     /// Reads and parses the file at `path`; parameters at their defaults.

@@ -19,17 +19,19 @@ use crate::pipeline::interop::SharedTargets;
 use crate::pipeline::interop::{
     with_cuda_access, with_views, ClassicResources, InteropResources, InteropViews,
 };
-use crate::pipeline::report::{hand_over_stage, stages_from, FrameReport};
+use crate::pipeline::report::{hand_over_stage, stages_from, FrameReport, KERNEL_HOST_STAGE};
 use crate::pipeline::{BackendKind, PipelineError};
 use crate::user_kernel::cache::compile_cached;
 use crate::user_kernel::cache::LoadedKernels;
 use crate::user_kernel::device::arch_for;
 use crate::user_kernel::device::LoadedKernel;
-use crate::user_kernel::sandbox::{FrameSandbox, StageRun};
+use crate::user_kernel::sandbox::protocol::{FrameRequest, FrameResult, WireStage};
+use crate::user_kernel::sandbox::{FrameSandbox, HostFrame, SandboxError, StageRun};
 use crate::user_kernel::{CompiledKernel, KernelStage};
-use cudarc::driver::{CudaSlice, PinnedHostSlice};
+use cudarc::driver::{CudaSlice, CudaStream, PinnedHostSlice};
 use image::RgbaImage;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// What the registration was made for: re-register when any of it changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +64,23 @@ pub struct CudaFrame {
     kernel_host: Option<FrameSandbox>,
     /// The last user kernel failure of a frame, one line (a frame's error of its own).
     kernel_failure: Option<String>,
+    /// Why whole frames do not run in the kernel host, once it refused the shared
+    /// objects (its user kernels then run there stage by stage).
+    host_frames_refused: Option<String>,
+}
+
+/// How a frame run wholly in the kernel host ended, when not with a report.
+enum HostFrameError {
+    /// The host could not take the frame's objects: run it stage by stage instead.
+    Refused(String),
+    /// The frame failed (a user kernel's fault, or the app's own error).
+    Failed(PipelineError),
+}
+
+impl From<PipelineError> for HostFrameError {
+    fn from(e: PipelineError) -> Self {
+        HostFrameError::Failed(e)
+    }
 }
 
 impl CudaFrame {
@@ -84,7 +103,71 @@ impl CudaFrame {
                 .is_some_and(|v| v == "in-process"),
             kernel_host: None,
             kernel_failure: None,
+            host_frames_refused: None,
         })
+    }
+
+    /// The frame of the kernel host: user kernels run in this context (the host's own),
+    /// loaded by the host.
+    pub fn in_kernel_host(device: CudaDevice) -> Result<Self, CudaError> {
+        let mut frame = Self::new(device)?;
+        frame.in_process = true;
+        Ok(frame)
+    }
+
+    /// Runs `filters` in the kernel host on objects the app shares with it: after `wait`
+    /// (queued first: the app's GL is done with them), from array 0 of `views` (the
+    /// source, `source`'s size) into array 1 (the output, which a user kernel never writes
+    /// itself), the bins into pointer 0, then `signal`; waits for all of it. The stage
+    /// times and the bins.
+    ///
+    /// # Safety
+    /// `views` must be the shared objects as above, alive until this returns.
+    pub unsafe fn run_shared(
+        &mut self,
+        views: &InteropViews<'_>,
+        source: (u32, u32),
+        filters: &[Stage],
+        user_kernels: &[Option<Arc<LoadedKernel>>],
+        wait: impl FnOnce(&CudaStream) -> Result<(), CudaError>,
+        signal: impl FnOnce(&CudaStream) -> Result<(), CudaError>,
+    ) -> Result<FrameResult, CudaError> {
+        self.device.bind()?;
+        self.ensure_scratch(filters, source.0, source.1)?;
+        let stream = self.device.stream.clone();
+        wait(&stream)?;
+        let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
+        let hosted = vec![None; filters.len()];
+        // SAFETY: the caller's contract: the views are the frame's objects, alive until
+        // this returns, which is after the stream is synchronized below.
+        let queued = unsafe {
+            self.run_mapped(
+                views,
+                source,
+                filters,
+                user_kernels,
+                &hosted,
+                true,
+                &mut timeline,
+            )
+        };
+        let signalled = queued.and_then(|()| signal(&stream));
+        let synced = self.device.synchronize();
+        signalled?;
+        synced?;
+        let stages = timeline.stage_times()?;
+        let bins = self
+            .bins_host
+            .as_slice()
+            .map_err(CudaError::driver("cuEventSynchronize"))?
+            .to_vec();
+        Ok(FrameResult { stages, bins })
+    }
+
+    /// Runs user kernels in this process instead of the kernel host (for measurements: a
+    /// kernel that faults then takes the context with it).
+    pub fn set_user_kernels_in_process(&mut self, in_process: bool) {
+        self.in_process = in_process;
     }
 
     /// Drops the GL registrations (before a registered texture is resized, deleted or
@@ -171,6 +254,18 @@ impl CudaFrame {
             bins: targets.bins.id,
         };
         let (width, height) = (targets.output.width, targets.output.height);
+        if self.runs_in_host(filters, targets) {
+            match self.run_in_host(gl, source, targets, filters) {
+                Ok(report) => return Ok(report),
+                Err(HostFrameError::Failed(e)) => return Err(e),
+                Err(HostFrameError::Refused(reason)) => {
+                    log::warn!(
+                        "the kernel host cannot share the frame's objects ({reason}): its kernels run stage by stage"
+                    );
+                    self.host_frames_refused = Some(reason);
+                }
+            }
+        }
         let hosted = self.prepare_kernel_host(filters, (source.width, source.height))?;
         self.ensure_scratch(filters, source.width, source.height)?;
         if let Some(shared) = targets.external() {
@@ -190,7 +285,17 @@ impl CudaFrame {
             // SAFETY: `views` come from this frame's `acquire` (array 0 the source texture,
             // array 1 the output, pointer 0 the bin buffer) and stay valid until `release`,
             // which is ordered on the stream after all the work queued here.
-            unsafe { self.run_mapped(views, source, filters, &user_kernels, &hosted, timeline) }
+            unsafe {
+                self.run_mapped(
+                    views,
+                    (source.width, source.height),
+                    filters,
+                    &user_kernels,
+                    &hosted,
+                    false,
+                    timeline,
+                )
+            }
         });
         // A user kernel that failed in the kernel host is the kernel's error, not the
         // device's: the frame stops, the context and the last output stay.
@@ -208,6 +313,128 @@ impl CudaFrame {
         if let Some(c) = classic {
             self.registration = Some((key, c));
         }
+        Ok(FrameReport {
+            backend: BackendKind::Cuda,
+            width,
+            height,
+            histogram,
+            stages: stages_from(stages),
+        })
+    }
+
+    /// Whether `filters` run wholly in the kernel host: they have a user kernel, user
+    /// kernels do not run in this process, and the targets are external memory, which the
+    /// host can import (unless it refused to).
+    fn runs_in_host(&self, filters: &[Stage], targets: &mut FrameTargets) -> bool {
+        !self.in_process
+            && self.host_frames_refused.is_none()
+            && filters.iter().any(|s| matches!(s, Stage::Kernel(_)))
+            && targets.external().is_some()
+    }
+
+    /// The kernel host, started on first use.
+    fn kernel_host(&mut self) -> Result<&mut FrameSandbox, SandboxError> {
+        if self.kernel_host.is_none() {
+            self.kernel_host = Some(FrameSandbox::new(self.device.ctx.ordinal())?);
+        }
+        self.kernel_host
+            .as_mut()
+            .ok_or_else(|| SandboxError::Host("no kernel host".into()))
+    }
+
+    /// Runs the whole frame in the kernel host: GL hands the shared objects to the host,
+    /// which runs every stage, counts the histogram and answers; then GL takes them
+    /// back. This process queues no CUDA work, so the GPU does not switch between the
+    /// two processes' contexts within the frame. A user kernel that faults or never ends
+    /// fails the frame and leaves the output as it was.
+    fn run_in_host(
+        &mut self,
+        gl: &glow::Context,
+        source: TextureRef,
+        targets: &mut FrameTargets,
+        filters: &[Stage],
+    ) -> Result<FrameReport, HostFrameError> {
+        let arch = arch_for(self.device.info.compute_capability);
+        let labels: Vec<String> = filters
+            .iter()
+            .filter(|s| matches!(s, Stage::Kernel(_)))
+            .map(Stage::label)
+            .collect();
+        let kernel_error = |e: &dyn std::fmt::Display| {
+            PipelineError::Kernel(format!("{}: {e}", labels.join(", ")))
+        };
+        let host = self.kernel_host().map_err(|e| kernel_error(&e))?;
+        let mut kernels = Vec::new();
+        let mut stages = Vec::with_capacity(filters.len());
+        for stage in filters {
+            stages.push(match stage {
+                Stage::Filter(f) => WireStage::Builtin(f.to_string()),
+                Stage::Kernel(k) => {
+                    let compiled = compile_cached(k, &arch)
+                        .map_err(|e| PipelineError::Kernel(format!("{}: {e}", k.label())))?;
+                    let kernel = host.frame_kernel(k.hash(), k.source(), &compiled);
+                    let id = kernel.id();
+                    kernels.push(kernel);
+                    WireStage::Kernel {
+                        id,
+                        spec: k.to_string(),
+                    }
+                }
+            });
+        }
+        let (width, height) = (targets.output.width, targets.output.height);
+        let shared = targets
+            .external()
+            .ok_or_else(|| HostFrameError::Refused("no shared targets".into()))?;
+        shared.prepare_source(gl, source, self.source_changed)?;
+        self.source_changed = false;
+        let objects = shared.host_objects(gl)?;
+        let [source_id, output, bins, gl_done, cuda_done] = objects.map(|(id, _)| id);
+        let request = FrameRequest {
+            source: source_id,
+            output,
+            bins,
+            gl_done,
+            cuda_done,
+            width: source.width,
+            height: source.height,
+            stages,
+        };
+        let host = self
+            .kernel_host
+            .as_mut()
+            .ok_or_else(|| HostFrameError::Failed(kernel_error(&"the kernel host is gone")))?;
+        // Mapping and loading happen before the frame's timing (once per host).
+        match host.prepare_frame(&objects, &host_export(shared), &kernels) {
+            Ok(()) => {}
+            Err(SandboxError::DeviceMemory(reason)) => return Err(HostFrameError::Refused(reason)),
+            Err(e) => return Err(HostFrameError::Failed(kernel_error(&e))),
+        }
+        shared.hand_to_host(gl)?;
+        let start = Instant::now();
+        let ran = host.run_frame(&HostFrame {
+            request,
+            objects: &objects,
+            export: &host_export(shared),
+            kernels: &kernels,
+        });
+        let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+        let result = match ran {
+            Ok(result) => result,
+            Err(e) => {
+                shared.abandon_host();
+                return Err(match e {
+                    SandboxError::DeviceMemory(reason) => HostFrameError::Refused(reason),
+                    e => HostFrameError::Failed(kernel_error(&e)),
+                });
+            }
+        };
+        shared.back_from_host(gl)?;
+        let histogram = Histogram::from_flat(width, height, &result.bins)
+            .ok_or_else(|| PipelineError::from(missing_stage()))?;
+        let host_ms: f64 = result.stages.iter().map(|(_, ms)| ms).sum();
+        let mut stages = result.stages;
+        stages.push((KERNEL_HOST_STAGE.to_string(), (wall_ms - host_ms).max(0.0)));
         Ok(FrameReport {
             backend: BackendKind::Cuda,
             width,
@@ -360,20 +587,25 @@ impl CudaFrame {
         }))
     }
 
-    /// Queues the frame's kernels on the acquired views.
+    /// Queues the frame's kernels on the acquired views. With `guard_output`, a user
+    /// kernel never writes the output itself: the last stage, if it is one, writes an
+    /// intermediate that is copied to the output after it, so that a kernel that faults or
+    /// never ends leaves the last output as it was.
     ///
     /// # Safety
     /// `mapped` must hold this frame's objects (array 0: the RGBA8 source, `source`'s size;
     /// array 1: the RGBA8 output, the size of the chain's result; pointer 0: the bin buffer),
     /// and the owner must order its release after the queued work on the stream (both
     /// interop paths do). That they stay alive meanwhile is the views' borrow.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn run_mapped(
         &mut self,
         mapped: &InteropViews<'_>,
-        source: TextureRef,
+        source: (u32, u32),
         filters: &[Stage],
         user_kernels: &[Option<Arc<LoadedKernel>>],
         hosted: &[Option<Arc<CompiledKernel>>],
+        guard_output: bool,
         timeline: &mut GpuTimeline,
     ) -> Result<(), CudaError> {
         let stream = self.device.stream.clone();
@@ -391,10 +623,11 @@ impl CudaFrame {
         let source_texture = TextureObject::from_array(&ctx, source_array)?;
         // The output is registered (or imported) for surface stores.
         let output_surface = SurfaceObject::from_array(&ctx, output_array)?;
-        let (mut w, mut h) = (source.width, source.height);
+        let (mut w, mut h) = source;
+        let copy_out = guard_output && matches!(filters.last(), Some(Stage::Kernel(_)));
         for (k, filter) in filters.iter().enumerate() {
             let (ow, oh) = filter.output_size(w, h);
-            let last = k + 1 == filters.len();
+            let last = k + 1 == filters.len() && !copy_out;
             if !last {
                 self.intermediates.ensure(&ctx, k, ow, oh)?;
             }
@@ -501,15 +734,16 @@ impl CudaFrame {
             }
             (w, h) = (ow, oh);
         }
-        if filters.is_empty() {
-            launch_copy(
-                &self.kernels,
-                &stream,
-                &source_texture,
-                &output_surface,
-                w,
-                h,
-            )?;
+        if filters.is_empty() || copy_out {
+            let input = match filters.len() {
+                0 => &source_texture,
+                n => self
+                    .intermediates
+                    .get(n - 1)
+                    .ok_or(missing_stage())?
+                    .texture(),
+            };
+            launch_copy(&self.kernels, &stream, input, &output_surface, w, h)?;
             timeline.mark("copy", &stream)?;
         }
         let output_texture = TextureObject::from_array(&ctx, output_array)?;
@@ -527,6 +761,13 @@ impl CudaFrame {
         unsafe { memory::read_u32_async(bins_ptr, &mut self.bins_host, &stream)? };
         timeline.mark(BINS_TO_HOST, &stream)
     }
+}
+
+/// New descriptors of `shared`'s objects for the kernel host.
+fn host_export(
+    shared: &SharedTargets,
+) -> impl Fn(u64) -> Result<std::os::fd::OwnedFd, String> + '_ {
+    move |id| shared.export_for_host(id).map_err(|e| e.to_string())
 }
 
 /// The stage that copies the frame's bins to the host, after the histogram kernel.

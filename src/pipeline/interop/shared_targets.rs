@@ -14,9 +14,11 @@ use crate::cuda::CudaError;
 use crate::gl::{check_gl, GlBuffer, GlTexture, SharedObjects, TextureRef};
 use crate::pipeline::with_spare::WithSpare;
 use crate::pipeline::PipelineError;
+use crate::user_kernel::sandbox::protocol::SharedObject;
 use cudarc::driver::CudaStream;
 use glow::HasContext;
 use image::RgbaImage;
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
 /// The source as CUDA reads it on this path, and the GL texture last copied into it (None
@@ -204,6 +206,83 @@ impl SharedTargets {
             [source.image.texture.id, self.output_name],
             [self.bins_name],
         ))
+    }
+
+    /// The frame's objects as the kernel host imports them, in a frame request's order:
+    /// the source, the output, the bins, then the semaphores `gl_done` and `cuda_done`
+    /// (made if there are none usable).
+    pub fn host_objects(
+        &mut self,
+        gl: &glow::Context,
+    ) -> Result<[(u64, SharedObject); 5], PipelineError> {
+        let source = self.source.current().ok_or(missing_source())?;
+        let sync = usable_sync(&mut self.sync, &self.interop, gl)?;
+        let (gl_done, cuda_done) = sync.shared_ids();
+        Ok([
+            source.image.backing.shared_object(),
+            self.output.shared_object(),
+            self.bins.shared_object(),
+            (gl_done, SharedObject::Semaphore),
+            (cuda_done, SharedObject::Semaphore),
+        ])
+    }
+
+    /// A new descriptor of `id`, one of [`SharedTargets::host_objects`], for the host.
+    pub fn export_for_host(&self, id: u64) -> Result<OwnedFd, PipelineError> {
+        let source = self.source.current().ok_or(missing_source())?;
+        if source.image.backing.shared_object().0 == id {
+            return source.image.backing.export_fd();
+        }
+        if self.output.shared_object().0 == id {
+            return self.output.export_fd();
+        }
+        if self.bins.shared_object().0 == id {
+            return self.bins.export_fd();
+        }
+        self.sync
+            .as_ref()
+            .and_then(|sync| sync.export_fd(id))
+            .unwrap_or_else(|| {
+                Err(CudaError::Driver {
+                    call: "SharedTargets::export_for_host",
+                    reason: format!("internal: no shared object {id}"),
+                }
+                .into())
+            })
+    }
+
+    /// GL → the kernel host, for a frame run there (see `ExternalSync::hand_to_host`).
+    pub fn hand_to_host(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
+        let (textures, buffers) = self.objects()?;
+        let objects = SharedObjects {
+            buffers: &buffers,
+            textures: &textures,
+        };
+        usable_sync(&mut self.sync, &self.interop, gl)?.hand_to_host(gl, &objects)
+    }
+
+    /// The kernel host → GL, after its frame is done (see `ExternalSync::back_from_host`).
+    pub fn back_from_host(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
+        let (textures, buffers) = self.objects()?;
+        let objects = SharedObjects {
+            buffers: &buffers,
+            textures: &textures,
+        };
+        match self.sync.as_mut() {
+            Some(sync) => sync.back_from_host(gl, &objects),
+            None => Err(CudaError::Driver {
+                call: "SharedTargets::back_from_host",
+                reason: "internal: nothing was handed to the host".into(),
+            }
+            .into()),
+        }
+    }
+
+    /// The host's frame failed after the hand-over: new semaphores for the next frame.
+    pub fn abandon_host(&mut self) {
+        if let Some(sync) = self.sync.as_mut() {
+            sync.abandon();
+        }
     }
 
     /// Deletes everything but the output texture and the bin buffer (the caller's).

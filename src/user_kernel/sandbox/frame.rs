@@ -5,12 +5,14 @@
 //! through host shared memory instead.
 
 use super::device_memory::{copy_pitched, Pitched};
-use super::{DeviceFrame, Sandbox, SandboxConfig, SandboxError, SandboxKernel};
+use super::protocol::{FrameResult, SharedObject};
+use super::{DeviceFrame, HostFrame, Sandbox, SandboxConfig, SandboxError, SandboxKernel};
 use crate::cuda::{memory, ArrayRef, CudaError};
 use crate::user_kernel::{CompiledKernel, KernelSource, ParamBlock};
 use cudarc::driver::{CudaContext, CudaStream};
 use image::RgbaImage;
 use std::collections::HashMap;
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
 /// How many compiled kernels keep their sandbox identity (a new one reloads in the host).
@@ -58,6 +60,32 @@ impl FrameSandbox {
             no_device_frames: None,
             kernels: HashMap::new(),
         })
+    }
+
+    /// The host's handle of a compiled kernel (source `hash`), for a whole frame's request.
+    pub fn frame_kernel(
+        &mut self,
+        hash: u64,
+        source: &KernelSource,
+        compiled: &CompiledKernel,
+    ) -> SandboxKernel {
+        self.kernel(hash, source, compiled)
+    }
+
+    /// Maps a whole frame's objects and loads its kernels in the host (see
+    /// [`Sandbox::prepare_frame`]).
+    pub fn prepare_frame(
+        &mut self,
+        objects: &[(u64, SharedObject)],
+        export: &dyn Fn(u64) -> Result<OwnedFd, String>,
+        kernels: &[SandboxKernel],
+    ) -> Result<(), SandboxError> {
+        self.sandbox.prepare_frame(objects, export, kernels)
+    }
+
+    /// Runs a whole frame in the host (see [`Sandbox::run_frame`]).
+    pub fn run_frame(&mut self, frame: &HostFrame<'_>) -> Result<FrameResult, SandboxError> {
+        self.sandbox.run_frame(frame)
     }
 
     /// Why device frames are not used, if they are not (host memory is used instead).

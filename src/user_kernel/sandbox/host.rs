@@ -7,8 +7,8 @@
 use super::device_memory::{copy_pitched, frame_pitch, PitchTexture, Pitched, SharedDeviceBuffer};
 use super::error::cuda_error_name;
 use super::protocol::{
-    FailStage, Failure, Header, HostInfo, Reply, Request, HEADER_BYTES, MAX_REQUEST_BODY,
-    NOT_LOADED,
+    FailStage, Failure, FrameRequest, FrameResult, Header, HostInfo, Reply, Request, SharedObject,
+    WireStage, HEADER_BYTES, MAX_REQUEST_BODY, NOT_LOADED,
 };
 use super::shm::SharedPixels;
 use super::socket::{self, ChannelError};
@@ -25,6 +25,7 @@ use crate::user_kernel::prelude::ENTRY_NAME;
 use crate::user_kernel::source::KernelSource;
 use std::collections::VecDeque;
 use std::os::fd::OwnedFd;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The descriptor the parent gives the host its socket on.
@@ -76,7 +77,42 @@ pub trait Executor {
     fn compile(&mut self, _arch: &str, _unit: &str) -> Result<NvrtcOutput, Failure> {
         Err(request_failure(false, "this host does not compile"))
     }
+
+    /// Imports `object` from `fd` as shared object `id` (see `Request::MapShared`).
+    fn map_shared(&mut self, _id: u64, _object: SharedObject, _fd: OwnedFd) -> Result<(), Failure> {
+        Err(request_failure(false, "this host runs no frames"))
+    }
+
+    /// Runs a whole frame (see `Request::RunFrame`).
+    fn run_frame(&mut self, _frame: &FrameRequest) -> Result<FrameResult, Failure> {
+        Err(request_failure(false, "this host runs no frames"))
+    }
 }
+
+/// A frame's stage as the host runs it: a built-in filter's spec, or a loaded user kernel
+/// with its stage spec.
+pub enum HostedStage<'a> {
+    Builtin(&'a str),
+    Kernel {
+        kernel: Arc<LoadedKernel>,
+        spec: &'a str,
+    },
+}
+
+/// Whole frames in the host: the stack's built-in stages run beside the user's kernels,
+/// on objects the app shares through its external-memory interop. Implemented by the
+/// frame code (`pipeline::frame::hosted`) and given to [`run_cuda_host`].
+pub trait FrameWork {
+    fn map_shared(&mut self, id: u64, object: SharedObject, fd: OwnedFd) -> Result<(), Failure>;
+    fn run_frame(
+        &mut self,
+        frame: &FrameRequest,
+        stages: &[HostedStage<'_>],
+    ) -> Result<FrameResult, Failure>;
+}
+
+/// Makes the host's [`FrameWork`] on its device, on the first frame request.
+pub type FrameWorkFactory = Box<dyn FnOnce(&CudaDevice) -> Result<Box<dyn FrameWork>, Failure>>;
 
 /// The compiler host: NVRTC and nothing else (no CUDA context).
 pub struct NvrtcExecutor;
@@ -273,6 +309,20 @@ pub fn serve<E: Executor>(socket: OwnedFd, start: impl FnOnce() -> Result<E, Fai
                 },
                 Err(f) => Reply::Failed(f),
             },
+            Request::MapShared { id, object } => match fds.pop_front() {
+                Some(fd) => match exec.map_shared(id, object, fd) {
+                    Ok(()) => Reply::Mapped { frame: id },
+                    Err(f) => Reply::Failed(f),
+                },
+                None => Reply::Failed(request_failure(
+                    false,
+                    "no descriptor came with the shared object",
+                )),
+            },
+            Request::RunFrame(frame) => match exec.run_frame(&frame) {
+                Ok(result) => Reply::FrameDone(result),
+                Err(f) => Reply::Failed(f),
+            },
             Request::RunDevice { id, frame, params } => {
                 let start = Instant::now();
                 match exec.run_device(id, frame, &ParamBlock { words: params }) {
@@ -376,9 +426,12 @@ struct HostFrame {
 /// Runs kernels on the GPU: device 0, its own context.
 pub struct CudaExecutor {
     device: CudaDevice,
-    kernels: VecDeque<(u64, LoadedKernel)>,
+    kernels: VecDeque<(u64, Arc<LoadedKernel>)>,
     buffers: Option<Buffers>,
     frame: Option<HostFrame>,
+    /// Whole frames, made on the first frame request.
+    frames: Option<Box<dyn FrameWork>>,
+    make_frames: Option<FrameWorkFactory>,
 }
 
 /// The failure for an error while the kernel ran (`cuStreamSynchronize`): fatal.
@@ -433,8 +486,9 @@ fn cuda_failure(stage: FailStage, fatal: bool, e: impl std::fmt::Display) -> Fai
 }
 
 impl CudaExecutor {
-    /// Opens CUDA device `ordinal` (the parent's, so that its frames import).
-    pub fn start(ordinal: usize) -> Result<Self, Failure> {
+    /// Opens CUDA device `ordinal` (the parent's, so that its frames import); whole
+    /// frames run with what `frames` makes, if given.
+    pub fn start(ordinal: usize, frames: Option<FrameWorkFactory>) -> Result<Self, Failure> {
         let device =
             CudaDevice::new(ordinal).map_err(|e| cuda_failure(FailStage::Start, true, e))?;
         Ok(Self {
@@ -442,7 +496,22 @@ impl CudaExecutor {
             kernels: VecDeque::new(),
             buffers: None,
             frame: None,
+            frames: None,
+            make_frames: frames,
         })
+    }
+
+    fn frame_work(&mut self) -> Result<&mut Box<dyn FrameWork>, Failure> {
+        if self.frames.is_none() {
+            let make = self
+                .make_frames
+                .take()
+                .ok_or_else(|| request_failure(false, "this host runs no frames"))?;
+            self.frames = Some(make(&self.device)?);
+        }
+        self.frames
+            .as_mut()
+            .ok_or_else(|| request_failure(false, "this host runs no frames"))
     }
 
     fn buffers(&mut self, width: u32, height: u32) -> Result<&Buffers, Failure> {
@@ -496,7 +565,7 @@ impl Executor for CudaExecutor {
         if self.kernels.len() >= MAX_LOADED {
             self.kernels.pop_front();
         }
-        self.kernels.push_back((id, kernel));
+        self.kernels.push_back((id, Arc::new(kernel)));
         Ok(attributes)
     }
 
@@ -640,6 +709,35 @@ impl Executor for CudaExecutor {
         stream.synchronize().map_err(sync_failure)?;
         Ok(launch_nanos(&timeline))
     }
+
+    fn map_shared(&mut self, id: u64, object: SharedObject, fd: OwnedFd) -> Result<(), Failure> {
+        self.device
+            .bind()
+            .map_err(|e| cuda_failure(FailStage::Run, true, e))?;
+        self.frame_work()?.map_shared(id, object, fd)
+    }
+
+    fn run_frame(&mut self, frame: &FrameRequest) -> Result<FrameResult, Failure> {
+        let mut stages = Vec::with_capacity(frame.stages.len());
+        for stage in &frame.stages {
+            stages.push(match stage {
+                WireStage::Builtin(spec) => HostedStage::Builtin(spec),
+                WireStage::Kernel { id, spec } => HostedStage::Kernel {
+                    kernel: self
+                        .kernels
+                        .iter()
+                        .find(|(k, _)| k == id)
+                        .map(|(_, kernel)| kernel.clone())
+                        .ok_or_else(|| not_loaded(*id))?,
+                    spec,
+                },
+            });
+        }
+        self.device
+            .bind()
+            .map_err(|e| cuda_failure(FailStage::Run, true, e))?;
+        self.frame_work()?.run_frame(frame, &stages)
+    }
 }
 
 /// Whether this process was given its socket on [`HOST_FD`] (not started by hand).
@@ -647,10 +745,11 @@ pub fn started_by_parent() -> bool {
     socket::is_socket(HOST_FD)
 }
 
-/// `cudalens kernel-host`: serves the parent on [`HOST_FD`] with the GPU. Err when
-/// started by hand (no socket there) or after a fatal failure.
-pub fn run_cuda_host(device: usize) -> Result<(), String> {
-    serve_parent(|| CudaExecutor::start(device))
+/// `cudalens kernel-host`: serves the parent on [`HOST_FD`] with the GPU, whole frames
+/// with what `frames` makes. Err when started by hand (no socket there) or after a fatal
+/// failure.
+pub fn run_cuda_host(device: usize, frames: Option<FrameWorkFactory>) -> Result<(), String> {
+    serve_parent(|| CudaExecutor::start(device, frames))
 }
 
 /// `cudalens kernel-host --compile`: serves the parent on [`HOST_FD`] with NVRTC.

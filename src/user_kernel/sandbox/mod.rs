@@ -22,6 +22,7 @@ mod socket;
 
 pub use error::{ErrorClass, SandboxError};
 pub use frame::{FrameSandbox, StageRun};
+
 pub use process::HostCommand;
 pub use protocol::HostInfo;
 
@@ -32,9 +33,9 @@ use cudarc::driver::{CudaContext, CudaStream};
 use device_memory::{frame_pitch, image_span, Pitched, SharedDeviceBuffer};
 use image::RgbaImage;
 use process::{HostProcess, Phase};
-use protocol::{Reply, Request, NOT_LOADED};
+use protocol::{FrameRequest, FrameResult, Reply, Request, SharedObject, NOT_LOADED, NOT_MAPPED};
 use shm::SharedPixels;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -471,6 +472,89 @@ impl Sandbox {
                 )))
             }
         }
+    }
+}
+
+/// A whole frame for the host: the request, the shared objects it names (id and kind, each
+/// mapped once per host with a descriptor from `export`), and the user kernels its stages
+/// name.
+pub struct HostFrame<'a> {
+    pub request: FrameRequest,
+    pub objects: &'a [(u64, SharedObject)],
+    pub export: &'a dyn Fn(u64) -> Result<OwnedFd, String>,
+    pub kernels: &'a [SandboxKernel],
+}
+
+impl Sandbox {
+    /// Runs a whole frame in the host: maps the objects and loads the kernels it has not
+    /// (once per host), then runs it. An object or kernel the host dropped to make room is
+    /// mapped or loaded again, once. A mapping the host refuses is
+    /// [`SandboxError::DeviceMemory`].
+    pub fn run_frame(&mut self, frame: &HostFrame<'_>) -> Result<FrameResult, SandboxError> {
+        for attempt in 0..2 {
+            self.prepare_frame(frame.objects, frame.export, frame.kernels)?;
+            let budget = self.config.frame_deadline;
+            let request = Request::RunFrame(frame.request.clone());
+            match self.ask(&request, None, Phase::Run, budget)? {
+                Reply::FrameDone(result) => return Ok(result),
+                Reply::Failed(f)
+                    if attempt == 0 && (f.name == NOT_LOADED || f.name == NOT_MAPPED) =>
+                {
+                    if let Some(host) = self.host.as_mut() {
+                        host.loaded.clear();
+                        host.mapped_shared.clear();
+                    }
+                }
+                Reply::Failed(f) => return Err(SandboxError::from_failure(&f)),
+                other => {
+                    self.host = None;
+                    return Err(SandboxError::Protocol(format!(
+                        "an unexpected reply to a frame: {other:?}"
+                    )));
+                }
+            }
+        }
+        Err(SandboxError::Protocol(
+            "the host lost the frame's objects twice".into(),
+        ))
+    }
+
+    /// Starts the host if needed, maps `objects` (descriptors from `export`) and loads
+    /// `kernels` where it has not, so that a frame that follows only runs.
+    pub fn prepare_frame(
+        &mut self,
+        objects: &[(u64, SharedObject)],
+        export: &dyn Fn(u64) -> Result<OwnedFd, String>,
+        kernels: &[SandboxKernel],
+    ) -> Result<(), SandboxError> {
+        for &(id, object) in objects {
+            if self.host()?.mapped_shared.contains(&id) {
+                continue;
+            }
+            let fd = export(id).map_err(SandboxError::DeviceMemory)?;
+            let budget = self.config.load_deadline;
+            let request = Request::MapShared { id, object };
+            match self.ask(&request, Some(fd.as_raw_fd()), Phase::Load, budget)? {
+                Reply::Mapped { frame: mapped } if mapped == id => {
+                    self.host()?.mapped_shared.insert(id);
+                }
+                Reply::Failed(f) => {
+                    return Err(SandboxError::DeviceMemory(
+                        SandboxError::from_failure(&f).to_string(),
+                    ))
+                }
+                other => {
+                    self.host = None;
+                    return Err(SandboxError::Protocol(format!(
+                        "an unexpected reply to a shared object: {other:?}"
+                    )));
+                }
+            }
+        }
+        for kernel in kernels {
+            self.load(kernel)?;
+        }
+        Ok(())
     }
 }
 

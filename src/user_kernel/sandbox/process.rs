@@ -91,6 +91,8 @@ pub struct HostProcess {
     pub loaded: HashMap<u64, crate::user_kernel::KernelAttributes>,
     /// The device frame this host has mapped.
     pub mapped_frame: Option<u64>,
+    /// The shared objects of whole frames this host has mapped.
+    pub mapped_shared: std::collections::HashSet<u64>,
 }
 
 impl HostProcess {
@@ -135,6 +137,7 @@ impl HostProcess {
             seq: 0,
             loaded: HashMap::new(),
             mapped_frame: None,
+            mapped_shared: std::collections::HashSet::new(),
         };
         match host.receive(0, Instant::now() + deadline, Phase::Start, deadline)? {
             Reply::Hello(info) => {
@@ -253,6 +256,7 @@ fn reply_name(reply: &Reply) -> &'static str {
         Reply::Failed(_) => "failed",
         Reply::Mapped { .. } => "mapped",
         Reply::Compiled { .. } => "compiled",
+        Reply::FrameDone(_) => "frame done",
     }
 }
 

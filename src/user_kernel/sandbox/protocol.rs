@@ -2,9 +2,10 @@
 //!
 //! A frame is a 16-byte header (`CLKH`, the protocol version, the kind, a sequence number
 //! and the body's length) and a body. The parent sends requests (compile, load, run,
-//! shutdown);
+//! shutdown, and whole frames: shared objects to import, then frames to run on them);
 //! the host answers each with one reply carrying the request's sequence number. The
-//! shared-memory file of a run travels beside its frame as an `SCM_RIGHTS` descriptor.
+//! shared-memory file of a run, or the shared object being mapped, travels beside its
+//! frame as an `SCM_RIGHTS` descriptor.
 //! Every length is bounded before anything is allocated.
 
 use crate::user_kernel::compile::KernelAttributes;
@@ -13,7 +14,7 @@ use crate::user_kernel::prelude::PARAMS_BYTES;
 /// The frame's first four bytes.
 pub const MAGIC: [u8; 4] = *b"CLKH";
 /// Bumped on any change of the format: a host of another version is refused.
-pub const VERSION: u16 = 3;
+pub const VERSION: u16 = 4;
 pub const HEADER_BYTES: usize = 16;
 /// Largest reply body the parent reads (a compiled kernel's PTX and log are the largest).
 pub const MAX_REPLY_BODY: u32 = 32 * 1024 * 1024;
@@ -27,6 +28,12 @@ pub const MAX_LOG: usize = 1024 * 1024;
 pub const MAX_PTX: usize = 16 * 1024 * 1024;
 /// Longest architecture name (`compute_XX`) a request carries.
 const MAX_ARCH: usize = 32;
+/// Most stages a frame request carries.
+pub const MAX_STAGES: usize = 256;
+/// Most timed stages a frame's reply carries (a stage, its hand-over, and the frame's own).
+pub const MAX_TIMES: usize = 2 * MAX_STAGES + 16;
+/// Most histogram bins a frame's reply carries.
+pub const MAX_BINS: usize = 4096;
 
 /// Frame kinds: requests below 64, replies from 64.
 pub mod kind {
@@ -36,12 +43,15 @@ pub mod kind {
     pub const MAP_DEVICE: u8 = 4;
     pub const RUN_DEVICE: u8 = 5;
     pub const COMPILE: u8 = 6;
+    pub const MAP_SHARED: u8 = 7;
+    pub const RUN_FRAME: u8 = 8;
     pub const HELLO: u8 = 64;
     pub const LOADED: u8 = 65;
     pub const DONE: u8 = 66;
     pub const FAILED: u8 = 67;
     pub const MAPPED: u8 = 68;
     pub const COMPILED: u8 = 69;
+    pub const FRAME_DONE: u8 = 70;
 }
 
 /// A malformed frame or body.
@@ -154,6 +164,51 @@ pub struct Failure {
 /// loads it and runs again).
 pub const NOT_LOADED: &str = "NOT_LOADED";
 
+/// Name of the failure the host sends for a frame on a shared object it has not mapped
+/// (the parent maps it and runs again).
+pub const NOT_MAPPED: &str = "NOT_MAPPED";
+
+/// An object of the app's external-memory interop that a `MapShared` brings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedObject {
+    /// An RGBA8 image of `width × height` in `size` bytes of memory.
+    Image { width: u32, height: u32, size: u64 },
+    /// A buffer of `size` bytes in `memory_size` bytes of memory.
+    Buffer { size: u64, memory_size: u64 },
+    /// A binary semaphore.
+    Semaphore,
+}
+
+/// A stage of a frame run in the host: a built-in filter's spec, or a user kernel the host
+/// has loaded (`id`) with its stage spec (`kernel:PATH,name=value...`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WireStage {
+    Builtin(String),
+    Kernel { id: u64, spec: String },
+}
+
+/// A whole frame run in the host on mapped shared objects: wait for `gl_done`, run
+/// `stages` from `source` (`width × height`) into `output`, count the histogram into
+/// `bins`, signal `cuda_done`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameRequest {
+    pub source: u64,
+    pub output: u64,
+    pub bins: u64,
+    pub gl_done: u64,
+    pub cuda_done: u64,
+    pub width: u32,
+    pub height: u32,
+    pub stages: Vec<WireStage>,
+}
+
+/// What a frame run in the host gives back: each stage's GPU time there, then the bins.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameResult {
+    pub stages: Vec<(String, f64)>,
+    pub bins: Vec<u32>,
+}
+
 /// A request, parent to host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Request {
@@ -191,11 +246,18 @@ pub enum Request {
         arch: String,
         unit: String,
     },
+    /// Import the object passed with the frame as shared object `id`.
+    MapShared {
+        id: u64,
+        object: SharedObject,
+    },
+    /// Run a whole frame on shared objects mapped before.
+    RunFrame(FrameRequest),
     Shutdown,
 }
 
 /// A reply, host to parent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     Hello(HostInfo),
     Loaded {
@@ -219,6 +281,8 @@ pub enum Reply {
         log: String,
         failure: Option<String>,
     },
+    /// A whole frame ran (`RunFrame`).
+    FrameDone(FrameResult),
 }
 
 /// Appends little-endian fields to a body.
@@ -294,6 +358,14 @@ impl<'a> Reader<'a> {
             )));
         }
         String::from_utf8(self.take(len)?.to_vec()).map_err(|_| wire("a text field is not UTF-8"))
+    }
+    /// A count of items, at most `max`.
+    fn count(&mut self, max: usize, what: &str) -> Result<usize, WireError> {
+        let n = self.u32()? as usize;
+        if n > max {
+            return Err(wire(format!("{n} {what}, more than {max}")));
+        }
+        Ok(n)
     }
     /// A byte that must be 0 (false) or 1 (true): the mark of an optional field.
     fn flag(&mut self) -> Result<bool, WireError> {
@@ -378,6 +450,46 @@ impl Request {
                 w.text(arch).text(unit);
                 kind::COMPILE
             }
+            Request::MapShared { id, object } => {
+                w.u64(*id);
+                match *object {
+                    SharedObject::Image {
+                        width,
+                        height,
+                        size,
+                    } => {
+                        w.u8(0).u32(width).u32(height).u64(size);
+                    }
+                    SharedObject::Buffer { size, memory_size } => {
+                        w.u8(1).u64(size).u64(memory_size);
+                    }
+                    SharedObject::Semaphore => {
+                        w.u8(2);
+                    }
+                }
+                kind::MAP_SHARED
+            }
+            Request::RunFrame(f) => {
+                w.u64(f.source)
+                    .u64(f.output)
+                    .u64(f.bins)
+                    .u64(f.gl_done)
+                    .u64(f.cuda_done)
+                    .u32(f.width)
+                    .u32(f.height)
+                    .u32(f.stages.len().min(MAX_STAGES) as u32);
+                for stage in f.stages.iter().take(MAX_STAGES) {
+                    match stage {
+                        WireStage::Builtin(spec) => {
+                            w.u8(0).text(bounded(spec));
+                        }
+                        WireStage::Kernel { id, spec } => {
+                            w.u8(1).u64(*id).text(bounded(spec));
+                        }
+                    }
+                }
+                kind::RUN_FRAME
+            }
             Request::Shutdown => kind::SHUTDOWN,
         };
         frame(kind, seq, w.0)
@@ -423,6 +535,50 @@ impl Request {
                 arch: r.text(MAX_ARCH)?,
                 unit: r.text(MAX_REQUEST_BODY as usize)?,
             },
+            kind::MAP_SHARED => {
+                let id = r.u64()?;
+                let object = match r.u8()? {
+                    0 => SharedObject::Image {
+                        width: r.u32()?,
+                        height: r.u32()?,
+                        size: r.u64()?,
+                    },
+                    1 => SharedObject::Buffer {
+                        size: r.u64()?,
+                        memory_size: r.u64()?,
+                    },
+                    2 => SharedObject::Semaphore,
+                    v => return Err(wire(format!("unknown shared object kind {v}"))),
+                };
+                Request::MapShared { id, object }
+            }
+            kind::RUN_FRAME => {
+                let (source, output, bins, gl_done, cuda_done) =
+                    (r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?);
+                let (width, height) = (r.u32()?, r.u32()?);
+                let count = r.count(MAX_STAGES, "stages")?;
+                let mut stages = Vec::with_capacity(count);
+                for _ in 0..count {
+                    stages.push(match r.u8()? {
+                        0 => WireStage::Builtin(r.text(MAX_TEXT)?),
+                        1 => WireStage::Kernel {
+                            id: r.u64()?,
+                            spec: r.text(MAX_TEXT)?,
+                        },
+                        v => return Err(wire(format!("unknown stage kind {v}"))),
+                    });
+                }
+                Request::RunFrame(FrameRequest {
+                    source,
+                    output,
+                    bins,
+                    gl_done,
+                    cuda_done,
+                    width,
+                    height,
+                    stages,
+                })
+            }
             kind::SHUTDOWN => Request::Shutdown,
             other => return Err(wire(format!("unknown request kind {other}"))),
         };
@@ -498,6 +654,17 @@ impl Reply {
                     .optional_text(failure.as_deref().map(bounded));
                 kind::COMPILED
             }
+            Reply::FrameDone(f) => {
+                w.u32(f.stages.len().min(MAX_TIMES) as u32);
+                for (name, ms) in f.stages.iter().take(MAX_TIMES) {
+                    w.text(bounded(name)).u64(ms.to_bits());
+                }
+                w.u32(f.bins.len().min(MAX_BINS) as u32);
+                for b in f.bins.iter().take(MAX_BINS) {
+                    w.u32(*b);
+                }
+                kind::FRAME_DONE
+            }
         };
         frame(kind, seq, w.0)
     }
@@ -544,6 +711,19 @@ impl Reply {
                 log: r.text(MAX_LOG)?,
                 failure: r.optional_text(MAX_TEXT)?,
             },
+            kind::FRAME_DONE => {
+                let count = r.count(MAX_TIMES, "stage times")?;
+                let mut stages = Vec::with_capacity(count);
+                for _ in 0..count {
+                    stages.push((r.text(MAX_TEXT)?, f64::from_bits(r.u64()?)));
+                }
+                let count = r.count(MAX_BINS, "bins")?;
+                let mut bins = Vec::with_capacity(count);
+                for _ in 0..count {
+                    bins.push(r.u32()?);
+                }
+                Reply::FrameDone(FrameResult { stages, bins })
+            }
             other => return Err(wire(format!("unknown reply kind {other}"))),
         };
         r.end()?;
@@ -601,6 +781,10 @@ mod tests {
             log: "user.cu(3): error: expected a \";\"".into(),
             failure: Some("NVRTC_ERROR_COMPILATION".into()),
         });
+        round_trip_reply(Reply::FrameDone(FrameResult {
+            stages: vec![("box".into(), 0.0125), ("kernel:invert.cu".into(), 0.03)],
+            bins: (0..1024).collect(),
+        }));
         round_trip_reply(Reply::Failed(Failure {
             stage: FailStage::Run,
             code: 700,
@@ -640,6 +824,41 @@ mod tests {
                 arch: "compute_90".into(),
                 unit: "#line 1 \"user.cu\"\n".into(),
             },
+            Request::MapShared {
+                id: 11,
+                object: SharedObject::Image {
+                    width: 3840,
+                    height: 2160,
+                    size: 1 << 25,
+                },
+            },
+            Request::MapShared {
+                id: 12,
+                object: SharedObject::Buffer {
+                    size: 4096,
+                    memory_size: 65536,
+                },
+            },
+            Request::MapShared {
+                id: 13,
+                object: SharedObject::Semaphore,
+            },
+            Request::RunFrame(FrameRequest {
+                source: 11,
+                output: 14,
+                bins: 12,
+                gl_done: 13,
+                cuda_done: 15,
+                width: 3840,
+                height: 2160,
+                stages: vec![
+                    WireStage::Builtin("box:radius=2".into()),
+                    WireStage::Kernel {
+                        id: 3,
+                        spec: "kernel:vignette.cu,strength=1.5,radius=0.6".into(),
+                    },
+                ],
+            }),
             Request::Shutdown,
         ] {
             let bytes = request.encode(1);
@@ -680,6 +899,18 @@ mod tests {
         huge_text.extend_from_slice(&u32::MAX.to_le_bytes());
         assert!(Reply::decode(kind::FAILED, &huge_text).is_err());
         assert!(Reply::decode(99, &[]).is_err());
+        // Counts over their bounds, an unknown object or stage kind.
+        assert!(Reply::decode(kind::FRAME_DONE, &u32::MAX.to_le_bytes()).is_err());
+        let mut too_many_stages = vec![0u8; 48];
+        too_many_stages.extend_from_slice(&(MAX_STAGES as u32 + 1).to_le_bytes());
+        assert!(Request::decode(kind::RUN_FRAME, &too_many_stages).is_err());
+        let mut odd_object = 1u64.to_le_bytes().to_vec();
+        odd_object.push(3);
+        assert!(Request::decode(kind::MAP_SHARED, &odd_object).is_err());
+        let mut odd_stage = vec![0u8; 48];
+        odd_stage.extend_from_slice(&1u32.to_le_bytes());
+        odd_stage.push(2);
+        assert!(Request::decode(kind::RUN_FRAME, &odd_stage).is_err());
         assert!(Request::decode(kind::HELLO, &[]).is_err());
         assert!(Reply::decode(kind::FAILED, &[9, 0, 0, 0, 0, 0]).is_err());
         // An optional field marked neither absent nor present; an architecture too long.

@@ -6,8 +6,16 @@ use super::ExternalInterop;
 use crate::cuda::{ArrayRef, BufferRef, CudaError, ExternalArray, ExternalBuffer};
 use crate::gl::{GlBuffer, GlError, GlMemoryObject, GlTexture};
 use crate::pipeline::PipelineError;
+use crate::user_kernel::sandbox::protocol::SharedObject;
 use crate::vk::{ExportedBuffer, ExportedImage, ExportedMemory};
 use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A number for a shared object, unique in this process (how the kernel host knows it).
+pub(super) fn next_shared_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
 
 /// Imports `memory` into GL (the object made by `make_gl` on it) and into CUDA (by
 /// `make_cuda` from a descriptor and the size); on failure nothing is left.
@@ -44,7 +52,8 @@ fn import_both<G, C>(
 pub struct ImageBacking {
     cuda: ExternalArray,
     memory: GlMemoryObject,
-    _vk: ExportedImage,
+    vk: ExportedImage,
+    id: u64,
 }
 
 impl ImageBacking {
@@ -66,7 +75,8 @@ impl ImageBacking {
         let backing = Self {
             cuda,
             memory,
-            _vk: vk,
+            vk,
+            id: next_shared_id(),
         };
         Ok((backing, texture))
     }
@@ -74,6 +84,21 @@ impl ImageBacking {
     /// CUDA's array over the image, borrowed for as long as the backing.
     pub fn array(&self) -> ArrayRef<'_> {
         self.cuda.view()
+    }
+
+    /// The image as another process imports it: its id and description.
+    pub fn shared_object(&self) -> (u64, SharedObject) {
+        let object = SharedObject::Image {
+            width: self.vk.width,
+            height: self.vk.height,
+            size: self.vk.memory.size,
+        };
+        (self.id, object)
+    }
+
+    /// A new descriptor of the image's memory, for another process.
+    pub fn export_fd(&self) -> Result<OwnedFd, PipelineError> {
+        Ok(self.vk.memory.export_fd()?)
     }
 
     /// Frees CUDA's mapping, GL's memory object and the Vulkan image, in that order.
@@ -112,7 +137,9 @@ impl SharedImage {
 pub struct BufferBacking {
     cuda: ExternalBuffer,
     memory: GlMemoryObject,
-    _vk: ExportedBuffer,
+    vk: ExportedBuffer,
+    size: usize,
+    id: u64,
 }
 
 impl BufferBacking {
@@ -133,7 +160,9 @@ impl BufferBacking {
         let backing = Self {
             cuda,
             memory,
-            _vk: vk,
+            vk,
+            size,
+            id: next_shared_id(),
         };
         Ok((backing, buffer))
     }
@@ -141,6 +170,20 @@ impl BufferBacking {
     /// CUDA's view of the buffer, borrowed for as long as the backing.
     pub fn pointer(&self) -> BufferRef<'_> {
         self.cuda.view()
+    }
+
+    /// The buffer as another process imports it: its id and description.
+    pub fn shared_object(&self) -> (u64, SharedObject) {
+        let object = SharedObject::Buffer {
+            size: self.size as u64,
+            memory_size: self.vk.memory.size,
+        };
+        (self.id, object)
+    }
+
+    /// A new descriptor of the buffer's memory, for another process.
+    pub fn export_fd(&self) -> Result<OwnedFd, PipelineError> {
+        Ok(self.vk.memory.export_fd()?)
     }
 
     /// Frees CUDA's mapping, GL's memory object and the Vulkan buffer, in that order.

@@ -14,7 +14,8 @@ use cudarc::driver::CudaStream;
 struct SemaphorePair {
     gl: GlSemaphore,
     cuda: ExternalSemaphore,
-    _vk: ExportedSemaphore,
+    vk: ExportedSemaphore,
+    id: u64,
 }
 
 impl SemaphorePair {
@@ -29,7 +30,8 @@ impl SemaphorePair {
             Ok(cuda) => Ok(Self {
                 gl: gl_side,
                 cuda,
-                _vk: vk,
+                vk,
+                id: super::backing::next_shared_id(),
             }),
             Err(e) => {
                 gl_side.destroy(gl);
@@ -49,6 +51,8 @@ impl SemaphorePair {
 enum Owner {
     Gl,
     Cuda,
+    /// The kernel host, which imported the semaphores (a frame run there).
+    Host,
     /// A hand-over failed half-way: the semaphores' states are unknown; make new ones.
     Unknown,
 }
@@ -121,6 +125,52 @@ impl ExternalSync {
         self.cuda_done.gl.wait(gl, objects)?;
         self.owner = Owner::Gl;
         Ok(())
+    }
+
+    /// GL → the kernel host: signals `gl_done` after every GL command issued so far (which
+    /// is flushed); the host's stream waits on it.
+    pub fn hand_to_host(
+        &mut self,
+        gl: &glow::Context,
+        objects: &SharedObjects<'_>,
+    ) -> Result<(), PipelineError> {
+        self.expect_owner(Owner::Gl, "ExternalSync::hand_to_host")?;
+        self.gl_done.gl.signal(gl, objects)?;
+        self.owner = Owner::Host;
+        Ok(())
+    }
+
+    /// The kernel host → GL, after the host answered that its frame is done (it signals
+    /// `cuda_done` and waits for it before it answers, so GL never waits on a host that
+    /// died): GL commands issued from now on see the host's work.
+    pub fn back_from_host(
+        &mut self,
+        gl: &glow::Context,
+        objects: &SharedObjects<'_>,
+    ) -> Result<(), PipelineError> {
+        self.expect_owner(Owner::Host, "ExternalSync::back_from_host")?;
+        self.cuda_done.gl.wait(gl, objects)?;
+        self.owner = Owner::Gl;
+        Ok(())
+    }
+
+    /// The host's frame failed after the hand-over: the semaphores' states are unknown
+    /// (new ones are made for the next frame).
+    pub fn abandon(&mut self) {
+        self.owner = Owner::Unknown;
+    }
+
+    /// The ids of `gl_done` and `cuda_done` as shared objects.
+    pub fn shared_ids(&self) -> (u64, u64) {
+        (self.gl_done.id, self.cuda_done.id)
+    }
+
+    /// A new descriptor of semaphore `id` (one of [`ExternalSync::shared_ids`]).
+    pub fn export_fd(&self, id: u64) -> Option<Result<std::os::fd::OwnedFd, PipelineError>> {
+        [&self.gl_done, &self.cuda_done]
+            .into_iter()
+            .find(|p| p.id == id)
+            .map(|p| Ok(p.vk.export_fd()?))
     }
 
     pub fn destroy(self, gl: &glow::Context) {
