@@ -1313,6 +1313,7 @@ fn fidelity_corpus_reaches_the_gpu_unchanged() {
 #[test]
 fn gpu_user_kernel_frames_keep_the_last_output_on_both_paths() {
     use cudalens::pipeline::{hand_over_stage, PipelineError, Stage, KERNEL_HOST_STAGE};
+    use cudalens::user_kernel::sandbox::HostCommand;
     if !cudalens::user_kernel::nvrtc_available() {
         common::skip_gpu_test("no NVRTC");
         return;
@@ -1356,6 +1357,12 @@ fn gpu_user_kernel_frames_keep_the_last_output_on_both_paths() {
     let source = GlTexture::new(gl, w, h, Some(image.as_raw())).expect("source texture");
     for (path, kind) in PATHS {
         let mut runner = cuda_runner(gl, path, w, h);
+        // This test binary is not cudalens: the kernel host is the built program.
+        runner.use_kernel_host(
+            HostCommand::kernel_host(common::cudalens_bin())
+                .arg("--device")
+                .arg("0"),
+        );
         runner.targets.output.fill(gl, POISON).expect("poison");
         let report = runner.run(gl, &source, &image, &good).expect("frame");
         let out = runner.targets.output.read(gl).expect("read output");

@@ -26,7 +26,9 @@ use crate::user_kernel::cache::LoadedKernels;
 use crate::user_kernel::device::arch_for;
 use crate::user_kernel::device::LoadedKernel;
 use crate::user_kernel::sandbox::protocol::{FrameRequest, FrameResult, WireStage};
-use crate::user_kernel::sandbox::{FrameSandbox, HostFrame, SandboxError, StageRun};
+use crate::user_kernel::sandbox::{
+    FrameSandbox, HostCommand, HostFrame, SandboxConfig, SandboxError, StageRun,
+};
 use crate::user_kernel::{CompiledKernel, KernelStage};
 use cudarc::driver::{CudaSlice, CudaStream, PinnedHostSlice};
 use image::RgbaImage;
@@ -64,6 +66,8 @@ pub struct CudaFrame {
     kernel_host: Option<FrameSandbox>,
     /// The last user kernel failure of a frame, one line (a frame's error of its own).
     kernel_failure: Option<String>,
+    /// The kernel host's command when not this program's own.
+    host_command: Option<HostCommand>,
     /// Why whole frames do not run in the kernel host, once it refused the shared
     /// objects (its user kernels then run there stage by stage).
     host_frames_refused: Option<String>,
@@ -103,6 +107,7 @@ impl CudaFrame {
                 .is_some_and(|v| v == "in-process"),
             kernel_host: None,
             kernel_failure: None,
+            host_command: None,
             host_frames_refused: None,
         })
     }
@@ -332,10 +337,22 @@ impl CudaFrame {
             && targets.external().is_some()
     }
 
-    /// The kernel host, started on first use.
+    /// Runs the kernel host as `command` (another build of this program, for the tests,
+    /// whose own binary is not `cudalens`) from the next frame on.
+    pub fn use_kernel_host(&mut self, command: HostCommand) {
+        self.kernel_host = None;
+        self.host_command = Some(command);
+    }
+
+    /// The kernel host (this program's `kernel-host`, or the command given), made on
+    /// first use.
     fn kernel_host(&mut self) -> Result<&mut FrameSandbox, SandboxError> {
         if self.kernel_host.is_none() {
-            self.kernel_host = Some(FrameSandbox::new(self.device.ctx.ordinal())?);
+            let host = match &self.host_command {
+                Some(command) => FrameSandbox::with_config(SandboxConfig::new(command.clone())),
+                None => FrameSandbox::new(self.device.ctx.ordinal())?,
+            };
+            self.kernel_host = Some(host);
         }
         self.kernel_host
             .as_mut()
@@ -497,20 +514,10 @@ impl CudaFrame {
             let failed =
                 |e: &dyn std::fmt::Display| PipelineError::Kernel(format!("{}: {e}", user.label()));
             let compiled = compile_cached(user, &arch).map_err(|e| failed(&e))?;
-            let host = match self.kernel_host.as_mut() {
-                Some(host) => host,
-                None => self
-                    .kernel_host
-                    .insert(FrameSandbox::new(self.device.ctx.ordinal()).map_err(|e| failed(&e))?),
-            };
-            host.prepare(
-                &self.device.ctx,
-                size,
-                user.hash(),
-                user.source(),
-                &compiled,
-            )
-            .map_err(|e| failed(&e))?;
+            let ctx = self.device.ctx.clone();
+            let host = self.kernel_host().map_err(|e| failed(&e))?;
+            host.prepare(&ctx, size, user.hash(), user.source(), &compiled)
+                .map_err(|e| failed(&e))?;
             hosted.push(Some(compiled));
         }
         Ok(hosted)

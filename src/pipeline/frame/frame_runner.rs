@@ -202,6 +202,13 @@ impl FrameRunner {
         }
     }
 
+    /// Runs the kernel host as `command` (see `CudaFrame::use_kernel_host`).
+    pub fn use_kernel_host(&mut self, command: crate::user_kernel::sandbox::HostCommand) {
+        if let Some(cuda) = self.cuda.as_mut() {
+            cuda.use_kernel_host(command);
+        }
+    }
+
     pub fn run(
         &mut self,
         gl: &glow::Context,

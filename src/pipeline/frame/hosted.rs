@@ -20,9 +20,10 @@ use std::collections::VecDeque;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
-/// Shared objects a host keeps imported at once (the oldest is dropped first; the app maps
-/// an object the host no longer has again).
-const MAX_SHARED: usize = 32;
+/// Shared objects a host keeps imported at once: a frame's five and the app's spares of
+/// another size. Older ones are dropped, which frees memory the app has already deleted;
+/// the app maps an object the host no longer has again.
+const MAX_SHARED: usize = 10;
 
 /// One imported object.
 enum Imported {

@@ -54,12 +54,17 @@ impl FrameSandbox {
     /// The kernel host of this binary on CUDA device `device` (the frames' device), with
     /// the default deadlines.
     pub fn new(device: usize) -> Result<Self, SandboxError> {
-        Ok(Self {
-            sandbox: Sandbox::new(SandboxConfig::this_binary(device)?),
+        Ok(Self::with_config(SandboxConfig::this_binary(device)?))
+    }
+
+    /// The kernel host `config` says.
+    pub fn with_config(config: SandboxConfig) -> Self {
+        Self {
+            sandbox: Sandbox::new(config),
             frame: None,
             no_device_frames: None,
             kernels: HashMap::new(),
-        })
+        }
     }
 
     /// The host's handle of a compiled kernel (source `hash`), for a whole frame's request.
