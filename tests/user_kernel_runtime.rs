@@ -20,10 +20,12 @@ use cudalens::user_kernel::examples::{example, EXAMPLES};
 use cudalens::user_kernel::sandbox::compiler;
 use cudalens::user_kernel::sandbox::host::{serve, Executor, NvrtcOutput, ServeEnd, HOST_FD};
 use cudalens::user_kernel::sandbox::protocol::{
-    FailStage, Failure, Header, HostInfo, Reply, HEADER_BYTES, MAX_REPLY_BODY, VERSION,
+    FailStage, Failure, FrameRequest, FrameResult, Header, HostInfo, Reply, SharedObject,
+    WireStage, HEADER_BYTES, MAX_REPLY_BODY, NOT_LOADED, NOT_MAPPED, VERSION,
 };
 use cudalens::user_kernel::sandbox::{
-    DeviceFrame, ErrorClass, HostCommand, Sandbox, SandboxConfig, SandboxError, SandboxKernel,
+    DeviceFrame, ErrorClass, HostCommand, HostFrame, Sandbox, SandboxConfig, SandboxError,
+    SandboxKernel,
 };
 use cudalens::user_kernel::{
     compile, nvrtc_available, CompileError, CompileOptions, KernelSource, ParamBlock, ParamValues,
@@ -64,6 +66,8 @@ mod mode {
 
 struct FakeExecutor {
     loaded: Vec<u64>,
+    /// Shared objects mapped for whole frames.
+    mapped: Vec<u64>,
 }
 
 impl Executor for FakeExecutor {
@@ -146,6 +150,58 @@ impl Executor for FakeExecutor {
         Ok(Some(FAKE_GPU_NANOS))
     }
 
+    fn map_shared(
+        &mut self,
+        id: u64,
+        _object: SharedObject,
+        _fd: std::os::fd::OwnedFd,
+    ) -> Result<(), Failure> {
+        self.mapped.push(id);
+        Ok(())
+    }
+
+    /// Checks that the frame's objects are mapped and its kernels loaded; a stage spec
+    /// `forget` makes it drop its mapped objects after the frame (as a host that made room).
+    fn run_frame(&mut self, frame: &FrameRequest) -> Result<FrameResult, Failure> {
+        let missing = |name: &str, what: String| Failure {
+            stage: FailStage::Request,
+            code: 0,
+            fatal: false,
+            name: name.into(),
+            message: what,
+        };
+        for id in [
+            frame.source,
+            frame.output,
+            frame.bins,
+            frame.gl_done,
+            frame.cuda_done,
+        ] {
+            if !self.mapped.contains(&id) {
+                return Err(missing(NOT_MAPPED, format!("{id} is not mapped")));
+            }
+        }
+        let mut stages = Vec::new();
+        for stage in &frame.stages {
+            match stage {
+                WireStage::Builtin(spec) => stages.push((spec.clone(), 0.5)),
+                WireStage::Kernel { id, spec } if self.loaded.contains(id) => {
+                    stages.push((spec.clone(), 0.25))
+                }
+                WireStage::Kernel { id, .. } => {
+                    return Err(missing(NOT_LOADED, format!("kernel {id} is not loaded")))
+                }
+            }
+        }
+        if frame.stages.contains(&WireStage::Builtin("forget".into())) {
+            self.mapped.clear();
+        }
+        Ok(FrameResult {
+            stages,
+            bins: vec![7; 1024],
+        })
+    }
+
     /// Hangs or crashes on a marker in the unit, else gives a fixed PTX.
     fn compile(&mut self, arch: &str, unit: &str) -> Result<NvrtcOutput, Failure> {
         if unit.contains("FAKE_COMPILE_HANG") {
@@ -194,7 +250,10 @@ fn fake_kernel_host() {
                 message: "no CUDA device".into(),
             });
         }
-        Ok(FakeExecutor { loaded: Vec::new() })
+        Ok(FakeExecutor {
+            loaded: Vec::new(),
+            mapped: Vec::new(),
+        })
     });
     std::process::exit(if end == ServeEnd::Fatal { 1 } else { 0 });
 }
@@ -1313,6 +1372,93 @@ fn a_host_whose_parent_dies_ends_itself() {
         "the orphaned host still runs after {:?}",
         start.elapsed()
     );
+    drop(sandbox);
+    assert_no_children_left();
+}
+
+/// Whole frames: the app maps each shared object once per host (a descriptor exported for
+/// each), again after the host dropped them or a new host started; a descriptor that
+/// cannot be made is a device-memory error, so the frame runs stage by stage instead.
+#[test]
+fn whole_frames_map_their_objects_once_per_host() {
+    let _serial = serial();
+    let mut sandbox = Sandbox::new(config(fake_host("ok"), Duration::from_secs(5)));
+    let kernel = fake_kernel();
+    let image = |width| SharedObject::Image {
+        width,
+        height: 4,
+        size: 65536,
+    };
+    let objects = [
+        (1, image(4)),
+        (
+            2,
+            SharedObject::Buffer {
+                size: 4096,
+                memory_size: 65536,
+            },
+        ),
+        (3, image(4)),
+        (4, SharedObject::Semaphore),
+        (5, SharedObject::Semaphore),
+    ];
+    let exports = std::cell::Cell::new(0);
+    let export = |_id: u64| {
+        exports.set(exports.get() + 1);
+        std::fs::File::open("/dev/null")
+            .map(std::os::fd::OwnedFd::from)
+            .map_err(|e| e.to_string())
+    };
+    let stages = vec![
+        WireStage::Builtin("box:radius=1".into()),
+        WireStage::Kernel {
+            id: kernel.id(),
+            spec: "kernel:fake.cu".into(),
+        },
+    ];
+    let frame = |stages: Vec<WireStage>| HostFrame {
+        request: FrameRequest {
+            source: 1,
+            output: 3,
+            bins: 2,
+            gl_done: 4,
+            cuda_done: 5,
+            width: 4,
+            height: 4,
+            stages,
+        },
+        objects: &objects,
+        export: &export,
+        kernels: std::slice::from_ref(&kernel),
+    };
+    let done = sandbox.run_frame(&frame(stages.clone())).unwrap();
+    assert_eq!(done.stages.len(), 2);
+    assert_eq!(done.bins, vec![7; 1024]);
+    assert_eq!(exports.get(), 5);
+    sandbox.run_frame(&frame(stages.clone())).unwrap();
+    assert_eq!(exports.get(), 5, "each object is mapped once per host");
+    let mut forget = stages.clone();
+    forget.push(WireStage::Builtin("forget".into()));
+    sandbox.run_frame(&frame(forget)).unwrap();
+    sandbox.run_frame(&frame(stages.clone())).unwrap();
+    assert_eq!(
+        exports.get(),
+        10,
+        "what the host dropped is mapped again, once"
+    );
+    sandbox.stop();
+    sandbox.run_frame(&frame(stages.clone())).unwrap();
+    assert_eq!(exports.get(), 15, "a new host maps everything again");
+    assert_eq!(sandbox.spawn_count(), 2);
+    sandbox.stop();
+    let refuse = |_id: u64| -> Result<std::os::fd::OwnedFd, String> { Err("no descriptor".into()) };
+    let e = sandbox
+        .run_frame(&HostFrame {
+            export: &refuse,
+            ..frame(stages)
+        })
+        .unwrap_err();
+    assert!(matches!(e, SandboxError::DeviceMemory(_)), "{e}");
     drop(sandbox);
     assert_no_children_left();
 }

@@ -263,8 +263,8 @@ fn sandbox_overhead(
 
 /// A frame whose stack is the kernel `text`, on the external-memory path through headless
 /// GL: run wholly in the kernel host against the same frame with the kernel in this
-/// process; wall time of the frame's call with GL finished after it, as the window waits
-/// for a frame.
+/// process, and the frame of the built-in copy (the empty stack) beside them; wall time of
+/// the frame's call with GL finished after it, as the window waits for a frame.
 fn frame_overhead(runs: usize, text: &str) -> Result<Vec<serde_json::Value>, CliError> {
     let headless = cuda_headless_gl().map_err(internal)?;
     let gl = &headless.gl;
@@ -277,14 +277,15 @@ fn frame_overhead(runs: usize, text: &str) -> Result<Vec<serde_json::Value>, Cli
     for (label, w, h) in [("1080p", 1920, 1080), ("4K", 3840, 2160)] {
         let image = crate::ops::random_image(w, h, 11);
         let texture = GlTexture::new(gl, w, h, Some(image.as_raw())).map_err(internal)?;
-        let time = |runner: &mut FrameRunner, in_process: bool| -> Result<f64, CliError> {
+        let time = |runner: &mut FrameRunner,
+                    in_process: bool,
+                    stages: &[Stage]|
+         -> Result<f64, CliError> {
             runner.set_user_kernels_in_process(in_process);
             let mut samples = Vec::new();
             for i in 0..runs.max(1) + WARM_UP {
                 let start = Instant::now();
-                runner
-                    .run(gl, &texture, &image, &stages)
-                    .map_err(internal)?;
+                runner.run(gl, &texture, &image, stages).map_err(internal)?;
                 // SAFETY: glFinish has no preconditions.
                 unsafe { gl.finish() };
                 if i >= WARM_UP {
@@ -296,18 +297,19 @@ fn frame_overhead(runs: usize, text: &str) -> Result<Vec<serde_json::Value>, Cli
         let timed = FrameRunner::new(gl, BackendRequest::Cuda, InteropRequest::External, w, h)
             .map_err(internal)
             .and_then(|mut runner| {
-                let there = time(&mut runner, false);
-                let here = time(&mut runner, true);
+                let there = time(&mut runner, false, &stages);
+                let here = time(&mut runner, true, &stages);
+                let built_in = time(&mut runner, true, &[]);
                 runner.destroy(gl);
-                Ok((there?, here?))
+                Ok((there?, here?, built_in?))
             });
         texture.destroy(gl);
-        let (there, here) = timed?;
+        let (there, here, built_in) = timed?;
         println!(
-            "whole frame in the kernel host {label}: {there:.3} ms, in-process {here:.3} ms: overhead {:.3} ms",
+            "whole frame in the kernel host {label}: {there:.3} ms, in-process {here:.3} ms: overhead {:.3} ms (the built-in copy's frame: {built_in:.3} ms)",
             there - here
         );
-        rows.push(serde_json::json!({ "size": label, "host_frame_ms": there, "in_process_ms": here, "overhead_ms": there - here }));
+        rows.push(serde_json::json!({ "size": label, "host_frame_ms": there, "in_process_ms": here, "overhead_ms": there - here, "builtin_copy_frame_ms": built_in }));
     }
     Ok(rows)
 }
