@@ -1364,8 +1364,28 @@ fn gpu_user_kernel_frames_keep_the_last_output_on_both_paths() {
                 .arg("0"),
         );
         runner.targets.output.fill(gl, POISON).expect("poison");
+        runner
+            .targets
+            .bins
+            .write(gl, &[0x5A; 4096])
+            .expect("poison bins");
         let report = runner.run(gl, &source, &image, &good).expect("frame");
         let out = runner.targets.output.read(gl).expect("read output");
+        // GL sees the bins the frame counted (the window draws them from its buffer).
+        let gl_bins: Vec<u32> = runner
+            .targets
+            .bins
+            .read(gl)
+            .expect("read bins")
+            .chunks_exact(4)
+            .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        assert_eq!(gl_bins, report.histogram.flat(), "{kind:?}: GL bin buffer");
+        assert_eq!(
+            report.histogram,
+            cpu::histogram(&out),
+            "{kind:?}: histogram"
+        );
         let (diff, count) = max_difference(&out, &want);
         assert!(
             diff <= tolerance,

@@ -421,30 +421,40 @@ impl CudaFrame {
             .kernel_host
             .as_mut()
             .ok_or_else(|| HostFrameError::Failed(kernel_error(&"the kernel host is gone")))?;
-        // Mapping and loading happen before the frame's timing (once per host).
-        match host.prepare_frame(&objects, &host_export(shared), &kernels) {
-            Ok(()) => {}
+        // Mapping and loading happen before the frame's timing (once per host), and a
+        // host's first frame on them runs once untimed: the report is what a frame
+        // costs, not the host's first launches and allocations.
+        let fresh = match host.prepare_frame(&objects, &host_export(shared), &kernels) {
+            Ok(fresh) => fresh,
             Err(SandboxError::DeviceMemory(reason)) => return Err(HostFrameError::Refused(reason)),
             Err(e) => return Err(HostFrameError::Failed(kernel_error(&e))),
-        }
-        shared.hand_to_host(gl)?;
-        let start = Instant::now();
-        let ran = host.run_frame(&HostFrame {
-            request,
-            objects: &objects,
-            export: &host_export(shared),
-            kernels: &kernels,
-        });
-        let wall_ms = start.elapsed().as_secs_f64() * 1e3;
-        let result = match ran {
-            Ok(result) => result,
-            Err(e) => {
-                shared.abandon_host();
-                return Err(match e {
-                    SandboxError::DeviceMemory(reason) => HostFrameError::Refused(reason),
-                    e => HostFrameError::Failed(kernel_error(&e)),
-                });
+        };
+        let mut runs = if fresh { 2 } else { 1 };
+        let (result, wall_ms) = loop {
+            shared.hand_to_host(gl)?;
+            let start = Instant::now();
+            let ran = host.run_frame(&HostFrame {
+                request: request.clone(),
+                objects: &objects,
+                export: &host_export(shared),
+                kernels: &kernels,
+            });
+            let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+            let result = match ran {
+                Ok(result) => result,
+                Err(e) => {
+                    shared.abandon_host();
+                    return Err(match e {
+                        SandboxError::DeviceMemory(reason) => HostFrameError::Refused(reason),
+                        e => HostFrameError::Failed(kernel_error(&e)),
+                    });
+                }
+            };
+            runs -= 1;
+            if runs == 0 {
+                break (result, wall_ms);
             }
+            shared.back_from_host(gl)?;
         };
         shared.back_from_host(gl)?;
         let histogram = Histogram::from_flat(width, height, &result.bins)

@@ -78,13 +78,13 @@ impl FrameSandbox {
     }
 
     /// Maps a whole frame's objects and loads its kernels in the host (see
-    /// [`Sandbox::prepare_frame`]).
+    /// [`Sandbox::prepare_frame`]): true when it did.
     pub fn prepare_frame(
         &mut self,
         objects: &[(u64, SharedObject)],
         export: &dyn Fn(u64) -> Result<OwnedFd, String>,
         kernels: &[SandboxKernel],
-    ) -> Result<(), SandboxError> {
+    ) -> Result<bool, SandboxError> {
         self.sandbox.prepare_frame(objects, export, kernels)
     }
 

@@ -493,6 +493,7 @@ impl Sandbox {
     pub fn run_frame(&mut self, frame: &HostFrame<'_>) -> Result<FrameResult, SandboxError> {
         for attempt in 0..2 {
             self.prepare_frame(frame.objects, frame.export, frame.kernels)?;
+
             let budget = self.config.frame_deadline;
             let request = Request::RunFrame(frame.request.clone());
             match self.ask(&request, None, Phase::Run, budget)? {
@@ -520,17 +521,21 @@ impl Sandbox {
     }
 
     /// Starts the host if needed, maps `objects` (descriptors from `export`) and loads
-    /// `kernels` where it has not, so that a frame that follows only runs.
+    /// `kernels` where it has not, so that a frame that follows only runs. True when it did
+    /// any of that (the host's next frame is its first on these objects or kernels).
     pub fn prepare_frame(
         &mut self,
         objects: &[(u64, SharedObject)],
         export: &dyn Fn(u64) -> Result<OwnedFd, String>,
         kernels: &[SandboxKernel],
-    ) -> Result<(), SandboxError> {
+    ) -> Result<bool, SandboxError> {
+        let spawns = self.spawns;
+        let mut fresh = false;
         for &(id, object) in objects {
             if self.host()?.mapped_shared.contains(&id) {
                 continue;
             }
+            fresh = true;
             let fd = export(id).map_err(SandboxError::DeviceMemory)?;
             let budget = self.config.load_deadline;
             let request = Request::MapShared { id, object };
@@ -552,9 +557,10 @@ impl Sandbox {
             }
         }
         for kernel in kernels {
+            fresh |= !self.host()?.loaded.contains_key(&kernel.id);
             self.load(kernel)?;
         }
-        Ok(())
+        Ok(fresh || self.spawns != spawns)
     }
 }
 
