@@ -119,17 +119,22 @@ fn run_cuda(
         .expect("CUDA frame");
     assert_eq!(report.backend, BackendKind::Cuda);
     let out = runner.targets.output.read(gl).expect("read output");
-    let gl_bins: Vec<u32> = runner
+    let gl_bins = gl_bins(gl, &runner);
+    runner.destroy(gl);
+    source.destroy(gl);
+    (out, report.histogram, gl_bins)
+}
+
+/// The runner's GL bin buffer, read back.
+fn gl_bins(gl: &glow::Context, runner: &FrameRunner) -> Vec<u32> {
+    runner
         .targets
         .bins
         .read(gl)
         .expect("read bins")
         .chunks_exact(4)
         .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    runner.destroy(gl);
-    source.destroy(gl);
-    (out, report.histogram, gl_bins)
+        .collect()
 }
 
 /// Compares one case; panics with a precise message on mismatch.
@@ -1372,15 +1377,8 @@ fn gpu_user_kernel_frames_keep_the_last_output_on_both_paths() {
         let report = runner.run(gl, &source, &image, &good).expect("frame");
         let out = runner.targets.output.read(gl).expect("read output");
         // GL sees the bins the frame counted (the window draws them from its buffer).
-        let gl_bins: Vec<u32> = runner
-            .targets
-            .bins
-            .read(gl)
-            .expect("read bins")
-            .chunks_exact(4)
-            .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        assert_eq!(gl_bins, report.histogram.flat(), "{kind:?}: GL bin buffer");
+        let bins = gl_bins(gl, &runner);
+        assert_eq!(bins, report.histogram.flat(), "{kind:?}: GL bin buffer");
         assert_eq!(
             report.histogram,
             cpu::histogram(&out),

@@ -11,7 +11,9 @@ use crate::cuda::{CudaDevice, ExternalArray, ExternalBuffer, ExternalSemaphore};
 use crate::filters::Filter;
 use crate::pipeline::interop::InteropViews;
 use crate::user_kernel::device::LoadedKernel;
-use crate::user_kernel::sandbox::host::{FrameWork, FrameWorkFactory, HostedStage};
+use crate::user_kernel::sandbox::host::{
+    self, cuda_failure, FrameWork, FrameWorkFactory, HostedStage,
+};
 use crate::user_kernel::sandbox::protocol::{
     FailStage, Failure, FrameRequest, FrameResult, SharedObject, NOT_MAPPED,
 };
@@ -42,7 +44,7 @@ pub struct HostedFrames {
 pub fn frame_work() -> FrameWorkFactory {
     Box::new(|device: &CudaDevice| {
         let frame = CudaFrame::in_kernel_host(device.clone())
-            .map_err(|e| failure(FailStage::Start, true, e))?;
+            .map_err(|e| cuda_failure(FailStage::Start, true, e))?;
         let work: Box<dyn FrameWork> = Box::new(HostedFrames {
             frame,
             shared: VecDeque::new(),
@@ -51,21 +53,8 @@ pub fn frame_work() -> FrameWorkFactory {
     })
 }
 
-fn failure(stage: FailStage, fatal: bool, e: impl std::fmt::Display) -> Failure {
-    let message = e.to_string();
-    Failure {
-        stage,
-        code: 0,
-        fatal,
-        name: crate::user_kernel::sandbox::error::cuda_error_name(&message)
-            .unwrap_or("FRAME")
-            .to_string(),
-        message,
-    }
-}
-
 fn request_failure(e: impl std::fmt::Display) -> Failure {
-    failure(FailStage::Request, false, e)
+    host::request_failure(false, e.to_string())
 }
 
 fn not_mapped(id: u64) -> Failure {
@@ -137,7 +126,7 @@ fn stages_of(stages: &[HostedStage<'_>]) -> Result<Stack, Failure> {
 impl FrameWork for HostedFrames {
     fn map_shared(&mut self, id: u64, object: SharedObject, fd: OwnedFd) -> Result<(), Failure> {
         let ctx = self.frame.device.ctx.clone();
-        let refused = |e| failure(FailStage::Load, false, e);
+        let refused = |e| cuda_failure(FailStage::Load, false, e);
         let imported = match object {
             SharedObject::Image {
                 width,
@@ -193,6 +182,6 @@ impl FrameWork for HostedFrames {
             )
         };
         // A failure once the frame's work was queued poisons the context: fatal.
-        ran.map_err(|e| failure(FailStage::Run, true, e))
+        ran.map_err(|e| cuda_failure(FailStage::Run, true, e))
     }
 }

@@ -202,7 +202,8 @@ pub enum ServeEnd {
 }
 
 /// A failure of a request (not CUDA's).
-fn request_failure(fatal: bool, message: impl Into<String>) -> Failure {
+/// A request the host cannot serve (not the kernel's fault).
+pub fn request_failure(fatal: bool, message: impl Into<String>) -> Failure {
     Failure {
         stage: FailStage::Request,
         code: 0,
@@ -474,7 +475,8 @@ fn not_loaded(id: u64) -> Failure {
     }
 }
 
-fn cuda_failure(stage: FailStage, fatal: bool, e: impl std::fmt::Display) -> Failure {
+/// A CUDA error at `stage`, named after its `CUDA_ERROR_...` where the text has one.
+pub fn cuda_failure(stage: FailStage, fatal: bool, e: impl std::fmt::Display) -> Failure {
     let message = e.to_string();
     Failure {
         stage,

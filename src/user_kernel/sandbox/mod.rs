@@ -416,25 +416,28 @@ impl Sandbox {
                 pitch: frame.pitch() as u32,
                 size: frame.buffer.size() as u64,
             };
-            let budget = self.config.load_deadline;
-            match self.ask(&request, Some(fd.as_raw_fd()), Phase::Load, budget)? {
-                Reply::Mapped { frame: id } if id == frame.id => {
-                    self.host()?.mapped_frame = Some(id);
-                }
-                Reply::Failed(f) => {
-                    return Err(SandboxError::DeviceMemory(
-                        SandboxError::from_failure(&f).to_string(),
-                    ))
-                }
-                other => {
-                    self.host = None;
-                    return Err(SandboxError::Protocol(format!(
-                        "an unexpected reply to a frame: {other:?}"
-                    )));
-                }
-            }
+            self.map_in_host(&request, fd, frame.id)?;
+            self.host()?.mapped_frame = Some(frame.id);
         }
         Ok(())
+    }
+
+    /// Sends `request` (a mapping of object `id`) with `fd`; Ok once the host mapped it.
+    /// A refusal is [`SandboxError::DeviceMemory`].
+    fn map_in_host(&mut self, request: &Request, fd: OwnedFd, id: u64) -> Result<(), SandboxError> {
+        let budget = self.config.load_deadline;
+        match self.ask(request, Some(fd.as_raw_fd()), Phase::Load, budget)? {
+            Reply::Mapped { frame } if frame == id => Ok(()),
+            Reply::Failed(f) => Err(SandboxError::DeviceMemory(
+                SandboxError::from_failure(&f).to_string(),
+            )),
+            other => {
+                self.host = None;
+                Err(SandboxError::Protocol(format!(
+                    "an unexpected reply to a mapping: {other:?}"
+                )))
+            }
+        }
     }
 
     /// Runs `kernel` on `frame` in the host without host copies: the host maps the
@@ -537,24 +540,8 @@ impl Sandbox {
             }
             fresh = true;
             let fd = export(id).map_err(SandboxError::DeviceMemory)?;
-            let budget = self.config.load_deadline;
-            let request = Request::MapShared { id, object };
-            match self.ask(&request, Some(fd.as_raw_fd()), Phase::Load, budget)? {
-                Reply::Mapped { frame: mapped } if mapped == id => {
-                    self.host()?.mapped_shared.insert(id);
-                }
-                Reply::Failed(f) => {
-                    return Err(SandboxError::DeviceMemory(
-                        SandboxError::from_failure(&f).to_string(),
-                    ))
-                }
-                other => {
-                    self.host = None;
-                    return Err(SandboxError::Protocol(format!(
-                        "an unexpected reply to a shared object: {other:?}"
-                    )));
-                }
-            }
+            self.map_in_host(&Request::MapShared { id, object }, fd, id)?;
+            self.host()?.mapped_shared.insert(id);
         }
         for kernel in kernels {
             fresh |= !self.host()?.loaded.contains_key(&kernel.id);
