@@ -491,7 +491,7 @@ pub struct HostFrame<'a> {
 impl Sandbox {
     /// Runs a whole frame in the host: maps the objects and loads the kernels it has not
     /// (once per host), then runs it. An object or kernel the host dropped to make room is
-    /// mapped or loaded again, once. A mapping the host refuses is
+    /// mapped or loaded again, once. A mapping that fails, for whatever reason, is
     /// [`SandboxError::DeviceMemory`].
     pub fn run_frame(&mut self, frame: &HostFrame<'_>) -> Result<FrameResult, SandboxError> {
         for attempt in 0..2 {
@@ -540,7 +540,12 @@ impl Sandbox {
             }
             fresh = true;
             let fd = export(id).map_err(SandboxError::DeviceMemory)?;
-            self.map_in_host(&Request::MapShared { id, object }, fd, id)?;
+            // Whatever stops the host importing an object refuses whole frames.
+            self.map_in_host(&Request::MapShared { id, object }, fd, id)
+                .map_err(|e| match e {
+                    SandboxError::DeviceMemory(_) => e,
+                    e => SandboxError::DeviceMemory(e.to_string()),
+                })?;
             self.host()?.mapped_shared.insert(id);
         }
         for kernel in kernels {
