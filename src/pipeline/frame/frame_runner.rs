@@ -191,9 +191,6 @@ impl FrameRunner {
         self.run_from(gl, source.texture_ref(), image, filters)
     }
 
-    /// Runs `filters` on `source` (a GL texture of the caller's and its host pixels) into
-    /// the targets; on the external-memory path the source is copied into shared memory
-    /// when it changed.
     /// Runs user kernels in this process instead of the kernel host (measurements only:
     /// see `CUDALENS_USER_KERNELS`).
     pub fn set_user_kernels_in_process(&mut self, in_process: bool) {
@@ -209,6 +206,9 @@ impl FrameRunner {
         }
     }
 
+    /// Runs `filters` on `source` (a GL texture of the caller's and its host pixels) into
+    /// the targets; on the external-memory path the source is copied into shared memory
+    /// when it changed.
     pub fn run(
         &mut self,
         gl: &glow::Context,

@@ -22,7 +22,6 @@ mod socket;
 
 pub use error::{ErrorClass, SandboxError};
 pub use frame::{FrameSandbox, StageRun};
-
 pub use process::HostCommand;
 pub use protocol::HostInfo;
 
@@ -496,7 +495,6 @@ impl Sandbox {
     pub fn run_frame(&mut self, frame: &HostFrame<'_>) -> Result<FrameResult, SandboxError> {
         for attempt in 0..2 {
             self.prepare_frame(frame.objects, frame.export, frame.kernels)?;
-
             let budget = self.config.frame_deadline;
             let request = Request::RunFrame(frame.request.clone());
             match self.ask(&request, None, Phase::Run, budget)? {
