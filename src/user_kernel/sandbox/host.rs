@@ -201,8 +201,7 @@ pub enum ServeEnd {
     Fatal,
 }
 
-/// A failure of a request (not CUDA's).
-/// A request the host cannot serve (not the kernel's fault).
+/// A request the host cannot serve (not CUDA's, not the kernel's fault).
 pub fn request_failure(fatal: bool, message: impl Into<String>) -> Failure {
     Failure {
         stage: FailStage::Request,
@@ -449,15 +448,38 @@ fn sync_failure(e: cudarc::driver::DriverError) -> Failure {
     }
 }
 
-/// Queues `launch` on the device's stream between two timing events.
-fn timed_launch(
+/// Loaded kernel `id`, or the failure that has the parent load it again.
+fn loaded(
+    kernels: &VecDeque<(u64, Arc<LoadedKernel>)>,
+    id: u64,
+) -> Result<&Arc<LoadedKernel>, Failure> {
+    kernels
+        .iter()
+        .find(|(k, _)| *k == id)
+        .map(|(_, kernel)| kernel)
+        .ok_or_else(|| not_loaded(id))
+}
+
+/// Launches `kernel` from `src` into `dst` (`width × height`) on the device's stream,
+/// between two timing events.
+///
+/// # Safety
+/// `src` and `dst` must be live texture and surface objects over RGBA8 images of
+/// `width × height`, kept alive until the stream is synchronized.
+unsafe fn launch_timed(
     device: &CudaDevice,
-    launch: impl FnOnce() -> Result<(), Failure>,
+    kernel: &LoadedKernel,
+    (src, dst): (u64, u64),
+    (width, height): (u32, u32),
+    params: &ParamBlock,
 ) -> Result<GpuTimeline, Failure> {
     let refused = |e| cuda_failure(FailStage::Launch, false, e);
-    let mut timeline = GpuTimeline::start(&device.ctx, &device.stream).map_err(refused)?;
-    launch()?;
-    timeline.mark("kernel", &device.stream).map_err(refused)?;
+    let stream = &device.stream;
+    let mut timeline = GpuTimeline::start(&device.ctx, stream).map_err(refused)?;
+    // SAFETY: the caller's contract.
+    unsafe { kernel.launch(stream, src, dst, width, height, params) }
+        .map_err(|e| cuda_failure(FailStage::Launch, false, e))?;
+    timeline.mark("kernel", stream).map_err(refused)?;
     Ok(timeline)
 }
 
@@ -580,17 +602,12 @@ impl Executor for CudaExecutor {
         input: &[u8],
         output: &mut [u8],
     ) -> Result<Option<u64>, Failure> {
-        if !self.kernels.iter().any(|(k, _)| *k == id) {
-            return Err(not_loaded(id));
-        }
+        let kernel = loaded(&self.kernels, id)?.clone();
         self.device
             .bind()
             .map_err(|e| cuda_failure(FailStage::Run, true, e))?;
         self.buffers(width, height)?;
-        let (Some(b), Some((_, kernel))) = (
-            self.buffers.as_ref(),
-            self.kernels.iter().find(|(k, _)| *k == id),
-        ) else {
+        let Some(b) = self.buffers.as_ref() else {
             return Err(request_failure(true, "no buffers"));
         };
         let stream = &self.device.stream;
@@ -602,21 +619,11 @@ impl Executor for CudaExecutor {
             memory::write_array(b.output.array().view().raw(), width, height, output, stream)
                 .map_err(poisoned)?;
         }
-        let timeline = timed_launch(&self.device, || {
-            // SAFETY: the objects are over width × height arrays that live in
-            // `self.buffers` until the stream is synchronized below.
-            unsafe {
-                kernel.launch(
-                    stream,
-                    b.input.texture().handle(),
-                    b.output.surface().handle(),
-                    width,
-                    height,
-                    params,
-                )
-            }
-            .map_err(|e| cuda_failure(FailStage::Launch, false, e))
-        })?;
+        let objects = (b.input.texture().handle(), b.output.surface().handle());
+        // SAFETY: the objects are over width × height arrays that live in `self.buffers`
+        // until the stream is synchronized below.
+        let timeline =
+            unsafe { launch_timed(&self.device, &kernel, objects, (width, height), params) }?;
         stream.synchronize().map_err(sync_failure)?;
         // SAFETY: `output` is a live width × height RGBA8 array; read_array waits.
         unsafe { memory::read_array(b.output.array().view().raw(), width, height, output, stream) }
@@ -658,9 +665,7 @@ impl Executor for CudaExecutor {
         frame: u64,
         params: &ParamBlock,
     ) -> Result<Option<u64>, Failure> {
-        let Some((_, kernel)) = self.kernels.iter().find(|(k, _)| *k == id) else {
-            return Err(not_loaded(id));
-        };
+        let kernel = loaded(&self.kernels, id)?;
         let Some(f) = self.frame.as_ref().filter(|f| f.id == frame) else {
             return Err(request_failure(
                 false,
@@ -677,21 +682,11 @@ impl Executor for CudaExecutor {
             pitch,
             ..
         } = f.geometry;
-        let timeline = timed_launch(&self.device, || {
-            // SAFETY: the objects are over the frame's input rows and its output array,
-            // kept alive in `self.frame` until the stream is synchronized below.
-            unsafe {
-                kernel.launch(
-                    stream,
-                    f.tex.handle(),
-                    f.output.surface().handle(),
-                    width,
-                    height,
-                    params,
-                )
-            }
-            .map_err(|e| cuda_failure(FailStage::Launch, false, e))
-        })?;
+        let objects = (f.tex.handle(), f.output.surface().handle());
+        // SAFETY: the objects are over the frame's input rows and its output array, kept
+        // alive in `self.frame` until the stream is synchronized below.
+        let timeline =
+            unsafe { launch_timed(&self.device, kernel, objects, (width, height), params) }?;
         let out = Pitched::Device {
             ptr: f.shared.ptr() + f.geometry.output_offset() as u64,
             pitch,
@@ -725,12 +720,7 @@ impl Executor for CudaExecutor {
             stages.push(match stage {
                 WireStage::Builtin(spec) => HostedStage::Builtin(spec),
                 WireStage::Kernel { id, spec } => HostedStage::Kernel {
-                    kernel: self
-                        .kernels
-                        .iter()
-                        .find(|(k, _)| k == id)
-                        .map(|(_, kernel)| kernel.clone())
-                        .ok_or_else(|| not_loaded(*id))?,
+                    kernel: loaded(&self.kernels, *id)?.clone(),
                     spec,
                 },
             });
