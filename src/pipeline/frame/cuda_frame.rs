@@ -371,7 +371,6 @@ impl CudaFrame {
         targets: &mut FrameTargets,
         filters: &[Stage],
     ) -> Result<FrameReport, HostFrameError> {
-        let arch = arch_for(self.device.info.compute_capability);
         let labels: Vec<String> = filters
             .iter()
             .filter(|s| matches!(s, Stage::Kernel(_)))
@@ -380,6 +379,17 @@ impl CudaFrame {
         let kernel_error = |e: &dyn std::fmt::Display| {
             PipelineError::Kernel(format!("{}: {e}", labels.join(", ")))
         };
+        let host_error = |e: SandboxError| match e {
+            SandboxError::DeviceMemory(reason) => HostFrameError::Refused(reason),
+            e => HostFrameError::Failed(kernel_error(&e)),
+        };
+        let (width, height) = (targets.output.width, targets.output.height);
+        let shared = targets
+            .external()
+            .ok_or_else(|| HostFrameError::Refused("no shared targets".into()))?;
+        shared.prepare_source(gl, source, self.source_changed)?;
+        self.source_changed = false;
+        let arch = arch_for(self.device.info.compute_capability);
         let host = self.kernel_host().map_err(|e| kernel_error(&e))?;
         let mut kernels = Vec::new();
         let mut stages = Vec::with_capacity(filters.len());
@@ -387,8 +397,7 @@ impl CudaFrame {
             stages.push(match stage {
                 Stage::Filter(f) => WireStage::Builtin(f.to_string()),
                 Stage::Kernel(k) => {
-                    let compiled = compile_cached(k, &arch)
-                        .map_err(|e| PipelineError::Kernel(format!("{}: {e}", k.label())))?;
+                    let compiled = compile_stage(k, &arch)?;
                     let kernel = host.frame_kernel(k.hash(), k.source(), &compiled);
                     let id = kernel.id();
                     kernels.push(kernel);
@@ -399,12 +408,6 @@ impl CudaFrame {
                 }
             });
         }
-        let (width, height) = (targets.output.width, targets.output.height);
-        let shared = targets
-            .external()
-            .ok_or_else(|| HostFrameError::Refused("no shared targets".into()))?;
-        shared.prepare_source(gl, source, self.source_changed)?;
-        self.source_changed = false;
         let objects = shared.host_objects(gl)?;
         let [source_id, output, bins, gl_done, cuda_done] = objects.map(|(id, _)| id);
         let request = FrameRequest {
@@ -417,20 +420,13 @@ impl CudaFrame {
             height: source.height,
             stages,
         };
-        let host = self
-            .kernel_host
-            .as_mut()
-            .ok_or_else(|| HostFrameError::Failed(kernel_error(&"the kernel host is gone")))?;
         // Mapping and loading happen before the frame's timing (once per host), and a
         // host's first frame on them runs once untimed: the report is what a frame
         // costs, not the host's first launches and allocations.
-        let fresh = match host.prepare_frame(&objects, &host_export(shared), &kernels) {
-            Ok(fresh) => fresh,
-            Err(SandboxError::DeviceMemory(reason)) => return Err(HostFrameError::Refused(reason)),
-            Err(e) => return Err(HostFrameError::Failed(kernel_error(&e))),
-        };
-        let mut runs = if fresh { 2 } else { 1 };
-        let (result, wall_ms) = loop {
+        let fresh = host
+            .prepare_frame(&objects, &host_export(shared), &kernels)
+            .map_err(host_error)?;
+        let mut run_once = || -> Result<(FrameResult, f64), HostFrameError> {
             shared.hand_to_host(gl)?;
             let start = Instant::now();
             let ran = host.run_frame(&HostFrame {
@@ -440,23 +436,21 @@ impl CudaFrame {
                 kernels: &kernels,
             });
             let wall_ms = start.elapsed().as_secs_f64() * 1e3;
-            let result = match ran {
-                Ok(result) => result,
+            match ran {
+                Ok(result) => {
+                    shared.back_from_host(gl)?;
+                    Ok((result, wall_ms))
+                }
                 Err(e) => {
                     shared.abandon_host();
-                    return Err(match e {
-                        SandboxError::DeviceMemory(reason) => HostFrameError::Refused(reason),
-                        e => HostFrameError::Failed(kernel_error(&e)),
-                    });
+                    Err(host_error(e))
                 }
-            };
-            runs -= 1;
-            if runs == 0 {
-                break (result, wall_ms);
             }
-            shared.back_from_host(gl)?;
         };
-        shared.back_from_host(gl)?;
+        if fresh {
+            run_once()?;
+        }
+        let (result, wall_ms) = run_once()?;
         let histogram = Histogram::from_flat(width, height, &result.bins)
             .ok_or_else(|| PipelineError::from(missing_stage()))?;
         let host_ms: f64 = result.stages.iter().map(|(_, ms)| ms).sum();
@@ -523,7 +517,7 @@ impl CudaFrame {
             };
             let failed =
                 |e: &dyn std::fmt::Display| PipelineError::Kernel(format!("{}: {e}", user.label()));
-            let compiled = compile_cached(user, &arch).map_err(|e| failed(&e))?;
+            let compiled = compile_stage(user, &arch)?;
             let ctx = self.device.ctx.clone();
             let host = self.kernel_host().map_err(|e| failed(&e))?;
             host.prepare(&ctx, size, user.hash(), user.source(), &compiled)
@@ -778,6 +772,12 @@ impl CudaFrame {
         unsafe { memory::read_u32_async(bins_ptr, &mut self.bins_host, &stream)? };
         timeline.mark(BINS_TO_HOST, &stream)
     }
+}
+
+/// The PTX of user kernel stage `stage` for `arch` (cached); an error names the stage.
+fn compile_stage(stage: &KernelStage, arch: &str) -> Result<Arc<CompiledKernel>, PipelineError> {
+    compile_cached(stage, arch)
+        .map_err(|e| PipelineError::Kernel(format!("{}: {e}", stage.label())))
 }
 
 /// New descriptors of `shared`'s objects for the kernel host.
