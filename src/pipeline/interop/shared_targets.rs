@@ -6,8 +6,8 @@
 //! the output texture and the bin buffer.
 
 use super::external::{
-    hand_back_to_gl, usable_sync, BufferBacking, ExternalInterop, ExternalSync, ImageBacking,
-    SharedImage,
+    hand_back_to_gl, handed_sync, usable_sync, BufferBacking, ExternalInterop, ExternalSync,
+    ImageBacking, SharedImage,
 };
 use super::resources::{InteropResources, InteropViews};
 use crate::cuda::CudaError;
@@ -251,31 +251,36 @@ impl SharedTargets {
             })
     }
 
-    /// GL → the kernel host, for a frame run there (see `ExternalSync::hand_to_host`).
-    pub fn hand_to_host(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
+    /// Runs the hand-over `hand` on the semaphores' slot with the GL objects every
+    /// hand-over names (the source, the output and the bins).
+    fn hand_over(
+        &mut self,
+        hand: impl FnOnce(
+            &mut Option<ExternalSync>,
+            &ExternalInterop,
+            &SharedObjects<'_>,
+        ) -> Result<(), PipelineError>,
+    ) -> Result<(), PipelineError> {
         let (textures, buffers) = self.objects()?;
         let objects = SharedObjects {
             buffers: &buffers,
             textures: &textures,
         };
-        usable_sync(&mut self.sync, &self.interop, gl)?.hand_to_host(gl, &objects)
+        hand(&mut self.sync, &self.interop, &objects)
+    }
+
+    /// GL → the kernel host, for a frame run there (see `ExternalSync::hand_to_host`).
+    pub fn hand_to_host(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
+        self.hand_over(|sync, interop, objects| {
+            usable_sync(sync, interop, gl)?.hand_to_host(gl, objects)
+        })
     }
 
     /// The kernel host → GL, after its frame is done (see `ExternalSync::back_from_host`).
     pub fn back_from_host(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
-        let (textures, buffers) = self.objects()?;
-        let objects = SharedObjects {
-            buffers: &buffers,
-            textures: &textures,
-        };
-        match self.sync.as_mut() {
-            Some(sync) => sync.back_from_host(gl, &objects),
-            None => Err(CudaError::Driver {
-                call: "SharedTargets::back_from_host",
-                reason: "internal: nothing was handed to the host".into(),
-            }
-            .into()),
-        }
+        self.hand_over(|sync, _, objects| {
+            handed_sync(sync, "ExternalSync::back_from_host")?.back_from_host(gl, objects)
+        })
     }
 
     /// The host's frame failed after the hand-over: new semaphores for the next frame.
@@ -312,12 +317,9 @@ impl InteropResources for SharedTargets {
         gl: &glow::Context,
         stream: &Arc<CudaStream>,
     ) -> Result<InteropViews<'_>, PipelineError> {
-        let (textures, buffers) = self.objects()?;
-        let objects = SharedObjects {
-            buffers: &buffers,
-            textures: &textures,
-        };
-        usable_sync(&mut self.sync, &self.interop, gl)?.hand_to_cuda(gl, &objects, stream)?;
+        self.hand_over(|sync, interop, objects| {
+            usable_sync(sync, interop, gl)?.hand_to_cuda(gl, objects, stream)
+        })?;
         let source = self.source.current().ok_or(missing_source())?;
         Ok(InteropViews {
             arrays: vec![source.image.backing.array(), self.output.array()],
@@ -330,11 +332,6 @@ impl InteropResources for SharedTargets {
         gl: &glow::Context,
         stream: &Arc<CudaStream>,
     ) -> Result<(), PipelineError> {
-        let (textures, buffers) = self.objects()?;
-        let objects = SharedObjects {
-            buffers: &buffers,
-            textures: &textures,
-        };
-        hand_back_to_gl(&mut self.sync, gl, &objects, stream)
+        self.hand_over(|sync, _, objects| hand_back_to_gl(sync, gl, objects, stream))
     }
 }

@@ -7,7 +7,7 @@ mod backing;
 mod sync;
 
 pub use backing::{BufferBacking, ImageBacking, SharedImage};
-pub use sync::{hand_back_to_gl, usable_sync, ExternalSync};
+pub use sync::{hand_back_to_gl, handed_sync, usable_sync, ExternalSync};
 
 use crate::cuda::CudaDevice;
 use crate::gl::{ext_ffi, SharedObjects};

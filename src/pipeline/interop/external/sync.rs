@@ -201,6 +201,21 @@ pub fn usable_sync<'a>(
     })
 }
 
+/// The semaphores in `slot`, for handing the objects back to GL (`call` names the
+/// hand-over); an error if nothing was handed over (no semaphores yet).
+pub fn handed_sync<'a>(
+    slot: &'a mut Option<ExternalSync>,
+    call: &'static str,
+) -> Result<&'a mut ExternalSync, PipelineError> {
+    slot.as_mut().ok_or_else(|| {
+        crate::cuda::CudaError::Driver {
+            call,
+            reason: "internal: handed back before it was handed over".into(),
+        }
+        .into()
+    })
+}
+
 /// CUDA → GL with the semaphores in `slot` ([`ExternalSync::hand_to_gl`]); an error if
 /// nothing was handed to CUDA (no semaphores yet).
 pub fn hand_back_to_gl(
@@ -209,12 +224,5 @@ pub fn hand_back_to_gl(
     objects: &SharedObjects<'_>,
     stream: &CudaStream,
 ) -> Result<(), PipelineError> {
-    match slot.as_mut() {
-        Some(sync) => sync.hand_to_gl(gl, objects, stream),
-        None => Err(crate::cuda::CudaError::Driver {
-            call: "ExternalSync::hand_to_gl",
-            reason: "internal: handed back before it was handed to CUDA".into(),
-        }
-        .into()),
-    }
+    handed_sync(slot, "ExternalSync::hand_to_gl")?.hand_to_gl(gl, objects, stream)
 }
