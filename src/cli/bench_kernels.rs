@@ -191,17 +191,18 @@ fn edit_to_frame_ms(device: &CudaDevice, runs: usize) -> Result<f64, CliError> {
     Ok(median(samples))
 }
 
-/// Median wall milliseconds of `run` then a synchronize, over `runs` after warm-up.
+/// Median wall milliseconds of `run` then `settle` (which waits for its work), over `runs`
+/// after warm-up.
 fn wall_ms(
-    device: &CudaDevice,
     runs: usize,
     mut run: impl FnMut() -> Result<(), CliError>,
+    mut settle: impl FnMut() -> Result<(), CliError>,
 ) -> Result<f64, CliError> {
     let mut samples = Vec::new();
     for i in 0..runs.max(1) + WARM_UP {
         let start = Instant::now();
         run()?;
-        device.synchronize().map_err(internal)?;
+        settle()?;
         if i >= WARM_UP {
             samples.push(start.elapsed().as_secs_f64() * 1e3);
         }
@@ -225,28 +226,35 @@ fn sandbox_overhead(
     let mut rows = Vec::new();
     for (label, w, h) in [("1080p", 1920, 1080), ("4K", 3840, 2160)] {
         let pair = Pair::new(device, w, h).map_err(internal)?;
+        let synced = || device.synchronize().map_err(internal);
         // SAFETY: wall_ms synchronizes after each run, before the pair is dropped.
-        let here = wall_ms(device, runs, || unsafe {
-            pair.launch(device, &kernel, &block)
-        })?;
+        let here = wall_ms(
+            runs,
+            || unsafe { pair.launch(device, &kernel, &block) },
+            synced,
+        )?;
         let mut kernel_in_host = Vec::new();
-        let there = wall_ms(device, runs, || {
-            let run = StageRun {
-                ctx: &device.ctx,
-                stream: &device.stream,
-                hash: 1,
-                source: &source,
-                compiled: &compiled,
-                params: &block,
-                input: pair.input.array().view(),
-                output: pair.output.array().view(),
-                width: w,
-                height: h,
-            };
-            let kernel_ms = host.run(&run).map_err(internal)?;
-            kernel_in_host.extend(kernel_ms);
-            Ok(())
-        })?;
+        let there = wall_ms(
+            runs,
+            || {
+                let run = StageRun {
+                    ctx: &device.ctx,
+                    stream: &device.stream,
+                    hash: 1,
+                    source: &source,
+                    compiled: &compiled,
+                    params: &block,
+                    input: pair.input.array().view(),
+                    output: pair.output.array().view(),
+                    width: w,
+                    height: h,
+                };
+                let kernel_ms = host.run(&run).map_err(internal)?;
+                kernel_in_host.extend(kernel_ms);
+                Ok(())
+            },
+            synced,
+        )?;
         let kernel_ms = (!kernel_in_host.is_empty()).then(|| median(kernel_in_host));
         let path = host
             .host_memory_reason()
@@ -282,17 +290,20 @@ fn frame_overhead(runs: usize, text: &str) -> Result<Vec<serde_json::Value>, Cli
                     stages: &[Stage]|
          -> Result<f64, CliError> {
             runner.set_user_kernels_in_process(in_process);
-            let mut samples = Vec::new();
-            for i in 0..runs.max(1) + WARM_UP {
-                let start = Instant::now();
-                runner.run(gl, &texture, &image, stages).map_err(internal)?;
-                // SAFETY: glFinish has no preconditions.
-                unsafe { gl.finish() };
-                if i >= WARM_UP {
-                    samples.push(start.elapsed().as_secs_f64() * 1e3);
-                }
-            }
-            Ok(median(samples))
+            wall_ms(
+                runs,
+                || {
+                    runner
+                        .run(gl, &texture, &image, stages)
+                        .map(|_| ())
+                        .map_err(internal)
+                },
+                || {
+                    // SAFETY: glFinish has no preconditions.
+                    unsafe { gl.finish() };
+                    Ok(())
+                },
+            )
         };
         let timed = FrameRunner::new(gl, BackendRequest::Cuda, InteropRequest::External, w, h)
             .map_err(internal)
