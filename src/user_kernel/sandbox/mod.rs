@@ -256,17 +256,7 @@ impl Sandbox {
             params: params.words,
         };
         let fd = shm.fd().as_raw_fd();
-        let budget = self.config.frame_deadline;
-        let mut reply = self.ask(&request, Some(fd), Phase::Run, budget)?;
-        if matches!(&reply, Reply::Failed(f) if f.name == NOT_LOADED) {
-            // The host dropped it to make room: load it again, once.
-            if let Some(host) = self.host.as_mut() {
-                host.loaded.remove(&kernel.id);
-            }
-            self.load(kernel)?;
-            reply = self.ask(&request, Some(fd), Phase::Run, budget)?;
-        }
-        match reply {
+        match self.run_loaded(kernel, &request, Some(fd))? {
             Reply::Done { gpu_nanos, .. } => {
                 let shm = self
                     .shm
@@ -421,6 +411,27 @@ impl Sandbox {
         Ok(())
     }
 
+    /// Sends `request`, a run of `kernel` (with `fd`, if any), within the frame deadline;
+    /// when the host has dropped the kernel to make room, loads it again and sends the
+    /// request once more.
+    fn run_loaded(
+        &mut self,
+        kernel: &SandboxKernel,
+        request: &Request,
+        fd: Option<std::os::fd::RawFd>,
+    ) -> Result<Reply, SandboxError> {
+        let budget = self.config.frame_deadline;
+        let reply = self.ask(request, fd, Phase::Run, budget)?;
+        if !matches!(&reply, Reply::Failed(f) if f.name == NOT_LOADED) {
+            return Ok(reply);
+        }
+        if let Some(host) = self.host.as_mut() {
+            host.loaded.remove(&kernel.id);
+        }
+        self.load(kernel)?;
+        self.ask(request, fd, Phase::Run, budget)
+    }
+
     /// Sends `request` (a mapping of object `id`) with `fd`; Ok once the host mapped it.
     /// A refusal is [`SandboxError::DeviceMemory`].
     fn map_in_host(&mut self, request: &Request, fd: OwnedFd, id: u64) -> Result<(), SandboxError> {
@@ -455,16 +466,7 @@ impl Sandbox {
             frame: frame.id,
             params: params.words,
         };
-        let budget = self.config.frame_deadline;
-        let mut reply = self.ask(&request, None, Phase::Run, budget)?;
-        if matches!(&reply, Reply::Failed(f) if f.name == NOT_LOADED) {
-            if let Some(host) = self.host.as_mut() {
-                host.loaded.remove(&kernel.id);
-            }
-            self.load(kernel)?;
-            reply = self.ask(&request, None, Phase::Run, budget)?;
-        }
-        match reply {
+        match self.run_loaded(kernel, &request, None)? {
             Reply::Done { gpu_nanos, .. } => Ok(gpu_nanos.map(nanos_to_ms)),
             Reply::Failed(f) => Err(SandboxError::from_failure(&f)),
             other => {
