@@ -7,7 +7,9 @@
 //! under `CUDALENS_REQUIRE_GPU=1` (the GPU harness sets it).
 //! `CUDALENS_GPU_QUICK=1` keeps only the small sizes (for compute-sanitizer runs).
 //! `external_path_leaks_no_gpu_memory` is ignored by default (10 000 frames): run it with
-//! `--ignored`.
+//! `--ignored`. Tests that fault on purpose carry `faults_on_purpose` in their names: the
+//! sanitizer steps of `scripts/gpu/verify.sh` leave them out, and prove with the ignored
+//! `sanitizer_planted_write_past_an_allocation` that they still catch a real error.
 
 mod common;
 
@@ -73,11 +75,25 @@ fn needs_child_grids_here(t: &MsTuning) -> bool {
 fn gpu() -> Option<HeadlessGl> {
     let reason = match CudaDevice::count() {
         Ok(0) => "no device".to_string(),
-        Ok(_) => return Some(HeadlessGl::new().expect("a CUDA machine must offer headless EGL")),
+        Ok(_) => {
+            let gl = HeadlessGl::new().expect("a CUDA machine must offer headless EGL");
+            hold_primary_context();
+            return Some(gl);
+        }
         Err(e) => e.to_string(),
     };
     common::skip_gpu_test(&format!("no CUDA device ({reason})"));
     None
+}
+
+/// Keeps device 0's primary CUDA context for the rest of the test process (made after the
+/// GL context, as the interop needs). Every runner a check makes retains that context and
+/// releases it when destroyed; without a holder the last release destroys it and the next
+/// check creates it again, which cost each check most of its time.
+fn hold_primary_context() {
+    static HELD: std::sync::OnceLock<Option<std::sync::Arc<cudarc::driver::CudaContext>>> =
+        std::sync::OnceLock::new();
+    HELD.get_or_init(|| cudarc::driver::CudaContext::new(0).ok());
 }
 
 /// A CUDA frame runner on interop path `path` (checked to be the one in use).
@@ -1310,21 +1326,24 @@ fn fidelity_corpus_reaches_the_gpu_unchanged() {
     println!("ok {loaded_count} corpus loads identical on the GPU");
 }
 
-/// A stack with a user kernel on both paths: whole frames in the kernel host on the
-/// external-memory path (one hand-over stage for the frame), stage by stage on map/unmap
-/// (a hand-over beside the kernel's stage). Both equal the CPU reference with built-in
-/// stages around the kernel; a kernel that faults fails its frame with one line and leaves
-/// the last output as it was, and the next frame is exact.
-#[test]
-fn gpu_user_kernel_frames_keep_the_last_output_on_both_paths() {
-    use cudalens::pipeline::{hand_over_stage, PipelineError, Stage, KERNEL_HOST_STAGE};
-    use cudalens::user_kernel::sandbox::HostCommand;
+/// The user-kernel frames of the tests below: a stack with a built-in stage on each side
+/// of a user kernel, and one whose kernel writes to a wild address.
+struct UserKernelStacks {
+    _dir: tempfile::TempDir,
+    good: Vec<cudalens::pipeline::Stage>,
+    faulting: Vec<cudalens::pipeline::Stage>,
+    image: RgbaImage,
+    want: RgbaImage,
+    tolerance: u8,
+}
+
+/// The stacks, or None (with the skip message) without NVRTC.
+fn user_kernel_stacks() -> Option<UserKernelStacks> {
+    use cudalens::pipeline::Stage;
     if !cudalens::user_kernel::nvrtc_available() {
         common::skip_gpu_test("no NVRTC");
-        return;
+        return None;
     }
-    let Some(ctx) = gpu() else { return };
-    let gl = &ctx.gl;
     let dir = tempfile::tempdir().expect("tempdir");
     let invert = dir.path().join("invert.cu");
     let text = cudalens::user_kernel::examples::example("invert.cu")
@@ -1342,77 +1361,186 @@ fn gpu_user_kernel_frames_keep_the_last_output_on_both_paths() {
         "box:radius=2".parse().expect("spec"),
         "gaussian:sigma=1.5".parse().expect("spec"),
     );
-    let good = vec![
-        Stage::Filter(before),
-        stage(format!("kernel:{}", invert.display())),
-        Stage::Filter(after),
-    ];
-    let faulting = vec![
-        Stage::Filter(before),
-        stage(format!("kernel:{}", wild.display())),
-    ];
     let image = photo("coffee.png");
     let mut want = apply_cpu(&image, std::slice::from_ref(&before));
     for p in want.pixels_mut() {
         p.0 = [255 - p.0[0], 255 - p.0[1], 255 - p.0[2], p.0[3]];
     }
     let want = apply_cpu(&want, std::slice::from_ref(&after));
-    let tolerance = gpu_tolerance(&[before, after]);
-    let (w, h) = image.dimensions();
-    let source = GlTexture::new(gl, w, h, Some(image.as_raw())).expect("source texture");
+    Some(UserKernelStacks {
+        good: vec![
+            Stage::Filter(before),
+            stage(format!("kernel:{}", invert.display())),
+            Stage::Filter(after),
+        ],
+        faulting: vec![
+            Stage::Filter(before),
+            stage(format!("kernel:{}", wild.display())),
+        ],
+        _dir: dir,
+        image,
+        want,
+        tolerance: gpu_tolerance(&[before, after]),
+    })
+}
+
+/// A CUDA runner on `path` whose kernel host is the built program (this test binary is
+/// not cudalens), with poisoned output and bins.
+fn hosted_runner(gl: &glow::Context, path: InteropRequest, w: u32, h: u32) -> FrameRunner {
+    use cudalens::user_kernel::sandbox::HostCommand;
+    let mut runner = cuda_runner(gl, path, w, h);
+    runner.use_kernel_host(
+        HostCommand::kernel_host(common::cudalens_bin())
+            .arg("--device")
+            .arg("0"),
+    );
+    runner.targets.output.fill(gl, POISON).expect("poison");
+    runner
+        .targets
+        .bins
+        .write(gl, &[0x5A; 4096])
+        .expect("poison bins");
+    runner
+}
+
+/// Runs the good stack on `runner` and checks it against the CPU reference, the GL bins
+/// and where it ran; returns the output.
+fn check_user_kernel_frame(
+    gl: &glow::Context,
+    runner: &mut FrameRunner,
+    kind: InteropKind,
+    source: &GlTexture,
+    stacks: &UserKernelStacks,
+) -> RgbaImage {
+    use cudalens::pipeline::{hand_over_stage, KERNEL_HOST_STAGE};
+    let report = runner
+        .run(gl, source, &stacks.image, &stacks.good)
+        .expect("frame");
+    let out = runner.targets.output.read(gl).expect("read output");
+    // GL sees the bins the frame counted (the window draws them from its buffer).
+    let bins = gl_bins(gl, runner);
+    assert_eq!(bins, report.histogram.flat(), "{kind:?}: GL bin buffer");
+    assert_eq!(
+        report.histogram,
+        cpu::histogram(&out),
+        "{kind:?}: histogram"
+    );
+    let (diff, count) = max_difference(&out, &stacks.want);
+    assert!(
+        diff <= stacks.tolerance,
+        "{kind:?}: differs by {diff} in {count} values"
+    );
+    let names: Vec<&str> = report.stages.iter().map(|s| s.name.as_str()).collect();
+    let per_stage = hand_over_stage("kernel:invert.cu");
+    match kind {
+        InteropKind::External => assert!(
+            names.contains(&KERNEL_HOST_STAGE) && !names.contains(&per_stage.as_str()),
+            "{names:?}"
+        ),
+        InteropKind::Classic => assert!(names.contains(&per_stage.as_str()), "{names:?}"),
+    }
+    assert!(names.contains(&"kernel:invert.cu"), "{names:?}");
+    out
+}
+
+/// A stack with a user kernel on both paths: whole frames in the kernel host on the
+/// external-memory path (one hand-over stage for the frame), stage by stage on map/unmap
+/// (a hand-over beside the kernel's stage). Both equal the CPU reference with built-in
+/// stages around the kernel, twice in a row. Well-behaved kernels only: the sanitizer steps
+/// run this one (and follow the kernel host) to check hosted frames.
+#[test]
+fn gpu_user_kernel_frames_match_the_cpu_on_both_paths() {
+    let Some(stacks) = user_kernel_stacks() else {
+        return;
+    };
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let (w, h) = stacks.image.dimensions();
+    let source = GlTexture::new(gl, w, h, Some(stacks.image.as_raw())).expect("source texture");
     for (path, kind) in PATHS {
-        let mut runner = cuda_runner(gl, path, w, h);
-        // This test binary is not cudalens: the kernel host is the built program.
-        runner.use_kernel_host(
-            HostCommand::kernel_host(common::cudalens_bin())
-                .arg("--device")
-                .arg("0"),
-        );
-        runner.targets.output.fill(gl, POISON).expect("poison");
-        runner
-            .targets
-            .bins
-            .write(gl, &[0x5A; 4096])
-            .expect("poison bins");
-        let report = runner.run(gl, &source, &image, &good).expect("frame");
-        let out = runner.targets.output.read(gl).expect("read output");
-        // GL sees the bins the frame counted (the window draws them from its buffer).
-        let bins = gl_bins(gl, &runner);
-        assert_eq!(bins, report.histogram.flat(), "{kind:?}: GL bin buffer");
-        assert_eq!(
-            report.histogram,
-            cpu::histogram(&out),
-            "{kind:?}: histogram"
-        );
-        let (diff, count) = max_difference(&out, &want);
-        assert!(
-            diff <= tolerance,
-            "{kind:?}: differs by {diff} in {count} values"
-        );
-        let names: Vec<&str> = report.stages.iter().map(|s| s.name.as_str()).collect();
-        let per_stage = hand_over_stage("kernel:invert.cu");
-        match kind {
-            InteropKind::External => assert!(
-                names.contains(&KERNEL_HOST_STAGE) && !names.contains(&per_stage.as_str()),
-                "{names:?}"
-            ),
-            InteropKind::Classic => assert!(names.contains(&per_stage.as_str()), "{names:?}"),
-        }
-        assert!(names.contains(&"kernel:invert.cu"), "{names:?}");
+        let mut runner = hosted_runner(gl, path, w, h);
+        let out = check_user_kernel_frame(gl, &mut runner, kind, &source, &stacks);
+        let again = check_user_kernel_frame(gl, &mut runner, kind, &source, &stacks);
+        assert!(again == out, "{kind:?}: the second frame differs");
+        runner.destroy(gl);
+    }
+    source.destroy(gl);
+}
+
+/// A kernel that faults fails its frame with one line and leaves the last output as it
+/// was, and the next frame is exact, on both paths. It writes to a wild address on
+/// purpose, so the sanitizer steps leave it out (the `faults_on_purpose` in its name).
+#[test]
+fn gpu_a_faulting_user_kernel_keeps_the_last_output_faults_on_purpose() {
+    use cudalens::pipeline::PipelineError;
+    let Some(stacks) = user_kernel_stacks() else {
+        return;
+    };
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let (w, h) = stacks.image.dimensions();
+    let source = GlTexture::new(gl, w, h, Some(stacks.image.as_raw())).expect("source texture");
+    for (path, kind) in PATHS {
+        let mut runner = hosted_runner(gl, path, w, h);
+        let out = check_user_kernel_frame(gl, &mut runner, kind, &source, &stacks);
         let e = runner
-            .run(gl, &source, &image, &faulting)
+            .run(gl, &source, &stacks.image, &stacks.faulting)
             .expect_err("a wild write fails its frame");
         assert!(matches!(e, PipelineError::Kernel(_)), "{kind:?}: {e}");
         assert!(!e.to_string().contains('\n'), "{e}");
         println!("{kind:?}: {e}");
         let kept = runner.targets.output.read(gl).expect("read output");
         assert!(kept == out, "{kind:?}: the failed frame changed the output");
-        runner
-            .run(gl, &source, &image, &good)
-            .expect("the next frame");
-        let again = runner.targets.output.read(gl).expect("read output");
+        let again = check_user_kernel_frame(gl, &mut runner, kind, &source, &stacks);
         assert!(again == out, "{kind:?}: the next frame differs");
         runner.destroy(gl);
     }
     source.destroy(gl);
+}
+
+/// The sanitizer steps' planted error: one 4-byte write just past the end of a 1000-byte
+/// device allocation. Without a sanitizer the write lands in the allocation's rounding and
+/// the test passes; memcheck must report it. Ignored: `scripts/gpu/verify.sh memcheck`
+/// runs it through the sanitizer step's own command line and requires that to fail, so
+/// that the step's exclusions cannot hide every error.
+#[test]
+#[ignore = "a planted error for the sanitizer steps (scripts/gpu/verify.sh memcheck)"]
+fn sanitizer_planted_write_past_an_allocation() {
+    use cudarc::driver::{LaunchConfig, PushKernelArg};
+    if !cudalens::user_kernel::nvrtc_available() {
+        common::skip_gpu_test("no NVRTC");
+        return;
+    }
+    if !CudaDevice::count().is_ok_and(|n| n > 0) {
+        common::skip_gpu_test("no CUDA device");
+        return;
+    }
+    let device = CudaDevice::new(0).expect("device 0");
+    device.bind().expect("bind");
+    let ptx = cudarc::nvrtc::compile_ptx(
+        "extern \"C\" __global__ void past_the_end(int* p, int n) { p[n] = 0x5EED; }",
+    )
+    .expect("NVRTC compiles the planted kernel");
+    let module = device
+        .ctx
+        .load_module(ptx)
+        .expect("load the planted kernel");
+    let kernel = module
+        .load_function("past_the_end")
+        .expect("planted kernel");
+    const INTS: i32 = 250;
+    // SAFETY: a plain device allocation of 1000 bytes, freed below; the kernel writes the
+    // 4 bytes after it, inside the driver's rounding of the allocation (that is the error).
+    let ptr =
+        unsafe { cudarc::driver::result::malloc_sync(4 * INTS as usize) }.expect("cuMemAlloc");
+    let mut launch = device.stream.launch_builder(&kernel);
+    launch.arg(&ptr).arg(&INTS);
+    // SAFETY: the kernel takes (int*, int) as pushed; its write past the end is the planted
+    // error, inside the allocation's rounding, so it does not fault without a sanitizer.
+    unsafe { launch.launch(LaunchConfig::for_num_elems(1)) }.expect("launch");
+    device
+        .synchronize()
+        .expect("the planted write does not fault");
+    // SAFETY: the allocation made above, no longer used by any queued work.
+    unsafe { cudarc::driver::result::free_sync(ptr) }.expect("cuMemFree");
 }

@@ -219,7 +219,7 @@ fn gpu_stacks_mixing_filters_and_kernels_equal_the_builtin_chain() {
 /// line saying what happened, soon after the deadline, and writes nothing; the next run of
 /// a good kernel is exact.
 #[test]
-fn gpu_kernels_that_fault_or_hang_are_one_line_errors_and_the_next_run_is_exact() {
+fn gpu_kernels_that_fault_or_hang_are_one_line_errors_faults_on_purpose() {
     if !gpu_or_skip() {
         return;
     }

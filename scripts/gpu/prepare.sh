@@ -41,12 +41,14 @@ for line in open("target/release-tests.json"):
         continue
     print("staged", name)
 PY
+# The commit the bundle was built from (a + when the tree had changes), for the ledger row.
+echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src kernels build.rs Cargo.toml tests tools || echo +)" >"$stage/COMMIT"
 if [ -n "${BEFORE:-}" ]; then
     mkdir -p "$stage/before"
     cp "$BEFORE" "$stage/before/cudalens"
     [ -z "${BEFORE_BENCH:-}" ] || cp "$BEFORE_BENCH" "$stage/before/cudalens-bench"
 fi
-strip "$stage"/* "$stage"/before/* 2>/dev/null || true
+strip "$stage"/*-tests "$stage"/cudalens* "$stage"/before/* 2>/dev/null || true
 # Packed under another name first: a device call started before this line ends finds no
 # bundle rather than a cut one.
 tar -C "$stage" -cJf .carry/bundle.tar.xz.part .

@@ -8,7 +8,9 @@
 # SOAK_VARIANTS: interop:parts[:replace[:view[:readback[:stacks]]]] (interop auto, classic
 # or external; parts both, filters, mandelbrot or none; replace 0 keeps the first image;
 # view fixed: every view 640×480; readback all or none; stacks same-shape).
-# SOAK_SECONDS bounds each variant (default 120), SOAK_FRAMES its frames (default 10 000).
+# SOAK_SECONDS bounds each variant (default 120), SOAK_FRAMES its frames (default 10 000);
+# SOAK_REPEAT runs each step that many times in a row (default 1). On classic the GPU
+# bound fails while GL's allocator keeps freed texture storage (docs/design/interop.md).
 cd "$(dirname "$0")/../.."
 source scripts/gpu/common.sh
 
@@ -46,9 +48,11 @@ steps=${*:-"frames leak"}
 for s in $steps; do
     case $s in
         frames) for v in ${SOAK_VARIANTS:-auto:both classic:both}; do
-                    step "soak-$v" $((${SOAK_SECONDS:-120} + 60)) soak_variant "$v"
+                    for r in $(seq "${SOAK_REPEAT:-1}"); do
+                        step "soak-$v#$r" $((${SOAK_SECONDS:-120} + 60)) soak_variant "$v"
+                    done
                 done ;;
-        leak) step leak-external 200 leak ;;
+        leak) for r in $(seq "${SOAK_REPEAT:-1}"); do step "leak-external#$r" 200 leak; done ;;
         *) echo "unknown step $s" | tee -a "$SUMMARY" ;;
     esac
 done

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # There (the GPU machine, from the repository root, carry [".carry", ".gl"]): proves the
 # build on the GPU. Every test binary runs with CUDALENS_REQUIRE_GPU=1, so a test that
-# cannot reach the GPU fails instead of passing as skipped. Logs and a summary to $OUT:
-# log.txt (everything), summary.txt (one line per step), result.txt (one line).
-#   bash scripts/gpu/verify.sh                 smi doctor tests apply opencv faults
-#   bash scripts/gpu/verify.sh memcheck        compute-sanitizer memcheck, every GPU test
-#   bash scripts/gpu/verify.sh sanitizers      racecheck, initcheck, synccheck
-# Steps (any list, in order): smi doctor tests unit cli hostile apply opencv faults
-# memcheck memcheck-mandelbrot racecheck initcheck synccheck sanitizers. Each call must end
-# within the device tool's 10 minutes: DEADLINE (epoch seconds) stops steps before it.
+# cannot reach the GPU fails instead of passing as skipped; each test runs in a process of
+# its own, JOBS at a time. Logs and a summary to $OUT: log.txt (everything), summary.txt
+# (one line per step), result.txt (one line, and the ledger row of the call).
+# Groups, each made to end within one device call (docs/gpu-harness.md has their times):
+#   bash scripts/gpu/verify.sh              quick: smi doctor tests-quick apply opencv faults
+#   bash scripts/gpu/verify.sh full         smi doctor tests unit cli hostile apply opencv faults
+#   bash scripts/gpu/verify.sh memcheck     memcheck-all memcheck-hosted memcheck-planted
+#   bash scripts/gpu/verify.sh sanitizers   racecheck initcheck synccheck
+# Steps (any list, in order, groups too): smi doctor tests tests-quick unit cli hostile
+# apply opencv faults memcheck-all memcheck-hosted memcheck-planted memcheck-mandelbrot
+# racecheck initcheck synccheck. DEADLINE (epoch seconds; default 9 minutes from the
+# start) skips the steps that could not end before it.
 cd "$(dirname "$0")/../.."
 source scripts/gpu/common.sh
 
@@ -42,6 +46,8 @@ opencv() {
 }
 
 IMG=tests/data/astronaut.png
+# The faults' images and messages (their lines go to the log).
+FAULTS=/tmp/cudalens-faults
 
 # One injected fault under `auto` (must end on the CPU with the CPU's exact image; its
 # message is logged) and under `cuda` (must fail and write nothing). $1: label, rest: the
@@ -50,14 +56,14 @@ fault_case() {
     local label=$1 ok=0
     shift
     local stack=(--filter gaussian:sigma=2 --filter box:radius=3 --filter sobel)
-    local a="$OUT/faults/auto-$label.png" c="$OUT/faults/cuda-$label.png"
+    local a="$FAULTS/auto-$label.png" c="$FAULTS/cuda-$label.png"
     rm -f "$a" "$c"
     env "$@" "$B/cudalens" apply "$IMG" -o "$a" --backend auto "${stack[@]}" 2>"$a.err"
     local rc_auto=$?
     env "$@" "$B/cudalens" apply "$IMG" -o "$c" --backend cuda "${stack[@]}" 2>"$c.err"
     local rc_cuda=$?
     cat "$a.err" "$c.err"
-    cmp -s "$a" "$OUT/faults/reference-cpu.png" || ok=1
+    cmp -s "$a" "$FAULTS/reference-cpu.png" || ok=1
     [ "$rc_auto" -eq 0 ] && [ "$rc_cuda" -ne 0 ] && [ ! -e "$c" ] || ok=1
     echo "fault $label: auto rc=$rc_auto, cuda rc=$rc_cuda, $([ $ok -eq 0 ] && echo as expected || echo NOT as expected)"
     return $ok
@@ -66,8 +72,8 @@ fault_case() {
 # The injected GPU faults (CUDALENS_FAULT) and no device at all: each falls back to the
 # CPU under auto and is a clear error under cuda.
 faults() {
-    mkdir -p "$OUT/faults"
-    "$B/cudalens" apply "$IMG" -o "$OUT/faults/reference-cpu.png" --force --backend cpu \
+    mkdir -p "$FAULTS"
+    "$B/cudalens" apply "$IMG" -o "$FAULTS/reference-cpu.png" --force --backend cpu \
         --filter gaussian:sigma=2 --filter box:radius=3 --filter sobel || return 1
     local f failed=0
     for f in oom-texture oom-scratch launch register; do
@@ -76,69 +82,112 @@ faults() {
     fault_case no-device CUDA_VISIBLE_DEVICES= || failed=1
     # Mandelbrot: failed child launches fall back to the CPU's identical dwells.
     local m=(mandelbrot --width 2048 --height 2048 --max-dwell 1024 --mode mariani-silver --dwell --force)
-    "$B/cudalens" "${m[@]}" -o "$OUT/faults/m-cpu.png" --backend cpu || failed=1
-    CUDALENS_FAULT=child-launch "$B/cudalens" "${m[@]}" -o "$OUT/faults/m-auto.png" --backend auto || failed=1
-    cmp -s "$OUT/faults/m-auto.png" "$OUT/faults/m-cpu.png" || { echo "child-launch fault: auto differs from the CPU"; failed=1; }
-    CUDALENS_FAULT=child-launch "$B/cudalens" "${m[@]}" -o "$OUT/faults/m-cuda.png" --backend cuda
+    "$B/cudalens" "${m[@]}" -o "$FAULTS/m-cpu.png" --backend cpu || failed=1
+    CUDALENS_FAULT=child-launch "$B/cudalens" "${m[@]}" -o "$FAULTS/m-auto.png" --backend auto || failed=1
+    cmp -s "$FAULTS/m-auto.png" "$FAULTS/m-cpu.png" || { echo "child-launch fault: auto differs from the CPU"; failed=1; }
+    CUDALENS_FAULT=child-launch "$B/cudalens" "${m[@]}" -o "$FAULTS/m-cuda.png" --backend cuda
     [ $? -ne 0 ] || { echo "child-launch fault: cuda did not fail"; failed=1; }
     return $failed
 }
 
-# compute-sanitizer TOOL over the GPU tests (quick sizes), optional test filters after.
-sanitize() {
-    local tool=$1
-    shift
-    # One log per tool; each run appends (the filter and Mandelbrot runs of one tool).
-    local log="$OUT/$tool.txt" part
-    part=$(mktemp)
-    compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/gpu-tests" --test-threads=1 "$@" >"$part" 2>&1
-    local rc=$?
-    { echo "=== $tool $*"; cat "$part"; } >>"$log"
-    grep -h 'SUMMARY\|^test result' "$part" | sort | uniq -c
-    rm -f "$part"
-    return $rc
+# The test binaries that reach the GPU: every kernel against the CPU reference on both
+# interop paths, the Mandelbrot and deep-zoom renderers, the explorer, the GL round trips,
+# the interop fallback, the image-file corpus through CUDA (fidelity), user kernels built
+# by NVRTC (in process and in the kernel host, faults and hangs included), the edits, and
+# kernel: stages through apply.
+GPU_BINS="gpu gl_roundtrip interop_fallback fidelity user_kernel user_kernel_runtime edits kernel_stage"
+gpu_tests() {
+    local label=$1 bins=() b
+    for b in $GPU_BINS; do bins+=("$B/$b-tests"); done
+    tests_of "$label" "${bins[@]}"
 }
-export -f apply_both opencv fault_case faults sanitize
-export B OUT IMG
 
-steps=${*:-"smi doctor tests apply opencv faults"}
-steps=${steps//sanitizers/racecheck initcheck synccheck}
+# The hosted frames under a sanitizer: user kernels that behave, run whole frames in the
+# kernel host (external memory) or stage by stage (map/unmap), with the host followed.
+hosted() {
+    local plan
+    plan=$(mktemp)
+    plan_tests "$plan" "$B/gpu-tests" gpu_user_kernel &&
+        plan_tests "$plan" "$B/kernel_stage-tests" gpu_ &&
+        plan_tests "$plan" "$B/user_kernel_runtime-tests" gpu_ || return 1
+    # Names that start with gpu_ (a filter matches anywhere in a name).
+    grep ' gpu_' "$plan" >"$plan.gpu"
+    run_plan memcheck-hosted "$plan.gpu"
+}
+
+# The memcheck step's own command line on the planted error (a write past the end of an
+# allocation that does not fault without a sanitizer): it must fail, with the error counted.
+planted() {
+    local plan
+    plan=$(mktemp)
+    plan_tests "$plan" "$B/gpu-tests" --ignored sanitizer_planted_write_past_an_allocation
+    run_plan memcheck-planted "$plan"
+    local rc=$?
+    if [ "$rc" -ne 0 ] && grep -q 'ERROR SUMMARY: [1-9]' "$TESTLOGS"/memcheck-planted/*.log 2>/dev/null; then
+        echo "the planted write failed the memcheck step, as it must"
+        return 0
+    fi
+    echo "the memcheck step did not fail on the planted write (rc $rc)"
+    return 1
+}
+
+# Sanitizer steps: racecheck, initcheck and synccheck do not support dynamic parallelism:
+# the filter kernels' tests, and the Mandelbrot tests on the module built without
+# device-side launches (CUDALENS_SANITIZER_MODULE=1), at small sizes.
+sanitizer_steps() {
+    local s=$1 race
+    race=$([ "$s" = racecheck ] && echo 1 || echo 0)
+    step "$s-filters" 420 env SANITIZER="$s" CUDALENS_GPU_QUICK=1 CUDALENS_GPU_SANITIZE="$race" \
+        bash -c 'tests_of_filtered "$@"' _ "$s-filters" histogram random_images a_new_image
+    step "$s-mandelbrot" 300 env SANITIZER="$s" CUDALENS_GPU_QUICK=1 CUDALENS_GPU_NO_CHILD_GRIDS=1 \
+        CUDALENS_SANITIZER_MODULE=1 bash -c 'tests_of_filtered "$@"' _ "$s-mandelbrot" mandelbrot
+}
+
+# tests_of_filtered LABEL WORD...: the gpu tests whose names contain any WORD.
+tests_of_filtered() {
+    local label=$1 plan
+    shift
+    plan=$(mktemp)
+    plan_tests "$plan" "$B/gpu-tests" "$@" || return 1
+    run_plan "$label" "$plan"
+}
+export -f apply_both opencv fault_case faults gpu_tests hosted planted tests_of_filtered
+export B OUT IMG GPU_BINS FAULTS
+
+# The groups, as their steps.
+expand() {
+    local s
+    for s in "$@"; do
+        case $s in
+            quick) echo smi doctor tests-quick apply opencv faults ;;
+            full) echo smi doctor tests unit cli hostile apply opencv faults ;;
+            memcheck) echo memcheck-all memcheck-hosted memcheck-planted ;;
+            sanitizers) echo racecheck initcheck synccheck ;;
+            *) echo "$s" ;;
+        esac
+    done
+}
+# shellcheck disable=SC2048,SC2086
+steps=$(expand ${*:-quick})
 for s in $steps; do
     case $s in
         smi) step nvidia-smi 60 nvidia-smi ;;
         doctor) step doctor 120 "$B/cudalens" doctor ;;
-        # Every kernel against the CPU reference on both interop paths (classic and
-        # external memory), the Mandelbrot and deep-zoom renderers, the explorer.
-        tests) step gpu-tests 480 "$B/gpu-tests" --test-threads=1 --nocapture
-               step gl-roundtrip 60 "$B/gl_roundtrip-tests"
-               step interop-fallback 60 "$B/interop_fallback-tests"
-               # The image-file corpus through --backend cuda against the CPU and Pillow.
-               step fidelity-tests 180 "$B/fidelity-tests" --test-threads=1
-               # User kernels: NVRTC builds of the examples and hostile sources, run on the GPU.
-               step user-kernel-tests 240 "$B/user_kernel-tests" --test-threads=1 --nocapture
-               # User kernels that fault or hang, in the kernel host process.
-               [ ! -x "$B/user_kernel_runtime-tests" ] ||
-                   step user-kernel-runtime-tests 300 "$B/user_kernel_runtime-tests" --test-threads=1 --nocapture
-               # Rotate, flip, resize and crop on CUDA against the CPU reference and Pillow.
-               [ ! -x "$B/edits-tests" ] || step edits-tests 180 "$B/edits-tests" --test-threads=1
-               # kernel: stages through apply, in the kernel host (faults, hangs, mixed stacks).
-               [ ! -x "$B/kernel_stage-tests" ] || step kernel-stage-tests 180 "$B/kernel_stage-tests" --test-threads=1 --nocapture ;;
-        unit) step unit-tests 300 "$B/lib-tests" --test-threads=2 ;;
-        cli) step cli-tests 300 "$B/cli-tests" ;;
+        tests) step gpu-tests 540 gpu_tests gpu-tests ;;
+        tests-quick) step gpu-tests-quick 480 env CUDALENS_GPU_QUICK=1 bash -c 'gpu_tests gpu-tests-quick' ;;
+        unit) step unit-tests 300 tests_of unit-tests "$B/lib-tests" ;;
+        cli) step cli-tests 300 tests_of cli-tests "$B/cli-tests" ;;
         # Hostile input on the real backends: clear errors, no panic, no hang, no overwrite.
-        hostile) step hostile-tests 300 "$B/hostile-tests" ;;
+        hostile) step hostile-tests 300 tests_of hostile-tests "$B/hostile-tests" ;;
         apply) step apply-cuda-vs-cpu 120 apply_both ;;
         opencv) step opencv-oracle 200 opencv ;;
         faults) step faults 300 faults ;;
-        # Every GPU test under memcheck (the Mandelbrot and deep tests included), quick sizes.
-        memcheck) step memcheck 540 env CUDALENS_GPU_QUICK=1 bash -c 'sanitize memcheck' ;;
-        memcheck-mandelbrot) step memcheck-mandelbrot 400 env CUDALENS_GPU_QUICK=1 bash -c 'sanitize memcheck mandelbrot deep explorer' ;;
-        # racecheck, initcheck and synccheck do not support dynamic parallelism: the filter
-        # kernels' tests, and the Mandelbrot tests on the module built without device-side
-        # launches (CUDALENS_SANITIZER_MODULE=1), at small sizes.
-        racecheck | initcheck | synccheck)
-            step "$s-filters" 420 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_SANITIZE=$([ "$s" = racecheck ] && echo 1 || echo 0) bash -c "sanitize $s histogram random_images a_new_image"
-            step "$s-mandelbrot" 300 env CUDALENS_GPU_QUICK=1 CUDALENS_GPU_NO_CHILD_GRIDS=1 CUDALENS_SANITIZER_MODULE=1 bash -c "sanitize $s mandelbrot" ;;
+        # Every GPU test under memcheck but those that fault on purpose, quick sizes.
+        memcheck-all) step memcheck 480 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c 'tests_of memcheck "$B/gpu-tests"' ;;
+        memcheck-hosted) step memcheck-hosted 300 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c hosted ;;
+        memcheck-planted) step memcheck-planted 120 env SANITIZER=memcheck bash -c planted ;;
+        memcheck-mandelbrot) step memcheck-mandelbrot 400 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c 'tests_of_filtered memcheck-mandelbrot mandelbrot deep explorer julia' ;;
+        racecheck | initcheck | synccheck) sanitizer_steps "$s" ;;
         *) echo "unknown step $s" | tee -a "$SUMMARY"; continue ;;
     esac
 done
