@@ -550,3 +550,203 @@ fn doctor_reports_the_backend_and_why() {
 fn the_default_asset_exists() {
     assert!(common::repo_root().join("assets/chelsea.png").exists());
 }
+
+/// `apply` with no filter and no edit converts the format: the pixels as loaded, in the
+/// output's format; `--quality` sets JPEG's; no note without `--verbose`.
+#[test]
+fn apply_without_a_filter_converts_the_format() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = data("astronaut.png");
+    let i = input.to_str().expect("utf-8");
+    let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
+    for name in ["out.tif", "out.bmp", "out.jpg"] {
+        let out = cudalens()
+            .args(["apply", i, "-o", &path(name)])
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {stderr}");
+        assert!(stderr.contains("converted"), "{stderr}");
+        assert!(!stderr.contains("note:"), "{stderr}");
+    }
+    let want = photo("astronaut.png");
+    for lossless in ["out.tif", "out.bmp"] {
+        let got = image::open(path(lossless)).expect("decodes").to_rgba8();
+        assert!(got == want, "{lossless} differs from the input");
+    }
+    let jpeg = image::open(path("out.jpg")).expect("decodes").to_rgba8();
+    assert_eq!(jpeg.dimensions(), want.dimensions());
+    let (max, _) = common::max_difference(&jpeg, &want);
+    assert!(
+        max > 0 && max < 128,
+        "a JPEG of the image, max difference {max}"
+    );
+    cudalens()
+        .args(["apply", i, "-o", &path("low.jpg"), "--quality", "20"])
+        .assert()
+        .success();
+    let size = |name: &str| std::fs::metadata(path(name)).expect("written").len();
+    assert!(
+        size("low.jpg") * 2 < size("out.jpg"),
+        "quality 20: {} bytes, default: {} bytes",
+        size("low.jpg"),
+        size("out.jpg")
+    );
+    refuses(
+        &["apply", i, "-o", &path("q.jpg"), "--quality", "0"],
+        "quality",
+    );
+    refuses(
+        &["apply", i, "-o", &path("q.jpg"), "--quality", "101"],
+        "quality",
+    );
+}
+
+/// Saving transparency to JPEG says so (the file is still written).
+#[test]
+fn jpeg_output_warns_that_it_drops_transparency() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("alpha.png");
+    image::RgbaImage::from_fn(8, 8, |x, y| image::Rgba([40, 80, 120, (x * 30 + y) as u8]))
+        .save(&input)
+        .expect("write");
+    let out = dir.path().join("alpha.jpg");
+    let run = cudalens()
+        .args(["apply", input.to_str().expect("utf-8"), "-o"])
+        .arg(&out)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning") && stderr.contains("transparency"),
+        "{stderr}"
+    );
+    assert!(out.exists());
+    // An opaque image says nothing of it.
+    let opaque = cudalens()
+        .args(["apply", data("coffee.png").to_str().expect("utf-8"), "-o"])
+        .arg(dir.path().join("coffee.jpg"))
+        .output()
+        .expect("runs");
+    assert!(!String::from_utf8_lossy(&opaque.stderr).contains("warning"));
+}
+
+/// A folder of images into an image file's name is refused, and nothing is made.
+#[test]
+fn a_folder_into_an_image_file_name_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let photos = dir.path().join("photos");
+    std::fs::create_dir(&photos).expect("mkdir");
+    std::fs::copy(data("coffee.png"), photos.join("coffee.png")).expect("copy");
+    let target = dir.path().join("y.png");
+    refuses(
+        &[
+            "apply",
+            photos.to_str().expect("utf-8"),
+            "-o",
+            target.to_str().expect("utf-8"),
+        ],
+        "names an image file",
+    );
+    assert!(!target.exists(), "a folder named y.png was made");
+    // --format takes jpg and jpeg, tif and tiff.
+    for (word, ext) in [
+        ("jpg", "jpg"),
+        ("jpeg", "jpg"),
+        ("tif", "tiff"),
+        ("tiff", "tiff"),
+    ] {
+        let out = dir.path().join(format!("out-{word}"));
+        cudalens()
+            .args(["apply", photos.to_str().expect("utf-8"), "-o"])
+            .arg(format!("{}/", out.display()))
+            .args(["--format", word])
+            .assert()
+            .success();
+        assert!(
+            out.join(format!("coffee.{ext}")).exists(),
+            "--format {word}"
+        );
+    }
+}
+
+/// Notes (here: the CPU backend taken under auto) only with --verbose.
+#[test]
+fn notes_only_with_verbose() {
+    if cuda_present() {
+        return; // the note is about falling back to the CPU
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |verbose: bool| {
+        let mut c = cudalens();
+        c.args(["apply", data("coffee.png").to_str().expect("utf-8"), "-o"])
+            .arg(dir.path().join("out.png"))
+            .args(["--filter", "sobel", "--force"]);
+        if verbose {
+            c.arg("-v");
+        }
+        let out = c.output().expect("runs");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(!run(false).contains("note:"));
+    assert!(run(true).contains("note: CPU backend"));
+}
+
+/// `mandelbrot --view` takes the explorer's "Copy view" text: the same dwells as the same
+/// view through --center, --span and --max-dwell; its dwell, unless --max-dwell is given.
+#[test]
+fn mandelbrot_view_text_is_the_view_of_center_and_span() {
+    use cudalens::mandelbrot::deep::DeepLocation;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (center, span) = ("-0.743643887037151,0.13182590420533", "1e-9");
+    let location = DeepLocation::parse(center, span).expect("location");
+    let text =
+        cudalens::app::view_to_text(&location, 700, &cudalens::mandelbrot::Fractal::Mandelbrot);
+    let render = |name: &str, args: &[&str]| {
+        let out = dir.path().join(name);
+        cudalens()
+            .args(["mandelbrot", "-o", out.to_str().expect("utf-8")])
+            .args([
+                "--width",
+                "40",
+                "--height",
+                "30",
+                "--dwell",
+                "--backend",
+                "cpu",
+            ])
+            .args(args)
+            .assert()
+            .success();
+        std::fs::read(out).expect("written")
+    };
+    let by_text = render("text.png", &["--view", &text]);
+    let by_args = render(
+        "args.png",
+        &["--center", center, "--span", span, "--max-dwell", "700"],
+    );
+    assert!(by_text == by_args, "--view {text} differs");
+    let deeper = render("deeper.png", &["--view", &text, "--max-dwell", "900"]);
+    assert!(
+        deeper != by_text,
+        "--max-dwell is taken over the view's dwell"
+    );
+    refuses(
+        &["mandelbrot", "-o", "/tmp/m.png", "--view", "re=1"],
+        "--view",
+    );
+    refuses(
+        &[
+            "mandelbrot",
+            "-o",
+            "/tmp/m.png",
+            "--view",
+            &text,
+            "--span",
+            "1",
+        ],
+        "cannot be used with",
+    );
+}

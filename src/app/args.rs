@@ -18,7 +18,13 @@ pub struct GuiArgs {
     #[arg(long, value_enum, default_value_t)]
     pub interop: InteropRequest,
     /// Filters enabled at start, in order (same syntax as `apply --filter`).
-    #[arg(long = "filter", value_name = "SPEC", long_help = crate::pipeline::stage_spec_help())]
+    #[arg(
+        long = "filter",
+        value_name = "SPEC",
+        value_parser = crate::pipeline::stage_parser(),
+        hide_possible_values = true,
+        long_help = crate::pipeline::stage_spec_help()
+    )]
     pub filters: Vec<Stage>,
     /// Start in the Mandelbrot explorer.
     #[arg(long)]
@@ -100,6 +106,7 @@ pub fn screenshot_options(input: &Path, force: bool) -> crate::image_io::SaveOpt
     crate::image_io::SaveOptions {
         overwrite: force,
         protected: vec![input.to_path_buf()],
+        ..Default::default()
     }
 }
 

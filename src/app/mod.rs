@@ -37,6 +37,7 @@ pub use config_dir::{config_dir, CONFIG_DIR_ENV};
 pub use filter_stack::{FilterEntry, FilterStack};
 
 pub use handler::WindowTooLarge;
+pub use view_text::{view_from_text, view_to_text, ViewText};
 mod view_history;
 mod view_text;
 mod worker;

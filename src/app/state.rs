@@ -251,6 +251,7 @@ impl AppState {
         let options = SaveOptions {
             overwrite: true,
             protected: vec![self.document.path.clone()],
+            ..Default::default()
         };
         let result =
             pixels.and_then(|img| save_image(&img, path, &options).map_err(|e| e.to_string()));

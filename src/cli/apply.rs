@@ -4,54 +4,45 @@
 use super::{ApplyArgs, CliError};
 use crate::cuda::CudaDevice;
 use crate::edit::ImageEdit;
-use crate::image_io::{load_image, save_image, SaveOptions};
-use crate::pipeline::{cpu_filters, process_headless, BackendRequest, InteropRequest, Stage};
+use crate::image_io::{drops_alpha, load_image, save_image, SaveOptions};
+use crate::pipeline::{cpu_filters, process_headless, BackendRequest};
 use std::path::Path;
 
 pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
-    apply_file(
-        &args.input,
-        &args.output,
-        &args.edits,
-        &args.filters,
-        args.backend,
-        args.interop,
-        args.force,
-    )
+    let options = SaveOptions {
+        overwrite: args.force,
+        protected: vec![args.input.clone()],
+        jpeg_quality: Some(args.quality),
+    };
+    apply_file(args, &options)
 }
 
 /// One file: the output path checked first (before any work), the input loaded under
 /// the memory budget, the edits then the filters run, the input released, the result
-/// saved atomically.
-pub fn apply_file(
-    input: &Path,
-    output: &Path,
-    edits: &[ImageEdit],
-    filters: &[Stage],
-    backend: BackendRequest,
-    interop: InteropRequest,
-    force: bool,
-) -> Result<(), CliError> {
-    let options = SaveOptions {
-        overwrite: force,
-        protected: vec![input.to_path_buf()],
-    };
+/// saved atomically. No edit and no filter: the format is converted.
+fn apply_file(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliError> {
+    let (input, output) = (&args.input, &args.output);
     // Refuse an impossible output before doing any work.
-    crate::image_io::check_save_target(output, &options)?;
-    if backend == BackendRequest::Cpu {
-        cpu_filters(filters).map_err(CliError::usage)?;
+    crate::image_io::check_save_target(output, options)?;
+    if args.backend == BackendRequest::Cpu {
+        cpu_filters(&args.filters).map_err(CliError::usage)?;
     }
     let loaded = load_image(input)?;
     if let Some(note) = &loaded.conversion_note {
-        eprintln!("note: {}: {note}", input.display());
+        super::notes::note(&format!("{}: {note}", input.display()));
     }
     let (w, h) = loaded.image.dimensions();
-    ImageEdit::chain_size(edits, w, h)?;
-    let edited = run_edits(loaded.image, edits, backend)?;
-    if filters.is_empty() {
-        save_image(&edited, output, &options)?;
+    ImageEdit::chain_size(&args.edits, w, h)?;
+    let edited = run_edits(loaded.image, &args.edits, args.backend)?;
+    if args.filters.is_empty() {
+        save_checked(&edited, output, options)?;
+        let what = if args.edits.is_empty() {
+            "converted"
+        } else {
+            "edits only"
+        };
         eprintln!(
-            "{} → {} ({}×{}, edits only)",
+            "{} → {} ({}×{}, {what})",
             input.display(),
             output.display(),
             edited.width(),
@@ -59,12 +50,13 @@ pub fn apply_file(
         );
         return Ok(());
     }
-    let out = process_headless(&edited, filters, backend, interop)?;
+    let out = process_headless(&edited, &args.filters, args.backend, args.interop)?;
     drop(edited); // the input is not needed while the result is encoded
-    if out.status.kind == crate::pipeline::BackendKind::Cpu && backend == BackendRequest::Auto {
-        eprintln!("note: CPU backend: {}", out.status.reason);
+    if out.status.kind == crate::pipeline::BackendKind::Cpu && args.backend == BackendRequest::Auto
+    {
+        super::notes::note(&format!("CPU backend: {}", out.status.reason));
     }
-    save_image(&out.image, output, &options)?;
+    save_checked(&out.image, output, options)?;
     eprintln!(
         "{} → {} ({}×{}, {} backend, {:.2} ms: {})",
         input.display(),
@@ -81,6 +73,21 @@ pub fn apply_file(
             .join(", ")
     );
     Ok(())
+}
+
+/// Saves `image`, with a warning first when the format drops its transparency.
+pub(super) fn save_checked(
+    image: &image::RgbaImage,
+    path: &Path,
+    options: &SaveOptions,
+) -> Result<(), crate::image_io::SaveError> {
+    if drops_alpha(image, path) {
+        eprintln!(
+            "cudalens: warning: {}: JPEG has no alpha channel: the transparency is dropped",
+            path.display()
+        );
+    }
+    save_image(image, path, options)
 }
 
 /// Runs `edits` on `image` with the requested backend: CUDA for `cuda` (an error without
@@ -111,7 +118,7 @@ pub(super) fn run_edits(
                 match on_cuda() {
                     Ok(out) => return Ok(out),
                     Err(crate::edit::EditError::Device(reason)) => {
-                        eprintln!("note: edits on the CPU: {reason}");
+                        super::notes::note(&format!("edits on the CPU: {reason}"));
                     }
                     Err(e) => return Err(e.into()),
                 }

@@ -37,6 +37,9 @@ Settings and presets live in the platform config folder (CUDALENS_CONFIG_DIR ove
 pub struct Cli {
     /// Image to open in the app (default: the shipped sample image).
     pub file: Option<PathBuf>,
+    /// Print notes too (the backend a run fell back to, conversions on load).
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
     #[command(flatten)]
     pub gui: GuiArgs,
     #[command(subcommand)]
@@ -83,11 +86,13 @@ pub struct ApplyArgs {
     /// output folder (created if missing), where each result is named <stem>.<ext>.
     #[arg(short, long)]
     pub output: PathBuf,
-    /// A filter specification (see --help for all); repeatable, applied in order.
+    /// A filter specification (see --help for all); repeatable, applied in order. With no
+    /// filter and no edit, apply converts the format.
     #[arg(
         long = "filter",
         value_name = "SPEC",
-        required_unless_present_any = ["preset", "edits"],
+        value_parser = crate::pipeline::stage_parser(),
+        hide_possible_values = true,
         long_help = crate::pipeline::stage_spec_help()
     )]
     pub filters: Vec<Stage>,
@@ -96,7 +101,7 @@ pub struct ApplyArgs {
     #[arg(long = "edit", value_name = "SPEC", long_help = crate::edit::spec_help())]
     pub edits: Vec<ImageEdit>,
     /// Use the filters of a preset saved in the app (Presets menu) instead of --filter.
-    #[arg(long, value_name = "NAME", conflicts_with = "filters")]
+    #[arg(long, value_name = "NAME", conflicts_with = "filters", value_parser = crate::filters::SpecParser::<String>::new(preset_names), hide_possible_values = true)]
     pub preset: Option<String>,
     /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
@@ -109,11 +114,14 @@ pub struct ApplyArgs {
     #[arg(long)]
     pub force: bool,
     /// Batch: threads decoding and threads encoding images (default: the number of CPUs).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256), value_hint = clap::ValueHint::Other)]
     pub jobs: Option<u32>,
     /// Batch: write this format instead of each input's own.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<OutputFormat>,
+    /// JPEG quality, 1 (smallest) to 100 (best).
+    #[arg(long, value_name = "1..100", value_parser = clap::value_parser!(u8).range(1..=100), default_value_t = crate::image_io::DEFAULT_JPEG_QUALITY, value_hint = clap::ValueHint::Other)]
+    pub quality: u8,
     #[command(flatten)]
     pub memory: MemoryArgs,
 }
@@ -168,7 +176,7 @@ pub struct BenchArgs {
     pub json: Option<PathBuf>,
     /// Time this filter stack (repeatable, applied in order) as the only case instead of
     /// the built-in ones; GPU only.
-    #[arg(long = "filter", value_name = "SPEC")]
+    #[arg(long = "filter", value_name = "SPEC", value_parser = crate::filters::SpecParser::<Filter>::new(crate::filters::filter_names), hide_possible_values = true)]
     pub filters: Vec<Filter>,
     #[command(flatten)]
     pub memory: MemoryArgs,
@@ -190,7 +198,9 @@ pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
     Png,
+    #[value(alias = "jpg")]
     Jpeg,
+    #[value(alias = "tif")]
     Tiff,
     Bmp,
     Webp,
@@ -206,4 +216,11 @@ impl OutputFormat {
             Self::Webp => "webp",
         }
     }
+}
+
+/// The presets saved now, which completions offer for `--preset` (any name parses: the
+/// preset is looked up when the command runs).
+fn preset_names() -> Vec<String> {
+    use crate::app::presets::{list_presets_in, presets_dir};
+    presets_dir().map_or_else(|_| Vec::new(), |d| list_presets_in(&d))
 }

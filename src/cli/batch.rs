@@ -8,7 +8,7 @@
 
 use super::batch_engine::BatchEngine;
 use super::{ApplyArgs, CliError, OutputFormat};
-use crate::image_io::{check_save_target, load_image, save_image, SaveOptions};
+use crate::image_io::{check_save_target, load_image, SaveOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -170,7 +170,7 @@ fn run_pipeline(
                     .map_err(|_| ())
                     .and_then(|r| r.recv().map_err(|_| ()));
                 let Ok((i, image)) = message else { break };
-                match save_image(&image, &jobs[i].output, options) {
+                match super::apply::save_checked(&image, &jobs[i].output, options) {
                     Ok(()) => outcome.bar.inc(1),
                     Err(e) => outcome.fail(format!("{}: {e}", jobs[i].input.display())),
                 }
@@ -204,8 +204,14 @@ fn run_pipeline(
 }
 
 pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
-    let inputs = expand_inputs(args)?;
     let dir = &args.output;
+    if has_image_extension(dir) && !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "-o {}: a batch writes into a folder, and this names an image file (give a folder, e.g. -o out/)",
+            dir.display()
+        )));
+    }
+    let inputs = expand_inputs(args)?;
     std::fs::create_dir_all(dir).map_err(|e| {
         CliError::usage(format!(
             "{}: cannot create the output folder: {e}",
@@ -215,6 +221,7 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
     let options = SaveOptions {
         overwrite: args.force,
         protected: inputs.clone(),
+        jpeg_quality: Some(args.quality),
     };
     let total = inputs.len();
     let (jobs, refused) = plan(inputs, dir, args.format, &options);

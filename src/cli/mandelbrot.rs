@@ -39,9 +39,14 @@ pub struct MandelbrotArgs {
     /// Mandelbrot set: z starts at the pixel and c stays fixed.
     #[arg(long, value_name = "RE,IM", allow_hyphen_values = true)]
     pub julia: Option<String>,
-    /// Iterations before a point counts as inside the set.
-    #[arg(long, default_value_t = 1024)]
-    pub max_dwell: u32,
+    /// The exact view as the explorer's "Copy view" gives it: re=…, im=…, span=…
+    /// [, dwell=…][, julia_re=…, julia_im=…] (instead of --center, --span and --julia).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true, conflicts_with_all = ["center", "span", "julia"])]
+    pub view: Option<String>,
+    /// Iterations before a point counts as inside the set (default: the dwell of --view,
+    /// else 1024).
+    #[arg(long)]
+    pub max_dwell: Option<u32>,
     /// per-pixel escape time, or Mariani–Silver refinement of uniform rectangles.
     #[arg(long, value_enum, default_value_t = Mode::MarianiSilver)]
     pub mode: Mode,
@@ -108,6 +113,37 @@ fn usage(message: String) -> Result<(), CliError> {
     Err(CliError::usage(message))
 }
 
+/// Max dwell when neither --max-dwell nor --view gives one.
+const DEFAULT_MAX_DWELL: u32 = 1024;
+
+/// Where to render, what and how deep, from `--view` or from `--center`, `--span`,
+/// `--julia` and `--max-dwell` (the default: the whole Mandelbrot set).
+struct Target {
+    location: DeepLocation,
+    fractal: Fractal,
+    max_dwell: u32,
+}
+
+fn target(args: &MandelbrotArgs) -> Result<Target, CliError> {
+    if let Some(text) = &args.view {
+        let view = crate::app::view_from_text(text)
+            .map_err(|e| CliError::usage(format!("--view: {e}")))?;
+        return Ok(Target {
+            location: view.location,
+            fractal: view.fractal,
+            max_dwell: args
+                .max_dwell
+                .or(view.max_dwell)
+                .unwrap_or(DEFAULT_MAX_DWELL),
+        });
+    }
+    Ok(Target {
+        location: location(args)?,
+        fractal: fractal(args)?,
+        max_dwell: args.max_dwell.unwrap_or(DEFAULT_MAX_DWELL),
+    })
+}
+
 /// The exact location from `--center` and `--span` (decimal strings of any depth), by
 /// default the whole set (the Mandelbrot set's, or a Julia set's).
 fn location(args: &MandelbrotArgs) -> Result<DeepLocation, CliError> {
@@ -133,7 +169,7 @@ fn fractal(args: &MandelbrotArgs) -> Result<Fractal, CliError> {
     }
 }
 
-fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
+fn validate(args: &MandelbrotArgs, max_dwell: u32) -> Result<(), CliError> {
     if args.width == 0 || args.height == 0 || args.width > 32768 || args.height > 32768 {
         return usage(format!(
             "size {}×{}: width and height must be 1..=32768",
@@ -145,16 +181,13 @@ fn validate(args: &MandelbrotArgs) -> Result<(), CliError> {
     } else {
         MAX_DWELL_LIMIT
     };
-    if args.max_dwell == 0 || args.max_dwell > limit {
+    if max_dwell == 0 || max_dwell > limit {
         let why = if args.dwell {
             " (a 16-bit dwell PNG)"
         } else {
             ""
         };
-        return usage(format!(
-            "max dwell {}: must be 1..={limit}{why}",
-            args.max_dwell
-        ));
+        return usage(format!("max dwell {max_dwell}: must be 1..={limit}{why}"));
     }
     if !DENSITY_RANGE.contains(&args.density) {
         return usage(format!(
@@ -197,17 +230,13 @@ fn output_paths(output: &Path, frames: u32) -> Vec<PathBuf> {
 
 /// The frames' settings: the first at the exact location; a zoom sequence's frames after
 /// it follow the f64 path to --zoom-to.
-fn settings(
-    args: &MandelbrotArgs,
-    location: DeepLocation,
-    fractal: Fractal,
-) -> Vec<MandelbrotSettings> {
+fn settings(args: &MandelbrotArgs, target: Target) -> Vec<MandelbrotSettings> {
     let mut first = MandelbrotSettings {
         view: View {
             width: args.width,
             height: args.height,
-            max_dwell: args.max_dwell,
-            fractal,
+            max_dwell: target.max_dwell,
+            fractal: target.fractal,
             ..View::default()
         },
         mode: args.mode,
@@ -224,7 +253,7 @@ fn settings(
         tuning: None,
         deep: None,
     };
-    first.set_location(location);
+    first.set_location(target.location);
     let Some((re, im, span)) = args.zoom_to else {
         return vec![first];
     };
@@ -257,11 +286,11 @@ fn save(out: MandelbrotOutput, path: &Path, options: &SaveOptions) -> Result<(),
 }
 
 pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
-    validate(args)?;
-    let location = location(args)?;
+    let target = target(args)?;
+    validate(args, target.max_dwell)?;
     let options = SaveOptions {
         overwrite: args.force,
-        protected: Vec::new(),
+        ..Default::default()
     };
     let paths = output_paths(&args.output, args.frames);
     for path in &paths {
@@ -276,7 +305,7 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
             ));
         }
     }
-    let frames = settings(args, location, fractal(args)?);
+    let frames = settings(args, target);
     let progress = Progress::new(frames.len(), "frames");
     let mut last = None;
     let mut dwell_ms = 0.0;

@@ -13,6 +13,7 @@ mod error;
 mod histogram;
 mod kernel_host;
 mod mandelbrot;
+mod notes;
 mod progress;
 
 pub use crate::app::GuiArgs;
@@ -63,6 +64,7 @@ fn check_gui_args(file: Option<&Path>, gui: &GuiArgs) -> Result<(), CliError> {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
+    notes::set_verbose(cli.verbose);
     let memory = match &cli.command {
         None => &cli.gui.memory,
         Some(Command::Apply(a)) => &a.memory,
@@ -99,11 +101,24 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::KernelHost(a)) => kernel_host::run(&a),
         Some(Command::Bench(a)) => run_bench(&a),
         Some(Command::Completions(a)) => {
-            let mut command = Cli::command();
+            let mut command = completion_command();
             clap_complete::generate(a.shell, &mut command, "cudalens", &mut std::io::stdout());
             Ok(())
         }
     }
+}
+
+/// The command line as shell completions offer it: the hidden subcommands (the kernel
+/// host) left out, which clap_complete would list.
+fn completion_command() -> clap::Command {
+    let full = Cli::command();
+    let mut visible = clap::Command::new(full.get_name().to_string())
+        .args(full.get_arguments().cloned())
+        .subcommands(full.get_subcommands().filter(|c| !c.is_hide_set()).cloned());
+    if let Some(version) = full.get_version() {
+        visible = visible.version(version.to_string());
+    }
+    visible
 }
 
 /// `cudalens bench`: the CPU table with `--backend cpu`, else the GPU cases.
@@ -147,6 +162,30 @@ mod tests {
             );
             check_help(sub, &format!("{path} {}", sub.get_name()));
         }
+    }
+
+    #[test]
+    fn completions_hide_internal_commands_and_offer_filter_names() {
+        let mut command = completion_command();
+        let mut script = Vec::new();
+        clap_complete::generate(
+            clap_complete::Shell::Bash,
+            &mut command,
+            "cudalens",
+            &mut script,
+        );
+        let script = String::from_utf8(script).expect("utf-8");
+        assert!(!script.contains("kernel-host"), "the kernel host is listed");
+        let lines: Vec<&str> = script.lines().collect();
+        for (i, _) in lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.contains("--filter)"))
+        {
+            assert!(lines[i + 1].contains("compgen -W"), "{}", lines[i + 1]);
+        }
+        assert!(script.contains("gaussian box sobel"), "no filter names");
+        assert!(script.contains(" apply histogram mandelbrot doctor bench completions"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod gpu_stage;
 mod histogram;
 mod param;
 mod spec_error;
+mod spec_parser;
 
 pub use crate::kernel_constants::BOX_SMALL_MAX_RADIUS;
 pub use def::{FilterDef, Golden};
@@ -25,6 +26,7 @@ pub use gpu_stage::GpuStage;
 pub use histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 pub use param::{Default as ParamDefault, ParamDef, Params, MAX_PARAMS};
 pub use spec_error::FilterSpecError;
+pub use spec_parser::{filter_names, SpecParser};
 
 /// Declares each filter's folder and lists its descriptor in [`FILTERS`], one line each.
 macro_rules! filters {

@@ -19,6 +19,6 @@ pub use load::{load_image, load_image_from_bytes, load_image_with};
 #[cfg(unix)]
 pub use posix::install_interrupt_cleanup;
 pub use save::{
-    check_output_path, check_save_target, save_dynamic, save_image, write_bytes_atomically,
-    SaveError, SaveOptions, SAVE_EXTENSIONS,
+    check_output_path, check_save_target, drops_alpha, save_dynamic, save_image,
+    write_bytes_atomically, SaveError, SaveOptions, DEFAULT_JPEG_QUALITY, SAVE_EXTENSIONS,
 };

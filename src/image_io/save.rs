@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 /// Extensions that can be written, for file dialogs and messages.
 pub const SAVE_EXTENSIONS: [&str; 7] = ["png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp"];
 
+/// JPEG quality when none is asked for (GIMP's default; the encoder's own is 75).
+pub const DEFAULT_JPEG_QUALITY: u8 = 90;
+
 /// What `save_image` may do.
 #[derive(Debug, Clone, Default)]
 pub struct SaveOptions {
@@ -13,6 +16,14 @@ pub struct SaveOptions {
     pub overwrite: bool,
     /// Files that must never be written (the inputs), even with `overwrite`.
     pub protected: Vec<PathBuf>,
+    /// JPEG quality, 1..=100 (`DEFAULT_JPEG_QUALITY` when None).
+    pub jpeg_quality: Option<u8>,
+}
+
+/// Whether saving `image` to `path` loses its transparency: the format has no alpha
+/// channel (JPEG) and some pixel is not opaque. The colour values are kept as they are.
+pub fn drops_alpha(image: &RgbaImage, path: &Path) -> bool {
+    format_of(path) == Some(ImageFormat::Jpeg) && image.pixels().any(|p| p.0[3] != 255)
 }
 
 /// Why an image was not saved. The target is left as it was, and no temporary file is
@@ -212,14 +223,18 @@ pub fn check_save_target(path: &Path, options: &SaveOptions) -> Result<ImageForm
 }
 
 /// Writes `image` to `path` in the format its extension names. JPEG drops alpha (it has
-/// none); the others keep it.
+/// none: see `drops_alpha`) and is written at `options.jpeg_quality`; the others keep it.
 pub fn save_image(image: &RgbaImage, path: &Path, options: &SaveOptions) -> Result<(), SaveError> {
     let format = check_save_target(path, options)?;
+    let quality = options
+        .jpeg_quality
+        .unwrap_or(DEFAULT_JPEG_QUALITY)
+        .clamp(1, 100);
     write_atomically(path, |w| {
         if format == ImageFormat::Jpeg {
             // One RGB copy (3/4 of the image), not a clone of the RGBA image first.
             let rgb: image::RgbImage = image::buffer::ConvertBuffer::convert(image);
-            rgb.write_to(w, format)
+            image::codecs::jpeg::JpegEncoder::new_with_quality(w, quality).encode_image(&rgb)
         } else {
             image.write_to(w, format)
         }
@@ -321,6 +336,7 @@ mod tests {
         let protect = SaveOptions {
             overwrite: true,
             protected: vec![input.clone()],
+            ..Default::default()
         };
         assert!(matches!(
             save_image(&sample(), &input, &protect),

@@ -121,6 +121,16 @@ impl FromStr for Stage {
     }
 }
 
+/// The `--filter` parser: a stage specification, completions offering the filters' names
+/// and `kernel:`.
+pub fn stage_parser() -> crate::filters::SpecParser<Stage> {
+    crate::filters::SpecParser::new(|| {
+        let mut names = crate::filters::filter_names();
+        names.push("kernel:".into());
+        names
+    })
+}
+
 /// The `--filter` help: the built-in filters and the user kernel syntax.
 pub fn stage_spec_help() -> String {
     format!(
