@@ -1443,13 +1443,11 @@ fn check_user_kernel_frame(
     out
 }
 
-/// A stack with a user kernel on both paths: whole frames in the kernel host on the
-/// external-memory path (one hand-over stage for the frame), stage by stage on map/unmap
-/// (a hand-over beside the kernel's stage). Both equal the CPU reference with built-in
-/// stages around the kernel, twice in a row. Well-behaved kernels only: the sanitizer steps
-/// run this one (and follow the kernel host) to check hosted frames.
-#[test]
-fn gpu_user_kernel_frames_match_the_cpu_on_both_paths() {
+/// Runs `check` on a hosted runner of each interop path, with the stacks and their source
+/// texture (nothing without NVRTC or a GPU: the skip message).
+fn on_hosted_paths(
+    mut check: impl FnMut(&glow::Context, &mut FrameRunner, InteropKind, &GlTexture, &UserKernelStacks),
+) {
     let Some(stacks) = user_kernel_stacks() else {
         return;
     };
@@ -1459,12 +1457,24 @@ fn gpu_user_kernel_frames_match_the_cpu_on_both_paths() {
     let source = GlTexture::new(gl, w, h, Some(stacks.image.as_raw())).expect("source texture");
     for (path, kind) in PATHS {
         let mut runner = hosted_runner(gl, path, w, h);
-        let out = check_user_kernel_frame(gl, &mut runner, kind, &source, &stacks);
-        let again = check_user_kernel_frame(gl, &mut runner, kind, &source, &stacks);
-        assert!(again == out, "{kind:?}: the second frame differs");
+        check(gl, &mut runner, kind, &source, &stacks);
         runner.destroy(gl);
     }
     source.destroy(gl);
+}
+
+/// A stack with a user kernel on both paths: whole frames in the kernel host on the
+/// external-memory path (one hand-over stage for the frame), stage by stage on map/unmap
+/// (a hand-over beside the kernel's stage). Both equal the CPU reference with built-in
+/// stages around the kernel, twice in a row. Well-behaved kernels only: the sanitizer steps
+/// run this one (and follow the kernel host) to check hosted frames.
+#[test]
+fn gpu_user_kernel_frames_match_the_cpu_on_both_paths() {
+    on_hosted_paths(|gl, runner, kind, source, stacks| {
+        let out = check_user_kernel_frame(gl, runner, kind, source, stacks);
+        let again = check_user_kernel_frame(gl, runner, kind, source, stacks);
+        assert!(again == out, "{kind:?}: the second frame differs");
+    });
 }
 
 /// A kernel that faults fails its frame with one line and leaves the last output as it
@@ -1473,29 +1483,19 @@ fn gpu_user_kernel_frames_match_the_cpu_on_both_paths() {
 #[test]
 fn gpu_a_faulting_user_kernel_keeps_the_last_output_faults_on_purpose() {
     use cudalens::pipeline::PipelineError;
-    let Some(stacks) = user_kernel_stacks() else {
-        return;
-    };
-    let Some(ctx) = gpu() else { return };
-    let gl = &ctx.gl;
-    let (w, h) = stacks.image.dimensions();
-    let source = GlTexture::new(gl, w, h, Some(stacks.image.as_raw())).expect("source texture");
-    for (path, kind) in PATHS {
-        let mut runner = hosted_runner(gl, path, w, h);
-        let out = check_user_kernel_frame(gl, &mut runner, kind, &source, &stacks);
+    on_hosted_paths(|gl, runner, kind, source, stacks| {
+        let out = check_user_kernel_frame(gl, runner, kind, source, stacks);
         let e = runner
-            .run(gl, &source, &stacks.image, &stacks.faulting)
+            .run(gl, source, &stacks.image, &stacks.faulting)
             .expect_err("a wild write fails its frame");
         assert!(matches!(e, PipelineError::Kernel(_)), "{kind:?}: {e}");
         assert!(!e.to_string().contains('\n'), "{e}");
         println!("{kind:?}: {e}");
         let kept = runner.targets.output.read(gl).expect("read output");
         assert!(kept == out, "{kind:?}: the failed frame changed the output");
-        let again = check_user_kernel_frame(gl, &mut runner, kind, &source, &stacks);
+        let again = check_user_kernel_frame(gl, runner, kind, source, stacks);
         assert!(again == out, "{kind:?}: the next frame differs");
-        runner.destroy(gl);
-    }
-    source.destroy(gl);
+    });
 }
 
 /// The sanitizer steps' planted error: one 4-byte write just past the end of a 1000-byte
