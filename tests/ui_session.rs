@@ -3,9 +3,11 @@
 //! (`CUDALENS_FRAME_LOG`: a line per painted frame). It opens on the shipped image and goes
 //! idle (no frame painted, at most 2 % of one core); the user opens the explorer at the
 //! 1e-100 deep bookmark, and while it renders the UI must paint at least 30 frames a second;
-//! Esc cancels it; back in the image tab the user switches a filter on and undoes it, crops
-//! a Ctrl-drag selection (Ctrl+Shift+X) and undoes that, and finally opens the Julia set of
-//! the point under the pointer (J).
+//! Esc cancels it; back in the image tab the user switches a filter on (the title marks the
+//! result as not saved) and undoes it, crops
+//! a Ctrl-drag selection (Ctrl+Shift+X: the selection goes with it) and undoes that,
+//! selects all (Ctrl+A) and nothing (Ctrl+Shift+A), and finally opens the Julia set of the
+//! point under the pointer (J), where Ctrl+A selects nothing of the hidden image.
 //!
 //! Skipped (with a message) where Xvfb or xdotool is not installed; CI installs both. The
 //! frame-rate bound is checked only on a machine whose load leaves a core for the UI (the
@@ -59,6 +61,8 @@ struct Frame {
     filters: usize,
     image: String,
     fractal: String,
+    /// `WxH+X+Y`, or `none`.
+    selection: String,
 }
 
 fn frames(log: &Path) -> Vec<Frame> {
@@ -73,6 +77,7 @@ fn frames(log: &Path) -> Vec<Frame> {
                 filters: w.next()?.parse().ok()?,
                 image: w.next()?.to_string(),
                 fractal: w.next()?.to_string(),
+                selection: w.next()?.to_string(),
             })
         })
         .collect()
@@ -94,6 +99,18 @@ impl Session {
             .output()
             .expect("xdotool runs");
         String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// The window's title, once it reads `want` (within 2 s), else as it reads then.
+    fn title(&self, want: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let title = self.xdotool(&["getwindowname", &self.window]);
+            if title == want || start.elapsed() > Duration::from_secs(2) {
+                return title;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     fn click(&self, (x, y): (i32, i32)) {
@@ -272,14 +289,23 @@ fn a_new_users_session_stays_smooth() {
     let n = session.frames().len();
     session.click(IMAGE_TAB);
     session.wait_for("the Image tab", n, |f| f.tab == "image" && f.filters == 0);
+    // The title names the file, and marks a result not saved.
+    let (clean, marked) = ("chelsea.png — cudalens", "chelsea.png* — cudalens");
+    assert_eq!(session.title(clean), clean);
     let n = session.frames().len();
     session.click(FIRST_FILTER);
     session.wait_for("switching the first filter on", n, |f| {
         f.tab == "image" && f.filters == 1
     });
+    assert_eq!(session.title(marked), marked, "a filter on: not saved");
     let n = session.frames().len();
     session.key("ctrl+z");
     session.wait_for("undo (Ctrl+Z)", n, |f| f.tab == "image" && f.filters == 0);
+    assert_eq!(
+        session.title(clean),
+        clean,
+        "undone: the file's own pixels again"
+    );
 
     // A crop: a Ctrl-drag selection, then Crop to Selection (Ctrl+Shift+X).
     let shown = session
@@ -299,9 +325,23 @@ fn a_new_users_session_stays_smooth() {
     session.key("ctrl+shift+x");
     let (cropped, _) = session.wait_for("the crop", n, |f| f.tab == "image" && f.image != shown);
     say(&format!("crop: {shown} to {}", cropped.image));
+    assert_eq!(
+        cropped.selection, "none",
+        "the selection stays after the crop"
+    );
     let n = session.frames().len();
     session.key("ctrl+z");
     session.wait_for("undo of the crop", n, |f| f.image == shown);
+
+    // Select All (Ctrl+A) selects the whole image, Select None (Ctrl+Shift+A) clears it.
+    let n = session.frames().len();
+    session.key("ctrl+a");
+    session.wait_for("Select All (Ctrl+A)", n, |f| {
+        f.selection == format!("{}+0+0", f.image)
+    });
+    let n = session.frames().len();
+    session.key("ctrl+shift+a");
+    session.wait_for("Select None (Ctrl+Shift+A)", n, |f| f.selection == "none");
 
     // A Julia set: J over the explorer's picture takes c from the point under the pointer.
     let n = session.frames().len();
@@ -312,4 +352,15 @@ fn a_new_users_session_stays_smooth() {
     let n = session.frames().len();
     session.key("j");
     session.wait_for("a Julia set (J)", n, |f| f.fractal == "julia");
+
+    // The Transform menu's keys act on the image, not from the explorer's tab (which says so).
+    let n = session.frames().len();
+    session.key("ctrl+a");
+    std::thread::sleep(Duration::from_millis(500));
+    let after: Vec<Frame> = session.frames().into_iter().skip(n).collect();
+    assert!(!after.is_empty(), "no frame painted after Ctrl+A");
+    assert!(
+        after.iter().all(|f| f.selection == "none"),
+        "Ctrl+A in the explorer selected the hidden image"
+    );
 }

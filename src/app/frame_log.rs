@@ -1,9 +1,9 @@
 //! `CUDALENS_FRAME_LOG=PATH`: one line appended to `PATH` per painted frame, for scripted
 //! sessions that measure the UI's frame rate and follow its state without reading pixels:
-//! `SECONDS TAB BUSY FILTERS WxH FRACTAL`: seconds since the app started (3 decimals),
-//! `image` or `mandelbrot`, 1 while the tab's work runs (the explorer's render, the CPU
-//! filter stack), the number of enabled filters, the image's size, and the explorer's
-//! fractal (`mandelbrot` or `julia`).
+//! `SECONDS TAB BUSY FILTERS WxH FRACTAL SELECTION`: seconds since the app started (3
+//! decimals), `image` or `mandelbrot`, 1 while the tab's work runs (the explorer's render,
+//! the CPU filter stack), the number of enabled filters, the image's size, the explorer's
+//! fractal (`mandelbrot` or `julia`), and the selection (`WxH+X+Y`, or `none`).
 
 use std::fs::File;
 use std::io::Write;
@@ -19,6 +19,8 @@ pub struct FrameLine<'a> {
     pub filters: usize,
     pub image: (u32, u32),
     pub fractal: &'a str,
+    /// The selection: x, y, width, height.
+    pub selection: Option<(u32, u32, u32, u32)>,
 }
 
 /// The open log; writes that fail are reported once and end the log, never the app.
@@ -50,8 +52,11 @@ impl FrameLog {
         let Some(file) = self.file.as_mut() else {
             return;
         };
+        let selection = line
+            .selection
+            .map_or_else(|| "none".into(), |(x, y, w, h)| format!("{w}x{h}+{x}+{y}"));
         let text = format!(
-            "{:.3} {} {} {} {}x{} {}\n",
+            "{:.3} {} {} {} {}x{} {} {selection}\n",
             self.start.elapsed().as_secs_f64(),
             line.tab,
             u8::from(line.busy),

@@ -96,6 +96,8 @@ pub struct Handler {
     last_frame: Option<Instant>,
     /// `CUDALENS_FRAME_LOG`: a line per painted frame.
     frame_log: FrameLog,
+    /// The window's title as last set.
+    title: String,
 }
 
 impl Handler {
@@ -131,6 +133,7 @@ impl Handler {
             explicit_file,
             last_frame: None,
             frame_log: FrameLog::from_env(),
+            title: String::new(),
         }
     }
 
@@ -265,6 +268,11 @@ impl Handler {
             r.gl.clear(glow::COLOR_BUFFER_BIT);
         }
         r.egui.paint(&r.window.window);
+        let title = r.state.window_title();
+        if title != self.title {
+            r.window.window.set_title(&title);
+            self.title = title;
+        }
         self.frame_log.frame(FrameLine {
             tab: match r.state.tab {
                 Tab::Image => "image",
@@ -274,6 +282,11 @@ impl Handler {
             filters: r.state.stack.active().len(),
             image: r.state.document.size(),
             fractal: r.state.mandelbrot.settings.view.fractal.kind().name(),
+            selection: r
+                .state
+                .view
+                .selection
+                .map(|s| (s.x, s.y, s.width, s.height)),
         });
         self.frames += 1;
         self.last_frame = Some(Instant::now());

@@ -8,6 +8,7 @@ use super::edit_history::HistoryChange;
 use super::edit_ui::{
     composite_outside, resize_dialog_ui, DialogOutcome, EditResult, ResizeDialog,
 };
+use super::image_view::PixelRect;
 use super::menu::Action;
 use super::state::AppState;
 use crate::edit::ImageEdit;
@@ -40,6 +41,16 @@ impl AppState {
                 ),
                 None => self.set_message("crop: no selection (Ctrl+drag on the image)", true),
             },
+            Action::SelectAll => {
+                let (width, height) = self.document.size();
+                self.view.selection = Some(PixelRect {
+                    x: 0,
+                    y: 0,
+                    width,
+                    height,
+                });
+            }
+            Action::SelectNone => self.view.selection = None,
             Action::ToggleSelectTool => self.view.select_tool = !self.view.select_tool,
             Action::ToggleSelectionOnly => {
                 self.view.selection_only = !self.view.selection_only;
@@ -149,7 +160,9 @@ impl AppState {
             self.view.fit_requested = true;
         }
         self.document.image = pixels;
-        self.view.selection = self.view.selection.and_then(|s| s.clipped(size));
+        // Every edit moves pixels (rotate, flip, resize, crop, or undoing one): a selection
+        // of the old pixels would frame other ones.
+        self.view.selection = None;
         self.filters.cancel(); // its result would be of the old pixels
         self.dirty = true;
         Ok(())

@@ -150,6 +150,8 @@ pub struct StageFigures<'a> {
     pub arch: Option<String>,
     /// The device's copy bandwidth (GB/s, read + write), the yardstick of the stage's.
     pub copy_gbps: Option<f64>,
+    /// Why kernels do not run here (the CPU backend's reason), None on CUDA.
+    pub no_cuda: Option<String>,
 }
 
 /// Bytes of each copy of the editor's bandwidth yardstick: small enough to measure on the
@@ -271,8 +273,9 @@ impl KernelEditor {
         }
     }
 
-    /// Takes a finished compile; a good one gives the entry's new stage.
-    fn poll(&mut self, stage: &KernelStage) -> Option<KernelStage> {
+    /// Takes a finished compile; a good one gives the entry's new stage. `runs`: kernels
+    /// run here (CUDA), so a failed edit leaves the last good build running.
+    fn poll(&mut self, stage: &KernelStage, runs: bool) -> Option<KernelStage> {
         let outcome = self.results.as_ref()?.try_recv().ok()?;
         if outcome.generation != self.generation {
             return None; // an older text's result
@@ -291,7 +294,7 @@ impl KernelEditor {
                 Some(stage.with_source(source))
             }
             Err(summary) => {
-                self.status = format!("error (the last good build keeps running): {summary}");
+                self.status = error_status(&summary, runs);
                 None
             }
         }
@@ -325,7 +328,7 @@ impl KernelEditor {
             .arch
             .clone()
             .unwrap_or_else(|| DEFAULT_ARCH.to_string());
-        if let Some(next) = self.poll(stage) {
+        if let Some(next) = self.poll(stage, figures.no_cuda.is_none()) {
             out = Some(next);
         }
         let now = Instant::now();
@@ -494,6 +497,23 @@ impl KernelEditor {
 /// The stage's figures: the kernel's GPU time (CUDA events around its launch, in the
 /// kernel host's context where it ran there) and effective bandwidth, the hand-over to
 /// the kernel host, and the driver's attributes and occupancy of the loaded kernel.
+/// The editor's status after a failed compile: where kernels run (`runs`), the last good
+/// build goes on running; elsewhere none ever ran.
+fn error_status(summary: &str, runs: bool) -> String {
+    if runs {
+        format!("error (the last good build keeps running): {summary}")
+    } else {
+        format!("error: {summary}")
+    }
+}
+
+/// What the editor says where kernels cannot run: why, in the backend's words.
+fn no_cuda_line(reason: &str) -> String {
+    format!(
+        "kernels run on an NVIDIA GPU with CUDA, which this machine does not offer ({reason}): here the editor checks and compiles only"
+    )
+}
+
 fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
     let label = stage.label();
     let stage_ms = |name: &str| {
@@ -519,6 +539,8 @@ fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
         if let Some((_, ms)) = hand_over {
             parts.push(format!("+ {ms:.3} ms handing over to the kernel host"));
         }
+    } else if let Some(reason) = &figures.no_cuda {
+        parts.push(no_cuda_line(reason));
     } else {
         parts.push("GPU time: not run on CUDA yet".into());
     }
@@ -603,6 +625,20 @@ mod tests {
     }
 
     #[test]
+    fn without_cuda_the_editor_says_why_and_promises_no_running_build() {
+        assert!(error_status("x", true).contains("last good build"));
+        let off = error_status("line 3: expected ';'", false);
+        assert!(!off.contains("last good build"), "{off}");
+        assert!(off.ends_with("line 3: expected ';'"));
+        let line = no_cuda_line("no CUDA driver: libcuda.so.1 not found");
+        assert!(
+            line.contains("NVIDIA GPU") && line.contains("libcuda.so.1"),
+            "{line}"
+        );
+        assert!(!line.to_lowercase().contains("install"), "{line}");
+    }
+
+    #[test]
     fn a_compile_gives_the_source_or_diagnostics_at_the_line() {
         let (r, d) = compile_text(
             "// @frob\nuchar4 pixel(int x, int y, Image s, Params p) { return read(s, x, y); }\n",
@@ -645,6 +681,7 @@ mod window_tests {
             loaded: None,
             arch: None,
             copy_gbps: None,
+            no_cuda: None,
         };
         let mut delay = Duration::MAX;
         for _ in 0..frames {

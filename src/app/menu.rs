@@ -23,8 +23,25 @@ pub enum Action {
     Edit(crate::edit::ImageEdit),
     ResizeDialog,
     CropToSelection,
+    /// The whole image selected, or nothing.
+    SelectAll,
+    SelectNone,
     ToggleSelectTool,
     ToggleSelectionOnly,
+}
+
+impl Action {
+    /// The Transform menu's actions: they act on the image (and its selection).
+    pub fn is_image_edit(&self) -> bool {
+        matches!(
+            self,
+            Action::Edit(_)
+                | Action::ResizeDialog
+                | Action::CropToSelection
+                | Action::SelectAll
+                | Action::SelectNone
+        )
+    }
 }
 
 const OPEN: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
@@ -43,6 +60,10 @@ const CONTINUOUS: KeyboardShortcut = KeyboardShortcut::new(Modifiers::NONE, Key:
 /// ImageJ's crop.
 const CROP: KeyboardShortcut =
     KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::X);
+/// GIMP's and ImageJ's Select All and Select None.
+const SELECT_ALL: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::A);
+const SELECT_NONE: KeyboardShortcut =
+    KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::A);
 
 /// Shortcuts pressed this frame (plain keys only while no widget has keyboard focus).
 pub fn shortcut_actions(ctx: &egui::Context) -> Vec<Action> {
@@ -63,11 +84,13 @@ pub fn shortcut_actions(ctx: &egui::Context) -> Vec<Action> {
             }
         }
         if !typing {
-            // Ctrl+Shift+Z before Ctrl+Z, which would match it too.
+            // Ctrl+Shift+Z before Ctrl+Z, which would match it too (and so for A).
             for (shortcut, action) in [
                 (REDO_SHIFT, Action::Redo),
                 (REDO, Action::Redo),
                 (UNDO, Action::Undo),
+                (SELECT_NONE, Action::SelectNone),
+                (SELECT_ALL, Action::SelectAll),
             ] {
                 if i.consume_shortcut(&shortcut) {
                     out.push(action);
@@ -155,6 +178,10 @@ fn image_menu_ui(ui: &mut Ui, state: MenuState, out: &mut Vec<Action>) {
         item(ui, "Crop to Selection", &CROP, Action::CropToSelection, out);
     });
     ui.separator();
+    item(ui, "Select All", &SELECT_ALL, Action::SelectAll, out);
+    ui.add_enabled_ui(state.has_selection, |ui| {
+        item(ui, "Select None", &SELECT_NONE, Action::SelectNone, out);
+    });
     if ui
         .add(egui::Button::selectable(state.select_tool, "Select Tool"))
         .on_hover_text("drag selects a rectangle (Ctrl+drag does too; Esc clears it)")

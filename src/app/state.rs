@@ -74,6 +74,9 @@ pub struct AppState {
     /// The device's copy bandwidth for the editor's figures, measured once when needed
     /// (inner None: it could not be).
     kernel_copy_gbps: Option<Option<f64>>,
+    /// The pixels and the enabled stack whose result is a file (as opened: no filter; as
+    /// last saved): the title marks a result that differs, work not saved.
+    written: (Arc<image::RgbaImage>, Vec<crate::pipeline::Stage>),
     pub quit: bool,
 }
 
@@ -103,7 +106,9 @@ impl AppState {
         let mandel = MandelbrotRenderer::new(gl, args.backend, runner.cuda_share(), args.interop)?;
         let mandel_id = painter.register_native_texture(mandel.texture().id);
         let stack = FilterStack::new(&args.filters);
+        let written = (document.image.clone(), Vec::new());
         let mut state = Self {
+            written,
             history: ImageHistory::new(&stack),
             edits: Worker::new("edits"),
             resize_dialog: None,
@@ -230,6 +235,7 @@ impl AppState {
             return Err(anyhow::anyhow!("{}: {e}", path.display()));
         }
         self.document.replace(loaded);
+        self.written = (self.document.image.clone(), Vec::new());
         self.history.forget_edits(); // their pixels are of the old image
         self.edits.cancel();
         self.view.selection = None;
@@ -247,18 +253,44 @@ impl AppState {
 
     /// Saves pixels read back from GL to `path` (the dialog already asked before replacing
     /// a file; the input image stays protected) and reports in the status bar.
-    fn save_pixels(&mut self, pixels: Result<image::RgbaImage, String>, path: &Path) {
+    /// The window's title: the image's file name, `*` when the result is not saved.
+    pub fn window_title(&self) -> String {
+        let name = self
+            .document
+            .path
+            .file_name()
+            .map_or_else(|| "no image".into(), |n| n.to_string_lossy().into_owned());
+        let saved = Arc::ptr_eq(&self.written.0, &self.document.image)
+            && self.written.1 == self.stack.active();
+        format!("{name}{} — cudalens", if saved { "" } else { "*" })
+    }
+
+    /// Saves pixels read back from GL to `path` (see `save_pixels`); true when written.
+    fn save_pixels(&mut self, pixels: Result<image::RgbaImage, String>, path: &Path) -> bool {
         let options = SaveOptions {
             overwrite: true,
             protected: vec![self.document.path.clone()],
             ..Default::default()
         };
-        let result =
-            pixels.and_then(|img| save_image(&img, path, &options).map_err(|e| e.to_string()));
+        let result = pixels.and_then(|img| {
+            save_image(&img, path, &options)
+                .map(|()| crate::image_io::drops_alpha(&img, path))
+                .map_err(|e| e.to_string())
+        });
+        let written = result.is_ok();
         match result {
-            Ok(()) => self.set_message(format!("saved {}", path.display()), false),
+            Ok(false) => self.set_message(format!("saved {}", path.display()), false),
+            // Saved, but not all of it: said as a warning.
+            Ok(true) => self.set_message(
+                format!(
+                    "saved {} without its transparency (JPEG has no alpha channel)",
+                    path.display()
+                ),
+                true,
+            ),
             Err(e) => self.set_message(e, true),
         }
+        written
     }
 
     /// Asks where to open or save: the desktop's dialog, else the built-in one (the
@@ -324,7 +356,9 @@ impl AppState {
                     .read_output(gl)
                     .map(|p| self.saved_result(p))
                     .map_err(|e| e.to_string());
-                self.save_pixels(pixels, path);
+                if self.save_pixels(pixels, path) {
+                    self.written = (self.document.image.clone(), self.stack.active());
+                }
             }
             DialogPurpose::SaveMandelbrot => {
                 let pixels = self.mandelbrot.picture().read(gl);
@@ -377,6 +411,8 @@ impl AppState {
             Action::Edit(_)
             | Action::ResizeDialog
             | Action::CropToSelection
+            | Action::SelectAll
+            | Action::SelectNone
             | Action::ToggleSelectTool
             | Action::ToggleSelectionOnly => {}
         }
@@ -452,6 +488,8 @@ impl AppState {
                 .cuda_device()
                 .map(|d| crate::user_kernel::device::arch_for(d.info.compute_capability)),
             copy_gbps: self.kernel_copy_gbps.flatten(),
+            no_cuda: (self.runner.status.kind == BackendKind::Cpu)
+                .then(|| self.runner.status.reason.clone()),
         };
         if let Some(next) = self.kernel_editor.window_ui(ctx, &stage, &figures) {
             self.stack.entries[index].filter = crate::pipeline::Stage::Kernel(next);
@@ -537,6 +575,11 @@ impl AppState {
         });
         egui::Panel::top("tabs").show(ui, |ui| tabs_ui(ui, &mut self.tab));
         for a in actions {
+            if a.is_image_edit() && self.tab != Tab::Image {
+                // The Transform menu acts on the image, which this tab hides.
+                self.set_message("Transform acts on the image: Ctrl+1 shows it", true);
+                continue;
+            }
             if !self.edit_action(gl, ui.ctx(), &a) {
                 self.apply(gl, a);
             }
