@@ -4,8 +4,10 @@
 
 use super::worker::JobContext;
 use crate::filters::Filter;
-use crate::mandelbrot::MandelbrotSettings;
-use crate::pipeline::{cpu_picture, process_on_cpu_with, FrameReport, MandelbrotFrame};
+use crate::mandelbrot::{Dwells, MandelbrotSettings};
+use crate::pipeline::{
+    cpu_picture, cpu_picture_keeping_dwells, process_on_cpu_with, FrameReport, MandelbrotFrame,
+};
 use image::RgbaImage;
 use std::sync::Arc;
 
@@ -39,6 +41,8 @@ pub struct ExplorerImage {
     pub settings: MandelbrotSettings,
     /// A coarse preview (the full frame follows).
     pub preview: bool,
+    /// The full frame's dwells with their continuous values, kept to recolour the view.
+    pub dwells: Option<Arc<Dwells>>,
 }
 
 /// The view at 1/`scale` of its size (at least one pixel each way).
@@ -59,18 +63,23 @@ pub fn explorer_job(s: MandelbrotSettings, job: &JobContext<ExplorerImage>) {
             frame,
             settings: s,
             preview: true,
+            dwells: None,
         });
         job.set_progress(0.1);
     }
     if job.cancelled() {
         return;
     }
-    let (image, frame) = cpu_picture(&s, job.cancel_flag());
+    let (image, frame, dwells) = cpu_picture_keeping_dwells(&s, job.cancel_flag());
+    if job.cancelled() {
+        return; // the dwells stopped part-way
+    }
     job.send(ExplorerImage {
         image,
         frame,
         settings: s,
         preview: false,
+        dwells: Some(Arc::new(dwells)),
     });
 }
 
@@ -139,6 +148,34 @@ mod tests {
         again.start(|| {}, move |job| explorer_job(s, job));
         let last = finish(&mut again).into_iter().last().expect("frame");
         assert_eq!(last.image, want);
+    }
+
+    /// The full frame keeps its dwells with continuous values: any colouring of them is
+    /// the picture a new computation in that colouring gives, smooth or not.
+    #[test]
+    fn kept_dwells_recolour_as_a_new_computation_would() {
+        use crate::mandelbrot::Palette;
+        let mut s = MandelbrotSettings::default();
+        (s.view.width, s.view.height) = (96, 64);
+        s.view.max_dwell = 300;
+        let mut w = Worker::new("test");
+        w.start(|| {}, move |job| explorer_job(s, job));
+        let last = finish(&mut w).into_iter().last().expect("frame");
+        assert!(!last.preview);
+        let dwells = last.dwells.expect("the full frame keeps its dwells");
+        assert!(dwells.smooth.is_some(), "continuous values kept");
+        for (i, palette) in Palette::ALL.into_iter().enumerate() {
+            for smooth in [false, true] {
+                let mut c = s;
+                c.coloring.palette = palette;
+                c.coloring.smooth = smooth;
+                c.coloring.density = 0.5 + i as f32;
+                c.coloring.offset = 0.25 * i as f32 % 1.0;
+                let (want, _) = cpu_picture(&c, &std::sync::atomic::AtomicBool::new(false));
+                let got = c.coloring.colorize(&dwells, c.view.max_dwell);
+                assert!(got == want, "{palette:?}, smooth {smooth}");
+            }
+        }
     }
 
     #[test]

@@ -15,11 +15,12 @@ use super::view_text::{short_scientific, view_from_text, view_to_text};
 use super::worker::{progress_ui, Worker};
 use crate::mandelbrot::deep::{DeepBookmark, DeepLocation, DEEP_BOOKMARKS};
 use crate::mandelbrot::{
-    kind_color, Fractal, FractalKind, JuliaC, MandelbrotSettings, Mode, MsRecord, Palette,
+    kind_color, Dwells, Fractal, FractalKind, JuliaC, MandelbrotSettings, Mode, MsRecord, Palette,
     Precision, RectKind, Refinement, View, BOOKMARKS, DENSITY_RANGE, JULIA_START, MAX_DWELL_LIMIT,
 };
 use crate::pipeline::{BackendKind, MandelbrotFrame, MandelbrotRenderer};
 use egui::{pos2, vec2, Color32, Rect, Sense, Stroke, Ui};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Overlay rectangles drawn at most, coarsest levels first (all are counted in the
@@ -64,6 +65,9 @@ pub struct MandelbrotView {
     render_started: Instant,
     /// The settings of the picture shown (it lags the view while a frame computes).
     shown: Option<MandelbrotSettings>,
+    /// The last full background frame's settings and dwells (with continuous values): a
+    /// change of colouring or overlay alone recolours them, with no dwell work.
+    kept: Option<(MandelbrotSettings, Arc<Dwells>)>,
     /// Work stays on the UI thread (scripted runs with --frames).
     pub synchronous: bool,
     /// The running job has shown a frame (its preview at least).
@@ -76,6 +80,17 @@ pub struct MandelbrotView {
     pub julia_preview: bool,
     /// That preview: the c it shows and its texture.
     preview: Option<((f64, f64), egui::TextureHandle)>,
+}
+
+/// Whether settings `a` and `b` give the same dwells: they differ at most in colouring
+/// and overlay (the overlay draws the kept frame's rectangles).
+fn same_dwells(a: &MandelbrotSettings, b: &MandelbrotSettings) -> bool {
+    let colour_only = MandelbrotSettings {
+        coloring: a.coloring,
+        overlay: a.overlay,
+        ..*b
+    };
+    colour_only == *a
 }
 
 /// The Mandelbrot view left for a Julia set: its view, exact location and undo history.
@@ -118,6 +133,7 @@ impl MandelbrotView {
             cpu_texture: None,
             render_started: Instant::now(),
             shown: None,
+            kept: None,
             synchronous: false,
             delivered: false,
             julia_return: None,
@@ -213,16 +229,7 @@ impl MandelbrotView {
         let Some(r) = self.worker.poll() else {
             return;
         };
-        let uploaded = match self.cpu_texture.as_mut() {
-            Some(t) => t.upload(gl, &r.image),
-            None => crate::gl::GlTexture::new(gl, r.image.width(), r.image.height(), None)
-                .and_then(|mut t| {
-                    let up = t.upload(gl, &r.image);
-                    self.cpu_texture = Some(t);
-                    up
-                }),
-        };
-        if let Err(e) = uploaded {
+        if let Err(e) = self.show_cpu_picture(gl, &r.image) {
             self.error = Some(e.to_string());
             return;
         }
@@ -232,8 +239,52 @@ impl MandelbrotView {
             self.mode_ms[r.settings.mode.index()] = Some(r.frame.dwell_ms());
             self.frame = Some(r.frame);
             self.render_ms = self.render_started.elapsed().as_secs_f64() * 1e3;
+            self.kept = r.dwells.map(|d| (r.settings, d));
         }
         self.error = None;
+    }
+
+    /// Uploads a picture computed on the CPU into the texture that shows it.
+    fn show_cpu_picture(
+        &mut self,
+        gl: &glow::Context,
+        image: &image::RgbaImage,
+    ) -> Result<(), crate::gl::GlError> {
+        match self.cpu_texture.as_mut() {
+            Some(t) => t.upload(gl, image),
+            None => {
+                let mut t = crate::gl::GlTexture::new(gl, image.width(), image.height(), None)?;
+                let up = t.upload(gl, image);
+                self.cpu_texture = Some(t);
+                up
+            }
+        }
+    }
+
+    /// Recolours the kept dwells when only the colouring or the overlay changed since
+    /// they were computed (XaoS's palette changes: no dwell work); true when it did.
+    fn recolour(&mut self, gl: &glow::Context) -> bool {
+        let Some((computed, dwells)) = &self.kept else {
+            return false;
+        };
+        if !same_dwells(computed, &self.settings) {
+            return false;
+        }
+        let start = Instant::now();
+        let image = self
+            .settings
+            .coloring
+            .colorize(dwells, self.settings.view.max_dwell);
+        // A frame still computing for these dwells would show the old colours after these.
+        self.worker.cancel();
+        if let Err(e) = self.show_cpu_picture(gl, &image) {
+            self.error = Some(e.to_string());
+            return false;
+        }
+        self.shown = Some(self.settings);
+        self.render_ms = start.elapsed().as_secs_f64() * 1e3;
+        self.error = None;
+        true
     }
 
     /// Cancels the frame being computed (the last one stays shown).
@@ -258,6 +309,9 @@ impl MandelbrotView {
         }
         self.dirty = false;
         self.remember_deep();
+        if self.in_background() && self.recolour(gl) {
+            return;
+        }
         if self.in_background() {
             self.delivered = false;
             let s = self.settings;
@@ -1000,6 +1054,27 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colouring_and_overlay_alone_keep_the_dwells() {
+        let a = MandelbrotSettings::default();
+        let mut b = a;
+        b.coloring.palette = Palette::ALL[1];
+        b.coloring.density = 2.0;
+        b.coloring.offset = 0.5;
+        b.coloring.smooth = !a.coloring.smooth;
+        b.overlay = !a.overlay;
+        assert!(same_dwells(&a, &b));
+        let mut moved = a;
+        moved.view.center.0 += 1e-9;
+        assert!(!same_dwells(&a, &moved), "another view");
+        let mut deeper = a;
+        deeper.view.max_dwell += 1;
+        assert!(!same_dwells(&a, &deeper), "another max dwell");
+        let mut mode = a;
+        mode.mode = Mode::ALL[1 - Mode::ALL.iter().position(|m| *m == a.mode).unwrap_or(0)];
+        assert!(!same_dwells(&a, &mode), "another mode (other rectangles)");
+    }
 
     fn view(center: (f64, f64), span: f64) -> View {
         View {

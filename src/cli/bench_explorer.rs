@@ -13,13 +13,70 @@ use std::collections::BTreeMap;
 pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
     let mut renderer = MandelbrotRenderer::new(gl, args.backend, None, args.interop)?;
     if renderer.status.kind != BackendKind::Cuda {
-        println!("mandelbrot: skipped on the CPU backend (the explorer frame is a GPU benchmark)");
+        println!(
+            "mandelbrot: the explorer frame is a GPU benchmark; on the CPU backend, its recolour"
+        );
         renderer.destroy(gl);
-        return Ok(Value::Null);
+        return Ok(json!({ "recolour_cpu": cpu_recolour(gl)? }));
     }
     let result = explorer_frame(gl, &mut renderer);
     renderer.destroy(gl);
     Ok(json!({ "explorer_frame": result? }))
+}
+
+/// The explorer's recolour on the CPU backend (a change of palette, density, offset or
+/// smooth colour with the view kept): the kept dwells of a 1920×1080 view coloured and
+/// uploaded into a texture, GL finished; medians of 30 after 3 of warm-up, per colouring.
+fn cpu_recolour(gl: &glow::Context) -> Result<Value, CliError> {
+    use glow::HasContext;
+    let mut s = MandelbrotSettings {
+        view: explorer_view(),
+        ..MandelbrotSettings::default()
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let (_, _, dwells) = crate::pipeline::cpu_picture_keeping_dwells(&s, &never);
+    let mut texture = crate::gl::GlTexture::new(gl, s.view.width, s.view.height, None)
+        .map_err(CliError::internal)?;
+    let mut out = Vec::new();
+    for smooth in [false, true] {
+        s.coloring.smooth = smooth;
+        let (mut colour, mut total) = (Vec::new(), Vec::new());
+        for run in 0..33 {
+            let start = std::time::Instant::now();
+            let image = s.coloring.colorize(&dwells, s.view.max_dwell);
+            let coloured = start.elapsed().as_secs_f64() * 1e3;
+            let uploaded = texture.upload(gl, &image);
+            // SAFETY: a plain GL call on this thread's current context.
+            unsafe { gl.finish() };
+            if let Err(e) = uploaded {
+                texture.destroy(gl);
+                return Err(CliError::internal(e));
+            }
+            if run >= 3 {
+                colour.push(coloured);
+                total.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        let (colour, total) = (median(colour), median(total));
+        println!(
+            "explorer recolour 1920×1080 (CPU backend, kept dwells), smooth {smooth}: {total:.2} ms (colour {colour:.2} ms + upload; medians of 30)"
+        );
+        out.push(json!({ "smooth": smooth, "total_ms": total, "colour_ms": colour }));
+    }
+    texture.destroy(gl);
+    Ok(Value::Array(out))
+}
+
+/// The benchmark's view: 1920×1080, the whole set, max dwell 1024.
+fn explorer_view() -> View {
+    View {
+        center: (-0.5, 0.0),
+        span: 3.0,
+        width: 1920,
+        height: 1080,
+        max_dwell: 1024,
+        fractal: crate::mandelbrot::Fractal::Mandelbrot,
+    }
 }
 
 /// The explorer's frame at 1920×1080, whole set, max dwell 1024, in both modes and both
@@ -28,14 +85,7 @@ pub fn run(gl: &glow::Context, args: &BenchArgs) -> Result<Value, CliError> {
 /// when the next one starts), and back to back as a frame loop runs (GL finished once at the
 /// end; wall time per frame = total / frames), as the filter benchmark times its frames.
 pub fn explorer_frame(gl: &glow::Context, r: &mut MandelbrotRenderer) -> Result<Value, CliError> {
-    let view = View {
-        center: (-0.5, 0.0),
-        span: 3.0,
-        width: 1920,
-        height: 1080,
-        max_dwell: 1024,
-        fractal: crate::mandelbrot::Fractal::Mandelbrot,
-    };
+    let view = explorer_view();
     let interop = r.interop().map(|i| i.kind.to_string());
     let mut out = Vec::new();
     for mode in Mode::ALL {

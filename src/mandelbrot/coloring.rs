@@ -67,50 +67,71 @@ impl Coloring {
     }
 
     /// The smooth colour of continuous value `v` (not interior), as the kernel computes it.
+    ///
+    /// Written without calls into libm (the CPU recolours a 1080p view within a UI frame):
+    /// for 0 ≤ `pos` < 2^23 its floor is a truncation (from 2^23 on every f32 is whole); a
+    /// blend lies in 0..=255, so rounding half away from zero is truncating x + 0.5, exact
+    /// in f64. The bytes are those of `f32::floor` and `f32::round`.
     pub fn smooth_color(&self, gradient: &[[u8; 4]], v: f32) -> [u8; 4] {
+        const WHOLE_FROM: f32 = 8_388_608.0; // 2^23
         let v = if v >= 0.0 { v } else { 0.0 };
         let pos = v.sqrt() * self.density * 0.125 + self.offset;
-        let t = pos - pos.floor();
+        let floor = if (0.0..WHOLE_FROM).contains(&pos) {
+            (pos as u32) as f32
+        } else {
+            pos.floor()
+        };
+        let t = pos - floor;
         let steps = gradient.len();
         let g = t * steps as f32;
-        let i0 = (g as usize).min(steps - 1);
+        let i0 = (g as u32 as usize).min(steps - 1);
         let f = g - i0 as f32;
-        let (a, b) = (gradient[i0], gradient[(i0 + 1) % steps]);
+        let next = if i0 + 1 == steps { 0 } else { i0 + 1 };
+        let (a, b) = (gradient[i0], gradient[next]);
         [0, 1, 2, 3].map(|c| {
             let (a, b) = (f32::from(a[c]), f32::from(b[c]));
-            (a + (b - a) * f).round() as u8
+            (f64::from(a + (b - a) * f) + 0.5) as u8
         })
     }
 
     /// Colours a view's dwells (CPU backend; the GPU runs `mandel_colorize*`). Dwells are
     /// clamped to 0..=max_dwell, as in the kernel.
     pub fn colorize(&self, dwells: &Dwells, max_dwell: u32) -> image::RgbaImage {
+        use rayon::prelude::*;
+        // Pixels a task colours (the explorer recolours a 1080p view within a UI frame).
+        const CHUNK: usize = 1 << 14;
         let clamp = |d: u32| d.min(max_dwell);
-        let pixels: Vec<u8> = match (&dwells.smooth, self.smooth) {
+        let mut pixels = vec![0u8; dwells.values.len() * 4];
+        let outs = pixels.par_chunks_mut(4 * CHUNK);
+        match (&dwells.smooth, self.smooth) {
             (Some(values), true) => {
                 let gradient = self.gradient();
-                dwells
-                    .values
-                    .iter()
-                    .zip(values)
-                    .flat_map(|(&d, &v)| {
-                        if clamp(d) == max_dwell {
+                outs.zip(
+                    dwells
+                        .values
+                        .par_chunks(CHUNK)
+                        .zip(values.par_chunks(CHUNK)),
+                )
+                .for_each(|(out, (d, v))| {
+                    for ((o, &d), &v) in out.chunks_exact_mut(4).zip(d).zip(v) {
+                        o.copy_from_slice(&if clamp(d) == max_dwell {
                             self.interior
                         } else {
                             self.smooth_color(&gradient, v)
-                        }
-                    })
-                    .collect()
+                        });
+                    }
+                });
             }
             _ => {
                 let lut = self.lut(max_dwell);
-                dwells
-                    .values
-                    .iter()
-                    .flat_map(|&d| lut[clamp(d) as usize])
-                    .collect()
+                outs.zip(dwells.values.par_chunks(CHUNK))
+                    .for_each(|(out, d)| {
+                        for (o, &d) in out.chunks_exact_mut(4).zip(d) {
+                            o.copy_from_slice(&lut[clamp(d) as usize]);
+                        }
+                    });
             }
-        };
+        }
         image::RgbaImage::from_raw(dwells.width, dwells.height, pixels)
             .unwrap_or_else(|| image::RgbaImage::new(dwells.width, dwells.height))
     }
@@ -119,6 +140,55 @@ impl Coloring {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `smooth_color` as first written, with libm's floor and round: the reference.
+    fn smooth_color_libm(c: &Coloring, gradient: &[[u8; 4]], v: f32) -> [u8; 4] {
+        let v = if v >= 0.0 { v } else { 0.0 };
+        let pos = v.sqrt() * c.density * 0.125 + c.offset;
+        let t = pos - pos.floor();
+        let steps = gradient.len();
+        let g = t * steps as f32;
+        let i0 = (g as usize).min(steps - 1);
+        let f = g - i0 as f32;
+        let (a, b) = (gradient[i0], gradient[(i0 + 1) % steps]);
+        [0, 1, 2, 3].map(|k| {
+            let (a, b) = (f32::from(a[k]), f32::from(b[k]));
+            (a + (b - a) * f).round() as u8
+        })
+    }
+
+    #[test]
+    fn smooth_colours_equal_libm_floor_and_round() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for palette in Palette::ALL {
+            for _ in 0..20 {
+                let c = Coloring {
+                    palette,
+                    density: rng.random_range(0.05..64.0),
+                    offset: rng.random_range(0.0..1.0),
+                    smooth: true,
+                    ..Coloring::default()
+                };
+                let gradient = c.gradient();
+                for _ in 0..5000 {
+                    let v = match rng.random_range(0..4) {
+                        0 => rng.random_range(-2.0..4.0),
+                        1 => rng.random_range(0.0..1e6),
+                        2 => f32::from_bits(rng.random::<u32>() & 0x7fff_ffff),
+                        _ => rng.random_range(0u32..100_000) as f32,
+                    };
+                    assert_eq!(
+                        c.smooth_color(&gradient, v),
+                        smooth_color_libm(&c, &gradient, v),
+                        "{palette:?} density {} offset {} v {v:e}",
+                        c.density,
+                        c.offset
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn lut_has_an_entry_per_dwell_and_the_interior_last() {

@@ -51,9 +51,33 @@ pub fn cpu_dwells_cancellable(
 /// The CPU picture of a view: its dwells, then their colours (the stage "colour"). Stops
 /// early once `cancelled` is set (the picture is then garbage, to be dropped).
 pub fn cpu_picture(s: &MandelbrotSettings, cancelled: &AtomicBool) -> (RgbaImage, MandelbrotFrame) {
-    let (dwells, mut frame) = cpu_dwells_cancellable(s, cancelled);
+    let (dwells, frame) = cpu_dwells_cancellable(s, cancelled);
+    let (image, frame) = coloured(s, &dwells, frame);
+    (image, frame)
+}
+
+/// [`cpu_picture`], and the dwells it coloured, with their continuous values whatever the
+/// colouring (they cost a few steps past escape and leave the dwells as they are), so that
+/// any later colouring of the same view needs no dwell work.
+pub fn cpu_picture_keeping_dwells(
+    s: &MandelbrotSettings,
+    cancelled: &AtomicBool,
+) -> (RgbaImage, MandelbrotFrame, Dwells) {
+    let mut with_continuous = *s;
+    with_continuous.coloring.smooth = true;
+    let (dwells, frame) = cpu_dwells_cancellable(&with_continuous, cancelled);
+    let (image, frame) = coloured(s, &dwells, frame);
+    (image, frame, dwells)
+}
+
+/// `dwells` in the colours of `s`, the colouring timed as the frame's last stage.
+fn coloured(
+    s: &MandelbrotSettings,
+    dwells: &Dwells,
+    mut frame: MandelbrotFrame,
+) -> (RgbaImage, MandelbrotFrame) {
     let start = Instant::now();
-    let image = s.coloring.colorize(&dwells, s.view.max_dwell);
+    let image = s.coloring.colorize(dwells, s.view.max_dwell);
     frame.stages.push(StageTime::since("colour", start));
     (image, frame)
 }

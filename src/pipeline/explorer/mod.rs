@@ -14,7 +14,9 @@ mod mandelbrot_renderer;
 pub mod mandelbrot_tiles;
 mod perturbation_kernels;
 
-pub use cpu_mandelbrot::{cpu_dwells, cpu_dwells_cancellable, cpu_picture};
+pub use cpu_mandelbrot::{
+    cpu_dwells, cpu_dwells_cancellable, cpu_picture, cpu_picture_keeping_dwells,
+};
 pub use deep_zoom::cpu_deep_dwells;
 pub use headless::{render_mandelbrot_frames, render_mandelbrot_headless, MandelbrotOutput};
 pub use mandelbrot_frame::MandelbrotFrame;
