@@ -7,7 +7,8 @@
 //! result as not saved) and undoes it, crops
 //! a Ctrl-drag selection (Ctrl+Shift+X: the selection goes with it) and undoes that,
 //! selects all (Ctrl+A) and nothing (Ctrl+Shift+A), and finally opens the Julia set of the
-//! point under the pointer (J), where Ctrl+A selects nothing of the hidden image.
+//! point under the pointer (J), turns smooth colour on (S: a recolour, no frame computed),
+//! and finds that Ctrl+A there selects nothing of the hidden image.
 //!
 //! Skipped (with a message) where Xvfb or xdotool is not installed; CI installs both. The
 //! frame-rate bound is checked only on a machine whose load leaves a core for the UI (the
@@ -352,6 +353,22 @@ fn a_new_users_session_stays_smooth() {
     let n = session.frames().len();
     session.key("j");
     session.wait_for("a Julia set (J)", n, |f| f.fractal == "julia");
+
+    // Smooth colour (S) on the finished picture recolours its kept dwells: no frame works.
+    let n = session.frames().len();
+    session.wait_for("the Julia set's frame", n, |f| {
+        f.fractal == "julia" && !f.busy
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let n = session.frames().len();
+    session.key("s");
+    std::thread::sleep(Duration::from_millis(500));
+    let after: Vec<Frame> = session.frames().into_iter().skip(n).collect();
+    assert!(!after.is_empty(), "no frame painted after S");
+    assert!(
+        after.iter().all(|f| !f.busy),
+        "S computed a new frame instead of recolouring"
+    );
 
     // The Transform menu's keys act on the image, not from the explorer's tab (which says so).
     let n = session.frames().len();
