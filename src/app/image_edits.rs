@@ -129,6 +129,7 @@ impl AppState {
             return self.set_message(format!("{label}: {e}"), true);
         }
         let kept = self.history.push_edit(&self.stack, &label, before);
+        self.edits_applied.extend(label.parse::<ImageEdit>().ok());
         let (w, h) = self.document.size();
         let text = if kept {
             format!("{label}: now {w}×{h} (Ctrl+Z undoes)")
@@ -187,7 +188,14 @@ impl AppState {
             HistoryChange::Pixels { label, pixels } => {
                 let what = if forward { "redo" } else { "undo" };
                 match self.replace_pixels(gl, pixels) {
-                    Ok(()) => self.set_message(format!("{what} {label}"), false),
+                    Ok(()) => {
+                        if forward {
+                            self.edits_applied.extend(label.parse::<ImageEdit>().ok());
+                        } else {
+                            self.edits_applied.pop();
+                        }
+                        self.set_message(format!("{what} {label}"), false)
+                    }
                     Err(e) => self.set_message(format!("{what} {label}: {e}"), true),
                 }
             }

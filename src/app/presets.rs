@@ -184,8 +184,13 @@ fn shell_quote(text: &str) -> String {
     }
 }
 
-/// The `cudalens apply` call that runs `filters` on `input` into `output`.
-pub fn command_line(filters: &[Stage], input: &Path, output: &Path) -> String {
+/// The `cudalens apply` call that runs `edits` then `filters` on `input` into `output`.
+pub fn command_line(
+    edits: &[crate::edit::ImageEdit],
+    filters: &[Stage],
+    input: &Path,
+    output: &Path,
+) -> String {
     let mut words = vec![
         "cudalens".to_string(),
         "apply".into(),
@@ -193,6 +198,10 @@ pub fn command_line(filters: &[Stage], input: &Path, output: &Path) -> String {
         "-o".into(),
         shell_quote(&output.to_string_lossy()),
     ];
+    for e in edits {
+        words.push("--edit".into());
+        words.push(shell_quote(&e.to_string()));
+    }
     for f in filters {
         words.push("--filter".into());
         words.push(shell_quote(&f.to_string()));
@@ -301,9 +310,19 @@ mod tests {
 
     #[test]
     fn command_line_parses_back_to_the_same_stack() {
-        let line = command_line(&stack(), Path::new("my photo.jpg"), Path::new("out.png"));
+        let edits: Vec<crate::edit::ImageEdit> =
+            ["rotate:90", "crop:3,4,50,60", "resize:50%,filter=lanczos3"]
+                .iter()
+                .map(|e| e.parse().expect("edit"))
+                .collect();
+        let line = command_line(
+            &edits,
+            &stack(),
+            Path::new("my photo.jpg"),
+            Path::new("out.png"),
+        );
         assert!(
-            line.starts_with("cudalens apply 'my photo.jpg' -o out.png --filter "),
+            line.starts_with("cudalens apply 'my photo.jpg' -o out.png --edit rotate:90 --edit "),
             "{line}"
         );
         let words: Vec<String> = line
@@ -313,7 +332,10 @@ mod tests {
             .collect();
         let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&words).expect("parses");
         match cli.command {
-            Some(crate::cli::Command::Apply(a)) => assert_eq!(a.filters, stack()),
+            Some(crate::cli::Command::Apply(a)) => {
+                assert_eq!(a.filters, stack());
+                assert_eq!(a.edits, edits);
+            }
             other => panic!("not apply: {other:?}"),
         }
         assert_eq!(shell_quote("it's"), r"'it'\''s'");

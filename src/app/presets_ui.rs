@@ -91,13 +91,23 @@ fn saved_ui(
     out
 }
 
+/// What "Copy as command line" reproduces besides the stack: the opened file, the edits
+/// made to it since, and whether the filters apply to a selection only (which `apply`
+/// cannot do).
+pub struct CommandSource<'a> {
+    pub input: &'a Path,
+    pub edits: &'a [crate::edit::ImageEdit],
+    pub selection_only: bool,
+}
+
 /// Draws the section.
 pub fn presets_ui(
     ui: &mut Ui,
     panel: &mut PresetsPanel,
     stack: &mut FilterStack,
-    input: &Path,
+    document: CommandSource<'_>,
 ) -> PresetsOutcome {
+    let input = document.input;
     let Some(dir) = panel.dir.clone() else {
         ui.weak("presets need a configuration folder (set CUDALENS_CONFIG_DIR)");
         return PresetsOutcome::default();
@@ -130,15 +140,24 @@ pub fn presets_ui(
     let active = stack.active();
     if ui
         .add_enabled(
-            !active.is_empty(),
+            !active.is_empty() || !document.edits.is_empty(),
             egui::Button::new("Copy as command line"),
         )
-        .on_hover_text("the equivalent `cudalens apply` call, to the clipboard")
+        .on_hover_text(
+            "the equivalent `cudalens apply` call (edits, then filters), to the clipboard",
+        )
         .clicked()
     {
-        let line = command_line(&active, input, &suggested_output(input));
+        let line = command_line(document.edits, &active, input, &suggested_output(input));
         ui.ctx().copy_text(line.clone());
-        out.message = Some((format!("copied: {line}"), false));
+        out.message = Some(if document.selection_only {
+            (
+                format!("copied, but the command line filters the whole image, not the selection only: {line}"),
+                true,
+            )
+        } else {
+            (format!("copied: {line}"), false)
+        });
     }
     out
 }

@@ -13,7 +13,7 @@ use super::image_view::{image_view_ui, ImageViewState, PixelRect, ViewTextures};
 use super::kernel_editor::{measure_copy_gbps, new_from_example_ui, KernelEditor, StageFigures};
 use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
 use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
-use super::presets_ui::{presets_ui, PresetsPanel};
+use super::presets_ui::{presets_ui, CommandSource, PresetsPanel};
 use super::recent::RecentFiles;
 use super::status_bar::{status_bar_ui, StatusLine, StatusMessage};
 use super::worker::{progress_ui, Worker};
@@ -77,6 +77,9 @@ pub struct AppState {
     /// The pixels and the enabled stack whose result is a file (as opened: no filter; as
     /// last saved): the title marks a result that differs, work not saved.
     written: (Arc<image::RgbaImage>, Vec<crate::pipeline::Stage>),
+    /// The edits made to the opened file, in order (undone ones taken out): what "Copy as
+    /// command line" passes as `--edit`.
+    pub(super) edits_applied: Vec<crate::edit::ImageEdit>,
     pub quit: bool,
 }
 
@@ -109,6 +112,7 @@ impl AppState {
         let written = (document.image.clone(), Vec::new());
         let mut state = Self {
             written,
+            edits_applied: Vec::new(),
             history: ImageHistory::new(&stack),
             edits: Worker::new("edits"),
             resize_dialog: None,
@@ -236,6 +240,7 @@ impl AppState {
         }
         self.document.replace(loaded);
         self.written = (self.document.image.clone(), Vec::new());
+        self.edits_applied.clear();
         self.history.forget_edits(); // their pixels are of the old image
         self.edits.cancel();
         self.view.selection = None;
@@ -715,7 +720,12 @@ impl AppState {
                 self.dirty = true;
             }
             ui.collapsing("Presets", |ui| {
-                let out = presets_ui(ui, &mut self.presets, &mut self.stack, &self.document.path);
+                let document = CommandSource {
+                    input: &self.document.path,
+                    edits: &self.edits_applied,
+                    selection_only: self.view.selection_only && self.view.selection.is_some(),
+                };
+                let out = presets_ui(ui, &mut self.presets, &mut self.stack, document);
                 self.dirty |= out.stack_changed;
                 if let Some((text, is_error)) = out.message {
                     self.set_message(text, is_error);
