@@ -10,6 +10,9 @@ pub struct ImageViewState {
     pub zoom: f32,
     pub center: Vec2,
     pub fit_requested: bool,
+    /// The size the view was last fitted to, until the user zooms or pans: a picture of
+    /// another size (the result after the source, a turned result) is fitted again.
+    pub fitted_for: Option<(u32, u32)>,
     pub one_to_one_requested: bool,
     /// Split position (0..1 of the view's width) when before/after is on.
     pub split: Option<f32>,
@@ -75,6 +78,7 @@ impl Default for ImageViewState {
             zoom: 1.0,
             center: Vec2::ZERO,
             fit_requested: true,
+            fitted_for: None,
             one_to_one_requested: false,
             split: None,
             selection: None,
@@ -98,6 +102,9 @@ pub struct ViewTextures {
     pub output_size: (u32, u32),
     pub original: TextureId,
     pub original_size: (u32, u32),
+    /// The output is a result of the original's pixels; until then the original is shown
+    /// in its place (a new image at once, fitted; its result follows).
+    pub result_ready: bool,
 }
 
 /// Image coordinates (pixels, continuous) of screen point `p` in the view `rect`.
@@ -147,16 +154,18 @@ fn handle_input(
     size: (u32, u32),
 ) {
     let full = vec2(size.0 as f32, size.1 as f32);
-    if state.fit_requested {
+    if state.fit_requested || state.fitted_for.is_some_and(|f| f != size) {
         state.zoom = (rect.width() / full.x)
             .min(rect.height() / full.y)
             .max(1e-4);
         state.center = full / 2.0;
         state.fit_requested = false;
+        state.fitted_for = Some(size);
     }
     if state.one_to_one_requested {
         state.zoom = 1.0 / ui.ctx().pixels_per_point();
         state.one_to_one_requested = false;
+        state.fitted_for = None;
     }
     let (command, shift) = ui.input(|i| (i.modifiers.command, i.modifiers.shift));
     if response.drag_started() && (command || state.select_tool) {
@@ -175,6 +184,7 @@ fn handle_input(
         }
     } else if response.dragged() && !shift {
         state.center -= response.drag_delta() / state.zoom;
+        state.fitted_for = None;
     }
     if state.selection.is_some() && ui.input(|i| i.key_pressed(egui::Key::Escape)) {
         state.selection = None;
@@ -186,6 +196,7 @@ fn handle_input(
             let before = state.center + (p - rect.center()) / state.zoom;
             state.zoom = (state.zoom * (scroll * 0.0025).exp()).clamp(1e-3, 256.0);
             state.center = before - (p - rect.center()) / state.zoom;
+            state.fitted_for = None;
         }
     }
 }
@@ -199,11 +210,15 @@ pub fn image_view_ui(
     let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 0.0, Color32::from_gray(24));
-    let size = textures.output_size;
+    let (picture, size) = if textures.result_ready {
+        (textures.output, textures.output_size)
+    } else {
+        (textures.original, textures.original_size)
+    };
     handle_input(ui, state, &response, rect, size);
     let shown = image_rect(state, rect, size);
     let full_uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
-    painter.image(textures.output, shown, full_uv, Color32::WHITE);
+    painter.image(picture, shown, full_uv, Color32::WHITE);
     if let Some(sel) = state.selection {
         if state.selection_only && textures.original_size == size {
             draw_source_outside(&painter, textures.original, shown, size, sel);
@@ -322,6 +337,60 @@ fn draw_selection(painter: &egui::Painter, r: Rect) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One pass of the view in an 800×600 window, with `textures`.
+    fn view_pass(state: &mut ImageViewState, textures: &ViewTextures) {
+        let ctx = egui::Context::default();
+        let input = egui::RawInput {
+            screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 600.0))),
+            ..Default::default()
+        };
+        let mut out = ctx.run_ui(input, |ui| {
+            image_view_ui(ui, state, textures);
+        });
+        out.textures_delta.clear();
+    }
+
+    /// A new image is fitted while its source stands in for its result, and fitted again
+    /// when the result has another size (a turned stack), until the user moves the view.
+    #[test]
+    fn a_new_image_is_fitted_before_and_after_its_result() {
+        let id = |n| TextureId::Managed(n);
+        let mut textures = ViewTextures {
+            output: id(1),
+            output_size: (300, 200), // the previous image's result
+            original: id(2),
+            original_size: (8000, 6000),
+            result_ready: false,
+        };
+        let mut state = ImageViewState {
+            zoom: 1.67,
+            ..ImageViewState::default()
+        };
+        view_pass(&mut state, &textures);
+        assert!(
+            (state.zoom - 600.0 / 6000.0).abs() < 1e-4,
+            "zoom {}",
+            state.zoom
+        );
+        assert_eq!(state.center, vec2(4000.0, 3000.0));
+        // The result arrives, turned: fitted to it.
+        textures.output_size = (6000, 8000);
+        textures.result_ready = true;
+        view_pass(&mut state, &textures);
+        assert!(
+            (state.zoom - 600.0 / 8000.0).abs() < 1e-4,
+            "zoom {}",
+            state.zoom
+        );
+        assert_eq!(state.center, vec2(3000.0, 4000.0));
+        // Once the user has moved the view, a new size keeps the zoom.
+        state.fitted_for = None;
+        state.zoom = 2.0;
+        textures.output_size = (100, 100);
+        view_pass(&mut state, &textures);
+        assert_eq!(state.zoom, 2.0);
+    }
 
     #[test]
     fn screen_and_image_coordinates_invert_each_other() {

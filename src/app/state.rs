@@ -80,6 +80,10 @@ pub struct AppState {
     /// The edits made to the opened file, in order (undone ones taken out): what "Copy as
     /// command line" passes as `--edit`.
     pub(super) edits_applied: Vec<crate::edit::ImageEdit>,
+    /// The document pixels the output texture shows a result of, and those of the filter
+    /// job running: while they are not the document's, the view shows the new source.
+    output_of: Option<Arc<image::RgbaImage>>,
+    job_of: Option<Arc<image::RgbaImage>>,
     pub quit: bool,
 }
 
@@ -113,6 +117,8 @@ impl AppState {
         let mut state = Self {
             written,
             edits_applied: Vec::new(),
+            output_of: None,
+            job_of: None,
             history: ImageHistory::new(&stack),
             edits: Worker::new("edits"),
             resize_dialog: None,
@@ -440,6 +446,7 @@ impl AppState {
                 .collect();
             let ctx = ctx.clone();
             self.filters_started = Instant::now();
+            self.job_of = Some(image.clone());
             self.filters.start(
                 move || ctx.request_repaint(),
                 move |job| filter_job(&image, &filters, job),
@@ -457,6 +464,7 @@ impl AppState {
                 self.frame_ms = start.elapsed().as_secs_f64() * 1e3;
                 self.report = Some(report);
                 self.inspected = None; // the output changed under the cursor
+                self.output_of = Some(self.document.image.clone());
             }
             Err(e) => self.set_message(format!("processing failed: {e}"), true),
         }
@@ -534,6 +542,15 @@ impl AppState {
         self.frame_ms = crate::pipeline::total_of(&report.stages);
         self.report = Some(report);
         self.inspected = None;
+        self.output_of = self.job_of.take();
+    }
+
+    /// Whether the output texture shows a result of the document's pixels (not yet after
+    /// an open or an edit, while the stack runs in the background).
+    pub fn result_ready(&self) -> bool {
+        self.output_of
+            .as_ref()
+            .is_some_and(|o| Arc::ptr_eq(o, &self.document.image))
     }
 
     /// Whether another frame should follow at once: work waits in the tab shown (the
@@ -643,7 +660,10 @@ impl AppState {
             let r = &self.mandelbrot.renderer;
             (r.status.clone(), r.interop().cloned())
         };
+        let ready = self.result_ready();
         let (size, stages) = match (&self.tab, &self.report, &self.mandelbrot.frame) {
+            // A new image shows its source, with its size, until its result is ready.
+            (Tab::Image, _, _) if !ready => (Some(self.document.size()), Vec::new()),
             (Tab::Image, Some(r), _) => (Some((r.width, r.height)), r.stages.clone()),
             (Tab::Mandelbrot, _, Some(f)) => (
                 Some((
@@ -750,24 +770,29 @@ impl AppState {
             .default_size(190.0)
             .resizable(true)
             .show(ui, |ui| {
+                let ready = self.result_ready();
                 histogram_panel_ui(
                     ui,
                     &mut self.histogram,
-                    self.report.as_ref().map(|r| &r.histogram),
+                    self.report.as_ref().filter(|_| ready).map(|r| &r.histogram),
                 );
             });
         egui::CentralPanel::default().show(ui, |ui| {
             let output = &self.runner.targets.output;
+            let ready = self.result_ready();
             let textures = ViewTextures {
                 output: self.output_id,
                 output_size: (output.width, output.height),
                 original: self.document.texture_id,
                 original_size: self.document.size(),
+                result_ready: ready,
             };
             let out = image_view_ui(ui, &mut self.view, &textures);
+            // The pixel inspector reads the result: none while the source stands in for it.
+            let hovered = out.hovered_pixel.filter(|_| ready);
             // A GL readback stalls the pipeline: read only when the hovered pixel changed
             // (a processed frame clears the cached value).
-            self.inspected = match out.hovered_pixel {
+            self.inspected = match hovered {
                 Some(p) if self.inspected.is_some_and(|(q, _)| q == p) => self.inspected,
                 Some((x, y)) => output.read_pixel(gl, x, y).map(|px| ((x, y), px)),
                 None => None,
