@@ -114,6 +114,16 @@ impl Session {
         }
     }
 
+    /// The frames painted within half a second of pressing `key` (at least one).
+    fn frames_after_key(&self, key: &str) -> Vec<Frame> {
+        let n = self.frames().len();
+        self.key(key);
+        std::thread::sleep(Duration::from_millis(500));
+        let after: Vec<Frame> = self.frames().into_iter().skip(n).collect();
+        assert!(!after.is_empty(), "no frame painted after {key}");
+        after
+    }
+
     fn click(&self, (x, y): (i32, i32)) {
         let (x, y) = (x.to_string(), y.to_string());
         self.xdotool(&["mousemove", "--window", &self.window, &x, &y, "click", "1"]);
@@ -360,24 +370,17 @@ fn a_new_users_session_stays_smooth() {
         f.fractal == "julia" && !f.busy
     });
     std::thread::sleep(Duration::from_millis(300));
-    let n = session.frames().len();
-    session.key("s");
-    std::thread::sleep(Duration::from_millis(500));
-    let after: Vec<Frame> = session.frames().into_iter().skip(n).collect();
-    assert!(!after.is_empty(), "no frame painted after S");
     assert!(
-        after.iter().all(|f| !f.busy),
+        session.frames_after_key("s").iter().all(|f| !f.busy),
         "S computed a new frame instead of recolouring"
     );
 
     // The Transform menu's keys act on the image, not from the explorer's tab (which says so).
-    let n = session.frames().len();
-    session.key("ctrl+a");
-    std::thread::sleep(Duration::from_millis(500));
-    let after: Vec<Frame> = session.frames().into_iter().skip(n).collect();
-    assert!(!after.is_empty(), "no frame painted after Ctrl+A");
     assert!(
-        after.iter().all(|f| f.selection == "none"),
+        session
+            .frames_after_key("ctrl+a")
+            .iter()
+            .all(|f| f.selection == "none"),
         "Ctrl+A in the explorer selected the hidden image"
     );
 }
