@@ -102,6 +102,7 @@ impl AppState {
                 fractal: m.view.fractal.text(),
             },
             bookmarks: self.mandelbrot.user_bookmarks.clone(),
+            save_dir: self.save_dir.clone(),
             ..Settings::default()
         }
     }
@@ -124,6 +125,7 @@ impl AppState {
         }
         self.histogram.log_scale = s.histogram.log_scale;
         self.histogram.channels = s.histogram.channels;
+        self.save_dir = s.save_dir.clone().filter(|d| d.is_dir());
         let e = &s.explorer;
         let m = &mut self.mandelbrot.settings;
         // A --bookmark or --julia given on the command line chose the place (and its max

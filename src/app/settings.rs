@@ -127,6 +127,9 @@ pub struct Settings {
     pub window: SavedWindow,
     pub explorer: SavedExplorer,
     pub bookmarks: Vec<UserBookmark>,
+    /// The folder results were last saved in (the save dialogs start there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub save_dir: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -140,6 +143,7 @@ impl Default for Settings {
             window: SavedWindow::default(),
             explorer: SavedExplorer::default(),
             bookmarks: Vec::new(),
+            save_dir: None,
         }
     }
 }
@@ -307,6 +311,7 @@ mod tests {
                     julia: Some("-0.123,0.745".into()),
                 },
             ],
+            save_dir: Some(PathBuf::from("/home/me/results")),
             ..Settings::default()
         }
     }
@@ -364,6 +369,10 @@ mod tests {
         assert_eq!(s.explorer.max_dwell, SavedExplorer::default().max_dwell);
         assert_eq!(s.histogram, SavedHistogram::default());
         assert!(s.filters.is_empty());
+        assert_eq!(
+            s.save_dir, None,
+            "a file from before the save folder was kept"
+        );
     }
 
     #[test]

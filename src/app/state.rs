@@ -83,6 +83,8 @@ pub struct AppState {
     /// The document pixels the output texture shows a result of, and those of the filter
     /// job running: while they are not the document's, the view shows the new source.
     output_of: Option<Arc<image::RgbaImage>>,
+    /// The folder of the last save (the save dialogs start there; kept in the settings).
+    pub(super) save_dir: Option<PathBuf>,
     job_of: Option<Arc<image::RgbaImage>>,
     pub quit: bool,
 }
@@ -118,6 +120,7 @@ impl AppState {
             written,
             edits_applied: Vec::new(),
             output_of: None,
+            save_dir: None,
             job_of: None,
             history: ImageHistory::new(&stack),
             edits: Worker::new("edits"),
@@ -289,6 +292,9 @@ impl AppState {
                 .map_err(|e| e.to_string())
         });
         let written = result.is_ok();
+        if written {
+            self.save_dir = path.parent().map(Path::to_path_buf);
+        }
         match result {
             Ok(false) => self.set_message(format!("saved {}", path.display()), false),
             // Saved, but not all of it: said as a warning.
@@ -317,14 +323,16 @@ impl AppState {
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "result".into());
                 (
-                    self.document_dir(),
+                    self.save_dir_or_document_dir(),
                     format!("{stem}-cudalens.png"),
                     &SAVE_EXTENSIONS,
                 )
             }
-            DialogPurpose::SaveMandelbrot => {
-                (self.document_dir(), "mandelbrot.png".into(), &["png"])
-            }
+            DialogPurpose::SaveMandelbrot => (
+                self.save_dir_or_document_dir(),
+                "mandelbrot.png".into(),
+                &["png"],
+            ),
         };
         let native = run_native(|| {
             let d = rfd::FileDialog::new()
@@ -343,6 +351,15 @@ impl AppState {
                 self.browser = Some(FileBrowser::new(purpose, dir, &name, extensions));
             }
         }
+    }
+
+    /// Where the save dialogs start: the folder of the last save, while it exists, else
+    /// the current image's.
+    fn save_dir_or_document_dir(&self) -> PathBuf {
+        self.save_dir
+            .clone()
+            .filter(|d| d.is_dir())
+            .unwrap_or_else(|| self.document_dir())
     }
 
     /// The folder of the current image (where dialogs start).
