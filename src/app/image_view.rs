@@ -105,6 +105,35 @@ pub struct ViewTextures {
     /// The output is a result of the original's pixels; until then the original is shown
     /// in its place (a new image at once, fitted; its result follows).
     pub result_ready: bool,
+    /// The image has pixels that are not opaque: a checkerboard is drawn behind it.
+    pub transparent: bool,
+}
+
+/// Side of a checkerboard square, in points.
+const CHECKER: f32 = 12.0;
+
+/// A checkerboard of light and mid grey over `area` (squares fixed to the screen, as in
+/// GIMP), the background of transparent pixels.
+fn draw_checkerboard(painter: &egui::Painter, area: Rect) {
+    painter.rect_filled(area, 0.0, Color32::from_gray(204));
+    let (x0, y0) = (
+        (area.left() / CHECKER).floor() as i64,
+        (area.top() / CHECKER).floor() as i64,
+    );
+    let (x1, y1) = (
+        (area.right() / CHECKER).ceil() as i64,
+        (area.bottom() / CHECKER).ceil() as i64,
+    );
+    for j in y0..y1 {
+        for i in (x0..x1).filter(|i| (i + j) % 2 == 0) {
+            let square = Rect::from_min_size(
+                pos2(i as f32 * CHECKER, j as f32 * CHECKER),
+                vec2(CHECKER, CHECKER),
+            )
+            .intersect(area);
+            painter.rect_filled(square, 0.0, Color32::from_gray(153));
+        }
+    }
 }
 
 /// Image coordinates (pixels, continuous) of screen point `p` in the view `rect`.
@@ -217,6 +246,9 @@ pub fn image_view_ui(
     };
     handle_input(ui, state, &response, rect, size);
     let shown = image_rect(state, rect, size);
+    if textures.transparent {
+        draw_checkerboard(&painter, shown.intersect(rect));
+    }
     let full_uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
     painter.image(picture, shown, full_uv, Color32::WHITE);
     if let Some(sel) = state.selection {
@@ -338,8 +370,8 @@ fn draw_selection(painter: &egui::Painter, r: Rect) {
 mod tests {
     use super::*;
 
-    /// One pass of the view in an 800×600 window, with `textures`.
-    fn view_pass(state: &mut ImageViewState, textures: &ViewTextures) {
+    /// One pass of the view in an 800×600 window, with `textures`; the shapes it drew.
+    fn view_pass(state: &mut ImageViewState, textures: &ViewTextures) -> Vec<egui::Shape> {
         let ctx = egui::Context::default();
         let input = egui::RawInput {
             screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 600.0))),
@@ -349,6 +381,44 @@ mod tests {
             image_view_ui(ui, state, textures);
         });
         out.textures_delta.clear();
+        out.shapes.into_iter().map(|s| s.shape).collect()
+    }
+
+    /// A transparent image has a checkerboard behind it (squares under the picture only);
+    /// an opaque one does not.
+    #[test]
+    fn transparency_is_drawn_over_a_checkerboard() {
+        let greys = |shapes: &[egui::Shape]| {
+            shapes
+                .iter()
+                .filter_map(|s| match s {
+                    egui::Shape::Rect(r) if r.fill == Color32::from_gray(153) => Some(r.rect),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut textures = ViewTextures {
+            output: TextureId::Managed(1),
+            output_size: (400, 300),
+            original: TextureId::Managed(2),
+            original_size: (400, 300),
+            result_ready: true,
+            transparent: false,
+        };
+        let mut state = ImageViewState::default();
+        assert!(greys(&view_pass(&mut state, &textures)).is_empty());
+        textures.transparent = true;
+        let squares = greys(&view_pass(&mut state, &textures));
+        // The fitted 400×300 picture fills the 800×600 view: about (800·600)/(2·12²) squares.
+        assert!(squares.len() > 1000, "{} squares", squares.len());
+        let picture = image_rect(
+            &state,
+            Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 600.0)),
+            (400, 300),
+        );
+        assert!(squares
+            .iter()
+            .all(|r| picture.expand(0.5).contains_rect(*r)));
     }
 
     /// A new image is fitted while its source stands in for its result, and fitted again
@@ -362,6 +432,7 @@ mod tests {
             original: id(2),
             original_size: (8000, 6000),
             result_ready: false,
+            transparent: false,
         };
         let mut state = ImageViewState {
             zoom: 1.67,

@@ -83,6 +83,8 @@ pub struct AppState {
     /// The document pixels the output texture shows a result of, and those of the filter
     /// job running: while they are not the document's, the view shows the new source.
     output_of: Option<Arc<image::RgbaImage>>,
+    /// Whether these document pixels have transparency (see `transparent`).
+    alpha_of: Option<(Arc<image::RgbaImage>, bool)>,
     /// The folder of the last save (the save dialogs start there; kept in the settings).
     pub(super) save_dir: Option<PathBuf>,
     job_of: Option<Arc<image::RgbaImage>>,
@@ -121,6 +123,7 @@ impl AppState {
             edits_applied: Vec::new(),
             output_of: None,
             save_dir: None,
+            alpha_of: None,
             job_of: None,
             history: ImageHistory::new(&stack),
             edits: Worker::new("edits"),
@@ -562,6 +565,21 @@ impl AppState {
         self.output_of = self.job_of.take();
     }
 
+    /// Whether the document has pixels that are not opaque (remembered per document
+    /// pixels: the view draws a checkerboard behind such images).
+    fn transparent(&mut self) -> bool {
+        use rayon::prelude::*;
+        match &self.alpha_of {
+            Some((image, has)) if Arc::ptr_eq(image, &self.document.image) => *has,
+            _ => {
+                let image = self.document.image.clone();
+                let has = image.as_raw().par_chunks_exact(4).any(|p| p[3] != 255);
+                self.alpha_of = Some((image, has));
+                has
+            }
+        }
+    }
+
     /// Whether the output texture shows a result of the document's pixels (not yet after
     /// an open or an edit, while the stack runs in the background).
     pub fn result_ready(&self) -> bool {
@@ -794,6 +812,7 @@ impl AppState {
                     self.report.as_ref().filter(|_| ready).map(|r| &r.histogram),
                 );
             });
+        let transparent = self.transparent();
         egui::CentralPanel::default().show(ui, |ui| {
             let output = &self.runner.targets.output;
             let ready = self.result_ready();
@@ -803,6 +822,7 @@ impl AppState {
                 original: self.document.texture_id,
                 original_size: self.document.size(),
                 result_ready: ready,
+                transparent,
             };
             let out = image_view_ui(ui, &mut self.view, &textures);
             // The pixel inspector reads the result: none while the source stands in for it.
