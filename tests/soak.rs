@@ -244,12 +244,7 @@ impl Soak {
 /// printed against `before`. On the H200 none moved it.
 fn drain_probe(gl: &glow::Context, before: i64) {
     use glow::HasContext;
-    let used = || {
-        // SAFETY: a plain GL call on this thread's current context.
-        unsafe { gl.finish() };
-        let (free, total) = cudarc::driver::result::mem_get_info().expect("cuMemGetInfo");
-        total as i64 - free as i64
-    };
+    let used = || gpu_used(gl).used;
     let mut line = Vec::new();
     let mut step = |name: &str, f: &dyn Fn()| {
         f();

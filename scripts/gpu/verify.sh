@@ -113,15 +113,15 @@ hosted() {
     # Names that start with gpu_ (a filter matches anywhere in a name).
     grep ' gpu_' "$plan" >"$plan.gpu"
     run_plan memcheck-hosted "$plan.gpu"
+    local rc=$?
+    rm -f "$plan" "$plan.gpu"
+    return $rc
 }
 
 # The memcheck step's own command line on the planted error (a write past the end of an
 # allocation that does not fault without a sanitizer): it must fail, with the error counted.
 planted() {
-    local plan
-    plan=$(mktemp)
-    plan_tests "$plan" "$B/gpu-tests" --ignored sanitizer_planted_write_past_an_allocation
-    run_plan memcheck-planted "$plan"
+    tests_of_filtered memcheck-planted --ignored sanitizer_planted_write_past_an_allocation
     local rc=$?
     if [ "$rc" -ne 0 ] && grep -q 'ERROR SUMMARY: [1-9]' "$TESTLOGS"/memcheck-planted/*.log 2>/dev/null; then
         echo "the planted write failed the memcheck step, as it must"
@@ -143,13 +143,15 @@ sanitizer_steps() {
         CUDALENS_SANITIZER_MODULE=1 bash -c 'tests_of_filtered "$@"' _ "$s-mandelbrot" mandelbrot
 }
 
-# tests_of_filtered LABEL WORD...: the gpu tests whose names contain any WORD.
+# tests_of_filtered LABEL [--ignored] WORD...: the gpu tests whose names contain any WORD.
 tests_of_filtered() {
-    local label=$1 plan
+    local label=$1 plan rc
     shift
     plan=$(mktemp)
-    plan_tests "$plan" "$B/gpu-tests" "$@" || return 1
-    run_plan "$label" "$plan"
+    plan_tests "$plan" "$B/gpu-tests" "$@" && run_plan "$label" "$plan"
+    rc=$?
+    rm -f "$plan"
+    return $rc
 }
 export -f apply_both opencv fault_case faults gpu_tests hosted planted tests_of_filtered
 export B OUT IMG GPU_BINS FAULTS

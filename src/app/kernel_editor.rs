@@ -494,9 +494,6 @@ impl KernelEditor {
     }
 }
 
-/// The stage's figures: the kernel's GPU time (CUDA events around its launch, in the
-/// kernel host's context where it ran there) and effective bandwidth, the hand-over to
-/// the kernel host, and the driver's attributes and occupancy of the loaded kernel.
 /// The editor's status after a failed compile: where kernels run (`runs`), the last good
 /// build goes on running; elsewhere none ever ran.
 fn error_status(summary: &str, runs: bool) -> String {
@@ -514,6 +511,9 @@ fn no_cuda_line(reason: &str) -> String {
     )
 }
 
+/// The stage's figures: the kernel's GPU time (CUDA events around its launch, in the
+/// kernel host's context where it ran there) and effective bandwidth, the hand-over to
+/// the kernel host, and the driver's attributes and occupancy of the loaded kernel.
 fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
     let label = stage.label();
     let stage_ms = |name: &str| {

@@ -80,14 +80,15 @@ pub struct AppState {
     /// The edits made to the opened file, in order (undone ones taken out): what "Copy as
     /// command line" passes as `--edit`.
     pub(super) edits_applied: Vec<crate::edit::ImageEdit>,
-    /// The document pixels the output texture shows a result of, and those of the filter
-    /// job running: while they are not the document's, the view shows the new source.
+    /// The document pixels the output texture shows a result of: while they are not the
+    /// document's, the view shows the new source.
     output_of: Option<Arc<image::RgbaImage>>,
+    /// The document pixels the running background filter job works on.
+    job_of: Option<Arc<image::RgbaImage>>,
     /// Whether these document pixels have transparency (see `transparent`).
     alpha_of: Option<(Arc<image::RgbaImage>, bool)>,
     /// The folder of the last save (the save dialogs start there; kept in the settings).
     pub(super) save_dir: Option<PathBuf>,
-    job_of: Option<Arc<image::RgbaImage>>,
     pub quit: bool,
 }
 
@@ -268,8 +269,6 @@ impl AppState {
         Ok(())
     }
 
-    /// Saves pixels read back from GL to `path` (the dialog already asked before replacing
-    /// a file; the input image stays protected) and reports in the status bar.
     /// The window's title: the image's file name, `*` when the result is not saved.
     pub fn window_title(&self) -> String {
         let name = self
@@ -282,7 +281,9 @@ impl AppState {
         format!("{name}{} — cudalens", if saved { "" } else { "*" })
     }
 
-    /// Saves pixels read back from GL to `path` (see `save_pixels`); true when written.
+    /// Saves pixels read back from GL to `path` (the dialog already asked before replacing
+    /// a file; the input image stays protected) and reports in the status bar; true when
+    /// written.
     fn save_pixels(&mut self, pixels: Result<image::RgbaImage, String>, path: &Path) -> bool {
         let options = SaveOptions {
             overwrite: true,
