@@ -7,7 +7,7 @@ mod common;
 use assert_cmd::Command;
 use common::{data, photo};
 use cudalens::app::presets::{save_preset_in, Preset};
-use cudalens::app::{FilterStack, CONFIG_DIR_ENV};
+use cudalens::app::{FilterEntry, FilterStack, CONFIG_DIR_ENV};
 use cudalens::filters::Filter;
 use cudalens::pipeline::cpu_filters;
 use std::path::Path;
@@ -26,13 +26,18 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
-/// A stack edited as in the window: filters switched on, reordered, one switched off.
+/// A stack edited as in the window: every filter added with its defaults after a tuned
+/// box, one added twice, reordered, one switched off.
 fn window_stack() -> FilterStack {
     let mut stack = FilterStack::new(&[f("box:radius=4").into()]);
+    for def in cudalens::filters::FILTERS {
+        stack.entries.extend(FilterEntry::of_def(*def));
+    }
+    stack.duplicate(1);
     for e in &mut stack.entries {
         e.enabled = e.filter.label() != "transpose";
     }
-    stack.entries.swap(0, 2);
+    stack.move_entry(0, 3);
     stack
 }
 

@@ -3,8 +3,9 @@
 //! (`CUDALENS_FRAME_LOG`: a line per painted frame). It opens on the shipped image and goes
 //! idle (no frame painted, at most 2 % of one core); the user opens the explorer at the
 //! 1e-100 deep bookmark, and while it renders the UI must paint at least 30 frames a second;
-//! Esc cancels it; back in the image tab the user switches a filter on (the title marks the
-//! result as not saved) and undoes it, crops
+//! Esc cancels it; back in the image tab the user adds two filters from the Add menu's
+//! search (the title marks the result as not saved), drags the second above the first,
+//! removes it, and undoes each step by name; then crops
 //! a Ctrl-drag selection (Ctrl+Shift+X: the selection goes with it) and undoes that,
 //! selects all (Ctrl+A) and nothing (Ctrl+Shift+A), and finally opens the Julia set of the
 //! point under the pointer (J), turns smooth colour on (S: a recolour, no frame computed),
@@ -32,8 +33,12 @@ const IMAGE_TAB: (i32, i32) = (33, 37);
 /// The 1e-100 deep bookmark the explorer starts at (`--bookmark`: its button sits below the
 /// panel's fold at this window size).
 const DEEP_BOOKMARK: &str = "Spiral by c = i, period-137";
-/// The first filter's checkbox (gaussian).
-const FIRST_FILTER: (i32, i32) = (22, 93);
+/// The filter panel's Add menu; the grip and the remove button of the first entry's row,
+/// and the grip of the second when the first is a Gaussian.
+const ADD_FILTER: (i32, i32) = (50, 86);
+const FIRST_GRIP: (i32, i32) = (20, 116);
+const FIRST_REMOVE: (i32, i32) = (272, 116);
+const SECOND_GRIP_AFTER_GAUSSIAN: (i32, i32) = (20, 199);
 /// Frames a second the UI must paint while the explorer renders.
 const MIN_FPS: f64 = 30.0;
 /// How long the frame rate is measured.
@@ -64,6 +69,10 @@ struct Frame {
     fractal: String,
     /// `WxH+X+Y`, or `none`.
     selection: String,
+    /// `gaussian,-sobel`, or `none`.
+    stack: String,
+    /// The next undo step's name (`Add_gaussian`), or `none`.
+    undo: String,
 }
 
 fn frames(log: &Path) -> Vec<Frame> {
@@ -79,6 +88,8 @@ fn frames(log: &Path) -> Vec<Frame> {
                 image: w.next()?.to_string(),
                 fractal: w.next()?.to_string(),
                 selection: w.next()?.to_string(),
+                stack: w.next()?.to_string(),
+                undo: w.next()?.to_string(),
             })
         })
         .collect()
@@ -127,6 +138,39 @@ impl Session {
     fn click(&self, (x, y): (i32, i32)) {
         let (x, y) = (x.to_string(), y.to_string());
         self.xdotool(&["mousemove", "--window", &self.window, &x, &y, "click", "1"]);
+    }
+
+    /// Adds a filter through the Add menu's search: its first match for `query`.
+    fn add_filter(&self, query: &str) {
+        self.click(ADD_FILTER);
+        std::thread::sleep(Duration::from_millis(300));
+        self.xdotool(&["windowfocus", "--sync", &self.window]);
+        self.xdotool(&["type", "--delay", "30", query]);
+        self.key("Return");
+    }
+
+    /// A press at `from`, a slow move to `to`, a release there.
+    fn drag(&self, from: (i32, i32), to: (i32, i32)) {
+        let at = |(x, y): (i32, i32)| [x.to_string(), y.to_string()];
+        let [x, y] = at(from);
+        self.xdotool(&[
+            "mousemove",
+            "--window",
+            &self.window,
+            &x,
+            &y,
+            "mousedown",
+            "1",
+        ]);
+        for k in 1..=8 {
+            let [x, y] = at((
+                from.0 + (to.0 - from.0) * k / 8,
+                from.1 + (to.1 - from.1) * k / 8,
+            ));
+            self.xdotool(&["mousemove", "--window", &self.window, &x, &y]);
+            std::thread::sleep(Duration::from_millis(40));
+        }
+        self.xdotool(&["mouseup", "1"]);
     }
 
     fn key(&self, keys: &str) {
@@ -296,7 +340,8 @@ fn a_new_users_session_stays_smooth() {
     say(&format!("cancel: the render stopped after {took:.2?}"));
     assert!(took < Duration::from_secs(5), "Cancel took {took:?}");
 
-    // A filter, on and undone.
+    // The filter stack: filters added from the Add menu's search, dragged into another
+    // order, removed; every step named in Edit → Undo, and all undone.
     let n = session.frames().len();
     session.click(IMAGE_TAB);
     session.wait_for("the Image tab", n, |f| f.tab == "image" && f.filters == 0);
@@ -304,14 +349,35 @@ fn a_new_users_session_stays_smooth() {
     let (clean, marked) = ("chelsea.png — cudalens", "chelsea.png* — cudalens");
     assert_eq!(session.title(clean), clean);
     let n = session.frames().len();
-    session.click(FIRST_FILTER);
-    session.wait_for("switching the first filter on", n, |f| {
-        f.tab == "image" && f.filters == 1
+    session.add_filter("gaus");
+    session.wait_for("adding a Gaussian", n, |f| {
+        f.stack == "gaussian" && f.undo == "Add_gaussian" && f.filters == 1
     });
     assert_eq!(session.title(marked), marked, "a filter on: not saved");
     let n = session.frames().len();
-    session.key("ctrl+z");
-    session.wait_for("undo (Ctrl+Z)", n, |f| f.tab == "image" && f.filters == 0);
+    session.add_filter("sobel");
+    session.wait_for("adding Sobel", n, |f| f.stack == "gaussian,sobel");
+    let n = session.frames().len();
+    let above_first = (FIRST_GRIP.0, FIRST_GRIP.1 - 12);
+    session.drag(SECOND_GRIP_AFTER_GAUSSIAN, above_first);
+    session.wait_for("dragging Sobel above the Gaussian", n, |f| {
+        f.stack == "sobel,gaussian" && f.undo == "Move_sobel"
+    });
+    let n = session.frames().len();
+    session.click(FIRST_REMOVE);
+    session.wait_for("removing Sobel", n, |f| {
+        f.stack == "gaussian" && f.undo == "Remove_sobel"
+    });
+    for (step, stack) in [
+        ("undo the removal", "sobel,gaussian"),
+        ("undo the move", "gaussian,sobel"),
+        ("undo adding Sobel", "gaussian"),
+        ("undo adding the Gaussian", "none"),
+    ] {
+        let n = session.frames().len();
+        session.key("ctrl+z");
+        session.wait_for(step, n, |f| f.tab == "image" && f.stack == stack);
+    }
     assert_eq!(
         session.title(clean),
         clean,

@@ -13,8 +13,8 @@ pub const PIXEL_BUDGET: u64 = 512 << 20;
 
 #[derive(Debug, Clone)]
 enum Step {
-    /// A step of the filter stack (kept by [`StackHistory`]).
-    Stack,
+    /// A step of the filter stack (kept by [`StackHistory`]), by name.
+    Stack(String),
     /// An image edit: its name and the pixels on the step's other side.
     Edit {
         label: String,
@@ -22,9 +22,17 @@ enum Step {
     },
 }
 
+impl Step {
+    fn label(&self) -> &str {
+        match self {
+            Step::Stack(label) | Step::Edit { label, .. } => label,
+        }
+    }
+}
+
 fn bytes(step: &Step) -> u64 {
     match step {
-        Step::Stack => 0,
+        Step::Stack(_) => 0,
         Step::Edit { pixels, .. } => pixels.as_raw().len() as u64,
     }
 }
@@ -73,14 +81,14 @@ impl ImageHistory {
 
     /// Drops every edit step (another image was opened); the stack's steps stay.
     pub fn forget_edits(&mut self) {
-        self.undo.retain(|s| matches!(s, Step::Stack));
-        self.redo.retain(|s| matches!(s, Step::Stack));
+        self.undo.retain(|s| matches!(s, Step::Stack(_)));
+        self.redo.retain(|s| matches!(s, Step::Stack(_)));
     }
 
     /// Looks at the stack after a frame (see [`StackHistory::observe`]).
     pub fn observe(&mut self, current: &FilterStack, gesture_held: bool) {
-        if self.stack.observe(current, gesture_held) {
-            self.undo.push(Step::Stack);
+        if let Some(label) = self.stack.observe(current, gesture_held) {
+            self.undo.push(Step::Stack(label));
             self.redo.clear();
         }
     }
@@ -133,6 +141,28 @@ impl ImageHistory {
         !self.redo.is_empty() || self.stack.can_redo()
     }
 
+    /// The name of the step Undo would take back (a change still held, such as a slider
+    /// being dragged, first).
+    pub fn undo_label(&self, current: &FilterStack) -> Option<String> {
+        self.stack
+            .pending(current)
+            .or_else(|| self.undo.last().map(|s| s.label().to_string()))
+    }
+
+    /// The name of the step Redo would do again.
+    pub fn redo_label(&self) -> Option<&str> {
+        self.redo.last().map(Step::label)
+    }
+
+    /// The steps' names for the History panel: those done (oldest first), then those
+    /// undone (the next redo first).
+    pub fn labels(&self) -> (Vec<&str>, Vec<&str>) {
+        (
+            self.undo.iter().map(Step::label).collect(),
+            self.redo.iter().rev().map(Step::label).collect(),
+        )
+    }
+
     /// Goes one step back; `pixels` are the document's now.
     pub fn undo(&mut self, stack: &mut FilterStack, pixels: &Arc<RgbaImage>) -> HistoryChange {
         self.observe(stack, false);
@@ -150,14 +180,13 @@ impl ImageHistory {
                     pixels: before,
                 }
             }
-            Some(Step::Stack) | None => {
-                if self.stack.undo(stack) {
-                    self.redo.push(Step::Stack);
+            Some(Step::Stack(_)) | None => match self.stack.undo(stack) {
+                Some(label) => {
+                    self.redo.push(Step::Stack(label));
                     HistoryChange::Stack
-                } else {
-                    HistoryChange::None
                 }
-            }
+                None => HistoryChange::None,
+            },
         }
     }
 
@@ -178,14 +207,13 @@ impl ImageHistory {
                     pixels: after,
                 }
             }
-            Some(Step::Stack) | None => {
-                if self.stack.redo(stack) {
-                    self.undo.push(Step::Stack);
+            Some(Step::Stack(_)) | None => match self.stack.redo(stack) {
+                Some(label) => {
+                    self.undo.push(Step::Stack(label));
                     HistoryChange::Stack
-                } else {
-                    HistoryChange::None
                 }
-            }
+                None => HistoryChange::None,
+            },
         }
     }
 }
@@ -224,6 +252,11 @@ mod tests {
         let c = image(3, 30);
         assert!(history.push_edit(&stack, "flip", current.clone()));
         current = c.clone();
+        assert_eq!(
+            history.labels(),
+            (vec!["rotate", "Add sobel", "flip"], vec![])
+        );
+        assert_eq!(history.undo_label(&stack).as_deref(), Some("flip"));
 
         assert_eq!(pixels_of(history.undo(&mut stack, &current)), b);
         current = b.clone();
@@ -233,6 +266,11 @@ mod tests {
         current = a.clone();
         assert_eq!(history.undo(&mut stack, &current), HistoryChange::None);
         assert!(!history.can_undo(&stack));
+        assert_eq!(
+            history.labels(),
+            (vec![], vec!["rotate", "Add sobel", "flip"])
+        );
+        assert_eq!(history.redo_label(), Some("rotate"));
 
         assert_eq!(pixels_of(history.redo(&mut stack, &current)), b);
         current = b.clone();

@@ -86,6 +86,118 @@ impl StackUi {
     }
 }
 
+impl StackUi {
+    /// A press at `from`, moves to `to` over a few frames, a release there.
+    fn drag(&mut self, from: Pos2, to: Pos2) -> bool {
+        let button = |pos, pressed| Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        };
+        self.frame(vec![Event::PointerMoved(from), button(from, true)]);
+        let mut changed = self.changed;
+        for k in 1..=6 {
+            let p = from + (to - from) * (k as f32 / 6.0);
+            self.frame(vec![Event::PointerMoved(p)]);
+            changed |= self.changed;
+        }
+        self.frame(vec![button(to, false)]);
+        changed |= self.changed;
+        self.frame(Vec::new());
+        changed | self.changed
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.stack
+            .entries
+            .iter()
+            .map(|e| e.filter.label().to_string())
+            .collect()
+    }
+
+    /// Every place `text` is drawn, top to bottom.
+    fn find_all(&self, text: &str) -> Vec<Pos2> {
+        let mut all: Vec<Pos2> = self
+            .texts
+            .iter()
+            .filter(|(t, _)| t == text)
+            .map(|(_, r)| r.center())
+            .collect();
+        all.sort_by(|a, b| a.y.total_cmp(&b.y));
+        all
+    }
+}
+
+#[test]
+fn the_add_menu_adds_any_filter_again_and_again() {
+    let mut ui = StackUi::new(FilterStack::default());
+    assert!(!ui.click("Add filter…"), "opening the menu changes nothing");
+    assert!(ui.click("median"));
+    assert!(!ui.click("Add filter…"));
+    assert!(ui.click("median"));
+    assert_eq!(ui.names(), ["median", "median"]);
+    assert_eq!(ui.stack.active().len(), 2, "added entries are on");
+}
+
+#[test]
+fn the_add_menu_search_takes_the_first_match_on_enter() {
+    let mut ui = StackUi::new(FilterStack::default());
+    ui.click("Add filter…");
+    ui.frame(vec![Event::Text("sob".into())]);
+    assert!(ui.find("gaussian").is_none(), "filtered: {:?}", ui.texts);
+    let enter = |pressed| Event::Key {
+        key: egui::Key::Enter,
+        physical_key: None,
+        pressed,
+        repeat: false,
+        modifiers: egui::Modifiers::NONE,
+    };
+    ui.frame(vec![enter(true), enter(false)]);
+    ui.frame(Vec::new());
+    assert_eq!(ui.names(), ["sobel"]);
+}
+
+#[test]
+fn entries_are_removed_moved_and_dragged() {
+    let stack = FilterStack::new(&[
+        "sobel".parse().expect("parses"),
+        "box:radius=3".parse().expect("parses"),
+        "transpose".parse().expect("parses"),
+    ]);
+    let mut ui = StackUi::new(stack);
+    let downs = ui.find_all("down");
+    assert_eq!(downs.len(), 3);
+    let pos = downs[0];
+    ui.frame(vec![
+        Event::PointerMoved(pos),
+        Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed: true,
+            modifiers: egui::Modifiers::NONE,
+        },
+    ]);
+    ui.frame(vec![Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    }]);
+    ui.frame(Vec::new());
+    assert_eq!(ui.names(), ["box", "sobel", "transpose"]);
+    // The grip is the first thing of an entry's row (the panel's and the group's margins
+    // left of it); drag transpose's above everything.
+    let grip = |y: f32| Pos2::new(20.0, y);
+    let from = grip(ui.find("transpose").expect("shown").y);
+    let top = grip(ui.find("box").expect("shown").y - 12.0);
+    assert!(ui.drag(from, top), "a drag moved nothing: {:?}", ui.names());
+    assert_eq!(ui.names(), ["transpose", "box", "sobel"]);
+    let removes = ui.find_all("×");
+    ui.drag(removes[1], removes[1]); // a click
+    assert_eq!(ui.names(), ["transpose", "sobel"]);
+}
+
 fn threshold_stack(spec: &str) -> FilterStack {
     FilterStack::new(&[spec.parse().expect("spec parses")])
 }

@@ -1,9 +1,11 @@
 //! `CUDALENS_FRAME_LOG=PATH`: one line appended to `PATH` per painted frame, for scripted
 //! sessions that measure the UI's frame rate and follow its state without reading pixels:
-//! `SECONDS TAB BUSY FILTERS WxH FRACTAL SELECTION`: seconds since the app started (3
-//! decimals), `image` or `mandelbrot`, 1 while the tab's work runs (the explorer's render,
-//! the CPU filter stack), the number of enabled filters, the image's size, the explorer's
-//! fractal (`mandelbrot` or `julia`), and the selection (`WxH+X+Y`, or `none`).
+//! `SECONDS TAB BUSY FILTERS WxH FRACTAL SELECTION STACK UNDO`: seconds since the app
+//! started (3 decimals), `image` or `mandelbrot`, 1 while the tab's work runs (the
+//! explorer's render, the CPU filter stack), the number of enabled filters, the image's
+//! size, the explorer's fractal (`mandelbrot` or `julia`), the selection (`WxH+X+Y`, or
+//! `none`), the filter stack (`gaussian,-sobel`: names in order, `-` before those off;
+//! `none`), and the name of the image tab's next undo step (`Add_gaussian`, or `none`).
 
 use std::fs::File;
 use std::io::Write;
@@ -21,6 +23,18 @@ pub struct FrameLine<'a> {
     pub fractal: &'a str,
     /// The selection: x, y, width, height.
     pub selection: Option<(u32, u32, u32, u32)>,
+    /// The stack's entries: name and whether it is on.
+    pub stack: Vec<(String, bool)>,
+    pub undo: Option<String>,
+}
+
+/// `text` as one word of the log: `none` when empty, spaces as `_`.
+fn word(text: &str) -> String {
+    if text.is_empty() {
+        "none".into()
+    } else {
+        text.replace(char::is_whitespace, "_")
+    }
 }
 
 /// The open log; writes that fail are reported once and end the log, never the app.
@@ -55,8 +69,17 @@ impl FrameLog {
         let selection = line
             .selection
             .map_or_else(|| "none".into(), |(x, y, w, h)| format!("{w}x{h}+{x}+{y}"));
+        let stack: Vec<String> = line
+            .stack
+            .iter()
+            .map(|(name, on)| format!("{}{name}", if *on { "" } else { "-" }))
+            .collect();
+        let (stack, undo) = (
+            word(&stack.join(",")),
+            word(line.undo.as_deref().unwrap_or("")),
+        );
         let text = format!(
-            "{:.3} {} {} {} {}x{} {} {selection}\n",
+            "{:.3} {} {} {} {}x{} {} {selection} {stack} {undo}\n",
             self.start.elapsed().as_secs_f64(),
             line.tab,
             u8::from(line.busy),

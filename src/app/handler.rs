@@ -287,6 +287,14 @@ impl Handler {
                 .view
                 .selection
                 .map(|s| (s.x, s.y, s.width, s.height)),
+            stack: r
+                .state
+                .stack
+                .entries
+                .iter()
+                .map(|e| (e.filter.label(), e.enabled))
+                .collect(),
+            undo: r.state.history.undo_label(&r.state.stack),
         });
         self.frames += 1;
         self.last_frame = Some(Instant::now());

@@ -8,12 +8,11 @@
 //! occupancy).
 
 use super::config_dir::write_atomically;
-use crate::pipeline::{FrameReport, Stage};
+use crate::pipeline::FrameReport;
 use crate::user_kernel::cache::remember;
 use crate::user_kernel::compile::{CompileError, CompileOptions, DEFAULT_ARCH};
 use crate::user_kernel::device::LoadedKernel;
 use crate::user_kernel::diagnostics::{Diagnostic, Origin, Severity};
-use crate::user_kernel::examples::EXAMPLES;
 use crate::user_kernel::highlight::{highlight, Class};
 use crate::user_kernel::sandbox::compiler::compile;
 use crate::user_kernel::source::KernelSource;
@@ -566,28 +565,6 @@ fn figures_ui(ui: &mut Ui, stage: &KernelStage, figures: &StageFigures<'_>) {
         }
     }
     ui.weak(parts.join(" · "));
-}
-
-/// "New kernel from example…": a menu of the shipped examples; the chosen one as a new
-/// stage (its path in the current folder, not yet written).
-pub fn new_from_example_ui(ui: &mut Ui) -> Option<Stage> {
-    let mut chosen = None;
-    ui.menu_button("New kernel from example…", |ui| {
-        for e in EXAMPLES {
-            if ui.button(e.file).on_hover_text(e.summary).clicked() {
-                chosen = Some(e);
-                ui.close();
-            }
-        }
-    });
-    let e = chosen?;
-    let source = KernelSource::parse(e.source)
-        .map_err(|err| log::error!("example {} does not parse: {err}", e.file))
-        .ok()?;
-    let path = std::env::current_dir()
-        .unwrap_or_default()
-        .join(format!("my_{}", e.file));
-    Some(Stage::Kernel(KernelStage::from_source(&path, source)))
 }
 
 #[cfg(test)]

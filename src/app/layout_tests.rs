@@ -2,7 +2,7 @@
 //! the menu bar, the status bar stays one line in a narrow window, the filter panel leaves
 //! the image its room.
 
-use super::filter_stack::{filter_stack_ui, FilterStack};
+use super::filter_stack::{filter_stack_ui, FilterEntry, FilterStack};
 use super::menu::{menu_bar_ui, MenuState};
 use super::recent::RecentFiles;
 use super::state::{side_panel_ui, tabs_ui, Tab, SIDE_PANEL_WIDTHS};
@@ -125,7 +125,13 @@ fn the_status_bar_is_one_line_in_a_narrow_window() {
 #[test]
 fn the_filter_panel_keeps_its_width_frame_after_frame() {
     let ctx = egui::Context::default();
-    let mut stack = FilterStack::new(&[]);
+    // Every filter, with its sliders.
+    let mut stack = FilterStack {
+        entries: crate::filters::FILTERS
+            .iter()
+            .filter_map(|d| FilterEntry::of_def(*d))
+            .collect(),
+    };
     let input = || egui::RawInput {
         screen_rect: Some(Rect::from_min_size(Pos2::ZERO, egui::vec2(1600.0, 1000.0))),
         ..Default::default()

@@ -149,11 +149,14 @@ fn toggle_item(
 
 /// What the menus show as on or possible.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct MenuState {
+pub struct MenuState<'a> {
     pub split: bool,
     pub continuous: bool,
     pub can_undo: bool,
     pub can_redo: bool,
+    /// The names of the steps Undo and Redo would take ("Undo Add gaussian").
+    pub undo_label: Option<&'a str>,
+    pub redo_label: Option<&'a str>,
     pub has_selection: bool,
     pub select_tool: bool,
     pub selection_only: bool,
@@ -169,7 +172,7 @@ fn plain_item(ui: &mut Ui, label: &str, action: Action, out: &mut Vec<Action>) {
 
 /// The Transform menu (image edits; "Image" names the tab): the edits of the registry,
 /// the selection's tools.
-fn image_menu_ui(ui: &mut Ui, state: MenuState, out: &mut Vec<Action>) {
+fn image_menu_ui(ui: &mut Ui, state: MenuState<'_>, out: &mut Vec<Action>) {
     for (label, edit) in crate::edit::QUICK_EDITS {
         plain_item(ui, label, Action::Edit(edit), out);
     }
@@ -204,7 +207,7 @@ fn image_menu_ui(ui: &mut Ui, state: MenuState, out: &mut Vec<Action>) {
 }
 
 /// The menu bar.
-pub fn menu_bar_ui(ui: &mut Ui, recent: &RecentFiles, state: MenuState) -> Vec<Action> {
+pub fn menu_bar_ui(ui: &mut Ui, recent: &RecentFiles, state: MenuState<'_>) -> Vec<Action> {
     let mut out = Vec::new();
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| {
@@ -225,11 +228,17 @@ pub fn menu_bar_ui(ui: &mut Ui, recent: &RecentFiles, state: MenuState) -> Vec<A
             item(ui, "Quit", &QUIT, Action::Quit, &mut out);
         });
         ui.menu_button("Edit", |ui| {
+            let named = |verb: &str, step: Option<&str>| match step {
+                Some(step) => format!("{verb} {step}"),
+                None => verb.to_string(),
+            };
             ui.add_enabled_ui(state.can_undo, |ui| {
-                item(ui, "Undo", &UNDO, Action::Undo, &mut out);
+                let label = named("Undo", state.undo_label);
+                item(ui, &label, &UNDO, Action::Undo, &mut out);
             });
             ui.add_enabled_ui(state.can_redo, |ui| {
-                item(ui, "Redo", &REDO, Action::Redo, &mut out);
+                let label = named("Redo", state.redo_label);
+                item(ui, &label, &REDO, Action::Redo, &mut out);
             });
         });
         ui.menu_button("Transform", |ui| image_menu_ui(ui, state, &mut out));

@@ -13,6 +13,7 @@ mod filter_stack_tests;
 mod frame_log;
 mod handler;
 mod histogram_panel;
+mod history_panel;
 mod image_document;
 mod image_edits;
 mod image_view;

@@ -5,6 +5,7 @@ use super::filter_stack::{FilterEntry, FilterStack};
 use super::settings::{SavedExplorer, SavedFilter, SavedHistogram, SavedWindow, Settings};
 use super::state::{AppState, Tab};
 use super::GuiArgs;
+use crate::filters::FILTERS;
 use crate::pipeline::Stage;
 use clap::ValueEnum;
 
@@ -21,8 +22,23 @@ pub fn stack_to_saved(stack: &FilterStack) -> Vec<SavedFilter> {
         .collect()
 }
 
-/// The saved stack, with the filters it lacks appended (off) as in a new stack; entries
-/// that no longer parse are skipped and reported.
+/// Whether `entries` is a stack as older versions saved it: every registered filter
+/// exactly once (the fixed list they showed).
+fn is_fixed_list(entries: &[FilterEntry]) -> bool {
+    let builtins: Vec<String> = entries
+        .iter()
+        .filter(|e| e.filter.kernel().is_none())
+        .map(|e| e.filter.label())
+        .collect();
+    builtins.len() == FILTERS.len()
+        && FILTERS
+            .iter()
+            .all(|d| builtins.iter().any(|b| b == d.name()))
+}
+
+/// The saved stack; entries that no longer parse are skipped and reported. A stack saved
+/// as the older fixed list (every filter once, most of them off) keeps only what the
+/// user made of it: the entries that are on or differ from the filter's defaults.
 pub fn stack_from_saved(saved: &[SavedFilter]) -> (FilterStack, Vec<String>) {
     let mut notes = Vec::new();
     let mut entries: Vec<FilterEntry> = Vec::new();
@@ -36,13 +52,13 @@ pub fn stack_from_saved(saved: &[SavedFilter]) -> (FilterStack, Vec<String>) {
             Err(e) => notes.push(format!("saved filter '{}' skipped: {e}", s.spec)),
         }
     }
-    for default in FilterStack::new(&[]).entries {
-        if !entries
-            .iter()
-            .any(|e| e.filter.label() == default.filter.label())
-        {
-            entries.push(default);
-        }
+    if is_fixed_list(&entries) {
+        entries.retain(|e| {
+            let untouched = e.filter.filter().is_some_and(|f| {
+                FilterEntry::of_def(f.def()).is_some_and(|d| d.filter == e.filter)
+            });
+            e.enabled || !untouched
+        });
     }
     (FilterStack { entries }, notes)
 }
@@ -185,13 +201,65 @@ mod tests {
     }
 
     #[test]
-    fn a_stack_survives_saving_with_order_parameters_and_switches() {
-        let mut stack = FilterStack::new(&[f("sobel:scale=3"), f("transpose")]);
+    fn a_stack_survives_saving_with_order_parameters_switches_and_repeats() {
+        let mut stack = FilterStack::new(&[
+            f("sobel:scale=3"),
+            f("transpose"),
+            f("box:radius=2"),
+            f("box:radius=7"),
+        ]);
         stack.entries.swap(0, 3);
         stack.entries[1].enabled = false;
         let (back, notes) = stack_from_saved(&stack_to_saved(&stack));
         assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(back, stack);
+    }
+
+    /// The stack as older versions saved it: every filter once, in registry order, off with
+    /// its defaults, except those the user turned on or tuned.
+    fn fixed_list(on: &[&'static str], tuned_off: &[&'static str]) -> Vec<SavedFilter> {
+        FILTERS
+            .iter()
+            .map(|d| {
+                let own = |list: &[&'static str]| -> Option<&'static str> {
+                    list.iter().find(|s| s.starts_with(d.name())).copied()
+                };
+                let (spec, enabled) = match (own(on), own(tuned_off)) {
+                    (Some(s), _) => (s.to_string(), true),
+                    (None, Some(s)) => (s.to_string(), false),
+                    (None, None) => (d.ui_default().to_string(), false),
+                };
+                SavedFilter {
+                    spec,
+                    enabled,
+                    auto_radius: true,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_older_fixed_list_keeps_only_what_the_user_made_of_it() {
+        let saved = fixed_list(&["sobel:scale=2"], &["median:radius=3"]);
+        let (stack, notes) = stack_from_saved(&saved);
+        assert!(notes.is_empty(), "{notes:?}");
+        let kept: Vec<(String, bool)> = stack
+            .entries
+            .iter()
+            .map(|e| (e.filter.to_string(), e.enabled))
+            .collect();
+        let want: Vec<(String, bool)> = saved
+            .iter()
+            .filter(|s| s.enabled || s.spec.starts_with("median"))
+            .map(|s| (f(&s.spec).to_string(), s.enabled))
+            .collect();
+        assert_eq!(kept, want);
+        assert_eq!(stack.active(), vec![f("sobel:scale=2")]);
+        // A stack of today that repeats a filter is not taken for the older list.
+        let mut repeated = saved.clone();
+        repeated.push(saved[0].clone());
+        let (stack, _) = stack_from_saved(&repeated);
+        assert_eq!(stack.entries.len(), repeated.len());
     }
 
     #[test]
@@ -239,7 +307,7 @@ mod tests {
     }
 
     #[test]
-    fn unknown_filters_are_skipped_and_missing_ones_added() {
+    fn unknown_filters_are_skipped_and_nothing_is_added() {
         let saved = vec![
             SavedFilter {
                 spec: "box:radius=9".into(),
@@ -255,6 +323,6 @@ mod tests {
         let (stack, notes) = stack_from_saved(&saved);
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert_eq!(stack.active(), vec![f("box:radius=9")]);
-        assert_eq!(stack.entries.len(), FilterStack::new(&[]).entries.len());
+        assert_eq!(stack.entries.len(), 1);
     }
 }

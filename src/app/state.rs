@@ -8,9 +8,10 @@ use super::file_dialog::{
 };
 use super::filter_stack::{filter_stack_ui, FilterStack};
 use super::histogram_panel::{histogram_panel_ui, HistogramPanel};
+use super::history_panel::{history_panel_ui, HistoryJump};
 use super::image_document::ImageDocument;
 use super::image_view::{image_view_ui, ImageViewState, PixelRect, ViewTextures};
-use super::kernel_editor::{measure_copy_gbps, new_from_example_ui, KernelEditor, StageFigures};
+use super::kernel_editor::{measure_copy_gbps, KernelEditor, StageFigures};
 use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
 use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
 use super::presets_ui::{presets_ui, CommandSource, PresetsPanel};
@@ -613,7 +614,17 @@ impl AppState {
         } else {
             shortcut_actions(ui.ctx())
         };
+        let undo_label = match self.tab {
+            Tab::Image => self.history.undo_label(&self.stack),
+            Tab::Mandelbrot => None,
+        };
+        let redo_label = match self.tab {
+            Tab::Image => self.history.redo_label().map(str::to_string),
+            Tab::Mandelbrot => None,
+        };
         let menu = MenuState {
+            undo_label: undo_label.as_deref(),
+            redo_label: redo_label.as_deref(),
             split: self.view.split.is_some(),
             continuous: self.continuous,
             can_undo: match self.tab {
@@ -761,6 +772,9 @@ impl AppState {
             let off = self.kernels_off();
             let action = filter_stack_ui(ui, &mut self.stack, off);
             self.dirty |= action.changed;
+            if let Some(label) = action.label {
+                self.history.stack.name_next(label);
+            }
             if let Some(k) = action
                 .edit
                 .and_then(|i| self.stack.entries.get(i))
@@ -768,12 +782,19 @@ impl AppState {
             {
                 self.kernel_editor.open_on(k);
             }
-            if let Some(stage) = new_from_example_ui(ui) {
-                let i = self.stack.push(stage);
-                if let Some(k) = self.stack.entries[i].filter.kernel() {
-                    self.kernel_editor.open_on(k);
+            let (done, undone) = self.history.labels();
+            let jump = egui::CollapsingHeader::new("History")
+                .show(ui, |ui| history_panel_ui(ui, &done, &undone))
+                .body_returned
+                .flatten();
+            match jump {
+                Some(HistoryJump::Back(n)) => {
+                    (0..n).for_each(|_| self.image_history_step(gl, false))
                 }
-                self.dirty = true;
+                Some(HistoryJump::Forward(n)) => {
+                    (0..n).for_each(|_| self.image_history_step(gl, true))
+                }
+                None => {}
             }
             ui.collapsing("Presets", |ui| {
                 let document = CommandSource {
