@@ -9,7 +9,8 @@
 //! a Ctrl-drag selection (Ctrl+Shift+X: the selection goes with it) and undoes that,
 //! selects all (Ctrl+A) and nothing (Ctrl+Shift+A), and finally opens the Julia set of the
 //! point under the pointer (J), turns smooth colour on (S: a recolour, no frame computed),
-//! and finds that Ctrl+A there selects nothing of the hidden image.
+//! and finds that Ctrl+A there selects nothing of the hidden image. Last, a kernel example
+//! added to the stack is not on disk: Ctrl+Q asks before quitting, and Esc cancels.
 //!
 //! Skipped (with a message) where Xvfb or xdotool is not installed; CI installs both. The
 //! frame-rate bound is checked only on a machine whose load leaves a core for the UI (the
@@ -249,6 +250,8 @@ fn a_new_users_session_stays_smooth() {
         .env_remove("CUDALENS_CONFIG_DIR")
         .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .env("CUDALENS_FRAME_LOG", &log)
+        // A kernel example's copy is named in the working folder.
+        .current_dir(dir.path())
         .args([
             "--backend",
             "cpu",
@@ -449,4 +452,33 @@ fn a_new_users_session_stays_smooth() {
             .all(|f| f.selection == "none"),
         "Ctrl+A in the explorer selected the hidden image"
     );
+
+    // A kernel from an example is not on disk: quitting asks first (the app stays), and
+    // Esc cancels the question.
+    let n = session.frames().len();
+    session.key("ctrl+1");
+    session.wait_for("the Image tab again", n, |f| f.tab == "image");
+    let n = session.frames().len();
+    session.add_filter("invert");
+    session.wait_for("adding the invert example", n, |f| {
+        f.stack == "kernel:my_invert.cu"
+    });
+    session.key("ctrl+q");
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(running(pid), "Ctrl+Q quit over an unsaved kernel source");
+    session.key("Escape");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(running(pid), "Esc on the question quit");
+    assert!(
+        !dir.path().join("my_invert.cu").exists(),
+        "nothing written without the user's word"
+    );
+}
+
+/// Whether process `pid` runs (not exited, not a zombie waiting to be reaped).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+        .unwrap_or(false)
 }

@@ -3,7 +3,7 @@
 //! the platform's configuration folder (`$XDG_CONFIG_HOME/cudalens` or
 //! `~/.config/cudalens` on Linux, `~/Library/Application Support/cudalens` on macOS).
 
-use std::io::Write;
+use crate::image_io::{write_bytes_atomically, SaveError};
 use std::path::{Path, PathBuf};
 
 /// Environment variable that overrides the configuration folder.
@@ -17,17 +17,15 @@ pub fn config_dir() -> Option<PathBuf> {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename
-/// (creating the folder), so that a crash never leaves half a file behind.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".cudalens-")
-        .suffix(".part")
-        .tempfile_in(dir)?;
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+/// Writes `bytes` to `path` (creating its folder) as every file cudalens writes: through
+/// a temporary file in the same folder and a rename, so that a crash or Ctrl-C never
+/// leaves half a file behind (see `image_io::write_bytes_atomically`).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SaveError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| SaveError::Target {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+    }
+    write_bytes_atomically(path, bytes)
 }

@@ -44,6 +44,12 @@ impl FilterEntry {
     }
 }
 
+/// Whether `kernel`'s file does not hold its source (never saved, changed since, or
+/// unreadable).
+pub fn unsaved_on_disk(kernel: &KernelStage) -> bool {
+    std::fs::read_to_string(kernel.path()).ok().as_deref() != Some(kernel.source().text.as_str())
+}
+
 /// The user's stack, applied top to bottom.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FilterStack {
@@ -94,6 +100,17 @@ impl FilterStack {
         self.entries.insert(to, entry);
     }
 
+    /// The user kernels whose files do not hold their sources, once each.
+    pub fn unsaved_kernels(&self) -> Vec<&KernelStage> {
+        let mut out: Vec<&KernelStage> = Vec::new();
+        for k in self.entries.iter().filter_map(|e| e.filter.kernel()) {
+            if !out.iter().any(|o| o.path() == k.path()) && unsaved_on_disk(k) {
+                out.push(k);
+            }
+        }
+        out
+    }
+
     /// Puts a copy of the entry at `index` right after it.
     pub fn duplicate(&mut self, index: usize) {
         if let Some(e) = self.entries.get(index).cloned() {
@@ -119,6 +136,15 @@ enum AddChoice {
     Example(&'static Example),
 }
 
+impl AddChoice {
+    fn name(&self) -> &'static str {
+        match self {
+            AddChoice::Filter(d) => d.name(),
+            AddChoice::Example(e) => e.file,
+        }
+    }
+}
+
 /// Whether `query` (lowercase words) finds `texts`: every word in one of them.
 fn matches_query(query: &str, texts: &[&str]) -> bool {
     query.split_whitespace().all(|word| {
@@ -138,15 +164,14 @@ fn add_choices(query: &str) -> Vec<AddChoice> {
     let examples = EXAMPLES
         .iter()
         .filter(|e| matches_query(query, &[e.file, e.summary, "kernel"]));
-    let mut filters: Vec<&'static dyn FilterDef> = filters.copied().collect();
-    // Names that start with the query first.
-    let q = query.trim().to_lowercase();
-    filters.sort_by_key(|d| !d.name().starts_with(&q));
-    filters
-        .into_iter()
-        .map(AddChoice::Filter)
+    let mut choices: Vec<AddChoice> = filters
+        .map(|&d| AddChoice::Filter(d))
         .chain(examples.map(AddChoice::Example))
-        .collect()
+        .collect();
+    // Names that start with the query first (filters, then kernels, each in their order).
+    let q = query.trim().to_lowercase();
+    choices.sort_by_key(|c| !c.name().starts_with(&q));
+    choices
 }
 
 /// A user kernel example as a new entry: its source, to be saved as `my_<file>` in the
@@ -182,17 +207,16 @@ fn add_menu_ui(ui: &mut Ui) -> Option<FilterEntry> {
             ui.weak("nothing matches");
         }
         let mut picked = enter.then_some(0).filter(|_| !choices.is_empty());
-        let mut examples_shown = false;
         for (i, choice) in choices.iter().enumerate() {
             let clicked = match choice {
                 AddChoice::Filter(d) => ui.button(d.name()).on_hover_text(d.summary()).clicked(),
                 AddChoice::Example(e) => {
-                    if !examples_shown {
-                        ui.separator();
-                        ui.weak("user kernel, from an example");
-                        examples_shown = true;
-                    }
-                    ui.button(e.file).on_hover_text(e.summary).clicked()
+                    ui.horizontal(|ui| {
+                        let b = ui.button(e.file).on_hover_text(e.summary).clicked();
+                        ui.weak("your kernel, from an example");
+                        b
+                    })
+                    .inner
                 }
             };
             if clicked {
@@ -593,7 +617,12 @@ mod tests {
             "by name first, then by summary"
         );
         assert!(names("kernel").iter().all(|n| n.ends_with(".cu")));
-        assert!(names("vignette").contains(&"vignette.cu".to_string()));
+        assert_eq!(names("vignette")[0], "vignette.cu");
+        assert_eq!(
+            names("invert")[0],
+            "invert.cu",
+            "a kernel's name before a summary"
+        );
         assert!(names("zzz no such").is_empty());
         for def in FILTERS {
             assert_eq!(names(def.name())[0], def.name(), "exact name first");

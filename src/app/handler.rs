@@ -413,7 +413,13 @@ impl ApplicationHandler for Handler {
             return;
         };
         match &event {
-            WindowEvent::CloseRequested => return self.shutdown(event_loop),
+            WindowEvent::CloseRequested => {
+                if r.state.request_quit() {
+                    return self.shutdown(event_loop);
+                }
+                r.window.window.request_redraw(); // the question shows
+                return;
+            }
             WindowEvent::RedrawRequested => return self.redraw(event_loop),
             WindowEvent::Resized(size) => r.window.resize(size.width, size.height),
             WindowEvent::DroppedFile(path) => r.state.open(&r.gl, path),

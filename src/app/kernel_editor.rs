@@ -59,17 +59,21 @@ impl Debounce {
     }
 }
 
+/// The parsed source, or the error; a good parse that NVRTC could not compile (none
+/// installed) comes with what to say instead of the compile figures.
+type Compiled = Result<(KernelSource, Option<&'static str>), String>;
+
 /// What a background compile of one version of the text gave.
 struct Outcome {
     generation: u64,
-    result: Result<KernelSource, String>,
+    result: Compiled,
     diagnostics: Vec<Diagnostic>,
     ms: f64,
 }
 
 /// Compiles `text` for `arch` (parse, then NVRTC); a good build goes into the PTX cache
 /// so that the frame finds it there.
-fn compile_text(text: &str, arch: &str) -> (Result<KernelSource, String>, Vec<Diagnostic>) {
+fn compile_text(text: &str, arch: &str) -> (Compiled, Vec<Diagnostic>) {
     let source = match KernelSource::parse(text) {
         Ok(s) => s,
         Err(e) => {
@@ -87,8 +91,9 @@ fn compile_text(text: &str, arch: &str) -> (Result<KernelSource, String>, Vec<Di
         Ok(compiled) => {
             let diagnostics = compiled.diagnostics.clone();
             remember(source_hash(&source.text), arch, Arc::new(compiled));
-            (Ok(source), diagnostics)
+            (Ok((source, None)), diagnostics)
         }
+        Err(CompileError::NvrtcMissing) => (Ok((source, Some(NOT_COMPILED))), Vec::new()),
         Err(CompileError::Failed {
             summary,
             diagnostics,
@@ -106,8 +111,12 @@ pub struct KernelEditor {
     /// The Save as field.
     save_as: String,
     text: String,
-    /// The text as last saved or loaded.
-    saved: String,
+    /// What the file holds (as loaded or last saved); None when there is no such file.
+    saved: Option<String>,
+    /// Closing was asked with the text not saved: the Save / Close / Cancel question shows.
+    confirm_close: bool,
+    /// Per row of the code as last laid out: whether it starts a line (else a soft wrap).
+    row_starts: Vec<bool>,
     debounce: Debounce,
     generation: u64,
     results: Option<Receiver<Outcome>>,
@@ -127,7 +136,9 @@ impl Default for KernelEditor {
             path: PathBuf::new(),
             save_as: String::new(),
             text: String::new(),
-            saved: String::new(),
+            saved: None,
+            confirm_close: false,
+            row_starts: Vec::new(),
             debounce: Debounce::default(),
             generation: 0,
             results: None,
@@ -223,7 +234,7 @@ impl KernelEditor {
             path: stage.path().to_path_buf(),
             save_as: stage.path().display().to_string(),
             text: stage.source().text.clone(),
-            saved: stage.source().text.clone(),
+            saved: std::fs::read_to_string(stage.path()).ok(),
             status: "as loaded".into(),
             ..Self::default()
         };
@@ -233,6 +244,21 @@ impl KernelEditor {
     pub fn type_text(&mut self, text: String) {
         self.text = text;
         self.debounce.edited(Instant::now());
+    }
+
+    /// Whether the text is not what its file holds (never saved, or changed since).
+    pub fn modified(&self) -> bool {
+        self.saved.as_deref() != Some(self.text.as_str())
+    }
+
+    /// The file and the text, while the editor is open with the text not saved.
+    pub fn unsaved(&self) -> Option<(&std::path::Path, &str)> {
+        (self.open && self.modified()).then_some((self.path.as_path(), self.text.as_str()))
+    }
+
+    /// Saves the text to its file; the stage to put in the stack's entry when written.
+    pub fn save(&mut self, stage: &KernelStage) -> Option<KernelStage> {
+        self.save_to(self.path.clone(), stage)
     }
 
     /// The file of the stage being edited, while the editor is open.
@@ -283,7 +309,11 @@ impl KernelEditor {
         self.results = None;
         self.diagnostics = outcome.diagnostics;
         match outcome.result {
-            Ok(source) => {
+            Ok((source, Some(note))) => {
+                self.status = note.to_string();
+                Some(stage.with_source(source))
+            }
+            Ok((source, None)) => {
                 let warnings = self
                     .diagnostics
                     .iter()
@@ -302,13 +332,13 @@ impl KernelEditor {
     fn save_to(&mut self, path: PathBuf, stage: &KernelStage) -> Option<KernelStage> {
         match write_atomically(&path, self.text.as_bytes()) {
             Ok(()) => {
-                self.saved = self.text.clone();
+                self.saved = Some(self.text.clone());
                 self.message = Some((format!("kernel saved: {}", path.display()), false));
                 self.path = path.clone();
                 Some(stage.with_path(&path))
             }
             Err(e) => {
-                self.message = Some((format!("{}: cannot save: {e}", path.display()), true));
+                self.message = Some((e.to_string(), true));
                 None
             }
         }
@@ -355,21 +385,71 @@ impl KernelEditor {
                     ctx.request_repaint_after(COMPILE_PAUSE);
                 }
             });
-        self.open = open;
+        if !open && self.modified() {
+            // Nothing closes over unsaved text without the user's word.
+            self.confirm_close = true;
+        } else {
+            self.open = open;
+        }
+        if self.confirm_close {
+            if let Some(s) = self.confirm_close_ui(ctx, stage) {
+                out = Some(s);
+            }
+        }
+        out
+    }
+
+    /// The question asked when the editor closes over unsaved text.
+    fn confirm_close_ui(
+        &mut self,
+        ctx: &egui::Context,
+        stage: &KernelStage,
+    ) -> Option<KernelStage> {
+        let mut out = None;
+        let name = self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        );
+        let modal = egui::Modal::new(egui::Id::unique("kernel editor close")).show(ctx, |ui| {
+            ui.heading(format!("Save the changes to {name}?"));
+            ui.label(format!(
+                "{} does not hold the text you typed. Closed without saving, the stack keeps \
+                 its last good build, and the session keeps its source until you save it.",
+                self.path.display()
+            ));
+            ui.horizontal(|ui| {
+                if ui.button("Save").clicked() {
+                    out = self.save(stage);
+                    if !self.modified() {
+                        self.open = false;
+                    }
+                    self.confirm_close = false;
+                }
+                if ui.button("Close Without Saving").clicked() {
+                    (self.open, self.confirm_close) = (false, false);
+                }
+                if ui.button("Cancel").clicked() {
+                    self.confirm_close = false;
+                }
+            });
+        });
+        if modal.should_close() {
+            self.confirm_close = false; // Esc or a click outside: Cancel
+        }
         out
     }
 
     fn toolbar_ui(&mut self, ui: &mut Ui, stage: &KernelStage) -> Option<KernelStage> {
         let mut replaced = None;
         ui.horizontal(|ui| {
-            let dirty = self.text != self.saved;
+            let dirty = self.modified();
             ui.label(format!(
                 "{}{}",
                 self.path.display(),
                 if dirty { " (modified)" } else { "" }
             ));
             if ui.add_enabled(dirty, egui::Button::new("Save")).clicked() {
-                replaced = self.save_to(self.path.clone(), stage);
+                replaced = self.save(stage);
             }
             ui.checkbox(&mut self.show_generated, "Generated source");
         });
@@ -461,36 +541,55 @@ impl KernelEditor {
             ui.ctx().memory_mut(|m| m.request_focus(id));
         }
         let lines = self.text.lines().count().max(1) + usize::from(self.text.ends_with('\n'));
+        // The rows as last laid out (soft wraps included), while they still match the text.
+        let starts = Some(&self.row_starts)
+            .filter(|s| s.iter().filter(|&&b| b).count() == lines)
+            .cloned()
+            .unwrap_or_else(|| vec![true; lines]);
         let mut changed = false;
         egui::ScrollArea::vertical()
             .id_salt("kernel code scroll")
             .show(ui, |ui| {
                 ui.horizontal_top(|ui| {
-                    let numbers: String = (1..=lines)
-                        .map(|n| {
-                            let mark = if error_lines.contains(&n) { "!" } else { " " };
-                            format!("{mark}{n:>4}\n")
-                        })
-                        .collect();
+                    let numbers = line_numbers(&starts, &error_lines);
                     ui.label(
                         egui::RichText::new(numbers)
                             .font(font.clone())
                             .color(ui.visuals().weak_text_color()),
                     );
-                    changed = ui
-                        .add(
-                            egui::TextEdit::multiline(&mut self.text)
-                                .id(id)
-                                .code_editor()
-                                .desired_width(f32::INFINITY)
-                                .desired_rows(24)
-                                .layouter(&mut layouter),
-                        )
-                        .changed();
+                    let output = egui::TextEdit::multiline(&mut self.text)
+                        .id(id)
+                        .code_editor()
+                        .desired_width(f32::INFINITY)
+                        .desired_rows(24)
+                        .layouter(&mut layouter)
+                        .show(ui);
+                    changed = output.response.changed();
+                    let rows = &output.galley.rows;
+                    self.row_starts = (0..rows.len())
+                        .map(|i| i == 0 || rows[i - 1].ends_with_newline)
+                        .collect();
                 });
             });
         changed
     }
+}
+
+/// The line-number column: a number on each row that starts a line (`!` before a line
+/// with an error), nothing on the rows a long line wraps onto.
+fn line_numbers(row_starts: &[bool], error_lines: &[usize]) -> String {
+    let mut n = 0;
+    row_starts
+        .iter()
+        .map(|&start| {
+            if !start {
+                return "\n".to_string();
+            }
+            n += 1;
+            let mark = if error_lines.contains(&n) { "!" } else { " " };
+            format!("{mark}{n:>4}\n")
+        })
+        .collect()
 }
 
 /// The editor's status after a failed compile: where kernels run (`runs`), the last good
@@ -502,6 +601,9 @@ fn error_status(summary: &str, runs: bool) -> String {
         format!("error: {summary}")
     }
 }
+
+/// The status of a text that parses where NVRTC is missing.
+const NOT_COMPILED: &str = "the source parses; not compiled: NVRTC, which comes with the CUDA toolkit, is not installed here";
 
 /// What the editor says where kernels cannot run: why, in the backend's words.
 fn no_cuda_line(reason: &str) -> String {
@@ -572,6 +674,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn line_numbers_skip_the_rows_of_soft_wraps() {
+        let column = line_numbers(&[true, false, false, true, true, false], &[2]);
+        assert_eq!(column, "    1\n\n\n!   2\n    3\n\n");
+    }
+
+    #[test]
+    fn an_example_copy_is_unsaved_until_written_and_then_readable_by_all() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("my_invert.cu");
+        let text = "uchar4 pixel(int x, int y, Image i, Params p) { return read(i, x, y); }\n";
+        let stage = KernelStage::from_source(&path, KernelSource::parse(text).expect("parses"));
+        let mut editor = KernelEditor::default();
+        editor.open_on(&stage);
+        assert!(editor.modified(), "no file holds it yet");
+        assert_eq!(editor.unsaved(), Some((path.as_path(), text)));
+        let saved = editor.save(&stage).expect("written");
+        assert_eq!(saved.path(), path.as_path());
+        assert!(!editor.modified());
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+            assert_eq!(mode & 0o777, 0o644, "a saved kernel is not private");
+        }
+        editor.type_text(format!("{text}// more\n"));
+        assert!(editor.modified());
+        editor.open = false;
+        assert_eq!(editor.unsaved(), None, "a closed editor holds nothing");
+    }
+
+    #[test]
     fn compiles_once_after_the_pause() {
         let t0 = Instant::now();
         let mut d = Debounce::default();
@@ -624,6 +758,14 @@ mod tests {
         assert!(r.is_err());
         assert_eq!(d[0].line, Some(1));
         if !crate::user_kernel::nvrtc_available() {
+            // A good text parses and says, plainly, that it could not be compiled here.
+            let (r, d) = compile_text(
+                "uchar4 pixel(int x, int y, Image s, Params p) { return read(s, x, y); }\n",
+                DEFAULT_ARCH,
+            );
+            let (_, note) = r.expect("parses");
+            assert_eq!(note, Some(NOT_COMPILED));
+            assert!(d.is_empty());
             return;
         }
         let (r, d) = compile_text(
@@ -640,7 +782,7 @@ mod tests {
             "uchar4 pixel(int x, int y, Image s, Params p) { return read(s, x, y); }\n",
             DEFAULT_ARCH,
         );
-        assert!(r.is_ok());
+        assert_eq!(r.map(|(_, note)| note), Ok(None));
     }
 }
 

@@ -31,6 +31,7 @@ mod settings;
 mod stack_history;
 mod state;
 mod status_bar;
+mod unsaved;
 mod user_bookmarks;
 
 pub use args::{parse_size_up_to, parse_window_size, screenshot_options, GuiArgs, MAX_WINDOW_SIDE};

@@ -5,6 +5,7 @@
 //! values; "copy as command line" renders the same stack as a `cudalens apply` call.
 
 use super::config_dir::{config_dir, write_atomically};
+use crate::image_io::SaveError;
 use crate::pipeline::Stage;
 use std::path::{Path, PathBuf};
 
@@ -43,11 +44,13 @@ pub enum PresetError {
     Empty { name: String },
     #[error("{path}: {reason}")]
     Unreadable { path: PathBuf, reason: String },
-    #[error("{path}: cannot write: {source}")]
+    #[error("{path}: cannot delete: {source}")]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Write(#[from] SaveError),
 }
 
 fn available_list(names: &[String]) -> String {
@@ -98,10 +101,7 @@ pub fn save_preset_in(dir: &Path, preset: &Preset) -> Result<PathBuf, PresetErro
         filters: preset.filters.iter().map(Stage::to_string).collect(),
     };
     let bytes = serde_json::to_vec_pretty(&file).unwrap_or_default();
-    write_atomically(&path, &bytes).map_err(|source| PresetError::Io {
-        path: path.clone(),
-        source,
-    })?;
+    write_atomically(&path, &bytes)?;
     Ok(path)
 }
 

@@ -33,7 +33,7 @@ impl RecentFiles {
         if let Some(store) = store_path() {
             let bytes = serde_json::to_vec(&self.paths).unwrap_or_default();
             if let Err(e) = write_atomically(&store, &bytes) {
-                log::warn!("cannot save recent files to {}: {e}", store.display());
+                log::warn!("cannot save the recent files: {e}");
             }
         }
     }

@@ -1,12 +1,15 @@
 //! Settings ↔ the running app: what a session saves, and how a saved one is restored
 //! (options given on the command line win over saved values).
 
-use super::filter_stack::{FilterEntry, FilterStack};
-use super::settings::{SavedExplorer, SavedFilter, SavedHistogram, SavedWindow, Settings};
+use super::filter_stack::{unsaved_on_disk, FilterEntry, FilterStack};
+use super::settings::{
+    SavedEditor, SavedExplorer, SavedFilter, SavedHistogram, SavedWindow, Settings,
+};
 use super::state::{AppState, Tab};
 use super::GuiArgs;
 use crate::filters::FILTERS;
 use crate::pipeline::Stage;
+use crate::user_kernel::{KernelSource, KernelStage};
 use clap::ValueEnum;
 
 /// The stack as specification strings.
@@ -18,6 +21,11 @@ pub fn stack_to_saved(stack: &FilterStack) -> Vec<SavedFilter> {
             spec: e.filter.to_string(),
             enabled: e.enabled,
             auto_radius: e.auto_derived,
+            source: e
+                .filter
+                .kernel()
+                .filter(|k| unsaved_on_disk(k))
+                .map(|k| k.source().text.clone()),
         })
         .collect()
 }
@@ -43,7 +51,17 @@ pub fn stack_from_saved(saved: &[SavedFilter]) -> (FilterStack, Vec<String>) {
     let mut notes = Vec::new();
     let mut entries: Vec<FilterEntry> = Vec::new();
     for s in saved {
-        match s.spec.parse::<Stage>() {
+        let parsed = match &s.source {
+            // A kernel kept in the session: its source as it was, not its file's.
+            Some(text) => KernelSource::parse(text)
+                .map_err(|e| e.to_string())
+                .and_then(|source| {
+                    KernelStage::from_spec_with_source(&s.spec, source).map_err(|e| e.to_string())
+                })
+                .map(Stage::Kernel),
+            None => s.spec.parse::<Stage>().map_err(|e| e.to_string()),
+        };
+        match parsed {
             Ok(filter) => entries.push(FilterEntry {
                 enabled: s.enabled,
                 filter,
@@ -119,6 +137,13 @@ impl AppState {
             },
             bookmarks: self.mandelbrot.user_bookmarks.clone(),
             save_dir: self.save_dir.clone(),
+            kernel_editor: self
+                .kernel_editor
+                .unsaved()
+                .map(|(path, text)| SavedEditor {
+                    path: path.to_path_buf(),
+                    text: text.to_string(),
+                }),
             ..Settings::default()
         }
     }
@@ -132,6 +157,17 @@ impl AppState {
             self.stack = stack;
             self.history.reset(&self.stack);
             notes.extend(stack_notes);
+            if let Some(e) = &s.kernel_editor {
+                let stage = self
+                    .stack
+                    .entries
+                    .iter()
+                    .find_map(|x| x.filter.kernel().filter(|k| k.path() == e.path.as_path()));
+                if let Some(stage) = stage {
+                    self.kernel_editor.open_on(stage);
+                    self.kernel_editor.type_text(e.text.clone());
+                }
+            }
         }
         if !args.split {
             self.view.split = s.split.filter(|f| (0.0..=1.0).contains(f));
@@ -233,6 +269,7 @@ mod tests {
                     spec,
                     enabled,
                     auto_radius: true,
+                    source: None,
                 }
             })
             .collect()
@@ -287,6 +324,34 @@ mod tests {
     }
 
     #[test]
+    fn kernel_sources_not_on_disk_are_kept_in_the_session_and_restored() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let saved_file = dir.path().join("saved.cu");
+        let text = "// @param int n 0..9 = 2\nuchar4 pixel(int x, int y, Image i, Params p) { return read(i, x, y); }\n";
+        std::fs::write(&saved_file, text).expect("write");
+        let on_disk = f(&format!("kernel:{},n=5", saved_file.display()));
+        // An example's copy, never written; and a saved kernel edited since.
+        let never = dir.path().join("my_example.cu");
+        let source = |t: &str| KernelSource::parse(t).expect("parses");
+        let unwritten = Stage::Kernel(KernelStage::from_source(&never, source(text)));
+        let edited_text = text.replace("= 2", "= 3");
+        let edited = match &on_disk {
+            Stage::Kernel(k) => Stage::Kernel(k.with_source(source(&edited_text))),
+            Stage::Filter(_) => unreachable!(),
+        };
+        let stack = FilterStack::new(&[on_disk, unwritten, edited]);
+        let saved = stack_to_saved(&stack);
+        let sources: Vec<Option<&str>> = saved.iter().map(|s| s.source.as_deref()).collect();
+        assert_eq!(sources, [None, Some(text), Some(edited_text.as_str())]);
+        // The next start: the file of the edited one still holds the old text.
+        let (back, notes) = stack_from_saved(&saved);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(back, stack);
+        assert_eq!(back.unsaved_kernels().len(), 2);
+        assert!(!never.exists(), "restoring writes nothing");
+    }
+
+    #[test]
     fn refinements_are_saved_by_name_and_an_unknown_name_keeps_the_default() {
         use crate::mandelbrot::Refinement;
         for r in Refinement::ALL {
@@ -313,11 +378,13 @@ mod tests {
                 spec: "box:radius=9".into(),
                 enabled: true,
                 auto_radius: false,
+                source: None,
             },
             SavedFilter {
                 spec: "vignette:strength=2".into(),
                 enabled: true,
                 auto_radius: false,
+                source: None,
             },
         ];
         let (stack, notes) = stack_from_saved(&saved);

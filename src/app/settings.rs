@@ -1,6 +1,7 @@
 //! The session kept between runs, as eframe apps do: the filter stack (order, parameters,
 //! on/off), the split position, histogram options, window size and position, the
-//! explorer's view, palette, max dwell and mode, and the user's bookmarks. Saved as JSON
+//! explorer's view, palette, max dwell and mode, the user's bookmarks, and the sources of
+//! user kernels not saved to their files (the editor's text too). Saved as JSON
 //! (`settings.json` in the configuration folder) on exit and every 30 s when it changed,
 //! restored on start. A corrupt file, or one of another format version, is reported and
 //! ignored, never fatal; unknown fields are ignored and missing ones take their defaults.
@@ -8,6 +9,7 @@
 //! syntax, so the file does not depend on how filters are represented in the code.
 
 use super::config_dir::write_atomically;
+use crate::image_io::SaveError;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -27,6 +29,18 @@ pub struct SavedFilter {
     /// Gaussian radius follows ceil(3σ).
     #[serde(default)]
     pub auto_radius: bool,
+    /// A user kernel's source when its file does not hold it (never saved, or changed
+    /// since): restored as it was, still to be saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// The kernel editor's text when it was not saved (it may not compile yet).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedEditor {
+    /// The file of the stack's kernel entry it edits.
+    pub path: PathBuf,
+    pub text: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -130,6 +144,8 @@ pub struct Settings {
     /// The folder results were last saved in (the save dialogs start there).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub save_dir: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_editor: Option<SavedEditor>,
 }
 
 impl Default for Settings {
@@ -144,6 +160,7 @@ impl Default for Settings {
             explorer: SavedExplorer::default(),
             bookmarks: Vec::new(),
             save_dir: None,
+            kernel_editor: None,
         }
     }
 }
@@ -160,11 +177,8 @@ pub enum SettingsError {
     Corrupt { path: PathBuf, reason: String },
     #[error("{path}: the saved settings are format version {found}, this cudalens reads version {SETTINGS_VERSION}; starting with defaults")]
     Version { path: PathBuf, found: u64 },
-    #[error("{path}: cannot save the settings: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error("cannot save the settings: {0}")]
+    Write(SaveError),
 }
 
 /// Parses a settings file's text.
@@ -235,10 +249,7 @@ impl SettingsStore {
         if self.last_written.as_ref() == Some(&bytes) {
             return Ok(());
         }
-        write_atomically(path, &bytes).map_err(|source| SettingsError::Write {
-            path: path.clone(),
-            source,
-        })?;
+        write_atomically(path, &bytes).map_err(SettingsError::Write)?;
         self.last_written = Some(bytes);
         Ok(())
     }
@@ -261,11 +272,13 @@ mod tests {
                     spec: "sobel:scale=2.5".into(),
                     enabled: true,
                     auto_radius: false,
+                    source: None,
                 },
                 SavedFilter {
                     spec: "gaussian:sigma=1.5,radius=5".into(),
                     enabled: false,
                     auto_radius: true,
+                    source: None,
                 },
             ],
             split: Some(0.25),

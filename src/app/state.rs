@@ -91,6 +91,8 @@ pub struct AppState {
     /// The folder of the last save (the save dialogs start there; kept in the settings).
     pub(super) save_dir: Option<PathBuf>,
     pub quit: bool,
+    /// The question before quitting with unsaved kernel sources shows.
+    pub(super) quit_prompt: bool,
 }
 
 impl AppState {
@@ -165,6 +167,7 @@ impl AppState {
             kernel_editor: KernelEditor::default(),
             kernel_copy_gbps: None,
             quit: false,
+            quit_prompt: false,
         };
         state.mandelbrot.synchronous = state.synchronous;
         if let Some(b) = args.bookmark.as_deref().and_then(find_bookmark) {
@@ -425,7 +428,9 @@ impl AppState {
                     Tab::Mandelbrot => DialogPurpose::SaveMandelbrot,
                 },
             ),
-            Action::Quit => self.quit = true,
+            Action::Quit => {
+                self.request_quit();
+            }
             Action::Fit => self.view.fit_requested = true,
             Action::OneToOne => self.view.one_to_one_requested = true,
             Action::ToggleSplit => {
@@ -687,6 +692,7 @@ impl AppState {
         if self.tab == Tab::Image {
             self.kernel_editor_ui(&ui.ctx().clone());
         }
+        self.quit_prompt_ui(&ui.ctx().clone());
         // Changes of this frame (not yet those of a held drag) are steps of undo.
         let held = ui.input(|i| i.pointer.any_down());
         self.history.observe(&self.stack, held);

@@ -109,7 +109,8 @@ impl From<crate::edit::EditError> for CliError {
 impl From<crate::app::presets::PresetError> for CliError {
     fn from(e: crate::app::presets::PresetError) -> Self {
         let code = match e {
-            crate::app::presets::PresetError::Io { .. } => EXIT_INTERNAL,
+            crate::app::presets::PresetError::Io { .. }
+            | crate::app::presets::PresetError::Write(_) => EXIT_INTERNAL,
             _ => EXIT_USAGE,
         };
         Self {
