@@ -2,6 +2,9 @@
 //! (options given on the command line win over saved values).
 
 use super::filter_stack::{FilterEntry, FilterStack};
+use super::palette_editor::{
+    palette_from_setting, palette_setting_name, restore_palettes, saved_palettes,
+};
 use super::settings::{SavedExplorer, SavedFilter, SavedHistogram, SavedWindow, Settings};
 use super::state::{AppState, Tab};
 use super::GuiArgs;
@@ -87,7 +90,7 @@ impl AppState {
                 center: [m.view.center.0, m.view.center.1],
                 span: m.view.span,
                 max_dwell: m.view.max_dwell,
-                palette: name_of(m.coloring.palette),
+                palette: palette_setting_name(&m.coloring.palette),
                 mode: name_of(m.mode),
                 refinement: name_of(m.refinement),
                 precision: name_of(m.precision),
@@ -100,6 +103,7 @@ impl AppState {
                 deep_center: deep.map(|d| format!("{},{}", d.re.scientific(), d.im.scientific())),
                 deep_span: deep.map(|d| d.span.scientific()),
                 fractal: m.view.fractal.text(),
+                user_palettes: saved_palettes(&self.mandelbrot.user_palettes),
             },
             bookmarks: self.mandelbrot.user_bookmarks.clone(),
             save_dir: self.save_dir.clone(),
@@ -148,7 +152,14 @@ impl AppState {
                 Err(err) => notes.push(format!("saved fractal skipped: {err}")),
             }
         }
-        restore_named(&mut m.coloring.palette, &e.palette, "palette", &mut notes);
+        self.mandelbrot.user_palettes = restore_palettes(&e.user_palettes, &mut notes);
+        match palette_from_setting(&e.palette, &self.mandelbrot.user_palettes) {
+            Some(p) => m.coloring.palette = p,
+            None => notes.push(format!(
+                "saved palette '{}' is unknown; kept the default",
+                e.palette
+            )),
+        }
         restore_named(&mut m.mode, &e.mode, "mode", &mut notes);
         if args.refinement.is_none() {
             restore_named(&mut m.refinement, &e.refinement, "refinement", &mut notes);
