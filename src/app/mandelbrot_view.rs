@@ -1101,7 +1101,7 @@ fn save_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
             .request_repaint_after(std::time::Duration::from_millis(200));
     }
     ui.add_enabled(!m.save_job.busy(), egui::Button::new("Save view as PNG…"))
-        .on_hover_text("the picture with its view in the file: File → Open shows it, \"Open View in Explorer\" goes there")
+        .on_hover_text("the picture with its view in the file: opened again, \"Open View in Explorer\" goes there")
         .clicked()
 }
 
