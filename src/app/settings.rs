@@ -2,11 +2,11 @@
 //! on/off), the split position, histogram options, window size and position, the
 //! explorer's view, palette, the user's palettes, max dwell and mode, and the user's
 //! bookmarks. Saved as JSON (`settings.json` in the configuration folder) on exit and
-//! every 30 s when it changed,
-//! restored on start. A corrupt file, or one of another format version, is reported and
-//! ignored, never fatal; unknown fields are ignored and missing ones take their defaults.
-//! Filters are stored as specification strings (`box:radius=5`), the command line's
-//! syntax, so the file does not depend on how filters are represented in the code.
+//! every 30 s when it changed, restored on start. A corrupt file, or one of another format
+//! version, is reported and ignored, never fatal; unknown fields are ignored and missing
+//! ones take their defaults. Filters are stored as specification strings (`box:radius=5`),
+//! the command line's syntax, so the file does not depend on how filters are represented
+//! in the code.
 
 use super::config_dir::write_atomically;
 use serde::{Deserialize, Serialize};
