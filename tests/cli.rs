@@ -750,3 +750,172 @@ fn mandelbrot_view_text_is_the_view_of_center_and_span() {
         "cannot be used with",
     );
 }
+
+/// A coloured picture carries its exact view (`cudalens-view`, what "Copy view" gives);
+/// `--view FILE.png` renders that view again.
+#[test]
+fn mandelbrot_png_carries_its_view_and_view_reads_it_back() {
+    use cudalens::image_io::{read_png_text, VIEW_KEYWORD};
+    use cudalens::mandelbrot::deep::DeepLocation;
+    use cudalens::mandelbrot::{Fractal, JuliaC};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
+    let small = ["--width", "48", "--height", "32", "--backend", "cpu"];
+    let (center, span) = ("-0.743643887037151,0.13182590420533", "1e-7");
+    cudalens()
+        .args(["mandelbrot", "-o", &path("first.png"), "--center", center])
+        .args(["--span", span, "--max-dwell", "600", "--palette", "fire"])
+        .args(small)
+        .assert()
+        .success();
+    let location = DeepLocation::parse(center, span).expect("location");
+    let want = cudalens::app::view_to_text(&location, 600, &Fractal::Mandelbrot);
+    let text = read_png_text(dir.path().join("first.png").as_path(), VIEW_KEYWORD)
+        .expect("reads")
+        .expect("a view chunk");
+    assert_eq!(text, want);
+    let software = read_png_text(dir.path().join("first.png").as_path(), "Software")
+        .expect("reads")
+        .expect("a Software chunk");
+    assert!(software.starts_with("cudalens"), "{software}");
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            &path("again.png"),
+            "--view",
+            &path("first.png"),
+        ])
+        .args(["--palette", "fire"])
+        .args(small)
+        .assert()
+        .success();
+    let pixels = |name: &str| {
+        image::open(dir.path().join(name))
+            .expect("decodes")
+            .into_rgba8()
+    };
+    assert!(
+        pixels("first.png") == pixels("again.png"),
+        "same view, same picture"
+    );
+    // A Julia set's c travels too.
+    let c = JuliaC::parse("-0.8,0.156").expect("c");
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            &path("julia.png"),
+            "--julia",
+            "-0.8,0.156",
+        ])
+        .args(small)
+        .assert()
+        .success();
+    let julia = read_png_text(dir.path().join("julia.png").as_path(), VIEW_KEYWORD)
+        .expect("reads")
+        .expect("a view chunk");
+    let back = cudalens::app::view_from_text(&julia).expect("parses");
+    assert_eq!(back.fractal, Fractal::Julia { c });
+    // PNGs without a view, or with one that does not parse, are one-line usage errors.
+    std::fs::write(dir.path().join("plain.png"), png_without_text()).expect("write");
+    refuses(
+        &[
+            "mandelbrot",
+            "-o",
+            &path("x.png"),
+            "--view",
+            &path("plain.png"),
+        ],
+        "carries no cudalens view",
+    );
+    cudalens::image_io::save_png_with_text(
+        &image::DynamicImage::ImageRgba8(image::RgbaImage::new(2, 2)),
+        dir.path().join("bad.png").as_path(),
+        &cudalens::image_io::SaveOptions::default(),
+        &[(VIEW_KEYWORD, "re=oops")],
+    )
+    .expect("saves");
+    refuses(
+        &[
+            "mandelbrot",
+            "-o",
+            &path("x.png"),
+            "--view",
+            &path("bad.png"),
+        ],
+        "--view",
+    );
+}
+
+fn png_without_text() -> Vec<u8> {
+    let mut bytes = Vec::new();
+    image::RgbaImage::new(3, 3)
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .expect("encodes");
+    bytes
+}
+
+/// `--palette-file` colours with a Fractint map; a bad map is one clear line.
+#[test]
+fn mandelbrot_palette_file_colours_with_the_map() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
+    // Red to blue and back: no green anywhere but in the interior's black.
+    let map: String = (0..256)
+        .map(|i: u32| {
+            let r = if i < 128 { 255 - 2 * i } else { 2 * (i - 128) };
+            format!("{r} 0 {} ramp\r\n", 255 - r)
+        })
+        .collect();
+    std::fs::write(dir.path().join("ramp.map"), map).expect("write");
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            &path("m.png"),
+            "--palette-file",
+            &path("ramp.map"),
+        ])
+        .args([
+            "--width",
+            "64",
+            "--height",
+            "48",
+            "--backend",
+            "cpu",
+            "--max-dwell",
+            "200",
+        ])
+        .assert()
+        .success();
+    let img = image::open(dir.path().join("m.png"))
+        .expect("decodes")
+        .into_rgba8();
+    assert!(img.pixels().all(|p| p.0[1] == 0), "only the map's colours");
+    assert!(img.pixels().any(|p| p.0[0] > 200) && img.pixels().any(|p| p.0[2] > 200));
+    std::fs::write(dir.path().join("bad.map"), "0 0 0\n1 2 300\n").expect("write");
+    refuses(
+        &[
+            "mandelbrot",
+            "-o",
+            &path("b.png"),
+            "--palette-file",
+            &path("bad.map"),
+        ],
+        "line 2: 300 is not within 0–255",
+    );
+    refuses(
+        &[
+            "mandelbrot",
+            "-o",
+            &path("b.png"),
+            "--palette-file",
+            &path("none.map"),
+        ],
+        "--palette-file",
+    );
+}

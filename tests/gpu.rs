@@ -649,15 +649,32 @@ fn mandelbrot_colours_on(gl: &glow::Context, renderer: &mut MandelbrotRenderer) 
         smooth: true,
         density: 1.7,
         offset: 0.3,
-        palette: Palette::Fire,
+        palette: Palette::Fire.into(),
+        ..Coloring::default()
+    };
+    // A user palette goes through the same tables (a Fractint map of 3 colours).
+    let map =
+        cudalens::mandelbrot::parse_map("t.map", "t", b"255 0 0\n0 255 0\n0 0 255\n").expect("map");
+    let user = Coloring {
+        palette: cudalens::mandelbrot::PaletteChoice::User(map),
+        density: 2.5,
         ..Coloring::default()
     };
     for (mode, (w, h), coloring) in [
         (Mode::PerPixel, (1, 1), Coloring::default()),
         (Mode::MarianiSilver, (333, 222), Coloring::default()),
         (Mode::PerPixel, (1024, 768), Coloring::default()),
-        (Mode::PerPixel, (640, 480), smooth),
+        (Mode::PerPixel, (640, 480), smooth.clone()),
         (Mode::MarianiSilver, (640, 480), smooth),
+        (Mode::MarianiSilver, (640, 480), user.clone()),
+        (
+            Mode::PerPixel,
+            (640, 480),
+            Coloring {
+                smooth: true,
+                ..user
+            },
+        ),
     ] {
         let s = MandelbrotSettings {
             view: View {
@@ -667,7 +684,7 @@ fn mandelbrot_colours_on(gl: &glow::Context, renderer: &mut MandelbrotRenderer) 
             },
             mode,
             precision: Precision::F64,
-            coloring,
+            coloring: coloring.clone(),
             ..MandelbrotSettings::default()
         };
         let target = renderer.texture_for(gl, w, h).expect("texture");

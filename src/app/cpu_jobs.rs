@@ -47,7 +47,7 @@ pub struct ExplorerImage {
 
 /// The view at 1/`scale` of its size (at least one pixel each way).
 pub fn coarse(s: &MandelbrotSettings, scale: u32) -> MandelbrotSettings {
-    let mut c = *s;
+    let mut c = s.clone();
     c.view.width = (s.view.width / scale).max(1);
     c.view.height = (s.view.height / scale).max(1);
     c.overlay = false;
@@ -61,7 +61,7 @@ pub fn explorer_job(s: MandelbrotSettings, job: &JobContext<ExplorerImage>) {
         job.send(ExplorerImage {
             image,
             frame,
-            settings: s,
+            settings: s.clone(),
             preview: true,
             dwells: None,
         });
@@ -129,7 +129,8 @@ mod tests {
         s.view.max_dwell = 64;
         let mut w = Worker::new("test");
         let mut seen = Vec::new();
-        w.start(|| {}, move |job| explorer_job(s, job));
+        let s1 = s.clone();
+        w.start(|| {}, move |job| explorer_job(s1, job));
         let start = Instant::now();
         while w.busy() && start.elapsed() < Duration::from_secs(60) {
             // Each result is looked at (poll keeps only the newest of a batch).
@@ -151,23 +152,43 @@ mod tests {
     }
 
     /// The full frame keeps its dwells with continuous values: any colouring of them is
-    /// the picture a new computation in that colouring gives, smooth or not.
+    /// the picture a new computation in that colouring gives, smooth or not, in a built-in
+    /// palette or a user's.
     #[test]
     fn kept_dwells_recolour_as_a_new_computation_would() {
-        use crate::mandelbrot::Palette;
+        use crate::mandelbrot::{Gradient, Palette, PaletteChoice, Stop};
         let mut s = MandelbrotSettings::default();
         (s.view.width, s.view.height) = (96, 64);
         s.view.max_dwell = 300;
         let mut w = Worker::new("test");
-        w.start(|| {}, move |job| explorer_job(s, job));
+        let s1 = s.clone();
+        w.start(|| {}, move |job| explorer_job(s1, job));
         let last = finish(&mut w).into_iter().last().expect("frame");
         assert!(!last.preview);
         let dwells = last.dwells.expect("the full frame keeps its dwells");
         assert!(dwells.smooth.is_some(), "continuous values kept");
-        for (i, palette) in Palette::ALL.into_iter().enumerate() {
+        let user = Gradient::new(
+            "user",
+            vec![
+                Stop {
+                    position: 0.1,
+                    rgb: [250, 10, 0],
+                },
+                Stop {
+                    position: 0.7,
+                    rgb: [0, 40, 200],
+                },
+            ],
+        )
+        .expect("valid");
+        let palettes = Palette::ALL
+            .map(PaletteChoice::from)
+            .into_iter()
+            .chain([PaletteChoice::User(user)]);
+        for (i, palette) in palettes.enumerate() {
             for smooth in [false, true] {
-                let mut c = s;
-                c.coloring.palette = palette;
+                let mut c = s.clone();
+                c.coloring.palette = palette.clone();
                 c.coloring.smooth = smooth;
                 c.coloring.density = 0.5 + i as f32;
                 c.coloring.offset = 0.25 * i as f32 % 1.0;

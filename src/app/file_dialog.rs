@@ -18,11 +18,13 @@ pub enum DialogPurpose {
     SaveResult,
     /// Save the explorer's picture.
     SaveMandelbrot,
+    /// Import a palette map into the explorer.
+    ImportPalette,
 }
 
 impl DialogPurpose {
     pub fn is_save(self) -> bool {
-        self != DialogPurpose::Open
+        !matches!(self, DialogPurpose::Open | DialogPurpose::ImportPalette)
     }
 
     fn title(self) -> &'static str {
@@ -30,6 +32,7 @@ impl DialogPurpose {
             DialogPurpose::Open => "Open image",
             DialogPurpose::SaveResult => "Save result as",
             DialogPurpose::SaveMandelbrot => "Save view as PNG",
+            DialogPurpose::ImportPalette => "Import palette (.map)",
         }
     }
 }

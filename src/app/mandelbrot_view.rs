@@ -8,18 +8,23 @@
 
 use super::cpu_jobs::{explorer_job, ExplorerImage};
 use super::mandelbrot_navigation::Navigator;
+use super::palette_editor::{add_user_palette, palette_ui, PaletteEditor, PaletteRequest};
 use super::settings::UserBookmark;
 use super::user_bookmarks::{julia_button_ui, user_bookmarks_ui, BookmarkAction};
 use super::view_history::{Place, ViewHistory};
-use super::view_text::{short_scientific, view_from_text, view_to_text};
+use super::view_text::{short_scientific, view_from_text, view_to_text, ViewText};
 use super::worker::{progress_ui, Worker};
 use crate::mandelbrot::deep::{DeepBookmark, DeepLocation, DEEP_BOOKMARKS};
+#[cfg(test)]
+use crate::mandelbrot::Palette;
 use crate::mandelbrot::{
-    kind_color, Dwells, Fractal, FractalKind, JuliaC, MandelbrotSettings, Mode, MsRecord, Palette,
-    Precision, RectKind, Refinement, View, BOOKMARKS, DENSITY_RANGE, JULIA_START, MAX_DWELL_LIMIT,
+    kind_color, Dwells, Fractal, FractalKind, Gradient, JuliaC, MandelbrotSettings, Mode, MsRecord,
+    PaletteChoice, Precision, RectKind, Refinement, View, BOOKMARKS, DENSITY_RANGE, JULIA_START,
+    MAX_DWELL_LIMIT, MAX_RENDER_SIDE,
 };
 use crate::pipeline::{BackendKind, MandelbrotFrame, MandelbrotRenderer};
 use egui::{pos2, vec2, Color32, Rect, Sense, Stroke, Ui};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -80,15 +85,55 @@ pub struct MandelbrotView {
     pub julia_preview: bool,
     /// That preview: the c it shows and its texture.
     preview: Option<((f64, f64), egui::TextureHandle)>,
+    /// The user's palettes (saved with the settings) and their editor.
+    pub user_palettes: Vec<Gradient>,
+    palette_editor: PaletteEditor,
+    /// The size "Save view as PNG" renders.
+    pub save_size: SaveSize,
+    /// A save rendered at another size than the window's, in the background.
+    save_job: Worker<Result<PathBuf, String>>,
+    save_started: Instant,
+    /// For the status bar: a message (and whether it is an error) and the folder saved to.
+    pub message: Option<(String, bool)>,
+    pub saved_dir: Option<PathBuf>,
+    /// The view an opened PNG carries ("Open View in Explorer"): the file and the view.
+    pub offered_view: Option<(PathBuf, ViewText)>,
+}
+
+/// What "Save view as PNG" renders: the picture shown, or the view at another size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SaveSize {
+    pub window: bool,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Default for SaveSize {
+    fn default() -> Self {
+        Self {
+            window: true,
+            width: 3840,
+            height: 2160,
+        }
+    }
+}
+
+/// What the explorer's panel asks of the app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControlsRequest {
+    /// Ask where to save the view.
+    SaveView,
+    /// Ask for a `.map` palette file.
+    ImportPalette,
 }
 
 /// Whether settings `a` and `b` give the same dwells: they differ at most in colouring
 /// and overlay (the overlay draws the kept frame's rectangles).
 fn same_dwells(a: &MandelbrotSettings, b: &MandelbrotSettings) -> bool {
     let colour_only = MandelbrotSettings {
-        coloring: a.coloring,
+        coloring: a.coloring.clone(),
         overlay: a.overlay,
-        ..*b
+        ..b.clone()
     };
     colour_only == *a
 }
@@ -140,6 +185,111 @@ impl MandelbrotView {
             menu: None,
             julia_preview: false,
             preview: None,
+            user_palettes: Vec::new(),
+            palette_editor: PaletteEditor::default(),
+            save_size: SaveSize::default(),
+            save_job: Worker::new("save view"),
+            save_started: Instant::now(),
+            message: None,
+            saved_dir: None,
+            offered_view: None,
+        }
+    }
+
+    /// Imports the `.map` file at `path` as a user palette and shows it.
+    pub fn import_palette(&mut self, path: &Path) {
+        match crate::mandelbrot::load_map(path) {
+            Ok(g) => {
+                let g = add_user_palette(g, &mut self.user_palettes);
+                self.message = Some((format!("palette '{}' imported", g.name()), false));
+                self.settings.coloring.palette = PaletteChoice::User(g);
+                self.dirty = true;
+            }
+            Err(e) => self.message = Some((e.to_string(), true)),
+        }
+    }
+
+    /// Saves the view to `path` as a PNG that carries its parameters: the picture shown,
+    /// or (another size) the view rendered on the CPU in the background. `protected` is
+    /// never written (the open image).
+    pub fn save_view(&mut self, gl: &glow::Context, path: &Path, protected: PathBuf) {
+        let options = crate::image_io::SaveOptions {
+            overwrite: true,
+            protected: vec![protected],
+            ..Default::default()
+        };
+        let mut s = self.settings.clone();
+        if !self.save_size.window {
+            (s.view.width, s.view.height) = (self.save_size.width, self.save_size.height);
+        }
+        let texts = super::view_text::view_chunks(&s);
+        if self.save_size.window {
+            let result = self
+                .picture()
+                .read(gl)
+                .map_err(|e| e.to_string())
+                .and_then(|img| write_view_png(img, path, &options, &texts));
+            self.saved(result.map(|()| path.to_path_buf()));
+            return;
+        }
+        let (w, h) = (u64::from(s.view.width), u64::from(s.view.height));
+        // Dwells, continuous values and colours: 12 bytes a pixel.
+        if let Err(e) = crate::image_io::budget::check_host("this picture", w * h * 12) {
+            self.message = Some((e, true));
+            return;
+        }
+        s.overlay = false;
+        let path = path.to_path_buf();
+        self.save_started = Instant::now();
+        self.save_job.start(
+            || {},
+            move |job| {
+                let (image, _) = crate::pipeline::cpu_picture(&s, job.cancel_flag());
+                if job.cancelled() {
+                    return;
+                }
+                job.set_progress(0.9);
+                job.send(write_view_png(image, &path, &options, &texts).map(|()| path));
+            },
+        );
+        self.message = Some((
+            format!("rendering {w}×{h} in the background to save it"),
+            false,
+        ));
+    }
+
+    /// Reports a finished save.
+    fn saved(&mut self, result: Result<PathBuf, String>) {
+        self.message = Some(match result {
+            Ok(path) => {
+                self.saved_dir = path.parent().map(Path::to_path_buf);
+                (format!("saved {} with its view", path.display()), false)
+            }
+            Err(e) => (e, true),
+        });
+    }
+
+    /// Remembers the view the PNG at `path` carries, if any (offered as "Open View in
+    /// Explorer"); returns what to tell the user about it.
+    pub fn offer_view_of(&mut self, path: &Path) -> Option<String> {
+        self.offered_view = None;
+        match crate::image_io::read_png_text(path, crate::image_io::VIEW_KEYWORD) {
+            Ok(None) => None,
+            Ok(Some(text)) => match view_from_text(&text) {
+                Ok(view) => {
+                    self.offered_view = Some((path.to_path_buf(), view));
+                    Some("it carries a cudalens view: Open View in Explorer".into())
+                }
+                Err(e) => Some(format!("its cudalens view does not parse ({e})")),
+            },
+            Err(e) => Some(e.to_string()),
+        }
+    }
+
+    /// Goes to the view the opened PNG carries.
+    pub fn open_offered_view(&mut self) {
+        if let Some((_, v)) = self.offered_view.clone() {
+            self.go_to_view(v.location, v.max_dwell, v.fractal);
         }
     }
 
@@ -233,7 +383,7 @@ impl MandelbrotView {
             self.error = Some(e.to_string());
             return;
         }
-        self.shown = Some(r.settings);
+        self.shown = Some(r.settings.clone());
         self.delivered = true;
         if !r.preview {
             self.mode_ms[r.settings.mode.index()] = Some(r.frame.dwell_ms());
@@ -281,7 +431,7 @@ impl MandelbrotView {
             self.error = Some(e.to_string());
             return false;
         }
-        self.shown = Some(self.settings);
+        self.shown = Some(self.settings.clone());
         self.render_ms = start.elapsed().as_secs_f64() * 1e3;
         self.error = None;
         true
@@ -314,7 +464,7 @@ impl MandelbrotView {
         }
         if self.in_background() {
             self.delivered = false;
-            let s = self.settings;
+            let s = self.settings.clone();
             let ctx = ctx.clone();
             self.render_started = Instant::now();
             self.worker.start(
@@ -341,7 +491,7 @@ impl MandelbrotView {
             let s = MandelbrotSettings {
                 mode,
                 overlay: false,
-                ..self.settings
+                ..self.settings.clone()
             };
             match self.renderer.time_dwells(&s) {
                 Ok(stages) => {
@@ -676,7 +826,7 @@ fn julia_preview_ui(
             max_dwell: PREVIEW_MAX_DWELL,
             fractal: Fractal::Julia { c: julia },
         };
-        let coloring = m.settings.coloring;
+        let coloring = m.settings.coloring.clone();
         let dwells = crate::mandelbrot::render_per_pixel(&view, coloring.smooth);
         let image = coloring.colorize(&dwells, PREVIEW_MAX_DWELL);
         let size = [image.width() as usize, image.height() as usize];
@@ -879,16 +1029,27 @@ fn location_ui(ui: &mut Ui, m: &mut MandelbrotView) {
     });
 }
 
-/// Palette, density, offset, smooth, interior colour.
-fn coloring_ui(ui: &mut Ui, m: &mut MandelbrotView) {
+/// Writes `image` as a PNG carrying `texts`; the error as one line.
+fn write_view_png(
+    image: image::RgbaImage,
+    path: &Path,
+    options: &crate::image_io::SaveOptions,
+    texts: &[(&'static str, String)],
+) -> Result<(), String> {
+    let texts: Vec<(&str, &str)> = texts.iter().map(|(k, t)| (*k, t.as_str())).collect();
+    let image = image::DynamicImage::ImageRgba8(image);
+    crate::image_io::save_png_with_text(&image, path, options, &texts).map_err(|e| e.to_string())
+}
+
+/// Palette (with the editor of the user's), density, offset, smooth, interior colour.
+fn coloring_ui(ui: &mut Ui, m: &mut MandelbrotView) -> Option<PaletteRequest> {
     let c = &mut m.settings.coloring;
-    egui::ComboBox::from_label("palette")
-        .selected_text(c.palette.name())
-        .show_ui(ui, |ui| {
-            for p in Palette::ALL {
-                ui.selectable_value(&mut c.palette, p, p.name());
-            }
-        });
+    let request = palette_ui(
+        ui,
+        &mut c.palette,
+        &mut m.user_palettes,
+        &mut m.palette_editor,
+    );
     ui.add(
         egui::Slider::new(&mut c.density, DENSITY_RANGE)
             .logarithmic(true)
@@ -902,6 +1063,64 @@ fn coloring_ui(ui: &mut Ui, m: &mut MandelbrotView) {
         ui.color_edit_button_srgb(&mut rgb);
     });
     c.interior = [rgb[0], rgb[1], rgb[2], 255];
+    request
+}
+
+/// "Save view as PNG…" with its size (the window's, or one up to the command line's
+/// largest), and the progress of a save rendering in the background.
+fn save_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
+    if let Some(result) = m.save_job.poll() {
+        m.saved(result);
+    }
+    let size = &mut m.save_size;
+    ui.horizontal(|ui| {
+        ui.label("save size");
+        ui.selectable_value(&mut size.window, true, "window");
+        ui.selectable_value(&mut size.window, false, "other");
+    });
+    if !size.window {
+        ui.horizontal(|ui| {
+            ui.add(egui::DragValue::new(&mut size.width).range(1..=MAX_RENDER_SIDE));
+            ui.label("×");
+            ui.add(egui::DragValue::new(&mut size.height).range(1..=MAX_RENDER_SIDE));
+        });
+    }
+    if m.save_job.busy() {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label(format!(
+                "saving… {:.0} s",
+                m.save_started.elapsed().as_secs_f64()
+            ));
+            if ui.button("Cancel").clicked() {
+                m.save_job.cancel();
+                m.message = Some(("save cancelled".into(), false));
+            }
+        });
+        ui.ctx()
+            .request_repaint_after(std::time::Duration::from_millis(200));
+    }
+    ui.add_enabled(!m.save_job.busy(), egui::Button::new("Save view as PNG…"))
+        .on_hover_text("the picture with its view in the file: opened again, \"Open View in Explorer\" goes there")
+        .clicked()
+}
+
+/// "Open View in Explorer" while the opened image carries a view; true when clicked.
+pub fn offered_view_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
+    let Some((path, _)) = &m.offered_view else {
+        return false;
+    };
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let clicked = ui
+        .button("Open View in Explorer")
+        .on_hover_text(format!("go to the view saved in {name}"))
+        .clicked();
+    if clicked {
+        m.open_offered_view();
+    }
+    clicked
 }
 
 /// How Mariani–Silver cuts the picture: the measured tuning, or one that shows the recursion.
@@ -962,10 +1181,9 @@ fn timings_ui(ui: &mut Ui, m: &mut MandelbrotView) {
     }
 }
 
-/// The side panel: parameters, navigation, bookmarks, timings. Returns true if "save" was
-/// clicked.
-pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
-    let before = m.settings;
+/// The side panel: parameters, navigation, bookmarks, timings; what it asks of the app.
+pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> Option<ControlsRequest> {
+    let before = m.settings.clone();
     ui.heading(m.settings.view.fractal.kind().label());
     fractal_ui(ui, m);
     let s = &mut m.settings;
@@ -989,7 +1207,7 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
         ui.selectable_value(&mut s.precision, Precision::Perturbation, "perturb.");
     });
     ui.checkbox(&mut s.overlay, "show Mariani–Silver rectangles (O)");
-    coloring_ui(ui, m);
+    let palette_request = coloring_ui(ui, m);
     ui.separator();
     ui.horizontal(|ui| {
         if ui
@@ -1046,9 +1264,13 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
     ui.separator();
     location_ui(ui, m);
     timings_ui(ui, m);
-    let save = ui.button("Save view as PNG…").clicked();
+    let save = save_ui(ui, m);
     m.dirty |= m.settings != before;
-    save
+    match (save, palette_request) {
+        (true, _) => Some(ControlsRequest::SaveView),
+        (_, Some(PaletteRequest::ImportMap)) => Some(ControlsRequest::ImportPalette),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -1058,20 +1280,20 @@ mod tests {
     #[test]
     fn colouring_and_overlay_alone_keep_the_dwells() {
         let a = MandelbrotSettings::default();
-        let mut b = a;
-        b.coloring.palette = Palette::ALL[1];
+        let mut b = a.clone();
+        b.coloring.palette = Palette::ALL[1].into();
         b.coloring.density = 2.0;
         b.coloring.offset = 0.5;
         b.coloring.smooth = !a.coloring.smooth;
         b.overlay = !a.overlay;
         assert!(same_dwells(&a, &b));
-        let mut moved = a;
+        let mut moved = a.clone();
         moved.view.center.0 += 1e-9;
         assert!(!same_dwells(&a, &moved), "another view");
-        let mut deeper = a;
+        let mut deeper = a.clone();
         deeper.view.max_dwell += 1;
         assert!(!same_dwells(&a, &deeper), "another max dwell");
-        let mut mode = a;
+        let mut mode = a.clone();
         mode.mode = Mode::ALL[1 - Mode::ALL.iter().position(|m| *m == a.mode).unwrap_or(0)];
         assert!(!same_dwells(&a, &mode), "another mode (other rectangles)");
     }

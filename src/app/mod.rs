@@ -23,6 +23,7 @@ mod layout_tests;
 mod mandelbrot_navigation;
 mod mandelbrot_view;
 mod menu;
+mod palette_editor;
 pub mod presets;
 mod presets_ui;
 mod recent;
@@ -39,7 +40,7 @@ pub use config_dir::{config_dir, CONFIG_DIR_ENV};
 pub use filter_stack::{FilterEntry, FilterStack};
 
 pub use handler::WindowTooLarge;
-pub use view_text::{view_from_text, view_to_text, ViewText};
+pub use view_text::{view_chunks, view_from_text, view_to_text, ViewText};
 mod view_history;
 mod view_text;
 mod worker;

@@ -2,6 +2,9 @@
 //! (options given on the command line win over saved values).
 
 use super::filter_stack::{unsaved_on_disk, FilterEntry, FilterStack};
+use super::palette_editor::{
+    palette_from_setting, palette_setting_name, restore_palettes, saved_palettes,
+};
 use super::settings::{
     SavedEditor, SavedExplorer, SavedFilter, SavedHistogram, SavedWindow, Settings,
 };
@@ -121,7 +124,7 @@ impl AppState {
                 center: [m.view.center.0, m.view.center.1],
                 span: m.view.span,
                 max_dwell: m.view.max_dwell,
-                palette: name_of(m.coloring.palette),
+                palette: palette_setting_name(&m.coloring.palette),
                 mode: name_of(m.mode),
                 refinement: name_of(m.refinement),
                 precision: name_of(m.precision),
@@ -134,6 +137,7 @@ impl AppState {
                 deep_center: deep.map(|d| format!("{},{}", d.re.scientific(), d.im.scientific())),
                 deep_span: deep.map(|d| d.span.scientific()),
                 fractal: m.view.fractal.text(),
+                user_palettes: saved_palettes(&self.mandelbrot.user_palettes),
             },
             bookmarks: self.mandelbrot.user_bookmarks.clone(),
             save_dir: self.save_dir.clone(),
@@ -200,7 +204,14 @@ impl AppState {
                 Err(err) => notes.push(format!("saved fractal skipped: {err}")),
             }
         }
-        restore_named(&mut m.coloring.palette, &e.palette, "palette", &mut notes);
+        self.mandelbrot.user_palettes = restore_palettes(&e.user_palettes, &mut notes);
+        match palette_from_setting(&e.palette, &self.mandelbrot.user_palettes) {
+            Some(p) => m.coloring.palette = p,
+            None => notes.push(format!(
+                "saved palette '{}' is unknown; kept the default",
+                e.palette
+            )),
+        }
         restore_named(&mut m.mode, &e.mode, "mode", &mut notes);
         if args.refinement.is_none() {
             restore_named(&mut m.refinement, &e.refinement, "refinement", &mut notes);

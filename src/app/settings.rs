@@ -1,12 +1,13 @@
 //! The session kept between runs, as eframe apps do: the filter stack (order, parameters,
 //! on/off), the split position, histogram options, window size and position, the
-//! explorer's view, palette, max dwell and mode, the user's bookmarks, and the sources of
-//! user kernels not saved to their files (the editor's text too). Saved as JSON
-//! (`settings.json` in the configuration folder) on exit and every 30 s when it changed,
-//! restored on start. A corrupt file, or one of another format version, is reported and
-//! ignored, never fatal; unknown fields are ignored and missing ones take their defaults.
-//! Filters are stored as specification strings (`box:radius=5`), the command line's
-//! syntax, so the file does not depend on how filters are represented in the code.
+//! explorer's view, palette, the user's palettes, max dwell and mode, the user's bookmarks,
+//! and the sources of user kernels not saved to their files (the editor's text too).
+//! Saved as JSON (`settings.json` in the configuration folder) on exit and every 30 s when
+//! it changed, restored on start. A corrupt file, or one of another format version, is
+//! reported and ignored, never fatal; unknown fields are ignored and missing ones take
+//! their defaults. Filters are stored as specification strings (`box:radius=5`), the
+//! command line's syntax, so the file does not depend on how filters are represented in
+//! the code.
 
 use super::config_dir::write_atomically;
 use crate::image_io::SaveError;
@@ -90,6 +91,22 @@ pub struct SavedExplorer {
     pub deep_span: Option<String>,
     /// The fractal shown: "mandelbrot", or "julia RE,IM" (c exact).
     pub fractal: String,
+    /// The user's palettes; `palette` names a built-in one or one of these.
+    pub user_palettes: Vec<SavedPalette>,
+}
+
+/// A user palette: its name and its stops.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedPalette {
+    pub name: String,
+    pub stops: Vec<SavedStop>,
+}
+
+/// A stop of a user palette: position along the cycle (0..1) and colour.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SavedStop {
+    pub position: f32,
+    pub rgb: [u8; 3],
 }
 
 impl Default for SavedExplorer {
@@ -111,6 +128,7 @@ impl Default for SavedExplorer {
             deep_center: None,
             deep_span: None,
             fractal: "mandelbrot".into(),
+            user_palettes: Vec::new(),
         }
     }
 }
@@ -307,6 +325,19 @@ mod tests {
                 deep_center: Some("-1.5e-60,2.25e-61".into()),
                 deep_span: Some("3e-70".into()),
                 fractal: "julia -0.123,0.745".into(),
+                user_palettes: vec![SavedPalette {
+                    name: "sunset".into(),
+                    stops: vec![
+                        SavedStop {
+                            position: 0.0,
+                            rgb: [255, 80, 0],
+                        },
+                        SavedStop {
+                            position: 0.6,
+                            rgb: [20, 0, 90],
+                        },
+                    ],
+                }],
             },
             bookmarks: vec![
                 UserBookmark {
@@ -335,6 +366,10 @@ mod tests {
         let s = parse_settings(Path::new("settings.json"), text).expect("loads");
         assert_eq!(s.explorer.refinement, "measured");
         assert_eq!(s.explorer.span, 2.0);
+        assert!(
+            s.explorer.user_palettes.is_empty(),
+            "from before user palettes"
+        );
     }
 
     #[test]

@@ -12,7 +12,9 @@ use super::history_panel::{history_panel_ui, HistoryJump};
 use super::image_document::ImageDocument;
 use super::image_view::{image_view_ui, ImageViewState, PixelRect, ViewTextures};
 use super::kernel_editor::{measure_copy_gbps, KernelEditor, StageFigures};
-use super::mandelbrot_view::{mandelbrot_controls_ui, mandelbrot_picture_ui, MandelbrotView};
+use super::mandelbrot_view::{
+    mandelbrot_controls_ui, mandelbrot_picture_ui, offered_view_ui, ControlsRequest, MandelbrotView,
+};
 use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
 use super::presets_ui::{presets_ui, CommandSource, PresetsPanel};
 use super::recent::RecentFiles;
@@ -262,9 +264,12 @@ impl AppState {
         self.edits.cancel();
         self.view.selection = None;
         self.recent.push(path);
-        let text = match note {
-            Some(n) => format!("{}: {n}", path.display()),
-            None => format!("opened {}", path.display()),
+        let view = self.mandelbrot.offer_view_of(path);
+        let text = match (note, view) {
+            (Some(n), Some(v)) => format!("{}: {n}; {v}", path.display()),
+            (Some(n), None) => format!("{}: {n}", path.display()),
+            (None, Some(v)) => format!("opened {}: {v}", path.display()),
+            (None, None) => format!("opened {}", path.display()),
         };
         self.set_message(text, false);
         self.view.fit_requested = true;
@@ -341,6 +346,7 @@ impl AppState {
                 "mandelbrot.png".into(),
                 &["png"],
             ),
+            DialogPurpose::ImportPalette => (self.document_dir(), String::new(), &["map"]),
         };
         let native = run_native(|| {
             let d = rfd::FileDialog::new()
@@ -397,9 +403,10 @@ impl AppState {
                 }
             }
             DialogPurpose::SaveMandelbrot => {
-                let pixels = self.mandelbrot.picture().read(gl);
-                self.save_pixels(pixels.map_err(|e| e.to_string()), path);
+                self.mandelbrot
+                    .save_view(gl, path, self.document.path.clone())
             }
+            DialogPurpose::ImportPalette => self.mandelbrot.import_palette(path),
         }
     }
 
@@ -647,7 +654,14 @@ impl AppState {
         egui::Panel::top("menu").show(ui, |ui| {
             actions.extend(menu_bar_ui(ui, &self.recent, menu));
         });
-        egui::Panel::top("tabs").show(ui, |ui| tabs_ui(ui, &mut self.tab));
+        egui::Panel::top("tabs").show(ui, |ui| {
+            ui.horizontal(|ui| {
+                tabs_ui(ui, &mut self.tab);
+                if offered_view_ui(ui, &mut self.mandelbrot) {
+                    self.tab = Tab::Mandelbrot;
+                }
+            })
+        });
         for a in actions {
             if a.is_image_edit() && self.tab != Tab::Image {
                 // The Transform menu acts on the image, which this tab hides.
@@ -678,16 +692,28 @@ impl AppState {
         match self.tab {
             Tab::Image => self.image_tab_ui(ui, gl),
             Tab::Mandelbrot => {
-                let mut save = false;
+                let mut request = None;
                 side_panel_ui(ui, "mandel_controls", |ui| {
-                    save = mandelbrot_controls_ui(ui, &mut self.mandelbrot)
+                    request = mandelbrot_controls_ui(ui, &mut self.mandelbrot)
                 });
                 egui::CentralPanel::default()
                     .show(ui, |ui| mandelbrot_picture_ui(ui, &mut self.mandelbrot, gl));
-                if save {
-                    self.ask_path(gl, DialogPurpose::SaveMandelbrot);
+                match request {
+                    Some(ControlsRequest::SaveView) => {
+                        self.ask_path(gl, DialogPurpose::SaveMandelbrot)
+                    }
+                    Some(ControlsRequest::ImportPalette) => {
+                        self.ask_path(gl, DialogPurpose::ImportPalette)
+                    }
+                    None => {}
                 }
             }
+        }
+        if let Some((text, is_error)) = self.mandelbrot.message.take() {
+            self.set_message(text, is_error);
+        }
+        if let Some(dir) = self.mandelbrot.saved_dir.take() {
+            self.save_dir = Some(dir);
         }
         if self.tab == Tab::Image {
             self.kernel_editor_ui(&ui.ctx().clone());

@@ -57,6 +57,20 @@ pub fn view_to_text(loc: &DeepLocation, max_dwell: u32, fractal: &Fractal) -> St
     )
 }
 
+/// The PNG text chunks of a picture of `s`: its exact view (under `cudalens-view`) and
+/// the program (`Software`).
+pub fn view_chunks(s: &crate::mandelbrot::MandelbrotSettings) -> Vec<(&'static str, String)> {
+    let mut chunks = vec![(
+        "Software",
+        format!("cudalens {}", env!("CARGO_PKG_VERSION")),
+    )];
+    if let Ok(loc) = s.location() {
+        let text = view_to_text(&loc, s.view.max_dwell, &s.view.fractal);
+        chunks.push((crate::image_io::VIEW_KEYWORD, text));
+    }
+    chunks
+}
+
 /// An exact view read from text: where, the max dwell if given, and which fractal.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewText {
@@ -183,5 +197,38 @@ mod tests {
             assert!(e.contains(want), "{text}: {e}");
         }
         assert!(view_from_text("span=1e-30; re=-0.75; im=0.1").is_ok());
+    }
+
+    /// "Save view as PNG" writes what "Copy view" copies; read back, it is the same view.
+    #[test]
+    fn a_saved_pictures_chunk_is_the_copied_view() {
+        use crate::image_io::{read_png_text, save_png_with_text, SaveOptions, VIEW_KEYWORD};
+        let loc = DeepLocation::new(
+            d("-1.768573656315270993281742915329544712934120053405549882337511135"),
+            d("0.00096429685135828000017624272037381944827477612265656356528578"),
+            d("1e-45"),
+        )
+        .expect("location");
+        let mut s = crate::mandelbrot::MandelbrotSettings::default();
+        s.set_location(loc);
+        s.view.max_dwell = 9000;
+        let chunks = view_chunks(&s);
+        let (_, text) = chunks
+            .iter()
+            .find(|(k, _)| *k == VIEW_KEYWORD)
+            .expect("a view chunk");
+        assert_eq!(*text, view_to_text(&loc, 9000, &Fractal::Mandelbrot));
+        assert!(chunks.iter().any(|(k, _)| *k == "Software"));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("view.png");
+        let texts: Vec<(&str, &str)> = chunks.iter().map(|(k, t)| (*k, t.as_str())).collect();
+        let picture = image::DynamicImage::ImageRgba8(image::RgbaImage::new(4, 3));
+        save_png_with_text(&picture, &path, &SaveOptions::default(), &texts).expect("saves");
+        let back = read_png_text(&path, VIEW_KEYWORD)
+            .expect("reads")
+            .expect("the chunk");
+        assert_eq!(back, *text);
+        let view = view_from_text(&back).expect("parses");
+        assert_eq!((view.location, view.max_dwell), (loc, Some(9000)));
     }
 }

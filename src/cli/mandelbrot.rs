@@ -3,14 +3,18 @@
 //! numbered PNGs with --frames N --zoom-to RE,IM,SPAN. --center and --span are exact
 //! decimals of any depth: views below f64's precision render by perturbation. --julia RE,IM
 //! renders the Julia set of that c (exact decimals too) instead of the Mandelbrot set.
+//! A coloured PNG carries its view as text (`cudalens-view`), which --view reads back.
 
 use super::progress::Progress;
 use super::CliError;
-use crate::image_io::{check_save_target, SaveOptions};
+use crate::image_io::{
+    check_save_target, read_png_text, save_png_with_text, SaveOptions, VIEW_KEYWORD,
+};
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
-    draw_overlay, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode, Palette, Precision,
-    Refinement, View, DENSITY_RANGE, MAX_DWELL_16_BIT, MAX_DWELL_LIMIT,
+    draw_overlay, load_map, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode, Palette,
+    PaletteChoice, Precision, Refinement, View, DENSITY_RANGE, MAX_DWELL_16_BIT, MAX_DWELL_LIMIT,
+    MAX_RENDER_SIDE,
 };
 use crate::pipeline::{render_mandelbrot_frames, BackendRequest, MandelbrotOutput};
 use clap::Args;
@@ -40,8 +44,9 @@ pub struct MandelbrotArgs {
     #[arg(long, value_name = "RE,IM", allow_hyphen_values = true)]
     pub julia: Option<String>,
     /// The exact view as the explorer's "Copy view" gives it: re=…, im=…, span=…
-    /// [, dwell=…][, julia_re=…, julia_im=…] (instead of --center, --span and --julia).
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true, conflicts_with_all = ["center", "span", "julia"])]
+    /// [, dwell=…][, julia_re=…, julia_im=…], or a PNG saved with its view (by this
+    /// command or the explorer) (instead of --center, --span and --julia).
+    #[arg(long, value_name = "TEXT|FILE.png", allow_hyphen_values = true, conflicts_with_all = ["center", "span", "julia"])]
     pub view: Option<String>,
     /// Iterations before a point counts as inside the set (default: the dwell of --view,
     /// else 1024).
@@ -62,6 +67,9 @@ pub struct MandelbrotArgs {
     /// Colour scheme.
     #[arg(long, value_enum, default_value_t)]
     pub palette: Palette,
+    /// A Fractint palette map (256 lines of R G B, 0–255) instead of --palette.
+    #[arg(long, value_name = "FILE.map", conflicts_with = "palette")]
+    pub palette_file: Option<PathBuf>,
     /// Colour by the continuous escape value (no bands).
     #[arg(long)]
     pub smooth: bool,
@@ -124,9 +132,28 @@ struct Target {
     max_dwell: u32,
 }
 
+/// The text of `--view`: itself, or the view a PNG it names carries.
+fn view_text(arg: &str) -> Result<String, CliError> {
+    let path = Path::new(arg);
+    let png = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    if !png || !path.is_file() {
+        return Ok(arg.to_string());
+    }
+    match read_png_text(path, VIEW_KEYWORD) {
+        Ok(Some(text)) => Ok(text),
+        Ok(None) => Err(CliError::usage(format!(
+            "--view {arg}: this PNG carries no cudalens view"
+        ))),
+        Err(e) => Err(CliError::usage(format!("--view: {e}"))),
+    }
+}
+
 fn target(args: &MandelbrotArgs) -> Result<Target, CliError> {
-    if let Some(text) = &args.view {
-        let view = crate::app::view_from_text(text)
+    if let Some(arg) = &args.view {
+        let text = view_text(arg)?;
+        let view = crate::app::view_from_text(&text)
             .map_err(|e| CliError::usage(format!("--view: {e}")))?;
         return Ok(Target {
             location: view.location,
@@ -170,9 +197,10 @@ fn fractal(args: &MandelbrotArgs) -> Result<Fractal, CliError> {
 }
 
 fn validate(args: &MandelbrotArgs, max_dwell: u32) -> Result<(), CliError> {
-    if args.width == 0 || args.height == 0 || args.width > 32768 || args.height > 32768 {
+    let side = 1..=MAX_RENDER_SIDE;
+    if !side.contains(&args.width) || !side.contains(&args.height) {
         return usage(format!(
-            "size {}×{}: width and height must be 1..=32768",
+            "size {}×{}: width and height must be 1..={MAX_RENDER_SIDE}",
             args.width, args.height
         ));
     }
@@ -230,7 +258,11 @@ fn output_paths(output: &Path, frames: u32) -> Vec<PathBuf> {
 
 /// The frames' settings: the first at the exact location; a zoom sequence's frames after
 /// it follow the f64 path to --zoom-to.
-fn settings(args: &MandelbrotArgs, target: Target) -> Vec<MandelbrotSettings> {
+fn settings(
+    args: &MandelbrotArgs,
+    target: Target,
+    palette: PaletteChoice,
+) -> Vec<MandelbrotSettings> {
     let mut first = MandelbrotSettings {
         view: View {
             width: args.width,
@@ -242,7 +274,7 @@ fn settings(args: &MandelbrotArgs, target: Target) -> Vec<MandelbrotSettings> {
         mode: args.mode,
         precision: args.precision,
         coloring: Coloring {
-            palette: args.palette,
+            palette,
             density: args.density,
             offset: args.offset,
             smooth: args.smooth,
@@ -261,28 +293,44 @@ fn settings(args: &MandelbrotArgs, target: Target) -> Vec<MandelbrotSettings> {
     (0..args.frames)
         .map(|i| MandelbrotSettings {
             view: first.view.zoom_toward((re, im), span, f64::from(i) / last),
-            ..first
+            ..first.clone()
         })
         .collect()
 }
 
-fn save(out: MandelbrotOutput, path: &Path, options: &SaveOptions) -> Result<(), CliError> {
-    match (out.dwells, out.image) {
-        (Some(d), _) => {
-            let gray = d
-                .to_gray16()
-                .ok_or_else(|| CliError::internal("dwell buffer size mismatch"))?;
-            crate::image_io::save_dynamic(&image::DynamicImage::ImageLuma16(gray), path, options)?
-        }
+fn save(
+    out: MandelbrotOutput,
+    s: &MandelbrotSettings,
+    path: &Path,
+    options: &SaveOptions,
+) -> Result<(), CliError> {
+    let image = match (out.dwells, out.image) {
+        (Some(d), _) => image::DynamicImage::ImageLuma16(
+            d.to_gray16()
+                .ok_or_else(|| CliError::internal("dwell buffer size mismatch"))?,
+        ),
         (None, Some(mut img)) => {
             if !out.frame.records.is_empty() {
                 draw_overlay(&mut img, &out.frame.records);
             }
-            crate::image_io::save_image(&img, path, options)?
+            image::DynamicImage::ImageRgba8(img)
         }
         (None, None) => return Err(CliError::internal("renderer returned nothing")),
-    }
+    };
+    let chunks = crate::app::view_chunks(s);
+    let texts: Vec<(&str, &str)> = chunks.iter().map(|(k, t)| (*k, t.as_str())).collect();
+    save_png_with_text(&image, path, options, &texts)?;
     Ok(())
+}
+
+/// The palette of `--palette-file`, else `--palette`.
+fn palette(args: &MandelbrotArgs) -> Result<PaletteChoice, CliError> {
+    match &args.palette_file {
+        Some(path) => load_map(path)
+            .map(PaletteChoice::User)
+            .map_err(|e| CliError::usage(format!("--palette-file: {e}"))),
+        None => Ok(args.palette.into()),
+    }
 }
 
 pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
@@ -305,14 +353,14 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
             ));
         }
     }
-    let frames = settings(args, target);
+    let frames = settings(args, target, palette(args)?);
     let progress = Progress::new(frames.len(), "frames");
     let mut last = None;
     let mut dwell_ms = 0.0;
     render_mandelbrot_frames(&frames, args.backend, args.dwell, |i, out| {
         dwell_ms += out.frame.dwell_ms();
         let summary = (out.status.kind, out.frame.precision, out.frame.stats);
-        save(out, &paths[i], &options)?;
+        save(out, &frames[i], &paths[i], &options)?;
         progress.update(i + 1);
         last = Some(summary);
         Ok::<(), CliError>(())

@@ -1,5 +1,5 @@
 //! Reading images into RGBA8 with decoder limits and a memory budget, and writing them
-//! atomically.
+//! atomically (PNGs with text chunks too).
 
 mod admission;
 pub mod budget;
@@ -9,6 +9,7 @@ mod input;
 mod jpeg;
 mod jpeg_scan;
 mod load;
+mod png_text;
 #[cfg(unix)]
 mod posix;
 mod save;
@@ -16,6 +17,7 @@ mod save;
 pub use admission::{default_admit, Admission, Declared, LoadError, MAX_IMAGE_SIDE};
 pub use decoded::LoadedImage;
 pub use load::{load_image, load_image_from_bytes, load_image_with};
+pub use png_text::{read_png_text, save_png_with_text, PngTextError, MAX_TEXT_BYTES, VIEW_KEYWORD};
 #[cfg(unix)]
 pub use posix::install_interrupt_cleanup;
 pub use save::{

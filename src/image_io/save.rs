@@ -259,13 +259,13 @@ pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> Result<(), SaveError
     })
 }
 
-type Writer<'a> = std::io::BufWriter<&'a mut std::fs::File>;
+pub(super) type Writer<'a> = std::io::BufWriter<&'a mut std::fs::File>;
 
 /// Encodes into a temporary file beside `path`, syncs it, then renames it over `path`:
 /// a reader never sees a half-written file and a failure leaves the target untouched.
 /// The temporary file is removed on any error, and by the signal handler if the process
 /// is interrupted (`posix::install_interrupt_cleanup`).
-fn write_atomically(
+pub(super) fn write_atomically(
     path: &Path,
     encode: impl FnOnce(&mut Writer<'_>) -> image::ImageResult<()>,
 ) -> Result<(), SaveError> {

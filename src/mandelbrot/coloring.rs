@@ -5,17 +5,20 @@
 //! interpolated per pixel in f32 with the kernel's operation order: within 1 per channel).
 //! Points that never escaped (dwell = max dwell) take the interior colour.
 
-use super::{Dwells, Palette};
+#[cfg(test)]
+use super::Palette;
+use super::{Dwells, PaletteChoice};
 
 /// Entries of the gradient table over one cycle of the palette.
 pub const GRADIENT_STEPS: usize = 1024;
 /// Range of the density slider (cycles per √dwell / 8).
 pub const DENSITY_RANGE: std::ops::RangeInclusive<f32> = 0.05..=20.0;
 
-/// Palette and its mapping; `Default` is the classic look.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Palette and its mapping; `Default` is the classic look. `Clone`, not `Copy`: a user
+/// palette's stops are shared data (see [`super::Gradient`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Coloring {
-    pub palette: Palette,
+    pub palette: PaletteChoice,
     /// Cycles of the palette per unit of √v / 8.
     pub density: f32,
     /// Shift along the cycle, 0..1.
@@ -28,7 +31,7 @@ pub struct Coloring {
 impl Default for Coloring {
     fn default() -> Self {
         Self {
-            palette: Palette::Classic,
+            palette: PaletteChoice::default(),
             density: 1.0,
             offset: 0.0,
             interior: [0, 0, 0, 255],
@@ -164,7 +167,7 @@ mod tests {
         for palette in Palette::ALL {
             for _ in 0..20 {
                 let c = Coloring {
-                    palette,
+                    palette: palette.into(),
                     density: rng.random_range(0.05..64.0),
                     offset: rng.random_range(0.0..1.0),
                     smooth: true,
@@ -194,7 +197,7 @@ mod tests {
     fn lut_has_an_entry_per_dwell_and_the_interior_last() {
         for palette in Palette::ALL {
             let c = Coloring {
-                palette,
+                palette: palette.into(),
                 interior: [1, 2, 3, 255],
                 ..Coloring::default()
             };
@@ -210,11 +213,11 @@ mod tests {
         let base = Coloring::default();
         let shifted = Coloring {
             offset: 0.25,
-            ..base
+            ..base.clone()
         };
         let dense = Coloring {
             density: 2.0,
-            ..base
+            ..base.clone()
         };
         // √64 / 8 = 1: one full cycle, so offset 0.25 at 64 is the base colour at 0.25.
         let [r, g, b] = base.palette.at(0.25);
@@ -251,9 +254,46 @@ mod tests {
             smooth: Some(vec![0.0, 49.5, 50.0]),
         };
         for smooth in [false, true] {
-            let img = Coloring { smooth, ..c }.colorize(&d, 50);
+            let img = Coloring {
+                smooth,
+                ..c.clone()
+            }
+            .colorize(&d, 50);
             assert_eq!(img.get_pixel(1, 0).0, [9, 8, 7, 255]);
             assert_eq!(img.get_pixel(2, 0).0, [9, 8, 7, 255]);
+        }
+    }
+
+    /// A Fractint map's colours come out of the table exactly where the cycle puts them:
+    /// dwell m² lies at m/8 of the cycle, shifted by offset j/256: entry 32m + j.
+    #[test]
+    fn lut_colours_equal_a_map_files_colours_at_their_positions() {
+        let colours: Vec<[u8; 3]> = (0..256)
+            .map(|i: usize| [i as u8, (i * 37 % 256) as u8, (255 - i) as u8])
+            .collect();
+        let text: String = colours
+            .iter()
+            .map(|[r, g, b]| format!("{r} {g} {b} colour\r\n"))
+            .collect();
+        let map = crate::mandelbrot::parse_map("t.map", "t", text.as_bytes()).expect("parses");
+        for j in 0..32u32 {
+            let c = Coloring {
+                palette: PaletteChoice::User(map.clone()),
+                offset: j as f32 / 256.0,
+                ..Coloring::default()
+            };
+            let lut = c.lut(100);
+            if j == 0 {
+                // The smooth colouring's table: entry 4k of 1024 is colour k.
+                let gradient = c.gradient();
+                for (k, [r, g, b]) in colours.iter().enumerate() {
+                    assert_eq!(gradient[4 * k], [*r, *g, *b, 255], "gradient {k}");
+                }
+            }
+            for m in 0..8u32 {
+                let [r, g, b] = colours[(32 * m + j) as usize];
+                assert_eq!(lut[(m * m) as usize], [r, g, b, 255], "m {m} j {j}");
+            }
         }
     }
 }

@@ -15,6 +15,7 @@ mod mariani_silver;
 mod ms_stats;
 mod overlay;
 mod palette;
+mod palette_file;
 mod rect;
 mod refinement;
 mod settings;
@@ -33,7 +34,8 @@ pub use fractal::{Fractal, FractalKind, JuliaC};
 pub use mariani_silver::{render_mariani_silver, render_mariani_silver_from, MsRecord, RectKind};
 pub use ms_stats::MsStats;
 pub use overlay::{draw_overlay, kind_color};
-pub use palette::Palette;
+pub use palette::{Gradient, GradientError, Palette, PaletteChoice, Stop, MAX_STOPS};
+pub use palette_file::{load_map, parse_map, MapError, MAP_MAX_BYTES, MAP_MAX_COLOURS};
 pub use rect::{coons, GridLines, Rect};
 pub use refinement::{Refinement, CHILD_GRIDS_TUNING, NESTED_TUNING};
 pub use settings::MandelbrotSettings;
@@ -42,6 +44,8 @@ pub use view::{parse_center as parse_center_arg, Mode, Precision, View};
 
 /// Largest max dwell (deep views need 10⁵ and more).
 pub const MAX_DWELL_LIMIT: u32 = 1 << 20;
+/// Largest width or height of a rendered picture (the command line, the explorer's saves).
+pub const MAX_RENDER_SIDE: u32 = 32768;
 /// Largest max dwell a 16-bit dwell PNG can hold.
 pub const MAX_DWELL_16_BIT: u32 = 65535;
 

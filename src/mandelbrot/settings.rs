@@ -2,7 +2,7 @@
 
 use super::{Coloring, Mode, MsTuning, Precision, Refinement, View};
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MandelbrotSettings {
     pub view: View,
     pub mode: Mode,

@@ -63,7 +63,7 @@ pub fn cpu_picture_keeping_dwells(
     s: &MandelbrotSettings,
     cancelled: &AtomicBool,
 ) -> (RgbaImage, MandelbrotFrame, Dwells) {
-    let mut with_continuous = *s;
+    let mut with_continuous = s.clone();
     with_continuous.coloring.smooth = true;
     let (dwells, frame) = cpu_dwells_cancellable(&with_continuous, cancelled);
     let (image, frame) = coloured(s, &dwells, frame);

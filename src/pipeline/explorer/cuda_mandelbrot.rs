@@ -15,7 +15,7 @@ use super::mandelbrot_kernels::{
 use super::mandelbrot_pbo::MandelbrotPbo;
 use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::gl::GlTexture;
-use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, Palette, Precision};
+use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, PaletteChoice, Precision};
 use crate::pipeline::interop::with_cuda_access;
 use crate::pipeline::interop::ExternalInterop;
 use crate::pipeline::interop::SharedDisplay;
@@ -73,7 +73,7 @@ fn ensure_len<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
     Ok(())
 }
 
-type LutKey = (Palette, u32, [u8; 4], u32, u32);
+type LutKey = (PaletteChoice, u32, [u8; 4], u32, u32);
 
 pub struct CudaMandelbrot {
     pub device: CudaDevice,
@@ -84,7 +84,7 @@ pub struct CudaMandelbrot {
     dwells: Option<CudaSlice<i32>>,
     smooth: Option<CudaSlice<f32>>,
     lut: Option<Table<LutKey>>,
-    gradient: Option<Table<Palette>>,
+    gradient: Option<Table<PaletteChoice>>,
     /// Made at the first frame after a trim (None until then, so that a trim frees it
     /// before anything new is placed in the memory pool).
     records: Option<MsRecordBuffer>,
@@ -125,10 +125,12 @@ impl CudaMandelbrot {
     fn ensure_tables(&mut self, c: &Coloring, max_dwell: u32) -> Result<(), CudaError> {
         let stream = &self.device.stream;
         if c.smooth {
-            ensure_table(&mut self.gradient, stream, c.palette, || c.gradient())
+            ensure_table(&mut self.gradient, stream, c.palette.clone(), || {
+                c.gradient()
+            })
         } else {
             let key = (
-                c.palette,
+                c.palette.clone(),
                 max_dwell,
                 c.interior,
                 c.density.to_bits(),

@@ -17,7 +17,7 @@ use std::time::Instant;
 /// perturbation paths compute no continuous escape value yet), so it is coloured through
 /// the dwell table even when smooth colouring is on.
 pub fn integer_coloring_if_deep(s: &MandelbrotSettings) -> MandelbrotSettings {
-    let mut out = *s;
+    let mut out = s.clone();
     if s.deep_precision().is_some() {
         out.coloring.smooth = false;
     }

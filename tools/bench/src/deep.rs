@@ -43,9 +43,9 @@ fn time_renders(
         s.pan_pixels(if i % 2 == 0 { 1.0 } else { -1.0 }, 0.0);
         let frame = renderer.render(gl, s)?;
         s.coloring.palette = if i % 2 == 0 {
-            Palette::Fire
+            Palette::Fire.into()
         } else {
-            Palette::Classic
+            Palette::Classic.into()
         };
         let cached = renderer.render(gl, s)?;
         precision = Some(frame.precision);
@@ -218,7 +218,7 @@ fn deep_sweep(r: &mut MandelbrotRenderer) -> Result<serde_json::Value, CliError>
         let timed: Result<Vec<f64>, CliError> = views
             .iter()
             .map(|(_, s, pp)| {
-                let mut s = *s;
+                let mut s = s.clone();
                 s.mode = Mode::MarianiSilver;
                 s.tuning = Some(t);
                 Ok(pp / time_dwell(r, &s, 3)?)
