@@ -718,6 +718,98 @@ fn mandelbrot_colours_on(gl: &glow::Context, renderer: &mut MandelbrotRenderer) 
     }
 }
 
+/// A change of colour alone (palette, density, offset, smooth when the kept frame had its
+/// continuous values) recolours the kept dwells: the frame runs no dwell stage, and the
+/// texture holds the new colouring of the same dwells, on a deep view too. A change of
+/// view, mode or max dwell computes again.
+#[test]
+fn a_colour_change_recolours_the_kept_dwells() {
+    let Some(ctx) = gpu() else { return };
+    let gl = &ctx.gl;
+    let mut renderer = cuda_mandelbrot(gl);
+    let (w, h) = if quick() { (640, 360) } else { (1920, 1080) };
+    let plain = MandelbrotSettings {
+        view: View {
+            width: w,
+            height: h,
+            ..View::default()
+        },
+        coloring: Coloring {
+            smooth: true,
+            ..Coloring::default()
+        },
+        precision: Precision::F64,
+        ..MandelbrotSettings::default()
+    };
+    let (name, location, dwell) = deep_views().swap_remove(0);
+    let deep = deep_settings(location, dwell, (w, h));
+    let names = |frame: &cudalens::pipeline::MandelbrotFrame| -> Vec<String> {
+        frame.stages.iter().map(|s| s.name.clone()).collect()
+    };
+    for (label, first) in [("whole set", plain), (name.as_str(), deep)] {
+        renderer.texture_for(gl, w, h).expect("texture");
+        let computed = renderer.render(gl, &first).expect("render");
+        assert!(
+            names(&computed).iter().any(|n| n == "dwell"),
+            "{label}: {:?}",
+            names(&computed)
+        );
+        let (dwells, _) = renderer.dwells(&first).expect("dwells");
+        for (i, coloring) in [
+            Coloring {
+                palette: Palette::Ocean.into(),
+                density: 3.0,
+                offset: 0.6,
+                ..first.coloring.clone()
+            },
+            Coloring {
+                smooth: false,
+                palette: Palette::Fire.into(),
+                ..first.coloring.clone()
+            },
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let s = MandelbrotSettings {
+                coloring,
+                ..first.clone()
+            };
+            let target = renderer.texture_for(gl, w, h).expect("texture");
+            target.fill(gl, POISON).expect("poison");
+            let frame = renderer.render(gl, &s).expect("recolour");
+            let stages = names(&frame);
+            assert!(
+                !stages
+                    .iter()
+                    .any(|n| n == "dwell" || n == "reference orbit"),
+                "{label} recolour {i}: dwell work in {stages:?}"
+            );
+            let shown = renderer.texture().read(gl).expect("read texture");
+            let want = s.coloring.colorize(&dwells, s.view.max_dwell);
+            let (max, n) = max_difference(&shown, &want);
+            println!(
+                "ok {label} {w}x{h} recolour {i}: {:.3} ms of GPU stages {stages:?}, max difference {max} ({n} values)",
+                cudalens::pipeline::total_of(&frame.stages)
+            );
+            assert!(max <= 1, "{label} recolour {i}: colours differ by {max}");
+        }
+        let moved = MandelbrotSettings {
+            view: View {
+                max_dwell: first.view.max_dwell + 1,
+                ..first.view
+            },
+            ..first.clone()
+        };
+        let again = renderer.render(gl, &moved).expect("render");
+        assert!(
+            names(&again).iter().any(|n| n == "dwell"),
+            "{label}: another max dwell reused the dwells"
+        );
+    }
+    renderer.destroy(gl);
+}
+
 /// The explorer's display follows the window's size; on the external path its semaphores
 /// stay through each change. Made anew per size they cost the drivers a small mapping
 /// each, given back only in batches of 512, so host memory cycled by 2–3 MiB in the soak.

@@ -9,6 +9,7 @@
 //! a Ctrl-drag selection (Ctrl+Shift+X: the selection goes with it) and undoes that,
 //! selects all (Ctrl+A) and nothing (Ctrl+Shift+A), and finally opens the Julia set of the
 //! point under the pointer (J), turns smooth colour on (S: a recolour, no frame computed),
+//! cycles the colours (Y: recolours frame after frame, none computed; Y again: quiet),
 //! and finds that Ctrl+A there selects nothing of the hidden image. Last, a kernel example
 //! added to the stack is not on disk: Ctrl+Q asks before quitting, and Esc cancels.
 //!
@@ -442,6 +443,28 @@ fn a_new_users_session_stays_smooth() {
     assert!(
         session.frames_after_key("s").iter().all(|f| !f.busy),
         "S computed a new frame instead of recolouring"
+    );
+
+    // Colour cycling (Y): frame after frame of recolours, none computing; Y again stops it.
+    let cycling = session.frames_after_key("y");
+    say(&format!(
+        "colour cycling: {} frames in 0.5 s",
+        cycling.len()
+    ));
+    assert!(
+        cycling.len() >= 5,
+        "Y did not cycle the colours: {} frames",
+        cycling.len()
+    );
+    assert!(cycling.iter().all(|f| !f.busy), "cycling computed dwells");
+    session.key("y");
+    session.wait_quiet();
+    let n = session.frames().len();
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(
+        session.frames().len(),
+        n,
+        "frames painted after cycling stopped"
     );
 
     // The Transform menu's keys act on the image, not from the explorer's tab (which says so).

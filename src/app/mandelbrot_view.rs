@@ -98,6 +98,15 @@ pub struct MandelbrotView {
     pub saved_dir: Option<PathBuf>,
     /// The view an opened PNG carries ("Open View in Explorer"): the file and the view.
     pub offered_view: Option<(PathBuf, ViewText)>,
+    /// The picture's pixel under the pointer (physical pixels), and the status bar's text
+    /// for it once made (the point and its dwell).
+    pub pointer: Option<(u32, u32)>,
+    pointer_text: Option<((u32, u32), String)>,
+    /// Colour cycling (XaoS's and Fractint's): the offset runs round the palette at this
+    /// many cycles a second, recolouring the kept dwells each frame.
+    pub cycling: bool,
+    pub cycle_speed: f32,
+    cycled_at: Option<Instant>,
 }
 
 /// What "Save view as PNG" renders: the picture shown, or the view at another size.
@@ -127,15 +136,20 @@ pub enum ControlsRequest {
     ImportPalette,
 }
 
-/// Whether settings `a` and `b` give the same dwells: they differ at most in colouring
-/// and overlay (the overlay draws the kept frame's rectangles).
-fn same_dwells(a: &MandelbrotSettings, b: &MandelbrotSettings) -> bool {
-    let colour_only = MandelbrotSettings {
-        coloring: a.coloring.clone(),
-        overlay: a.overlay,
-        ..b.clone()
-    };
-    colour_only == *a
+/// `text` cut to at most `max` characters by an ellipsis in its middle: the leading
+/// digits say where, the trailing ones which pixel.
+fn elide_middle(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let chars: Vec<char> = text.chars().collect();
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[n - tail..]);
+    out
 }
 
 /// The Mandelbrot view left for a Julia set: its view, exact location and undo history.
@@ -193,7 +207,77 @@ impl MandelbrotView {
             message: None,
             saved_dir: None,
             offered_view: None,
+            pointer: None,
+            pointer_text: None,
+            cycling: false,
+            cycle_speed: 0.25,
+            cycled_at: None,
         }
+    }
+
+    /// Moves the colour offset on by the time since the last frame while cycling (paused
+    /// while a frame computes: only finished pictures cycle); asks for the next frame.
+    fn cycle_colours(&mut self, ctx: &egui::Context) {
+        if !self.cycling || self.busy() {
+            self.cycled_at = None;
+            return;
+        }
+        let now = Instant::now();
+        if let Some(last) = self.cycled_at {
+            let step = self.cycle_speed * now.duration_since(last).as_secs_f32();
+            let c = &mut self.settings.coloring;
+            c.offset = (c.offset + step).rem_euclid(1.0);
+            self.dirty = true;
+        }
+        self.cycled_at = Some(now);
+        ctx.request_repaint();
+    }
+
+    /// The dwell at pixel (x, y) of the picture shown: from the kept dwells (CPU backend)
+    /// or the device's (CUDA); None while the picture is not of the current view.
+    fn dwell_at(&self, (x, y): (u32, u32)) -> Option<u32> {
+        if self.busy() {
+            return None;
+        }
+        let s = &self.settings;
+        match &self.kept {
+            Some((kept, dwells)) if kept.same_dwells(s) => dwells
+                .values
+                .get(y as usize * dwells.width as usize + x as usize)
+                .copied(),
+            _ => self.renderer.dwell_at(s, x, y),
+        }
+    }
+
+    /// The status bar's readout of the point under the pointer: its coordinates (to a few
+    /// digits below a pixel, the middle of long ones elided) and its dwell.
+    pub fn pointer_readout(&mut self) -> Option<String> {
+        let p = self.pointer?;
+        if let Some((at, text)) = &self.pointer_text {
+            if *at == p {
+                return Some(text.clone());
+            }
+        }
+        let c = self
+            .settings
+            .point_at(f64::from(p.0) + 0.5, f64::from(p.1) + 0.5)
+            .ok()?;
+        let known = self.dwell_at(p);
+        let dwell = match known {
+            Some(d) if d >= self.settings.view.max_dwell => "inside (max dwell)".to_string(),
+            Some(d) => format!("dwell {d}"),
+            None => "dwell ?".to_string(),
+        };
+        let text = format!(
+            "re {} im {} · {dwell}",
+            elide_middle(&c.re().to_string(), 28),
+            elide_middle(&c.im().to_string(), 28)
+        );
+        // A dwell still to come (a frame computing) is asked again next time.
+        if known.is_some() {
+            self.pointer_text = Some((p, text.clone()));
+        }
+        Some(text)
     }
 
     /// Imports the `.map` file at `path` as a user palette and shows it.
@@ -417,7 +501,7 @@ impl MandelbrotView {
         let Some((computed, dwells)) = &self.kept else {
             return false;
         };
-        if !same_dwells(computed, &self.settings) {
+        if !computed.same_dwells(&self.settings) {
             return false;
         }
         let start = Instant::now();
@@ -476,7 +560,10 @@ impl MandelbrotView {
         let start = Instant::now();
         match self.renderer.render(gl, &self.settings) {
             Ok(frame) => {
-                self.mode_ms[self.settings.mode.index()] = Some(frame.dwell_ms());
+                // A recolour of kept dwells says nothing of the mode's speed.
+                if frame.stages.iter().any(|s| s.name == "dwell") {
+                    self.mode_ms[self.settings.mode.index()] = Some(frame.dwell_ms());
+                }
                 self.frame = Some(frame);
                 self.error = None;
             }
@@ -618,20 +705,22 @@ impl MandelbrotView {
     }
 }
 
-/// R (reset), O (overlay), S (smooth), when no text field has focus (J is the picture's) (undo and redo come
-/// from the Edit menu's shortcuts).
+/// R (reset), O (overlay), S (smooth), Y (colour cycling), when no text field has focus
+/// (J is the picture's; undo and redo come from the Edit menu's shortcuts).
 fn shortcuts(ui: &Ui, m: &mut MandelbrotView) {
     if ui.ctx().memory(|mem| mem.focused().is_some()) {
         return;
     }
-    let (reset, overlay, smooth) = ui.input(|i| {
+    let (reset, overlay, smooth, cycle) = ui.input(|i| {
         let ctrl = i.modifiers.command;
         (
             !ctrl && i.key_pressed(egui::Key::R),
             !ctrl && i.key_pressed(egui::Key::O),
             !ctrl && i.key_pressed(egui::Key::S),
+            !ctrl && i.key_pressed(egui::Key::Y),
         )
     });
+    m.cycling ^= cycle;
     if reset {
         let home = match m.settings.view.fractal {
             Fractal::Mandelbrot => View::default(),
@@ -743,6 +832,15 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
     if let Some(p) = nav.context_click {
         m.menu = Some((p, to_px(p)));
     }
+    let hovered = response
+        .hover_pos()
+        .map(to_px)
+        .map(|(x, y)| (x as u32, y as u32))
+        .filter(|&(x, y)| x < w && y < h);
+    if hovered != m.pointer || nav.changed {
+        m.pointer = hovered;
+        m.pointer_text = None;
+    }
     let preview_at = response.hover_pos().filter(|_| {
         m.julia_preview && m.settings.view.fractal == Fractal::Mandelbrot && !nav.animating
     });
@@ -753,6 +851,7 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
     if nav.animating {
         ui.ctx().request_repaint();
     }
+    m.cycle_colours(ui.ctx());
     m.render_if_dirty(gl, ui.ctx());
     let painter = ui.painter_at(rect);
     // While a frame computes, the last one is drawn where its view lies in the new one.
@@ -1057,6 +1156,18 @@ fn coloring_ui(ui: &mut Ui, m: &mut MandelbrotView) -> Option<PaletteRequest> {
     );
     ui.add(egui::Slider::new(&mut c.offset, 0.0..=1.0).text("offset (cycle)"));
     ui.checkbox(&mut c.smooth, "smooth colouring (S)");
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut m.cycling, "cycle colours (Y)")
+            .on_hover_text(
+                "the offset runs round the palette: the kept dwells recoloured each frame",
+            );
+        ui.add_enabled(
+            m.cycling,
+            egui::Slider::new(&mut m.cycle_speed, 0.02..=2.0)
+                .logarithmic(true)
+                .text("cycles/s"),
+        );
+    });
     let mut rgb = [c.interior[0], c.interior[1], c.interior[2]];
     ui.horizontal(|ui| {
         ui.label("interior");
@@ -1278,6 +1389,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn long_coordinates_keep_their_head_and_their_pixel_digits() {
+        assert_eq!(elide_middle("-0.75", 28), "-0.75");
+        let long = format!("-1.{}987654", "0".repeat(100));
+        let short = elide_middle(&long, 28);
+        assert_eq!(short.chars().count(), 28);
+        assert!(
+            short.starts_with("-1.000") && short.ends_with("987654"),
+            "{short}"
+        );
+    }
+
+    #[test]
     fn colouring_and_overlay_alone_keep_the_dwells() {
         let a = MandelbrotSettings::default();
         let mut b = a.clone();
@@ -1286,16 +1409,16 @@ mod tests {
         b.coloring.offset = 0.5;
         b.coloring.smooth = !a.coloring.smooth;
         b.overlay = !a.overlay;
-        assert!(same_dwells(&a, &b));
+        assert!(a.same_dwells(&b));
         let mut moved = a.clone();
         moved.view.center.0 += 1e-9;
-        assert!(!same_dwells(&a, &moved), "another view");
+        assert!(!a.same_dwells(&moved), "another view");
         let mut deeper = a.clone();
         deeper.view.max_dwell += 1;
-        assert!(!same_dwells(&a, &deeper), "another max dwell");
+        assert!(!a.same_dwells(&deeper), "another max dwell");
         let mut mode = a.clone();
         mode.mode = Mode::ALL[1 - Mode::ALL.iter().position(|m| *m == a.mode).unwrap_or(0)];
-        assert!(!same_dwells(&a, &mode), "another mode (other rectangles)");
+        assert!(!a.same_dwells(&mode), "another mode (other rectangles)");
     }
 
     fn view(center: (f64, f64), span: f64) -> View {

@@ -772,6 +772,11 @@ impl AppState {
             (Some(p), Some(s)) => Some(format!("{s} · {p}")),
             (p, s) => p.or(s),
         };
+        let pixel = if image_tab {
+            pixel
+        } else {
+            self.mandelbrot.pointer_readout()
+        };
         let zoom_percent = image_tab.then(|| self.view.zoom * ui.ctx().pixels_per_point() * 100.0);
         egui::Panel::bottom("status").show(ui, |ui| {
             status_bar_ui(

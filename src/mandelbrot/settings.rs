@@ -19,6 +19,19 @@ pub struct MandelbrotSettings {
     pub deep: Option<super::deep::DeepLocation>,
 }
 
+impl MandelbrotSettings {
+    /// Whether `self` and `other` give the same dwells: they differ at most in colouring
+    /// and overlay (so a recolour can reuse the other's dwells).
+    pub fn same_dwells(&self, other: &MandelbrotSettings) -> bool {
+        let colour_only = MandelbrotSettings {
+            coloring: self.coloring.clone(),
+            overlay: self.overlay,
+            ..other.clone()
+        };
+        colour_only == *self
+    }
+}
+
 impl Default for MandelbrotSettings {
     fn default() -> Self {
         Self {

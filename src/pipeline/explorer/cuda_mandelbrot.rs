@@ -83,6 +83,10 @@ pub struct CudaMandelbrot {
     kernels: MandelbrotKernels,
     dwells: Option<CudaSlice<i32>>,
     smooth: Option<CudaSlice<f32>>,
+    /// The settings whose dwells (continuous values and overlay records too, where they
+    /// asked for them) the buffers hold, and the precision they took: a change of colour
+    /// alone recolours them without dwell work.
+    dwells_of: Option<(MandelbrotSettings, Precision)>,
     lut: Option<Table<LutKey>>,
     gradient: Option<Table<PaletteChoice>>,
     /// Made at the first frame after a trim (None until then, so that a trim frees it
@@ -113,6 +117,7 @@ impl CudaMandelbrot {
             kernels,
             dwells: None,
             smooth: None,
+            dwells_of: None,
             lut: None,
             gradient: None,
             records: None,
@@ -141,7 +146,19 @@ impl CudaMandelbrot {
     }
 
     /// Computes the dwells of the view on the device (left in the buffers).
+    /// Computes the dwells of `s` into the buffers and remembers whose they are.
     fn compute_dwells(
+        &mut self,
+        s: &MandelbrotSettings,
+        timeline: &mut GpuTimeline,
+    ) -> Result<Precision, CudaError> {
+        self.dwells_of = None;
+        let precision = self.compute_dwells_now(s, timeline)?;
+        self.dwells_of = Some((s.clone(), precision));
+        Ok(precision)
+    }
+
+    fn compute_dwells_now(
         &mut self,
         s: &MandelbrotSettings,
         timeline: &mut GpuTimeline,
@@ -290,12 +307,45 @@ impl CudaMandelbrot {
         out: ColourOut,
         timeline: &mut GpuTimeline,
     ) -> Result<Precision, CudaError> {
-        let precision = self.compute_dwells(s, timeline)?;
+        let precision = match self.kept_precision(s) {
+            Some(p) => p,
+            None => self.compute_dwells(s, timeline)?,
+        };
         // SAFETY: `out` covers W·H pixels until the stream has run the launch (this
         // function's contract).
         unsafe { self.colour_into(s, out) }?;
         timeline.mark("colour", &self.device.stream)?;
         Ok(precision)
+    }
+
+    /// The dwell at pixel (x, y) of the last frame, when it was of `s`'s dwells (one
+    /// 4-byte read back: the status bar's readout under the pointer).
+    pub fn dwell_at(&self, s: &MandelbrotSettings, x: u32, y: u32) -> Option<u32> {
+        let (kept, _) = self.dwells_of.as_ref()?;
+        let (w, h) = (s.view.width, s.view.height);
+        if !kept.same_dwells(s) || x >= w || y >= h {
+            return None;
+        }
+        let i = y as usize * w as usize + x as usize;
+        let dwells = self.dwells.as_ref()?;
+        self.device.bind().ok()?;
+        let one = self
+            .device
+            .stream
+            .clone_dtoh(&dwells.slice(i..i + 1))
+            .map_err(|e| log::warn!("reading a dwell back: {e}"))
+            .ok()?;
+        one.first().and_then(|&d| u32::try_from(d).ok())
+    }
+
+    /// The precision of the kept dwells when they serve `s`: the same dwells, with the
+    /// continuous values and overlay records `s` needs.
+    fn kept_precision(&self, s: &MandelbrotSettings) -> Option<Precision> {
+        let (kept, precision) = self.dwells_of.as_ref()?;
+        let serves = kept.same_dwells(s)
+            && (kept.coloring.smooth || !s.coloring.smooth)
+            && (kept.overlay || !s.overlay);
+        serves.then_some(*precision)
     }
 
     /// Colours the dwells of the last computation into `out`.
@@ -397,6 +447,7 @@ impl ExplorerBackend for CudaMandelbrot {
         self.device.bind()?;
         let stream = self.device.stream.clone();
         let n = s.view.width as usize * s.view.height as usize;
+        self.dwells_of = None; // poisoned below
         ensure_len(&mut self.dwells, &stream, n)?;
         if let Some(d) = self.dwells.as_mut() {
             let mut view = d.slice_mut(0..n);
@@ -450,6 +501,7 @@ impl ExplorerBackend for CudaMandelbrot {
     /// view.
     fn trim(&mut self, gl: &glow::Context) -> Result<(), PipelineError> {
         self.dwells = None;
+        self.dwells_of = None;
         self.smooth = None;
         self.deep = None;
         self.lut = None;

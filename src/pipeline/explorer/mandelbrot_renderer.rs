@@ -215,6 +215,12 @@ impl MandelbrotRenderer {
         self.backend.render(gl, &mut self.texture, s)
     }
 
+    /// The dwell at pixel (x, y) of the picture shown, where the backend keeps its dwells
+    /// on the device (CUDA) and they are of `s`.
+    pub fn dwell_at(&self, s: &MandelbrotSettings, x: u32, y: u32) -> Option<u32> {
+        self.backend.cuda()?.dwell_at(s, x, y)
+    }
+
     /// The dwells of a view on this renderer's backend.
     pub fn dwells(
         &mut self,
