@@ -6,7 +6,7 @@
 //! the point under the cursor (J, or the right-click menu) or of a bookmark's centre is
 //! explored the same way, and "Back to Mandelbrot" returns to where it was picked.
 
-use super::cpu_jobs::{explorer_job, ExplorerImage};
+use super::cpu_jobs::{explorer_job, explorer_pan_job, ExplorerImage};
 use super::mandelbrot_navigation::Navigator;
 use super::palette_editor::{add_user_palette, palette_ui, PaletteEditor, PaletteRequest};
 use super::settings::UserBookmark;
@@ -18,9 +18,9 @@ use crate::mandelbrot::deep::{DeepBookmark, DeepLocation, DEEP_BOOKMARKS};
 #[cfg(test)]
 use crate::mandelbrot::Palette;
 use crate::mandelbrot::{
-    kind_color, Dwells, Fractal, FractalKind, Gradient, JuliaC, MandelbrotSettings, Mode, MsRecord,
-    PaletteChoice, Precision, RectKind, Refinement, View, BOOKMARKS, DENSITY_RANGE, JULIA_START,
-    MAX_DWELL_LIMIT, MAX_RENDER_SIDE,
+    kind_color, pan_offset, Dwells, Fractal, FractalKind, Gradient, JuliaC, MandelbrotSettings,
+    Mode, MsRecord, PaletteChoice, Precision, RectKind, Refinement, View, BOOKMARKS, DENSITY_RANGE,
+    JULIA_START, MAX_DWELL_LIMIT, MAX_RENDER_SIDE,
 };
 use crate::pipeline::{BackendKind, MandelbrotFrame, MandelbrotRenderer};
 use egui::{pos2, vec2, Color32, Rect, Sense, Stroke, Ui};
@@ -551,10 +551,25 @@ impl MandelbrotView {
             let s = self.settings.clone();
             let ctx = ctx.clone();
             self.render_started = Instant::now();
-            self.worker.start(
-                move || ctx.request_repaint(),
-                move |job| explorer_job(s, job),
-            );
+            // A pan of the kept picture computes only the strips it exposed (not with the
+            // overlay on: its rectangles are the full render's).
+            let pan = self
+                .kept
+                .as_ref()
+                .filter(|_| !s.overlay)
+                .and_then(|(kept, dwells)| {
+                    pan_offset(kept, &s).map(|offset| (dwells.clone(), offset))
+                });
+            match pan {
+                Some((kept, offset)) => self.worker.start(
+                    move || ctx.request_repaint(),
+                    move |job| explorer_pan_job(s, kept, offset, job),
+                ),
+                None => self.worker.start(
+                    move || ctx.request_repaint(),
+                    move |job| explorer_job(s, job),
+                ),
+            }
             return;
         }
         let start = Instant::now();
