@@ -522,8 +522,37 @@ impl MandelbrotView {
     }
 
     /// Cancels the frame being computed (the last one stays shown).
-    pub fn cancel(&mut self) {
+    pub fn cancel(&mut self, gl: &glow::Context) {
+        if !self.busy() {
+            return;
+        }
         self.worker.cancel();
+        // A coarse preview may be showing: the last complete picture comes back instead,
+        // drawn where its view lies in the one asked for.
+        let restore = self
+            .kept
+            .clone()
+            .filter(|(kept, _)| !self.shown.as_ref().is_some_and(|s| s.same_dwells(kept)));
+        let note = match restore {
+            Some((kept, dwells)) => {
+                let image = self
+                    .settings
+                    .coloring
+                    .colorize(&dwells, kept.view.max_dwell);
+                match self.show_cpu_picture(gl, &image) {
+                    Ok(()) => {
+                        self.shown = Some(kept);
+                        "render cancelled: the last complete picture stays"
+                    }
+                    Err(e) => {
+                        self.error = Some(e.to_string());
+                        "render cancelled"
+                    }
+                }
+            }
+            None => "render cancelled: the last complete picture stays",
+        };
+        self.message = Some((note.into(), false));
     }
 
     /// Renders if anything changed (in the background on the CPU backend, where the last
@@ -869,9 +898,12 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
     m.cycle_colours(ui.ctx());
     m.render_if_dirty(gl, ui.ctx());
     let painter = ui.painter_at(rect);
-    // While a frame computes, the last one is drawn where its view lies in the new one.
-    let picture = match (m.busy(), &m.shown) {
-        (true, Some(shown)) => picture_rect(&shown.view, &m.settings.view, rect).unwrap_or(rect),
+    // While a frame computes (or after a cancel), the last one is drawn where its view
+    // lies in the new one.
+    let picture = match &m.shown {
+        Some(shown) if shown.view != m.settings.view => {
+            picture_rect(&shown.view, &m.settings.view, rect).unwrap_or(rect)
+        }
         _ => rect,
     };
     if picture != rect {
@@ -899,7 +931,7 @@ pub fn mandelbrot_picture_ui(ui: &mut Ui, m: &mut MandelbrotView, gl: &glow::Con
         // Cancel, or Esc: the last frame stays.
         let escape = ui.input(|i| i.key_pressed(egui::Key::Escape));
         if progress_ui(ui, "rendering", m.worker.progress(), elapsed) || escape {
-            m.cancel();
+            m.cancel(gl);
         }
     }
     match preview_at {

@@ -28,6 +28,8 @@ pub enum Action {
     SelectNone,
     ToggleSelectTool,
     ToggleSelectionOnly,
+    /// The quality results are saved at as JPEG.
+    SetJpegQuality(u8),
 }
 
 impl Action {
@@ -154,6 +156,7 @@ pub struct MenuState<'a> {
     pub continuous: bool,
     pub can_undo: bool,
     pub can_redo: bool,
+    pub jpeg_quality: u8,
     /// The names of the steps Undo and Redo would take ("Undo Add gaussian").
     pub undo_label: Option<&'a str>,
     pub redo_label: Option<&'a str>,
@@ -224,6 +227,14 @@ pub fn menu_bar_ui(ui: &mut Ui, recent: &RecentFiles, state: MenuState<'_>) -> V
                 }
             });
             item(ui, "Save Result As…", &SAVE, Action::SaveAs, &mut out);
+            let mut quality = state.jpeg_quality;
+            if ui
+                .add(egui::Slider::new(&mut quality, 1..=100).text("JPEG quality"))
+                .on_hover_text("for results saved as .jpg (as apply --quality)")
+                .changed()
+            {
+                out.push(Action::SetJpegQuality(quality));
+            }
             ui.separator();
             item(ui, "Quit", &QUIT, Action::Quit, &mut out);
         });

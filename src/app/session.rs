@@ -141,6 +141,7 @@ impl AppState {
             },
             bookmarks: self.mandelbrot.user_bookmarks.clone(),
             save_dir: self.save_dir.clone(),
+            jpeg_quality: Some(self.jpeg_quality),
             kernel_editor: self
                 .kernel_editor
                 .unsaved()
@@ -182,6 +183,9 @@ impl AppState {
         self.histogram.log_scale = s.histogram.log_scale;
         self.histogram.channels = s.histogram.channels;
         self.save_dir = s.save_dir.clone().filter(|d| d.is_dir());
+        if let Some(q) = s.jpeg_quality.filter(|q| (1..=100).contains(q)) {
+            self.jpeg_quality = q;
+        }
         let e = &s.explorer;
         let m = &mut self.mandelbrot.settings;
         // A --bookmark or --julia given on the command line chose the place (and its max

@@ -164,6 +164,9 @@ pub struct Settings {
     pub save_dir: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel_editor: Option<SavedEditor>,
+    /// The JPEG quality of saved results (1..=100).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jpeg_quality: Option<u8>,
 }
 
 impl Default for Settings {
@@ -179,6 +182,7 @@ impl Default for Settings {
             bookmarks: Vec::new(),
             save_dir: None,
             kernel_editor: None,
+            jpeg_quality: None,
         }
     }
 }

@@ -95,6 +95,8 @@ pub struct AppState {
     pub quit: bool,
     /// The question before quitting with unsaved kernel sources shows.
     pub(super) quit_prompt: bool,
+    /// The quality results are saved at as JPEG (kept in the settings).
+    pub(super) jpeg_quality: u8,
 }
 
 impl AppState {
@@ -170,6 +172,7 @@ impl AppState {
             kernel_copy_gbps: None,
             quit: false,
             quit_prompt: false,
+            jpeg_quality: crate::image_io::DEFAULT_JPEG_QUALITY,
         };
         state.mandelbrot.synchronous = state.synchronous;
         if let Some(b) = args.bookmark.as_deref().and_then(find_bookmark) {
@@ -296,8 +299,8 @@ impl AppState {
     fn save_pixels(&mut self, pixels: Result<image::RgbaImage, String>, path: &Path) -> bool {
         let options = SaveOptions {
             overwrite: true,
+            jpeg_quality: Some(self.jpeg_quality),
             protected: vec![self.document.path.clone()],
-            ..Default::default()
         };
         let result = pixels.and_then(|img| {
             save_image(&img, path, &options)
@@ -435,6 +438,7 @@ impl AppState {
                     Tab::Mandelbrot => DialogPurpose::SaveMandelbrot,
                 },
             ),
+            Action::SetJpegQuality(q) => self.jpeg_quality = q.clamp(1, 100),
             Action::Quit => {
                 self.request_quit();
             }
@@ -635,6 +639,7 @@ impl AppState {
             Tab::Mandelbrot => None,
         };
         let menu = MenuState {
+            jpeg_quality: self.jpeg_quality,
             undo_label: undo_label.as_deref(),
             redo_label: redo_label.as_deref(),
             split: self.view.split.is_some(),
