@@ -161,6 +161,7 @@ impl AppState {
             self.view.fit_requested = true;
         }
         self.document.image = pixels;
+        self.presize_output(gl);
         // Every edit moves pixels (rotate, flip, resize, crop, or undoing one): a selection
         // of the old pixels would frame other ones.
         self.view.selection = None;

@@ -24,12 +24,10 @@ use super::GuiArgs;
 use crate::gl::HistogramRenderer;
 use crate::image_io::{load_image_with, save_image, SaveOptions, SAVE_EXTENSIONS};
 use crate::mandelbrot::deep::find_bookmark;
-use crate::pipeline::{
-    upload_cpu_result, BackendKind, FrameReport, FrameRunner, MandelbrotRenderer,
-};
+use crate::pipeline::{upload_cpu_bins, BackendKind, FrameReport, FrameRunner, MandelbrotRenderer};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The side panels' widths: wide enough for a slider and its value, never the window.
 pub(super) const SIDE_PANEL_WIDTHS: std::ops::RangeInclusive<f32> = 220.0..=480.0;
@@ -88,6 +86,8 @@ pub struct AppState {
     output_of: Option<Arc<image::RgbaImage>>,
     /// The document pixels the running background filter job works on.
     job_of: Option<Arc<image::RgbaImage>>,
+    /// A background result going up to GL band by band.
+    pending: Option<PendingResult>,
     /// Whether these document pixels have transparency (see `transparent`).
     alpha_of: Option<(Arc<image::RgbaImage>, bool)>,
     /// The folder of the last save (the save dialogs start there; kept in the settings).
@@ -97,6 +97,19 @@ pub struct AppState {
     pub(super) quit_prompt: bool,
     /// The quality results are saved at as JPEG (kept in the settings).
     pub(super) jpeg_quality: u8,
+}
+
+/// Bytes of a background result uploaded per frame (about 15 ms of Mesa's upload).
+const UPLOAD_BAND_BYTES: usize = 16 << 20;
+
+/// A background filter result being uploaded: its pixels and report, the next row to
+/// upload, the time spent uploading, and the document pixels it is of.
+struct PendingResult {
+    image: image::RgbaImage,
+    report: FrameReport,
+    next_row: u32,
+    upload: Duration,
+    of: Option<Arc<image::RgbaImage>>,
 }
 
 impl AppState {
@@ -133,6 +146,7 @@ impl AppState {
             save_dir: None,
             alpha_of: None,
             job_of: None,
+            pending: None,
             history: ImageHistory::new(&stack),
             edits: Worker::new("edits"),
             resize_dialog: None,
@@ -261,6 +275,7 @@ impl AppState {
             return Err(anyhow::anyhow!("{}: {e}", path.display()));
         }
         self.document.replace(loaded);
+        self.presize_output(gl);
         self.written = (self.document.image.clone(), Vec::new());
         self.edits_applied.clear();
         self.history.forget_edits(); // their pixels are of the old image
@@ -567,20 +582,93 @@ impl AppState {
 
     /// Shows the worker's result, if one arrived.
     fn take_filter_result(&mut self, gl: &glow::Context) {
-        let Some((result, mut report)) = self.filters.poll() else {
+        if let Some((image, report)) = self.filters.poll() {
+            let targets = &mut self.runner.targets;
+            let same = (targets.output.width, targets.output.height) == image.dimensions();
+            let resized = match same {
+                true => Ok(()),
+                false => targets.resize_output(gl, image.width(), image.height()),
+            };
+            if let Err(e) = resized {
+                return self.set_message(format!("processing failed: {e}"), true);
+            }
+            self.pending = Some(PendingResult {
+                image,
+                report,
+                next_row: 0,
+                upload: Duration::ZERO,
+                of: self.job_of.take(),
+            });
+        }
+        self.upload_pending(gl);
+    }
+
+    /// Makes the output texture the size of the coming background result now, beside the
+    /// source's upload (before the first picture), not when the result arrives: storage for
+    /// 8000×6000 takes Mesa ~160 ms to make, a stall the UI would show.
+    pub(super) fn presize_output(&mut self, gl: &glow::Context) {
+        if !self.filter_in_background() {
+            return;
+        }
+        let (w, h) = self
+            .stack
+            .runnable(self.kernels_off())
+            .iter()
+            .fold(self.document.size(), |(w, h), s| s.output_size(w, h));
+        let output = &self.runner.targets.output;
+        if (output.width, output.height) != (w, h) {
+            if let Err(e) = self.runner.targets.resize_output(gl, w, h) {
+                log::warn!("output texture for the coming result: {e}");
+            }
+        }
+    }
+
+    /// Uploads the next band of the background result (a band a frame, so that a large
+    /// one never stalls the UI); the last band makes it the result shown.
+    fn upload_pending(&mut self, gl: &glow::Context) {
+        let Some(p) = self.pending.as_mut() else {
             return;
         };
-        let targets = &mut self.runner.targets;
-        let shown = targets
-            .resize_output(gl, result.width(), result.height())
-            .and_then(|()| Ok(upload_cpu_result(gl, targets, &result, &mut report)?));
-        if let Err(e) = shown {
+        let (w, h) = p.image.dimensions();
+        let rows = (UPLOAD_BAND_BYTES / (w as usize * 4)).clamp(1, h as usize) as u32;
+        let end = (p.next_row + rows).min(h);
+        let start = Instant::now();
+        let band = self
+            .runner
+            .targets
+            .output
+            .upload_rows(gl, &p.image, p.next_row..end);
+        p.upload += start.elapsed();
+        p.next_row = end;
+        let done = end >= h;
+        let result = band.and_then(|()| match done {
+            true => upload_cpu_bins(gl, &mut self.runner.targets, &p.report),
+            false => Ok(()),
+        });
+        if let Err(e) = result {
+            self.pending = None;
             return self.set_message(format!("processing failed: {e}"), true);
         }
+        if !done {
+            return;
+        }
+        let Some(PendingResult {
+            mut report,
+            upload,
+            of,
+            ..
+        }) = self.pending.take()
+        else {
+            return;
+        };
+        report.stages.push(crate::pipeline::StageTime {
+            name: "upload".into(),
+            ms: upload.as_secs_f64() * 1e3,
+        });
         self.frame_ms = crate::pipeline::total_of(&report.stages);
         self.report = Some(report);
         self.inspected = None;
-        self.output_of = self.job_of.take();
+        self.output_of = of;
     }
 
     /// Whether the document has pixels that are not opaque (remembered per document
@@ -610,7 +698,9 @@ impl AppState {
     /// other tab's waits until it is shown).
     pub fn wants_repaint(&self) -> bool {
         match self.tab {
-            Tab::Image => (self.continuous && !self.filters.busy()) || self.dirty,
+            Tab::Image => {
+                (self.continuous && !self.filters.busy()) || self.dirty || self.pending.is_some()
+            }
             Tab::Mandelbrot => self.mandelbrot.dirty,
         }
     }
@@ -618,7 +708,7 @@ impl AppState {
     /// Whether the shown tab's work runs (the explorer's render, the CPU filter stack).
     pub fn tab_busy(&self) -> bool {
         match self.tab {
-            Tab::Image => self.filters.busy(),
+            Tab::Image => self.filters.busy() || self.pending.is_some(),
             Tab::Mandelbrot => self.mandelbrot.busy(),
         }
     }

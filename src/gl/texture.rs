@@ -130,6 +130,51 @@ impl GlTexture {
         self.replace_texels(gl, image)
     }
 
+    /// Replaces the texels of rows `rows` from the same rows of `image`, which has the
+    /// texture's size (a large upload spread over several frames).
+    pub fn upload_rows(
+        &self,
+        gl: &glow::Context,
+        image: &RgbaImage,
+        rows: std::ops::Range<u32>,
+    ) -> Result<(), GlError> {
+        if (image.width(), image.height()) != (self.width, self.height)
+            || rows.start >= rows.end
+            || rows.end > self.height
+        {
+            return Err(GlError::Create {
+                what: "texture rows",
+                reason: format!(
+                    "rows {rows:?} of a {}×{} image into a {}×{} texture",
+                    image.width(),
+                    image.height(),
+                    self.width,
+                    self.height
+                ),
+            });
+        }
+        let row_bytes = self.width as usize * 4;
+        let band = &image.as_raw()[rows.start as usize * row_bytes..rows.end as usize * row_bytes];
+        // SAFETY: `band` holds exactly width·(rows.end − rows.start) RGBA8 texels, the region
+        // written (checked above to lie in the texture).
+        unsafe {
+            gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
+            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
+            gl.tex_sub_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                0,
+                rows.start as i32,
+                self.width as i32,
+                (rows.end - rows.start) as i32,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelUnpackData::Slice(Some(band)),
+            );
+        }
+        check_gl(gl, "glTexSubImage2D")
+    }
+
     /// Replaces every texel from `image`, which has the texture's size (so this also works
     /// on immutable storage, e.g. memory shared with CUDA).
     fn replace_texels(&self, gl: &glow::Context, image: &RgbaImage) -> Result<(), GlError> {

@@ -22,8 +22,8 @@ pub use explorer::{
 };
 pub use frame::{
     check_gpu_frame, cpu_filters, frame_work, gpu_frame_bytes, probe_cuda, process_headless,
-    process_on_cpu_with, stage_parser, stage_spec_help, stages_of, upload_cpu_result, FrameRunner,
-    FrameTargets, HeadlessOutput, Stage, StageSpecError,
+    process_on_cpu_with, stage_parser, stage_spec_help, stages_of, upload_cpu_bins,
+    upload_cpu_result, FrameRunner, FrameTargets, HeadlessOutput, Stage, StageSpecError,
 };
 pub use headless::cuda_headless_gl;
 pub use interop::{CudaShare, InteropKind, InteropRequest, InteropStatus};

@@ -64,15 +64,25 @@ pub fn upload_cpu_result(
 ) -> Result<(), GlError> {
     let start = Instant::now();
     targets.output.upload(gl, result)?;
+    upload_cpu_bins(gl, targets, report)?;
+    report.stages.push(StageTime::since("upload", start));
+    Ok(())
+}
+
+/// Writes the histogram of a CPU result into the bins buffer (the result's texels go up
+/// separately, at once or band by band: `GlTexture::upload_rows`).
+pub fn upload_cpu_bins(
+    gl: &glow::Context,
+    targets: &mut FrameTargets,
+    report: &FrameReport,
+) -> Result<(), GlError> {
     let bytes: Vec<u8> = report
         .histogram
         .flat()
         .iter()
         .flat_map(|c| c.to_ne_bytes())
         .collect();
-    targets.bins.write(gl, &bytes)?;
-    report.stages.push(StageTime::since("upload", start));
-    Ok(())
+    targets.bins.write(gl, &bytes)
 }
 
 /// The CPU frame for the window: process, then upload the result and the bins to GL.
