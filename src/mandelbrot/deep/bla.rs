@@ -239,14 +239,16 @@ impl<C: Coefficient> BlaLevels<C> {
             })
             .collect();
         let mut levels: Vec<Vec<BlaEntry<C>>> = Vec::new();
-        let mut previous = single;
-        while previous.len() >= 2 {
+        loop {
+            let previous = levels.last().unwrap_or(&single);
+            if previous.len() < 2 {
+                break;
+            }
             let next: Vec<BlaEntry<C>> = previous
                 .par_chunks_exact(2)
                 .map(|p| BlaEntry::merge(&p[0], &p[1], c_max))
                 .collect();
             levels.push(next);
-            previous = levels.last().cloned().unwrap_or_default();
         }
         Self { levels }
     }
