@@ -564,6 +564,29 @@ mod tests {
         }
     }
 
+    /// 1e-1000 wide at c = i (the Misiurewicz point; the extended path, radii and
+    /// coefficients far below f64): BLA keeps every dwell and has valid long maps.
+    #[test]
+    fn bla_keeps_the_dwells_at_1e_1000() {
+        use crate::mandelbrot::deep::DeepLocation;
+        let v = DeepView {
+            location: DeepLocation::parse("0,1", "1e-1000").expect("location"),
+            width: 32,
+            height: 24,
+            max_dwell: 3000,
+            fractal: Fractal::Mandelbrot,
+        };
+        let (same, total, dwells, ..) = agreement(&v);
+        assert_eq!(same, total);
+        assert!(dwells.values.iter().any(|&d| d > 0 && d < 3000), "escapes");
+        let orbit = ReferenceOrbit::compute(&v);
+        let BlaTable::Extended(t) = BlaTable::build(&v, &orbit, Precision::Extended) else {
+            panic!("extended table");
+        };
+        let top = t.levels.last().expect("levels");
+        assert!(top[0].r.m > 0.0 && top[0].r.e < -1100, "{:?}", top[0].r);
+    }
+
     fn env(k: &str, d: usize) -> usize {
         std::env::var(k)
             .ok()
