@@ -143,7 +143,7 @@ struct PerturbedDd {
     static constexpr bool RESUMABLE = false;
     static __device__ __forceinline__ MandelPixel at(const MsArgs& a, int x, int y)
     {
-        return integer_pixel(pt_dwell_dd(a.pt, x, y));
+        return integer_pixel(pt_dwell_dd_any(a.pt, x, y));
     }
 };
 
@@ -153,7 +153,7 @@ struct PerturbedExt {
     static constexpr bool RESUMABLE = false;
     static __device__ __forceinline__ MandelPixel at(const MsArgs& a, int x, int y)
     {
-        return integer_pixel(pt_dwell_ext(a.pt, x, y));
+        return integer_pixel(pt_dwell_ext_any(a.pt, x, y));
     }
 };
 

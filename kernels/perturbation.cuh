@@ -28,6 +28,12 @@
 // double-double products are explicit __fma_rn, Rust's f64::mul_add), and the same order,
 // so GPU dwells equal the CPU's bit for bit.
 //
+// BLA (bivariate linear approximation, src/mandelbrot/deep/bla.rs): when PtArgs.bla is set, a
+// pixel at index k > 0 first looks for a linear map delta <- A delta + B dc of 2^l steps (levels
+// l with 2^l dividing k - 1, the longest first) whose radius R holds |Re delta| + |Im delta|
+// and that ends within max_dwell; it takes the first, else one ordinary step. The table is
+// built on the host, one array of levels (bla_level[i]: first entry of level i + 1).
+//
 // Self-contained (no system includes) so NVRTC can compile it from the embedded source.
 #pragma once
 
@@ -46,6 +52,9 @@ struct PtArgs {
     int orbit_start;       // where pixels start: 1, or a Julia set's Z_0
     int rebase_last;       // last index of the segment from 0 (orbit_last for the Mandelbrot set)
     int julia;             // nonzero: the offset starts delta only (no dc term)
+    const double* bla;     // BLA entries (10 doubles each, double-double; 8, extended), or null
+    const int* bla_level;  // bla_levels + 1 offsets (in entries) of the levels 1, 2, ...
+    int bla_levels;
 };
 
 __device__ __forceinline__ double pt_mul(double a, double b) { return __dmul_rn(a, b); }
@@ -276,3 +285,151 @@ __device__ __forceinline__ int pt_dwell_ext(const PtArgs& a, int x, int y)
         ++n;
     }
 }
+
+// ---- BLA -------------------------------------------------------------------------------
+
+// a b normalised (Dd * Dd).
+__device__ __forceinline__ PtDd pt_dd_mul(PtDd a, PtDd b)
+{
+    const PtDd p = pt_dd_mul_raw(a, b);
+    return pt_fast_two_sum(p.hi, p.lo);
+}
+
+// (ar + i ai)(br + i bi) with normalised products and sums (bla.rs: cdd_mul).
+__device__ __forceinline__ void pt_cdd_mul(PtDd ar, PtDd ai, PtDd br, PtDd bi, PtDd& re, PtDd& im)
+{
+    re = pt_dd_add(pt_dd_mul(ar, br), pt_dd_neg(pt_dd_mul(ai, bi)));
+    im = pt_dd_add(pt_dd_mul(ar, bi), pt_dd_mul(ai, br));
+}
+
+// The longest usable level at index k (bla.rs: BlaLevels::find): the entry's first double, or
+// null; len gets its length. fits(entry) says whether delta lies in its radius.
+template <int DOUBLES, class Fits>
+__device__ __forceinline__ const double* pt_bla_find(const PtArgs& a, int k, int remaining, int& len, Fits fits)
+{
+    if (k == 0) return nullptr;
+    const int offset = k - 1;
+    int top = offset == 0 ? a.bla_levels : __ffs(offset) - 1;
+    if (top > a.bla_levels) top = a.bla_levels;
+    for (int l = top; l >= 1; --l) {
+        const int length = 1 << l;
+        if (length > remaining) continue;
+        const int i = offset >> l;
+        const int first = __ldg(&a.bla_level[l - 1]);
+        if (i >= __ldg(&a.bla_level[l]) - first) continue;
+        const double* e = a.bla + (size_t)(first + i) * DOUBLES;
+        if (fits(e)) {
+            len = length;
+            return e;
+        }
+    }
+    return nullptr;
+}
+
+// pt_dwell_dd taking BLA steps (perturb.rs: dwell_dd_bla).
+__device__ __forceinline__ int pt_dwell_dd_bla(const PtArgs& a, int x, int y)
+{
+    const double2 st = pt_steps(a, x, y);
+    const PtDd step = PtDd{a.step, a.step_lo};
+    const PtDd offr = pt_dd_mul_f64(step, st.x), offi = pt_dd_neg(pt_dd_mul_f64(step, st.y));
+    const PtDd zero = PtDd{0.0, 0.0};
+    const PtDd cr = a.julia ? zero : offr, ci = a.julia ? zero : offi;
+    PtDd dr = offr, di = offi;
+    int k = a.orbit_start, n = 0;
+    for (;;) {
+        PtDd zr, zi;
+        pt_orbit_dd(a, k, zr, zi);
+        const double hr = pt_add(zr.hi, dr.hi), hi = pt_add(zi.hi, di.hi);
+        const double norm = pt_add(pt_mul(hr, hr), pt_mul(hi, hi));
+        if (n >= a.max_dwell || norm >= 4.0) return n;
+        if (k == a.orbit_last || k == a.rebase_last ||
+            norm < pt_add(pt_mul(dr.hi, dr.hi), pt_mul(di.hi, di.hi))) {
+            dr = pt_dd_add(zr, dr);
+            di = pt_dd_add(zi, di);
+            k = 0;
+            pt_orbit_dd(a, 0, zr, zi);
+        }
+        const double size = pt_add(fabs(dr.hi), fabs(di.hi));
+        int len = 0;
+        const double* e = pt_bla_find<10>(a, k, a.max_dwell - n, len,
+                                          [&](const double* e) { return size < __ldg(&e[8]); });
+        if (e) {
+            const PtDd Ar{__ldg(&e[0]), __ldg(&e[2])}, Ai{__ldg(&e[1]), __ldg(&e[3])};
+            const PtDd Br{__ldg(&e[4]), __ldg(&e[6])}, Bi{__ldg(&e[5]), __ldg(&e[7])};
+            PtDd adr, adi, bcr, bci;
+            pt_cdd_mul(Ar, Ai, dr, di, adr, adi);
+            pt_cdd_mul(Br, Bi, cr, ci, bcr, bci);
+            dr = pt_dd_add(adr, bcr);
+            di = pt_dd_add(adi, bci);
+            k += len;
+            n += len;
+            continue;
+        }
+        const PtDd ar = pt_dd_add_raw(pt_dd_double(zr), dr);
+        const PtDd ai = pt_dd_add_raw(pt_dd_double(zi), di);
+        const PtDd nr = pt_dd_add(pt_dd_add_raw(pt_dd_mul_raw(ar, dr), pt_dd_neg(pt_dd_mul_raw(ai, di))), cr);
+        const PtDd ni = pt_dd_add(pt_dd_add_raw(pt_dd_mul_raw(ar, di), pt_dd_mul_raw(ai, dr)), ci);
+        dr = nr;
+        di = ni;
+        ++k;
+        ++n;
+    }
+}
+
+// |Re d| + |Im d| < R of an extended entry (bla.rs: fits_ext).
+__device__ __forceinline__ bool pt_bla_fits_ext(PtComplexExp d, const double* e)
+{
+    const double rm = __ldg(&e[6]);
+    if (rm == 0.0) return false;
+    if (pt_is_zero(d)) return true;
+    const int k = (int)__ldg(&e[7]) - d.e;
+    if (k >= 2) return true;
+    if (k <= -1) return false;
+    return pt_add(fabs(d.re), fabs(d.im)) < pt_mul(rm, pt_pow2(k));
+}
+
+// pt_dwell_ext taking BLA steps (perturb.rs: dwell_ext_bla).
+__device__ __forceinline__ int pt_dwell_ext_bla(const PtArgs& a, int x, int y)
+{
+    const double2 st = pt_steps(a, x, y);
+    const PtComplexExp offset = pt_cx(pt_mul(st.x, a.step), -pt_mul(st.y, a.step), a.step_exp);
+    const PtComplexExp dc = a.julia ? PtComplexExp{0.0, 0.0, 0} : offset;
+    PtComplexExp d = offset;
+    int k = a.orbit_start, n = 0;
+    for (;;) {
+        PtComplexExp Z = pt_orbit_point(a, k);
+        const PtComplexExp z = pt_cx_add(Z, d);
+        if (n >= a.max_dwell || pt_cx_escaped(z)) return n;
+        if (k == a.orbit_last || k == a.rebase_last || pt_cx_norm_less(z, d)) {
+            d = z;
+            k = 0;
+            Z = pt_orbit_point(a, 0);
+        }
+        int len = 0;
+        const double* e = pt_bla_find<8>(a, k, a.max_dwell - n, len,
+                                         [&](const double* e) { return pt_bla_fits_ext(d, e); });
+        if (e) {
+            const PtComplexExp A{__ldg(&e[0]), __ldg(&e[1]), (int)__ldg(&e[2])};
+            const PtComplexExp B{__ldg(&e[3]), __ldg(&e[4]), (int)__ldg(&e[5])};
+            d = pt_cx_add(pt_cx_mul(A, d), pt_cx_mul(B, dc));
+            k += len;
+            n += len;
+            continue;
+        }
+        d = pt_cx_add(pt_cx_mul(pt_cx_add(pt_cx_double(Z), d), d), dc);
+        ++k;
+        ++n;
+    }
+}
+
+// The dwell of pixel (x, y) on either path, with BLA when the arguments carry a table.
+__device__ __forceinline__ int pt_dwell_dd_any(const PtArgs& a, int x, int y)
+{
+    return a.bla ? pt_dwell_dd_bla(a, x, y) : pt_dwell_dd(a, x, y);
+}
+
+__device__ __forceinline__ int pt_dwell_ext_any(const PtArgs& a, int x, int y)
+{
+    return a.bla ? pt_dwell_ext_bla(a, x, y) : pt_dwell_ext(a, x, y);
+}
+

@@ -1364,6 +1364,8 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> Option<Con
         }
         ui.selectable_value(&mut s.precision, Precision::Perturbation, "perturb.");
     });
+    ui.checkbox(&mut s.bla, "skip steps (BLA) on deep views")
+        .on_hover_text("bivariate linear approximation: the same dwells, most iterations skipped");
     ui.checkbox(&mut s.overlay, "show Mariani–Silver rectangles (O)");
     let palette_request = coloring_ui(ui, m);
     ui.separator();

@@ -138,6 +138,7 @@ impl AppState {
                 deep_span: deep.map(|d| d.span.scientific()),
                 fractal: m.view.fractal.text(),
                 user_palettes: saved_palettes(&self.mandelbrot.user_palettes),
+                bla: m.bla,
             },
             bookmarks: self.mandelbrot.user_bookmarks.clone(),
             save_dir: self.save_dir.clone(),
@@ -223,6 +224,7 @@ impl AppState {
         restore_named(&mut m.precision, &e.precision, "precision", &mut notes);
         m.overlay |= e.overlay;
         m.coloring.interior = e.interior;
+        m.bla = e.bla;
         m.coloring.smooth = e.smooth;
         if e.density.is_finite() {
             m.coloring.density = e.density.clamp(

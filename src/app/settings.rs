@@ -93,6 +93,8 @@ pub struct SavedExplorer {
     pub fractal: String,
     /// The user's palettes; `palette` names a built-in one or one of these.
     pub user_palettes: Vec<SavedPalette>,
+    /// Deep views skip steps by bivariate linear approximation.
+    pub bla: bool,
 }
 
 /// A user palette: its name and its stops.
@@ -129,6 +131,7 @@ impl Default for SavedExplorer {
             deep_span: None,
             fractal: "mandelbrot".into(),
             user_palettes: Vec::new(),
+            bla: true,
         }
     }
 }
@@ -342,6 +345,7 @@ mod tests {
                         },
                     ],
                 }],
+                bla: false,
             },
             bookmarks: vec![
                 UserBookmark {

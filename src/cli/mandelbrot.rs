@@ -20,6 +20,13 @@ use crate::pipeline::{render_mandelbrot_frames, BackendRequest, MandelbrotOutput
 use clap::Args;
 use std::path::{Path, PathBuf};
 
+/// `--bla`: on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
 #[derive(Debug, Args)]
 pub struct MandelbrotArgs {
     /// Output PNG; with --frames, numbered files next to it (out-0000.png, …).
@@ -64,6 +71,10 @@ pub struct MandelbrotArgs {
     /// exponent), or auto (chosen by the zoom depth).
     #[arg(long, value_enum, default_value_t = Precision::Auto)]
     pub precision: Precision,
+    /// Deep views: skip iterations by bivariate linear approximation (on) or iterate
+    /// every step (off).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub bla: OnOff,
     /// Colour scheme.
     #[arg(long, value_enum, default_value_t)]
     pub palette: Palette,
@@ -284,6 +295,7 @@ fn settings(
         refinement: args.refinement,
         tuning: None,
         deep: None,
+        bla: args.bla == OnOff::On,
     };
     first.set_location(target.location);
     let Some((re, im, span)) = args.zoom_to else {

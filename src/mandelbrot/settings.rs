@@ -17,6 +17,8 @@ pub struct MandelbrotSettings {
     /// The exact location of a deep view, valid while `view` holds its f64 rounding
     /// (`deep_settings.rs`); `None`: `view` is exact.
     pub deep: Option<super::deep::DeepLocation>,
+    /// Deep views skip iterations by bivariate linear approximation (`deep/bla.rs`).
+    pub bla: bool,
 }
 
 impl MandelbrotSettings {
@@ -43,6 +45,7 @@ impl Default for MandelbrotSettings {
             refinement: Refinement::Measured,
             tuning: None,
             deep: None,
+            bla: true,
         }
     }
 }

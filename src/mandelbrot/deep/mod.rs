@@ -9,6 +9,7 @@
 //! slow, exact reference the tests compare against; [`choose_precision`] picks
 //! f32 → f64 → perturbation → extended exponent by the pixel size.
 
+mod bla;
 mod bookmarks;
 mod complex_exp;
 mod decimal;
@@ -21,6 +22,7 @@ mod orbit;
 mod perturb;
 mod precision;
 
+pub use bla::{BlaTable, EPSILON_DD_LOG2, EPSILON_EXT_LOG2};
 pub use bookmarks::{find_bookmark, parse_bookmark_name, DeepBookmark, DEEP_BOOKMARKS};
 pub use complex_exp::ComplexExp;
 pub use decimal::{Decimal, DECIMAL_DIGITS};
@@ -29,7 +31,10 @@ pub use double_double::Dd;
 pub use float_exp::FloatExp;
 pub use location::{DeepLocation, DeepView, MAX_SPAN, MIN_SPAN_EXP10};
 pub use orbit::{OrbitLayout, ReferenceOrbit};
-pub use perturb::{dwell_dd, dwell_ext, offset_dd, offset_ext, render_perturbation, Perturbation};
+pub use perturb::{
+    dwell_dd, dwell_dd_bla, dwell_ext, dwell_ext_bla, offset_dd, offset_ext, render_perturbation,
+    Perturbation,
+};
 pub use precision::{choose_precision, is_deep};
 
 /// What can be wrong with a deep location.

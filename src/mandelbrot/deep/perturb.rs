@@ -18,6 +18,7 @@
 //! 0.64 % of that view's pixels differ from direct iteration. δc, δ and Z_k all need the
 //! extra bits (any one left in f64 still misses).
 
+use super::bla::{apply_dd, apply_ext, fits_dd, fits_ext, BlaLevels, BlaTable, CDd};
 use super::{ComplexExp, Dd, DeepView, FloatExp, OrbitLayout, ReferenceOrbit};
 use crate::mandelbrot::{render_per_pixel_from, DwellSource, Dwells, Precision};
 
@@ -110,15 +111,94 @@ pub fn dwell_ext(
     }
 }
 
+/// [`dwell_dd`] taking the longest valid BLA step of `table` wherever one applies (same
+/// escape test, rebasing and dwell; `pt_dwell_dd_bla` in perturbation.cuh).
+pub fn dwell_dd_bla(
+    orbit: &[[Dd; 2]],
+    layout: OrbitLayout,
+    table: &BlaLevels<CDd>,
+    offset: [Dd; 2],
+    max_dwell: u32,
+) -> u32 {
+    let dc = if layout.offset_each_step {
+        offset
+    } else {
+        [Dd::ZERO; 2]
+    };
+    let mut d = offset;
+    let mut k = layout.start;
+    let mut n = 0;
+    loop {
+        let mut z = orbit[k];
+        let (hr, hi) = (z[0].hi + d[0].hi, z[1].hi + d[1].hi);
+        let norm = hr * hr + hi * hi;
+        if n >= max_dwell || norm >= 4.0 {
+            return n;
+        }
+        let segment_end = k == layout.last || k == layout.rebase_last;
+        if segment_end || norm < d[0].hi * d[0].hi + d[1].hi * d[1].hi {
+            (d, k) = ([z[0] + d[0], z[1] + d[1]], 0);
+            z = orbit[0];
+        }
+        if let Some((e, len)) = table.find(k, max_dwell - n, |e| fits_dd(d, e)) {
+            d = apply_dd(e, d, dc);
+            k += len as usize;
+            n += len;
+            continue;
+        }
+        d = step_dd(z, d, dc);
+        k += 1;
+        n += 1;
+    }
+}
+
+/// [`dwell_ext`] taking the longest valid BLA step of `table` wherever one applies.
+pub fn dwell_ext_bla(
+    orbit: &[ComplexExp],
+    layout: OrbitLayout,
+    table: &BlaLevels<ComplexExp>,
+    offset: ComplexExp,
+    max_dwell: u32,
+) -> u32 {
+    let dc = if layout.offset_each_step {
+        offset
+    } else {
+        ComplexExp::ZERO
+    };
+    let mut d = offset;
+    let mut k = layout.start;
+    let mut n = 0;
+    loop {
+        let z = orbit[k] + d;
+        if n >= max_dwell || z.escaped() {
+            return n;
+        }
+        if k == layout.last || k == layout.rebase_last || z.norm_less(d) {
+            (d, k) = (z, 0);
+        }
+        if let Some((e, len)) = table.find(k, max_dwell - n, |e| fits_ext(d, e)) {
+            d = apply_ext(e, d, dc);
+            k += len as usize;
+            n += len;
+            continue;
+        }
+        d = (orbit[k].double() + d) * d + dc;
+        k += 1;
+        n += 1;
+    }
+}
+
 /// A deep view's pixels by perturbation around `orbit` (the reference at the view's
 /// centre): the dwell source of the per-pixel render and of Mariani–Silver refinement.
 pub struct Perturbation<'a> {
     view: &'a DeepView,
     orbit: &'a ReferenceOrbit,
     step: Step,
+    bla: Option<&'a BlaTable>,
 }
 
 /// The pixel size in the form the path iterates with.
+#[derive(Clone, Copy)]
 enum Step {
     DoubleDouble(Dd),
     Extended(FloatExp),
@@ -133,7 +213,19 @@ impl<'a> Perturbation<'a> {
         } else {
             Step::DoubleDouble(view.location.pixel_size_dd(view.width))
         };
-        Self { view, orbit, step }
+        Self {
+            view,
+            orbit,
+            step,
+            bla: None,
+        }
+    }
+
+    /// Takes BLA steps of `table` (built for this orbit and view on the same path; a
+    /// table of the other path is not used).
+    pub fn with_bla(mut self, table: Option<&'a BlaTable>) -> Self {
+        self.bla = table;
+        self
     }
 }
 
@@ -152,14 +244,29 @@ impl DwellSource for Perturbation<'_> {
 
     fn pixel(&self, x: u32, y: u32, _smooth: bool) -> (u32, f32) {
         let (w, h, max_dwell) = (self.view.width, self.view.height, self.view.max_dwell);
-        let d = match self.step {
-            Step::Extended(step) => dwell_ext(
+        let (orbit, layout) = (self.orbit, self.orbit.layout);
+        let d = match (self.step, self.bla) {
+            (Step::Extended(step), Some(BlaTable::Extended(t))) => dwell_ext_bla(
+                &orbit.points,
+                layout,
+                t,
+                offset_ext(x, y, w, h, step),
+                max_dwell,
+            ),
+            (Step::DoubleDouble(step), Some(BlaTable::DoubleDouble(t))) => dwell_dd_bla(
+                &orbit.dd_points,
+                layout,
+                t,
+                offset_dd(x, y, w, h, step),
+                max_dwell,
+            ),
+            (Step::Extended(step), _) => dwell_ext(
                 &self.orbit.points,
                 self.orbit.layout,
                 offset_ext(x, y, w, h, step),
                 max_dwell,
             ),
-            Step::DoubleDouble(step) => dwell_dd(
+            (Step::DoubleDouble(step), _) => dwell_dd(
                 &self.orbit.dd_points,
                 self.orbit.layout,
                 offset_dd(x, y, w, h, step),

@@ -3,9 +3,11 @@
 //! location, zoom and pan are in `mandelbrot/deep_settings.rs`).
 
 use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame};
-use super::perturbation_kernels::{DeviceOrbit, PerturbationKernels, PerturbationPath};
+use super::perturbation_kernels::{DeviceBla, DeviceOrbit, PerturbationKernels, PerturbationPath};
 use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
-use crate::mandelbrot::deep::{DeepError, DeepLocation, DeepView, Perturbation, ReferenceOrbit};
+use crate::mandelbrot::deep::{
+    BlaTable, DeepError, DeepLocation, DeepView, Perturbation, ReferenceOrbit,
+};
 use crate::mandelbrot::{Dwells, Fractal, MandelbrotSettings, Precision};
 use crate::pipeline::report::StageTime;
 use crate::pipeline::BackendKind;
@@ -24,8 +26,9 @@ pub fn integer_coloring_if_deep(s: &MandelbrotSettings) -> MandelbrotSettings {
     out
 }
 
-/// The CPU perturbation backend: the orbit, then the pixels (rayon), per pixel or refined
-/// by Mariani–Silver as `s.mode` says.
+/// The CPU perturbation backend: the orbit (and its BLA table when `s.bla`: the stage
+/// "reference orbit" includes it), then the pixels (rayon), per pixel or refined by
+/// Mariani–Silver as `s.mode` says.
 pub fn cpu_deep_dwells(
     s: &MandelbrotSettings,
     precision: Precision,
@@ -42,10 +45,11 @@ pub fn cpu_deep_dwells_cancellable(
     let view = s.deep_view()?;
     let start = Instant::now();
     let orbit = ReferenceOrbit::compute(&view);
+    let table = s.bla.then(|| BlaTable::build(&view, &orbit, precision));
     let orbit_time = StageTime::since("reference orbit", start);
     let start = Instant::now();
     let source = Cancellable {
-        inner: &Perturbation::new(&view, &orbit, precision),
+        inner: &Perturbation::new(&view, &orbit, precision).with_bla(table.as_ref()),
         cancelled,
     };
     let (dwells, records, stats) = cpu_render(&source, s);
@@ -69,12 +73,21 @@ struct OrbitKey {
     path: PerturbationPath,
 }
 
+/// What a device BLA table was built for besides its orbit (its |δc|max needs the height).
+#[derive(PartialEq)]
+struct BlaKey {
+    height: u32,
+}
+
 /// The CUDA perturbation backend: the per-pixel kernels and the last reference orbit on
-/// the device (the Mariani–Silver kernels that refine on perturbation dwells are in the
-/// Mandelbrot module, `MandelbrotKernels::refine_deep`).
+/// the device, with its BLA table while the view asks for one (the Mariani–Silver kernels
+/// that refine on perturbation dwells are in the Mandelbrot module,
+/// `MandelbrotKernels::refine_deep`; both read the table through the orbit's arguments).
 pub struct CudaDeep {
     kernels: PerturbationKernels,
-    orbit: Option<(OrbitKey, DeviceOrbit)>,
+    orbit: Option<(OrbitKey, DeviceOrbit, ReferenceOrbit)>,
+    /// The key of the table on the device orbit, if it has one.
+    bla: Option<BlaKey>,
 }
 
 impl CudaDeep {
@@ -82,12 +95,14 @@ impl CudaDeep {
         Ok(Self {
             kernels: PerturbationKernels::load(device)?,
             orbit: None,
+            bla: None,
         })
     }
 
     /// Makes the view's reference orbit the device orbit (computed on the host, kept while
-    /// the location, width and max dwell stay), marked "reference orbit" on the timeline;
-    /// returns the view.
+    /// the location, width and max dwell stay) and, when `s.bla`, gives it its BLA table
+    /// (built on the host, uploaded once, kept while the orbit and the height stay), marked
+    /// "reference orbit" on the timeline; returns the view.
     pub fn prepare_orbit(
         &mut self,
         stream: &Arc<CudaStream>,
@@ -110,11 +125,30 @@ impl CudaDeep {
                 PerturbationPath::DoubleDouble
             },
         };
-        if self.orbit.as_ref().is_none_or(|(k, _)| *k != key) {
+        if self.orbit.as_ref().is_none_or(|(k, _, _)| *k != key) {
             self.orbit = None;
+            self.bla = None;
             let orbit = ReferenceOrbit::compute(&view);
             let device = DeviceOrbit::upload(stream, &orbit, key.path)?;
-            self.orbit = Some((key, device));
+            self.orbit = Some((key, device, orbit));
+        }
+        let bla_key = s.bla.then_some(BlaKey {
+            height: view.height,
+        });
+        if let Some((key, device, orbit)) = self.orbit.as_mut() {
+            if bla_key != self.bla {
+                device.bla = None;
+                self.bla = None;
+                if bla_key.is_some() {
+                    let precision = match key.path {
+                        PerturbationPath::Extended => Precision::Extended,
+                        PerturbationPath::DoubleDouble => Precision::Perturbation,
+                    };
+                    let table = BlaTable::build(&view, orbit, precision);
+                    device.bla = Some(DeviceBla::upload(stream, &table)?);
+                    self.bla = bla_key;
+                }
+            }
         }
         timeline.mark("reference orbit", stream)?;
         Ok(view)
@@ -124,7 +158,7 @@ impl CudaDeep {
     pub fn device_orbit(&self) -> Result<&DeviceOrbit, CudaError> {
         self.orbit
             .as_ref()
-            .map(|(_, o)| o)
+            .map(|(_, o, _)| o)
             .ok_or(CudaError::Missing("reference orbit on the device"))
     }
 

@@ -816,7 +816,7 @@ mod tests {
     #[test]
     fn args_have_the_kernel_layout() {
         assert_eq!(std::mem::size_of::<super::MandelViewArgs>(), 56);
-        assert_eq!(std::mem::size_of::<super::MsArgs>(), 152 + 88);
+        assert_eq!(std::mem::size_of::<super::MsArgs>(), 152 + 112);
         assert_eq!(std::mem::size_of::<super::MsFusedArgs>(), 24);
     }
 

@@ -1,13 +1,14 @@
 //! Launcher for `kernels/perturbation.cu`: per-pixel perturbation dwells of a deep view
-//! around a reference orbit held on the device ([`DeviceOrbit`]).
+//! around a reference orbit held on the device ([`DeviceOrbit`]), with its BLA table
+//! ([`DeviceBla`]) when the view takes BLA steps.
 
 use super::mandelbrot_tiles::{PT_BLOCK_X, PT_BLOCK_Y};
 use crate::cuda::{blocks, load_function, load_module, CudaDevice, CudaError};
-use crate::mandelbrot::deep::{DeepView, OrbitLayout, ReferenceOrbit};
+use crate::mandelbrot::deep::{BlaTable, DeepView, OrbitLayout, ReferenceOrbit};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
-/// Mirror of `struct PtArgs` in perturbation.cuh (same field order, C layout; 88 bytes).
+/// Mirror of `struct PtArgs` in perturbation.cuh (same field order, C layout; 112 bytes).
 /// Also the last field of the Mariani–Silver kernels' arguments (zero for plain views).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
@@ -25,6 +26,9 @@ pub(crate) struct PtArgs {
     orbit_start: i32,
     rebase_last: i32,
     julia: i32,
+    bla: u64,
+    bla_level: u64,
+    bla_levels: i32,
 }
 
 // SAFETY: PtArgs is #[repr(C)], Copy, and matches the kernel's struct field for field.
@@ -39,13 +43,45 @@ pub enum PerturbationPath {
     Extended,
 }
 
-/// A reference orbit on the device, in the form one path reads.
+/// A BLA table on the device (`BlaTable::device_layout`): the entries and the levels'
+/// offsets.
+pub struct DeviceBla {
+    entries: CudaSlice<f64>,
+    levels: CudaSlice<i32>,
+    level_count: usize,
+    extended: bool,
+}
+
+impl DeviceBla {
+    /// Uploads `table`.
+    pub fn upload(stream: &Arc<CudaStream>, table: &BlaTable) -> Result<Self, CudaError> {
+        let (mut entries, levels) = table.device_layout();
+        if entries.is_empty() {
+            // A table without levels (a very short orbit) still gets a valid pointer.
+            entries.push(0.0);
+        }
+        Ok(Self {
+            entries: stream
+                .clone_htod(&entries)
+                .map_err(CudaError::driver("cuMemcpyHtoD(BLA table)"))?,
+            level_count: levels.len() - 1,
+            levels: stream
+                .clone_htod(&levels)
+                .map_err(CudaError::driver("cuMemcpyHtoD(BLA levels)"))?,
+            extended: table.is_extended(),
+        })
+    }
+}
+
+/// A reference orbit on the device, in the form one path reads, and the BLA table the
+/// kernels use with it (none: every step is a perturbation step).
 pub struct DeviceOrbit {
     points: CudaSlice<f64>,
     exponents: CudaSlice<i32>,
     len: usize,
     layout: OrbitLayout,
     pub path: PerturbationPath,
+    pub bla: Option<DeviceBla>,
 }
 
 impl DeviceOrbit {
@@ -72,6 +108,7 @@ impl DeviceOrbit {
             len: orbit.points.len(),
             layout: orbit.layout,
             path,
+            bla: None,
         })
     }
 }
@@ -161,6 +198,19 @@ impl DeviceOrbit {
                 self.len
             )));
         }
+        // The table's entries end within the orbit (whole blocks of steps from index 1 up
+        // to orbit_last) and are of this path's layout.
+        let bla = match &self.bla {
+            Some(t) if t.extended != (self.path == PerturbationPath::Extended) => {
+                return Err(invalid("a BLA table of the other path".into()));
+            }
+            Some(t) => (
+                t.entries.device_ptr(stream).0,
+                t.levels.device_ptr(stream).0,
+                t.level_count as i32,
+            ),
+            None => (0, 0, 0),
+        };
         let (step, step_exp, step_lo) = match self.path {
             PerturbationPath::DoubleDouble => {
                 let step = view.location.pixel_size_dd(width);
@@ -185,6 +235,9 @@ impl DeviceOrbit {
             orbit_start: layout.start as i32,
             rebase_last: layout.rebase_last as i32,
             julia: i32::from(!layout.offset_each_step),
+            bla: bla.0,
+            bla_level: bla.1,
+            bla_levels: bla.2,
         })
     }
 }
@@ -193,6 +246,6 @@ impl DeviceOrbit {
 mod tests {
     #[test]
     fn args_have_the_kernel_layout() {
-        assert_eq!(std::mem::size_of::<super::PtArgs>(), 88);
+        assert_eq!(std::mem::size_of::<super::PtArgs>(), 112);
     }
 }

@@ -1,12 +1,15 @@
 //! `cudalens-bench --deep`: a 1920×1080 view 1e-100 wide, max dwell 10 000, rendered by
-//! perturbation, per pixel and refined by Mariani–Silver: the whole re-render (reference
-//! orbit included: the centre moves by a pixel between runs, so the orbit is recomputed
-//! every time), the re-render with the orbit kept (palette change), and the orbit alone on
-//! the host. Medians after warm-up.
+//! perturbation, per pixel and refined by Mariani–Silver, each with BLA on and off: the
+//! whole re-render (reference orbit and BLA table included: the centre moves by a pixel
+//! between runs, so both are recomputed every time), the re-render with the orbit kept
+//! (palette change), the orbit and the BLA table alone on the host, and the CPU backend's
+//! per-pixel dwells with BLA on and off. Medians after warm-up.
 
 use cudalens::bench_stats::{median, stage_medians_of};
 use cudalens::cli::CliError;
-use cudalens::mandelbrot::deep::{DeepBookmark, DeepView, ReferenceOrbit, DEEP_BOOKMARKS};
+use cudalens::mandelbrot::deep::{
+    choose_precision, BlaTable, DeepBookmark, DeepView, ReferenceOrbit, DEEP_BOOKMARKS,
+};
 use cudalens::mandelbrot::{Fractal, MandelbrotSettings, Mode, MsTuning, Palette, Precision, View};
 use cudalens::pipeline::MandelbrotRenderer;
 use std::collections::BTreeMap;
@@ -82,13 +85,16 @@ pub fn bench_deep(
     let runs = runs.max(1);
     let mut modes = Vec::new();
     let mut swept = serde_json::Value::Null;
-    for mode in Mode::ALL {
-        s.mode = mode;
-        match time_renders(gl, &mut renderer, &mut s, runs) {
-            Ok(t) => modes.push((mode, t)),
-            Err(e) => {
-                renderer.destroy(gl);
-                return Err(e);
+    for bla in [true, false] {
+        for mode in Mode::ALL {
+            s.mode = mode;
+            s.bla = bla;
+            match time_renders(gl, &mut renderer, &mut s, runs) {
+                Ok(t) => modes.push(((mode, bla), t)),
+                Err(e) => {
+                    renderer.destroy(gl);
+                    return Err(e);
+                }
             }
         }
     }
@@ -120,34 +126,107 @@ pub fn bench_deep(
             .collect(),
     );
     let precision = modes.iter().find_map(|(_, t)| t.2);
+    let table_precision = choose_precision(Precision::Auto, &view.location, view.width);
+    let orbit = ReferenceOrbit::compute(&view);
+    let table_ms = median(
+        (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                std::hint::black_box(BlaTable::build(&view, &orbit, table_precision));
+                start.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    );
+    let (levels, entries, valid) = BlaTable::build(&view, &orbit, table_precision).counts();
     println!(
         "deep view '{}' 1920×1080, span 1e-100, max dwell 10000 ({precision:?}), medians of {runs} in ms:",
         bookmark.name,
     );
     let mut json = serde_json::Map::new();
-    for (mode, (moving, kept, _)) in &modes {
-        let name = mode.name();
+    for ((mode, bla), (moving, kept, _)) in &modes {
+        let name = format!("{}, BLA {}", mode.name(), if *bla { "on" } else { "off" });
         print(&format!("{name}, re-render, new orbit"), moving);
         print(&format!("{name}, re-render, orbit kept"), kept);
         json.insert(
-            name.into(),
+            name,
             serde_json::json!({
                 "rerender_new_orbit_ms": moving,
                 "rerender_orbit_kept_ms": kept,
             }),
         );
     }
-    let dwell = |i: usize| modes.get(i).and_then(|(_, t)| t.1.get("dwell").copied());
-    if let (Some(pp), Some(ms)) = (dwell(0), dwell(1)) {
-        println!("  dwell kernels: Mariani–Silver {:.2}× per-pixel", pp / ms);
+    let dwell = |mode: Mode, bla: bool| {
+        modes
+            .iter()
+            .find(|(k, _)| *k == (mode, bla))
+            .and_then(|(_, t)| t.1.get("dwell").copied())
+    };
+    for bla in [true, false] {
+        if let (Some(pp), Some(ms)) = (dwell(Mode::PerPixel, bla), dwell(Mode::MarianiSilver, bla))
+        {
+            println!(
+                "  dwell kernels, BLA {}: Mariani–Silver {:.2}× per-pixel",
+                if bla { "on" } else { "off" },
+                pp / ms
+            );
+        }
+    }
+    for mode in Mode::ALL {
+        if let (Some(on), Some(off)) = (dwell(mode, true), dwell(mode, false)) {
+            println!(
+                "  dwell kernels, {}: BLA {:.2}× faster ({off:.3} → {on:.3})",
+                mode.name(),
+                off / on
+            );
+        }
     }
     println!("  reference orbit alone (host): {orbit_ms:.3}");
+    println!("  BLA table alone (host): {table_ms:.3} ({levels} levels, {entries} entries, {valid} valid)");
+    let cpu = cpu_backend(&s, runs.min(3))?;
     Ok(serde_json::json!({
         "view": bookmark.name,
         "modes": json,
         "orbit_host_ms": orbit_ms,
+        "bla_table_host_ms": table_ms,
+        "bla_table": { "levels": levels, "entries": entries, "valid": valid },
+        "cpu": cpu,
         "ms_sweep": swept,
     }))
+}
+
+/// The CPU backend's per-pixel dwells of the view (orbit kept out: the "dwell" stage),
+/// BLA on and off, medians of `runs` after one warm-up.
+fn cpu_backend(s: &MandelbrotSettings, runs: usize) -> Result<serde_json::Value, CliError> {
+    let mut out = serde_json::Map::new();
+    let mut medians = Vec::new();
+    for bla in [true, false] {
+        let mut s = s.clone();
+        (s.mode, s.bla) = (Mode::PerPixel, bla);
+        let precision = s
+            .deep_precision()
+            .ok_or_else(|| CliError::internal("not a deep view"))?;
+        let mut times = Vec::new();
+        for i in 0..runs + 1 {
+            let (_, frame) =
+                cudalens::pipeline::cpu_deep_dwells(&s, precision).map_err(CliError::internal)?;
+            if i > 0 {
+                times.push(frame.stages);
+            }
+        }
+        let m = stage_medians_of(times);
+        let name = if bla { "BLA on" } else { "BLA off" };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        print(
+            &format!("CPU backend ({threads} threads), per-pixel, {name}"),
+            &m,
+        );
+        medians.push(m.get("dwell").copied());
+        out.insert(name.into(), serde_json::json!(m));
+    }
+    if let [Some(on), Some(off)] = medians[..] {
+        println!("  CPU dwells: BLA {:.2}× faster", off / on);
+    }
+    Ok(serde_json::Value::Object(out))
 }
 
 /// Candidates for deep views, whose pixels cost hundreds of times a plain one's: the

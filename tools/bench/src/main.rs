@@ -24,8 +24,8 @@ Modes (each adds to the filter table of `cudalens bench` unless said otherwise):
                      window sizes, the nesting presets, one pixel's latency, the explorer frame
   --ms-sweep         a grid of Mariani–Silver tunings per size class (implies --mandelbrot;
                      --ms-sweep-sizes all|window|large|compare)
-  --deep             a 1920×1080 view 1e-100 wide by perturbation; with --ms-sweep, the deep
-                     tunings swept too
+  --deep             a 1920×1080 view 1e-100 wide by perturbation, BLA on and off (GPU, CPU);
+                     with --ms-sweep, the deep tunings swept too
   --handover-probe   instead of the cases: filter and explorer frames in turn in one process,
                      each phase's GL–CUDA hand-over (CUDA backend only)
 
