@@ -134,6 +134,8 @@ pub fn explorer_frames(
         if i == 3 {
             run_start = std::time::Instant::now();
         }
+        // Each frame computes its dwells (a repeated view would only be recoloured).
+        r.forget_dwells();
         let start = std::time::Instant::now();
         let frame = r.render(gl, s).map_err(CliError::from)?;
         if finish_each {

@@ -318,6 +318,12 @@ impl CudaMandelbrot {
         Ok(precision)
     }
 
+    /// Forgets whose dwells the buffers hold: the next render computes them (benchmarks
+    /// time the dwell work of a repeated view).
+    pub fn forget_dwells(&mut self) {
+        self.dwells_of = None;
+    }
+
     /// The dwell at pixel (x, y) of the last frame, when it was of `s`'s dwells (one
     /// 4-byte read back: the status bar's readout under the pointer).
     pub fn dwell_at(&self, s: &MandelbrotSettings, x: u32, y: u32) -> Option<u32> {

@@ -37,6 +37,13 @@ impl Backend {
             Backend::Cpu(_) => None,
         }
     }
+
+    fn cuda_mut(&mut self) -> Option<&mut CudaMandelbrot> {
+        match self {
+            Backend::Cuda(c) => Some(c),
+            Backend::Cpu(_) => None,
+        }
+    }
 }
 
 impl ExplorerBackend for Backend {
@@ -219,6 +226,14 @@ impl MandelbrotRenderer {
     /// on the device (CUDA) and they are of `s`.
     pub fn dwell_at(&self, s: &MandelbrotSettings, x: u32, y: u32) -> Option<u32> {
         self.backend.cuda()?.dwell_at(s, x, y)
+    }
+
+    /// The next render computes its dwells even when they are those of the last frame
+    /// (benchmarks of a repeated view; else a change of colour alone only recolours).
+    pub fn forget_dwells(&mut self) {
+        if let Some(c) = self.backend.cuda_mut() {
+            c.forget_dwells();
+        }
     }
 
     /// The dwells of a view on this renderer's backend.

@@ -31,8 +31,9 @@ type Timings = (
     Option<Precision>,
 );
 
-/// Renders `runs` times (after 3 warm-ups) with a new centre each time, and again with only
-/// the palette changed; the stage medians of both.
+/// Renders `runs` times (after 3 warm-ups) with a new centre each time, and again with the
+/// reference orbit kept (only the palette changed, the dwells computed again); the stage
+/// medians of both.
 fn time_renders(
     gl: &glow::Context,
     renderer: &mut MandelbrotRenderer,
@@ -50,6 +51,7 @@ fn time_renders(
         } else {
             Palette::Classic.into()
         };
+        renderer.forget_dwells(); // else a palette change only recolours
         let cached = renderer.render(gl, s)?;
         precision = Some(frame.precision);
         if i >= 3 {
