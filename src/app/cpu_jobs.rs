@@ -7,7 +7,7 @@ use crate::filters::Filter;
 use crate::mandelbrot::{panned_dwells, Dwells, MandelbrotSettings, Precision};
 use crate::pipeline::{
     cpu_picture, cpu_picture_keeping_dwells, process_on_cpu_with, BackendKind, FrameReport,
-    MandelbrotFrame, StageTime,
+    MandelbrotFrame, RenderControl, StageTime,
 };
 use image::RgbaImage;
 use std::sync::Arc;
@@ -59,7 +59,8 @@ pub fn coarse(s: &MandelbrotSettings, scale: u32) -> MandelbrotSettings {
 /// Computes the view coarse (when it is large enough to gain from it), then at full size.
 pub fn explorer_job(s: MandelbrotSettings, job: &JobContext<ExplorerImage>) {
     if s.view.width >= 4 * PREVIEW_SCALE && s.view.height >= 4 * PREVIEW_SCALE {
-        let (image, frame) = cpu_picture(&coarse(&s, PREVIEW_SCALE), job.cancel_flag());
+        let control = RenderControl::cancel_only(job.cancel_flag());
+        let (image, frame) = cpu_picture(&coarse(&s, PREVIEW_SCALE), control);
         job.send(ExplorerImage {
             image,
             frame,
@@ -72,7 +73,13 @@ pub fn explorer_job(s: MandelbrotSettings, job: &JobContext<ExplorerImage>) {
     if job.cancelled() {
         return;
     }
-    let (image, frame, dwells) = cpu_picture_keeping_dwells(&s, job.cancel_flag());
+    // The preview took the first tenth of the bar.
+    let progress = |share: f32| job.set_progress(0.1 + 0.9 * share);
+    let control = RenderControl {
+        cancelled: job.cancel_flag(),
+        progress: &progress,
+    };
+    let (image, frame, dwells) = cpu_picture_keeping_dwells(&s, control);
     if job.cancelled() {
         return; // the dwells stopped part-way
     }
@@ -225,7 +232,8 @@ mod tests {
                 c.coloring.smooth = smooth;
                 c.coloring.density = 0.5 + i as f32;
                 c.coloring.offset = 0.25 * i as f32 % 1.0;
-                let (want, _) = cpu_picture(&c, &std::sync::atomic::AtomicBool::new(false));
+                let never = std::sync::atomic::AtomicBool::new(false);
+                let (want, _) = cpu_picture(&c, RenderControl::cancel_only(&never));
                 let got = c.coloring.colorize(&dwells, c.view.max_dwell);
                 assert!(got == want, "{palette:?}, smooth {smooth}");
             }
@@ -239,11 +247,11 @@ mod tests {
         (s.view.width, s.view.height) = (64, 48);
         s.view.max_dwell = 256;
         let running = AtomicBool::new(false);
-        let (full, _) = cpu_dwells_cancellable(&s, &running);
+        let (full, _) = cpu_dwells_cancellable(&s, RenderControl::cancel_only(&running));
         assert_eq!(full.values, cpu_dwells(&s).0.values);
         assert!(full.values.iter().any(|&d| d > 0));
         let stopped = AtomicBool::new(true);
-        let (none, _) = cpu_dwells_cancellable(&s, &stopped);
+        let (none, _) = cpu_dwells_cancellable(&s, RenderControl::cancel_only(&stopped));
         assert!(none.values.iter().all(|&d| d == 0));
     }
 }

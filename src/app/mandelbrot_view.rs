@@ -328,7 +328,12 @@ impl MandelbrotView {
         self.save_job.start(
             || {},
             move |job| {
-                let (image, _) = crate::pipeline::cpu_picture(&s, job.cancel_flag());
+                let progress = |share: f32| job.set_progress(share * 0.9);
+                let control = crate::pipeline::RenderControl {
+                    cancelled: job.cancel_flag(),
+                    progress: &progress,
+                };
+                let (image, _) = crate::pipeline::cpu_picture(&s, control);
                 if job.cancelled() {
                     return;
                 }

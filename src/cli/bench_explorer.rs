@@ -34,7 +34,8 @@ fn cpu_recolour(gl: &glow::Context) -> Result<Value, CliError> {
         ..MandelbrotSettings::default()
     };
     let never = std::sync::atomic::AtomicBool::new(false);
-    let (_, _, dwells) = crate::pipeline::cpu_picture_keeping_dwells(&s, &never);
+    let control = crate::pipeline::RenderControl::cancel_only(&never);
+    let (_, _, dwells) = crate::pipeline::cpu_picture_keeping_dwells(&s, control);
     let mut texture = crate::gl::GlTexture::new(gl, s.view.width, s.view.height, None)
         .map_err(CliError::internal)?;
     let mut out = Vec::new();

@@ -18,7 +18,7 @@ pub use explorer::mandelbrot_tiles;
 pub use explorer::{
     cpu_deep_dwells, cpu_dwells, cpu_dwells_cancellable, cpu_picture, cpu_picture_keeping_dwells,
     render_mandelbrot_frames, render_mandelbrot_headless, MandelbrotFrame, MandelbrotOutput,
-    MandelbrotRenderer, MsSource,
+    MandelbrotRenderer, MsSource, RenderControl,
 };
 pub use frame::{
     check_gpu_frame, cpu_filters, frame_work, gpu_frame_bytes, probe_cuda, process_headless,

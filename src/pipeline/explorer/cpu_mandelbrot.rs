@@ -4,7 +4,7 @@
 
 use super::deep_zoom::cpu_deep_dwells_cancellable;
 use super::explorer_backend::ExplorerBackend;
-use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame};
+use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame, RenderControl};
 use crate::gl::GlTexture;
 use crate::mandelbrot::{Dwells, MandelbrotSettings, Precision};
 use crate::pipeline::report::StageTime;
@@ -15,28 +15,25 @@ use std::time::Instant;
 
 /// The CPU reference: dwells (and continuous values, records) on the host.
 pub fn cpu_dwells(s: &MandelbrotSettings) -> (Dwells, MandelbrotFrame) {
-    cpu_dwells_cancellable(s, &AtomicBool::new(false))
+    cpu_dwells_cancellable(s, RenderControl::cancel_only(&AtomicBool::new(false)))
 }
 
-/// [`cpu_dwells`] that stops early once `cancelled` is set (the result is then garbage,
-/// to be dropped).
+/// [`cpu_dwells`] that stops early once cancelled (the result is then garbage, to be
+/// dropped), reporting its progress.
 pub fn cpu_dwells_cancellable(
     s: &MandelbrotSettings,
-    cancelled: &AtomicBool,
+    control: RenderControl<'_>,
 ) -> (Dwells, MandelbrotFrame) {
     // Deep views by perturbation (`deep_zoom.rs`); a location the perturbation path cannot
     // take falls through to f64.
     if let Some(result) = s
         .deep_precision()
-        .and_then(|p| cpu_deep_dwells_cancellable(s, p, cancelled).ok())
+        .and_then(|p| cpu_deep_dwells_cancellable(s, p, control).ok())
     {
         return result;
     }
     let start = Instant::now();
-    let source = Cancellable {
-        inner: &s.view,
-        cancelled,
-    };
+    let source = Cancellable::new(&s.view, control);
     let (dwells, records, stats) = cpu_render(&source, s);
     let frame = MandelbrotFrame {
         backend: BackendKind::Cpu,
@@ -50,8 +47,11 @@ pub fn cpu_dwells_cancellable(
 
 /// The CPU picture of a view: its dwells, then their colours (the stage "colour"). Stops
 /// early once `cancelled` is set (the picture is then garbage, to be dropped).
-pub fn cpu_picture(s: &MandelbrotSettings, cancelled: &AtomicBool) -> (RgbaImage, MandelbrotFrame) {
-    let (dwells, frame) = cpu_dwells_cancellable(s, cancelled);
+pub fn cpu_picture(
+    s: &MandelbrotSettings,
+    control: RenderControl<'_>,
+) -> (RgbaImage, MandelbrotFrame) {
+    let (dwells, frame) = cpu_dwells_cancellable(s, control);
     let (image, frame) = coloured(s, &dwells, frame);
     (image, frame)
 }
@@ -61,11 +61,11 @@ pub fn cpu_picture(s: &MandelbrotSettings, cancelled: &AtomicBool) -> (RgbaImage
 /// any later colouring of the same view needs no dwell work.
 pub fn cpu_picture_keeping_dwells(
     s: &MandelbrotSettings,
-    cancelled: &AtomicBool,
+    control: RenderControl<'_>,
 ) -> (RgbaImage, MandelbrotFrame, Dwells) {
     let mut with_continuous = s.clone();
     with_continuous.coloring.smooth = true;
-    let (dwells, frame) = cpu_dwells_cancellable(&with_continuous, cancelled);
+    let (dwells, frame) = cpu_dwells_cancellable(&with_continuous, control);
     let (image, frame) = coloured(s, &dwells, frame);
     (image, frame, dwells)
 }
@@ -92,7 +92,8 @@ impl ExplorerBackend for CpuExplorer {
         texture: &mut GlTexture,
         s: &MandelbrotSettings,
     ) -> Result<MandelbrotFrame, PipelineError> {
-        let (image, mut frame) = cpu_picture(s, &AtomicBool::new(false));
+        let (image, mut frame) =
+            cpu_picture(s, RenderControl::cancel_only(&AtomicBool::new(false)));
         let start = Instant::now();
         texture.upload(gl, &image)?;
         // The upload is timed with the colouring, as one stage "colour + upload".
@@ -127,11 +128,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_render_reports_the_share_of_pixels_computed() {
+        let s = MandelbrotSettings {
+            view: crate::mandelbrot::View {
+                width: 128,
+                height: 128,
+                ..Default::default()
+            },
+            mode: crate::mandelbrot::Mode::PerPixel,
+            ..MandelbrotSettings::default()
+        };
+        let shares = std::sync::Mutex::new(Vec::new());
+        let progress = |share: f32| shares.lock().expect("lock").push(share);
+        let never = AtomicBool::new(false);
+        let control = RenderControl {
+            cancelled: &never,
+            progress: &progress,
+        };
+        cpu_dwells_cancellable(&s, control);
+        let mut shares = shares.into_inner().expect("lock");
+        shares.sort_by(f32::total_cmp);
+        assert_eq!(shares, [0.25, 0.5, 0.75, 1.0], "every 4096 of 16384 pixels");
+    }
+
+    #[test]
     fn the_picture_is_the_dwells_coloured() {
         let mut s = MandelbrotSettings::default();
         (s.view.width, s.view.height) = (48, 32);
         s.view.max_dwell = 128;
-        let (image, frame) = cpu_picture(&s, &AtomicBool::new(false));
+        let (image, frame) = cpu_picture(&s, RenderControl::cancel_only(&AtomicBool::new(false)));
         let (dwells, _) = cpu_dwells(&s);
         assert_eq!(image, s.coloring.colorize(&dwells, s.view.max_dwell));
         let names: Vec<&str> = frame.stages.iter().map(|t| t.name.as_str()).collect();

@@ -2,7 +2,7 @@
 //! that the renderer calls when [`MandelbrotSettings::deep_precision`] says so (the exact
 //! location, zoom and pan are in `mandelbrot/deep_settings.rs`).
 
-use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame};
+use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame, RenderControl};
 use super::perturbation_kernels::{DeviceBla, DeviceOrbit, PerturbationKernels, PerturbationPath};
 use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::mandelbrot::deep::{
@@ -33,14 +33,16 @@ pub fn cpu_deep_dwells(
     s: &MandelbrotSettings,
     precision: Precision,
 ) -> Result<(Dwells, MandelbrotFrame), DeepError> {
-    cpu_deep_dwells_cancellable(s, precision, &std::sync::atomic::AtomicBool::new(false))
+    let never = std::sync::atomic::AtomicBool::new(false);
+    cpu_deep_dwells_cancellable(s, precision, RenderControl::cancel_only(&never))
 }
 
-/// [`cpu_deep_dwells`] whose pixels stop once `cancelled` is set (the orbit runs whole).
+/// [`cpu_deep_dwells`] whose pixels stop once cancelled (the orbit runs whole), reporting
+/// their progress.
 pub fn cpu_deep_dwells_cancellable(
     s: &MandelbrotSettings,
     precision: Precision,
-    cancelled: &std::sync::atomic::AtomicBool,
+    control: RenderControl<'_>,
 ) -> Result<(Dwells, MandelbrotFrame), DeepError> {
     let view = s.deep_view()?;
     let start = Instant::now();
@@ -48,10 +50,8 @@ pub fn cpu_deep_dwells_cancellable(
     let table = s.bla.then(|| BlaTable::build(&view, &orbit, precision));
     let orbit_time = StageTime::since("reference orbit", start);
     let start = Instant::now();
-    let source = Cancellable {
-        inner: &Perturbation::new(&view, &orbit, precision).with_bla(table.as_ref()),
-        cancelled,
-    };
+    let perturbation = Perturbation::new(&view, &orbit, precision).with_bla(table.as_ref());
+    let source = Cancellable::new(&perturbation, control);
     let (dwells, records, stats) = cpu_render(&source, s);
     let frame = MandelbrotFrame {
         backend: BackendKind::Cpu,

@@ -3,6 +3,7 @@
 
 use super::cpu_mandelbrot::{cpu_dwells, cpu_picture};
 use super::mandelbrot_frame::MandelbrotFrame;
+use super::mandelbrot_frame::RenderControl;
 use super::mandelbrot_renderer::MandelbrotRenderer;
 use crate::mandelbrot::{Dwells, MandelbrotSettings};
 use crate::pipeline::headless::on_backend;
@@ -29,7 +30,8 @@ fn mandelbrot_on_cpu(
         let (dwells, frame) = cpu_dwells(s);
         (Some(dwells), None, frame)
     } else {
-        let (image, frame) = cpu_picture(s, &AtomicBool::new(false));
+        let never = AtomicBool::new(false);
+        let (image, frame) = cpu_picture(s, RenderControl::cancel_only(&never));
         (None, Some(image), frame)
     };
     MandelbrotOutput {

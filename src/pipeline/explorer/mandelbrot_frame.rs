@@ -7,7 +7,7 @@ use crate::mandelbrot::{
 };
 use crate::pipeline::report::StageTime;
 use crate::pipeline::BackendKind;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// What one render did.
 #[derive(Debug, Clone)]
@@ -37,11 +37,49 @@ impl MandelbrotFrame {
     }
 }
 
-/// A source that stops computing once `cancelled` is set (every later pixel reads 0): a
-/// frame nobody will show ends quickly (the app's background frames).
-pub(super) struct Cancellable<'a, S> {
-    pub inner: &'a S,
+/// A background render's link to its job: the flag that cancels it, and where it reports
+/// the share of the picture's pixels computed so far (0..1).
+#[derive(Clone, Copy)]
+pub struct RenderControl<'a> {
     pub cancelled: &'a AtomicBool,
+    pub progress: &'a (dyn Fn(f32) + Sync),
+}
+
+fn no_progress(_: f32) {}
+
+impl<'a> RenderControl<'a> {
+    /// Cancelled by `cancelled`, reporting no progress.
+    pub fn cancel_only(cancelled: &'a AtomicBool) -> Self {
+        Self {
+            cancelled,
+            progress: &no_progress,
+        }
+    }
+}
+
+/// Pixels between two progress reports.
+const PROGRESS_EVERY: u64 = 4096;
+
+/// A source that stops computing once cancelled (every later pixel reads 0: a frame nobody
+/// will show ends quickly) and reports the share of pixels computed. Mariani–Silver fills
+/// whole cells without computing them, so its share stays below 1 until the frame is done.
+pub(super) struct Cancellable<'a, S> {
+    inner: &'a S,
+    control: RenderControl<'a>,
+    done: AtomicU64,
+    total: u64,
+}
+
+impl<'a, S: DwellSource> Cancellable<'a, S> {
+    pub fn new(inner: &'a S, control: RenderControl<'a>) -> Self {
+        let (w, h) = inner.size();
+        Self {
+            inner,
+            control,
+            done: AtomicU64::new(0),
+            total: (u64::from(w) * u64::from(h)).max(1),
+        }
+    }
 }
 
 impl<S: DwellSource> DwellSource for Cancellable<'_, S> {
@@ -55,10 +93,15 @@ impl<S: DwellSource> DwellSource for Cancellable<'_, S> {
         self.inner.has_smooth()
     }
     fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32) {
-        if self.cancelled.load(Ordering::Relaxed) {
+        if self.control.cancelled.load(Ordering::Relaxed) {
             return (0, 0.0);
         }
-        self.inner.pixel(x, y, smooth)
+        let out = self.inner.pixel(x, y, smooth);
+        let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if n % PROGRESS_EVERY == 0 {
+            (self.control.progress)(n as f32 / self.total as f32);
+        }
+        out
     }
 }
 

@@ -19,6 +19,6 @@ pub use cpu_mandelbrot::{
 };
 pub use deep_zoom::cpu_deep_dwells;
 pub use headless::{render_mandelbrot_frames, render_mandelbrot_headless, MandelbrotOutput};
-pub use mandelbrot_frame::MandelbrotFrame;
+pub use mandelbrot_frame::{MandelbrotFrame, RenderControl};
 pub use mandelbrot_kernels::MsSource;
 pub use mandelbrot_renderer::MandelbrotRenderer;
