@@ -73,6 +73,101 @@ fn apply_matches_the_library_and_writes_atomically() {
     assert_eq!(names.len(), 1, "temporary files left: {names:?}");
 }
 
+/// `--selection`: the filters' result inside the rectangle, the input's pixels outside it
+/// (what the app saves with "Filters on Selection Only", and what its "Copy as command
+/// line" writes); a rectangle past the image, a size-changing stack or a batch: usage errors.
+#[test]
+fn apply_filters_a_selection_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.png");
+    let input = data("astronaut.png");
+    let (input, out_s) = (input.to_str().expect("utf-8"), out.to_str().expect("utf-8"));
+    cudalens()
+        .args(["apply", input, "-o", out_s, "--filter", "gaussian:sigma=2"])
+        .args([
+            "--filter",
+            "sobel",
+            "--selection",
+            "40,30,100,60",
+            "--backend",
+            "cpu",
+        ])
+        .assert()
+        .success();
+    let source = photo("astronaut.png");
+    let filters: Vec<Filter> = ["gaussian:sigma=2", "sobel"]
+        .iter()
+        .map(|s| s.parse().expect("spec"))
+        .collect();
+    let filtered = apply_cpu(&source, &filters);
+    let got = image::open(&out).expect("output").into_rgba8();
+    assert_eq!(got.dimensions(), source.dimensions());
+    let mut inside = 0;
+    for (x, y, p) in got.enumerate_pixels() {
+        let within = (40..140).contains(&x) && (30..90).contains(&y);
+        let want = if within {
+            filtered.get_pixel(x, y)
+        } else {
+            source.get_pixel(x, y)
+        };
+        assert_eq!(p, want, "({x}, {y}), inside {within}");
+        inside += usize::from(within && filtered.get_pixel(x, y) != source.get_pixel(x, y));
+    }
+    assert!(
+        inside > 1000,
+        "the filters changed the selection: {inside} pixels"
+    );
+    let past = format!("{},0,10,10", source.width() - 5);
+    refuses(
+        &[
+            "apply",
+            input,
+            "-o",
+            out_s,
+            "--force",
+            "--filter",
+            "sobel",
+            "--selection",
+            &past,
+        ],
+        "reaches past",
+    );
+    let wide = data("coffee.png"); // 600×400: transposed, another size
+    let wide = wide.to_str().expect("utf-8");
+    refuses(
+        &[
+            "apply",
+            wide,
+            "-o",
+            out_s,
+            "--force",
+            "--filter",
+            "transpose",
+            "--selection",
+            "0,0,5,5",
+        ],
+        "keep the image's size",
+    );
+    refuses(
+        &[
+            "apply",
+            input,
+            input,
+            "-o",
+            dir.path().to_str().expect("utf-8"),
+            "--filter",
+            "sobel",
+            "--selection",
+            "0,0,5,5",
+        ],
+        "batch",
+    );
+    refuses(
+        &["apply", input, "-o", out_s, "--selection", "1,2,0,4"],
+        "above 0",
+    );
+}
+
 #[test]
 fn apply_never_overwrites_the_input_or_an_existing_output() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -110,8 +110,8 @@ pub fn screenshot_options(input: &Path, force: bool) -> crate::image_io::SaveOpt
     }
 }
 
-/// Checks --julia's "RE,IM" (kept as text: the parsed c is large).
-fn parse_selection(text: &str) -> Result<(u32, u32, u32, u32), String> {
+/// A selection "X,Y,W,H" in image pixels (W and H above 0).
+pub fn parse_selection(text: &str) -> Result<(u32, u32, u32, u32), String> {
     let numbers: Vec<u32> = text
         .split(',')
         .map(|s| {
@@ -127,6 +127,7 @@ fn parse_selection(text: &str) -> Result<(u32, u32, u32, u32), String> {
     }
 }
 
+/// Checks --julia's "RE,IM" (kept as text: the parsed c is large).
 fn parse_julia(text: &str) -> Result<String, String> {
     crate::mandelbrot::JuliaC::parse(text)
         .map(|_| text.to_string())

@@ -131,16 +131,7 @@ pub fn resize_dialog_ui(ctx: &egui::Context, d: &mut ResizeDialog) -> DialogOutc
 /// Copies `source`'s pixels outside `sel` into `result` (both the same size): the filters'
 /// result inside the selection only.
 pub fn composite_outside(result: &mut RgbaImage, source: &RgbaImage, sel: PixelRect) {
-    if result.dimensions() != source.dimensions() {
-        return;
-    }
-    let (x0, x1) = (sel.x, sel.x + sel.width);
-    let (y0, y1) = (sel.y, sel.y + sel.height);
-    for (x, y, p) in result.enumerate_pixels_mut() {
-        if !(x0..x1).contains(&x) || !(y0..y1).contains(&y) {
-            *p = *source.get_pixel(x, y);
-        }
-    }
+    crate::edit::keep_outside(result, source, (sel.x, sel.y, sel.width, sel.height));
 }
 
 #[cfg(test)]

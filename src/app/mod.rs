@@ -35,7 +35,10 @@ mod status_bar;
 mod unsaved;
 mod user_bookmarks;
 
-pub use args::{parse_size_up_to, parse_window_size, screenshot_options, GuiArgs, MAX_WINDOW_SIDE};
+pub use args::{
+    parse_selection, parse_size_up_to, parse_window_size, screenshot_options, GuiArgs,
+    MAX_WINDOW_SIDE,
+};
 pub use config_dir::{config_dir, CONFIG_DIR_ENV};
 pub use filter_stack::{FilterEntry, FilterStack};
 

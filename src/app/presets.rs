@@ -188,6 +188,7 @@ fn shell_quote(text: &str) -> String {
 pub fn command_line(
     edits: &[crate::edit::ImageEdit],
     filters: &[Stage],
+    selection: Option<(u32, u32, u32, u32)>,
     input: &Path,
     output: &Path,
 ) -> String {
@@ -205,6 +206,10 @@ pub fn command_line(
     for f in filters {
         words.push("--filter".into());
         words.push(shell_quote(&f.to_string()));
+    }
+    if let Some((x, y, w, h)) = selection {
+        words.push("--selection".into());
+        words.push(format!("{x},{y},{w},{h}"));
     }
     words.join(" ")
 }
@@ -318,6 +323,7 @@ mod tests {
         let line = command_line(
             &edits,
             &stack(),
+            Some((5, 6, 30, 20)),
             Path::new("my photo.jpg"),
             Path::new("out.png"),
         );
@@ -335,6 +341,7 @@ mod tests {
             Some(crate::cli::Command::Apply(a)) => {
                 assert_eq!(a.filters, stack());
                 assert_eq!(a.edits, edits);
+                assert_eq!(a.selection, Some((5, 6, 30, 20)));
             }
             other => panic!("not apply: {other:?}"),
         }

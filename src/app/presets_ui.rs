@@ -92,12 +92,12 @@ fn saved_ui(
 }
 
 /// What "Copy as command line" reproduces besides the stack: the opened file, the edits
-/// made to it since, and whether the filters apply to a selection only (which `apply`
-/// cannot do).
+/// made to it since, and the selection the filters apply to (with "Filters on Selection
+/// Only").
 pub struct CommandSource<'a> {
     pub input: &'a Path,
     pub edits: &'a [crate::edit::ImageEdit],
-    pub selection_only: bool,
+    pub selection: Option<(u32, u32, u32, u32)>,
 }
 
 /// Draws the section.
@@ -148,16 +148,15 @@ pub fn presets_ui(
         )
         .clicked()
     {
-        let line = command_line(document.edits, &active, input, &suggested_output(input));
+        let line = command_line(
+            document.edits,
+            &active,
+            document.selection,
+            input,
+            &suggested_output(input),
+        );
         ui.ctx().copy_text(line.clone());
-        out.message = Some(if document.selection_only {
-            (
-                format!("copied, but the command line filters the whole image, not the selection only: {line}"),
-                true,
-            )
-        } else {
-            (format!("copied: {line}"), false)
-        });
+        out.message = Some((format!("copied: {line}"), false));
     }
     out
 }

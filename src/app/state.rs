@@ -932,7 +932,11 @@ impl AppState {
                 let document = CommandSource {
                     input: &self.document.path,
                     edits: &self.edits_applied,
-                    selection_only: self.view.selection_only && self.view.selection.is_some(),
+                    selection: self
+                        .view
+                        .selection
+                        .filter(|_| self.view.selection_only)
+                        .map(|s| (s.x, s.y, s.width, s.height)),
                 };
                 let out = presets_ui(ui, &mut self.presets, &mut self.stack, document);
                 self.dirty |= out.stack_changed;

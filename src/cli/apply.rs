@@ -50,7 +50,11 @@ fn apply_file(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliError> {
         );
         return Ok(());
     }
-    let out = process_headless(&edited, &args.filters, args.backend, args.interop)?;
+    let mut out = process_headless(&edited, &args.filters, args.backend, args.interop)?;
+    if let Some(rect) = args.selection {
+        check_selection(rect, &edited, &out.image)?;
+        crate::edit::keep_outside(&mut out.image, &edited, rect);
+    }
     drop(edited); // the input is not needed while the result is encoded
     if out.status.kind == crate::pipeline::BackendKind::Cpu && args.backend == BackendRequest::Auto
     {
@@ -72,6 +76,28 @@ fn apply_file(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliError> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    Ok(())
+}
+
+/// A selection lies within the (edited) image, and the filters keep its size.
+fn check_selection(
+    (x, y, w, h): (u32, u32, u32, u32),
+    image: &image::RgbaImage,
+    result: &image::RgbaImage,
+) -> Result<(), CliError> {
+    let (iw, ih) = image.dimensions();
+    if u64::from(x) + u64::from(w) > u64::from(iw) || u64::from(y) + u64::from(h) > u64::from(ih) {
+        return Err(CliError::usage(format!(
+            "--selection {x},{y},{w},{h} reaches past the {iw}×{ih} image"
+        )));
+    }
+    if result.dimensions() != (iw, ih) {
+        return Err(CliError::usage(format!(
+            "--selection needs filters that keep the image's size ({iw}×{ih} became {}×{})",
+            result.width(),
+            result.height()
+        )));
+    }
     Ok(())
 }
 

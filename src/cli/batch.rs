@@ -205,6 +205,11 @@ fn run_pipeline(
 
 pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
     let dir = &args.output;
+    if args.selection.is_some() {
+        return Err(CliError::usage(
+            "--selection is for one image: a batch's images have sizes of their own",
+        ));
+    }
     if has_image_extension(dir) && !dir.is_dir() {
         return Err(CliError::usage(format!(
             "-o {}: a batch writes into a folder, and this names an image file (give a folder, e.g. -o out/)",

@@ -9,6 +9,7 @@ pub mod cuda;
 pub mod resample;
 
 use crate::image_io::MAX_IMAGE_SIDE;
+use image::RgbaImage;
 use std::fmt;
 use std::str::FromStr;
 
@@ -166,6 +167,24 @@ pub const QUICK_EDITS: [(&str, ImageEdit); 5] = [
 ];
 
 /// The `--edit` help: every kind's syntax and summary.
+/// Copies `source`'s pixels outside the rectangle (x, y, width, height) into `result`
+/// (both the same size): the filters' result inside a selection only. Another size: nothing.
+pub fn keep_outside(
+    result: &mut RgbaImage,
+    source: &RgbaImage,
+    (x, y, width, height): (u32, u32, u32, u32),
+) {
+    if result.dimensions() != source.dimensions() {
+        return;
+    }
+    let (xs, ys) = (x..x.saturating_add(width), y..y.saturating_add(height));
+    for (px, py, p) in result.enumerate_pixels_mut() {
+        if !xs.contains(&px) || !ys.contains(&py) {
+            *p = *source.get_pixel(px, py);
+        }
+    }
+}
+
 pub fn spec_help() -> String {
     let mut text = String::from(
         "An image edit, repeatable; edits run in order, before the filters, on the chosen backend.",
