@@ -102,7 +102,7 @@ pub struct ApplyArgs {
     pub edits: Vec<ImageEdit>,
     /// Filter inside this rectangle only (X,Y,W,H of the image after its edits): outside
     /// it the result keeps the image's pixels, as the app's "Filters on Selection Only".
-    #[arg(long, value_name = "X,Y,W,H", value_parser = crate::app::parse_selection)]
+    #[arg(long, value_name = "X,Y,W,H", value_parser = crate::app::parse_selection, value_hint = clap::ValueHint::Other)]
     pub selection: Option<(u32, u32, u32, u32)>,
     /// Use the filters of a preset saved in the app (Presets menu) instead of --filter.
     #[arg(long, value_name = "NAME", conflicts_with = "filters", value_parser = crate::filters::SpecParser::<String>::new(preset_names), hide_possible_values = true)]
