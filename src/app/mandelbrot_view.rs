@@ -91,7 +91,7 @@ pub struct MandelbrotView {
     /// The size "Save view as PNG" renders.
     pub save_size: SaveSize,
     /// A save rendered at another size than the window's, in the background.
-    save_job: Worker<Result<PathBuf, String>>,
+    save_job: Worker<Result<PathBuf, ViewSaveError>>,
     save_started: Instant,
     /// For the status bar: a message (and whether it is an error) and the folder saved to.
     pub message: Option<(String, bool)>,
@@ -311,8 +311,8 @@ impl MandelbrotView {
             let result = self
                 .picture()
                 .read(gl)
-                .map_err(|e| e.to_string())
-                .and_then(|img| write_view_png(img, path, &options, &texts));
+                .map_err(ViewSaveError::from)
+                .and_then(|img| Ok(write_view_png(img, path, &options, &texts)?));
             self.saved(result.map(|()| path.to_path_buf()));
             return;
         }
@@ -338,7 +338,8 @@ impl MandelbrotView {
                     return;
                 }
                 job.set_progress(0.9);
-                job.send(write_view_png(image, &path, &options, &texts).map(|()| path));
+                let written = write_view_png(image, &path, &options, &texts);
+                job.send(written.map(|()| path).map_err(ViewSaveError::from));
             },
         );
         self.message = Some((
@@ -348,13 +349,13 @@ impl MandelbrotView {
     }
 
     /// Reports a finished save.
-    fn saved(&mut self, result: Result<PathBuf, String>) {
+    fn saved(&mut self, result: Result<PathBuf, ViewSaveError>) {
         self.message = Some(match result {
             Ok(path) => {
                 self.saved_dir = path.parent().map(Path::to_path_buf);
                 (format!("saved {} with its view", path.display()), false)
             }
-            Err(e) => (e, true),
+            Err(e) => (e.to_string(), true),
         });
     }
 
@@ -1180,16 +1181,25 @@ fn location_ui(ui: &mut Ui, m: &mut MandelbrotView) {
     });
 }
 
-/// Writes `image` as a PNG carrying `texts`; the error as one line.
+/// Why "Save view as PNG" wrote nothing: the picture could not be read back, or written.
+#[derive(Debug, thiserror::Error)]
+enum ViewSaveError {
+    #[error(transparent)]
+    Read(#[from] crate::gl::GlError),
+    #[error(transparent)]
+    Write(#[from] crate::image_io::SaveError),
+}
+
+/// Writes `image` as a PNG carrying `texts`.
 fn write_view_png(
     image: image::RgbaImage,
     path: &Path,
     options: &crate::image_io::SaveOptions,
     texts: &[(&'static str, String)],
-) -> Result<(), String> {
+) -> Result<(), crate::image_io::SaveError> {
     let texts: Vec<(&str, &str)> = texts.iter().map(|(k, t)| (*k, t.as_str())).collect();
     let image = image::DynamicImage::ImageRgba8(image);
-    crate::image_io::save_png_with_text(&image, path, options, &texts).map_err(|e| e.to_string())
+    crate::image_io::save_png_with_text(&image, path, options, &texts)
 }
 
 /// Palette (with the editor of the user's), density, offset, smooth, interior colour.
