@@ -155,8 +155,40 @@ impl GlTexture {
         }
         let row_bytes = self.width as usize * 4;
         let band = &image.as_raw()[rows.start as usize * row_bytes..rows.end as usize * row_bytes];
-        // SAFETY: `band` holds exactly width·(rows.end − rows.start) RGBA8 texels, the region
-        // written (checked above to lie in the texture).
+        // SAFETY: `band` holds exactly width·(rows.end − rows.start) RGBA8 texels, and the
+        // rows lie in the texture (both checked above).
+        unsafe { self.sub_image(gl, rows, glow::PixelUnpackData::Slice(Some(band))) };
+        check_gl(gl, "glTexSubImage2D")
+    }
+
+    /// Replaces every texel from `image`, which has the texture's size (so this also works
+    /// on immutable storage, e.g. memory shared with CUDA).
+    fn replace_texels(&self, gl: &glow::Context, image: &RgbaImage) -> Result<(), GlError> {
+        debug_assert_eq!((image.width(), image.height()), (self.width, self.height));
+        // SAFETY: the image has exactly width·height RGBA8 texels.
+        unsafe {
+            self.sub_image(
+                gl,
+                0..self.height,
+                glow::PixelUnpackData::Slice(Some(image.as_raw())),
+            )
+        };
+        check_gl(gl, "glTexSubImage2D")
+    }
+
+    /// Replaces the texels of rows `rows` (whole rows) from `data`.
+    ///
+    /// # Safety
+    /// `rows` must lie in the texture, and `data` cover width·(rows.end − rows.start) RGBA8
+    /// texels: a slice of that size, or an offset into a bound PIXEL_UNPACK_BUFFER that
+    /// holds them.
+    unsafe fn sub_image(
+        &self,
+        gl: &glow::Context,
+        rows: std::ops::Range<u32>,
+        data: glow::PixelUnpackData<'_>,
+    ) {
+        // SAFETY: guaranteed by the caller (see # Safety).
         unsafe {
             gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
             gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
@@ -167,40 +199,6 @@ impl GlTexture {
                 rows.start as i32,
                 self.width as i32,
                 (rows.end - rows.start) as i32,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelUnpackData::Slice(Some(band)),
-            );
-        }
-        check_gl(gl, "glTexSubImage2D")
-    }
-
-    /// Replaces every texel from `image`, which has the texture's size (so this also works
-    /// on immutable storage, e.g. memory shared with CUDA).
-    fn replace_texels(&self, gl: &glow::Context, image: &RgbaImage) -> Result<(), GlError> {
-        debug_assert_eq!((image.width(), image.height()), (self.width, self.height));
-        // SAFETY: the image has exactly width·height RGBA8 texels.
-        unsafe { self.sub_image(gl, glow::PixelUnpackData::Slice(Some(image.as_raw()))) };
-        check_gl(gl, "glTexSubImage2D")
-    }
-
-    /// Replaces all texels from `data`.
-    ///
-    /// # Safety
-    /// `data` must cover width·height RGBA8 texels: a slice of that size, or an offset
-    /// into a bound PIXEL_UNPACK_BUFFER that holds them.
-    unsafe fn sub_image(&self, gl: &glow::Context, data: glow::PixelUnpackData<'_>) {
-        // SAFETY: guaranteed by the caller (see # Safety).
-        unsafe {
-            gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
-            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
-            gl.tex_sub_image_2d(
-                glow::TEXTURE_2D,
-                0,
-                0,
-                0,
-                self.width as i32,
-                self.height as i32,
                 glow::RGBA,
                 glow::UNSIGNED_BYTE,
                 data,
@@ -226,7 +224,7 @@ impl GlTexture {
         // enough for the whole texture (checked above); it is unbound afterwards.
         unsafe {
             gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, Some(pbo.id));
-            self.sub_image(gl, glow::PixelUnpackData::BufferOffset(0));
+            self.sub_image(gl, 0..self.height, glow::PixelUnpackData::BufferOffset(0));
             gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
         }
         check_gl(gl, "glTexSubImage2D(PBO)")
