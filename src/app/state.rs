@@ -583,12 +583,7 @@ impl AppState {
     /// Shows the worker's result, if one arrived.
     fn take_filter_result(&mut self, gl: &glow::Context) {
         if let Some((image, report)) = self.filters.poll() {
-            let targets = &mut self.runner.targets;
-            let same = (targets.output.width, targets.output.height) == image.dimensions();
-            let resized = match same {
-                true => Ok(()),
-                false => targets.resize_output(gl, image.width(), image.height()),
-            };
+            let resized = self.runner.resize_output(gl, image.width(), image.height());
             if let Err(e) = resized {
                 return self.set_message(format!("processing failed: {e}"), true);
             }
@@ -610,16 +605,11 @@ impl AppState {
         if !self.filter_in_background() {
             return;
         }
-        let (w, h) = self
-            .stack
-            .runnable(self.kernels_off())
-            .iter()
-            .fold(self.document.size(), |(w, h), s| s.output_size(w, h));
-        let output = &self.runner.targets.output;
-        if (output.width, output.height) != (w, h) {
-            if let Err(e) = self.runner.targets.resize_output(gl, w, h) {
-                log::warn!("output texture for the coming result: {e}");
-            }
+        let (w, h) = self.document.size();
+        let (w, h) =
+            crate::pipeline::Stage::chain_size(&self.stack.runnable(self.kernels_off()), w, h);
+        if let Err(e) = self.runner.resize_output(gl, w, h) {
+            log::warn!("output texture for the coming result: {e}");
         }
     }
 

@@ -226,11 +226,7 @@ impl FrameRunner {
         image: &RgbaImage,
         filters: &[Stage],
     ) -> Result<FrameReport, PipelineError> {
-        let (w, h) = filters
-            .iter()
-            .fold((source.width, source.height), |(w, h), f| {
-                f.output_size(w, h)
-            });
+        let (w, h) = Stage::chain_size(filters, source.width, source.height);
         self.freeing_spares_on_failure(gl, |r| r.resize_output(gl, w, h))?;
         if self.cuda.is_some() {
             match self.freeing_spares_on_failure(gl, |r| r.run_cuda(gl, source, filters)) {
@@ -268,8 +264,14 @@ impl FrameRunner {
         first
     }
 
-    /// Gives the output the frame's size (releasing CUDA's registration of it first).
-    fn resize_output(&mut self, gl: &glow::Context, w: u32, h: u32) -> Result<(), PipelineError> {
+    /// Gives the output the frame's size (releasing CUDA's registration of it first);
+    /// nothing to do at the size it has.
+    pub fn resize_output(
+        &mut self,
+        gl: &glow::Context,
+        w: u32,
+        h: u32,
+    ) -> Result<(), PipelineError> {
         if (self.targets.output.width, self.targets.output.height) == (w, h) {
             return Ok(());
         }

@@ -37,6 +37,13 @@ impl Stage {
         }
     }
 
+    /// Output size of `stages` run in order on a `width × height` input.
+    pub fn chain_size(stages: &[Stage], width: u32, height: u32) -> (u32, u32) {
+        stages
+            .iter()
+            .fold((width, height), |(w, h), s| s.output_size(w, h))
+    }
+
     /// Bytes of device scratch the stage needs (a kernel has none).
     pub fn scratch_bytes(&self, width: u32, height: u32) -> usize {
         match self {
