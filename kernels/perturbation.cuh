@@ -326,7 +326,7 @@ __device__ __forceinline__ const double* pt_bla_find(const PtArgs& a, int k, int
     return nullptr;
 }
 
-// pt_dwell_dd taking BLA steps (perturb.rs: dwell_dd_bla).
+// pt_dwell_dd taking BLA steps (perturb.rs: dwell_dd with a table).
 __device__ __forceinline__ int pt_dwell_dd_bla(const PtArgs& a, int x, int y)
 {
     const double2 st = pt_steps(a, x, y);
@@ -388,7 +388,7 @@ __device__ __forceinline__ bool pt_bla_fits_ext(PtComplexExp d, const double* e)
     return pt_add(fabs(d.re), fabs(d.im)) < pt_mul(rm, pt_pow2(k));
 }
 
-// pt_dwell_ext taking BLA steps (perturb.rs: dwell_ext_bla).
+// pt_dwell_ext taking BLA steps (perturb.rs: dwell_ext with a table).
 __device__ __forceinline__ int pt_dwell_ext_bla(const PtArgs& a, int x, int y)
 {
     const double2 st = pt_steps(a, x, y);

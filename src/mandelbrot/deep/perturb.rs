@@ -53,70 +53,14 @@ fn step_dd([zr, zi]: [Dd; 2], [dr, di]: [Dd; 2], [cr, ci]: [Dd; 2]) -> [Dd; 2] {
 }
 
 /// The dwell of the pixel at offset `offset` from the reference `orbit` (double-double
-/// points laid out as `layout` says). The escape and rebasing tests read only the high
-/// parts: they decide nothing finer than 2⁻⁵⁰ (rebasing is exact either way).
-pub fn dwell_dd(orbit: &[[Dd; 2]], layout: OrbitLayout, offset: [Dd; 2], max_dwell: u32) -> u32 {
-    let dc = if layout.offset_each_step {
-        offset
-    } else {
-        [Dd::ZERO; 2]
-    };
-    let mut d = offset;
-    let mut k = layout.start;
-    let mut n = 0;
-    loop {
-        let mut z = orbit[k];
-        let (hr, hi) = (z[0].hi + d[0].hi, z[1].hi + d[1].hi);
-        let norm = hr * hr + hi * hi;
-        if n >= max_dwell || norm >= 4.0 {
-            return n;
-        }
-        let segment_end = k == layout.last || k == layout.rebase_last;
-        if segment_end || norm < d[0].hi * d[0].hi + d[1].hi * d[1].hi {
-            (d, k) = ([z[0] + d[0], z[1] + d[1]], 0);
-            z = orbit[0];
-        }
-        d = step_dd(z, d, dc);
-        k += 1;
-        n += 1;
-    }
-}
-
-/// The dwell of the pixel at offset `offset` from the reference `orbit`, extended exponents.
-pub fn dwell_ext(
-    orbit: &[ComplexExp],
-    layout: OrbitLayout,
-    offset: ComplexExp,
-    max_dwell: u32,
-) -> u32 {
-    let dc = if layout.offset_each_step {
-        offset
-    } else {
-        ComplexExp::ZERO
-    };
-    let mut d = offset;
-    let mut k = layout.start;
-    let mut n = 0;
-    loop {
-        let z = orbit[k] + d;
-        if n >= max_dwell || z.escaped() {
-            return n;
-        }
-        if k == layout.last || k == layout.rebase_last || z.norm_less(d) {
-            (d, k) = (z, 0);
-        }
-        d = (orbit[k].double() + d) * d + dc;
-        k += 1;
-        n += 1;
-    }
-}
-
-/// [`dwell_dd`] taking the longest valid BLA step of `table` wherever one applies (same
-/// escape test, rebasing and dwell; `pt_dwell_dd_bla` in perturbation.cuh).
-pub fn dwell_dd_bla(
+/// points laid out as `layout` says), taking the longest valid step of the BLA `table`
+/// wherever one applies (`pt_dwell_dd` and `pt_dwell_dd_bla` in perturbation.cuh). The
+/// escape and rebasing tests read only the high parts: they decide nothing finer than 2⁻⁵⁰
+/// (rebasing is exact either way).
+pub fn dwell_dd(
     orbit: &[[Dd; 2]],
     layout: OrbitLayout,
-    table: &BlaLevels<CDd>,
+    table: Option<&BlaLevels<CDd>>,
     offset: [Dd; 2],
     max_dwell: u32,
 ) -> u32 {
@@ -140,7 +84,7 @@ pub fn dwell_dd_bla(
             (d, k) = ([z[0] + d[0], z[1] + d[1]], 0);
             z = orbit[0];
         }
-        if let Some((e, len)) = table.find(k, max_dwell - n, |e| fits_dd(d, e)) {
+        if let Some((e, len)) = table.and_then(|t| t.find(k, max_dwell - n, |e| fits_dd(d, e))) {
             d = apply_dd(e, d, dc);
             k += len as usize;
             n += len;
@@ -152,11 +96,12 @@ pub fn dwell_dd_bla(
     }
 }
 
-/// [`dwell_ext`] taking the longest valid BLA step of `table` wherever one applies.
-pub fn dwell_ext_bla(
+/// The dwell of the pixel at offset `offset` from the reference `orbit`, extended
+/// exponents, taking the longest valid step of the BLA `table` wherever one applies.
+pub fn dwell_ext(
     orbit: &[ComplexExp],
     layout: OrbitLayout,
-    table: &BlaLevels<ComplexExp>,
+    table: Option<&BlaLevels<ComplexExp>>,
     offset: ComplexExp,
     max_dwell: u32,
 ) -> u32 {
@@ -176,7 +121,7 @@ pub fn dwell_ext_bla(
         if k == layout.last || k == layout.rebase_last || z.norm_less(d) {
             (d, k) = (z, 0);
         }
-        if let Some((e, len)) = table.find(k, max_dwell - n, |e| fits_ext(d, e)) {
+        if let Some((e, len)) = table.and_then(|t| t.find(k, max_dwell - n, |e| fits_ext(d, e))) {
             d = apply_ext(e, d, dc);
             k += len as usize;
             n += len;
@@ -245,33 +190,34 @@ impl DwellSource for Perturbation<'_> {
     fn pixel(&self, x: u32, y: u32, _smooth: bool) -> (u32, f32) {
         let (w, h, max_dwell) = (self.view.width, self.view.height, self.view.max_dwell);
         let (orbit, layout) = (self.orbit, self.orbit.layout);
+        // A table of the other path's kind (none is built so) would be ignored.
         let d = match (self.step, self.bla) {
-            (Step::Extended(step), Some(BlaTable::Extended(t))) => dwell_ext_bla(
-                &orbit.points,
-                layout,
-                t,
-                offset_ext(x, y, w, h, step),
-                max_dwell,
-            ),
-            (Step::DoubleDouble(step), Some(BlaTable::DoubleDouble(t))) => dwell_dd_bla(
-                &orbit.dd_points,
-                layout,
-                t,
-                offset_dd(x, y, w, h, step),
-                max_dwell,
-            ),
-            (Step::Extended(step), _) => dwell_ext(
-                &self.orbit.points,
-                self.orbit.layout,
-                offset_ext(x, y, w, h, step),
-                max_dwell,
-            ),
-            (Step::DoubleDouble(step), _) => dwell_dd(
-                &self.orbit.dd_points,
-                self.orbit.layout,
-                offset_dd(x, y, w, h, step),
-                max_dwell,
-            ),
+            (Step::Extended(step), bla) => {
+                let table = match bla {
+                    Some(BlaTable::Extended(t)) => Some(t),
+                    _ => None,
+                };
+                dwell_ext(
+                    &orbit.points,
+                    layout,
+                    table,
+                    offset_ext(x, y, w, h, step),
+                    max_dwell,
+                )
+            }
+            (Step::DoubleDouble(step), bla) => {
+                let table = match bla {
+                    Some(BlaTable::DoubleDouble(t)) => Some(t),
+                    _ => None,
+                };
+                dwell_dd(
+                    &orbit.dd_points,
+                    layout,
+                    table,
+                    offset_dd(x, y, w, h, step),
+                    max_dwell,
+                )
+            }
         };
         (d, d as f32)
     }
@@ -488,7 +434,7 @@ mod tests {
             .par_iter()
             .filter_map(|&(x, y)| {
                 let dc = offset_dd(x, y, view.width, view.height, step);
-                let got = dwell_dd(&orbit.dd_points, orbit.layout, dc, view.max_dwell);
+                let got = dwell_dd(&orbit.dd_points, orbit.layout, None, dc, view.max_dwell);
                 let want = direct_dwell(&view, x, y, 64);
                 (got != want).then_some((x, y, got, want))
             })
