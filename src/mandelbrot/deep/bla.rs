@@ -309,6 +309,22 @@ pub const DEVICE_DD_DOUBLES: usize = 10;
 pub const DEVICE_EXT_DOUBLES: usize = 8;
 
 impl BlaTable {
+    /// The levels of the double-double path, if this is its table.
+    pub fn double_double(&self) -> Option<&BlaLevels<CDd>> {
+        match self {
+            BlaTable::DoubleDouble(t) => Some(t),
+            BlaTable::Extended(_) => None,
+        }
+    }
+
+    /// The levels of the extended-exponent path, if this is its table.
+    pub fn extended(&self) -> Option<&BlaLevels<ComplexExp>> {
+        match self {
+            BlaTable::Extended(t) => Some(t),
+            BlaTable::DoubleDouble(_) => None,
+        }
+    }
+
     /// The table of `orbit` (the reference at `view`'s centre) for `precision`'s path
     /// (`Extended`, or double-double for anything else).
     pub fn build(view: &DeepView, orbit: &ReferenceOrbit, precision: Precision) -> Self {

@@ -191,33 +191,21 @@ impl DwellSource for Perturbation<'_> {
         let (w, h, max_dwell) = (self.view.width, self.view.height, self.view.max_dwell);
         let (orbit, layout) = (self.orbit, self.orbit.layout);
         // A table of the other path's kind (none is built so) would be ignored.
-        let d = match (self.step, self.bla) {
-            (Step::Extended(step), bla) => {
-                let table = match bla {
-                    Some(BlaTable::Extended(t)) => Some(t),
-                    _ => None,
-                };
-                dwell_ext(
-                    &orbit.points,
-                    layout,
-                    table,
-                    offset_ext(x, y, w, h, step),
-                    max_dwell,
-                )
-            }
-            (Step::DoubleDouble(step), bla) => {
-                let table = match bla {
-                    Some(BlaTable::DoubleDouble(t)) => Some(t),
-                    _ => None,
-                };
-                dwell_dd(
-                    &orbit.dd_points,
-                    layout,
-                    table,
-                    offset_dd(x, y, w, h, step),
-                    max_dwell,
-                )
-            }
+        let d = match self.step {
+            Step::Extended(step) => dwell_ext(
+                &orbit.points,
+                layout,
+                self.bla.and_then(BlaTable::extended),
+                offset_ext(x, y, w, h, step),
+                max_dwell,
+            ),
+            Step::DoubleDouble(step) => dwell_dd(
+                &orbit.dd_points,
+                layout,
+                self.bla.and_then(BlaTable::double_double),
+                offset_dd(x, y, w, h, step),
+                max_dwell,
+            ),
         };
         (d, d as f32)
     }
