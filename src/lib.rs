@@ -17,5 +17,6 @@ pub mod kernel_constants;
 pub mod mandelbrot;
 pub mod ops;
 pub mod pipeline;
+pub mod pixels;
 pub mod user_kernel;
 pub mod vk;

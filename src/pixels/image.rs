@@ -1,0 +1,155 @@
+//! `PixelImage`: an image of any sample type, as the application holds it.
+
+use super::buffer::{sample_count, ImageBuf, PixelsError};
+use super::sample::SampleType;
+
+/// An image of 8-bit, 16-bit or float samples with 1, 3 or 4 channels.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PixelImage {
+    U8(ImageBuf<u8>),
+    U16(ImageBuf<u16>),
+    F32(ImageBuf<f32>),
+}
+
+impl PixelImage {
+    pub fn width(&self) -> u32 {
+        crate::with_pixels!(self, b => b.width())
+    }
+    pub fn height(&self) -> u32 {
+        crate::with_pixels!(self, b => b.height())
+    }
+    pub fn dimensions(&self) -> (u32, u32) {
+        (self.width(), self.height())
+    }
+    /// 1 (grey), 3 (RGB) or 4 (RGBA).
+    pub fn channels(&self) -> u8 {
+        crate::with_pixels!(self, b => b.channels())
+    }
+    pub fn sample_type(&self) -> SampleType {
+        match self {
+            PixelImage::U8(_) => SampleType::U8,
+            PixelImage::U16(_) => SampleType::U16,
+            PixelImage::F32(_) => SampleType::F32,
+        }
+    }
+    /// Bytes the samples take.
+    pub fn byte_len(&self) -> usize {
+        sample_count(self.width(), self.height(), self.channels()).unwrap_or(usize::MAX)
+            * self.sample_type().bytes()
+    }
+
+    /// "16-bit grey", "8-bit RGBA", "32-bit float RGB".
+    pub fn describe(&self) -> String {
+        let layout = match self.channels() {
+            1 => "grey",
+            3 => "RGB",
+            _ => "RGBA",
+        };
+        format!("{} {layout}", self.sample_type())
+    }
+
+    /// The image in `sample_type` by the depth rules (a clone when it already is).
+    pub fn to_type(&self, sample_type: SampleType) -> PixelImage {
+        match sample_type {
+            SampleType::U8 => PixelImage::U8(crate::with_pixels!(self, b => b.convert())),
+            SampleType::U16 => PixelImage::U16(crate::with_pixels!(self, b => b.convert())),
+            SampleType::F32 => PixelImage::F32(crate::with_pixels!(self, b => b.convert())),
+        }
+    }
+
+    /// The image with `channels` channels (see [`ImageBuf::with_channels`]).
+    pub fn with_channels(&self, channels: u8) -> Result<PixelImage, PixelsError> {
+        Ok(crate::map_pixels!(self, b => b.with_channels(channels)?))
+    }
+
+    /// Whether some pixel's alpha is not opaque.
+    pub fn has_transparency(&self) -> bool {
+        crate::with_pixels!(self, b => b.has_transparency())
+    }
+
+    /// An 8-bit RGBA image: an RGBA8 image's own samples, others by the depth and channel
+    /// rules. Takes the samples without copying when they already are RGBA8.
+    pub fn into_rgba8(self) -> image::RgbaImage {
+        let (w, h) = self.dimensions();
+        let rgba = match self {
+            PixelImage::U8(b) if b.channels() == 4 => b,
+            other => {
+                let PixelImage::U8(b) = other.to_type(SampleType::U8) else {
+                    unreachable!("to_type(U8) gives U8")
+                };
+                match b.with_channels(4) {
+                    Ok(b) => b,
+                    Err(_) => unreachable!("4 channels are supported"),
+                }
+            }
+        };
+        image::RgbaImage::from_raw(w, h, rgba.into_vec())
+            .unwrap_or_else(|| unreachable!("an RGBA8 buffer of its own size"))
+    }
+
+    /// An RGBA8 image's samples, without copying.
+    pub fn from_rgba8(image: image::RgbaImage) -> PixelImage {
+        let (w, h) = image.dimensions();
+        match ImageBuf::from_vec(w, h, 4, image.into_raw()) {
+            Ok(b) => PixelImage::U8(b),
+            Err(_) => unreachable!("an RgbaImage holds w·h·4 samples"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rgba8_round_trips_without_change() {
+        let rgba = image::RgbaImage::from_fn(5, 3, |x, y| image::Rgba([x as u8, y as u8, 7, 200]));
+        let pixels = PixelImage::from_rgba8(rgba.clone());
+        assert_eq!(pixels.describe(), "8-bit RGBA");
+        assert_eq!(pixels.into_rgba8(), rgba);
+    }
+
+    #[test]
+    fn grey16_shows_as_rounded_opaque_grey() {
+        let b = ImageBuf::<u16>::from_vec(3, 1, 1, vec![0, 128, 65535]).expect("size");
+        let rgba = PixelImage::U16(b).into_rgba8();
+        assert_eq!(rgba.get_pixel(0, 0).0, [0, 0, 0, 255]);
+        assert_eq!(rgba.get_pixel(1, 0).0, [0, 0, 0, 255]);
+        assert_eq!(rgba.get_pixel(2, 0).0, [255, 255, 255, 255]);
+    }
+
+    #[test]
+    fn channels_convert_both_ways() {
+        let rgb = ImageBuf::<f32>::from_vec(1, 1, 3, vec![1.0, 0.0, 0.0]).expect("size");
+        let grey = rgb.with_channels(1).expect("grey");
+        assert!((grey.as_slice()[0] - 0.2126).abs() < 1e-7);
+        let rgba = grey.with_channels(4).expect("rgba");
+        assert_eq!(rgba.pixel(0, 0)[3], 1.0);
+        assert!(!rgba.has_transparency());
+        assert_eq!(rgba.with_channels(3).expect("rgb").channels(), 3);
+        assert_eq!(ImageBuf::<u8>::new(2, 2, 2), Err(PixelsError::Channels(2)));
+        assert!(matches!(
+            ImageBuf::<u8>::from_vec(2, 2, 1, vec![0; 3]),
+            Err(PixelsError::Length { want: 4, got: 3 })
+        ));
+    }
+
+    #[test]
+    fn types_convert_by_the_rules() {
+        let b = ImageBuf::<u16>::from_fn(4, 4, 3, |x, y, c| {
+            (x * 5000 + y * 300 + u32::from(c)) as u16
+        })
+        .expect("size");
+        let image = PixelImage::U16(b.clone());
+        let back = image.to_type(SampleType::F32).to_type(SampleType::U16);
+        assert_eq!(back, image, "U16 → F32 → U16 is exact");
+        assert_eq!(image.to_type(SampleType::U16), image);
+        let PixelImage::U8(narrow) = image.to_type(SampleType::U8) else {
+            panic!("U8")
+        };
+        assert_eq!(
+            narrow.pixel(3, 3)[2],
+            ((15000u32 + 900 + 2 + 128) / 257) as u8
+        );
+    }
+}
