@@ -27,7 +27,7 @@ fn files(kind: &str, target: &str) -> Vec<PathBuf> {
 
 /// The admission of the load_image fuzz target.
 fn fuzz_admit(d: Declared) -> Result<(), String> {
-    let need = d.decoder_bytes + 3 * d.rgba_bytes();
+    let need = d.decoder_bytes + d.image_bytes + 2 * d.rgba_bytes().max(d.image_bytes);
     if need > 256 << 20 {
         return Err(format!("needs {need} bytes"));
     }
@@ -40,7 +40,7 @@ fn load(bytes: Vec<u8>) -> Result<image::RgbaImage, String> {
         admit: &fuzz_admit,
     };
     load_image_from_bytes(Path::new("seed"), bytes, &admission)
-        .map(|l| l.image)
+        .map(|l| l.into_rgba8())
         .map_err(|e| e.to_string())
 }
 

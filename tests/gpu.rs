@@ -1465,7 +1465,7 @@ fn fidelity_corpus_reaches_the_gpu_unchanged() {
                 continue;
             };
             loaded_count += 1;
-            let image = &loaded.image;
+            let image = &loaded.into_rgba8();
             runner.load_source(gl, image).expect("load");
             let source = runner.source().expect("a source").read(gl).expect("read");
             assert!(source == *image, "{path:?}: {name} as loaded");

@@ -1,4 +1,4 @@
-//! Image loading, every format: any bytes either decode to an RGBA8 image of the size
+//! Image loading, every format: any bytes either decode to an image of the size
 //! the file declares or give a `LoadError`; never a panic, a hang or an allocation past
 //! the admission (here 4096² and a 256 MiB budget, so libFuzzer's RSS limit holds).
 #![no_main]
@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
 fn admit(d: Declared) -> Result<(), String> {
-    let need = d.decoder_bytes + 3 * d.rgba_bytes();
+    let need = d.decoder_bytes + d.image_bytes + 2 * d.rgba_bytes().max(d.image_bytes);
     if need > 256 << 20 {
         return Err(format!("needs {need} bytes"));
     }
@@ -21,8 +21,9 @@ fuzz_target!(|data: &[u8]| {
         admit: &admit,
     };
     if let Ok(loaded) = load_image_from_bytes(Path::new("fuzz"), data.to_vec(), &admission) {
-        let (w, h) = loaded.image.dimensions();
+        let (w, h) = loaded.pixels.dimensions();
         assert!(w >= 1 && h >= 1 && w <= 4096 && h <= 4096);
-        assert_eq!(loaded.image.as_raw().len(), w as usize * h as usize * 4);
+        let samples = w as usize * h as usize * usize::from(loaded.pixels.channels());
+        assert_eq!(loaded.pixels.byte_len(), samples * loaded.pixels.sample_type().bytes());
     }
 });

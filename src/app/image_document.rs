@@ -19,12 +19,19 @@ pub struct ImageDocument {
 }
 
 impl ImageDocument {
-    /// Takes `loaded` as the document (its pixels already loaded into the runner).
-    pub fn replace(&mut self, loaded: LoadedImage) {
+    /// Takes `loaded` as the document, with `image` its RGBA8 pixels (already loaded into
+    /// the runner); the note says what the RGBA8 form changed.
+    pub fn replace(&mut self, loaded: LoadedImage, image: RgbaImage) {
+        let notes: Vec<String> = loaded
+            .conversion_note
+            .clone()
+            .into_iter()
+            .chain(loaded.rgba8_note())
+            .collect();
         self.path = loaded.path;
-        self.image = Arc::new(loaded.image);
+        self.image = Arc::new(image);
         self.description = loaded.source_description;
-        self.conversion_note = loaded.conversion_note;
+        self.conversion_note = (!notes.is_empty()).then(|| notes.join("; "));
     }
 
     pub fn size(&self) -> (u32, u32) {

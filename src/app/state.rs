@@ -255,18 +255,21 @@ impl AppState {
             ..Default::default()
         };
         let loaded = load_image_with(path, &admission)?;
-        if loaded.image.width() > max || loaded.image.height() > max {
+        let (width, height) = loaded.pixels.dimensions();
+        if width > max || height > max {
             return Err(crate::image_io::LoadError::TooLarge {
                 path: path.into(),
-                width: loaded.image.width(),
-                height: loaded.image.height(),
+                width,
+                height,
                 max,
             }
             .into());
         }
         self.runner.trim(gl);
         let note = loaded.conversion_note.clone();
-        if let Err(e) = self.runner.load_source(gl, &loaded.image) {
+        // The window shows and filters 8-bit RGBA.
+        let image = loaded.rgba8();
+        if let Err(e) = self.runner.load_source(gl, &image) {
             // The current image stays: load its pixels again in case the failure left
             // the source half made.
             if let Err(again) = self.runner.load_source(gl, &self.document.image) {
@@ -274,7 +277,7 @@ impl AppState {
             }
             return Err(anyhow::anyhow!("{}: {e}", path.display()));
         }
-        self.document.replace(loaded);
+        self.document.replace(loaded, image);
         self.presize_output(gl);
         self.written = (self.document.image.clone(), Vec::new());
         self.edits_applied.clear();
@@ -316,6 +319,7 @@ impl AppState {
             overwrite: true,
             jpeg_quality: Some(self.jpeg_quality),
             protected: vec![self.document.path.clone()],
+            depth: None,
         };
         let result = pixels.and_then(|img| {
             save_image(&img, path, &options)

@@ -4,8 +4,9 @@
 use super::{ApplyArgs, CliError};
 use crate::cuda::CudaDevice;
 use crate::edit::ImageEdit;
-use crate::image_io::{drops_alpha, load_image, save_image, SaveOptions};
+use crate::image_io::{load_image, save_pixels, SaveOptions};
 use crate::pipeline::{cpu_filters, process_headless, BackendRequest};
+use crate::pixels::PixelImage;
 use std::path::Path;
 
 pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
@@ -13,6 +14,7 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
         overwrite: args.force,
         protected: vec![args.input.clone()],
         jpeg_quality: Some(args.quality),
+        depth: args.depth,
     };
     apply_file(args, &options)
 }
@@ -31,22 +33,29 @@ fn apply_file(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliError> {
     if let Some(note) = &loaded.conversion_note {
         super::notes::note(&format!("{}: {note}", input.display()));
     }
-    let (w, h) = loaded.image.dimensions();
-    ImageEdit::chain_size(&args.edits, w, h)?;
-    let edited = run_edits(loaded.image, &args.edits, args.backend)?;
-    if args.filters.is_empty() {
-        save_checked(&edited, output, options)?;
-        let what = if args.edits.is_empty() {
-            "converted"
-        } else {
-            "edits only"
-        };
+    let (w, h) = loaded.pixels.dimensions();
+    if args.edits.is_empty() && args.filters.is_empty() {
+        // A plain conversion keeps the file's own samples.
+        save_checked(&loaded.pixels, output, options)?;
         eprintln!(
-            "{} → {} ({}×{}, {what})",
+            "{} → {} ({w}×{h}, converted)",
             input.display(),
-            output.display(),
-            edited.width(),
-            edited.height()
+            output.display()
+        );
+        return Ok(());
+    }
+    ImageEdit::chain_size(&args.edits, w, h)?;
+    if let Some(note) = loaded.rgba8_note() {
+        super::notes::note(&format!("{}: {note}", input.display()));
+    }
+    let edited = run_edits(loaded.into_rgba8(), &args.edits, args.backend)?;
+    if args.filters.is_empty() {
+        let (ew, eh) = edited.dimensions();
+        save_checked(&PixelImage::from_rgba8(edited), output, options)?;
+        eprintln!(
+            "{} → {} ({ew}×{eh}, edits only)",
+            input.display(),
+            output.display()
         );
         return Ok(());
     }
@@ -60,13 +69,12 @@ fn apply_file(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliError> {
     {
         super::notes::note(&format!("CPU backend: {}", out.status.reason));
     }
-    save_checked(&out.image, output, options)?;
+    let (ow, oh) = out.image.dimensions();
+    save_checked(&PixelImage::from_rgba8(out.image), output, options)?;
     eprintln!(
-        "{} → {} ({}×{}, {} backend, {:.2} ms: {})",
+        "{} → {} ({ow}×{oh}, {} backend, {:.2} ms: {})",
         input.display(),
         output.display(),
-        out.image.width(),
-        out.image.height(),
         out.status.kind,
         out.report.total_ms(),
         out.report
@@ -101,19 +109,22 @@ fn check_selection(
     Ok(())
 }
 
-/// Saves `image`, with a warning first when the format drops its transparency.
+/// Saves `image`, then says on stderr, one line each, what the format made it change
+/// (a warning when the transparency is dropped).
 pub(super) fn save_checked(
-    image: &image::RgbaImage,
+    image: &PixelImage,
     path: &Path,
     options: &SaveOptions,
 ) -> Result<(), crate::image_io::SaveError> {
-    if drops_alpha(image, path) {
-        eprintln!(
-            "cudalens: warning: {}: JPEG has no alpha channel: the transparency is dropped",
-            path.display()
-        );
+    for conversion in save_pixels(image, path, options)? {
+        let warning = if conversion.is_warning() {
+            "warning: "
+        } else {
+            ""
+        };
+        eprintln!("cudalens: {warning}{}: {conversion}", path.display());
     }
-    save_image(image, path, options)
+    Ok(())
 }
 
 /// Runs `edits` on `image` with the requested backend: CUDA for `cuda` (an error without

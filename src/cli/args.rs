@@ -7,6 +7,7 @@ use crate::filters::Filter;
 use crate::image_io::budget::MemoryArgs;
 use crate::pipeline::Stage;
 use crate::pipeline::{BackendRequest, InteropRequest};
+use crate::pixels::SampleType;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -77,13 +78,14 @@ pub struct KernelHostArgs {
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
-    /// Image to process (PNG, JPEG, TIFF, BMP, WebP, GIF), or a folder of them.
+    /// Image to process (PNG, JPEG, TIFF, EXR, PGM/PPM, BMP, WebP, GIF), or a folder of them.
     pub input: PathBuf,
     /// More images or folders: a batch, written into the folder OUTPUT.
     #[arg(value_name = "MORE")]
     pub more_inputs: Vec<PathBuf>,
-    /// Output file (format from its extension: png, jpg, tif, bmp, webp); for a batch, the
-    /// output folder (created if missing), where each result is named <stem>.<ext>.
+    /// Output file (format from its extension: png, jpg, tif, exr, pgm, ppm, pnm, bmp,
+    /// webp); for a batch, the output folder (created if missing), where each result is
+    /// named <stem>.<ext>.
     #[arg(short, long)]
     pub output: PathBuf,
     /// A filter specification (see --help for all); repeatable, applied in order. With no
@@ -123,6 +125,11 @@ pub struct ApplyArgs {
     /// Batch: write this format instead of each input's own.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<OutputFormat>,
+    /// Sample type to save: 8, 16 or 32f (float). Default: the image's own (8-bit after
+    /// filters or edits). A format that cannot hold it gets the nearest it holds, said on
+    /// stderr.
+    #[arg(long, value_name = "8|16|32f", value_parser = parse_depth)]
+    pub depth: Option<SampleType>,
     /// JPEG quality, 1 (smallest) to 100 (best).
     #[arg(long, value_name = "1..100", value_parser = clap::value_parser!(u8).range(1..=100), default_value_t = crate::image_io::DEFAULT_JPEG_QUALITY, value_hint = clap::ValueHint::Other)]
     pub quality: u8,
@@ -194,6 +201,11 @@ pub struct CompletionsArgs {
 }
 
 /// Parses WIDTHxHEIGHT for an image (1 to the image side limit).
+/// A `--depth` value: 8, 16 or 32f.
+fn parse_depth(text: &str) -> Result<SampleType, String> {
+    SampleType::from_depth_name(text).ok_or_else(|| format!("'{text}': expected 8, 16 or 32f"))
+}
+
 pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
     crate::app::parse_size_up_to(text, crate::image_io::MAX_IMAGE_SIDE)
 }
@@ -208,6 +220,9 @@ pub enum OutputFormat {
     Tiff,
     Bmp,
     Webp,
+    Exr,
+    Pgm,
+    Ppm,
 }
 
 impl OutputFormat {
@@ -218,6 +233,9 @@ impl OutputFormat {
             Self::Tiff => "tiff",
             Self::Bmp => "bmp",
             Self::Webp => "webp",
+            Self::Exr => "exr",
+            Self::Pgm => "pgm",
+            Self::Ppm => "ppm",
         }
     }
 }

@@ -9,6 +9,7 @@
 use super::batch_engine::BatchEngine;
 use super::{ApplyArgs, CliError, OutputFormat};
 use crate::image_io::{check_save_target, load_image, SaveOptions};
+use crate::pixels::PixelImage;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,9 @@ use std::sync::{mpsc, Mutex};
 use std::time::Instant;
 
 /// Extensions of the files a folder contributes (what the loader decodes).
-const IMAGE_EXTENSIONS: [&str; 8] = ["png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp", "gif"];
+const IMAGE_EXTENSIONS: [&str; 12] = [
+    "png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp", "gif", "exr", "pgm", "ppm", "pnm",
+];
 
 /// Whether `apply` runs as a batch: several inputs, a folder as input, or an output that
 /// is a folder (a path ending in a separator, or an existing folder whose name has no
@@ -147,7 +150,7 @@ fn run_pipeline(
 ) {
     let next = AtomicUsize::new(0);
     let (decoded_tx, decoded_rx) = mpsc::sync_channel(workers);
-    let (encode_tx, encode_rx) = mpsc::sync_channel::<(usize, image::RgbaImage)>(workers);
+    let (encode_tx, encode_rx) = mpsc::sync_channel::<(usize, PixelImage)>(workers);
     let encode_rx = Mutex::new(encode_rx);
     std::thread::scope(|scope| {
         for _ in 0..workers {
@@ -180,14 +183,19 @@ fn run_pipeline(
             // Load errors name the file already; processing errors get its name.
             let result = loaded.map_err(|e| e.to_string()).and_then(|l| {
                 let name = jobs[i].input.display();
+                if args.edits.is_empty() && args.filters.is_empty() {
+                    // A plain conversion keeps the file's own samples.
+                    return Ok(l.pixels);
+                }
                 let edited = engine
-                    .edit(l.image, &args.edits)
+                    .edit(l.into_rgba8(), &args.edits)
                     .map_err(|e| format!("{name}: {e}"))?;
                 if args.filters.is_empty() {
-                    return Ok(edited);
+                    return Ok(PixelImage::from_rgba8(edited));
                 }
                 engine
                     .process(&edited, &args.filters)
+                    .map(PixelImage::from_rgba8)
                     .map_err(|e| format!("{name}: {e}"))
             });
             match result {
@@ -227,6 +235,7 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
         overwrite: args.force,
         protected: inputs.clone(),
         jpeg_quality: Some(args.quality),
+        depth: args.depth,
     };
     let total = inputs.len();
     let (jobs, refused) = plan(inputs, dir, args.format, &options);

@@ -7,7 +7,7 @@ use crate::pipeline::process_headless;
 
 pub fn run(args: &HistogramArgs) -> Result<(), CliError> {
     let loaded = load_image(&args.input)?;
-    let out = process_headless(&loaded.image, &[], args.backend, args.interop)?;
+    let out = process_headless(&loaded.into_rgba8(), &[], args.backend, args.interop)?;
     let h = &out.report.histogram;
     if args.json {
         println!("{}", h.to_json());

@@ -18,7 +18,9 @@ pub enum LoadError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path}: not a supported image format (PNG, JPEG, TIFF, BMP, WebP, GIF)")]
+    #[error(
+        "{path}: not a supported image format (PNG, JPEG, TIFF, EXR, PGM/PPM, BMP, WebP, GIF)"
+    )]
     UnknownFormat { path: PathBuf },
     #[error(
         "{path}: no data (an empty file, or a pipe nobody writes to): not a supported image format"
@@ -63,11 +65,28 @@ impl LoadError {
 pub struct Declared {
     pub width: u32,
     pub height: u32,
-    /// Bytes of the decoder's own pixel buffer when it is not RGBA8 (converted after).
+    /// Bytes of the decoder's own pixel buffer when it is not the loaded image's (converted
+    /// after).
     pub decoder_bytes: u64,
+    /// Bytes of the loaded image in its own sample type and channels.
+    pub image_bytes: u64,
 }
 
 impl Declared {
+    /// The declaration of a `width × height` image of `channels` samples of `sample_bytes`
+    /// each, decoded straight into its own buffer.
+    pub fn typed(width: u32, height: u32, channels: u8, sample_bytes: usize) -> Self {
+        Self {
+            width,
+            height,
+            decoder_bytes: 0,
+            image_bytes: u64::from(width)
+                * u64::from(height)
+                * u64::from(channels)
+                * sample_bytes as u64,
+        }
+    }
+
     /// Bytes of the image as RGBA8.
     pub fn rgba_bytes(&self) -> u64 {
         u64::from(self.width) * u64::from(self.height) * 4
@@ -84,10 +103,11 @@ pub struct Admission<'a> {
     pub admit: AdmitFn<'a>,
 }
 
-/// The default check: decoding, the image, one intermediate and the output fit the host
-/// memory budget ([`super::budget`]).
+/// The default check: decoding, the image, one intermediate and the output (each the
+/// larger of the image and its RGBA8 form) fit the host memory budget ([`super::budget`]).
 pub fn default_admit(d: Declared) -> Result<(), String> {
-    let need = d.decoder_bytes + 3 * d.rgba_bytes() + (64 << 20);
+    let working = d.rgba_bytes().max(d.image_bytes);
+    let need = d.decoder_bytes + d.image_bytes + 2 * working + (64 << 20);
     super::budget::check_host(&format!("a {}×{} image", d.width, d.height), need)
 }
 
@@ -101,14 +121,9 @@ impl Default for Admission<'static> {
 }
 
 impl Admission<'_> {
-    pub(super) fn check(
-        &self,
-        path: &Path,
-        width: u32,
-        height: u32,
-        decoder_bytes: u64,
-    ) -> Result<(), LoadError> {
+    pub(super) fn check(&self, path: &Path, declared: Declared) -> Result<(), LoadError> {
         let p = path.to_path_buf();
+        let Declared { width, height, .. } = declared;
         if width > self.max_side || height > self.max_side {
             return Err(LoadError::TooLarge {
                 path: p,
@@ -124,11 +139,6 @@ impl Admission<'_> {
                 height,
             });
         }
-        (self.admit)(Declared {
-            width,
-            height,
-            decoder_bytes,
-        })
-        .map_err(|reason| LoadError::OverBudget { path: p, reason })
+        (self.admit)(declared).map_err(|reason| LoadError::OverBudget { path: p, reason })
     }
 }

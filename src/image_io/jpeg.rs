@@ -4,7 +4,7 @@
 //! parallel with the decoding) to catch scan data that goes astray without running out.
 //! Decodes straight to RGBA8, so the only pixel buffer is the result.
 
-use super::admission::{Admission, LoadError};
+use super::admission::{Admission, Declared, LoadError};
 use super::colour::Samples;
 use super::decoded::Decoded;
 use super::jpeg_scan::check_scans;
@@ -49,7 +49,7 @@ pub fn decode_jpeg(
     let colour = decoder
         .input_colorspace()
         .ok_or_else(|| decode_error(path, "no colour space"))?;
-    admission.check(path, width, height, 0)?;
+    admission.check(path, Declared::typed(width, height, 4, 1))?;
     let icc = decoder.icc_profile();
     let orientation = decoder
         .exif()
@@ -80,10 +80,10 @@ pub fn decode_jpeg(
         _ => "RGB converted to RGBA8 (opaque alpha)",
     };
     Ok(Decoded {
-        image,
+        image: crate::pixels::PixelImage::from_rgba8(image),
         description: format!("Jpeg, {colour:?}"),
         note: Some(note.into()),
-        samples: if cmyk { Samples::Cmyk } else { Samples::Rgba },
+        samples: if cmyk { Samples::Cmyk } else { Samples::Colour },
         icc,
         orientation,
     })

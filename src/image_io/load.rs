@@ -1,12 +1,18 @@
-//! Loading: any format the image crate decodes, converted to RGBA8.
+//! Loading: each format to its own sample type and channels (grey 1, RGB 3, RGBA 4).
+//! JPEG through zune-jpeg, TIFF through the tiff crate, OpenEXR through the exr crate,
+//! PGM/PPM here, the rest through the image crate.
 
-use super::admission::{Admission, LoadError};
+use super::admission::{Admission, Declared, LoadError};
 use super::colour::Samples;
 use super::decoded::{Decoded, LoadedImage};
-use super::input::{input_from_bytes, open_input, Input};
+use super::exr_file::decode_exr;
+use super::input::{input_from_bytes, open_input, BufReadSeek, Input};
 use super::jpeg::decode_jpeg;
+use super::pnm::decode_pnm;
+use super::tiff_file::decode_tiff;
+use crate::pixels::{ImageBuf, PixelImage, PixelsError};
 use image::metadata::Orientation;
-use image::{ColorType, ImageReader, Limits};
+use image::{ColorType, DynamicImage, ImageReader, Limits};
 use std::io::Read;
 use std::path::Path;
 
@@ -24,21 +30,71 @@ fn decoder_limits(max_side: u32, declared_bytes: u64) -> Limits {
     limits
 }
 
-fn conversion_note(color: ColorType) -> Option<String> {
+/// The channels and sample bytes an image crate colour type loads as, and whether its
+/// decoded buffer becomes the image as it is.
+fn loaded_layout(color: ColorType) -> (u8, usize, bool) {
     match color {
-        ColorType::Rgba8 => None,
-        ColorType::Rgb8 => Some("RGB converted to RGBA8 (opaque alpha)".into()),
-        ColorType::L8 => Some("8-bit greyscale converted to RGBA8".into()),
-        ColorType::La8 => Some("greyscale with alpha converted to RGBA8".into()),
-        ColorType::L16 | ColorType::La16 => {
-            Some("16-bit greyscale reduced to 8 bits and converted to RGBA8".into())
-        }
-        ColorType::Rgb16 | ColorType::Rgba16 => Some("16-bit colour reduced to 8 bits".into()),
-        ColorType::Rgb32F | ColorType::Rgba32F => {
-            Some("floating-point image clamped and reduced to 8 bits".into())
-        }
-        other => Some(format!("{other:?} converted to RGBA8")),
+        ColorType::L8 => (1, 1, true),
+        ColorType::Rgb8 => (3, 1, true),
+        ColorType::Rgba8 => (4, 1, true),
+        ColorType::L16 => (1, 2, true),
+        ColorType::Rgb16 => (3, 2, true),
+        ColorType::Rgba16 => (4, 2, true),
+        ColorType::Rgb32F => (3, 4, true),
+        ColorType::Rgba32F => (4, 4, true),
+        ColorType::La16 => (4, 2, false),
+        _ => (4, 1, false),
     }
+}
+
+/// The decoded image in its own type and channels; grey with alpha (and anything the
+/// image crate adds) widened to RGBA, with a note.
+fn typed(image: DynamicImage) -> Result<(PixelImage, Option<String>), PixelsError> {
+    let (w, h) = (image.width(), image.height());
+    let grey_alpha = Some("grey with alpha converted to RGBA".to_string());
+    Ok(match image {
+        DynamicImage::ImageLuma8(b) => (
+            PixelImage::U8(ImageBuf::from_vec(w, h, 1, b.into_raw())?),
+            None,
+        ),
+        DynamicImage::ImageRgb8(b) => (
+            PixelImage::U8(ImageBuf::from_vec(w, h, 3, b.into_raw())?),
+            None,
+        ),
+        DynamicImage::ImageRgba8(b) => (PixelImage::from_rgba8(b), None),
+        DynamicImage::ImageLuma16(b) => (
+            PixelImage::U16(ImageBuf::from_vec(w, h, 1, b.into_raw())?),
+            None,
+        ),
+        DynamicImage::ImageRgb16(b) => (
+            PixelImage::U16(ImageBuf::from_vec(w, h, 3, b.into_raw())?),
+            None,
+        ),
+        DynamicImage::ImageRgba16(b) => (
+            PixelImage::U16(ImageBuf::from_vec(w, h, 4, b.into_raw())?),
+            None,
+        ),
+        DynamicImage::ImageRgb32F(b) => (
+            PixelImage::F32(ImageBuf::from_vec(w, h, 3, b.into_raw())?),
+            None,
+        ),
+        DynamicImage::ImageRgba32F(b) => (
+            PixelImage::F32(ImageBuf::from_vec(w, h, 4, b.into_raw())?),
+            None,
+        ),
+        DynamicImage::ImageLumaA16(_) => (
+            PixelImage::U16(ImageBuf::from_vec(w, h, 4, image.into_rgba16().into_raw())?),
+            grey_alpha,
+        ),
+        DynamicImage::ImageLumaA8(b) => (
+            PixelImage::from_rgba8(DynamicImage::ImageLumaA8(b).into_rgba8()),
+            grey_alpha,
+        ),
+        other => {
+            let note = format!("{:?} converted to 8-bit RGBA", other.color());
+            (PixelImage::from_rgba8(other.into_rgba8()), Some(note))
+        }
+    })
 }
 
 /// Loads `path` as RGBA8 under the default limits and memory budget.
@@ -69,28 +125,47 @@ fn decode_input(
     input: Input,
     admission: &Admission<'_>,
 ) -> Result<LoadedImage, LoadError> {
-    let p = path.to_path_buf();
     let Input { mut reader, format } = input;
-    if format == image::ImageFormat::Jpeg {
-        let mut bytes = Vec::new();
-        reader
-            .read_to_end(&mut bytes)
-            .map_err(|e| LoadError::from_io(path, e))?;
-        drop(reader);
-        return Ok(decode_jpeg(path, &bytes, admission)?.finish(path));
-    }
+    let decoded = match format {
+        image::ImageFormat::Jpeg => {
+            let mut bytes = Vec::new();
+            reader
+                .read_to_end(&mut bytes)
+                .map_err(|e| LoadError::from_io(path, e))?;
+            drop(reader);
+            decode_jpeg(path, &bytes, admission)?
+        }
+        image::ImageFormat::Tiff => match decode_tiff(path, &mut reader, admission)? {
+            Some(decoded) => decoded,
+            None => decode_with_image_crate(path, reader, format, admission)?,
+        },
+        image::ImageFormat::OpenExr => decode_exr(path, &mut reader, admission)?,
+        image::ImageFormat::Pnm => decode_pnm(path, &mut reader, admission)?,
+        _ => decode_with_image_crate(path, reader, format, admission)?,
+    };
+    Ok(decoded.finish(path))
+}
+
+/// PNG, GIF, BMP, WebP (and TIFF layouts the tiff module leaves) through the image crate.
+fn decode_with_image_crate(
+    path: &Path,
+    reader: Box<dyn BufReadSeek>,
+    format: image::ImageFormat,
+    admission: &Admission<'_>,
+) -> Result<Decoded, LoadError> {
+    let p = path.to_path_buf();
     let mut decoder = ImageReader::with_format(reader, format)
         .into_decoder()
         .map_err(|e| classify(&p, e))?;
     // Dimensions come from the header alone: check them before any pixel allocation.
     let (width, height) = image::ImageDecoder::dimensions(&decoder);
     let color = image::ImageDecoder::color_type(&decoder);
-    let decoder_bytes = if color == ColorType::Rgba8 {
-        0
-    } else {
-        image::ImageDecoder::total_bytes(&decoder)
-    };
-    admission.check(path, width, height, decoder_bytes)?;
+    let (channels, sample_bytes, kept) = loaded_layout(color);
+    let mut declared = Declared::typed(width, height, channels, sample_bytes);
+    if !kept {
+        declared.decoder_bytes = image::ImageDecoder::total_bytes(&decoder);
+    }
+    admission.check(path, declared)?;
     let limits = decoder_limits(
         admission.max_side,
         image::ImageDecoder::total_bytes(&decoder),
@@ -102,16 +177,19 @@ fn decode_input(
         .flatten();
     let orientation =
         image::ImageDecoder::orientation(&mut decoder).unwrap_or(Orientation::NoTransforms);
-    let decoded = image::DynamicImage::from_decoder(decoder).map_err(|e| classify(&p, e))?;
+    let decoded = DynamicImage::from_decoder(decoder).map_err(|e| classify(&p, e))?;
+    let (image, note) = typed(decoded).map_err(|e| LoadError::Decode {
+        path: p.clone(),
+        reason: e.to_string(),
+    })?;
     Ok(Decoded {
-        image: decoded.into_rgba8(),
-        description: format!("{format:?}, {color:?}"),
-        note: conversion_note(color),
-        samples: Samples::Rgba,
+        description: format!("{format:?}, {}", image.describe()),
+        image,
+        note,
+        samples: Samples::Colour,
         icc,
         orientation,
-    }
-    .finish(path))
+    })
 }
 
 fn classify(path: &Path, err: image::ImageError) -> LoadError {
@@ -165,7 +243,7 @@ mod tests {
     }
 
     #[test]
-    fn converts_greyscale_16_bit_and_alpha() {
+    fn keeps_grey_and_16_bit_and_widens_grey_alpha() {
         let dir = tempfile::tempdir().expect("tempdir");
         let grey =
             image::DynamicImage::ImageLuma8(image::GrayImage::from_pixel(3, 2, image::Luma([77])));
@@ -179,15 +257,22 @@ mod tests {
             2,
             image::LumaA([9u8, 100]),
         ));
-        for (name, img, want) in [
-            ("g.png", grey, [77, 77, 77, 255]),
-            ("g16.png", grey16, [255, 255, 255, 255]),
-            ("la.png", la, [9, 9, 9, 100]),
+        for (name, img, want, layout, noted) in [
+            ("g.png", grey, [77, 77, 77, 255], "8-bit grey", false),
+            (
+                "g16.png",
+                grey16,
+                [255, 255, 255, 255],
+                "16-bit grey",
+                false,
+            ),
+            ("la.png", la, [9, 9, 9, 100], "8-bit RGBA", true),
         ] {
             let path = write(dir.path(), name, &png_bytes(&img));
             let loaded = load_image(&path).expect("loads");
-            assert_eq!(loaded.image.get_pixel(0, 0).0, want, "{name}");
-            assert!(loaded.conversion_note.is_some(), "{name}");
+            assert_eq!(loaded.pixels.describe(), layout, "{name}");
+            assert_eq!(loaded.rgba8().get_pixel(0, 0).0, want, "{name}");
+            assert_eq!(loaded.conversion_note.is_some(), noted, "{name}");
         }
     }
 

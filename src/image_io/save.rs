@@ -1,10 +1,15 @@
-//! Saving: format from the extension, never over an input, atomically (temp file + rename).
+//! Saving: format from the extension, never over an input, atomically (temp file + rename),
+//! in the image's own sample type and channels where the format holds them.
 
-use image::{ImageFormat, RgbaImage};
+use super::save_plan::{fit_to_format, SaveConversion, SaveFormat};
+use crate::pixels::{PixelImage, SampleType};
+use image::{ExtendedColorType, ImageEncoder, ImageFormat, RgbaImage};
 use std::path::{Path, PathBuf};
 
 /// Extensions that can be written, for file dialogs and messages.
-pub const SAVE_EXTENSIONS: [&str; 7] = ["png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp"];
+pub const SAVE_EXTENSIONS: [&str; 11] = [
+    "png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp", "exr", "pgm", "ppm", "pnm",
+];
 
 /// JPEG quality when none is asked for (GIMP's default; the encoder's own is 75).
 pub const DEFAULT_JPEG_QUALITY: u8 = 90;
@@ -18,6 +23,9 @@ pub struct SaveOptions {
     pub protected: Vec<PathBuf>,
     /// JPEG quality, 1..=100 (`DEFAULT_JPEG_QUALITY` when None).
     pub jpeg_quality: Option<u8>,
+    /// The sample type to save in (`--depth`); the image's own when None. A format that
+    /// cannot hold it gets the nearest it holds, listed as a conversion.
+    pub depth: Option<SampleType>,
 }
 
 /// Whether saving `image` to `path` loses its transparency: the format has no alpha
@@ -79,11 +87,8 @@ fn describe(e: &std::io::Error) -> String {
 }
 
 fn format_of(path: &Path) -> Option<ImageFormat> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    SAVE_EXTENSIONS
-        .contains(&ext.as_str())
-        .then(|| ImageFormat::from_extension(&ext))
-        .flatten()
+    SaveFormat::of_path(path)?;
+    ImageFormat::from_path(path).ok()
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -226,6 +231,9 @@ pub fn check_save_target(path: &Path, options: &SaveOptions) -> Result<ImageForm
 /// none: see `drops_alpha`) and is written at `options.jpeg_quality`; the others keep it.
 pub fn save_image(image: &RgbaImage, path: &Path, options: &SaveOptions) -> Result<(), SaveError> {
     let format = check_save_target(path, options)?;
+    if matches!(format, ImageFormat::OpenExr | ImageFormat::Pnm) || options.depth.is_some() {
+        return save_pixels(&PixelImage::from_rgba8(image.clone()), path, options).map(drop);
+    }
     let quality = options
         .jpeg_quality
         .unwrap_or(DEFAULT_JPEG_QUALITY)
@@ -239,6 +247,85 @@ pub fn save_image(image: &RgbaImage, path: &Path, options: &SaveOptions) -> Resu
             image.write_to(w, format)
         }
     })
+}
+
+/// Writes `image` to `path` in the format its extension names, in `options.depth` or the
+/// image's own sample type, with its own channels, where the format holds them; otherwise
+/// converted by the rules of `crate::pixels`. Returns the conversions made (none for a
+/// format that holds the image as it is: the file then reloads bit for bit).
+pub fn save_pixels(
+    image: &PixelImage,
+    path: &Path,
+    options: &SaveOptions,
+) -> Result<Vec<SaveConversion>, SaveError> {
+    check_save_target(path, options)?;
+    let format = SaveFormat::of_path(path).ok_or_else(|| SaveError::UnsupportedFormat {
+        path: path.to_path_buf(),
+    })?;
+    let (fitted, conversions) =
+        fit_to_format(image, format, options.depth).map_err(|e| SaveError::Encode {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+    let quality = options
+        .jpeg_quality
+        .unwrap_or(DEFAULT_JPEG_QUALITY)
+        .clamp(1, 100);
+    write_atomically(path, |w| encode(&fitted, format, quality, w))?;
+    Ok(conversions)
+}
+
+/// The image crate's name for a layout it encodes.
+fn extended_type(image: &PixelImage) -> ExtendedColorType {
+    match (image.sample_type(), image.channels()) {
+        (SampleType::U8, 1) => ExtendedColorType::L8,
+        (SampleType::U8, 3) => ExtendedColorType::Rgb8,
+        (SampleType::U8, _) => ExtendedColorType::Rgba8,
+        (SampleType::U16, 1) => ExtendedColorType::L16,
+        (SampleType::U16, 3) => ExtendedColorType::Rgb16,
+        (SampleType::U16, _) => ExtendedColorType::Rgba16,
+        (SampleType::F32, 3) => ExtendedColorType::Rgb32F,
+        (SampleType::F32, _) => ExtendedColorType::Rgba32F,
+    }
+}
+
+fn encode_error(e: impl std::fmt::Display) -> image::ImageError {
+    image::ImageError::Encoding(image::error::EncodingError::new(
+        image::error::ImageFormatHint::Unknown,
+        e.to_string(),
+    ))
+}
+
+/// Encodes an image `format` holds as it is (see `fit_to_format`).
+fn encode(
+    image: &PixelImage,
+    format: SaveFormat,
+    quality: u8,
+    w: &mut Writer<'_>,
+) -> image::ImageResult<()> {
+    let (width, height) = image.dimensions();
+    let bytes: &[u8] = crate::with_pixels!(image, b => bytemuck::cast_slice(b.as_slice()));
+    let color = extended_type(image);
+    match format {
+        SaveFormat::Png => {
+            image::codecs::png::PngEncoder::new(w).write_image(bytes, width, height, color)
+        }
+        SaveFormat::Jpeg => image::codecs::jpeg::JpegEncoder::new_with_quality(w, quality)
+            .write_image(bytes, width, height, color),
+        SaveFormat::Bmp => {
+            image::codecs::bmp::BmpEncoder::new(w).write_image(bytes, width, height, color)
+        }
+        SaveFormat::WebP => image::codecs::webp::WebPEncoder::new_lossless(w)
+            .write_image(bytes, width, height, color),
+        SaveFormat::Tiff => super::tiff_file::encode_tiff(image, w).map_err(encode_error),
+        SaveFormat::Exr => match image {
+            PixelImage::F32(b) => super::exr_file::encode_exr(b, w).map_err(encode_error),
+            _ => Err(encode_error("EXR is written from float samples")),
+        },
+        SaveFormat::Pgm | SaveFormat::Ppm | SaveFormat::Pnm => {
+            super::pnm::encode_pnm(image, w).map_err(image::ImageError::IoError)
+        }
+    }
 }
 
 /// Writes any image (e.g. 16-bit greyscale dwells) in the format its extension names.

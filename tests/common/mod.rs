@@ -63,7 +63,7 @@ pub fn skip_gpu_test(reason: &str) {
 pub fn photo(name: &str) -> RgbaImage {
     cudalens::image_io::load_image(&data(name))
         .expect("test image loads")
-        .image
+        .into_rgba8()
 }
 
 /// Largest per-channel difference, and how many channel values differ.
