@@ -22,7 +22,7 @@ fn exr_error(path: &Path, e: exr::error::Error) -> LoadError {
     let path = path.to_path_buf();
     let reason = match e {
         exr::error::Error::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
-            "the file is truncated (unexpected end of data)".into()
+            "truncated EXR (its data runs past the end of the file)".into()
         }
         exr::error::Error::Io(source) => return LoadError::Io { path, source },
         exr::error::Error::NotSupported(what) => format!("unsupported EXR: {what}"),

@@ -58,6 +58,10 @@ fn format_of(path: &Path, head: &[u8]) -> Result<image::ImageFormat, LoadError> 
             path: path.to_path_buf(),
         });
     }
+    // BigTIFF (version 43), which the image crate does not name.
+    if head.starts_with(b"II\x2b\x00") || head.starts_with(b"MM\x00\x2b") {
+        return Ok(image::ImageFormat::Tiff);
+    }
     image::guess_format(head).map_err(|_| LoadError::UnknownFormat {
         path: path.to_path_buf(),
     })

@@ -77,6 +77,8 @@ impl SaveFormat {
             Self::Ppm => channels == 3,
             Self::Pnm => channels != 4,
             Self::Jpeg => channels != 4,
+            // The image crate writes grey BMP and WebP as colour.
+            Self::Bmp | Self::WebP => channels != 1,
             _ => true,
         }
     }

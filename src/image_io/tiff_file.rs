@@ -41,6 +41,10 @@ fn layout_of(colour: ColorType, format: SampleFormat) -> Option<Layout> {
     let (bits, file_channels) = match colour {
         ColorType::Gray(b) => (b, 1),
         ColorType::GrayA(b) => (b, 2),
+        ColorType::Multiband {
+            bit_depth,
+            num_samples: 2,
+        } => (bit_depth, 2),
         ColorType::RGB(b) => (b, 3),
         ColorType::RGBA(b) => (b, 4),
         _ => return None,
@@ -61,7 +65,7 @@ fn tiff_error(path: &Path, e: TiffError) -> LoadError {
     let path = path.to_path_buf();
     let reason = match e {
         TiffError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
-            "the file is truncated (unexpected end of data)".into()
+            "truncated TIFF (its data runs past the end of the file)".into()
         }
         TiffError::IoError(source) => return LoadError::Io { path, source },
         TiffError::LimitsExceeded => "refused by the decoder limits (TIFF)".into(),
