@@ -1,6 +1,7 @@
 //! A decoder's result, made upright and sRGB: the last step of every load.
 
 use super::colour::{cmyk_to_rgb, Samples, SourceProfile};
+use crate::pixels::PixelImage;
 use image::metadata::Orientation;
 use image::RgbaImage;
 use std::path::{Path, PathBuf};
@@ -23,7 +24,7 @@ pub struct LoadedImage {
 
 /// A decoder's result before orientation and colour management.
 pub(super) struct Decoded {
-    pub image: RgbaImage,
+    pub image: PixelImage,
     pub description: String,
     pub note: Option<String>,
     pub samples: Samples,
@@ -33,12 +34,13 @@ pub(super) struct Decoded {
 
 impl Decoded {
     /// Converts to sRGB per the embedded profile, turns upright per EXIF, and says so.
-    pub fn finish(mut self, path: &Path) -> LoadedImage {
-        let mut notes: Vec<String> = self.note.take().into_iter().collect();
+    pub fn finish(self, path: &Path) -> LoadedImage {
+        let mut notes: Vec<String> = self.note.into_iter().collect();
+        let mut image = self.image.into_rgba8();
         let mut source_profile = None;
         if let Some(bytes) = self.icc.as_deref() {
             let converted = SourceProfile::parse(bytes).and_then(|p| {
-                p.convert_to_srgb(&mut self.image, self.samples)?;
+                p.convert_to_srgb(&mut image, self.samples)?;
                 Ok(p.description)
             });
             match converted {
@@ -50,17 +52,17 @@ impl Decoded {
             }
         }
         if self.samples == Samples::Cmyk && source_profile.is_none() {
-            cmyk_to_rgb(&mut self.image);
+            cmyk_to_rgb(&mut image);
         }
         let value = self.orientation.to_exif();
         if self.orientation != Orientation::NoTransforms {
-            let mut upright = image::DynamicImage::ImageRgba8(self.image);
+            let mut upright = image::DynamicImage::ImageRgba8(image);
             upright.apply_orientation(self.orientation);
-            self.image = upright.into_rgba8();
+            image = upright.into_rgba8();
             notes.push(format!("rotated per EXIF (value {value})"));
         }
         LoadedImage {
-            image: self.image,
+            image,
             path: path.to_path_buf(),
             source_description: self.description,
             conversion_note: (!notes.is_empty()).then(|| notes.join("; ")),

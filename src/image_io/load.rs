@@ -5,6 +5,7 @@ use super::colour::Samples;
 use super::decoded::{Decoded, LoadedImage};
 use super::input::{input_from_bytes, open_input, Input};
 use super::jpeg::decode_jpeg;
+use crate::pixels::PixelImage;
 use image::metadata::Orientation;
 use image::{ColorType, ImageReader, Limits};
 use std::io::Read;
@@ -104,7 +105,7 @@ fn decode_input(
         image::ImageDecoder::orientation(&mut decoder).unwrap_or(Orientation::NoTransforms);
     let decoded = image::DynamicImage::from_decoder(decoder).map_err(|e| classify(&p, e))?;
     Ok(Decoded {
-        image: decoded.into_rgba8(),
+        image: PixelImage::from_rgba8(decoded.into_rgba8()),
         description: format!("{format:?}, {color:?}"),
         note: conversion_note(color),
         samples: Samples::Rgba,

@@ -7,7 +7,6 @@ mod colour;
 mod decoded;
 mod input;
 mod jpeg;
-mod jpeg_scan;
 mod load;
 mod png_text;
 #[cfg(unix)]
