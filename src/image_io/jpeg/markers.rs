@@ -42,7 +42,7 @@ pub fn read_markers(jpeg: &[u8]) -> Markers<'_> {
 
 /// The segment at `at`: its marker, payload and where the next one starts. Fill bytes
 /// (0xFF runs) before a marker are skipped; markers without a payload give an empty one.
-fn segment(jpeg: &[u8], mut at: usize) -> Option<(u8, &[u8], usize)> {
+pub(super) fn segment(jpeg: &[u8], mut at: usize) -> Option<(u8, &[u8], usize)> {
     if *jpeg.get(at)? != 0xFF {
         return None;
     }

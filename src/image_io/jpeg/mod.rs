@@ -49,7 +49,7 @@ pub fn decode_jpeg(
     let (width, height) = (header.width, header.height);
     admission.check(path, width, height, decoder_bytes(&header, layout))?;
     // Metadata never refuses an image: without it, it is upright sRGB.
-    let icc = decoder.icc_profile().ok().flatten();
+    let icc = decoder.icc_profile();
     let markers = read_markers(bytes);
     let orientation = markers
         .exif
@@ -187,3 +187,6 @@ fn note(header: &JpegHeader, layout: PixelLayout) -> String {
         p => format!("{p}-bit {kind} {rgba}"),
     }
 }
+
+#[cfg(test)]
+mod tests;

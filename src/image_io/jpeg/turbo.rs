@@ -152,15 +152,15 @@ impl Decompressor {
         })
     }
 
-    /// The ICC profile [`Self::read_header`] found, if any.
-    pub fn icc_profile(&mut self) -> Result<Option<Vec<u8>>, TurboError> {
+    /// The ICC profile [`Self::read_header`] found, if any (libjpeg-turbo reports "none" as
+    /// an error; metadata never refuses an image, so any failure is none).
+    pub fn icc_profile(&mut self) -> Option<Vec<u8>> {
         let mut buf: *mut libc::c_uchar = std::ptr::null_mut();
         let mut size: tj::size_t = 0;
         // SAFETY: both out-pointers point at live locals.
         let status = unsafe { tj::tj3GetICCProfile(self.handle, &mut buf, &mut size) };
-        self.check(status)?;
-        if buf.is_null() {
-            return Ok(None);
+        if status != 0 || buf.is_null() {
+            return None;
         }
         // SAFETY: libjpeg-turbo allocated `size` bytes at `buf`; they are copied, then
         // freed with its own allocator once.
@@ -169,7 +169,7 @@ impl Decompressor {
             tj::tj3Free(buf.cast());
             bytes
         };
-        Ok(Some(profile))
+        Some(profile)
     }
 
     /// Rows of `width` pixels of `layout` as an `int` pitch for libjpeg-turbo.
