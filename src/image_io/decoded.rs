@@ -77,8 +77,14 @@ impl Decoded {
                 Err(e) => notes.push(format!("{e}: ignored")),
             }
         }
-        if self.samples == Samples::Cmyk && source_profile.is_none() {
-            cmyk_to_rgb(&mut self.image);
+        if self.samples == Samples::Cmyk {
+            if source_profile.is_none() {
+                cmyk_to_rgb(&mut self.image);
+            }
+            // Ink has no alpha: the picture is RGB.
+            if let Ok(rgb) = self.image.with_channels(3) {
+                self.image = rgb;
+            }
         }
         let value = self.orientation.to_exif();
         if self.orientation != Orientation::NoTransforms {

@@ -1,5 +1,5 @@
 //! Loading: each format to its own sample type and channels (grey 1, RGB 3, RGBA 4).
-//! JPEG through zune-jpeg, TIFF through the tiff crate, OpenEXR through the exr crate,
+//! JPEG through libjpeg-turbo, TIFF through the tiff crate, OpenEXR through the exr crate,
 //! PGM/PPM here, the rest through the image crate.
 
 use super::admission::{Admission, Declared, LoadError};

@@ -9,7 +9,6 @@ mod decoded;
 mod exr_file;
 mod input;
 mod jpeg;
-mod jpeg_scan;
 mod load;
 mod orient;
 mod png_text;
