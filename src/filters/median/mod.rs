@@ -10,6 +10,11 @@
 //! both in a word's 16-bit halves) and run a pruned merging network over sorted columns
 //! (checked on every 0-1 input by `scripts/median5_network.py`); for larger radii `median`,
 //! a shared tile with apron, then a bitwise radix select over the three channels at once.
+//!
+//! Every sample type and channel count: the generic reference in `typed.rs` (its rules
+//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
+
+mod typed;
 
 use crate::kernel_constants::{
     MEDIAN3_OUT, MEDIAN3_SEGMENT, MEDIAN3_WARPS, MEDIAN5_OUT, MEDIAN5_SEGMENT, MEDIAN5_WARPS,
@@ -17,9 +22,10 @@ use crate::kernel_constants::{
 };
 use super::param::typed_params;
 use super::param::Default::Required;
-use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 use rayon::prelude::*;
 
@@ -123,33 +129,32 @@ pub fn median(image: &RgbaImage, radius: u32) -> RgbaImage {
     out
 }
 
-impl FilterDef for Median {
-    fn name(&self) -> &'static str {
-        "median"
-    }
+pub static MEDIAN: FilterDef = FilterDef {
+    name: "median",
+    aliases: &[],
+    summary: "median:radius=R  median of the (2R+1)² window per channel (1 ≤ R ≤ 7), exact",
+    ui_default: "median:radius=2",
+    params: PARAMS,
+    gpu_tolerance: 0,
+    kernel_modules: &["median"],
+    bench_specs: &["median:radius=1", "median:radius=2", "median:radius=7"],
+    test_specs: &["median:radius=1", "median:radius=2", "median:radius=7"],
+    goldens: &[Golden {
+                photo: "coffee.png",
+                specs: &["median:radius=2"],
+                file: "coffee-median2.png",
+            }],
+    note: None,
+    ops: &Median,
+};
 
-    fn summary(&self) -> &'static str {
-        "median:radius=R  median of the (2R+1)² window per channel (1 ≤ R ≤ 7), exact"
-    }
-
-    fn ui_default(&self) -> &'static str {
-        "median:radius=2"
-    }
-
-    fn params(&self) -> &'static [ParamDef] {
-        PARAMS
-    }
-
-    fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
+impl FilterOps for Median {
+    fn cpu_rgba8(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
         median(image, MedianParams::from_params(p).radius)
     }
 
-    fn gpu_tolerance(&self) -> u8 {
-        0
-    }
-
-    fn kernel_modules(&self) -> &'static [&'static str] {
-        &["median"]
+    fn cpu(&self, image: &PixelImage, p: &Params) -> PixelImage {
+        crate::map_pixels!(image, b => typed::median_typed(b, MedianParams::from_params(p).radius))
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
@@ -185,22 +190,6 @@ impl FilterDef for Median {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("median"))
-    }
-
-    fn bench_specs(&self) -> &'static [&'static str] {
-        &["median:radius=1", "median:radius=2", "median:radius=7"]
-    }
-
-    fn test_specs(&self) -> &'static [&'static str] {
-        &["median:radius=1", "median:radius=2", "median:radius=7"]
-    }
-
-    fn goldens(&self) -> &'static [Golden] {
-        &[Golden {
-            photo: "coffee.png",
-            specs: &["median:radius=2"],
-            file: "coffee-median2.png",
-        }]
     }
 }
 
