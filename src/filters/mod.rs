@@ -115,4 +115,6 @@ pub fn gpu_tolerance(filters: &[Filter]) -> u8 {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod typed_opencv_tests;
+#[cfg(test)]
 mod typed_tests;

@@ -141,4 +141,60 @@ pub(crate) mod test_inputs {
         assert!(crate::with_pixels!(&image, b => b.as_slice().iter().any(|v| v.to_f64() != 0.0)));
         image
     }
+
+    /// Raw little-endian samples (`u16` or `f32`, as `sample_type` says) of `path` under
+    /// `tests/data/`, as a `w × h` image of `channels` channels.
+    pub fn read_raw(path: &str, sample_type: &str, w: u32, h: u32, channels: u8) -> PixelImage {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(path);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        match sample_type {
+            "u16" => PixelImage::U16(
+                ImageBuf::from_vec(
+                    w,
+                    h,
+                    channels,
+                    bytes
+                        .chunks_exact(2)
+                        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                        .collect(),
+                )
+                .expect("size"),
+            ),
+            _ => PixelImage::F32(
+                ImageBuf::from_vec(
+                    w,
+                    h,
+                    channels,
+                    bytes
+                        .chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .collect(),
+                )
+                .expect("size"),
+            ),
+        }
+    }
+
+    /// The largest difference of `got` from `want` in units of the tolerance: 1 level for
+    /// U16, `max(1e-5 · |want|, 1e-6)` for F32 (at most 1 passes).
+    pub fn worst_difference(got: &PixelImage, want: &PixelImage) -> f64 {
+        assert_eq!(got.dimensions(), want.dimensions(), "sizes");
+        match (got, want) {
+            (PixelImage::U16(g), PixelImage::U16(w)) => g
+                .as_slice()
+                .iter()
+                .zip(w.as_slice())
+                .map(|(a, b)| f64::from(a.abs_diff(*b)))
+                .fold(0.0, f64::max),
+            (PixelImage::F32(g), PixelImage::F32(w)) => g
+                .as_slice()
+                .iter()
+                .zip(w.as_slice())
+                .map(|(a, b)| f64::from((a - b).abs()) / (1e-5 * f64::from(b.abs())).max(1e-6))
+                .fold(0.0, f64::max),
+            _ => f64::INFINITY,
+        }
+    }
 }
