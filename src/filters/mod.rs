@@ -18,6 +18,8 @@ mod param;
 mod spec_error;
 mod spec_parser;
 mod typed;
+#[cfg(test)]
+pub(crate) use typed::test_inputs as typed_test_inputs;
 
 pub use crate::kernel_constants::BOX_SMALL_MAX_RADIUS;
 pub use def::{FilterDef, FilterOps, Golden};
