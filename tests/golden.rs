@@ -15,7 +15,7 @@ use cudalens::filters::{apply_cpu, Filter, FILTERS};
 fn cpu_backend_reproduces_the_golden_outputs() {
     let bless = std::env::var("CUDALENS_BLESS").is_ok_and(|v| v == "1");
     let mut checked = 0;
-    for golden in FILTERS.iter().flat_map(|d| d.goldens()) {
+    for golden in FILTERS.iter().flat_map(|d| d.goldens) {
         let filters: Vec<Filter> = golden
             .specs
             .iter()

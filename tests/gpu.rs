@@ -207,7 +207,7 @@ fn parse(specs: &[&str]) -> Vec<Filter> {
 fn all_filter_cases() -> Vec<Vec<Filter>> {
     let mut cases = vec![vec![]];
     for def in FILTERS {
-        cases.extend(def.test_specs().iter().map(|s| parse(&[s])));
+        cases.extend(def.test_specs.iter().map(|s| parse(&[s])));
     }
     cases.push(parse(&[
         "gaussian:sigma=1.5",
@@ -242,7 +242,7 @@ fn all_filter_cases() -> Vec<Vec<Filter>> {
 fn extreme_filter_cases() -> Vec<Vec<Filter>> {
     let mut cases = vec![vec![]];
     for def in FILTERS {
-        cases.extend(def.test_specs().last().map(|s| parse(&[s])));
+        cases.extend(def.test_specs.last().map(|s| parse(&[s])));
     }
     cases
 }

@@ -31,7 +31,7 @@ fn s(p: &Path) -> &str {
 fn window_stack() -> FilterStack {
     let mut stack = FilterStack::new(&[f("box:radius=4").into()]);
     for def in cudalens::filters::FILTERS {
-        stack.entries.extend(FilterEntry::of_def(*def));
+        stack.entries.extend(FilterEntry::of_def(def));
     }
     stack.duplicate(1);
     for e in &mut stack.entries {

@@ -44,7 +44,7 @@ fn random_spec(rng: &mut impl Rng) -> String {
     // outside it (so that some are refused).
     let def = FILTERS[rng.random_range(0..FILTERS.len())];
     let mut params = Vec::new();
-    for p in def.params() {
+    for p in def.params {
         if p.default != ParamDefault::Required && rng.random_bool(0.5) {
             continue;
         }
@@ -67,9 +67,9 @@ fn random_spec(rng: &mut impl Rng) -> String {
         });
     }
     if params.is_empty() {
-        def.name().to_string()
+        def.name.to_string()
     } else {
-        format!("{}:{}", def.name(), params.join(","))
+        format!("{}:{}", def.name, params.join(","))
     }
 }
 
@@ -98,7 +98,7 @@ fn random_size(rng: &mut impl Rng, replacement: usize) -> (u32, u32) {
 }
 
 fn exact(f: &Filter) -> bool {
-    f.def().gpu_tolerance() == 0
+    f.def().gpu_tolerance == 0
 }
 
 struct Soak {

@@ -20,15 +20,15 @@ pub struct FilterEntry {
 
 impl FilterEntry {
     /// A registered filter as the stack adds it: on, with the filter's UI defaults.
-    pub fn of_def(def: &dyn FilterDef) -> Option<Self> {
-        match def.ui_default().parse() {
+    pub fn of_def(def: &FilterDef) -> Option<Self> {
+        match def.ui_default.parse() {
             Ok(filter) => Some(Self {
                 enabled: true,
                 filter: Stage::Filter(filter),
                 auto_derived: true,
             }),
             Err(e) => {
-                log::error!("UI default '{}' does not parse: {e}", def.ui_default());
+                log::error!("UI default '{}' does not parse: {e}", def.ui_default);
                 None
             }
         }
@@ -132,14 +132,14 @@ pub struct StackAction {
 
 /// What the Add menu offers.
 enum AddChoice {
-    Filter(&'static dyn FilterDef),
+    Filter(&'static FilterDef),
     Example(&'static Example),
 }
 
 impl AddChoice {
     fn name(&self) -> &'static str {
         match self {
-            AddChoice::Filter(d) => d.name(),
+            AddChoice::Filter(d) => d.name,
             AddChoice::Example(e) => e.file,
         }
     }
@@ -157,8 +157,8 @@ fn matches_query(query: &str, texts: &[&str]) -> bool {
 /// The choices of the Add menu that `query` finds, filters first.
 fn add_choices(query: &str) -> Vec<AddChoice> {
     let filters = FILTERS.iter().filter(|d| {
-        let mut texts = vec![d.name(), d.summary()];
-        texts.extend(d.aliases());
+        let mut texts = vec![d.name, d.summary];
+        texts.extend(d.aliases);
         matches_query(query, &texts)
     });
     let examples = EXAMPLES
@@ -209,7 +209,7 @@ fn add_menu_ui(ui: &mut Ui) -> Option<FilterEntry> {
         let mut picked = enter.then_some(0).filter(|_| !choices.is_empty());
         for (i, choice) in choices.iter().enumerate() {
             let clicked = match choice {
-                AddChoice::Filter(d) => ui.button(d.name()).on_hover_text(d.summary()).clicked(),
+                AddChoice::Filter(d) => ui.button(d.name).on_hover_text(d.summary).clicked(),
                 AddChoice::Example(e) => {
                     ui.horizontal(|ui| {
                         let b = ui.button(e.file).on_hover_text(e.summary).clicked();
@@ -225,7 +225,7 @@ fn add_menu_ui(ui: &mut Ui) -> Option<FilterEntry> {
         }
         if let Some(i) = picked {
             chosen = match &choices[i] {
-                AddChoice::Filter(d) => FilterEntry::of_def(*d),
+                AddChoice::Filter(d) => FilterEntry::of_def(d),
                 AddChoice::Example(e) => example_stage(e).map(FilterEntry::of_stage),
             };
             query.clear();
@@ -317,7 +317,7 @@ fn parameters_ui(ui: &mut Ui, entry: &mut FilterEntry) {
         Stage::Kernel(k) => return kernel_parameters_ui(ui, k),
     };
     let def = filter.def();
-    for (i, p) in def.params().iter().enumerate() {
+    for (i, p) in def.params.iter().enumerate() {
         let value = filter.params().get(i);
         if p.is_choice() {
             if let Some(v) = param_combo_ui(ui, p, value) {
@@ -338,7 +338,7 @@ fn parameters_ui(ui: &mut Ui, entry: &mut FilterEntry) {
             filter.set_param(i, v, !entry.auto_derived);
         }
     }
-    if let Some(note) = def.note() {
+    if let Some(note) = def.note {
         ui.weak(note);
     }
 }
@@ -346,7 +346,7 @@ fn parameters_ui(ui: &mut Ui, entry: &mut FilterEntry) {
 /// The hover text of an entry's name.
 fn summary_of(stage: &Stage) -> String {
     match stage {
-        Stage::Filter(f) => f.def().summary().to_string(),
+        Stage::Filter(f) => f.def().summary.to_string(),
         Stage::Kernel(k) => format!("user kernel {}", k.path().display()),
     }
 }
@@ -535,10 +535,10 @@ mod tests {
     #[test]
     fn wide_ranges_get_logarithmic_sliders() {
         for def in FILTERS {
-            for p in def.params() {
+            for p in def.params {
                 let min = p.slider_min();
                 if min > 0.0 && p.max / min >= 100.0 {
-                    assert!(slider_is_logarithmic(p), "{}: {}", def.name(), p.name);
+                    assert!(slider_is_logarithmic(p), "{}: {}", def.name, p.name);
                 }
             }
         }
@@ -564,9 +564,9 @@ mod tests {
     fn every_filter_can_be_added_on_with_its_defaults_any_number_of_times() {
         let mut s = FilterStack::default();
         for def in FILTERS {
-            let e = FilterEntry::of_def(*def).expect("UI default parses");
+            let e = FilterEntry::of_def(def).expect("UI default parses");
             assert!(e.enabled && e.auto_derived);
-            assert_eq!(e.filter.label(), def.name());
+            assert_eq!(e.filter.label(), def.name);
             s.entries.push(e.clone());
             s.entries.push(e);
         }
@@ -605,7 +605,7 @@ mod tests {
             add_choices(q)
                 .iter()
                 .map(|c| match c {
-                    AddChoice::Filter(d) => d.name().to_string(),
+                    AddChoice::Filter(d) => d.name.to_string(),
                     AddChoice::Example(e) => e.file.to_string(),
                 })
                 .collect()
@@ -625,7 +625,7 @@ mod tests {
         );
         assert!(names("zzz no such").is_empty());
         for def in FILTERS {
-            assert_eq!(names(def.name())[0], def.name(), "exact name first");
+            assert_eq!(names(def.name)[0], def.name, "exact name first");
         }
     }
 

@@ -129,7 +129,7 @@ fn the_filter_panel_keeps_its_width_frame_after_frame() {
     let mut stack = FilterStack {
         entries: crate::filters::FILTERS
             .iter()
-            .filter_map(|d| FilterEntry::of_def(*d))
+            .filter_map(|d| FilterEntry::of_def(d))
             .collect(),
     };
     let input = || egui::RawInput {

@@ -41,10 +41,7 @@ fn is_fixed_list(entries: &[FilterEntry]) -> bool {
         .filter(|e| e.filter.kernel().is_none())
         .map(|e| e.filter.label())
         .collect();
-    builtins.len() == FILTERS.len()
-        && FILTERS
-            .iter()
-            .all(|d| builtins.iter().any(|b| b == d.name()))
+    builtins.len() == FILTERS.len() && FILTERS.iter().all(|d| builtins.iter().any(|b| b == d.name))
 }
 
 /// The saved stack; entries that no longer parse are skipped and reported. A stack saved
@@ -275,12 +272,12 @@ mod tests {
             .iter()
             .map(|d| {
                 let own = |list: &[&'static str]| -> Option<&'static str> {
-                    list.iter().find(|s| s.starts_with(d.name())).copied()
+                    list.iter().find(|s| s.starts_with(d.name)).copied()
                 };
                 let (spec, enabled) = match (own(on), own(tuned_off)) {
                     (Some(s), _) => (s.to_string(), true),
                     (None, Some(s)) => (s.to_string(), false),
-                    (None, None) => (d.ui_default().to_string(), false),
+                    (None, None) => (d.ui_default.to_string(), false),
                 };
                 SavedFilter {
                     spec,

@@ -11,7 +11,7 @@ const MAX_STEPS: usize = 200;
 /// The name of a parameter of `stage` (by index), for a step's label.
 fn param_name(stage: &Stage, i: usize) -> Option<String> {
     match stage {
-        Stage::Filter(f) => f.def().params().get(i).map(|p| p.name.to_string()),
+        Stage::Filter(f) => f.def().params.get(i).map(|p| p.name.to_string()),
         Stage::Kernel(k) => k.source().params.get(i).map(|p| p.name.clone()),
     }
 }
@@ -20,7 +20,7 @@ fn param_name(stage: &Stage, i: usize) -> Option<String> {
 fn changed_param(a: &FilterEntry, b: &FilterEntry) -> Option<String> {
     let i = match (&a.filter, &b.filter) {
         (Stage::Filter(x), Stage::Filter(y)) => {
-            (0..x.def().params().len()).find(|&i| x.params().get(i) != y.params().get(i))?
+            (0..x.def().params.len()).find(|&i| x.params().get(i) != y.params().get(i))?
         }
         (Stage::Kernel(x), Stage::Kernel(y)) => {
             let (x, y) = (&x.values().values, &y.values().values);
@@ -248,9 +248,9 @@ mod tests {
         let gaussian = || {
             let def = crate::filters::FILTERS
                 .iter()
-                .find(|d| d.name() == "gaussian")
+                .find(|d| d.name == "gaussian")
                 .expect("gaussian");
-            FilterEntry::of_def(*def).expect("default")
+            FilterEntry::of_def(def).expect("default")
         };
         assert_eq!(named(&|s| s.entries.push(gaussian())), "Add gaussian");
         assert_eq!(named(&|s| s.entries.insert(0, gaussian())), "Add gaussian");

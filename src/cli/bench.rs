@@ -45,7 +45,7 @@ pub fn cases(args: &BenchArgs) -> Vec<(String, Vec<Filter>)> {
     };
     for def in FILTERS {
         cases.extend(
-            def.bench_specs()
+            def.bench_specs
                 .iter()
                 .filter_map(|s| parse(s))
                 .map(|f| (f.to_string(), vec![f])),

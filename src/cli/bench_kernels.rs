@@ -431,7 +431,13 @@ pub fn run(runs: usize, files: &[std::path::PathBuf]) -> Result<serde_json::Valu
     let pair = Pair::new(&device, w, h).map_err(internal)?;
     let stream = &device.stream;
     let mut scratch = stream
-        .alloc_zeros::<u8>(builtin.def().scratch_bytes(w, h, builtin.params()).max(1))
+        .alloc_zeros::<u8>(
+            builtin
+                .def()
+                .ops
+                .scratch_bytes(w, h, builtin.params())
+                .max(1),
+        )
         .map_err(|e| internal(format!("cuMemAlloc: {e:?}")))?;
     let tiles_ms = time_user_kernel(&device, runs, &sobel_source, &sobel_kernel, &pair)?;
     let builtin_ms = timed(&device, runs, || {
@@ -446,6 +452,7 @@ pub fn run(runs: usize, files: &[std::path::PathBuf]) -> Result<serde_json::Valu
         };
         builtin
             .def()
+            .ops
             .launch(&mut stage, builtin.params())
             .map_err(internal)
     })?;

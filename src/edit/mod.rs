@@ -7,6 +7,7 @@
 pub mod cpu;
 pub mod cuda;
 pub mod resample;
+pub mod typed;
 
 use crate::image_io::MAX_IMAGE_SIDE;
 use image::RgbaImage;

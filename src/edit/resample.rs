@@ -78,9 +78,23 @@ pub struct AxisWeights {
     pub weights: Vec<i32>,
 }
 
-impl AxisWeights {
-    /// Pillow's `precompute_coeffs` followed by `normalize_coeffs_8bpc`; `None` for
-    /// [`ResizeFilter::Nearest`].
+/// The windows of one axis with their weights normalised to sum 1 in f64 (Pillow's
+/// `precompute_coeffs`): the 32-bit path's weights, which the 8-bit path rounds to fixed
+/// point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitWeights {
+    /// Weights per output pixel (the widest window); unused ones are 0.
+    pub ksize: usize,
+    /// First input pixel of each output pixel's window.
+    pub start: Vec<i32>,
+    /// Input pixels in each window.
+    pub count: Vec<i32>,
+    /// `out_size × ksize` weights.
+    pub weights: Vec<f64>,
+}
+
+impl UnitWeights {
+    /// Pillow's `precompute_coeffs`; `None` for [`ResizeFilter::Nearest`].
     pub fn new(in_size: u32, out_size: u32, filter: ResizeFilter) -> Option<Self> {
         let (f, support) = kernel(filter)?;
         let scale = f64::from(in_size) / f64::from(out_size);
@@ -90,8 +104,7 @@ impl AxisWeights {
         let n = out_size as usize;
         let mut start = Vec::with_capacity(n);
         let mut count = Vec::with_capacity(n);
-        let mut weights = vec![0i32; n * ksize];
-        let mut k = vec![0f64; ksize];
+        let mut weights = vec![0f64; n * ksize];
         for (i, row) in weights.chunks_exact_mut(ksize).enumerate() {
             let center = (i as f64 + 0.5) * scale;
             let ss = 1.0 / filterscale;
@@ -100,18 +113,12 @@ impl AxisWeights {
             let xmax = ((center + support + 0.5) as i64).min(i64::from(in_size));
             let len = (xmax - xmin).max(0) as usize;
             let mut sum = 0.0;
-            for (x, w) in k.iter_mut().enumerate().take(len) {
+            for (x, w) in row.iter_mut().enumerate().take(len) {
                 *w = f((x as f64 + xmin as f64 - center + 0.5) * ss);
                 sum += *w;
             }
-            for (x, out) in row.iter_mut().enumerate().take(len) {
-                let w = if sum != 0.0 { k[x] / sum } else { k[x] };
-                let fixed = w * f64::from(1u32 << PRECISION_BITS);
-                *out = if w < 0.0 {
-                    (fixed - 0.5) as i32
-                } else {
-                    (fixed + 0.5) as i32
-                };
+            if sum != 0.0 {
+                row.iter_mut().take(len).for_each(|w| *w /= sum);
             }
             start.push(xmin as i32);
             count.push(len as i32);
@@ -120,6 +127,42 @@ impl AxisWeights {
             ksize,
             start,
             count,
+            weights,
+        })
+    }
+
+    /// One output value from the window of output pixel `i`, summed in f64 from 0.0:
+    /// `value(k)` is the input at `start[i] + k`.
+    #[inline]
+    pub fn apply(&self, i: usize, value: impl Fn(usize) -> f64) -> f64 {
+        let row = &self.weights[i * self.ksize..][..self.count[i] as usize];
+        row.iter()
+            .enumerate()
+            .fold(0.0, |acc, (k, w)| acc + value(k) * w)
+    }
+}
+
+impl AxisWeights {
+    /// Pillow's `precompute_coeffs` followed by `normalize_coeffs_8bpc`; `None` for
+    /// [`ResizeFilter::Nearest`].
+    pub fn new(in_size: u32, out_size: u32, filter: ResizeFilter) -> Option<Self> {
+        let unit = UnitWeights::new(in_size, out_size, filter)?;
+        let weights = unit
+            .weights
+            .iter()
+            .map(|&w| {
+                let fixed = w * f64::from(1u32 << PRECISION_BITS);
+                if w < 0.0 {
+                    (fixed - 0.5) as i32
+                } else {
+                    (fixed + 0.5) as i32
+                }
+            })
+            .collect();
+        Some(Self {
+            ksize: unit.ksize,
+            start: unit.start,
+            count: unit.count,
             weights,
         })
     }

@@ -3,6 +3,7 @@
 
 use super::param::Default as ParamDefault;
 use super::{find, FilterDef, FilterSpecError, Params, FILTERS};
+use crate::pixels::{ImageBuf, PixelImage};
 use image::RgbaImage;
 use std::fmt;
 use std::str::FromStr;
@@ -10,13 +11,13 @@ use std::str::FromStr;
 /// One image operation with validated parameters.
 #[derive(Clone, Copy)]
 pub struct Filter {
-    def: &'static dyn FilterDef,
+    def: &'static FilterDef,
     params: Params,
 }
 
 impl Filter {
     /// The filter's descriptor.
-    pub fn def(&self) -> &'static dyn FilterDef {
+    pub fn def(&self) -> &'static FilterDef {
         self.def
     }
 
@@ -26,24 +27,35 @@ impl Filter {
 
     /// Short lowercase name, as in specifications.
     pub fn name(&self) -> &'static str {
-        self.def.name()
+        self.def.name
     }
 
     /// Output size for an input of `width × height`.
     pub fn output_size(&self, width: u32, height: u32) -> (u32, u32) {
-        self.def.output_size(width, height)
+        self.def.ops.output_size(width, height)
     }
 
-    /// The CPU reference applied to `image`.
+    /// The CPU reference applied to an RGBA8 `image` (the fast path).
     pub fn apply_cpu(&self, image: &RgbaImage) -> RgbaImage {
-        self.def.cpu(image, &self.params)
+        self.def.ops.cpu_rgba8(image, &self.params)
+    }
+
+    /// The CPU reference applied to an image of any sample type and channel count: RGBA8
+    /// takes the fast path ([`Filter::apply_cpu`]), anything else the generic reference.
+    pub fn apply_cpu_typed(&self, image: &PixelImage) -> PixelImage {
+        match image {
+            PixelImage::U8(b) if b.channels() == 4 => {
+                PixelImage::from_rgba8(self.apply_cpu(&rgba8_of(b)))
+            }
+            _ => self.def.ops.cpu(image, &self.params),
+        }
     }
 
     /// Sets parameter `index` (clamped into its range, whole for integers) and re-derives the
     /// derived ones unless `keep_derived`. For the UI's sliders: a value that breaks the
-    /// filter's [`FilterDef::check`] (black moved above white) is not taken.
+    /// filter's [`super::FilterOps::check`] (black moved above white) is not taken.
     pub fn set_param(&mut self, index: usize, value: f32, keep_derived: bool) {
-        let Some(def) = self.def.params().get(index) else {
+        let Some(def) = self.def.params.get(index) else {
             return;
         };
         let mut v = value.clamp(def.slider_min(), def.max);
@@ -55,7 +67,7 @@ impl Filter {
         if !keep_derived {
             self.rederive();
         }
-        if self.def.check(&self.params).is_err() {
+        if self.def.ops.check(&self.params).is_err() {
             self.params = before;
         }
     }
@@ -64,11 +76,11 @@ impl Filter {
 impl Filter {
     /// Checks every parameter against its range (parsing guarantees it; fuzzing checks it).
     pub fn validate(&self) -> Result<(), FilterSpecError> {
-        for (i, p) in self.def.params().iter().enumerate() {
+        for (i, p) in self.def.params.iter().enumerate() {
             let v = self.params.get(i);
             if !p.in_range(v) || (p.integer && v.fract() != 0.0) {
                 return Err(FilterSpecError::OutOfRange {
-                    filter: self.def.name(),
+                    filter: self.def.name,
                     param: p.name,
                     value: v.to_string(),
                     range: p.range_text(),
@@ -81,22 +93,23 @@ impl Filter {
     /// The filter's check of how its parameters relate.
     fn check(&self) -> Result<(), FilterSpecError> {
         self.def
+            .ops
             .check(&self.params)
             .map_err(|reason| FilterSpecError::Inconsistent {
-                filter: self.def.name(),
+                filter: self.def.name,
                 reason,
             })
     }
 
     /// Recomputes the derived parameters from the others (the UI's "auto").
     pub fn rederive(&mut self) {
-        self.def.derive(&mut self.params);
+        self.def.ops.derive(&mut self.params);
     }
 }
 
 impl PartialEq for Filter {
     fn eq(&self, other: &Self) -> bool {
-        self.def.name() == other.def.name() && self.params == other.params
+        self.def.name == other.def.name && self.params == other.params
     }
 }
 
@@ -108,8 +121,8 @@ impl fmt::Debug for Filter {
 
 impl fmt::Display for Filter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.def.name())?;
-        for (i, p) in self.def.params().iter().enumerate() {
+        f.write_str(self.def.name)?;
+        for (i, p) in self.def.params.iter().enumerate() {
             let sep = if i == 0 { ':' } else { ',' };
             let value = self.params.get(i);
             match p.word(value) {
@@ -119,6 +132,12 @@ impl fmt::Display for Filter {
         }
         Ok(())
     }
+}
+
+/// An RGBA8 image of a 4-channel U8 buffer's samples.
+fn rgba8_of(buf: &ImageBuf<u8>) -> RgbaImage {
+    RgbaImage::from_raw(buf.width(), buf.height(), buf.as_slice().to_vec())
+        .unwrap_or_else(|| unreachable!("a 4-channel buffer holds w·h·4 samples"))
 }
 
 /// Splits `a=1,b=2` into trimmed, lowercase-named pairs.
@@ -138,13 +157,9 @@ fn pairs(text: &str) -> Result<Vec<(String, &str)>, FilterSpecError> {
 
 /// Parses one value of parameter `index` of `def` and checks its range; a choice takes one
 /// of its words (any case), not its index.
-fn parse_value(
-    def: &'static dyn FilterDef,
-    index: usize,
-    text: &str,
-) -> Result<f32, FilterSpecError> {
-    let p = &def.params()[index];
-    let (filter, param) = (def.name(), p.name);
+fn parse_value(def: &'static FilterDef, index: usize, text: &str) -> Result<f32, FilterSpecError> {
+    let p = &def.params[index];
+    let (filter, param) = (def.name, p.name);
     if p.is_choice() {
         return p
             .value_of_word(text)
@@ -190,24 +205,24 @@ impl FromStr for Filter {
             name: name.clone(),
             known: FILTERS
                 .iter()
-                .map(|d| d.name())
+                .map(|d| d.name)
                 .collect::<Vec<_>>()
                 .join(", "),
         })?;
-        let defs = def.params();
+        let defs = def.params;
         let mut params = Params::default();
         let mut given = [false; super::MAX_PARAMS];
         for (param, text) in pairs(rest)? {
             let index = defs.iter().position(|p| p.matches(&param)).ok_or_else(|| {
                 FilterSpecError::UnknownParameter {
-                    filter: def.name(),
+                    filter: def.name,
                     param: param.clone(),
                     known: defs.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
                 }
             })?;
             if given[index] {
                 return Err(FilterSpecError::Repeated {
-                    filter: def.name(),
+                    filter: def.name,
                     param: defs[index].name,
                 });
             }
@@ -219,7 +234,7 @@ impl FromStr for Filter {
             match p.default {
                 ParamDefault::Required => {
                     return Err(FilterSpecError::MissingParameter {
-                        filter: def.name(),
+                        filter: def.name,
                         param: p.name,
                     })
                 }
@@ -229,7 +244,7 @@ impl FromStr for Filter {
         }
         if derived.iter().any(|d| *d) {
             let mut full = params;
-            def.derive(&mut full);
+            def.ops.derive(&mut full);
             for i in (0..defs.len()).filter(|i| derived[*i]) {
                 params.0[i] = full.0[i];
             }

@@ -1,9 +1,11 @@
-//! The filters: one descriptor each ([`FilterDef`]), listed once in [`FILTERS`]. The spec
-//! parser, the UI's stack and sliders, `--help`, the benchmark, the CPU and CUDA backends
-//! and the tests all iterate this list; nothing else names an individual filter.
+//! The filters: one descriptor each ([`FilterDef`], a `static` of constant data holding its
+//! behaviour, [`FilterOps`]), listed once in [`FILTERS`]. The spec parser, the UI's stack
+//! and sliders, `--help`, the benchmark, the CPU and CUDA backends and the tests all iterate
+//! this list; nothing else names an individual filter.
 //!
-//! Adding a filter: its folder `src/filters/<name>/` (descriptor and CUDA launcher in
-//! `mod.rs`, CPU reference and its unit tests in `cpu.rs`), its kernel
+//! Adding a filter: its folder `src/filters/<name>/` (descriptor, `FilterOps` and CUDA
+//! launcher in `mod.rs`; the RGBA8 CPU reference and its unit tests in `cpu.rs`; the
+//! reference generic over the sample type in `typed.rs`), its kernel
 //! `kernels/filters/<module>.cu`, one line in the `filters!` list below, and its golden
 //! outputs (`CUDALENS_BLESS=1 cargo test --test golden`).
 
@@ -15,9 +17,12 @@ mod histogram;
 mod param;
 mod spec_error;
 mod spec_parser;
+mod typed;
+#[cfg(test)]
+pub(crate) use typed::test_inputs as typed_test_inputs;
 
 pub use crate::kernel_constants::BOX_SMALL_MAX_RADIUS;
-pub use def::{FilterDef, Golden};
+pub use def::{FilterDef, FilterOps, Golden};
 pub use filter::Filter;
 pub use frame_copy::launch_copy;
 /// The Gaussian's taps, for peers that must filter with the same weights.
@@ -34,34 +39,34 @@ macro_rules! filters {
         $(mod $module;)*
 
         /// Every filter, in the order the UI lists them.
-        pub static FILTERS: &[&dyn FilterDef] = &[$(&$module::$descriptor),*];
+        pub static FILTERS: &[&FilterDef] = &[$(&$module::$descriptor),*];
     };
 }
 
 filters! {
-    gaussian::Gaussian,
-    box_filter::BoxFilter,
-    sobel::Sobel,
-    transpose::Transpose,
-    median::Median,
-    unsharp::Unsharp,
-    equalize::Equalize,
-    levels::Levels,
-    threshold::Threshold,
+    gaussian::GAUSSIAN,
+    box_filter::BOX_FILTER,
+    sobel::SOBEL,
+    transpose::TRANSPOSE,
+    median::MEDIAN,
+    unsharp::UNSHARP,
+    equalize::EQUALIZE,
+    levels::LEVELS,
+    threshold::THRESHOLD,
 }
 
 /// The filter called `name` (or one of its aliases).
-pub fn find(name: &str) -> Option<&'static dyn FilterDef> {
+pub fn find(name: &str) -> Option<&'static FilterDef> {
     FILTERS
         .iter()
         .copied()
-        .find(|d| d.name() == name || d.aliases().contains(&name))
+        .find(|d| d.name == name || d.aliases.contains(&name))
 }
 
 /// Every kernel file the filters need, plus the frame's histogram and copy (each once).
 pub fn kernel_modules() -> Vec<&'static str> {
     let mut names = vec!["histogram", "copy"];
-    for name in FILTERS.iter().flat_map(|d| d.kernel_modules()) {
+    for name in FILTERS.iter().flat_map(|d| d.kernel_modules) {
         if !names.contains(name) {
             names.push(name);
         }
@@ -74,8 +79,8 @@ pub fn kernel_modules() -> Vec<&'static str> {
 pub fn help_lines() -> String {
     let mut lines = Vec::new();
     for d in FILTERS {
-        lines.push(format!("  {}", d.summary()));
-        for p in d.params().iter().filter(|p| p.is_choice()) {
+        lines.push(format!("  {}", d.summary));
+        for p in d.params.iter().filter(|p| p.is_choice()) {
             lines.push(format!("      {}: {}", p.name, p.choices_text()));
         }
     }
@@ -104,10 +109,14 @@ pub fn apply_cpu(image: &image::RgbaImage, filters: &[Filter]) -> image::RgbaIma
 pub fn gpu_tolerance(filters: &[Filter]) -> u8 {
     filters
         .iter()
-        .map(|f| f.def().gpu_tolerance())
+        .map(|f| f.def().gpu_tolerance)
         .max()
         .unwrap_or(0)
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod typed_opencv_tests;
+#[cfg(test)]
+mod typed_tests;

@@ -16,7 +16,7 @@ pub enum Default {
     Required,
     /// A fixed value.
     Value(f32),
-    /// Derived from the other parameters by [`super::FilterDef::derive`] (e.g. the Gaussian
+    /// Derived from the other parameters by [`super::FilterOps::derive`] (e.g. the Gaussian
     /// radius from σ); the UI offers an "auto" checkbox.
     Derived,
 }
@@ -248,7 +248,7 @@ pub const fn names_are(defs: &[ParamDef], names: &[&str]) -> bool {
 
 /// A filter's typed parameters: a struct whose fields are the parameters of a `ParamDef`
 /// list, by name and in order (checked when compiling), with `from_params` (the one place
-/// that reads [`Params`] by position) and `to_params` (for `FilterDef::derive`).
+/// that reads [`Params`] by position) and `to_params` (for `FilterOps::derive`).
 ///
 /// ```ignore
 /// typed_params! {

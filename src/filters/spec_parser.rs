@@ -32,10 +32,7 @@ impl<T> SpecParser<T> {
 
 /// The registered filters' names.
 pub fn filter_names() -> Vec<String> {
-    super::FILTERS
-        .iter()
-        .map(|f| f.name().to_string())
-        .collect()
+    super::FILTERS.iter().map(|f| f.name.to_string()).collect()
 }
 
 impl<T> clap::builder::TypedValueParser for SpecParser<T>

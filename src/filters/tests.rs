@@ -13,11 +13,11 @@ fn parse(spec: &str) -> Filter {
 fn names_and_aliases_are_unique() {
     let mut seen = Vec::new();
     for d in FILTERS {
-        for n in std::iter::once(d.name()).chain(d.aliases().iter().copied()) {
+        for n in std::iter::once(d.name).chain(d.aliases.iter().copied()) {
             assert!(!seen.contains(&n), "{n} is registered twice");
             seen.push(n);
         }
-        assert!(d.params().len() <= MAX_PARAMS, "{}", d.name());
+        assert!(d.params.len() <= MAX_PARAMS, "{}", d.name);
     }
 }
 
@@ -56,21 +56,21 @@ fn kernels_take_the_shared_constants_from_the_generated_header() {
 #[test]
 fn every_listed_spec_parses_belongs_to_its_filter_and_round_trips() {
     for d in FILTERS {
-        let own = std::iter::once(d.ui_default())
-            .chain(d.bench_specs().iter().copied())
-            .chain(d.test_specs().iter().copied())
-            .chain(d.goldens().iter().map(|g| g.specs[0]));
+        let own = std::iter::once(d.ui_default)
+            .chain(d.bench_specs.iter().copied())
+            .chain(d.test_specs.iter().copied())
+            .chain(d.goldens.iter().map(|g| g.specs[0]));
         for spec in own {
             let f = parse(spec);
-            assert_eq!(f.name(), d.name(), "{spec}");
+            assert_eq!(f.name(), d.name, "{spec}");
             assert_eq!(parse(&f.to_string()), f, "{spec} → {f}");
         }
-        for g in d.goldens() {
+        for g in d.goldens {
             g.specs.iter().for_each(|s| {
                 parse(s);
             });
         }
-        assert!(!d.summary().is_empty() && d.summary().starts_with(d.name()));
+        assert!(!d.summary.is_empty() && d.summary.starts_with(d.name));
     }
 }
 

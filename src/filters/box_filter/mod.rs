@@ -5,8 +5,12 @@
 //! window's rows in registers (`box_small_R`); above it column window sums in registers
 //! sliding down a strip and a prefix row across the block per output row (`box_T`). NPP
 //! peer: `nppiFilterBoxBorder_8u_C4R`.
+//!
+//! Every sample type and channel count: the generic reference in `typed.rs` (its rules
+//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
 
 mod cpu;
+mod typed;
 
 use crate::kernel_constants::{
     BOX_COLUMNS_PER_THREAD, BOX_MIN_SEGMENT, BOX_SMALL_MAX_RADIUS, BOX_SMALL_SEGMENT,
@@ -14,9 +18,10 @@ use crate::kernel_constants::{
 };
 use super::param::typed_params;
 use super::param::Default::Required;
-use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::CudaError;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 
 /// Largest radius accepted.
@@ -154,33 +159,37 @@ typed_params! {
     pub struct BoxParams for PARAMS => { radius: u32 }
 }
 
-impl FilterDef for BoxFilter {
-    fn name(&self) -> &'static str {
-        "box"
-    }
+pub static BOX_FILTER: FilterDef = FilterDef {
+    name: "box",
+    aliases: &[],
+    summary: "box:radius=R  mean of the (2R+1)² window per channel (1 ≤ R ≤ 255), exact",
+    ui_default: "box:radius=3",
+    params: PARAMS,
+    gpu_tolerance: 0,
+    kernel_modules: &["box_filter"],
+    bench_specs: &[
+                "box:radius=1",
+                "box:radius=5",
+                "box:radius=64",
+                "box:radius=255",
+            ],
+    test_specs: &["box:radius=1", "box:radius=255"],
+    goldens: &[Golden {
+                photo: "camera.png",
+                specs: &["box:radius=7"],
+                file: "camera-box7.png",
+            }],
+    note: None,
+    ops: &BoxFilter,
+};
 
-    fn summary(&self) -> &'static str {
-        "box:radius=R  mean of the (2R+1)² window per channel (1 ≤ R ≤ 255), exact"
-    }
-
-    fn ui_default(&self) -> &'static str {
-        "box:radius=3"
-    }
-
-    fn params(&self) -> &'static [ParamDef] {
-        PARAMS
-    }
-
-    fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
+impl FilterOps for BoxFilter {
+    fn cpu_rgba8(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
         cpu::box_filter(image, BoxParams::from_params(p).radius)
     }
 
-    fn gpu_tolerance(&self) -> u8 {
-        0
-    }
-
-    fn kernel_modules(&self) -> &'static [&'static str] {
-        &["box_filter"]
+    fn cpu(&self, image: &PixelImage, p: &Params) -> PixelImage {
+        crate::map_pixels!(image, b => typed::box_filter_typed(b, BoxParams::from_params(p).radius))
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
@@ -225,27 +234,6 @@ impl FilterDef for BoxFilter {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("box"))
-    }
-
-    fn bench_specs(&self) -> &'static [&'static str] {
-        &[
-            "box:radius=1",
-            "box:radius=5",
-            "box:radius=64",
-            "box:radius=255",
-        ]
-    }
-
-    fn test_specs(&self) -> &'static [&'static str] {
-        &["box:radius=1", "box:radius=255"]
-    }
-
-    fn goldens(&self) -> &'static [Golden] {
-        &[Golden {
-            photo: "camera.png",
-            specs: &["box:radius=7"],
-            file: "camera-box7.png",
-        }]
     }
 }
 

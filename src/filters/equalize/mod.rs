@@ -7,14 +7,19 @@
 //! CPU reference in `cpu.rs`. GPU: the histogram kernel counts the input into the scratch,
 //! `kernels/filters/equalize.cu` builds the three LUTs there and applies them: histogram,
 //! LUT and application stay on the device.
+//!
+//! Every sample type and channel count: the generic reference in `typed.rs` (its rules
+//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
 
 mod cpu;
+mod typed;
 
 use crate::kernel_constants::{EQUALIZE_BINS, EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, EQUALIZE_ROWS};
 use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
-use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};
 use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 
 /// The three 256-entry LUTs follow the bins in the scratch.
@@ -22,33 +27,32 @@ const LUT_BYTES: usize = 3 * EQUALIZE_BINS as usize;
 
 pub struct Equalize;
 
-impl FilterDef for Equalize {
-    fn name(&self) -> &'static str {
-        "equalize"
-    }
+pub static EQUALIZE: FilterDef = FilterDef {
+    name: "equalize",
+    aliases: &[],
+    summary: "equalize  histogram equalisation of R, G and B each (as OpenCV's equalizeHist), exact",
+    ui_default: "equalize",
+    params: &[],
+    gpu_tolerance: 0,
+    kernel_modules: &["histogram", "equalize"],
+    bench_specs: &["equalize"],
+    test_specs: &["equalize"],
+    goldens: &[Golden {
+                photo: "camera.png",
+                specs: &["equalize"],
+                file: "camera-equalize.png",
+            }],
+    note: None,
+    ops: &Equalize,
+};
 
-    fn summary(&self) -> &'static str {
-        "equalize  histogram equalisation of R, G and B each (as OpenCV's equalizeHist), exact"
-    }
-
-    fn ui_default(&self) -> &'static str {
-        "equalize"
-    }
-
-    fn params(&self) -> &'static [ParamDef] {
-        &[]
-    }
-
-    fn cpu(&self, image: &RgbaImage, _: &Params) -> RgbaImage {
+impl FilterOps for Equalize {
+    fn cpu_rgba8(&self, image: &RgbaImage, _: &Params) -> RgbaImage {
         cpu::equalize(image)
     }
 
-    fn gpu_tolerance(&self) -> u8 {
-        0
-    }
-
-    fn kernel_modules(&self) -> &'static [&'static str] {
-        &["histogram", "equalize"]
+    fn cpu(&self, image: &PixelImage, _: &Params) -> PixelImage {
+        crate::map_pixels!(image, b => typed::equalize_typed(b))
     }
 
     fn scratch_bytes(&self, _: u32, _: u32, _: &Params) -> usize {
@@ -110,21 +114,5 @@ impl FilterDef for Equalize {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("equalize_apply"))
-    }
-
-    fn bench_specs(&self) -> &'static [&'static str] {
-        &["equalize"]
-    }
-
-    fn test_specs(&self) -> &'static [&'static str] {
-        &["equalize"]
-    }
-
-    fn goldens(&self) -> &'static [Golden] {
-        &[Golden {
-            photo: "camera.png",
-            specs: &["equalize"],
-            file: "camera-equalize.png",
-        }]
     }
 }

@@ -7,20 +7,26 @@
 //! `mma.rs`). The f32 row pass into a `float4` scratch plane (`conv_rows`,
 //! [`row_pass`]) serves `unsharp`. NPP peer: `nppiFilterGaussAdvancedBorder_8u_C4R` with
 //! the same weights.
+//!
+//! Every sample type and channel count: the generic reference in `typed.rs` (its rules
+//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
 
 mod cpu;
+mod typed;
 mod mma;
 
 pub use cpu::{gaussian_plane, gaussian_weights};
+pub use typed::gaussian_plane_typed;
 use crate::kernel_constants::{
     CONV_BLOCK, CONV_FUSED_MAX_RADIUS, CONV_MAX_RADIUS, CONV_ROWS_OUT_STRIDE, CONV_RUN,
     CONV_TILE_W,
 };
 use super::param::typed_params;
 use super::param::Default::{Derived, Required};
-use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, tile_height, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 
 /// Rows per block of the row pass (one per lane).
@@ -165,44 +171,45 @@ pub(super) fn fused_pass(
         .map_err(CudaError::launch(kernel))
 }
 
-impl FilterDef for Gaussian {
-    fn name(&self) -> &'static str {
-        "gaussian"
-    }
+pub static GAUSSIAN: FilterDef = FilterDef {
+    name: "gaussian",
+    aliases: &["gauss"],
+    summary: "gaussian:sigma=S[,radius=R]  Gaussian blur (0.1 ≤ S ≤ 32, R defaults to ⌈3S⌉, at most 96)",
+    ui_default: "gaussian:sigma=2",
+    params: PARAMS,
+    gpu_tolerance: 1,
+    kernel_modules: &["convolution", "convolution_mma"],
+    bench_specs: &["gaussian:sigma=2", "gaussian:sigma=4", "gaussian:sigma=16"],
+    test_specs: &[
+                "gaussian:sigma=0.1,radius=1",
+                "gaussian:sigma=2",
+                "gaussian:sigma=16",
+                "gaussian:sigma=32,radius=96",
+            ],
+    goldens: &[Golden {
+                photo: "coffee.png",
+                specs: &["gaussian:sigma=3"],
+                file: "coffee-gaussian3.png",
+            }],
+    note: None,
+    ops: &Gaussian,
+};
 
-    fn aliases(&self) -> &'static [&'static str] {
-        &["gauss"]
-    }
-
-    fn summary(&self) -> &'static str {
-        "gaussian:sigma=S[,radius=R]  Gaussian blur (0.1 ≤ S ≤ 32, R defaults to ⌈3S⌉, at most 96)"
-    }
-
-    fn ui_default(&self) -> &'static str {
-        "gaussian:sigma=2"
-    }
-
-    fn params(&self) -> &'static [ParamDef] {
-        PARAMS
-    }
-
+impl FilterOps for Gaussian {
     fn derive(&self, p: &mut Params) {
         let mut g = GaussianParams::from_params(p);
         g.radius = default_radius(g.sigma);
         *p = g.to_params();
     }
 
-    fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
+    fn cpu_rgba8(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
         let g = GaussianParams::from_params(p);
         cpu::gaussian(image, g.sigma, g.radius)
     }
 
-    fn gpu_tolerance(&self) -> u8 {
-        1
-    }
-
-    fn kernel_modules(&self) -> &'static [&'static str] {
-        &["convolution", "convolution_mma"]
+    fn cpu(&self, image: &PixelImage, p: &Params) -> PixelImage {
+        let g = GaussianParams::from_params(p);
+        crate::map_pixels!(image, b => typed::gaussian_typed(b, g.sigma, g.radius))
     }
 
     fn scratch_bytes(&self, width: u32, height: u32, p: &Params) -> usize {
@@ -223,27 +230,6 @@ impl FilterDef for Gaussian {
             upload_weights(stage, "convolution_mma", &weights)?;
             mma::launch(stage, radius)
         }
-    }
-
-    fn bench_specs(&self) -> &'static [&'static str] {
-        &["gaussian:sigma=2", "gaussian:sigma=4", "gaussian:sigma=16"]
-    }
-
-    fn test_specs(&self) -> &'static [&'static str] {
-        &[
-            "gaussian:sigma=0.1,radius=1",
-            "gaussian:sigma=2",
-            "gaussian:sigma=16",
-            "gaussian:sigma=32,radius=96",
-        ]
-    }
-
-    fn goldens(&self) -> &'static [Golden] {
-        &[Golden {
-            photo: "coffee.png",
-            specs: &["gaussian:sigma=3"],
-            file: "coffee-gaussian3.png",
-        }]
     }
 }
 

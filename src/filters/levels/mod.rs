@@ -6,14 +6,19 @@
 //! The 256-entry table is computed once per parameter set on the host in f64 (`cpu.rs`,
 //! also the CPU reference); the CUDA kernel (`kernels/filters/levels.cu`) looks up the same
 //! table, uploaded to the scratch: exact on the GPU.
+//!
+//! Every sample type and channel count: the generic reference in `typed.rs` (its rules
+//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
 
 mod cpu;
+mod typed;
 
 use super::param::typed_params;
 use super::param::Default::Value;
-use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 
 /// Bytes of the table in the scratch.
@@ -51,23 +56,31 @@ fn levels_lut(p: &LevelsParams) -> [u8; 256] {
     cpu::levels_lut((p.black, p.white), p.gamma, (p.out_black, p.out_white))
 }
 
-impl FilterDef for Levels {
-    fn name(&self) -> &'static str {
-        "levels"
-    }
+pub static LEVELS: FilterDef = FilterDef {
+    name: "levels",
+    aliases: &[],
+    summary: "levels[:black=B,white=W,gamma=G,out_black=C,out_white=D]  C + (D − C)·clamp((v − B)/(W − B), 0, 1)^(1/G) per channel (0 ≤ B < W ≤ 255, 0.01 < G ≤ 10, C, D in 0..=255; defaults 0, 255, 1, 0, 255), exact",
+    ui_default: "levels:black=16,white=235,gamma=1.2",
+    params: PARAMS,
+    gpu_tolerance: 0,
+    kernel_modules: &["levels"],
+    bench_specs: &["levels:black=16,white=235,gamma=2.2"],
+    test_specs: &[
+                "levels",
+                "levels:black=16,white=235,gamma=2.2,out_black=20,out_white=230",
+                "levels:black=0,white=1,gamma=10",
+                "levels:black=254,white=255,gamma=0.011,out_black=255,out_white=0",
+            ],
+    goldens: &[Golden {
+                photo: "astronaut.png",
+                specs: &["levels:black=20,white=220,gamma=1.6,out_black=8,out_white=248"],
+                file: "astronaut-levels.png",
+            }],
+    note: None,
+    ops: &Levels,
+};
 
-    fn summary(&self) -> &'static str {
-        "levels[:black=B,white=W,gamma=G,out_black=C,out_white=D]  C + (D − C)·clamp((v − B)/(W − B), 0, 1)^(1/G) per channel (0 ≤ B < W ≤ 255, 0.01 < G ≤ 10, C, D in 0..=255; defaults 0, 255, 1, 0, 255), exact"
-    }
-
-    fn ui_default(&self) -> &'static str {
-        "levels:black=16,white=235,gamma=1.2"
-    }
-
-    fn params(&self) -> &'static [ParamDef] {
-        PARAMS
-    }
-
+impl FilterOps for Levels {
     fn check(&self, p: &Params) -> Result<(), String> {
         let LevelsParams { black, white, .. } = LevelsParams::from_params(p);
         if black < white {
@@ -77,16 +90,18 @@ impl FilterDef for Levels {
         }
     }
 
-    fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
+    fn cpu_rgba8(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
         cpu::apply_lut(image, &levels_lut(&LevelsParams::from_params(p)))
     }
 
-    fn gpu_tolerance(&self) -> u8 {
-        0
-    }
-
-    fn kernel_modules(&self) -> &'static [&'static str] {
-        &["levels"]
+    fn cpu(&self, image: &PixelImage, p: &Params) -> PixelImage {
+        let l = LevelsParams::from_params(p);
+        let levels = typed::Levels {
+            input: (l.black, l.white),
+            gamma: l.gamma,
+            output: (l.out_black, l.out_white),
+        };
+        crate::map_pixels!(image, b => typed::levels_typed(b, &levels))
     }
 
     fn scratch_bytes(&self, _: u32, _: u32, _: &Params) -> usize {
@@ -122,27 +137,6 @@ impl FilterDef for Levels {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("levels"))
-    }
-
-    fn bench_specs(&self) -> &'static [&'static str] {
-        &["levels:black=16,white=235,gamma=2.2"]
-    }
-
-    fn test_specs(&self) -> &'static [&'static str] {
-        &[
-            "levels",
-            "levels:black=16,white=235,gamma=2.2,out_black=20,out_white=230",
-            "levels:black=0,white=1,gamma=10",
-            "levels:black=254,white=255,gamma=0.011,out_black=255,out_white=0",
-        ]
-    }
-
-    fn goldens(&self) -> &'static [Golden] {
-        &[Golden {
-            photo: "astronaut.png",
-            specs: &["levels:black=20,white=220,gamma=1.6,out_black=8,out_white=248"],
-            file: "astronaut-levels.png",
-        }]
     }
 }
 

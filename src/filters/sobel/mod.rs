@@ -2,15 +2,20 @@
 //! CPU reference in `cpu.rs`; kernel `kernels/filters/sobel.cu` (warps sliding down
 //! strips of 30 output columns, neighbours' lumas by shuffle); NPP peer: the horizontal and vertical
 //! Sobel passes (a different operation, timed for scale).
+//!
+//! Every sample type and channel count: the generic reference in `typed.rs` (its rules
+//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
 
 mod cpu;
+mod typed;
 
 use crate::kernel_constants::{SOBEL_OUT, SOBEL_SEGMENT, SOBEL_WARPS};
 use super::param::typed_params;
 use super::param::Default::Value;
-use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 
 pub struct Sobel;
@@ -24,33 +29,32 @@ typed_params! {
     pub struct SobelParams for PARAMS => { scale: f32 }
 }
 
-impl FilterDef for Sobel {
-    fn name(&self) -> &'static str {
-        "sobel"
-    }
+pub static SOBEL: FilterDef = FilterDef {
+    name: "sobel",
+    aliases: &[],
+    summary: "sobel[:scale=S]  gradient magnitude of luma × S (0 < S ≤ 64, default 1) into R, G, B",
+    ui_default: "sobel",
+    params: PARAMS,
+    gpu_tolerance: 1,
+    kernel_modules: &["sobel"],
+    bench_specs: &["sobel"],
+    test_specs: &["sobel", "sobel:scale=0.05", "sobel:scale=64"],
+    goldens: &[Golden {
+                photo: "astronaut.png",
+                specs: &["sobel"],
+                file: "astronaut-sobel.png",
+            }],
+    note: None,
+    ops: &Sobel,
+};
 
-    fn summary(&self) -> &'static str {
-        "sobel[:scale=S]  gradient magnitude of luma × S (0 < S ≤ 64, default 1) into R, G, B"
-    }
-
-    fn ui_default(&self) -> &'static str {
-        "sobel"
-    }
-
-    fn params(&self) -> &'static [ParamDef] {
-        PARAMS
-    }
-
-    fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
+impl FilterOps for Sobel {
+    fn cpu_rgba8(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
         cpu::sobel(image, SobelParams::from_params(p).scale)
     }
 
-    fn gpu_tolerance(&self) -> u8 {
-        1
-    }
-
-    fn kernel_modules(&self) -> &'static [&'static str] {
-        &["sobel"]
+    fn cpu(&self, image: &PixelImage, p: &Params) -> PixelImage {
+        crate::map_pixels!(image, b => typed::sobel_typed(b, SobelParams::from_params(p).scale))
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
@@ -80,21 +84,5 @@ impl FilterDef for Sobel {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("sobel"))
-    }
-
-    fn bench_specs(&self) -> &'static [&'static str] {
-        &["sobel"]
-    }
-
-    fn test_specs(&self) -> &'static [&'static str] {
-        &["sobel", "sobel:scale=0.05", "sobel:scale=64"]
-    }
-
-    fn goldens(&self) -> &'static [Golden] {
-        &[Golden {
-            photo: "astronaut.png",
-            specs: &["sobel"],
-            file: "astronaut-sobel.png",
-        }]
     }
 }

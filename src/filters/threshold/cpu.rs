@@ -16,23 +16,24 @@ const CHUNK_BYTES: usize = 4 << 14;
 pub const BINS: usize = THRESHOLD_BINS as usize;
 
 /// The first and last occupied bins, or None for an empty histogram.
-fn occupied(hist: &[u32; BINS]) -> Option<(usize, usize)> {
+fn occupied(hist: &[u32]) -> Option<(usize, usize)> {
     let lo = hist.iter().position(|&c| c > 0)?;
     let hi = hist.iter().rposition(|&c| c > 0)?;
     Some((lo, hi))
 }
 
 /// Pixel count and luma sum.
-fn totals(hist: &[u32; BINS]) -> (u64, u64) {
+fn totals(hist: &[u32]) -> (u64, u64) {
     hist.iter().enumerate().fold((0, 0), |(n, s), (v, &c)| {
         (n + u64::from(c), s + v as u64 * u64::from(c))
     })
 }
 
-/// The level of `method` for a luma histogram `hist` (`manual` is `manual`); pixels whose
+/// The level of `method` for a luma histogram `hist` (any bin count: 256 for U8, 65536
+/// for U16 and F32) (`manual` is `manual`); pixels whose
 /// luma is at least the level become white. 0..=256 (256: none). An empty histogram gives
 /// `manual`; a constant image gives its value + 1 (all black) for every automatic method.
-pub fn level(method: Method, manual: u32, hist: &[u32; BINS]) -> u32 {
+pub fn level(method: Method, manual: u32, hist: &[u32]) -> u32 {
     let Some((lo, hi)) = occupied(hist) else {
         return manual;
     };
@@ -50,7 +51,7 @@ pub fn level(method: Method, manual: u32, hist: &[u32; BINS]) -> u32 {
 }
 
 /// `floor(mean)`: `v > mean` exactly when `v > floor(mean)`.
-fn mean(hist: &[u32; BINS]) -> usize {
+fn mean(hist: &[u32]) -> usize {
     let (n, s) = totals(hist);
     (s / n) as usize
 }
@@ -65,7 +66,7 @@ pub fn otsu_variance(w1: u64, s1: u64, w2: u64, s2: u64) -> f64 {
 
 /// The last bin `t` of the lower class that maximises the between-class variance, over
 /// `lo..hi`; the first such `t` on ties.
-fn otsu(hist: &[u32; BINS], lo: usize, hi: usize) -> usize {
+fn otsu(hist: &[u32], lo: usize, hi: usize) -> usize {
     let (n, s) = totals(hist);
     let (mut w1, mut s1) = (0u64, 0u64);
     let (mut best, mut best_var) = (lo, -1.0);
@@ -84,7 +85,7 @@ fn otsu(hist: &[u32; BINS], lo: usize, hi: usize) -> usize {
 /// `≤ t` and `> t`, decided exactly in u128: `t·D ≤ A < (t + 1)·D` with
 /// `A = s_low·w_high + s_high·w_low` and `D = 2·w_low·w_high`. One exists (both means
 /// grow with `t`); `lo` if not.
-fn isodata(hist: &[u32; BINS], lo: usize, hi: usize) -> usize {
+fn isodata(hist: &[u32], lo: usize, hi: usize) -> usize {
     let (n, s) = totals(hist);
     let (mut w_low, mut s_low) = (0u64, 0u64);
     for (t, &c) in hist.iter().enumerate().take(hi).skip(lo) {
@@ -104,7 +105,7 @@ fn isodata(hist: &[u32; BINS], lo: usize, hi: usize) -> usize {
 /// farthest below it, measured as `peak·x − width·h` in integers (the distance up to a
 /// constant factor) with `x` counted from the tail's end; the first on ties, counted from
 /// the tail's end. The peak is the first highest bin.
-fn triangle(hist: &[u32; BINS], lo: usize, hi: usize) -> usize {
+fn triangle(hist: &[u32], lo: usize, hi: usize) -> usize {
     let peak = (lo..=hi).fold(lo, |p, v| if hist[v] > hist[p] { v } else { p });
     let height = i64::from(hist[peak]);
     // The tail runs from `lo` up, or (flipped) from `hi` down, whichever is longer; on equal

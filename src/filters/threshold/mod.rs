@@ -23,17 +23,22 @@
 //! or the f64 operations of the reference in its order), and the map reads it: no host
 //! sync in the frame, and the same level and pixels as the reference: exact. `manual` skips
 //! the histogram.
+//!
+//! Every sample type and channel count: the generic reference in `typed.rs` (its rules
+//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
 
 mod cpu;
+mod typed;
 mod method;
 
 use crate::kernel_constants::{THRESHOLD_BINS, THRESHOLD_BLOCK_X, THRESHOLD_BLOCK_Y};
 use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 use super::param::Default::Value;
 use super::param::typed_params;
-use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};
 use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 use method::Method;
 
@@ -57,24 +62,42 @@ typed_params! {
     }
 }
 
-impl FilterDef for Threshold {
-    fn name(&self) -> &'static str {
-        "threshold"
-    }
+pub static THRESHOLD: FilterDef = FilterDef {
+    name: "threshold",
+    aliases: &[],
+    summary: "threshold[:level=L,method=M,invert=0|1]  luma bin ≥ level → 255 in R, G and B, else 0 (inverted with invert=1); level 0..=255 (default 128) for method=manual, else computed from the luma histogram, exact",
+    ui_default: "threshold:method=otsu",
+    params: PARAMS,
+    gpu_tolerance: 0,
+    kernel_modules: &["histogram", "threshold"],
+    bench_specs: &["threshold:level=100", "threshold:method=otsu"],
+    test_specs: &[
+                "threshold",
+                "threshold:level=0",
+                "threshold:level=255,invert=1",
+                "threshold:method=mean",
+                "threshold:method=isodata,invert=1",
+                "threshold:method=triangle",
+                "threshold:method=otsu",
+            ],
+    goldens: &[
+                Golden {
+                    photo: "camera.png",
+                    specs: &["threshold:method=otsu"],
+                    file: "camera-threshold-otsu.png",
+                },
+                Golden {
+                    photo: "coffee.png",
+                    specs: &["threshold:method=triangle,invert=1"],
+                    file: "coffee-threshold-triangle.png",
+                },
+            ],
+    note: Some("level is used by method = manual; the others compute it from the luma histogram"),
+    ops: &Threshold,
+};
 
-    fn summary(&self) -> &'static str {
-        "threshold[:level=L,method=M,invert=0|1]  luma bin ≥ level → 255 in R, G and B, else 0 (inverted with invert=1); level 0..=255 (default 128) for method=manual, else computed from the luma histogram, exact"
-    }
-
-    fn ui_default(&self) -> &'static str {
-        "threshold:method=otsu"
-    }
-
-    fn params(&self) -> &'static [ParamDef] {
-        PARAMS
-    }
-
-    fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
+impl FilterOps for Threshold {
+    fn cpu_rgba8(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
         let p = ThresholdParams::from_params(p);
         let level = if p.method == Method::Manual {
             p.level
@@ -84,12 +107,14 @@ impl FilterDef for Threshold {
         cpu::apply_level(image, level, p.invert == 1)
     }
 
-    fn gpu_tolerance(&self) -> u8 {
-        0
-    }
-
-    fn kernel_modules(&self) -> &'static [&'static str] {
-        &["histogram", "threshold"]
+    fn cpu(&self, image: &PixelImage, p: &Params) -> PixelImage {
+        let t = ThresholdParams::from_params(p);
+        let rule = typed::ThresholdRule {
+            method: t.method,
+            level: t.level,
+            invert: t.invert == 1,
+        };
+        crate::map_pixels!(image, b => typed::threshold_typed(b, &rule))
     }
 
     fn scratch_bytes(&self, _: u32, _: u32, _: &Params) -> usize {
@@ -170,41 +195,6 @@ impl FilterDef for Threshold {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("threshold_apply"))
-    }
-
-    fn bench_specs(&self) -> &'static [&'static str] {
-        &["threshold:level=100", "threshold:method=otsu"]
-    }
-
-    fn test_specs(&self) -> &'static [&'static str] {
-        &[
-            "threshold",
-            "threshold:level=0",
-            "threshold:level=255,invert=1",
-            "threshold:method=mean",
-            "threshold:method=isodata,invert=1",
-            "threshold:method=triangle",
-            "threshold:method=otsu",
-        ]
-    }
-
-    fn goldens(&self) -> &'static [Golden] {
-        &[
-            Golden {
-                photo: "camera.png",
-                specs: &["threshold:method=otsu"],
-                file: "camera-threshold-otsu.png",
-            },
-            Golden {
-                photo: "coffee.png",
-                specs: &["threshold:method=triangle,invert=1"],
-                file: "coffee-threshold-triangle.png",
-            },
-        ]
-    }
-
-    fn note(&self) -> Option<&'static str> {
-        Some("level is used by method = manual; the others compute it from the luma histogram")
     }
 }
 

@@ -1,48 +1,52 @@
 //! `transpose`: `out(x, y) = in(y, x)`; the output is H×W and alpha moves with its pixel.
 //! CPU reference in `cpu.rs`; kernel `kernels/filters/transpose.cu` (padded tile);
 //! NPP peer: `nppiTranspose_8u_C4R`.
+//!
+//! Every sample type and channel count: the generic reference in `typed.rs` (its rules
+//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
 
 mod cpu;
+mod typed;
 
 use crate::kernel_constants::{TRANSPOSE_ROWS, TRANSPOSE_TILE};
-use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, Params};
 use crate::cuda::{blocks, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 
 pub struct Transpose;
 
-impl FilterDef for Transpose {
-    fn name(&self) -> &'static str {
-        "transpose"
-    }
+pub static TRANSPOSE: FilterDef = FilterDef {
+    name: "transpose",
+    aliases: &[],
+    summary: "transpose  swap rows and columns (the output is H×W), exact",
+    ui_default: "transpose",
+    params: &[],
+    gpu_tolerance: 0,
+    kernel_modules: &["transpose"],
+    bench_specs: &["transpose"],
+    test_specs: &["transpose"],
+    goldens: &[Golden {
+                photo: "logo.png",
+                specs: &["transpose", "sobel:scale=2"],
+                file: "logo-transpose-sobel.png",
+            }],
+    note: Some("output is H×W"),
+    ops: &Transpose,
+};
 
-    fn summary(&self) -> &'static str {
-        "transpose  swap rows and columns (the output is H×W), exact"
-    }
-
-    fn ui_default(&self) -> &'static str {
-        "transpose"
-    }
-
-    fn params(&self) -> &'static [ParamDef] {
-        &[]
-    }
-
+impl FilterOps for Transpose {
     fn output_size(&self, width: u32, height: u32) -> (u32, u32) {
         (height, width)
     }
 
-    fn cpu(&self, image: &RgbaImage, _: &Params) -> RgbaImage {
+    fn cpu_rgba8(&self, image: &RgbaImage, _: &Params) -> RgbaImage {
         cpu::transpose(image)
     }
 
-    fn gpu_tolerance(&self) -> u8 {
-        0
-    }
-
-    fn kernel_modules(&self) -> &'static [&'static str] {
-        &["transpose"]
+    fn cpu(&self, image: &PixelImage, _: &Params) -> PixelImage {
+        crate::map_pixels!(image, b => typed::transpose_typed(b))
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, _: &Params) -> Result<(), CudaError> {
@@ -65,25 +69,5 @@ impl FilterDef for Transpose {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("transpose"))
-    }
-
-    fn bench_specs(&self) -> &'static [&'static str] {
-        &["transpose"]
-    }
-
-    fn test_specs(&self) -> &'static [&'static str] {
-        &["transpose"]
-    }
-
-    fn goldens(&self) -> &'static [Golden] {
-        &[Golden {
-            photo: "logo.png",
-            specs: &["transpose", "sobel:scale=2"],
-            file: "logo-transpose-sobel.png",
-        }]
-    }
-
-    fn note(&self) -> Option<&'static str> {
-        Some("output is H×W")
     }
 }

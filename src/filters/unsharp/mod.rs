@@ -8,8 +8,12 @@
 //! row pass of `kernels/filters/convolution.cu` into the scratch plane, then
 //! `kernels/filters/unsharp.cu`, a column pass that applies the formula instead of storing
 //! the blur.
+//!
+//! Every sample type and channel count: the generic reference in `typed.rs` (its rules
+//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
 
 mod cpu;
+mod typed;
 
 use crate::kernel_constants::{CONV_FUSED_MAX_RADIUS, UNSHARP_BLOCK_X, UNSHARP_BLOCK_Y};
 use super::gaussian::{
@@ -18,9 +22,10 @@ use super::gaussian::{
 };
 use super::param::typed_params;
 use super::param::Default::Required;
-use super::{FilterDef, Golden, GpuStage, ParamDef, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 
 pub struct Unsharp;
@@ -32,40 +37,45 @@ typed_params! {
     pub struct UnsharpParams for PARAMS => { sigma: f32, amount: f32, radius: u32 }
 }
 
-impl FilterDef for Unsharp {
-    fn name(&self) -> &'static str {
-        "unsharp"
-    }
+pub static UNSHARP: FilterDef = FilterDef {
+    name: "unsharp",
+    aliases: &[],
+    summary: "unsharp:sigma=S,amount=A[,radius=R]  sharpen: v + A·(v − gaussian) (0 ≤ A ≤ 10; S, R as gaussian)",
+    ui_default: "unsharp:sigma=2,amount=1",
+    params: PARAMS,
+    gpu_tolerance: 1,
+    kernel_modules: &["convolution", "unsharp"],
+    bench_specs: &["unsharp:sigma=2,amount=1"],
+    test_specs: &[
+                "unsharp:sigma=0.1,amount=10,radius=1",
+                "unsharp:sigma=2,amount=1.5",
+                "unsharp:sigma=32,amount=0,radius=96",
+                "unsharp:sigma=4,amount=10",
+            ],
+    goldens: &[Golden {
+                photo: "astronaut.png",
+                specs: &["unsharp:sigma=2,amount=1.5"],
+                file: "astronaut-unsharp.png",
+            }],
+    note: None,
+    ops: &Unsharp,
+};
 
-    fn summary(&self) -> &'static str {
-        "unsharp:sigma=S,amount=A[,radius=R]  sharpen: v + A·(v − gaussian) (0 ≤ A ≤ 10; S, R as gaussian)"
-    }
-
-    fn ui_default(&self) -> &'static str {
-        "unsharp:sigma=2,amount=1"
-    }
-
-    fn params(&self) -> &'static [ParamDef] {
-        PARAMS
-    }
-
+impl FilterOps for Unsharp {
     fn derive(&self, p: &mut Params) {
         let mut u = UnsharpParams::from_params(p);
         u.radius = default_radius(u.sigma);
         *p = u.to_params();
     }
 
-    fn cpu(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
+    fn cpu_rgba8(&self, image: &RgbaImage, p: &Params) -> RgbaImage {
         let u = UnsharpParams::from_params(p);
         cpu::unsharp(image, u.sigma, u.amount, u.radius)
     }
 
-    fn gpu_tolerance(&self) -> u8 {
-        1
-    }
-
-    fn kernel_modules(&self) -> &'static [&'static str] {
-        &["convolution", "unsharp"]
+    fn cpu(&self, image: &PixelImage, p: &Params) -> PixelImage {
+        let u = UnsharpParams::from_params(p);
+        crate::map_pixels!(image, b => typed::unsharp_typed(b, u.sigma, u.amount, u.radius))
     }
 
     fn scratch_bytes(&self, width: u32, height: u32, p: &Params) -> usize {
@@ -110,26 +120,5 @@ impl FilterDef for Unsharp {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch("unsharp_columns"))
-    }
-
-    fn bench_specs(&self) -> &'static [&'static str] {
-        &["unsharp:sigma=2,amount=1"]
-    }
-
-    fn test_specs(&self) -> &'static [&'static str] {
-        &[
-            "unsharp:sigma=0.1,amount=10,radius=1",
-            "unsharp:sigma=2,amount=1.5",
-            "unsharp:sigma=32,amount=0,radius=96",
-            "unsharp:sigma=4,amount=10",
-        ]
-    }
-
-    fn goldens(&self) -> &'static [Golden] {
-        &[Golden {
-            photo: "astronaut.png",
-            specs: &["unsharp:sigma=2,amount=1.5"],
-            file: "astronaut-unsharp.png",
-        }]
     }
 }

@@ -669,7 +669,7 @@ impl CudaFrame {
             // stage is the hand-over).
             let mut hosted_ms = None;
             match (filter, hosted.get(k), user_kernels.get(k)) {
-                (Stage::Filter(f), ..) => f.def().launch(&mut stage, f.params())?,
+                (Stage::Filter(f), ..) => f.def().ops.launch(&mut stage, f.params())?,
                 (Stage::Kernel(user), Some(Some(compiled)), _) => {
                     let input_array = match k {
                         0 => source_array,

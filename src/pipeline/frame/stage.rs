@@ -47,7 +47,7 @@ impl Stage {
     /// Bytes of device scratch the stage needs (a kernel has none).
     pub fn scratch_bytes(&self, width: u32, height: u32) -> usize {
         match self {
-            Stage::Filter(f) => f.def().scratch_bytes(width, height, f.params()),
+            Stage::Filter(f) => f.def().ops.scratch_bytes(width, height, f.params()),
             Stage::Kernel(_) => 0,
         }
     }

@@ -43,7 +43,7 @@ mod tests {
     fn every_name_of_the_table_is_a_filter() {
         for name in WITH_PEER {
             assert!(
-                cudalens::filters::FILTERS.iter().any(|d| d.name() == name),
+                cudalens::filters::FILTERS.iter().any(|d| d.name == name),
                 "{name} is not in the filter registry"
             );
         }
