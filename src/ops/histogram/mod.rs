@@ -6,6 +6,7 @@
 mod bin_range;
 mod data_stats;
 mod document;
+mod options_text;
 pub mod plot;
 mod ranged;
 mod rgba8;
@@ -13,6 +14,7 @@ mod rgba8;
 pub use bin_range::{BinRange, HistogramError, Slot, MAX_BINS};
 pub use data_stats::DataStats;
 pub use document::{document_of, histogram_document};
+pub use options_text::{parse_bins, parse_range, OptionTextError};
 pub use ranged::{
     channel_names, luma_f32, luma_sample, ranged_histogram, resolve_range, HistogramOptions,
     RangedChannel, RangedHistogram, DEFAULT_BINS,
