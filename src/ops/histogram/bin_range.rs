@@ -107,6 +107,14 @@ impl BinRange {
         Slot::Bin(i)
     }
 
+    /// The slot index of every integer value `0..values` (the CUDA kernel's table for 8
+    /// and 16-bit images).
+    pub fn slot_table(&self, values: usize) -> Vec<u32> {
+        (0..values)
+            .map(|v| self.slot_index(v as f64) as u32)
+            .collect()
+    }
+
     /// The slot as an index into `bins + 3` counts: the bins, then below, above, NaN.
     pub fn slot_index(&self, v: f64) -> usize {
         match self.slot(v) {
