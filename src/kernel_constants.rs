@@ -113,6 +113,11 @@ shared_constants! {
     HIST_BINS = 256;
     HIST_WARPS = 8;
     HIST_ROWS = 8;
+    // ranged histograms of typed images: kernels/histogram_ranged.cu.
+    /// Threads per block (warps share sub-histograms when shared memory allows).
+    HIST_RANGED_WARPS = 8;
+    /// Shared-memory bytes below which a block keeps one sub-histogram per warp.
+    HIST_RANGED_COPIES_BYTES = 49152;
 
     // the frame's copy (no filter): kernels/copy.cu.
     COPY_BLOCK_X = 32;

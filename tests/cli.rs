@@ -7,6 +7,8 @@ use assert_cmd::Command;
 use common::{data, photo};
 use cudalens::filters::{apply_cpu, Filter};
 use cudalens::ops::cpu;
+use cudalens::ops::histogram::{ranged_histogram, HistogramOptions};
+use cudalens::pixels::PixelImage;
 use predicates::prelude::*;
 
 fn cudalens() -> Command {
@@ -343,6 +345,47 @@ fn histogram_json_equals_the_reference() {
         .assert()
         .success()
         .stdout(predicate::str::contains("median"));
+}
+
+#[test]
+fn histogram_bins_and_range_follow_the_options() {
+    let input = data("logo.png");
+    let path = input.to_str().expect("utf-8");
+    let out = cudalens()
+        .args(["histogram", path, "--json", "--backend", "cpu"])
+        .args(["--bins", "16", "--range=-10.5,100"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let want = ranged_histogram(
+        &PixelImage::from_rgba8(photo("logo.png")),
+        &HistogramOptions {
+            bins: Some(16),
+            range: Some((-10.5, 100.0)),
+        },
+    )
+    .expect("valid");
+    assert_eq!(v["bins"], 16);
+    assert_eq!(v["range"], serde_json::json!([-10.5, 100.0]));
+    assert_eq!(v["edges"].as_array().map(Vec::len), Some(17));
+    for c in &want.channels {
+        let got: Vec<u64> = serde_json::from_value(v[c.name].clone()).expect("16 counts");
+        assert_eq!(got, c.counts, "{}", c.name);
+        assert_eq!(v["outside"][c.name]["above"], c.above, "{}", c.name);
+        let total: u64 = got.iter().sum::<u64>() + c.above + c.below;
+        assert_eq!(total, 500 * 500, "{}", c.name);
+    }
+    for bad in [
+        ["--bins", "0"],
+        ["--bins", "65537"],
+        ["--range", "5,1"],
+        ["--range", "x"],
+    ] {
+        let mut args = vec!["histogram", path];
+        args.extend(bad);
+        refuses(&args, bad[0]);
+    }
 }
 
 #[test]

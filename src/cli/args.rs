@@ -144,6 +144,13 @@ pub struct HistogramArgs {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    /// Bins per channel, 1 to 65536 (default 256).
+    #[arg(long, value_parser = crate::ops::histogram::parse_bins)]
+    pub bins: Option<usize>,
+    /// The values counted in bins, LO,HI (default: 0,256 for 8-bit images, the data's
+    /// range for others); values outside are counted apart.
+    #[arg(long, value_parser = crate::ops::histogram::parse_range, allow_hyphen_values = true)]
+    pub range: Option<(f64, f64)>,
     /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,

@@ -1,35 +1,109 @@
-//! `cudalens histogram`: the four histograms and their statistics.
+//! `cudalens histogram`: each channel's histogram (any bin count over a chosen or the
+//! data's range) and its statistics, as a table or as JSON.
 
 use super::{CliError, HistogramArgs};
 use crate::image_io::load_image;
-use crate::ops::histogram::CHANNEL_NAMES;
+use crate::ops::histogram::{document_of, ranged_histogram, HistogramOptions, RangedHistogram};
 use crate::pipeline::process_headless;
+use crate::pixels::{PixelImage, SampleType};
 
 pub fn run(args: &HistogramArgs) -> Result<(), CliError> {
-    let loaded = load_image(&args.input)?;
-    let out = process_headless(&loaded.into_rgba8(), &[], args.backend, args.interop)?;
-    let h = &out.report.histogram;
+    let image = load_image(&args.input)?.pixels;
+    // An 8-bit image runs the frame on the requested backend, whose bins are these counts;
+    // other types are counted here, from their own samples.
+    let counted_by = if image.sample_type() == SampleType::U8 {
+        let rgba = image.clone().into_rgba8();
+        let out = process_headless(&rgba, &[], args.backend, args.interop)?;
+        format!("{} backend", out.status.kind)
+    } else {
+        "counted on the CPU".to_string()
+    };
+    let options = HistogramOptions {
+        bins: args.bins,
+        range: args.range,
+    };
+    let h = histogram_of(&image, &options)?;
     if args.json {
-        println!("{}", h.to_json());
+        println!("{}", document_of(&h));
         return Ok(());
     }
     println!(
-        "{}: {}×{} ({} backend)",
+        "{}: {}×{} {} ({counted_by})",
         args.input.display(),
         h.width,
         h.height,
-        out.status.kind
+        image.describe(),
     );
-    println!(
-        "{:<6} {:>10} {:>4} {:>4} {:>8} {:>6} {:>8}",
-        "", "count", "min", "max", "mean", "median", "std dev"
-    );
-    for (i, name) in CHANNEL_NAMES.iter().enumerate() {
-        let s = h.stats(i);
-        println!(
-            "{:<6} {:>10} {:>4} {:>4} {:>8.2} {:>6} {:>8.2}",
-            name, s.count, s.min, s.max, s.mean, s.median, s.std_dev
-        );
-    }
+    print!("{}", table(&h));
     Ok(())
+}
+
+/// The ranged histogram of `image`; bad options are usage errors.
+pub fn histogram_of(
+    image: &PixelImage,
+    options: &HistogramOptions,
+) -> Result<RangedHistogram, CliError> {
+    ranged_histogram(image, options).map_err(|e| CliError::usage(e.to_string()))
+}
+
+/// A value in the image's units: whole for integer images.
+fn unit_text(v: f64, sample_type: SampleType) -> String {
+    match sample_type {
+        _ if v.is_nan() => "-".to_string(),
+        SampleType::F32 => format!("{v:.6}"),
+        _ => format!("{v:.0}"),
+    }
+}
+
+/// The statistics table, one line per channel, with the range and counts kept apart.
+pub fn table(h: &RangedHistogram) -> String {
+    let t = h.sample_type;
+    let mut text = format!(
+        "{} bins over [{}, {}]\n{:<6} {:>10} {:>10} {:>10} {:>12} {:>10} {:>12} {:>8} {:>8} {:>8}\n",
+        h.range.bins(),
+        h.range.lo(),
+        h.range.hi(),
+        "",
+        "count",
+        "min",
+        "max",
+        "mean",
+        "median",
+        "std dev",
+        "below",
+        "above",
+        "NaN"
+    );
+    for c in &h.channels {
+        let s = &c.stats;
+        text.push_str(&format!(
+            "{:<6} {:>10} {:>10} {:>10} {:>12.4} {:>10} {:>12.4} {:>8} {:>8} {:>8}\n",
+            c.name,
+            s.count,
+            unit_text(s.min, t),
+            unit_text(s.max, t),
+            s.mean,
+            unit_text(s.median, t),
+            s.std_dev,
+            c.below,
+            c.above,
+            c.nan
+        ));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_names_every_channel() {
+        let image = PixelImage::from_rgba8(crate::ops::random_image(8, 8, 2));
+        let h = histogram_of(&image, &HistogramOptions::default()).expect("defaults");
+        let text = table(&h);
+        for name in ["r", "g", "b", "luma", "median", "below"] {
+            assert!(text.contains(name), "{text}");
+        }
+    }
 }

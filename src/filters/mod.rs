@@ -28,7 +28,10 @@ pub use frame_copy::launch_copy;
 /// The Gaussian's taps, for peers that must filter with the same weights.
 pub use gaussian::gaussian_weights;
 pub use gpu_stage::GpuStage;
-pub use histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
+pub use histogram::{
+    launch_histogram, launch_ranged_histogram, ranged_histogram_cuda, RangedLaunch,
+    HISTOGRAM_BIN_BYTES, RANGED_MODULE,
+};
 pub use param::{Default as ParamDefault, ParamDef, Params, MAX_PARAMS};
 pub use spec_error::FilterSpecError;
 pub use spec_parser::{filter_names, SpecParser};

@@ -2,7 +2,8 @@
 //! reference implementations of the original filters (each filter's descriptor in
 //! `filters/` names its reference).
 //!
-//! Images are RGBA8 ([`image::RgbaImage`]). Borders clamp to the edge; alpha passes
+//! Images are RGBA8 ([`image::RgbaImage`]), except for the ranged histogram, which counts
+//! any [`crate::pixels::PixelImage`]. Borders clamp to the edge; alpha passes
 //! through unchanged except for `transpose`, where it moves with its pixel.
 
 pub mod cpu;

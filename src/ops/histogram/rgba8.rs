@@ -1,4 +1,5 @@
-//! 256-bin R, G, B and luma histograms and their statistics.
+//! The frame histogram: 256-bin R, G, B and luma histograms of RGBA8 images and their
+//! statistics (computed from the bins).
 
 use serde::Serialize;
 
