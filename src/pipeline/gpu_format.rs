@@ -259,6 +259,21 @@ mod tests {
         assert_eq!(vk_formats, want.map(|f| f.as_raw()));
     }
 
+    #[test]
+    fn every_format_has_its_copy_kernel_in_copy_cu() {
+        let source = include_str!("../../kernels/copy.cu");
+        for f in GpuPixelFormat::ALL {
+            let name = crate::filters::copy_kernel_name(f.sample, f.channels).expect("name");
+            let c_type = match f.sample {
+                SampleType::U8 => "unsigned char",
+                SampleType::U16 => "unsigned short",
+                SampleType::F32 => "float",
+            };
+            let line = format!("COPY_KERNEL({name}, {c_type}, {})", f.channels);
+            assert!(source.contains(&line), "copy.cu lacks {line}");
+        }
+    }
+
     fn random_image(sample: SampleType, channels: u8, seed: u32) -> PixelImage {
         let mut state = seed.wrapping_mul(2_654_435_761) | 1;
         let mut next = move || {
