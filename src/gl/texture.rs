@@ -192,6 +192,16 @@ impl GlTexture {
     ) -> Result<(), GlError> {
         if (width, height, format) != (self.width, self.height, self.format) {
             check_size(gl, width, height)?;
+            let expected = format.image_bytes(width, height);
+            if texels.len() != expected {
+                let got = texels.len();
+                let what = "glTexImage2D";
+                return Err(GlError::DataSize {
+                    what,
+                    expected,
+                    got,
+                });
+            }
             (self.width, self.height, self.format) = (width, height, format);
             return self.specify(gl, Some(texels));
         }
