@@ -1,5 +1,8 @@
-// copy.cu: the frame's copy when no filter runs, RGBA8 array to RGBA8 array (a kernel,
-// because cuMemcpy2D between two arrays runs at a fifth of the copy bandwidth).
+// copy.cu: the frame's copy when no filter runs, array to array of the same format (a
+// kernel, because cuMemcpy2D between two arrays runs at a fifth of the copy bandwidth).
+// One kernel per stored format: samples of type T (8-bit, 16-bit, float) with C channels
+// (1 or 4; 3-channel images are stored as 4 with opaque alpha), read as elements (no
+// normalisation) through the texture path and written unchanged through the surface.
 //
 // A block of COPY_BLOCK_X x COPY_BLOCK_Y threads copies COPY_BLOCK_X x
 // (COPY_BLOCK_Y * COPY_ROWS) pixels: each thread reads its COPY_ROWS pixels, COPY_BLOCK_Y
@@ -9,23 +12,50 @@
 
 #include "cudalens_constants.h"
 
-template <int BX, int BY, int ROWS>
+// The CUDA vector type of one pixel of C samples of type T.
+template <typename T, int C> struct Texel;
+template <> struct Texel<unsigned char, 1> { typedef unsigned char type; };
+template <> struct Texel<unsigned char, 4> { typedef uchar4 type; };
+template <> struct Texel<unsigned short, 1> { typedef unsigned short type; };
+template <> struct Texel<unsigned short, 4> { typedef ushort4 type; };
+template <> struct Texel<float, 1> { typedef float type; };
+template <> struct Texel<float, 4> { typedef float4 type; };
+
+template <typename T, int C, int BX, int BY, int ROWS>
 __device__ __forceinline__ void copy_rows(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                           int width, int height)
 {
+    typedef typename Texel<T, C>::type V;
     const int x = blockIdx.x * BX + threadIdx.x;
     const int y0 = blockIdx.y * BY * ROWS + threadIdx.y;
     if (x >= width) return;
-    uchar4 p[ROWS];
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) p[r] = pixel_at(src, x, y0 + r * BY);
+    V p[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r)
-        if (y0 + r * BY < height) store_pixel(dst, x, y0 + r * BY, p[r]);
+        p[r] = tex2D<V>(src, (float)x + 0.5f, (float)(y0 + r * BY) + 0.5f);
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r)
+        if (y0 + r * BY < height) surf2Dwrite(p[r], dst, x * (int)sizeof(V), y0 + r * BY);
 }
 
-extern "C" __global__ void __launch_bounds__(COPY_BLOCK_X * COPY_BLOCK_Y)
-copy_image(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
+template <typename T, int C>
+__device__ __forceinline__ void copy_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                           int width, int height)
 {
-    copy_rows<COPY_BLOCK_X, COPY_BLOCK_Y, COPY_ROWS>(src, dst, width, height);
+    copy_rows<T, C, COPY_BLOCK_X, COPY_BLOCK_Y, COPY_ROWS>(src, dst, width, height);
 }
+
+// The kernels by name, as `filters/frame_copy.rs` looks them up: copy_image is RGBA8.
+#define COPY_KERNEL(name, T, C)                                                              \
+    extern "C" __global__ void __launch_bounds__(COPY_BLOCK_X * COPY_BLOCK_Y)                \
+    name(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)           \
+    {                                                                                        \
+        copy_typed<T, C>(src, dst, width, height);                                           \
+    }
+
+COPY_KERNEL(copy_image, unsigned char, 4)
+COPY_KERNEL(copy_u8x1, unsigned char, 1)
+COPY_KERNEL(copy_u16x1, unsigned short, 1)
+COPY_KERNEL(copy_u16x4, unsigned short, 4)
+COPY_KERNEL(copy_f32x1, float, 1)
+COPY_KERNEL(copy_f32x4, float, 4)

@@ -9,9 +9,10 @@
 #   bash scripts/gpu/verify.sh full         smi doctor tests unit cli hostile apply opencv faults
 #   bash scripts/gpu/verify.sh memcheck     memcheck-all memcheck-hosted memcheck-planted
 #   bash scripts/gpu/verify.sh sanitizers   racecheck initcheck synccheck
-# Steps (any list, in order, groups too): smi doctor tests tests-quick unit cli hostile
+# Steps (any list, in order, groups too): smi doctor tests tests-quick typed unit cli hostile
 # apply opencv faults memcheck-all memcheck-hosted memcheck-planted memcheck-mandelbrot
-# racecheck initcheck synccheck. DEADLINE (epoch seconds; default 9 minutes from the
+# memcheck-typed racecheck initcheck synccheck. `typed` runs gpu_typed alone (typed images
+# through both interop paths; `tests` includes it). DEADLINE (epoch seconds; default 9 minutes from the
 # start) skips the steps that could not end before it.
 cd "$(dirname "$0")/../.."
 source scripts/gpu/common.sh
@@ -91,11 +92,11 @@ faults() {
 }
 
 # The test binaries that reach the GPU: every kernel against the CPU reference on both
-# interop paths, the ranged histograms, the Mandelbrot and deep-zoom renderers, the
-# explorer, the GL round trips, the interop fallback, the image-file corpus through CUDA (fidelity), user kernels built
+# interop paths, the ranged histograms, typed images through both paths, the Mandelbrot
+# and deep-zoom renderers, the explorer, the GL round trips, the interop fallback, the image-file corpus through CUDA (fidelity), user kernels built
 # by NVRTC (in process and in the kernel host, faults and hangs included), the edits, and
 # kernel: stages through apply.
-GPU_BINS="gpu gpu_histogram gl_roundtrip interop_fallback fidelity user_kernel user_kernel_runtime edits kernel_stage"
+GPU_BINS="gpu gpu_histogram gpu_typed gl_roundtrip interop_fallback fidelity user_kernel user_kernel_runtime edits kernel_stage"
 gpu_tests() {
     local label=$1 bins=() b
     for b in $GPU_BINS; do bins+=("$B/$b-tests"); done
@@ -177,6 +178,7 @@ for s in $steps; do
         doctor) step doctor 120 "$B/cudalens" doctor ;;
         tests) step gpu-tests 540 gpu_tests gpu-tests ;;
         tests-quick) step gpu-tests-quick 480 env CUDALENS_GPU_QUICK=1 bash -c 'gpu_tests gpu-tests-quick' ;;
+        typed) step gpu-typed 180 tests_of gpu-typed "$B/gpu_typed-tests" ;;
         unit) step unit-tests 300 tests_of unit-tests "$B/lib-tests" ;;
         cli) step cli-tests 300 tests_of cli-tests "$B/cli-tests" ;;
         # Hostile input on the real backends: clear errors, no panic, no hang, no overwrite.
@@ -187,6 +189,7 @@ for s in $steps; do
         # Every GPU test under memcheck but those that fault on purpose, quick sizes.
         memcheck-all) step memcheck 480 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c 'tests_of memcheck "$B/gpu-tests"' ;;
         memcheck-hosted) step memcheck-hosted 300 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c hosted ;;
+        memcheck-typed) step memcheck-typed 300 env SANITIZER=memcheck bash -c 'tests_of memcheck-typed "$B/gpu_typed-tests"' ;;
         memcheck-planted) step memcheck-planted 120 env SANITIZER=memcheck bash -c planted ;;
         memcheck-mandelbrot) step memcheck-mandelbrot 400 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c 'tests_of_filtered memcheck-mandelbrot mandelbrot deep explorer julia' ;;
         racecheck | initcheck | synccheck) sanitizer_steps "$s" ;;

@@ -1,22 +1,33 @@
-//! A CUDA-owned 2-D RGBA8 array usable as both texture and surface (pipeline intermediates).
+//! A CUDA-owned 2-D array usable as both texture and surface (pipeline intermediates).
 
-use super::{check, ArrayRef, CudaError};
-use cudarc::driver::sys::{self, CUarray, CUarray_format, CUDA_ARRAY3D_DESCRIPTOR};
+use super::{check, ArrayFormat, ArrayRef, CudaError};
+use cudarc::driver::sys::{self, CUarray, CUDA_ARRAY3D_DESCRIPTOR};
 use cudarc::driver::CudaContext;
 use std::sync::Arc;
 
-/// RGBA8 array created with surface load/store; destroyed on drop (its context is kept
+/// An array created with surface load/store; destroyed on drop (its context is kept
 /// alive until then).
 pub struct CudaArray2d {
     raw: CUarray,
     ctx: Arc<CudaContext>,
     pub width: u32,
     pub height: u32,
+    pub format: ArrayFormat,
 }
 
 impl CudaArray2d {
     /// Allocates a `width × height` RGBA8 array in `ctx`.
     pub fn new(ctx: &Arc<CudaContext>, width: u32, height: u32) -> Result<Self, CudaError> {
+        Self::with_format(ctx, width, height, ArrayFormat::RGBA8)
+    }
+
+    /// Allocates a `width × height` array of `format` in `ctx`.
+    pub fn with_format(
+        ctx: &Arc<CudaContext>,
+        width: u32,
+        height: u32,
+        format: ArrayFormat,
+    ) -> Result<Self, CudaError> {
         ctx.bind_to_thread()
             .map_err(CudaError::driver("cuCtxSetCurrent"))?;
         if crate::fault::injected(crate::fault::Fault::OomTexture) {
@@ -29,8 +40,8 @@ impl CudaArray2d {
             Width: width as usize,
             Height: height as usize,
             Depth: 0,
-            Format: CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8,
-            NumChannels: 4,
+            Format: format.format,
+            NumChannels: format.channels,
             Flags: sys::CUDA_ARRAY3D_SURFACE_LDST,
         };
         let mut raw: CUarray = std::ptr::null_mut();
@@ -43,12 +54,13 @@ impl CudaArray2d {
             ctx: ctx.clone(),
             width,
             height,
+            format,
         })
     }
 
     /// The array, borrowed for as long as `self`.
     pub fn view(&self) -> ArrayRef<'_> {
-        // SAFETY: an RGBA8 surface-load/store array of `ctx`, freed only when `self` drops.
+        // SAFETY: a surface-load/store array of `ctx`, freed only when `self` drops.
         unsafe { ArrayRef::new(self.raw) }
     }
 }

@@ -1,11 +1,11 @@
 //! Memory allocated outside CUDA (Vulkan, exported as an opaque fd) and imported for the
-//! whole session: an RGBA8 CUDA array over an image, or a device pointer over a buffer.
+//! whole session: a CUDA array over an image, or a device pointer over a buffer.
 //! Each owns its import and frees both on drop (mapping first), logging errors.
 
-use super::{check, release_in, ArrayRef, BufferRef, CudaError};
+use super::{check, release_in, ArrayFormat, ArrayRef, BufferRef, CudaError};
 use cudarc::driver::sys::{
-    self, CUarray, CUarray_format, CUdeviceptr, CUexternalMemory, CUexternalMemoryHandleType,
-    CUmipmappedArray, CUresult, CUDA_ARRAY3D_DESCRIPTOR,
+    self, CUarray, CUdeviceptr, CUexternalMemory, CUexternalMemoryHandleType, CUmipmappedArray,
+    CUresult, CUDA_ARRAY3D_DESCRIPTOR,
 };
 use cudarc::driver::CudaContext;
 use std::ffi::c_int;
@@ -87,7 +87,7 @@ impl Drop for ExternalMemory {
     }
 }
 
-/// An RGBA8 `width × height` CUDA array over an imported image (level 0 of a one-level
+/// A `width × height` CUDA array of one format over an imported image (level 0 of a one-level
 /// mipmapped array), usable for texture and surface objects like any other array.
 pub struct ExternalArray {
     mipmapped: CUmipmappedArray,
@@ -95,16 +95,19 @@ pub struct ExternalArray {
     memory: ExternalMemory,
     pub width: u32,
     pub height: u32,
+    pub format: ArrayFormat,
 }
 
 impl ExternalArray {
-    /// Imports the image's memory (`fd`, `size` bytes) and maps the array on it.
+    /// Imports the image's memory (`fd`, `size` bytes) and maps an array of `format` on it
+    /// (the format of the exported image: CUDA and Vulkan must agree on it for the layouts
+    /// to match).
     pub fn import(
         ctx: &Arc<CudaContext>,
         fd: OwnedFd,
         size: u64,
-        width: u32,
-        height: u32,
+        (width, height): (u32, u32),
+        format: ArrayFormat,
     ) -> Result<Self, CudaError> {
         let memory = ExternalMemory::import(ctx, fd, size)?;
         // Every field set explicitly: a zeroed descriptor has no valid format value.
@@ -114,8 +117,8 @@ impl ExternalArray {
                 Width: width as usize,
                 Height: height as usize,
                 Depth: 0,
-                Format: CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8,
-                NumChannels: 4,
+                Format: format.format,
+                NumChannels: format.channels,
                 Flags: SHARED_ARRAY_FLAGS,
             },
             numLevels: 1,
@@ -138,13 +141,14 @@ impl ExternalArray {
             memory,
             width,
             height,
+            format,
         };
         level.map(|_| out)
     }
 
     /// The CUDA array, borrowed for as long as `self`.
     pub fn view(&self) -> ArrayRef<'_> {
-        // SAFETY: the imported level-0 RGBA8 array lives until `self` drops.
+        // SAFETY: the imported level-0 array lives until `self` drops.
         unsafe { ArrayRef::new(self.array) }
     }
 }

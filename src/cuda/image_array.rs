@@ -1,7 +1,7 @@
-//! An RGBA8 CUDA array owned together with a texture object (reads) and a surface object
+//! A CUDA array owned together with a texture object (reads) and a surface object
 //! (writes) over it: the pair every stage that owns its image needs.
 
-use super::{ArrayRef, CudaArray2d, CudaError, SurfaceObject, TextureObject};
+use super::{ArrayFormat, ArrayRef, CudaArray2d, CudaError, SurfaceObject, TextureObject};
 use cudarc::driver::CudaContext;
 use std::sync::Arc;
 
@@ -14,13 +14,24 @@ pub struct ImageArray {
 }
 
 impl ImageArray {
-    /// Allocates the array in `ctx` and makes both objects over it.
+    /// Allocates an RGBA8 array in `ctx` and makes both objects over it.
     pub fn new(ctx: &Arc<CudaContext>, width: u32, height: u32) -> Result<Self, CudaError> {
-        let array = CudaArray2d::new(ctx, width, height)?;
+        Self::with_format(ctx, width, height, ArrayFormat::RGBA8)
+    }
+
+    /// Allocates an array of `format` in `ctx` and makes both objects over it (the texture
+    /// reads elements as stored).
+    pub fn with_format(
+        ctx: &Arc<CudaContext>,
+        width: u32,
+        height: u32,
+        format: ArrayFormat,
+    ) -> Result<Self, CudaError> {
+        let array = CudaArray2d::with_format(ctx, width, height, format)?;
         // SAFETY: the objects made over this view live in the same struct as the array,
         // never leave it (private, lent out for `&self` only) and drop before it.
         let view = unsafe { ArrayRef::new(array.view().raw()) };
-        let texture = TextureObject::from_array(ctx, view)?;
+        let texture = TextureObject::from_typed_array(ctx, view, format)?;
         let surface = SurfaceObject::from_array(ctx, view)?;
         Ok(Self {
             texture,

@@ -7,16 +7,16 @@ use super::{check, CudaError};
 use cudarc::driver::sys::{self, CUarray, CUdeviceptr, CUmemorytype};
 use cudarc::driver::CudaStream;
 
-/// One end of a 2-D copy of RGBA8 rows.
+/// One end of a 2-D copy of pixel rows.
 enum CopyEnd {
     Array(CUarray),
-    /// Host memory, rows packed (pitch = width × 4).
+    /// Host memory, rows packed (pitch = the row's bytes).
     Host(*mut u8),
 }
 
 impl CopyEnd {
     /// (memory type, array, host pointer, pitch) as `CUDA_MEMCPY2D` takes them.
-    fn fields(&self, width: u32) -> (CUmemorytype, CUarray, *mut std::ffi::c_void, usize) {
+    fn fields(&self, row_bytes: usize) -> (CUmemorytype, CUarray, *mut std::ffi::c_void, usize) {
         match *self {
             CopyEnd::Array(a) => (
                 CUmemorytype::CU_MEMORYTYPE_ARRAY,
@@ -28,27 +28,27 @@ impl CopyEnd {
                 CUmemorytype::CU_MEMORYTYPE_HOST,
                 std::ptr::null_mut(),
                 p.cast(),
-                width as usize * 4,
+                row_bytes,
             ),
         }
     }
 }
 
-/// Copies `width × height` RGBA8 pixels from `src` to `dst`, on `stream`.
+/// Copies `height` rows of `row_bytes` from `src` to `dst`, on `stream`.
 ///
 /// # Safety
-/// Each end must be a live RGBA8 array of at least `width × height` pixels (owned, mapped
-/// or imported) or host memory of `width × height × 4` bytes (only read when it is the
+/// Each end must be a live array of at least `height` rows of `row_bytes` (owned, mapped
+/// or imported) or host memory of `row_bytes × height` bytes (only read when it is the
 /// source), and stay so until the stream has run the copy.
 unsafe fn copy_2d(
     src: CopyEnd,
     dst: CopyEnd,
-    width: u32,
+    row_bytes: usize,
     height: u32,
     stream: &CudaStream,
 ) -> Result<(), CudaError> {
-    let (src_type, src_array, src_host, src_pitch) = src.fields(width);
-    let (dst_type, dst_array, dst_host, dst_pitch) = dst.fields(width);
+    let (src_type, src_array, src_host, src_pitch) = src.fields(row_bytes);
+    let (dst_type, dst_array, dst_host, dst_pitch) = dst.fields(row_bytes);
     let copy = sys::CUDA_MEMCPY2D {
         srcXInBytes: 0,
         srcY: 0,
@@ -64,7 +64,7 @@ unsafe fn copy_2d(
         dstDevice: 0,
         dstArray: dst_array,
         dstPitch: dst_pitch,
-        WidthInBytes: width as usize * 4,
+        WidthInBytes: row_bytes,
         Height: height as usize,
     };
     // SAFETY: the caller guarantees both ends (see # Safety); `copy` is fully initialised.
@@ -73,10 +73,20 @@ unsafe fn copy_2d(
     })
 }
 
-/// Checks that `bytes` host bytes hold a `width × height` RGBA8 image.
-fn check_host_size(bytes: usize, width: u32, height: u32) -> Result<(), CudaError> {
-    if bytes == width as usize * height as usize * 4 {
-        return Ok(());
+/// Bytes of one RGBA8 pixel.
+const RGBA8_BYTES: usize = 4;
+
+/// Checks that `bytes` host bytes hold a `width × height` image of `pixel_bytes` per pixel;
+/// the bytes of one row.
+fn check_host_size(
+    bytes: usize,
+    width: u32,
+    height: u32,
+    pixel_bytes: usize,
+) -> Result<usize, CudaError> {
+    let row = width as usize * pixel_bytes;
+    if bytes == row * height as usize {
+        return Ok(row);
     }
     Err(CudaError::Driver {
         call: "cuMemcpy2DAsync",
@@ -101,7 +111,7 @@ pub unsafe fn copy_array(
         copy_2d(
             CopyEnd::Array(src),
             CopyEnd::Array(dst),
-            width,
+            width as usize * RGBA8_BYTES,
             height,
             stream,
         )
@@ -122,11 +132,28 @@ pub unsafe fn read_array(
     out: &mut [u8],
     stream: &CudaStream,
 ) -> Result<(), CudaError> {
-    check_host_size(out.len(), width, height)?;
+    // SAFETY: as guaranteed by the caller, with RGBA8 pixels.
+    unsafe { read_texels(src, (width, height), RGBA8_BYTES, out, stream) }
+}
+
+/// [`read_array`] for an array of any format: `pixel_bytes` per pixel (its
+/// `ArrayFormat::bytes_per_pixel`), `out` holding `width × height` of them.
+///
+/// # Safety
+/// `src` must be a live array of at least `width × height` pixels of `pixel_bytes` (owned,
+/// mapped or imported) that stays so until this returns.
+pub unsafe fn read_texels(
+    src: CUarray,
+    (width, height): (u32, u32),
+    pixel_bytes: usize,
+    out: &mut [u8],
+    stream: &CudaStream,
+) -> Result<(), CudaError> {
+    let row = check_host_size(out.len(), width, height, pixel_bytes)?;
     let dst = CopyEnd::Host(out.as_mut_ptr());
     // SAFETY: `out` holds exactly the image (checked) and outlives the copy, which is
     // waited for below; the caller guarantees `src`.
-    unsafe { copy_2d(CopyEnd::Array(src), dst, width, height, stream)? };
+    unsafe { copy_2d(CopyEnd::Array(src), dst, row, height, stream)? };
     stream
         .synchronize()
         .map_err(CudaError::driver("cuStreamSynchronize"))
@@ -147,12 +174,30 @@ pub unsafe fn write_array(
     pixels: &[u8],
     stream: &CudaStream,
 ) -> Result<(), CudaError> {
-    check_host_size(pixels.len(), width, height)?;
+    // SAFETY: as guaranteed by the caller, with RGBA8 pixels.
+    unsafe { write_texels(dst, (width, height), RGBA8_BYTES, pixels, stream) }
+}
+
+/// [`write_array`] for an array of any format: `pixel_bytes` per pixel (its
+/// `ArrayFormat::bytes_per_pixel`), `texels` holding `width × height` of them.
+///
+/// # Safety
+/// `dst` must be a live array of at least `width × height` pixels of `pixel_bytes` (owned,
+/// mapped or imported) that stays so until this returns, and nothing else may use it
+/// meanwhile.
+pub unsafe fn write_texels(
+    dst: CUarray,
+    (width, height): (u32, u32),
+    pixel_bytes: usize,
+    texels: &[u8],
+    stream: &CudaStream,
+) -> Result<(), CudaError> {
+    let row = check_host_size(texels.len(), width, height, pixel_bytes)?;
     // Only read: the source end of the copy.
-    let src = CopyEnd::Host(pixels.as_ptr().cast_mut());
-    // SAFETY: `pixels` holds exactly the image (checked) and outlives the copy, which is
+    let src = CopyEnd::Host(texels.as_ptr().cast_mut());
+    // SAFETY: `texels` holds exactly the image (checked) and outlives the copy, which is
     // waited for below; the caller guarantees `dst`.
-    unsafe { copy_2d(src, CopyEnd::Array(dst), width, height, stream)? };
+    unsafe { copy_2d(src, CopyEnd::Array(dst), row, height, stream)? };
     stream
         .synchronize()
         .map_err(CudaError::driver("cuStreamSynchronize"))

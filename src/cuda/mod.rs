@@ -10,6 +10,7 @@
 //! is bound (the main thread): see ARCHITECTURE.md.
 
 mod array;
+mod array_format;
 mod bandwidth;
 mod device;
 mod error;
@@ -28,6 +29,7 @@ mod timeline;
 mod views;
 
 pub use array::CudaArray2d;
+pub use array_format::ArrayFormat;
 pub use bandwidth::{copy_bandwidth_samples, copy_ms_samples, gb_per_s, rgba_pass_bytes};
 pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};

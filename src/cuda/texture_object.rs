@@ -1,12 +1,14 @@
-//! A texture object over a CUDA array: point sampling, clamp-to-edge, integer reads.
+//! A texture object over a CUDA array: point sampling, clamp-to-edge, elements read as
+//! stored (integers unnormalised, floats as floats).
 
-use super::{check, ArrayRef, CudaError};
+use super::{check, ArrayFormat, ArrayRef, CudaError};
 use cudarc::driver::sys::{self, CUarray};
 use cudarc::driver::CudaContext;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-/// Texture object reading an RGBA8 array as `uchar4` with clamp addressing (the border
+/// Texture object reading an array's elements as stored (an RGBA8 array as `uchar4`) with
+/// clamp addressing (the border
 /// rule of the operation contract), valid while the array it reads (`'a`); destroyed on drop.
 pub struct TextureObject<'a> {
     raw: sys::CUtexObject,
@@ -50,10 +52,21 @@ impl<'a> TextureObject<'a> {
     /// construction. Kernels launched with its handle are ordered on a stream before the
     /// array is released, as every launch is.
     pub fn from_array(ctx: &Arc<CudaContext>, array: ArrayRef<'a>) -> Result<Self, CudaError> {
+        Self::from_typed_array(ctx, array, ArrayFormat::RGBA8)
+    }
+
+    /// As [`TextureObject::from_array`] over an array of `format`: point sampling, clamp,
+    /// elements read as stored (the read mode `format` needs).
+    pub fn from_typed_array(
+        ctx: &Arc<CudaContext>,
+        array: ArrayRef<'a>,
+        format: ArrayFormat,
+    ) -> Result<Self, CudaError> {
         ctx.bind_to_thread()
             .map_err(CudaError::driver("cuCtxSetCurrent"))?;
         let resource = array_resource(array.raw());
-        let desc = point_clamp_integer_reads();
+        let mut desc = point_clamp_integer_reads();
+        desc.flags = format.texture_read_flags();
         let mut raw = 0;
         // SAFETY: both descriptors are fully initialised; `raw` is a valid out-pointer.
         check("cuTexObjectCreate", unsafe {

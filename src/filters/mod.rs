@@ -24,7 +24,7 @@ pub(crate) use typed::test_inputs as typed_test_inputs;
 pub use crate::kernel_constants::BOX_SMALL_MAX_RADIUS;
 pub use def::{FilterDef, FilterOps, Golden};
 pub use filter::Filter;
-pub use frame_copy::launch_copy;
+pub use frame_copy::{copy_kernel_name, launch_copy, launch_typed_copy};
 /// The Gaussian's taps, for peers that must filter with the same weights.
 pub use gaussian::gaussian_weights;
 pub use gpu_stage::GpuStage;

@@ -4,7 +4,7 @@
 
 use super::destroy_guard::DestroyGuard;
 use super::ext_ffi::{self, DEDICATED_MEMORY_OBJECT, HANDLE_TYPE_OPAQUE_FD};
-use super::{check_gl, max_texture_size, GlBuffer, GlError, GlTexture};
+use super::{check_gl, max_texture_size, GlBuffer, GlError, GlTexture, TexelFormat};
 use glow::HasContext;
 use std::os::fd::{FromRawFd, IntoRawFd, OwnedFd};
 
@@ -49,12 +49,14 @@ impl GlMemoryObject {
         }
     }
 
-    /// A `width × height` GL_RGBA8 texture (optimal tiling) on the object at offset 0.
+    /// A `width × height` texture of `format` (optimal tiling) on the object at offset 0
+    /// (an image allocation of the same format).
     pub fn texture_2d(
         &self,
         gl: &glow::Context,
         width: u32,
         height: u32,
+        format: TexelFormat,
     ) -> Result<GlTexture, GlError> {
         let max = max_texture_size(gl);
         if width == 0 || height == 0 || width > max || height > max {
@@ -73,14 +75,14 @@ impl GlMemoryObject {
             (f.tex_storage_mem_2d)(
                 glow::TEXTURE_2D,
                 1,
-                glow::RGBA8,
+                format.internal,
                 width as i32,
                 height as i32,
                 self.id,
                 0,
             );
         }
-        let texture = GlTexture::from_name(id, width, height);
+        let texture = GlTexture::from_name(id, width, height, format);
         if let Err(e) = check_gl(gl, "glTexStorageMem2DEXT") {
             texture.destroy(gl);
             return Err(e);

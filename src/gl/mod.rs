@@ -10,6 +10,7 @@ mod histogram_renderer;
 mod memory_object;
 mod semaphore;
 mod shader;
+mod texel_format;
 mod texture;
 mod window;
 
@@ -19,6 +20,7 @@ pub use histogram_renderer::{HistogramRenderer, HistogramStyle};
 pub use memory_object::GlMemoryObject;
 pub use semaphore::{GlSemaphore, SharedObjects};
 pub use shader::Program;
+pub use texel_format::TexelFormat;
 pub use texture::{GlTexture, TextureRef};
 pub use window::GlWindow;
 
@@ -40,6 +42,11 @@ pub enum GlError {
         what: &'static str,
         expected: usize,
         got: usize,
+    },
+    #[error("{what} needs an RGBA8 texture, not {format}")]
+    NotRgba8 {
+        what: &'static str,
+        format: &'static str,
     },
     #[error("OpenGL error 0x{code:04X} in {call}")]
     Call { call: &'static str, code: u32 },

@@ -1,7 +1,8 @@
-//! An RGBA8 2-D texture: the source image, the displayed result, the Mandelbrot view.
+//! A 2-D texture of one [`TexelFormat`] (RGBA8 unless made otherwise): the source image,
+//! the displayed result, the Mandelbrot view.
 
 use super::destroy_guard::DestroyGuard;
-use super::{check_gl, max_texture_size, GlBuffer, GlError};
+use super::{check_gl, max_texture_size, GlBuffer, GlError, TexelFormat};
 use glow::HasContext;
 use image::RgbaImage;
 
@@ -12,6 +13,7 @@ pub struct TextureRef {
     pub id: glow::Texture,
     pub width: u32,
     pub height: u32,
+    pub format: TexelFormat,
 }
 
 /// GL texture with its size. Release with [`GlTexture::destroy`].
@@ -20,6 +22,7 @@ pub struct GlTexture {
     pub id: glow::Texture,
     pub width: u32,
     pub height: u32,
+    pub format: TexelFormat,
     guard: DestroyGuard,
 }
 
@@ -31,13 +34,25 @@ impl GlTexture {
         height: u32,
         pixels: Option<&[u8]>,
     ) -> Result<Self, GlError> {
-        let max = max_texture_size(gl);
-        if width == 0 || height == 0 || width > max || height > max {
-            return Err(GlError::TooLarge { width, height, max });
-        }
+        Self::with_format(gl, width, height, TexelFormat::RGBA8, pixels)
+    }
+
+    /// Creates a `width × height` texture of `format`, filled from `texels` (tightly
+    /// packed, in `format`) when given.
+    pub fn with_format(
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+        format: TexelFormat,
+        texels: Option<&[u8]>,
+    ) -> Result<Self, GlError> {
+        check_size(gl, width, height)?;
         let id = Self::new_name(gl)?;
-        let texture = Self::from_name(id, width, height);
-        texture.specify(gl, pixels)?;
+        let texture = Self::from_name(id, width, height, format);
+        if let Err(e) = texture.specify(gl, texels) {
+            texture.destroy(gl);
+            return Err(e);
+        }
         Ok(texture)
     }
 
@@ -47,15 +62,22 @@ impl GlTexture {
             id: self.id,
             width: self.width,
             height: self.height,
+            format: self.format,
         }
     }
 
     /// Wraps a texture name of this context (`destroy` deletes it).
-    pub(super) fn from_name(id: glow::Texture, width: u32, height: u32) -> Self {
+    pub(super) fn from_name(
+        id: glow::Texture,
+        width: u32,
+        height: u32,
+        format: TexelFormat,
+    ) -> Self {
         Self {
             id,
             width,
             height,
+            format,
             guard: DestroyGuard::new("GlTexture"),
         }
     }
@@ -82,52 +104,108 @@ impl GlTexture {
         }
     }
 
-    /// (Re)allocates storage at the current size.
-    fn specify(&self, gl: &glow::Context, pixels: Option<&[u8]>) -> Result<(), GlError> {
-        let expected = 4 * self.width as usize * self.height as usize;
-        if let Some(p) = pixels.filter(|p| p.len() != expected) {
-            return Err(GlError::DataSize {
-                what: "glTexImage2D",
-                expected,
-                got: p.len(),
-            });
+    /// (Re)allocates storage at the current size and format.
+    fn specify(&self, gl: &glow::Context, texels: Option<&[u8]>) -> Result<(), GlError> {
+        if let Some(t) = texels {
+            self.check_texels("glTexImage2D", t.len(), self.height)?;
         }
-        // SAFETY: `pixels`, when given, holds exactly width·height RGBA8 texels (checked).
+        let f = self.format;
+        // SAFETY: `texels`, when given, holds exactly width·height texels of the format
+        // (checked), rows packed (alignment 1).
         unsafe {
             gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
-            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
+            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 1);
             gl.tex_image_2d(
                 glow::TEXTURE_2D,
                 0,
-                glow::RGBA8 as i32,
+                f.internal as i32,
                 self.width as i32,
                 self.height as i32,
                 0,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelUnpackData::Slice(pixels),
+                f.format,
+                f.ty,
+                glow::PixelUnpackData::Slice(texels),
             );
         }
         check_gl(gl, "glTexImage2D")
     }
 
-    /// Resizes (contents undefined). Unregister any CUDA registration first.
-    pub fn resize(&mut self, gl: &glow::Context, width: u32, height: u32) -> Result<(), GlError> {
-        let max = max_texture_size(gl);
-        if width == 0 || height == 0 || width > max || height > max {
-            return Err(GlError::TooLarge { width, height, max });
+    /// Fails unless `bytes` are exactly `rows` rows of the texture's texels.
+    fn check_texels(&self, what: &'static str, bytes: usize, rows: u32) -> Result<(), GlError> {
+        let expected = self.format.image_bytes(self.width, rows);
+        if bytes == expected {
+            return Ok(());
         }
-        (self.width, self.height) = (width, height);
+        Err(GlError::DataSize {
+            what,
+            expected,
+            got: bytes,
+        })
+    }
+
+    /// Fails unless the texture holds RGBA8 texels (for the calls that take or give an
+    /// `RgbaImage`).
+    fn check_rgba8(&self, what: &'static str) -> Result<(), GlError> {
+        if self.format == TexelFormat::RGBA8 {
+            return Ok(());
+        }
+        Err(GlError::NotRgba8 {
+            what,
+            format: self.format.name,
+        })
+    }
+
+    /// Resizes (contents undefined), keeping the format. Unregister any CUDA registration
+    /// first.
+    pub fn resize(&mut self, gl: &glow::Context, width: u32, height: u32) -> Result<(), GlError> {
+        self.respecify(gl, width, height, self.format)
+    }
+
+    /// Gives the texture new storage of `width × height` texels of `format` (contents
+    /// undefined). Unregister any CUDA registration first.
+    pub fn respecify(
+        &mut self,
+        gl: &glow::Context,
+        width: u32,
+        height: u32,
+        format: TexelFormat,
+    ) -> Result<(), GlError> {
+        check_size(gl, width, height)?;
+        (self.width, self.height, self.format) = (width, height, format);
         self.specify(gl, None)
     }
 
-    /// Uploads `image`, resizing if its size differs.
+    /// Uploads `image`, re-specifying the texture as RGBA8 of its size if it differs.
     pub fn upload(&mut self, gl: &glow::Context, image: &RgbaImage) -> Result<(), GlError> {
-        if (image.width(), image.height()) != (self.width, self.height) {
-            (self.width, self.height) = (image.width(), image.height());
-            return self.specify(gl, Some(image.as_raw()));
+        let (w, h) = image.dimensions();
+        self.upload_texels(gl, (w, h), TexelFormat::RGBA8, image.as_raw())
+    }
+
+    /// Uploads `texels` (`width × height` of `format`, rows packed), re-specifying the
+    /// texture when its size or format differs.
+    pub fn upload_texels(
+        &mut self,
+        gl: &glow::Context,
+        (width, height): (u32, u32),
+        format: TexelFormat,
+        texels: &[u8],
+    ) -> Result<(), GlError> {
+        if (width, height, format) != (self.width, self.height, self.format) {
+            check_size(gl, width, height)?;
+            let expected = format.image_bytes(width, height);
+            if texels.len() != expected {
+                let got = texels.len();
+                let what = "glTexImage2D";
+                return Err(GlError::DataSize {
+                    what,
+                    expected,
+                    got,
+                });
+            }
+            (self.width, self.height, self.format) = (width, height, format);
+            return self.specify(gl, Some(texels));
         }
-        self.replace_texels(gl, image)
+        self.replace_texels(gl, texels)
     }
 
     /// Replaces the texels of rows `rows` from the same rows of `image`, which has the
@@ -138,39 +216,43 @@ impl GlTexture {
         image: &RgbaImage,
         rows: std::ops::Range<u32>,
     ) -> Result<(), GlError> {
-        if (image.width(), image.height()) != (self.width, self.height)
-            || rows.start >= rows.end
-            || rows.end > self.height
-        {
-            return Err(GlError::Create {
-                what: "texture rows",
-                reason: format!(
-                    "rows {rows:?} of a {}×{} image into a {}×{} texture",
-                    image.width(),
-                    image.height(),
-                    self.width,
-                    self.height
-                ),
-            });
+        self.check_rgba8("texture rows")?;
+        if (image.width(), image.height()) != (self.width, self.height) {
+            return Err(rows_error(rows, image.dimensions(), self));
         }
-        let row_bytes = self.width as usize * 4;
-        let band = &image.as_raw()[rows.start as usize * row_bytes..rows.end as usize * row_bytes];
-        // SAFETY: `band` holds exactly width·(rows.end − rows.start) RGBA8 texels, and the
-        // rows lie in the texture (both checked above).
+        self.upload_texel_rows(gl, image.as_raw(), rows)
+    }
+
+    /// Replaces the texels of rows `rows` from the same rows of `texels`: a whole image of
+    /// the texture's size and format, rows packed (a large upload spread over frames).
+    pub fn upload_texel_rows(
+        &self,
+        gl: &glow::Context,
+        texels: &[u8],
+        rows: std::ops::Range<u32>,
+    ) -> Result<(), GlError> {
+        if rows.start >= rows.end || rows.end > self.height {
+            return Err(rows_error(rows, (self.width, self.height), self));
+        }
+        self.check_texels("texture rows", texels.len(), self.height)?;
+        let row_bytes = self.format.image_bytes(self.width, 1);
+        let band = &texels[rows.start as usize * row_bytes..rows.end as usize * row_bytes];
+        // SAFETY: `band` holds exactly width·(rows.end − rows.start) texels of the format,
+        // and the rows lie in the texture (both checked above).
         unsafe { self.sub_image(gl, rows, glow::PixelUnpackData::Slice(Some(band))) };
         check_gl(gl, "glTexSubImage2D")
     }
 
-    /// Replaces every texel from `image`, which has the texture's size (so this also works
-    /// on immutable storage, e.g. memory shared with CUDA).
-    fn replace_texels(&self, gl: &glow::Context, image: &RgbaImage) -> Result<(), GlError> {
-        debug_assert_eq!((image.width(), image.height()), (self.width, self.height));
-        // SAFETY: the image has exactly width·height RGBA8 texels.
+    /// Replaces every texel from `texels` (the texture's size and format, rows packed; so
+    /// this also works on immutable storage, e.g. memory shared with CUDA).
+    fn replace_texels(&self, gl: &glow::Context, texels: &[u8]) -> Result<(), GlError> {
+        self.check_texels("glTexSubImage2D", texels.len(), self.height)?;
+        // SAFETY: `texels` holds exactly width·height texels of the format (checked).
         unsafe {
             self.sub_image(
                 gl,
                 0..self.height,
-                glow::PixelUnpackData::Slice(Some(image.as_raw())),
+                glow::PixelUnpackData::Slice(Some(texels)),
             )
         };
         check_gl(gl, "glTexSubImage2D")
@@ -179,9 +261,9 @@ impl GlTexture {
     /// Replaces the texels of rows `rows` (whole rows) from `data`.
     ///
     /// # Safety
-    /// `rows` must lie in the texture, and `data` cover width·(rows.end − rows.start) RGBA8
-    /// texels: a slice of that size, or an offset into a bound PIXEL_UNPACK_BUFFER that
-    /// holds them.
+    /// `rows` must lie in the texture, and `data` cover width·(rows.end − rows.start)
+    /// texels of the texture's format: a slice of that size, or an offset into a bound
+    /// PIXEL_UNPACK_BUFFER that holds them.
     unsafe fn sub_image(
         &self,
         gl: &glow::Context,
@@ -191,7 +273,7 @@ impl GlTexture {
         // SAFETY: guaranteed by the caller (see # Safety).
         unsafe {
             gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
-            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
+            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 1);
             gl.tex_sub_image_2d(
                 glow::TEXTURE_2D,
                 0,
@@ -199,22 +281,30 @@ impl GlTexture {
                 rows.start as i32,
                 self.width as i32,
                 (rows.end - rows.start) as i32,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
+                self.format.format,
+                self.format.ty,
                 data,
             );
         }
     }
 
-    /// Fills the texture with one colour (tests poison outputs with this).
+    /// Fills the texture with one colour (tests poison outputs with this); RGBA8 only.
     pub fn fill(&self, gl: &glow::Context, rgba: [u8; 4]) -> Result<(), GlError> {
-        let img = RgbaImage::from_pixel(self.width, self.height, image::Rgba(rgba));
-        self.replace_texels(gl, &img)
+        self.check_rgba8("fill")?;
+        self.fill_texel(gl, &rgba)
     }
 
-    /// Copies a pixel buffer of width·height RGBA8 texels into the texture on the GL side.
+    /// Fills every texel with `texel`: the bytes of one texel in the texture's format
+    /// (tests poison outputs of any format with this).
+    pub fn fill_texel(&self, gl: &glow::Context, texel: &[u8]) -> Result<(), GlError> {
+        self.check_texels("fill", texel.len() * self.width as usize, 1)?;
+        let texels = texel.repeat(self.width as usize * self.height as usize);
+        self.replace_texels(gl, &texels)
+    }
+
+    /// Copies a pixel buffer of width·height texels into the texture on the GL side.
     pub fn upload_from_pbo(&self, gl: &glow::Context, pbo: &GlBuffer) -> Result<(), GlError> {
-        if pbo.size < self.width as usize * self.height as usize * 4 {
+        if pbo.size < self.format.image_bytes(self.width, self.height) {
             return Err(GlError::Create {
                 what: "PBO upload",
                 reason: "buffer smaller than texture".into(),
@@ -235,7 +325,17 @@ impl GlTexture {
     /// one copy out. Reading into client memory with `glReadPixels` ran at about 9 MB/s on
     /// the NVIDIA driver (14.6 s for 7680×4320).
     pub fn read(&self, gl: &glow::Context) -> Result<RgbaImage, GlError> {
-        let bytes = self.width as usize * self.height as usize * 4;
+        self.check_rgba8("readback")?;
+        let pixels = self.read_texels(gl)?;
+        RgbaImage::from_raw(self.width, self.height, pixels).ok_or(GlError::Create {
+            what: "readback image",
+            reason: "size".into(),
+        })
+    }
+
+    /// Reads every texel back in the texture's format, rows packed (as [`GlTexture::read`]).
+    pub fn read_texels(&self, gl: &glow::Context) -> Result<Vec<u8>, GlError> {
+        let bytes = self.format.image_bytes(self.width, self.height);
         let mut pixels = vec![0u8; bytes];
         // SAFETY: a temporary PIXEL_PACK buffer of exactly `bytes`; with it bound the
         // texture is written at offset 0, then copied into `pixels` (same size); the buffer
@@ -247,13 +347,13 @@ impl GlTexture {
             })?;
             gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(pbo));
             gl.buffer_data_size(glow::PIXEL_PACK_BUFFER, bytes as i32, glow::STREAM_READ);
-            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
+            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
             gl.bind_texture(glow::TEXTURE_2D, Some(self.id));
             gl.get_tex_image(
                 glow::TEXTURE_2D,
                 0,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
+                self.format.format,
+                self.format.ty,
                 glow::PixelPackData::BufferOffset(0),
             );
             gl.get_buffer_sub_data(glow::PIXEL_PACK_BUFFER, 0, &mut pixels);
@@ -261,10 +361,7 @@ impl GlTexture {
             gl.delete_buffer(pbo);
         }
         check_gl(gl, "glGetTexImage(PBO)")?;
-        RgbaImage::from_raw(self.width, self.height, pixels).ok_or(GlError::Create {
-            what: "readback image",
-            reason: "size".into(),
-        })
+        Ok(pixels)
     }
 
     /// Reads one texel (the pixel inspector).
@@ -304,5 +401,25 @@ impl GlTexture {
         // SAFETY: the name belongs to this context and is not used afterwards.
         unsafe { gl.delete_texture(self.id) };
         self.guard.disarm();
+    }
+}
+
+/// Refuses an empty size or one over the GPU's texture limit.
+fn check_size(gl: &glow::Context, width: u32, height: u32) -> Result<(), GlError> {
+    let max = max_texture_size(gl);
+    if width == 0 || height == 0 || width > max || height > max {
+        return Err(GlError::TooLarge { width, height, max });
+    }
+    Ok(())
+}
+
+/// Rows `rows` of an image of `size` that do not fit `texture`.
+fn rows_error(rows: std::ops::Range<u32>, size: (u32, u32), texture: &GlTexture) -> GlError {
+    GlError::Create {
+        what: "texture rows",
+        reason: format!(
+            "rows {rows:?} of a {}×{} image into a {}×{} texture",
+            size.0, size.1, texture.width, texture.height
+        ),
     }
 }

@@ -27,6 +27,12 @@ pub enum PipelineError {
     Gl(#[from] GlError),
     #[error("Vulkan: {0}")]
     Vk(#[from] crate::vk::VkError),
+    #[error(transparent)]
+    Format(#[from] crate::pipeline::GpuFormatError),
+    /// A stage of the stack on an image its kernels do not take yet ("gaussian has no
+    /// 16-bit kernel yet"): refused before any work, never a wrong picture.
+    #[error("{stage} has no {format} kernel yet")]
+    NoTypedKernel { stage: String, format: String },
 }
 
 impl PipelineError {
@@ -43,6 +49,7 @@ impl PipelineError {
                 | PipelineError::InteropUnavailable(_)
                 | PipelineError::Kernel(_)
                 | PipelineError::KernelNeedsCuda(_)
+                | PipelineError::NoTypedKernel { .. }
                 | PipelineError::Gl(GlError::TooLarge { .. })
         )
     }

@@ -7,6 +7,7 @@ mod backend;
 mod error;
 mod explorer;
 mod frame;
+mod gpu_format;
 mod headless;
 mod interop;
 mod report;
@@ -21,10 +22,12 @@ pub use explorer::{
     MandelbrotRenderer, MsSource, RenderControl,
 };
 pub use frame::{
-    check_gpu_frame, cpu_filters, frame_work, gpu_frame_bytes, probe_cuda, process_headless,
-    process_on_cpu_with, stage_parser, stage_spec_help, stages_of, upload_cpu_bins,
-    upload_cpu_result, FrameRunner, FrameTargets, HeadlessOutput, Stage, StageSpecError,
+    check_gpu_frame, check_gpu_frame_as, cpu_filters, frame_work, gpu_frame_bytes,
+    gpu_frame_bytes_as, probe_cuda, process_headless, process_on_cpu_with, stage_parser,
+    stage_spec_help, stages_of, upload_cpu_bins, upload_cpu_result, FrameRunner, FrameTargets,
+    HeadlessOutput, Stage, StageSpecError,
 };
+pub use gpu_format::{GpuFormatError, GpuPixelFormat};
 pub use headless::cuda_headless_gl;
 pub use interop::{CudaShare, InteropKind, InteropRequest, InteropStatus};
 pub use report::{

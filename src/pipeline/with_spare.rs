@@ -7,13 +7,14 @@
 /// Width and height in pixels.
 pub type Size = (u32, u32);
 
-/// The item in use and at most one spare, each with its size.
-pub struct WithSpare<T> {
-    current: Option<(Size, T)>,
-    spare: Option<(Size, T)>,
+/// The item in use and at most one spare, each with its key: its size, or whatever else
+/// tells items apart (size and pixel format).
+pub struct WithSpare<T, K = Size> {
+    current: Option<(K, T)>,
+    spare: Option<(K, T)>,
 }
 
-impl<T> Default for WithSpare<T> {
+impl<T, K> Default for WithSpare<T, K> {
     fn default() -> Self {
         Self {
             current: None,
@@ -22,7 +23,7 @@ impl<T> Default for WithSpare<T> {
     }
 }
 
-impl<T> WithSpare<T> {
+impl<T, K: PartialEq> WithSpare<T, K> {
     /// The item in use.
     pub fn current(&self) -> Option<&T> {
         self.current.as_ref().map(|(_, t)| t)
@@ -39,11 +40,11 @@ impl<T> WithSpare<T> {
     /// current one stays.
     pub fn select<E>(
         &mut self,
-        size: Size,
+        size: K,
         make: impl FnOnce() -> Result<T, E>,
         discard: impl FnOnce(T),
     ) -> Result<(), E> {
-        let sized = |slot: &Option<(Size, T)>| slot.as_ref().is_some_and(|(s, _)| *s == size);
+        let sized = |slot: &Option<(K, T)>| slot.as_ref().is_some_and(|(s, _)| *s == size);
         if sized(&self.current) {
             return Ok(());
         }

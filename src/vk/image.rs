@@ -1,4 +1,4 @@
-//! An exportable RGBA8 2-D image in its own memory (optimal tiling: the layout that GL's
+//! An exportable 2-D image (of the format the caller names) in its own memory (optimal tiling: the layout that GL's
 //! `glTexStorageMem2DEXT` and CUDA's mapped mipmapped arrays read the same way).
 
 use super::device::DeviceInner;
@@ -18,7 +18,6 @@ const USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
         | vk::ImageUsageFlags::TRANSFER_DST.as_raw()
         | vk::ImageUsageFlags::COLOR_ATTACHMENT.as_raw(),
 );
-const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
 
 /// Image and memory; the image is destroyed before its memory is freed.
 pub struct ExportedImage {
@@ -27,13 +26,16 @@ pub struct ExportedImage {
     pub memory: ExportedMemory,
     pub width: u32,
     pub height: u32,
+    pub format: vk::Format,
 }
 
-fn check_exportable(inner: &DeviceInner) -> Result<(), VkError> {
+/// Whether optimal-tiling images of `format` with [`USAGE`] can be exported as opaque
+/// file descriptors on this device (asked per format: support differs between formats).
+fn check_exportable(inner: &DeviceInner, format: vk::Format) -> Result<(), VkError> {
     let mut external_info = vk::PhysicalDeviceExternalImageFormatInfo::default()
         .handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
     let info = vk::PhysicalDeviceImageFormatInfo2::default()
-        .format(FORMAT)
+        .format(format)
         .ty(vk::ImageType::TYPE_2D)
         .tiling(vk::ImageTiling::OPTIMAL)
         .usage(USAGE)
@@ -54,22 +56,28 @@ fn check_exportable(inner: &DeviceInner) -> Result<(), VkError> {
         Ok(())
     } else {
         Err(VkError::Unsupported(format!(
-            "RGBA8 optimal images are not exportable as opaque fds (features {:#x})",
+            "images of Vulkan format {} (optimal tiling) are not exportable as opaque fds (features {:#x})",
+            format.as_raw(),
             features.as_raw()
         )))
     }
 }
 
 impl ExportedImage {
-    /// A `width × height` RGBA8 image with dedicated exportable memory.
-    pub fn new(exporter: &VkExporter, width: u32, height: u32) -> Result<Self, VkError> {
+    /// A `width × height` image of `format` with dedicated exportable memory.
+    pub fn new(
+        exporter: &VkExporter,
+        width: u32,
+        height: u32,
+        format: vk::Format,
+    ) -> Result<Self, VkError> {
         let inner = &exporter.inner;
-        check_exportable(inner)?;
+        check_exportable(inner, format)?;
         let mut external = vk::ExternalMemoryImageCreateInfo::default()
             .handle_types(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
         let create = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
-            .format(FORMAT)
+            .format(format)
             .extent(vk::Extent3D {
                 width,
                 height,
@@ -102,6 +110,7 @@ impl ExportedImage {
                 memory,
                 width,
                 height,
+                format,
             }),
             Err(e) => {
                 // SAFETY: the image is unused and destroyed once.

@@ -3,9 +3,10 @@
 use super::frame_targets::FrameTargets;
 use crate::filters::Filter;
 use crate::gl::GlError;
-use crate::ops::cpu;
+use crate::ops::{cpu, Histogram};
 use crate::pipeline::report::{FrameReport, StageTime};
-use crate::pipeline::BackendKind;
+use crate::pipeline::{BackendKind, GpuPixelFormat, PipelineError};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 use std::time::Instant;
 
@@ -94,5 +95,32 @@ pub fn run_cpu_frame(
 ) -> Result<FrameReport, GlError> {
     let (result, mut report) = process_on_cpu(image, filters);
     upload_cpu_result(gl, targets, &result, &mut report)?;
+    Ok(report)
+}
+
+/// The CPU frame of an image with no filter, in any format: its texels uploaded into the
+/// output texture (re-specified in the image's stored format) and empty bins (the
+/// histogram reads RGBA8 for now).
+pub fn run_cpu_copy(
+    gl: &glow::Context,
+    image: &PixelImage,
+    targets: &mut FrameTargets,
+) -> Result<FrameReport, PipelineError> {
+    let start = Instant::now();
+    let format = GpuPixelFormat::of(image);
+    let texels = GpuPixelFormat::texels(image)?;
+    let (width, height) = image.dimensions();
+    targets
+        .output
+        .upload_texels(gl, (width, height), format.gl(), &texels)?;
+    let mut report = FrameReport {
+        backend: BackendKind::Cpu,
+        width,
+        height,
+        histogram: Histogram::empty(width, height),
+        stages: Vec::new(),
+    };
+    upload_cpu_bins(gl, targets, &report)?;
+    report.stages.push(StageTime::since("upload", start));
     Ok(report)
 }

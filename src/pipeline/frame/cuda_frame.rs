@@ -12,7 +12,7 @@ use super::stage::Stage;
 use crate::cuda::{
     ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
 };
-use crate::filters::{kernel_modules, launch_copy, launch_histogram, GpuStage};
+use crate::filters::{kernel_modules, launch_histogram, launch_typed_copy, GpuStage};
 use crate::gl::TextureRef;
 use crate::ops::{Histogram, HISTOGRAM_BINS};
 use crate::pipeline::interop::SharedTargets;
@@ -20,7 +20,7 @@ use crate::pipeline::interop::{
     with_cuda_access, with_views, ClassicResources, InteropResources, InteropViews,
 };
 use crate::pipeline::report::{hand_over_stage, stages_from, FrameReport, KERNEL_HOST_STAGE};
-use crate::pipeline::{BackendKind, PipelineError};
+use crate::pipeline::{BackendKind, GpuPixelFormat, PipelineError};
 use crate::user_kernel::cache::compile_cached;
 use crate::user_kernel::cache::LoadedKernels;
 use crate::user_kernel::device::arch_for;
@@ -148,7 +148,7 @@ impl CudaFrame {
         let queued = unsafe {
             self.run_mapped(
                 views,
-                source,
+                (source, GpuPixelFormat::RGBA8),
                 filters,
                 user_kernels,
                 &hosted,
@@ -271,6 +271,12 @@ impl CudaFrame {
                 }
             }
         }
+        let format = GpuPixelFormat::from_gl(source.format)?;
+        if format != GpuPixelFormat::RGBA8 {
+            if let Some(stage) = filters.first() {
+                return Err(no_typed_kernel(stage, format));
+            }
+        }
         let hosted = self.prepare_kernel_host(filters, (source.width, source.height))?;
         self.ensure_scratch(filters, source.width, source.height)?;
         if let Some(shared) = targets.external() {
@@ -293,7 +299,7 @@ impl CudaFrame {
             unsafe {
                 self.run_mapped(
                     views,
-                    (source.width, source.height),
+                    ((source.width, source.height), format),
                     filters,
                     &user_kernels,
                     &hosted,
@@ -527,30 +533,26 @@ impl CudaFrame {
         Ok(hosted)
     }
 
-    /// Makes the shared source `image`'s size and writes `image` into it through CUDA,
-    /// between the two hand-overs; returns the source texture's name and size.
-    pub fn upload_source(
+    /// Makes the shared source `size` of `format` and writes `texels` (rows packed) into
+    /// it through CUDA, between the two hand-overs; returns the source texture's name, size
+    /// and format.
+    pub fn upload_texels(
         &mut self,
         gl: &glow::Context,
         shared: &mut SharedTargets,
-        image: &RgbaImage,
+        (size, format): ((u32, u32), GpuPixelFormat),
+        texels: &[u8],
     ) -> Result<TextureRef, PipelineError> {
-        let (width, height) = image.dimensions();
-        let source = shared.source_for_upload(gl, width, height)?;
+        let source = shared.source_for_upload(gl, size, format)?;
         self.device.bind()?;
         let stream = self.device.stream.clone();
+        let pixel_bytes = format.bytes_per_pixel();
         with_views(shared, gl, &stream, |views| {
-            // SAFETY: array 0 of the views is the shared source, `width × height` (made so
-            // above), valid and CUDA's until the views are released; `write_array` waits
+            // SAFETY: array 0 of the views is the shared source, `size` of `format` (made so
+            // above), valid and CUDA's until the views are released; `write_texels` waits
             // for the copy.
             unsafe {
-                memory::write_array(
-                    views.array(0)?.raw(),
-                    width,
-                    height,
-                    image.as_raw(),
-                    &stream,
-                )
+                memory::write_texels(views.array(0)?.raw(), size, pixel_bytes, texels, &stream)
             }
         })?;
         Ok(source)
@@ -564,28 +566,49 @@ impl CudaFrame {
         gl: &glow::Context,
         targets: &mut FrameTargets,
     ) -> Option<Result<RgbaImage, PipelineError>> {
+        if targets.output.format != GpuPixelFormat::RGBA8.gl() {
+            return Some(Err(crate::gl::GlError::NotRgba8 {
+                what: "the output's read-back",
+                format: targets.output.format.name,
+            }
+            .into()));
+        }
         let (width, height) = (targets.output.width, targets.output.height);
+        let read = self.read_output_texels(gl, targets)?;
+        Some(read.and_then(|pixels| {
+            RgbaImage::from_raw(width, height, pixels).ok_or(missing_stage().into())
+        }))
+    }
+
+    /// [`CudaFrame::read_output`] for an output of any format: its texels, rows packed.
+    pub fn read_output_texels(
+        &mut self,
+        gl: &glow::Context,
+        targets: &mut FrameTargets,
+    ) -> Option<Result<Vec<u8>, PipelineError>> {
+        let (width, height) = (targets.output.width, targets.output.height);
+        let pixel_bytes = targets.output.format.bytes;
         let mut classic = None;
         let resources: &mut dyn InteropResources = match targets.external() {
             Some(shared) => shared,
             None => &mut classic.insert(self.registration.take()?).1,
         };
         let stream = self.device.stream.clone();
-        let mut pixels = vec![0u8; width as usize * height as usize * 4];
+        let mut pixels = vec![0u8; width as usize * height as usize * pixel_bytes];
         let read = self
             .device
             .bind()
             .map_err(PipelineError::from)
             .and_then(|()| {
                 with_views(resources, gl, &stream, |views| {
-                    // SAFETY: array 1 of a frame's views is the RGBA8 output, `width × height`
-                    // (the targets' output, which the last frame wrote), valid until the views
-                    // are released; `read_array` waits for the copy.
+                    // SAFETY: array 1 of a frame's views is the output, `width × height` of
+                    // `pixel_bytes` (the targets' output, which the last frame wrote), valid
+                    // until the views are released; `read_texels` waits for the copy.
                     unsafe {
-                        memory::read_array(
+                        memory::read_texels(
                             views.array(1)?.raw(),
-                            width,
-                            height,
+                            (width, height),
+                            pixel_bytes,
                             &mut pixels,
                             &stream,
                         )
@@ -593,9 +616,7 @@ impl CudaFrame {
                 })
             });
         self.registration = classic;
-        Some(read.and_then(|()| {
-            RgbaImage::from_raw(width, height, pixels).ok_or(missing_stage().into())
-        }))
+        Some(read.map(|()| pixels))
     }
 
     /// Queues the frame's kernels on the acquired views. With `guard_output`, a user
@@ -604,15 +625,16 @@ impl CudaFrame {
     /// never ends leaves the last output as it was.
     ///
     /// # Safety
-    /// `mapped` must hold this frame's objects (array 0: the RGBA8 source, `source`'s size;
-    /// array 1: the RGBA8 output, the size of the chain's result; pointer 0: the bin buffer),
+    /// `mapped` must hold this frame's objects (array 0: the source, `source`'s size and
+    /// format; array 1: the output, the size of the chain's result, of the same format;
+    /// pointer 0: the bin buffer),
     /// and the owner must order its release after the queued work on the stream (both
     /// interop paths do). That they stay alive meanwhile is the views' borrow.
     #[allow(clippy::too_many_arguments)]
     unsafe fn run_mapped(
         &mut self,
         mapped: &InteropViews<'_>,
-        source: (u32, u32),
+        (source, format): ((u32, u32), GpuPixelFormat),
         filters: &[Stage],
         user_kernels: &[Option<Arc<LoadedKernel>>],
         hosted: &[Option<Arc<CompiledKernel>>],
@@ -631,7 +653,7 @@ impl CudaFrame {
             });
         }
         let ctx = self.device.ctx.clone();
-        let source_texture = TextureObject::from_array(&ctx, source_array)?;
+        let source_texture = TextureObject::from_typed_array(&ctx, source_array, format.cuda())?;
         // The output is registered (or imported) for surface stores.
         let output_surface = SurfaceObject::from_array(&ctx, output_array)?;
         let (mut w, mut h) = source;
@@ -640,7 +662,7 @@ impl CudaFrame {
             let (ow, oh) = filter.output_size(w, h);
             let last = k + 1 == filters.len() && !copy_out;
             if !last {
-                self.intermediates.ensure(&ctx, k, ow, oh)?;
+                self.intermediates.ensure(&ctx, k, (ow, oh), format)?;
             }
             let input = if k == 0 {
                 &source_texture
@@ -754,16 +776,21 @@ impl CudaFrame {
                     .ok_or(missing_stage())?
                     .texture(),
             };
-            launch_copy(&self.kernels, &stream, input, &output_surface, w, h)?;
+            let layout = (format.sample, format.channels);
+            let objects = (input, &output_surface);
+            launch_typed_copy(&self.kernels, &stream, objects, (w, h), layout)?;
             timeline.mark("copy", &stream)?;
         }
-        let output_texture = TextureObject::from_array(&ctx, output_array)?;
         // SAFETY: the bin buffer holds BIN_BUFFER_BYTES = 4 × HISTOGRAM_BINS u32 (checked
         // above) and stays mapped until the fill has run.
         unsafe { memory::fill_u32(bins_ptr, 0, 4 * HISTOGRAM_BINS, &stream)? };
-        // SAFETY: `bins_ptr` is the frame's bin buffer, checked above to hold
-        // BIN_BUFFER_BYTES, valid until the frame's work is released.
-        unsafe { launch_histogram(&self.kernels, &stream, &output_texture, w, h, bins_ptr)? };
+        // The histogram kernel reads RGBA8; other formats keep empty bins for now.
+        if format == GpuPixelFormat::RGBA8 {
+            let output_texture = TextureObject::from_array(&ctx, output_array)?;
+            // SAFETY: `bins_ptr` is the frame's bin buffer, checked above to hold
+            // BIN_BUFFER_BYTES, valid until the frame's work is released.
+            unsafe { launch_histogram(&self.kernels, &stream, &output_texture, w, h, bins_ptr)? };
+        }
         // The histogram's own stage ends here: what NPP's peer does too (zeroed bins, counted
         // on the device); the copy to the host that the UI reads is a stage of its own.
         timeline.mark("histogram", &stream)?;
@@ -789,6 +816,18 @@ fn host_export(
 
 /// The stage that copies the frame's bins to the host, after the histogram kernel.
 const BINS_TO_HOST: &str = "bins to host";
+
+/// The refusal of `stage` on an image stored as `format` (its kernels read RGBA8 only).
+pub fn no_typed_kernel(stage: &Stage, format: GpuPixelFormat) -> PipelineError {
+    let format = match format.sample {
+        crate::pixels::SampleType::U8 => format.to_string(),
+        sample => sample.to_string(),
+    };
+    PipelineError::NoTypedKernel {
+        stage: stage.label(),
+        format,
+    }
+}
 
 fn missing_stage() -> CudaError {
     CudaError::Launch {

@@ -1,8 +1,8 @@
 //! Runs frames on the chosen backend and falls back to the CPU when CUDA fails (in
 //! `auto` mode), keeping the reason for the status bar.
 
-use super::cpu_frame::run_cpu_frame;
-use super::cuda_frame::CudaFrame;
+use super::cpu_frame::{run_cpu_copy, run_cpu_frame};
+use super::cuda_frame::{no_typed_kernel, CudaFrame};
 use super::frame_targets::FrameTargets;
 use super::stage::{cpu_filters, Stage};
 use crate::cuda::{kernel_build_description, CudaDevice};
@@ -12,8 +12,16 @@ use crate::pipeline::interop::ExternalInterop;
 use crate::pipeline::interop::{
     choose_interop, CudaShare, InteropKind, InteropRequest, InteropStatus,
 };
-use crate::pipeline::{BackendRequest, BackendStatus, FrameReport, PipelineError};
+use crate::pipeline::{BackendRequest, BackendStatus, FrameReport, GpuPixelFormat, PipelineError};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
+
+/// The host pixels of a frame's source, for the CPU backend (and the fallback to it).
+#[derive(Clone, Copy)]
+enum HostPixels<'a> {
+    Rgba8(&'a RgbaImage),
+    Typed(&'a PixelImage),
+}
 
 /// The frame pipeline of one GL context.
 pub struct FrameRunner {
@@ -28,6 +36,9 @@ pub struct FrameRunner {
     /// Trimmed since the last frame: the next frame frees the spares it leaves (the
     /// previous image's sizes).
     trimmed: bool,
+    /// The stored format and channel count (1, 3 or 4) of the last loaded source: an
+    /// output of that format reads back with those channels.
+    loaded: Option<(GpuPixelFormat, u8)>,
 }
 
 /// Opens CUDA on the current GL context's device and loads the filter kernels.
@@ -64,6 +75,7 @@ impl FrameRunner {
                 request,
                 cuda: None,
                 trimmed: false,
+                loaded: None,
             });
         };
         let (targets, interop, external) = cuda_targets(gl, &frame, interop, width, height)?;
@@ -75,6 +87,7 @@ impl FrameRunner {
             request,
             cuda: Some(frame),
             trimmed: false,
+            loaded: None,
         })
     }
 
@@ -127,28 +140,64 @@ impl FrameRunner {
         gl: &glow::Context,
         image: &RgbaImage,
     ) -> Result<TextureRef, PipelineError> {
-        // A plain source is re-specified when its size changes: its registration goes
-        // first. (Pixels replaced at the same size keep it; shared memory has none.)
-        let size = self.targets.source().map(|t| (t.width, t.height));
-        if size != Some(image.dimensions()) {
+        let format = GpuPixelFormat::RGBA8;
+        self.load_texels(gl, (image.dimensions(), format), 4, image.as_raw())
+    }
+
+    /// [`FrameRunner::load_source`] for an image of any type and channel count, stored as
+    /// [`GpuPixelFormat::of`] says (RGB with opaque alpha); [`FrameRunner::run_loaded_pixels`]
+    /// runs it and [`FrameRunner::read_output_pixels`] reads the result back in its type
+    /// and channels.
+    pub fn load_pixels(
+        &mut self,
+        gl: &glow::Context,
+        image: &PixelImage,
+    ) -> Result<TextureRef, PipelineError> {
+        let format = GpuPixelFormat::of(image);
+        let texels = GpuPixelFormat::texels(image)?;
+        let stored = (image.dimensions(), format);
+        self.load_texels(gl, stored, image.channels(), &texels)
+    }
+
+    /// Loads `texels` (`size` of `format`, rows packed) of an image of `channels`.
+    fn load_texels(
+        &mut self,
+        gl: &glow::Context,
+        (size, format): ((u32, u32), GpuPixelFormat),
+        channels: u8,
+        texels: &[u8],
+    ) -> Result<TextureRef, PipelineError> {
+        // A plain source is re-specified when its size or format changes: its registration
+        // goes first. (Pixels replaced alike keep it; shared memory has none.)
+        let kept = self.targets.source().map(|t| (t.width, t.height, t.format));
+        if kept != Some((size.0, size.1, format.gl())) {
             if let Some(cuda) = self.cuda.as_mut() {
                 cuda.release_registrations();
             }
         }
-        self.freeing_spares_on_failure(gl, |r| r.load_source_once(gl, image))
+        self.loaded = None;
+        let source =
+            self.freeing_spares_on_failure(gl, |r| r.load_texels_once(gl, (size, format), texels))?;
+        self.loaded = Some((format, channels));
+        Ok(source)
     }
 
     /// The pixels go in through CUDA where the source is shared memory and CUDA is open
     /// (GL's uploads from client memory stage through blocks its driver maps and unmaps,
     /// 4 MiB at a time), through GL otherwise.
-    fn load_source_once(
+    fn load_texels_once(
         &mut self,
         gl: &glow::Context,
-        image: &RgbaImage,
+        stored: ((u32, u32), GpuPixelFormat),
+        texels: &[u8],
     ) -> Result<TextureRef, PipelineError> {
         match (self.cuda.as_mut(), self.targets.external()) {
-            (Some(cuda), Some(shared)) => cuda.upload_source(gl, shared, image),
-            _ => Ok(self.targets.load_source(gl, image)?.texture_ref()),
+            (Some(cuda), Some(shared)) => cuda.upload_texels(gl, shared, stored, texels),
+            _ => {
+                let (size, format) = stored;
+                let source = self.targets.load_texels(gl, size, format, texels)?;
+                Ok(source.texture_ref())
+            }
         }
     }
 
@@ -184,11 +233,43 @@ impl FrameRunner {
         image: &RgbaImage,
         filters: &[Stage],
     ) -> Result<FrameReport, PipelineError> {
+        let source = self.loaded_source()?;
+        self.run_from(gl, source, HostPixels::Rgba8(image), filters)
+    }
+
+    /// The texture [`FrameRunner::load_source`] or [`FrameRunner::load_pixels`] loaded.
+    fn loaded_source(&self) -> Result<TextureRef, GlError> {
         let source = self.targets.source().ok_or(GlError::Create {
             what: "source texture",
             reason: "no image loaded".into(),
         })?;
-        self.run_from(gl, source.texture_ref(), image, filters)
+        Ok(source.texture_ref())
+    }
+
+    /// Runs `filters` on the source [`FrameRunner::load_pixels`] loaded (`image`: its host
+    /// pixels). An 8-bit RGB or RGBA image runs as [`FrameRunner::run_loaded`] does; other
+    /// formats run with no filter only (the copy), since the filter kernels read RGBA8:
+    /// a stack with one is refused with [`PipelineError::NoTypedKernel`] before any work.
+    pub fn run_loaded_pixels(
+        &mut self,
+        gl: &glow::Context,
+        image: &PixelImage,
+        filters: &[Stage],
+    ) -> Result<FrameReport, PipelineError> {
+        let format = GpuPixelFormat::of(image);
+        if format == GpuPixelFormat::RGBA8 {
+            let rgba = image.clone().into_rgba8();
+            return self.run_loaded(gl, &rgba, filters);
+        }
+        let source = self.loaded_source()?;
+        if source.format != format.gl() || (source.width, source.height) != image.dimensions() {
+            return Err(GlError::Create {
+                what: "typed frame",
+                reason: format!("the loaded source is not this {}", image.describe()),
+            }
+            .into());
+        }
+        self.run_from(gl, source, HostPixels::Typed(image), filters)
     }
 
     /// Runs user kernels in this process instead of the kernel host (measurements only:
@@ -216,18 +297,22 @@ impl FrameRunner {
         image: &RgbaImage,
         filters: &[Stage],
     ) -> Result<FrameReport, PipelineError> {
-        self.run_from(gl, source.texture_ref(), image, filters)
+        self.run_from(gl, source.texture_ref(), HostPixels::Rgba8(image), filters)
     }
 
     fn run_from(
         &mut self,
         gl: &glow::Context,
         source: TextureRef,
-        image: &RgbaImage,
+        host: HostPixels<'_>,
         filters: &[Stage],
     ) -> Result<FrameReport, PipelineError> {
+        let format = GpuPixelFormat::from_gl(source.format)?;
+        if let (Some(stage), false) = (filters.first(), format == GpuPixelFormat::RGBA8) {
+            return Err(no_typed_kernel(stage, format));
+        }
         let (w, h) = Stage::chain_size(filters, source.width, source.height);
-        self.freeing_spares_on_failure(gl, |r| r.resize_output(gl, w, h))?;
+        self.freeing_spares_on_failure(gl, |r| r.shape_output(gl, (w, h), format))?;
         if self.cuda.is_some() {
             match self.freeing_spares_on_failure(gl, |r| r.run_cuda(gl, source, filters)) {
                 Ok(report) => {
@@ -247,7 +332,10 @@ impl FrameRunner {
             }
         }
         let filters = cpu_filters(filters).map_err(PipelineError::KernelNeedsCuda)?;
-        Ok(run_cpu_frame(gl, image, &mut self.targets, &filters)?)
+        match host {
+            HostPixels::Rgba8(image) => Ok(run_cpu_frame(gl, image, &mut self.targets, &filters)?),
+            HostPixels::Typed(image) => run_cpu_copy(gl, image, &mut self.targets),
+        }
     }
 
     /// Runs `step`; when it fails while memory is kept for other sizes (a cache), frees that
@@ -272,13 +360,24 @@ impl FrameRunner {
         w: u32,
         h: u32,
     ) -> Result<(), PipelineError> {
-        if (self.targets.output.width, self.targets.output.height) == (w, h) {
+        self.shape_output(gl, (w, h), GpuPixelFormat::RGBA8)
+    }
+
+    /// Gives the output `size` and `format` (releasing CUDA's registration of it first);
+    /// nothing to do when it has them.
+    pub fn shape_output(
+        &mut self,
+        gl: &glow::Context,
+        size: (u32, u32),
+        format: GpuPixelFormat,
+    ) -> Result<(), PipelineError> {
+        if self.targets.output_is(size, format) {
             return Ok(());
         }
         if let Some(cuda) = self.cuda.as_mut() {
             cuda.release_registrations();
         }
-        self.targets.resize_output(gl, w, h)
+        self.targets.shape_output(gl, size, format)
     }
 
     /// The frame on CUDA (the backend must be CUDA).
@@ -308,6 +407,27 @@ impl FrameRunner {
             return read;
         }
         Ok(self.targets.output.read(gl)?)
+    }
+
+    /// The last frame's output as an image of its stored type, with the channels of the
+    /// loaded source when the output has its format (RGB drops the stored alpha): read
+    /// through CUDA on the CUDA backend, through GL otherwise.
+    pub fn read_output_pixels(&mut self, gl: &glow::Context) -> Result<PixelImage, PipelineError> {
+        let format = GpuPixelFormat::from_gl(self.targets.output.format)?;
+        let channels = match self.loaded {
+            Some((loaded, channels)) if loaded == format => channels,
+            _ => format.channels,
+        };
+        let size = (self.targets.output.width, self.targets.output.height);
+        let texels = match self
+            .cuda
+            .as_mut()
+            .and_then(|c| c.read_output_texels(gl, &mut self.targets))
+        {
+            Some(read) => read?,
+            None => self.targets.output.read_texels(gl)?,
+        };
+        Ok(format.image(size, channels, &texels)?)
     }
 
     /// Releases the GL objects (CUDA registrations first).

@@ -6,7 +6,7 @@ use crate::gl::{GlBuffer, GlError, GlTexture};
 use crate::ops::HISTOGRAM_BINS;
 use crate::pipeline::interop::ExternalInterop;
 use crate::pipeline::interop::SharedTargets;
-use crate::pipeline::PipelineError;
+use crate::pipeline::{GpuPixelFormat, PipelineError};
 use image::RgbaImage;
 
 /// Bytes of the bin buffer: 4 channels × 256 bins × u32.
@@ -51,18 +51,35 @@ impl FrameTargets {
         })
     }
 
-    /// Resizes the output (contents undefined). CUDA registrations of it must be released
-    /// first on the map/unmap path.
+    /// Resizes the output (contents undefined), keeping RGBA8. CUDA registrations of it
+    /// must be released first on the map/unmap path.
     pub fn resize_output(
         &mut self,
         gl: &glow::Context,
         width: u32,
         height: u32,
     ) -> Result<(), PipelineError> {
+        self.shape_output(gl, (width, height), GpuPixelFormat::RGBA8)
+    }
+
+    /// Gives the output `size` and `format` (contents undefined). CUDA registrations of it
+    /// must be released first on the map/unmap path.
+    pub fn shape_output(
+        &mut self,
+        gl: &glow::Context,
+        size: (u32, u32),
+        format: GpuPixelFormat,
+    ) -> Result<(), PipelineError> {
         match self.shared.as_mut() {
-            Some(shared) => shared.resize_output(gl, &mut self.output, width, height),
-            None => Ok(self.output.resize(gl, width, height)?),
+            Some(shared) => shared.resize_output(gl, &mut self.output, size, format),
+            None => Ok(self.output.respecify(gl, size.0, size.1, format.gl())?),
         }
+    }
+
+    /// Whether the output has `size` and `format`.
+    pub fn output_is(&self, (width, height): (u32, u32), format: GpuPixelFormat) -> bool {
+        let o = &self.output;
+        (o.width, o.height, o.format) == (width, height, format.gl())
     }
 
     /// Loads `image` as the frames' source and returns its GL texture (the "before" the
@@ -74,17 +91,30 @@ impl FrameTargets {
         gl: &glow::Context,
         image: &RgbaImage,
     ) -> Result<&GlTexture, PipelineError> {
+        let texels = image.as_raw();
+        self.load_texels(gl, image.dimensions(), GpuPixelFormat::RGBA8, texels)
+    }
+
+    /// [`FrameTargets::load_source`] for `texels` of `format` (`size`, rows packed): the
+    /// plain texture is re-specified when its size or format changes.
+    pub fn load_texels(
+        &mut self,
+        gl: &glow::Context,
+        size: (u32, u32),
+        format: GpuPixelFormat,
+        texels: &[u8],
+    ) -> Result<&GlTexture, PipelineError> {
         if let Some(shared) = self.shared.as_mut() {
-            return shared.load_source(gl, image);
+            return shared.load_texels(gl, size, format, texels);
         }
         match self.plain_source {
             Some(ref mut texture) => {
-                texture.upload(gl, image)?;
+                texture.upload_texels(gl, size, format.gl(), texels)?;
                 Ok(texture)
             }
             None => {
-                let texture =
-                    GlTexture::new(gl, image.width(), image.height(), Some(image.as_raw()))?;
+                let (w, h) = size;
+                let texture = GlTexture::with_format(gl, w, h, format.gl(), Some(texels))?;
                 Ok(self.plain_source.insert(texture))
             }
         }

@@ -7,7 +7,7 @@
 
 use super::cuda_frame::CudaFrame;
 use super::stage::Stage;
-use crate::cuda::{CudaDevice, ExternalArray, ExternalBuffer, ExternalSemaphore};
+use crate::cuda::{ArrayFormat, CudaDevice, ExternalArray, ExternalBuffer, ExternalSemaphore};
 use crate::filters::Filter;
 use crate::pipeline::interop::InteropViews;
 use crate::user_kernel::device::LoadedKernel;
@@ -133,7 +133,8 @@ impl FrameWork for HostedFrames {
                 height,
                 size,
             } => Imported::Image(
-                ExternalArray::import(&ctx, fd, size, width, height).map_err(refused)?,
+                ExternalArray::import(&ctx, fd, size, (width, height), ArrayFormat::RGBA8)
+                    .map_err(refused)?,
             ),
             SharedObject::Buffer { size, memory_size } => {
                 let size = usize::try_from(size).map_err(request_failure)?;

@@ -18,4 +18,4 @@ pub use frame_targets::FrameTargets;
 pub use headless::{probe_cuda, process_headless, HeadlessOutput};
 pub use hosted::frame_work;
 pub use stage::{cpu_filters, stage_parser, stage_spec_help, stages_of, Stage, StageSpecError};
-pub use working_set::{check_gpu_frame, gpu_frame_bytes};
+pub use working_set::{check_gpu_frame, check_gpu_frame_as, gpu_frame_bytes, gpu_frame_bytes_as};

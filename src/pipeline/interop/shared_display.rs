@@ -8,7 +8,7 @@ use super::external::{hand_back_to_gl, usable_sync, ExternalInterop, ExternalSyn
 use super::resources::{InteropResources, InteropViews};
 use crate::cuda::{ArrayRef, SurfaceObject};
 use crate::gl::{GlTexture, SharedObjects};
-use crate::pipeline::PipelineError;
+use crate::pipeline::{GpuPixelFormat, PipelineError};
 use cudarc::driver::CudaStream;
 use std::sync::Arc;
 
@@ -35,7 +35,7 @@ impl Picture {
         width: u32,
         height: u32,
     ) -> Result<Self, PipelineError> {
-        let image = SharedImage::new(interop, gl, width, height)?;
+        let image = SharedImage::new(interop, gl, (width, height), GpuPixelFormat::RGBA8)?;
         // SAFETY: the array is this context's RGBA8 array, imported with surface load/store
         // (SHARED_ARRAY_FLAGS), owned by `image` beside the surface, which is dropped before
         // it (field order, `destroy`); kernels using it are ordered before any release on

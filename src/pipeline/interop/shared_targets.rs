@@ -12,8 +12,8 @@ use super::external::{
 use super::resources::{InteropResources, InteropViews};
 use crate::cuda::CudaError;
 use crate::gl::{check_gl, GlBuffer, GlTexture, SharedObjects, TextureRef};
-use crate::pipeline::with_spare::WithSpare;
-use crate::pipeline::PipelineError;
+use crate::pipeline::with_spare::{Size, WithSpare};
+use crate::pipeline::{GpuPixelFormat, PipelineError};
 use crate::user_kernel::sandbox::protocol::SharedObject;
 use cudarc::driver::CudaStream;
 use glow::HasContext;
@@ -36,13 +36,13 @@ pub struct SharedTargets {
     spare_output: Option<SharedImage>,
     bins: BufferBacking,
     bins_name: glow::Buffer,
-    source: WithSpare<SourceCopy>,
+    source: WithSpare<SourceCopy, (Size, GpuPixelFormat)>,
     sync: Option<ExternalSync>,
 }
 
 impl SharedTargets {
-    /// Shared memory for a `width × height` output and `bin_bytes` of bins; returns the GL
-    /// texture and buffer on it too.
+    /// Shared memory for a `width × height` RGBA8 output and `bin_bytes` of bins; returns
+    /// the GL texture and buffer on it too.
     pub fn new(
         interop: ExternalInterop,
         gl: &glow::Context,
@@ -50,7 +50,8 @@ impl SharedTargets {
         height: u32,
         bin_bytes: usize,
     ) -> Result<(Self, GlTexture, GlBuffer), PipelineError> {
-        let (output, texture) = ImageBacking::new(&interop, gl, width, height)?;
+        let (output, texture) =
+            ImageBacking::new(&interop, gl, (width, height), GpuPixelFormat::RGBA8)?;
         let (bins, buffer) = match BufferBacking::new(&interop, gl, bin_bytes) {
             Ok(b) => b,
             Err(e) => {
@@ -72,24 +73,27 @@ impl SharedTargets {
         Ok((shared, texture, buffer))
     }
 
-    /// Makes the output `width × height` and puts its texture in `output`: the spare when
-    /// it has that size, else new memory (the spare freed first). The old output becomes
-    /// the spare. On failure the old output stays.
+    /// Makes the output `width × height` of `format` and puts its texture in `output`: the
+    /// spare when it has that size and format, else new memory (the spare freed first).
+    /// The old output becomes the spare. On failure the old output stays.
     pub fn resize_output(
         &mut self,
         gl: &glow::Context,
         output: &mut GlTexture,
-        width: u32,
-        height: u32,
+        (width, height): (u32, u32),
+        format: GpuPixelFormat,
     ) -> Result<(), PipelineError> {
-        let fits = |s: &SharedImage| (s.texture.width, s.texture.height) == (width, height);
+        let fits = |s: &SharedImage| {
+            let t = &s.texture;
+            (t.width, t.height, t.format) == (width, height, format.gl())
+        };
         let next = match self.spare_output.take() {
             Some(spare) if fits(&spare) => spare,
             other => {
                 if let Some(old) = other {
                     old.destroy(gl);
                 }
-                SharedImage::new(&self.interop, gl, width, height)?
+                SharedImage::new(&self.interop, gl, (width, height), format)?
             }
         };
         self.output_name = next.texture.id;
@@ -118,8 +122,9 @@ impl SharedTargets {
         if !changed && current.is_some_and(|s| s.from == Some(source)) {
             return Ok(());
         }
-        let copy = self.select_source(gl, source.width, source.height)?;
-        // SAFETY: both textures are live RGBA8 2-D textures of this size, level 0.
+        let format = GpuPixelFormat::from_gl(source.format)?;
+        let copy = self.select_source(gl, (source.width, source.height), format)?;
+        // SAFETY: both textures are live 2-D textures of this size and format, level 0.
         unsafe {
             gl.copy_image_sub_data(
                 source.id,
@@ -153,20 +158,34 @@ impl SharedTargets {
         gl: &glow::Context,
         image: &RgbaImage,
     ) -> Result<&GlTexture, PipelineError> {
-        let copy = self.select_source(gl, image.width(), image.height())?;
-        copy.image.texture.upload(gl, image)?;
+        let texels = image.as_raw();
+        self.load_texels(gl, image.dimensions(), GpuPixelFormat::RGBA8, texels)
+    }
+
+    /// [`SharedTargets::load_source`] for `texels` of `format` (`size`, rows packed).
+    pub fn load_texels(
+        &mut self,
+        gl: &glow::Context,
+        size: (u32, u32),
+        format: GpuPixelFormat,
+        texels: &[u8],
+    ) -> Result<&GlTexture, PipelineError> {
+        let copy = self.select_source(gl, size, format)?;
+        copy.image
+            .texture
+            .upload_texels(gl, size, format.gl(), texels)?;
         Ok(&copy.image.texture)
     }
 
-    /// Makes the shared source `width × height` for pixels that CUDA will write into it
-    /// (`CudaFrame::upload_source`), and returns its texture's name and size.
+    /// Makes the shared source `size` of `format` for pixels that CUDA will write into it
+    /// (`CudaFrame::upload_texels`), and returns its texture's name, size and format.
     pub fn source_for_upload(
         &mut self,
         gl: &glow::Context,
-        width: u32,
-        height: u32,
+        size: (u32, u32),
+        format: GpuPixelFormat,
     ) -> Result<TextureRef, PipelineError> {
-        let copy = self.select_source(gl, width, height)?;
+        let copy = self.select_source(gl, size, format)?;
         Ok(copy.image.texture.texture_ref())
     }
 
@@ -175,20 +194,20 @@ impl SharedTargets {
         self.source.current().map(|s| &s.image.texture)
     }
 
-    /// The shared source of `width × height`, kept or made, about to get new pixels (so
+    /// The shared source of `size` and `format`, kept or made, about to get new pixels (so
     /// nothing is recorded as copied into it).
     fn select_source(
         &mut self,
         gl: &glow::Context,
-        width: u32,
-        height: u32,
+        size: (u32, u32),
+        format: GpuPixelFormat,
     ) -> Result<&mut SourceCopy, PipelineError> {
         let make = || {
-            SharedImage::new(&self.interop, gl, width, height)
+            SharedImage::new(&self.interop, gl, size, format)
                 .map(|image| SourceCopy { image, from: None })
         };
         self.source
-            .select((width, height), make, |old| old.image.destroy(gl))?;
+            .select((size, format), make, |old| old.image.destroy(gl))?;
         let copy = self.source.current_mut().ok_or(missing_source())?;
         copy.from = None;
         Ok(copy)

@@ -5,7 +5,7 @@
 use super::ExternalInterop;
 use crate::cuda::{ArrayRef, BufferRef, CudaError, ExternalArray, ExternalBuffer};
 use crate::gl::{GlBuffer, GlError, GlMemoryObject, GlTexture};
-use crate::pipeline::PipelineError;
+use crate::pipeline::{GpuPixelFormat, PipelineError};
 use crate::user_kernel::sandbox::protocol::SharedObject;
 use crate::vk::{ExportedBuffer, ExportedImage, ExportedMemory};
 use std::os::fd::OwnedFd;
@@ -48,7 +48,7 @@ fn import_both<G, C>(
     }
 }
 
-/// RGBA8 image memory shared by a GL texture and a CUDA array.
+/// Image memory of one [`GpuPixelFormat`] shared by a GL texture and a CUDA array.
 pub struct ImageBacking {
     cuda: ExternalArray,
     memory: GlMemoryObject,
@@ -57,19 +57,22 @@ pub struct ImageBacking {
 }
 
 impl ImageBacking {
-    /// A `width × height` image; returns the backing and the GL texture on it.
+    /// A `width × height` image of `format` (the same bits for Vulkan, GL and CUDA);
+    /// returns the backing and the GL texture on it.
     pub fn new(
         interop: &ExternalInterop,
         gl: &glow::Context,
-        width: u32,
-        height: u32,
+        (width, height): (u32, u32),
+        format: GpuPixelFormat,
     ) -> Result<(Self, GlTexture), PipelineError> {
-        let vk = ExportedImage::new(&interop.exporter, width, height)?;
+        let vk = ExportedImage::new(&interop.exporter, width, height, format.vk())?;
         let (memory, texture, cuda) = import_both(
             gl,
             &vk.memory,
-            |m| m.texture_2d(gl, width, height),
-            |fd, size| ExternalArray::import(&interop.ctx, fd, size, width, height),
+            |m| m.texture_2d(gl, width, height, format.gl()),
+            |fd, size| {
+                ExternalArray::import(&interop.ctx, fd, size, (width, height), format.cuda())
+            },
             |t| t.destroy(gl),
         )?;
         let backing = Self {
@@ -115,14 +118,14 @@ pub struct SharedImage {
 }
 
 impl SharedImage {
-    /// A `width × height` image and its texture.
+    /// A `width × height` image of `format` and its texture.
     pub fn new(
         interop: &ExternalInterop,
         gl: &glow::Context,
-        width: u32,
-        height: u32,
+        size: (u32, u32),
+        format: GpuPixelFormat,
     ) -> Result<Self, PipelineError> {
-        let (backing, texture) = ImageBacking::new(interop, gl, width, height)?;
+        let (backing, texture) = ImageBacking::new(interop, gl, size, format)?;
         Ok(Self { backing, texture })
     }
 

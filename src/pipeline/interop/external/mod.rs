@@ -11,6 +11,7 @@ pub use sync::{hand_back_to_gl, handed_sync, usable_sync, ExternalSync};
 
 use crate::cuda::CudaDevice;
 use crate::gl::{ext_ffi, SharedObjects};
+use crate::pipeline::GpuPixelFormat;
 use crate::vk::VkExporter;
 use cudarc::driver::{CudaContext, CudaStream};
 use std::sync::Arc;
@@ -68,7 +69,8 @@ impl ExternalInterop {
     /// stream of its own (a hand-over that never completes must not block the app's).
     fn smoke_test(&self, gl: &glow::Context, device: &CudaDevice) -> Result<(), String> {
         let stream = device.ctx.new_stream().map_err(|e| format!("{e:?}"))?;
-        let (image, texture) = ImageBacking::new(self, gl, 16, 16).map_err(|e| e.to_string())?;
+        let (image, texture) = ImageBacking::new(self, gl, (16, 16), GpuPixelFormat::RGBA8)
+            .map_err(|e| e.to_string())?;
         let result = BufferBacking::new(self, gl, 4096)
             .map_err(|e| e.to_string())
             .and_then(|(buffer, gl_buffer)| {
