@@ -172,23 +172,28 @@ fn describe(header: &JpegHeader) -> String {
     text
 }
 
+/// "12-bit RGB widened to 16 bits by bit replication, reduced to 8 bits and converted to
+/// RGBA8 (opaque alpha)".
 fn note(header: &JpegHeader, layout: PixelLayout) -> String {
+    let p = header.precision;
     let kind = match layout {
         PixelLayout::Grey => "greyscale",
         PixelLayout::Rgb => "RGB",
         PixelLayout::Cmyk => "CMYK",
     };
-    let rgba = match layout {
-        PixelLayout::Grey => "converted to RGBA8",
-        _ => "converted to RGBA8 (opaque alpha)",
-    };
-    match header.precision {
-        8 => format!("8-bit {kind} {rgba}"),
-        p @ 9..=15 => format!(
-            "{p}-bit {kind} widened to 16 bits by bit replication, reduced to 8 bits and {rgba}"
-        ),
-        p => format!("{p}-bit {kind} {rgba}"),
+    let mut text = format!("{p}-bit {kind}");
+    if p != 8 && p != 16 {
+        let to = if p < 8 { 8 } else { 16 };
+        text += &format!(" widened to {to} bits by bit replication,");
     }
+    if p > 8 {
+        text += " reduced to 8 bits and";
+    }
+    text += " converted to RGBA8";
+    if layout != PixelLayout::Grey {
+        text += " (opaque alpha)";
+    }
+    text
 }
 
 #[cfg(test)]
