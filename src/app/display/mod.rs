@@ -19,7 +19,10 @@ pub use mapping::{display_rgba8, DisplayRange, DisplaySettings, Lut};
 pub use panel::{brightness_contrast_ui, brightness_contrast_window, BrightnessContrastPanel};
 pub use pixel_text::{pixel_values_text, sample_text, samples_text};
 pub use sliders::{Positions, Sliders};
-pub use stats::{auto_adjust, saturated_range, AutoOutcome, DisplayHistogram, AUTO_THRESHOLD};
+pub use stats::{
+    auto_adjust, enhance_contrast_range, saturated_range, AutoOutcome, DisplayHistogram,
+    AUTO_THRESHOLD,
+};
 
 /// Why a display setting was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

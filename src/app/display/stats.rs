@@ -1,6 +1,6 @@
 //! The statistics ImageJ's Brightness/Contrast works from: the data's range and a 256-bin
 //! histogram over it, then Auto (`ContrastAdjuster.autoAdjust`) and Enhance Contrast's
-//! saturation rule (`ContrastEnhancer.stretchHistogram`).
+//! saturation rule (`ContrastEnhancer.stretchHistogram`; 16-bit data by value).
 //!
 //! Bins as ImageJ's `ImageStatistics`: 8-bit data bins its values (0..255, bin size 1);
 //! 16-bit and float data bin `min..max` of the data: `bin = ⌊(v − min) · 256 / (max − min)⌋`,
@@ -118,27 +118,58 @@ pub fn auto_adjust(hist: &DisplayHistogram, state: &mut u32) -> AutoOutcome {
     AutoOutcome::Range { min, max }
 }
 
-/// ImageJ's Enhance Contrast window: `saturated` percent of the samples saturate, half at
-/// each end (cumulative counts from each end until they pass count · saturated / 200).
-/// None when the ends meet.
+/// ImageJ's Enhance Contrast window over the 256 bins: `saturated` percent of the samples
+/// saturate, half at each end (counts summed from each end until they pass
+/// count · saturated / 200). None when the ends meet.
 pub fn saturated_range(hist: &DisplayHistogram, saturated: f64) -> Option<(f64, f64)> {
+    let (hmin, hmax) = saturated_bins(&hist.bins, hist.count, saturated)?;
+    Some((hist.value_of_bin(hmin), hist.value_of_bin(hmax)))
+}
+
+/// ImageJ's Enhance Contrast on channels `channels` of `image`: as [`saturated_range`],
+/// except that 16-bit data is counted by value (65536 bins), as ImageJ does.
+pub fn enhance_contrast_range(
+    image: &PixelImage,
+    channels: &[usize],
+    saturated: f64,
+) -> Option<(f64, f64)> {
+    let PixelImage::U16(b) = image else {
+        return saturated_range(&DisplayHistogram::of(image, channels), saturated);
+    };
+    let mut counts = vec![0u64; 65536];
+    let c = usize::from(b.channels());
+    for px in b.as_slice().chunks_exact(c) {
+        for v in channels.iter().filter_map(|&i| px.get(i)) {
+            counts[usize::from(*v)] += 1;
+        }
+    }
+    let total = counts.iter().sum();
+    let (lo, hi) = saturated_bins(&counts, total, saturated)?;
+    Some((lo as f64, hi as f64))
+}
+
+/// The first bins from each end whose summed counts pass `count · saturated / 200`, if
+/// the lower is below the upper.
+fn saturated_bins(bins: &[u64], count: u64, saturated: f64) -> Option<(usize, usize)> {
     let threshold = if saturated > 0.0 {
-        (hist.count as f64 * saturated / 200.0) as u64
+        (count as f64 * saturated / 200.0) as u64
     } else {
         0
     };
-    let first_past = |order: &[usize]| {
+    let first_past = |order: &mut dyn Iterator<Item = usize>| {
         let mut sum = 0;
-        order.iter().copied().find(|&i| {
-            sum += hist.bins[i];
-            sum > threshold
-        })
+        for i in order {
+            sum += bins[i];
+            if sum > threshold {
+                return Some(i);
+            }
+        }
+        None
     };
-    let up: Vec<usize> = (0..256).collect();
-    let down: Vec<usize> = (0..256).rev().collect();
-    let hmin = first_past(&up).unwrap_or(255);
-    let hmax = first_past(&down).unwrap_or(0);
-    (hmax > hmin).then(|| (hist.value_of_bin(hmin), hist.value_of_bin(hmax)))
+    let last = bins.len() - 1;
+    let hmin = first_past(&mut (0..bins.len())).unwrap_or(last);
+    let hmax = first_past(&mut (0..bins.len()).rev()).unwrap_or(0);
+    (hmax > hmin).then_some((hmin, hmax))
 }
 
 #[cfg(test)]
