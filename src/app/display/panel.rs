@@ -284,4 +284,78 @@ mod tests {
             "90 at 0 against 1 elsewhere: 1.5 × 1 → 1"
         );
     }
+
+    /// The texts one pass of the panel draws in a `width` wide window, with where.
+    fn panel_texts(panel: &mut BrightnessContrastPanel, width: f32) -> Vec<(String, egui::Rect)> {
+        let ctx = egui::Context::default();
+        let input = || egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                Pos2::ZERO,
+                egui::vec2(width, 600.0),
+            )),
+            ..Default::default()
+        };
+        let mut ui_fn = |ui: &mut Ui| {
+            egui::Panel::left("bc")
+                .exact_size(width - 20.0)
+                .show(ui, |ui| {
+                    brightness_contrast_ui(ui, panel);
+                });
+        };
+        ctx.run_ui(input(), &mut ui_fn).textures_delta.clear();
+        let out = ctx.run_ui(input(), &mut ui_fn);
+        let mut found = Vec::new();
+        fn walk(shape: &egui::Shape, found: &mut Vec<(String, egui::Rect)>) {
+            match shape {
+                egui::Shape::Text(t) => found.push((
+                    t.galley.text().to_string(),
+                    t.galley.rect.translate(t.pos.to_vec2()),
+                )),
+                egui::Shape::Vec(v) => v.iter().for_each(|s| walk(s, found)),
+                _ => {}
+            }
+        }
+        out.shapes.iter().for_each(|c| walk(&c.shape, &mut found));
+        found
+    }
+
+    #[test]
+    fn the_panel_shows_its_controls_inside_a_side_panel() {
+        let b = crate::pixels::ImageBuf::<u16>::from_fn(64, 32, 3, |x, y, c| {
+            (x * 700 + y * 90 + u32::from(c) * 5000) as u16
+        });
+        let image = crate::pixels::PixelImage::U16(b.expect("size"));
+        let mut panel = BrightnessContrastPanel::new(BrightnessContrast::for_image(&image));
+        let found = panel_texts(&mut panel, 300.0);
+        for label in [
+            "minimum",
+            "maximum",
+            "brightness",
+            "contrast",
+            "gamma",
+            "linked",
+            "Auto",
+            "Reset",
+            "Set…",
+            "0",
+            "56890",
+        ] {
+            assert!(found.iter().any(|(t, _)| t == label), "{label}: {found:?}");
+        }
+        for (t, r) in &found {
+            assert!(r.right() <= 300.5, "'{t}' runs off the panel: {r:?}");
+        }
+        // A grey float image offers the LUT instead of the channels.
+        let grey = crate::pixels::PixelImage::F32(
+            crate::pixels::ImageBuf::from_fn(8, 8, 1, |x, y, _| x as f32 * 0.5 - y as f32)
+                .expect("size"),
+        );
+        let mut panel = BrightnessContrastPanel::new(BrightnessContrast::for_image(&grey));
+        let found = panel_texts(&mut panel, 300.0);
+        assert!(found.iter().any(|(t, _)| t == "LUT"));
+        assert!(
+            found.iter().any(|(t, _)| t == "−7.0000" || t == "-7.0000"),
+            "{found:?}"
+        );
+    }
 }
