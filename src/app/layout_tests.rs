@@ -101,7 +101,7 @@ fn the_status_bar_is_one_line_in_a_narrow_window() {
         size: Some((4000, 3000)),
         frame_ms: 675.0,
         stages: &stages,
-        pixel: Some("(1234, 2345) RGBA in 255 255 255 255 out 0 0 0 255".into()),
+        pixel: Some("(1234, 2345) in R −0.1234 G 1.5 B 65535 A 1 · out R 0 G 0 B 0 A 255".into()),
         zoom_percent: Some(12.5),
         message: Some(&message),
     };

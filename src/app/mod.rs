@@ -4,6 +4,7 @@
 mod args;
 mod config_dir;
 mod cpu_jobs;
+pub mod display;
 mod edit_history;
 mod edit_ui;
 mod file_dialog;

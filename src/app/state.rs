@@ -1,6 +1,7 @@
 //! The application state and one frame of UI.
 
 use super::cpu_jobs::{filter_job, BACKGROUND_PIXELS};
+use super::display::samples_text;
 use super::edit_history::ImageHistory;
 use super::edit_ui::{EditResult, ResizeDialog};
 use super::file_dialog::{
@@ -851,7 +852,7 @@ impl AppState {
         let pixel = self
             .inspected
             .filter(|_| image_tab)
-            .map(|(p, out)| pixel_text(p, self.source_pixel(p), out));
+            .map(|(p, out)| pixel_text(p, self.source_pixel_text(p), out));
         let selection = self
             .view
             .selection
@@ -884,12 +885,14 @@ impl AppState {
         });
     }
 
-    /// The source pixel at `p` when the result has the source's size (no transpose).
-    fn source_pixel(&self, (x, y): (u32, u32)) -> Option<[u8; 4]> {
+    /// The source pixel's values at `p`, in the image's units, when the result has the
+    /// source's size (no transpose).
+    fn source_pixel_text(&self, (x, y): (u32, u32)) -> Option<String> {
         let output = &self.runner.targets.output;
         let same = (output.width, output.height) == self.document.size();
-        same.then(|| self.document.image.get_pixel_checked(x, y).map(|p| p.0))
+        same.then(|| self.document.image.get_pixel_checked(x, y))
             .flatten()
+            .map(|p| samples_text(&p.0))
     }
 
     fn image_tab_ui(&mut self, ui: &mut egui::Ui, gl: &glow::Context) {
@@ -1026,12 +1029,13 @@ pub fn tabs_ui(ui: &mut egui::Ui, tab: &mut Tab) {
 /// Image formats the Open dialog lists.
 const OPEN_EXTENSIONS: [&str; 8] = ["png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp", "gif"];
 
-/// "(x, y) in a b c d out e f g h": the source and result pixels (RGBA) under the cursor.
-fn pixel_text((x, y): (u32, u32), source: Option<[u8; 4]>, out: [u8; 4]) -> String {
-    let rgba = |p: [u8; 4]| format!("{:3} {:3} {:3} {:3}", p[0], p[1], p[2], p[3]);
+/// "(x, y) in R a G b B c A d · out R e …": the source pixel in its own units and the
+/// result pixel under the cursor.
+fn pixel_text((x, y): (u32, u32), source: Option<String>, out: [u8; 4]) -> String {
+    let out = samples_text(&out);
     match source {
-        Some(src) => format!("({x}, {y}) RGBA in {} out {}", rgba(src), rgba(out)),
-        None => format!("({x}, {y}) RGBA {}", rgba(out)),
+        Some(src) => format!("({x}, {y}) in {src} · out {out}"),
+        None => format!("({x}, {y}) {out}"),
     }
 }
 
@@ -1060,12 +1064,24 @@ mod tests {
     #[test]
     fn the_pixel_readout_shows_source_and_result() {
         assert_eq!(
-            pixel_text((3, 4), Some([1, 2, 3, 255]), [10, 20, 30, 255]),
-            "(3, 4) RGBA in   1   2   3 255 out  10  20  30 255"
+            pixel_text(
+                (3, 4),
+                Some(samples_text(&[1u8, 2, 3, 255])),
+                [10, 20, 30, 255]
+            ),
+            "(3, 4) in R 1 G 2 B 3 A 255 · out R 10 G 20 B 30 A 255"
+        );
+        assert_eq!(
+            pixel_text(
+                (0, 0),
+                Some(samples_text(&[0.5f32, -1.25, 3.0])),
+                [0, 0, 0, 0]
+            ),
+            "(0, 0) in R 0.5 G −1.25 B 3 · out R 0 G 0 B 0 A 0"
         );
         assert_eq!(
             pixel_text((0, 0), None, [0, 0, 0, 0]),
-            "(0, 0) RGBA   0   0   0   0"
+            "(0, 0) R 0 G 0 B 0 A 0"
         );
     }
 }

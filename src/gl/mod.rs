@@ -1,9 +1,10 @@
 //! OpenGL: the window context (winit + glutin), a headless EGL context for the command
-//! line and GPU tests, textures, buffers, shader programs (from `shaders/`) and reading
-//! pixels back. Knows nothing of CUDA.
+//! line and GPU tests, textures (RGBA8 and typed), buffers, shader programs (from
+//! `shaders/`), the display mapping and reading pixels back. Knows nothing of CUDA.
 
 mod buffer;
 mod destroy_guard;
+mod display_renderer;
 pub mod ext_ffi;
 mod headless;
 mod histogram_renderer;
@@ -12,9 +13,11 @@ mod semaphore;
 mod shader;
 mod texel_format;
 mod texture;
+mod typed_texture;
 mod window;
 
 pub use buffer::GlBuffer;
+pub use display_renderer::{DisplayRenderer, DisplayUniforms};
 pub use headless::HeadlessGl;
 pub use histogram_renderer::{HistogramRenderer, HistogramStyle};
 pub use memory_object::GlMemoryObject;
@@ -22,6 +25,7 @@ pub use semaphore::{GlSemaphore, SharedObjects};
 pub use shader::Program;
 pub use texel_format::TexelFormat;
 pub use texture::{GlTexture, TextureRef};
+pub use typed_texture::{TexelData, TexelKind, TypedTexture};
 pub use window::GlWindow;
 
 use glow::HasContext;
