@@ -259,3 +259,122 @@ fn depth_is_asked_for_and_checked() {
     assert_eq!(r.code, Some(2), "{r:#?}");
     assert!(!bad.exists());
 }
+
+/// `apply` with filters and edits keeps a 16-bit or float image's type and channels: the
+/// saved result is the typed CPU reference's, bit for bit; a selection keeps the rest of
+/// the input; `--backend cuda` is refused (no CUDA kernels for these types yet) with
+/// nothing written; an 8-bit grey file stays grey.
+#[test]
+fn apply_filters_keep_the_type_and_equal_the_typed_reference() {
+    use cudalens::edit::ImageEdit;
+    use cudalens::filters::Filter;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let stack = [
+        "gaussian:sigma=1.5",
+        "sobel",
+        "median:radius=1",
+        "levels:black=10,white=200",
+    ];
+    for input in [
+        "tiff_u16_photo.tif",
+        "exr_float_photo.exr",
+        "tiff_f32_grey_imagej.tif",
+        "png_u16_rgba.png",
+    ] {
+        let src = data(&format!("typed/{input}"));
+        let out = d.join(format!("{input}.tif"));
+        let mut args = vec!["apply", s(&src), "-o", s(&out), "--edit", "flip:h"];
+        for spec in stack {
+            args.extend(["--filter", spec]);
+        }
+        let r = run(&args, d);
+        assert_eq!(r.code, Some(0), "{r:#?}");
+        let source = load_image(&src).expect("in").pixels;
+        let edit: ImageEdit = "flip:h".parse().expect("edit");
+        let mut want = cudalens::edit::typed::apply_edit_typed(&source, &edit).expect("flip");
+        for spec in stack {
+            let f: Filter = spec.parse().expect("spec");
+            want = f.apply_cpu_typed(&want);
+        }
+        let got = load_image(&out).expect("out").pixels;
+        assert_eq!(got.describe(), source.describe(), "{input}");
+        assert!(
+            identical(&got, &want),
+            "{input}: differs from the typed reference"
+        );
+
+        let refused = d.join(format!("{input}.cuda.tif"));
+        let r = run(
+            &[
+                "apply",
+                s(&src),
+                "-o",
+                s(&refused),
+                "--filter",
+                "box:radius=2",
+                "--backend",
+                "cuda",
+            ],
+            d,
+        );
+        assert_eq!(r.code, Some(2), "{r:#?}");
+        assert!(r.stderr.contains("kernel yet"), "{r:#?}");
+        assert_eq!(r.stderr.trim().lines().count(), 1, "{r:#?}");
+        assert!(!refused.exists());
+    }
+    // A selection: the filter inside it, the input's own samples outside.
+    let src = data("typed/tiff_u16_photo.tif");
+    let out = d.join("selected.tif");
+    let r = run(
+        &[
+            "apply",
+            s(&src),
+            "-o",
+            s(&out),
+            "--filter",
+            "box:radius=3",
+            "--selection",
+            "5,4,10,8",
+        ],
+        d,
+    );
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    let (source, got) = (
+        load_image(&src).expect("in").pixels,
+        load_image(&out).expect("out").pixels,
+    );
+    let (PixelImage::U16(a), PixelImage::U16(b)) = (&source, &got) else {
+        panic!("16-bit in and out");
+    };
+    let mut inside_changed = false;
+    for y in 0..a.height() {
+        for x in 0..a.width() {
+            let inside = (5..15).contains(&x) && (4..12).contains(&y);
+            if inside {
+                inside_changed |= a.pixel(x, y) != b.pixel(x, y);
+            } else {
+                assert_eq!(a.pixel(x, y), b.pixel(x, y), "({x}, {y}) outside changed");
+            }
+        }
+    }
+    assert!(inside_changed, "the box filter changed nothing inside");
+    // 8-bit grey stays grey.
+    let grey = d.join("grey.png");
+    let r = run(
+        &[
+            "apply",
+            s(&data("camera.png")),
+            "-o",
+            s(&grey),
+            "--filter",
+            "box:radius=2",
+        ],
+        d,
+    );
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    assert_eq!(
+        load_image(&grey).expect("grey").pixels.describe(),
+        "8-bit grey"
+    );
+}

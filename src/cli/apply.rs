@@ -5,8 +5,11 @@ use super::{ApplyArgs, CliError};
 use crate::cuda::CudaDevice;
 use crate::edit::ImageEdit;
 use crate::image_io::{load_image, save_pixels, SaveOptions};
-use crate::pipeline::{cpu_filters, process_headless, BackendRequest};
-use crate::pixels::PixelImage;
+use crate::pipeline::{
+    cpu_filters, process_headless, process_typed_on_cpu, BackendRequest, PipelineError, Stage,
+    StageTime,
+};
+use crate::pixels::{PixelImage, SampleType};
 use std::path::Path;
 
 pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
@@ -21,7 +24,8 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
 
 /// One file: the output path checked first (before any work), the input loaded under
 /// the memory budget, the edits then the filters run, the input released, the result
-/// saved atomically. No edit and no filter: the format is converted.
+/// saved atomically in the input's type and channels. No edit and no filter: the format
+/// is converted.
 fn apply_file(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliError> {
     let (input, output) = (&args.input, &args.output);
     // Refuse an impossible output before doing any work.
@@ -45,23 +49,36 @@ fn apply_file(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliError> {
         return Ok(());
     }
     ImageEdit::chain_size(&args.edits, w, h)?;
-    if let Some(note) = loaded.rgba8_note() {
-        super::notes::note(&format!("{}: {note}", input.display()));
-    }
-    let edited = run_edits(loaded.into_rgba8(), &args.edits, args.backend)?;
+    let (image, how) = if loaded.pixels.sample_type() == SampleType::U8 {
+        process_8bit(loaded.pixels, args)?
+    } else {
+        process_typed(loaded.pixels, args)?
+    };
+    save_checked(&image, output, options)?;
+    eprintln!(
+        "{} → {} ({}×{}, {how})",
+        input.display(),
+        output.display(),
+        image.width(),
+        image.height()
+    );
+    Ok(())
+}
+
+/// An 8-bit image of any channel count runs as RGBA8 on the requested backend; the result
+/// takes back the input's channels where nothing is lost. Returns the result and what ran.
+fn process_8bit(source: PixelImage, args: &ApplyArgs) -> Result<(PixelImage, String), CliError> {
+    let channels = source.channels();
+    let edited = run_edits(source.into_rgba8(), &args.edits, args.backend)?;
     if args.filters.is_empty() {
-        let (ew, eh) = edited.dimensions();
-        save_checked(&PixelImage::from_rgba8(edited), output, options)?;
-        eprintln!(
-            "{} → {} ({ew}×{eh}, edits only)",
-            input.display(),
-            output.display()
-        );
-        return Ok(());
+        return Ok((
+            PixelImage::from_rgba8_as(edited, channels),
+            "edits only".into(),
+        ));
     }
     let mut out = process_headless(&edited, &args.filters, args.backend, args.interop)?;
     if let Some(rect) = args.selection {
-        check_selection(rect, &edited, &out.image)?;
+        check_selection(rect, edited.dimensions(), out.image.dimensions())?;
         crate::edit::keep_outside(&mut out.image, &edited, rect);
     }
     drop(edited); // the input is not needed while the result is encoded
@@ -69,41 +86,84 @@ fn apply_file(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliError> {
     {
         super::notes::note(&format!("CPU backend: {}", out.status.reason));
     }
-    let (ow, oh) = out.image.dimensions();
-    save_checked(&PixelImage::from_rgba8(out.image), output, options)?;
-    eprintln!(
-        "{} → {} ({ow}×{oh}, {} backend, {:.2} ms: {})",
-        input.display(),
-        output.display(),
+    let how = format!(
+        "{} backend, {:.2} ms: {}",
         out.status.kind,
         out.report.total_ms(),
-        out.report
-            .stages
-            .iter()
-            .map(|s| format!("{} {:.2}", s.name, s.ms))
-            .collect::<Vec<_>>()
-            .join(", ")
+        stage_times(&out.report.stages)
     );
-    Ok(())
+    Ok((PixelImage::from_rgba8_as(out.image, channels), how))
+}
+
+/// A 16-bit or float image runs the edits' and filters' typed CPU references (there are no
+/// CUDA kernels for these types yet: `--backend cuda` is refused, `auto` says so).
+pub(super) fn process_typed(
+    source: PixelImage,
+    args: &ApplyArgs,
+) -> Result<(PixelImage, String), CliError> {
+    let format = source.describe();
+    let no_kernel = |stage: String| {
+        CliError::from(PipelineError::NoTypedKernel {
+            stage,
+            format: format.clone(),
+        })
+    };
+    let mut filters = Vec::new();
+    for stage in &args.filters {
+        match stage {
+            Stage::Filter(f) => filters.push(*f),
+            Stage::Kernel(k) => return Err(no_kernel(k.label())),
+        }
+    }
+    if args.backend == BackendRequest::Cuda {
+        let first = match (args.edits.first(), filters.first()) {
+            (Some(e), _) => e.to_string(),
+            (None, Some(f)) => f.name().to_string(),
+            (None, None) => "the stack".to_string(),
+        };
+        return Err(no_kernel(format!("--backend cuda: {first}")));
+    }
+    super::notes::note(&format!(
+        "{format}: the edits and filters run on the CPU (no CUDA kernels for this type yet)"
+    ));
+    let edited = crate::edit::typed::apply_edits_typed(&source, &args.edits)?;
+    drop(source);
+    if filters.is_empty() {
+        return Ok((edited, "edits only".into()));
+    }
+    let (mut out, stages) = process_typed_on_cpu(&edited, &filters);
+    if let Some(rect) = args.selection {
+        check_selection(rect, edited.dimensions(), out.dimensions())?;
+        crate::edit::typed::keep_outside_typed(&mut out, &edited, rect);
+    }
+    let total: f64 = stages.iter().map(|s| s.ms).sum();
+    let how = format!("CPU backend, {total:.2} ms: {}", stage_times(&stages));
+    Ok((out, how))
+}
+
+/// "gaussian 1.20, sobel 0.40".
+fn stage_times(stages: &[StageTime]) -> String {
+    stages
+        .iter()
+        .map(|s| format!("{} {:.2}", s.name, s.ms))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A selection lies within the (edited) image, and the filters keep its size.
 fn check_selection(
     (x, y, w, h): (u32, u32, u32, u32),
-    image: &image::RgbaImage,
-    result: &image::RgbaImage,
+    (iw, ih): (u32, u32),
+    (rw, rh): (u32, u32),
 ) -> Result<(), CliError> {
-    let (iw, ih) = image.dimensions();
     if u64::from(x) + u64::from(w) > u64::from(iw) || u64::from(y) + u64::from(h) > u64::from(ih) {
         return Err(CliError::usage(format!(
             "--selection {x},{y},{w},{h} reaches past the {iw}×{ih} image"
         )));
     }
-    if result.dimensions() != (iw, ih) {
+    if (rw, rh) != (iw, ih) {
         return Err(CliError::usage(format!(
-            "--selection needs filters that keep the image's size ({iw}×{ih} became {}×{})",
-            result.width(),
-            result.height()
+            "--selection needs filters that keep the image's size ({iw}×{ih} became {rw}×{rh})"
         )));
     }
     Ok(())

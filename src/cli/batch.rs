@@ -9,7 +9,7 @@
 use super::batch_engine::BatchEngine;
 use super::{ApplyArgs, CliError, OutputFormat};
 use crate::image_io::{check_save_target, load_image, SaveOptions};
-use crate::pixels::PixelImage;
+use crate::pixels::{PixelImage, SampleType};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -187,15 +187,21 @@ fn run_pipeline(
                     // A plain conversion keeps the file's own samples.
                     return Ok(l.pixels);
                 }
+                if l.pixels.sample_type() != SampleType::U8 {
+                    return super::apply::process_typed(l.pixels, args)
+                        .map(|(image, _)| image)
+                        .map_err(|e| format!("{name}: {}", e.message));
+                }
+                let channels = l.pixels.channels();
                 let edited = engine
-                    .edit(l.into_rgba8(), &args.edits)
+                    .edit(l.pixels.into_rgba8(), &args.edits)
                     .map_err(|e| format!("{name}: {e}"))?;
                 if args.filters.is_empty() {
-                    return Ok(PixelImage::from_rgba8(edited));
+                    return Ok(PixelImage::from_rgba8_as(edited, channels));
                 }
                 engine
                     .process(&edited, &args.filters)
-                    .map(PixelImage::from_rgba8)
+                    .map(|out| PixelImage::from_rgba8_as(out, channels))
                     .map_err(|e| format!("{name}: {e}"))
             });
             match result {

@@ -37,6 +37,40 @@ pub fn apply_edits_typed(image: &PixelImage, edits: &[ImageEdit]) -> Result<Pixe
         .try_fold(image.clone(), |img, edit| apply_edit_typed(&img, edit))
 }
 
+/// [`super::keep_outside`] in any type: the pixels of `result` outside the rectangle
+/// (x, y, width, height) are put back from `source` (nothing when sizes, types or channel
+/// counts differ).
+pub fn keep_outside_typed(
+    result: &mut PixelImage,
+    source: &PixelImage,
+    (x, y, width, height): (u32, u32, u32, u32),
+) {
+    fn keep<T: Sample>(result: &mut ImageBuf<T>, source: &ImageBuf<T>, rect: (u32, u32, u32, u32)) {
+        let (x, y, width, height) = rect;
+        if (result.width(), result.height(), result.channels())
+            != (source.width(), source.height(), source.channels())
+        {
+            return;
+        }
+        let (xs, ys) = (x..x.saturating_add(width), y..y.saturating_add(height));
+        for py in 0..result.height() {
+            for px in 0..result.width() {
+                if !xs.contains(&px) || !ys.contains(&py) {
+                    let from = source.pixel(px, py);
+                    result.pixel_mut(px, py).copy_from_slice(from);
+                }
+            }
+        }
+    }
+    let rect = (x, y, width, height);
+    match (result, source) {
+        (PixelImage::U8(r), PixelImage::U8(s)) => keep(r, s, rect),
+        (PixelImage::U16(r), PixelImage::U16(s)) => keep(r, s, rect),
+        (PixelImage::F32(r), PixelImage::F32(s)) => keep(r, s, rect),
+        _ => {}
+    }
+}
+
 /// The generic reference of `edit`.
 pub fn edit_typed<T: Sample>(
     image: &ImageBuf<T>,

@@ -87,6 +87,38 @@ impl PixelImage {
             .unwrap_or_else(|| unreachable!("an RGBA8 buffer of its own size"))
     }
 
+    /// An RGBA8 result given back the channels of the image it came from (`channels`), where
+    /// that loses nothing: grey when every pixel is opaque with R = G = B, RGB when every
+    /// pixel is opaque; otherwise it stays RGBA (a stage made colour or transparency).
+    pub fn from_rgba8_as(image: image::RgbaImage, channels: u8) -> PixelImage {
+        let rgba = PixelImage::from_rgba8(image);
+        let PixelImage::U8(b) = &rgba else {
+            return rgba;
+        };
+        let opaque = b.as_slice().chunks_exact(4).all(|p| p[3] == u8::MAX);
+        let grey = opaque
+            && b.as_slice()
+                .chunks_exact(4)
+                .all(|p| p[0] == p[1] && p[1] == p[2]);
+        let target = match channels {
+            1 if grey => 1,
+            1 | 3 if opaque => 3,
+            _ => 4,
+        };
+        if target == 4 {
+            return rgba;
+        }
+        let data: Vec<u8> = b
+            .as_slice()
+            .chunks_exact(4)
+            .flat_map(|p| p[..usize::from(target)].iter().copied())
+            .collect();
+        match ImageBuf::from_vec(b.width(), b.height(), target, data) {
+            Ok(buf) => PixelImage::U8(buf),
+            Err(_) => rgba,
+        }
+    }
+
     /// An RGBA8 image's samples, without copying.
     pub fn from_rgba8(image: image::RgbaImage) -> PixelImage {
         let (w, h) = image.dimensions();
@@ -100,6 +132,32 @@ impl PixelImage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rgba8_results_take_back_their_source_channels_where_nothing_is_lost() {
+        let grey = image::RgbaImage::from_fn(4, 3, |x, y| {
+            let v = (x * 40 + y) as u8;
+            image::Rgba([v, v, v, 255])
+        });
+        let back = PixelImage::from_rgba8_as(grey.clone(), 1);
+        assert_eq!(back.describe(), "8-bit grey");
+        assert_eq!(back.clone().into_rgba8(), grey);
+        assert_eq!(
+            PixelImage::from_rgba8_as(grey.clone(), 3).describe(),
+            "8-bit RGB"
+        );
+        let mut colour = grey.clone();
+        colour.put_pixel(1, 1, image::Rgba([1, 2, 3, 255]));
+        assert_eq!(
+            PixelImage::from_rgba8_as(colour.clone(), 1).describe(),
+            "8-bit RGB"
+        );
+        colour.put_pixel(0, 0, image::Rgba([1, 1, 1, 7]));
+        assert_eq!(
+            PixelImage::from_rgba8_as(colour, 1).describe(),
+            "8-bit RGBA"
+        );
+    }
 
     #[test]
     fn rgba8_round_trips_without_change() {

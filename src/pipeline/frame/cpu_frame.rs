@@ -55,6 +55,23 @@ pub fn process_on_cpu_with(
     Some((current, report))
 }
 
+/// Runs `filters` on an image of any sample type with their typed CPU references (an
+/// RGBA8 image takes the fast path): the result and each stage's time.
+pub fn process_typed_on_cpu(
+    image: &PixelImage,
+    filters: &[Filter],
+) -> (PixelImage, Vec<StageTime>) {
+    let mut stages = Vec::new();
+    let mut current: Option<PixelImage> = None;
+    for f in filters {
+        let next = timed(&mut stages, f.name(), || {
+            f.apply_cpu_typed(current.as_ref().unwrap_or(image))
+        });
+        current = Some(next);
+    }
+    (current.unwrap_or_else(|| image.clone()), stages)
+}
+
 /// Shows a CPU result: the pixels uploaded into the output texture (already of its size)
 /// and the bins into their buffer, the upload's time added to `report`.
 pub fn upload_cpu_result(

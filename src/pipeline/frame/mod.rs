@@ -12,7 +12,9 @@ mod intermediates;
 mod stage;
 mod working_set;
 
-pub use cpu_frame::{process_on_cpu_with, upload_cpu_bins, upload_cpu_result};
+pub use cpu_frame::{
+    process_on_cpu_with, process_typed_on_cpu, upload_cpu_bins, upload_cpu_result,
+};
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;
 pub use headless::{probe_cuda, process_headless, HeadlessOutput};
