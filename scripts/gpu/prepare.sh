@@ -7,6 +7,7 @@
 # 64 MiB together.
 #   BEFORE=path/to/cudalens          an older build, for before/after timings (bench.sh)
 #   BEFORE_BENCH=path/to/cudalens-bench  its research benches, when it has them
+#   LEAVE_OUT="soak-tests cudalens-bench"  staged binaries left out of the bundle
 # The GL loader debs in .gl/ are fetched once (docs/gpu-harness.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -49,6 +50,8 @@ if [ -n "${BEFORE:-}" ]; then
     [ -z "${BEFORE_BENCH:-}" ] || cp "$BEFORE_BENCH" "$stage/before/cudalens-bench"
 fi
 strip "$stage"/*-tests "$stage"/cudalens* "$stage"/before/* 2>/dev/null || true
+# LEAVE_OUT="soak-tests cudalens-bench": binaries a call does not need, when the carry is full.
+for name in ${LEAVE_OUT:-}; do rm -f "$stage/$name"; done
 # Packed under another name first: a device call started before this line ends finds no
 # bundle rather than a cut one.
 tar -C "$stage" -cJf .carry/bundle.tar.xz.part .

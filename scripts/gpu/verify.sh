@@ -11,8 +11,8 @@
 #   bash scripts/gpu/verify.sh sanitizers   racecheck initcheck synccheck
 # Steps (any list, in order, groups too): smi doctor tests tests-quick typed unit cli hostile
 # apply opencv faults memcheck-all memcheck-hosted memcheck-planted memcheck-mandelbrot
-# memcheck-typed racecheck initcheck synccheck. `typed` runs gpu_typed alone (typed images
-# through both interop paths; `tests` includes it). DEADLINE (epoch seconds; default 9 minutes from the
+# memcheck-typed racecheck initcheck synccheck. `typed` runs gpu_typed and gpu_histogram alone
+# (typed images through both interop paths, ranged histograms; `tests` includes them). DEADLINE (epoch seconds; default 9 minutes from the
 # start) skips the steps that could not end before it.
 cd "$(dirname "$0")/../.."
 source scripts/gpu/common.sh
@@ -144,6 +144,18 @@ sanitizer_steps() {
         CUDALENS_SANITIZER_MODULE=1 bash -c 'tests_of_filtered "$@"' _ "$s-mandelbrot" mandelbrot
 }
 
+# The typed images' and ranged histograms' GPU tests (named gpu_…; their CPU-only tests
+# make no CUDA call for a sanitizer to follow).
+typed_gpu() {
+    local label=$1 plan rc
+    plan=$(mktemp)
+    plan_tests "$plan" "$B/gpu_typed-tests" gpu_ && plan_tests "$plan" "$B/gpu_histogram-tests" &&
+        run_plan "$label" "$plan"
+    rc=$?
+    rm -f "$plan"
+    return $rc
+}
+
 # tests_of_filtered LABEL [--ignored] WORD...: the gpu tests whose names contain any WORD.
 tests_of_filtered() {
     local label=$1 plan rc
@@ -154,7 +166,7 @@ tests_of_filtered() {
     rm -f "$plan"
     return $rc
 }
-export -f apply_both opencv fault_case faults gpu_tests hosted planted tests_of_filtered
+export -f apply_both opencv fault_case faults gpu_tests hosted planted tests_of_filtered typed_gpu
 export B OUT IMG GPU_BINS FAULTS
 
 # The groups, as their steps.
@@ -178,7 +190,7 @@ for s in $steps; do
         doctor) step doctor 120 "$B/cudalens" doctor ;;
         tests) step gpu-tests 540 gpu_tests gpu-tests ;;
         tests-quick) step gpu-tests-quick 480 env CUDALENS_GPU_QUICK=1 bash -c 'gpu_tests gpu-tests-quick' ;;
-        typed) step gpu-typed 180 tests_of gpu-typed "$B/gpu_typed-tests" ;;
+        typed) step gpu-typed 180 tests_of gpu-typed "$B/gpu_typed-tests" "$B/gpu_histogram-tests" ;;
         unit) step unit-tests 300 tests_of unit-tests "$B/lib-tests" ;;
         cli) step cli-tests 300 tests_of cli-tests "$B/cli-tests" ;;
         # Hostile input on the real backends: clear errors, no panic, no hang, no overwrite.
@@ -189,7 +201,7 @@ for s in $steps; do
         # Every GPU test under memcheck but those that fault on purpose, quick sizes.
         memcheck-all) step memcheck 480 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c 'tests_of memcheck "$B/gpu-tests"' ;;
         memcheck-hosted) step memcheck-hosted 300 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c hosted ;;
-        memcheck-typed) step memcheck-typed 300 env SANITIZER=memcheck bash -c 'tests_of memcheck-typed "$B/gpu_typed-tests"' ;;
+        memcheck-typed) step memcheck-typed 300 env SANITIZER=memcheck bash -c 'typed_gpu memcheck-typed' ;;
         memcheck-planted) step memcheck-planted 120 env SANITIZER=memcheck bash -c planted ;;
         memcheck-mandelbrot) step memcheck-mandelbrot 400 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c 'tests_of_filtered memcheck-mandelbrot mandelbrot deep explorer julia' ;;
         racecheck | initcheck | synccheck) sanitizer_steps "$s" ;;
