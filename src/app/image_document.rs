@@ -1,8 +1,9 @@
-//! The loaded image: host pixels (the CPU backend's input), the egui id of its GL texture
-//! (the "before" of the split view; the texture itself is the frame runner's source) and
-//! where it came from.
+//! The loaded image: its pixels as loaded (their own type and channels), the RGBA8 host
+//! pixels (the CPU backend's input), the egui id of its GL texture (the "before" of the
+//! split view; the texture itself is the frame runner's source) and where it came from.
 
 use crate::image_io::LoadedImage;
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,6 +12,9 @@ pub struct ImageDocument {
     pub path: PathBuf,
     /// Shared with background work on the pixels.
     pub image: Arc<RgbaImage>,
+    /// The file's pixels in their own type: what 16-bit and float images filter and save
+    /// (8-bit ones save back in their channel count).
+    pub pixels: Arc<PixelImage>,
     /// Points at `FrameRunner::source` (re-pointed every frame: the name changes with the
     /// size on the external-memory path).
     pub texture_id: egui::TextureId,
@@ -29,9 +33,15 @@ impl ImageDocument {
             .chain(loaded.rgba8_note())
             .collect();
         self.path = loaded.path;
+        self.pixels = Arc::new(loaded.pixels);
         self.image = Arc::new(image);
         self.description = loaded.source_description;
         self.conversion_note = (!notes.is_empty()).then(|| notes.join("; "));
+    }
+
+    /// The loaded type and channels (edits do not change them).
+    pub fn channels(&self) -> u8 {
+        self.pixels.channels()
     }
 
     pub fn size(&self) -> (u32, u32) {
