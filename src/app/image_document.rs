@@ -22,6 +22,18 @@ pub struct ImageDocument {
     pub conversion_note: Option<String>,
 }
 
+/// What the window does with `pixels`: 8-bit ones run as RGBA8 (the note says when that
+/// widens them); 16-bit and float ones show through their display window.
+fn rgba8_or_display_note(pixels: &PixelImage) -> Option<String> {
+    match super::typed::runs_as_rgba8(pixels) {
+        true => crate::image_io::rgba8_note(pixels),
+        false => Some(format!(
+            "{} shown through Brightness/Contrast (Ctrl+Shift+C)",
+            pixels.describe()
+        )),
+    }
+}
+
 impl ImageDocument {
     /// Takes `loaded` as the document, with `image` its RGBA8 pixels (already loaded into
     /// the runner); the note says what the RGBA8 form changed.
@@ -30,7 +42,7 @@ impl ImageDocument {
             .conversion_note
             .clone()
             .into_iter()
-            .chain(loaded.rgba8_note())
+            .chain(rgba8_or_display_note(&loaded.pixels))
             .collect();
         self.path = loaded.path;
         self.pixels = Arc::new(loaded.pixels);

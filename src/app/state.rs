@@ -307,8 +307,12 @@ impl AppState {
             Some(t) => Some(cpu_only_note(t.source.sample_type()).to_string()),
             None => note,
         };
+        let panel_open = self.typed.as_ref().is_some_and(|t| t.panel_open);
         if let Some(old) = std::mem::replace(&mut self.typed, typed) {
             old.destroy(gl);
+        }
+        if let Some(t) = self.typed.as_mut() {
+            t.panel_open = panel_open; // the window stays as the user left it
         }
         self.typed_filters.cancel();
         self.typed_hover = None;
