@@ -1,5 +1,5 @@
-//! The loaded image: its pixels as loaded (their own type and channels), the RGBA8 host
-//! pixels (the CPU backend's input), the egui id of its GL texture (the "before" of the
+//! The loaded image: the RGBA8 host pixels (the CPU backend's input), the file's channel
+//! count (8-bit results save back in it; typed pixels live in `typed::TypedView`), the egui id of its GL texture (the "before" of the
 //! split view; the texture itself is the frame runner's source) and where it came from.
 
 use crate::image_io::LoadedImage;
@@ -12,9 +12,8 @@ pub struct ImageDocument {
     pub path: PathBuf,
     /// Shared with background work on the pixels.
     pub image: Arc<RgbaImage>,
-    /// The file's pixels in their own type: what 16-bit and float images filter and save
-    /// (8-bit ones save back in their channel count).
-    pub pixels: Arc<PixelImage>,
+    /// The file's channel count (edits do not change it).
+    pub channels: u8,
     /// Points at `FrameRunner::source` (re-pointed every frame: the name changes with the
     /// size on the external-memory path).
     pub texture_id: egui::TextureId,
@@ -45,15 +44,10 @@ impl ImageDocument {
             .chain(rgba8_or_display_note(&loaded.pixels))
             .collect();
         self.path = loaded.path;
-        self.pixels = Arc::new(loaded.pixels);
+        self.channels = loaded.pixels.channels();
         self.image = Arc::new(image);
         self.description = loaded.source_description;
         self.conversion_note = (!notes.is_empty()).then(|| notes.join("; "));
-    }
-
-    /// The loaded type and channels (edits do not change them).
-    pub fn channels(&self) -> u8 {
-        self.pixels.channels()
     }
 
     pub fn size(&self) -> (u32, u32) {

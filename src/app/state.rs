@@ -141,7 +141,7 @@ impl AppState {
         let document = ImageDocument {
             path: PathBuf::new(),
             texture_id: painter.register_native_texture(source.id),
-            pixels: Arc::new(PixelImage::from_rgba8(placeholder.clone())),
+            channels: 4,
             image: Arc::new(placeholder),
             description: "no image".into(),
             conversion_note: None,
@@ -396,7 +396,7 @@ impl AppState {
         }
         let output = self.runner.read_output(gl);
         output
-            .map(|p| rgba8_in_channels(self.saved_result(p), self.document.channels()))
+            .map(|p| rgba8_in_channels(self.saved_result(p), self.document.channels))
             .map_err(|e| e.to_string())
     }
 
