@@ -10,8 +10,10 @@
 //! selects all (Ctrl+A) and nothing (Ctrl+Shift+A), and finally opens the Julia set of the
 //! point under the pointer (J), turns smooth colour on (S: a recolour, no frame computed),
 //! cycles the colours (Y: recolours frame after frame, none computed; Y again: quiet),
-//! and finds that Ctrl+A there selects nothing of the hidden image. Last, a kernel example
-//! added to the stack is not on disk: Ctrl+Q asks before quitting, and Esc cancels.
+//! and finds that Ctrl+A there selects nothing of the hidden image. Then a kernel example
+//! added to the stack is not on disk: Ctrl+Q asks before quitting, and Esc cancels. Last,
+//! a 16-bit TIFF opened through the built-in dialog shows through its display window, and
+//! Brightness/Contrast's Auto (Ctrl+Shift+C) narrows it.
 //!
 //! Skipped (with a message) where Xvfb or xdotool is not installed; CI installs both. The
 //! frame-rate bound is checked only on a machine whose load leaves a core for the UI (the
@@ -41,6 +43,8 @@ const ADD_FILTER: (i32, i32) = (50, 86);
 const FIRST_GRIP: (i32, i32) = (20, 116);
 const FIRST_REMOVE: (i32, i32) = (272, 116);
 const SECOND_GRIP_AFTER_GAUSSIAN: (i32, i32) = (20, 199);
+/// The Brightness/Contrast window's Auto button (the window at its default place).
+const BC_AUTO: (i32, i32) = (45, 341);
 /// Frames a second the UI must paint while the explorer renders.
 const MIN_FPS: f64 = 30.0;
 /// How long the frame rate is measured.
@@ -75,6 +79,8 @@ struct Frame {
     stack: String,
     /// The next undo step's name (`Add_gaussian`), or `none`.
     undo: String,
+    /// A typed image's display window (`MIN..MAX`), or `none`.
+    display: String,
 }
 
 fn frames(log: &Path) -> Vec<Frame> {
@@ -92,6 +98,7 @@ fn frames(log: &Path) -> Vec<Frame> {
                 selection: w.next()?.to_string(),
                 stack: w.next()?.to_string(),
                 undo: w.next()?.to_string(),
+                display: w.next().unwrap_or("none").to_string(),
             })
         })
         .collect()
@@ -495,6 +502,44 @@ fn a_new_users_session_stays_smooth() {
     assert!(
         !dir.path().join("my_invert.cu").exists(),
         "nothing written without the user's word"
+    );
+
+    // A 16-bit TIFF, its path typed into the built-in Open dialog (Ctrl+O), shows through
+    // its display window (the data's range); Brightness/Contrast (Ctrl+Shift+C) → Auto
+    // narrows it.
+    if installed("zenity", "--version") {
+        return say("16-bit step skipped: zenity would answer Ctrl+O");
+    }
+    let tiff = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/typed/tiff_u16_photo.tif");
+    let n = session.frames().len();
+    session.key("ctrl+o");
+    std::thread::sleep(Duration::from_millis(500));
+    session.xdotool(&["type", "--delay", "10", &tiff.to_string_lossy()]);
+    session.key("Return");
+    let (opened, _) = session.wait_for("opening a 16-bit TIFF", n, |f| {
+        f.tab == "image" && f.display != "none" && !f.busy
+    });
+    let window = |f: &Frame| -> Option<(f64, f64)> {
+        let (lo, hi) = f.display.split_once("..")?;
+        Some((lo.parse().ok()?, hi.parse().ok()?))
+    };
+    let (lo, hi) = window(&opened).expect("a display window");
+    assert!(
+        lo < hi && hi > 255.0,
+        "not the data's 16-bit range: {lo}..{hi}"
+    );
+    session.key("ctrl+shift+c");
+    std::thread::sleep(Duration::from_millis(500));
+    let n = session.frames().len();
+    session.click(BC_AUTO);
+    let (auto, _) = session.wait_for("Auto in Brightness/Contrast", n, |f| {
+        f.display != opened.display
+    });
+    let (a_lo, a_hi) = window(&auto).expect("a display window");
+    say(&format!("16-bit Auto: {lo}..{hi} to {a_lo}..{a_hi}"));
+    assert!(
+        lo <= a_lo && a_hi <= hi && a_lo < a_hi,
+        "Auto did not narrow the window: {a_lo}..{a_hi}"
     );
 }
 

@@ -117,6 +117,8 @@ pub struct FileBrowser {
     listed: Option<(PathBuf, bool)>,
     /// The existing file a second OK replaces.
     replace: Option<PathBuf>,
+    /// The name field takes the keyboard at the next frame (set when the dialog opens).
+    focus_field: bool,
 }
 
 /// What the dialog did this frame.
@@ -151,6 +153,7 @@ impl FileBrowser {
             error: None,
             listed: None,
             replace: None,
+            focus_field: true,
         }
     }
 
@@ -274,6 +277,10 @@ pub fn file_browser_ui(ctx: &egui::Context, b: &mut FileBrowser) -> BrowserOutco
             ui.horizontal(|ui| {
                 ui.label(if b.purpose.is_save() { "name" } else { "file" });
                 let r = ui.add(egui::TextEdit::singleline(&mut b.field).desired_width(360.0));
+                // The field has the keys when the dialog opens: a name can be typed at once.
+                if std::mem::take(&mut b.focus_field) {
+                    r.request_focus();
+                }
                 if r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
                     if let Some(p) = b.accept() {
                         outcome = BrowserOutcome::Chosen(p);

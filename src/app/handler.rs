@@ -295,6 +295,10 @@ impl Handler {
                 .map(|e| (e.filter.label(), e.enabled))
                 .collect(),
             undo: r.state.history.undo_label(&r.state.stack),
+            display: r.state.typed.as_ref().map(|t| {
+                let range = t.panel.adjuster.range();
+                (range.min, range.max)
+            }),
         });
         self.frames += 1;
         self.last_frame = Some(Instant::now());

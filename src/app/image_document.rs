@@ -1,8 +1,9 @@
-//! The loaded image: host pixels (the CPU backend's input), the egui id of its GL texture
-//! (the "before" of the split view; the texture itself is the frame runner's source) and
-//! where it came from.
+//! The loaded image: the RGBA8 host pixels (the CPU backend's input), the file's channel
+//! count (8-bit results save back in it; typed pixels live in `typed::TypedView`), the egui id of its GL texture (the "before" of the
+//! split view; the texture itself is the frame runner's source) and where it came from.
 
 use crate::image_io::LoadedImage;
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,11 +12,25 @@ pub struct ImageDocument {
     pub path: PathBuf,
     /// Shared with background work on the pixels.
     pub image: Arc<RgbaImage>,
+    /// The file's channel count (edits do not change it).
+    pub channels: u8,
     /// Points at `FrameRunner::source` (re-pointed every frame: the name changes with the
     /// size on the external-memory path).
     pub texture_id: egui::TextureId,
     pub description: String,
     pub conversion_note: Option<String>,
+}
+
+/// What the window does with `pixels`: 8-bit ones run as RGBA8 (the note says when that
+/// widens them); 16-bit and float ones show through their display window.
+fn rgba8_or_display_note(pixels: &PixelImage) -> Option<String> {
+    match super::typed::runs_as_rgba8(pixels) {
+        true => crate::image_io::rgba8_note(pixels),
+        false => Some(format!(
+            "{} shown through Brightness/Contrast (Ctrl+Shift+C)",
+            pixels.describe()
+        )),
+    }
 }
 
 impl ImageDocument {
@@ -26,9 +41,10 @@ impl ImageDocument {
             .conversion_note
             .clone()
             .into_iter()
-            .chain(loaded.rgba8_note())
+            .chain(rgba8_or_display_note(&loaded.pixels))
             .collect();
         self.path = loaded.path;
+        self.channels = loaded.pixels.channels();
         self.image = Arc::new(image);
         self.description = loaded.source_description;
         self.conversion_note = (!notes.is_empty()).then(|| notes.join("; "));

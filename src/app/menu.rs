@@ -30,6 +30,8 @@ pub enum Action {
     ToggleSelectionOnly,
     /// The quality results are saved at as JPEG.
     SetJpegQuality(u8),
+    /// The Brightness/Contrast window shown or hidden.
+    ToggleBrightnessContrast,
 }
 
 impl Action {
@@ -66,6 +68,9 @@ const CROP: KeyboardShortcut =
 const SELECT_ALL: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::A);
 const SELECT_NONE: KeyboardShortcut =
     KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::A);
+/// ImageJ's Brightness/Contrast.
+const BRIGHTNESS_CONTRAST: KeyboardShortcut =
+    KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::C);
 
 /// Shortcuts pressed this frame (plain keys only while no widget has keyboard focus).
 pub fn shortcut_actions(ctx: &egui::Context) -> Vec<Action> {
@@ -79,6 +84,7 @@ pub fn shortcut_actions(ctx: &egui::Context) -> Vec<Action> {
             (IMAGE_TAB, Action::ShowImage),
             (MANDEL_TAB, Action::ShowMandelbrot),
             (CROP, Action::CropToSelection),
+            (BRIGHTNESS_CONTRAST, Action::ToggleBrightnessContrast),
         ];
         for (shortcut, action) in with_command {
             if i.consume_shortcut(&shortcut) {
@@ -253,6 +259,17 @@ pub fn menu_bar_ui(ui: &mut Ui, recent: &RecentFiles, state: MenuState<'_>) -> V
             });
         });
         ui.menu_button("Transform", |ui| image_menu_ui(ui, state, &mut out));
+        ui.menu_button("Image", |ui| {
+            ui.menu_button("Adjust", |ui| {
+                item(
+                    ui,
+                    "Brightness/Contrast…",
+                    &BRIGHTNESS_CONTRAST,
+                    Action::ToggleBrightnessContrast,
+                    &mut out,
+                );
+            });
+        });
         ui.menu_button("View", |ui| {
             item(ui, "Image", &IMAGE_TAB, Action::ShowImage, &mut out);
             item(

@@ -33,6 +33,7 @@ mod settings;
 mod stack_history;
 mod state;
 mod status_bar;
+mod typed;
 mod unsaved;
 mod user_bookmarks;
 

@@ -1,7 +1,7 @@
 //! The application state and one frame of UI.
 
 use super::cpu_jobs::{filter_job, BACKGROUND_PIXELS};
-use super::display::samples_text;
+use super::display::{brightness_contrast_window, pixel_values_text, samples_text};
 use super::edit_history::ImageHistory;
 use super::edit_ui::{EditResult, ResizeDialog};
 use super::file_dialog::{
@@ -20,12 +20,17 @@ use super::menu::{menu_bar_ui, shortcut_actions, Action, MenuState};
 use super::presets_ui::{presets_ui, CommandSource, PresetsPanel};
 use super::recent::RecentFiles;
 use super::status_bar::{status_bar_ui, StatusLine, StatusMessage};
+use super::typed::{
+    cpu_only_note, rgba8_in_channels, run_typed_stack, save_typed, saved_message,
+    typed_histogram_ui, DisplayTargets, TypedView,
+};
 use super::worker::{progress_ui, Worker};
 use super::GuiArgs;
 use crate::gl::HistogramRenderer;
-use crate::image_io::{load_image_with, save_image, SaveOptions, SAVE_EXTENSIONS};
+use crate::image_io::{load_image_with, SAVE_EXTENSIONS};
 use crate::mandelbrot::deep::find_bookmark;
 use crate::pipeline::{upload_cpu_bins, BackendKind, FrameReport, FrameRunner, MandelbrotRenderer};
+use crate::pixels::PixelImage;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -98,6 +103,15 @@ pub struct AppState {
     pub(super) quit_prompt: bool,
     /// The quality results are saved at as JPEG (kept in the settings).
     pub(super) jpeg_quality: u8,
+    /// A 16-bit or float document: its typed result and display (None for 8-bit ones).
+    pub typed: Option<TypedView>,
+    /// The textures typed images show through.
+    display: DisplayTargets,
+    /// The typed filter stack on the CPU, with the source it runs on.
+    typed_filters: Worker<(PixelImage, f64)>,
+    typed_job_of: Option<Arc<PixelImage>>,
+    /// The typed pixel under the cursor.
+    typed_hover: Option<(u32, u32)>,
 }
 
 /// Bytes of a background result uploaded per frame (about 15 ms of Mesa's upload).
@@ -123,9 +137,11 @@ impl AppState {
         let placeholder = image::RgbaImage::from_pixel(1, 1, image::Rgba([40, 40, 40, 255]));
         let mut runner = FrameRunner::new(gl, args.backend, args.interop, 1, 1)?;
         let source = runner.load_source(gl, &placeholder)?;
+        let display = DisplayTargets::new(gl, painter)?;
         let document = ImageDocument {
             path: PathBuf::new(),
             texture_id: painter.register_native_texture(source.id),
+            channels: 4,
             image: Arc::new(placeholder),
             description: "no image".into(),
             conversion_note: None,
@@ -188,6 +204,11 @@ impl AppState {
             quit: false,
             quit_prompt: false,
             jpeg_quality: crate::image_io::DEFAULT_JPEG_QUALITY,
+            typed: None,
+            display,
+            typed_filters: Worker::new("typed filters"),
+            typed_job_of: None,
+            typed_hover: None,
         };
         state.mandelbrot.synchronous = state.synchronous;
         if let Some(b) = args.bookmark.as_deref().and_then(find_bookmark) {
@@ -278,6 +299,23 @@ impl AppState {
             }
             return Err(anyhow::anyhow!("{}: {e}", path.display()));
         }
+        let typed = match super::typed::runs_as_rgba8(&loaded.pixels) {
+            true => None,
+            false => Some(self.typed_view_of(gl, &loaded.pixels, path)?),
+        };
+        let note = match &typed {
+            Some(t) => Some(cpu_only_note(t.source.sample_type()).to_string()),
+            None => note,
+        };
+        let panel_open = self.typed.as_ref().is_some_and(|t| t.panel_open);
+        if let Some(old) = std::mem::replace(&mut self.typed, typed) {
+            old.destroy(gl);
+        }
+        if let Some(t) = self.typed.as_mut() {
+            t.panel_open = panel_open; // the window stays as the user left it
+        }
+        self.typed_filters.cancel();
+        self.typed_hover = None;
         self.document.replace(loaded, image);
         self.presize_output(gl);
         self.written = (self.document.image.clone(), Vec::new());
@@ -300,6 +338,22 @@ impl AppState {
         Ok(())
     }
 
+    /// The display of typed `pixels` (uploaded and drawn); on failure the current image
+    /// stays (the runner gets its pixels back).
+    fn typed_view_of(
+        &mut self,
+        gl: &glow::Context,
+        pixels: &PixelImage,
+        path: &Path,
+    ) -> anyhow::Result<TypedView> {
+        TypedView::new(gl, Arc::new(pixels.clone()), &mut self.display).map_err(|e| {
+            if let Err(again) = self.runner.load_source(gl, &self.document.image) {
+                log::error!("reloading the current image: {again}");
+            }
+            anyhow::anyhow!("{}: {e}", path.display())
+        })
+    }
+
     /// The window's title: the image's file name, `*` when the result is not saved.
     pub fn window_title(&self) -> String {
         let name = self
@@ -312,38 +366,38 @@ impl AppState {
         format!("{name}{} — cudalens", if saved { "" } else { "*" })
     }
 
-    /// Saves pixels read back from GL to `path` (the dialog already asked before replacing
-    /// a file; the input image stays protected) and reports in the status bar; true when
-    /// written.
-    fn save_pixels(&mut self, pixels: Result<image::RgbaImage, String>, path: &Path) -> bool {
-        let options = SaveOptions {
-            overwrite: true,
-            jpeg_quality: Some(self.jpeg_quality),
-            protected: vec![self.document.path.clone()],
-            depth: None,
-        };
+    /// Saves the result to `path` in the document's type and channels (the dialog already
+    /// asked before replacing a file; the input stays protected) and reports in the status
+    /// bar, one line per conversion; true when written.
+    fn save_result_pixels(&mut self, pixels: Result<PixelImage, String>, path: &Path) -> bool {
         let result = pixels.and_then(|img| {
-            save_image(&img, path, &options)
-                .map(|()| crate::image_io::drops_alpha(&img, path))
+            save_typed(&img, path, &self.document.path, self.jpeg_quality)
                 .map_err(|e| e.to_string())
         });
-        let written = result.is_ok();
-        if written {
-            self.save_dir = path.parent().map(Path::to_path_buf);
-        }
         match result {
-            Ok(false) => self.set_message(format!("saved {}", path.display()), false),
-            // Saved, but not all of it: said as a warning.
-            Ok(true) => self.set_message(
-                format!(
-                    "saved {} without its transparency (JPEG has no alpha channel)",
-                    path.display()
-                ),
-                true,
-            ),
-            Err(e) => self.set_message(e, true),
+            Ok(conversions) => {
+                self.save_dir = path.parent().map(Path::to_path_buf);
+                let (text, warning) = saved_message(path, &conversions);
+                self.set_message(text, warning);
+                true
+            }
+            Err(e) => {
+                self.set_message(e, true);
+                false
+            }
         }
-        written
+    }
+
+    /// The result to save: the typed one, or the output read back from GL in the
+    /// document's channel count.
+    fn result_to_save(&mut self, gl: &glow::Context) -> Result<PixelImage, String> {
+        if let Some(t) = &self.typed {
+            return Ok(t.shown().as_ref().clone());
+        }
+        let output = self.runner.read_output(gl);
+        output
+            .map(|p| rgba8_in_channels(self.saved_result(p), self.document.channels))
+            .map_err(|e| e.to_string())
     }
 
     /// Asks where to open or save: the desktop's dialog, else the built-in one (the
@@ -416,12 +470,8 @@ impl AppState {
         match purpose {
             DialogPurpose::Open => self.open(gl, path),
             DialogPurpose::SaveResult => {
-                let pixels = self
-                    .runner
-                    .read_output(gl)
-                    .map(|p| self.saved_result(p))
-                    .map_err(|e| e.to_string());
-                if self.save_pixels(pixels, path) {
+                let pixels = self.result_to_save(gl);
+                if self.save_result_pixels(pixels, path) {
                     self.written = (self.document.image.clone(), self.stack.active());
                 }
             }
@@ -459,6 +509,13 @@ impl AppState {
                 },
             ),
             Action::SetJpegQuality(q) => self.jpeg_quality = q.clamp(1, 100),
+            Action::ToggleBrightnessContrast => match self.typed.as_mut() {
+                Some(t) => t.panel_open = !t.panel_open,
+                None => self.set_message(
+                    "Brightness/Contrast adjusts 16-bit and float images; 8-bit ones show as they are",
+                    false,
+                ),
+            },
             Action::Quit => {
                 self.request_quit();
             }
@@ -490,10 +547,14 @@ impl AppState {
     /// Runs the filter stack if anything changed (or every frame when continuous).
     fn process_if_needed(&mut self, gl: &glow::Context, ctx: &egui::Context) {
         self.take_filter_result(gl);
-        if !(self.dirty || (self.continuous && !self.filters.busy())) {
+        let busy = self.filters.busy() || self.typed_filters.busy();
+        if !(self.dirty || (self.continuous && !busy)) {
             return;
         }
         self.dirty = false;
+        if self.typed.is_some() {
+            return self.start_typed_filters(gl, ctx);
+        }
         if self.filter_in_background() {
             let image = self.document.image.clone();
             let filters: Vec<_> = self
@@ -524,6 +585,63 @@ impl AppState {
                 self.inspected = None; // the output changed under the cursor
                 self.output_of = Some(self.document.image.clone());
             }
+            Err(e) => self.set_message(format!("processing failed: {e}"), true),
+        }
+    }
+
+    /// Runs the stack's built-in filters on the typed source with their typed CPU
+    /// references: on the worker, or here in scripted runs (--frames).
+    fn start_typed_filters(&mut self, gl: &glow::Context, ctx: &egui::Context) {
+        let Some(source) = self.typed.as_ref().map(|t| t.source.clone()) else {
+            return;
+        };
+        let filters: Vec<_> = self
+            .stack
+            .runnable(self.kernels_off())
+            .iter()
+            .filter_map(|s| s.filter().copied())
+            .collect();
+        self.filters_started = Instant::now();
+        self.typed_job_of = Some(source.clone());
+        if self.synchronous {
+            self.typed_filters.cancel();
+            let start = Instant::now();
+            if let Some(result) = run_typed_stack(&source, &filters, &mut |_| true) {
+                let ms = start.elapsed().as_secs_f64() * 1e3;
+                self.typed_filters_done(gl, result, ms);
+            }
+            return;
+        }
+        let ctx = ctx.clone();
+        self.typed_filters.start(
+            move || ctx.request_repaint(),
+            move |job| {
+                let start = Instant::now();
+                let done = run_typed_stack(&source, &filters, &mut |p| {
+                    job.set_progress(p);
+                    !job.cancelled()
+                });
+                if let Some(result) = done {
+                    job.send((result, start.elapsed().as_secs_f64() * 1e3));
+                }
+            },
+        );
+    }
+
+    /// Shows a typed result of the current source.
+    fn typed_filters_done(&mut self, gl: &glow::Context, result: PixelImage, ms: f64) {
+        let Some(t) = self.typed.as_mut() else {
+            return;
+        };
+        let current = self
+            .typed_job_of
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(s, &t.source));
+        if !current {
+            return;
+        }
+        match t.set_result(gl, result, &mut self.display) {
+            Ok(()) => self.frame_ms = ms,
             Err(e) => self.set_message(format!("processing failed: {e}"), true),
         }
     }
@@ -587,6 +705,9 @@ impl AppState {
 
     /// Shows the worker's result, if one arrived.
     fn take_filter_result(&mut self, gl: &glow::Context) {
+        if let Some((result, ms)) = self.typed_filters.poll() {
+            self.typed_filters_done(gl, result, ms);
+        }
         if let Some((image, report)) = self.filters.poll() {
             let resized = self.runner.resize_output(gl, image.width(), image.height());
             if let Err(e) = resized {
@@ -684,6 +805,9 @@ impl AppState {
     /// Whether the output texture shows a result of the document's pixels (not yet after
     /// an open or an edit, while the stack runs in the background).
     pub fn result_ready(&self) -> bool {
+        if let Some(t) = &self.typed {
+            return t.result.is_some();
+        }
         self.output_of
             .as_ref()
             .is_some_and(|o| Arc::ptr_eq(o, &self.document.image))
@@ -694,7 +818,8 @@ impl AppState {
     pub fn wants_repaint(&self) -> bool {
         match self.tab {
             Tab::Image => {
-                (self.continuous && !self.filters.busy()) || self.dirty || self.pending.is_some()
+                let busy = self.filters.busy() || self.typed_filters.busy();
+                (self.continuous && !busy) || self.dirty || self.pending.is_some()
             }
             Tab::Mandelbrot => self.mandelbrot.dirty,
         }
@@ -703,7 +828,9 @@ impl AppState {
     /// Whether the shown tab's work runs (the explorer's render, the CPU filter stack).
     pub fn tab_busy(&self) -> bool {
         match self.tab {
-            Tab::Image => self.filters.busy() || self.pending.is_some(),
+            Tab::Image => {
+                self.filters.busy() || self.typed_filters.busy() || self.pending.is_some()
+            }
             Tab::Mandelbrot => self.mandelbrot.busy(),
         }
     }
@@ -758,6 +885,11 @@ impl AppState {
                 self.set_message("Transform acts on the image: Ctrl+1 shows it", true);
                 continue;
             }
+            let selecting = matches!(a, Action::SelectAll | Action::SelectNone);
+            if a.is_image_edit() && !selecting && self.typed.is_some() {
+                self.set_message("Transform edits 8-bit images only for now", true);
+                continue;
+            }
             if !self.edit_action(gl, ui.ctx(), &a) {
                 self.apply(gl, a);
             }
@@ -807,11 +939,28 @@ impl AppState {
         }
         if self.tab == Tab::Image {
             self.kernel_editor_ui(&ui.ctx().clone());
+            self.brightness_contrast_ui(gl, &ui.ctx().clone());
         }
         self.quit_prompt_ui(&ui.ctx().clone());
         // Changes of this frame (not yet those of a held drag) are steps of undo.
         let held = ui.input(|i| i.pointer.any_down());
         self.history.observe(&self.stack, held);
+    }
+
+    /// The Brightness/Contrast window of a typed image, while open; a change draws the
+    /// display again (on the GPU, no upload).
+    fn brightness_contrast_ui(&mut self, gl: &glow::Context, ctx: &egui::Context) {
+        let Some(t) = self.typed.as_mut().filter(|t| t.panel_open) else {
+            return;
+        };
+        let mut open = true;
+        let changed = brightness_contrast_window(ctx, &mut open, &mut t.panel);
+        t.panel_open = open;
+        if changed {
+            if let Err(e) = t.display_changed(gl, &mut self.display) {
+                self.set_message(format!("display failed: {e}"), true);
+            }
+        }
     }
 
     /// The one-line status bar; an expired message is dropped (and a frame is asked for
@@ -833,6 +982,13 @@ impl AppState {
         let (size, stages) = match (&self.tab, &self.report, &self.mandelbrot.frame) {
             // A new image shows its source, with its size, until its result is ready.
             (Tab::Image, _, _) if !ready => (Some(self.document.size()), Vec::new()),
+            (Tab::Image, _, _) if self.typed.is_some() => (
+                self.typed.as_ref().map(|t| t.shown().dimensions()),
+                vec![crate::pipeline::StageTime {
+                    name: "typed CPU stack".into(),
+                    ms: self.frame_ms,
+                }],
+            ),
             (Tab::Image, Some(r), _) => (Some((r.width, r.height)), r.stages.clone()),
             (Tab::Mandelbrot, _, Some(f)) => (
                 Some((
@@ -849,10 +1005,17 @@ impl AppState {
             crate::pipeline::total_of(&stages)
         };
         let image_tab = self.tab == Tab::Image;
-        let pixel = self
-            .inspected
-            .filter(|_| image_tab)
-            .map(|(p, out)| pixel_text(p, self.source_pixel_text(p), out));
+        let pixel = match &self.typed {
+            Some(t) => self.typed_hover.filter(|_| image_tab).map(|(x, y)| {
+                let source = pixel_values_text(&t.source, x, y);
+                let out = pixel_values_text(t.shown(), x, y).unwrap_or_default();
+                typed_pixel_text((x, y), source, &out)
+            }),
+            None => self
+                .inspected
+                .filter(|_| image_tab)
+                .map(|(p, out)| pixel_text(p, self.source_pixel_text(p), out)),
+        };
         let selection = self
             .view
             .selection
@@ -961,6 +1124,9 @@ impl AppState {
             .resizable(true)
             .show(ui, |ui| {
                 let ready = self.result_ready();
+                if let Some(t) = &self.typed {
+                    return typed_histogram_ui(ui, t.histogram.as_ref());
+                }
                 histogram_panel_ui(
                     ui,
                     &mut self.histogram,
@@ -971,21 +1137,37 @@ impl AppState {
         egui::CentralPanel::default().show(ui, |ui| {
             let output = &self.runner.targets.output;
             let ready = self.result_ready();
-            let textures = ViewTextures {
-                output: self.output_id,
-                output_size: (output.width, output.height),
-                original: self.document.texture_id,
-                original_size: self.document.size(),
-                result_ready: ready,
-                transparent,
+            let textures = match &self.typed {
+                Some(t) => ViewTextures {
+                    output: self.display.output_id,
+                    output_size: t.shown().dimensions(),
+                    original: self.display.original_id,
+                    original_size: t.source.dimensions(),
+                    result_ready: ready,
+                    transparent,
+                },
+                None => ViewTextures {
+                    output: self.output_id,
+                    output_size: (output.width, output.height),
+                    original: self.document.texture_id,
+                    original_size: self.document.size(),
+                    result_ready: ready,
+                    transparent,
+                },
             };
             let out = image_view_ui(ui, &mut self.view, &textures);
+            if self.typed.is_some() {
+                // Typed values come from the host pixels: no GL readback.
+                self.typed_hover = out.hovered_pixel.filter(|_| ready);
+                self.inspected = None;
+            }
             // The pixel inspector reads the result: none while the source stands in for it.
             let hovered = out.hovered_pixel.filter(|_| ready);
             // A GL readback stalls the pipeline: read only when the hovered pixel changed
             // (a processed frame clears the cached value).
             self.inspected = match hovered {
                 Some(p) if self.inspected.is_some_and(|(q, _)| q == p) => self.inspected,
+                Some(_) if self.typed.is_some() => None,
                 Some((x, y)) => output.read_pixel(gl, x, y).map(|px| ((x, y), px)),
                 None => None,
             };
@@ -994,6 +1176,13 @@ impl AppState {
                 if progress_ui(ui, "editing", self.edits.progress(), elapsed) {
                     self.edits.cancel();
                     self.set_message("edit cancelled; the image stays", false);
+                }
+            }
+            if self.typed_filters.busy() {
+                let elapsed = self.filters_started.elapsed();
+                if progress_ui(ui, "filtering", self.typed_filters.progress(), elapsed) {
+                    self.typed_filters.cancel();
+                    self.set_message("filtering cancelled; the last result stays", false);
                 }
             }
             if self.filters.busy() {
@@ -1010,6 +1199,10 @@ impl AppState {
     pub fn destroy(self, gl: &glow::Context) {
         self.runner.destroy(gl);
         self.mandelbrot.destroy(gl);
+        if let Some(t) = self.typed {
+            t.destroy(gl);
+        }
+        self.display.destroy(gl);
         if let Ok(r) = Arc::try_unwrap(self.histogram.renderer) {
             r.destroy(gl);
         }
@@ -1033,6 +1226,14 @@ const OPEN_EXTENSIONS: [&str; 8] = ["png", "jpg", "jpeg", "tif", "tiff", "bmp", 
 /// result pixel under the cursor.
 fn pixel_text((x, y): (u32, u32), source: Option<String>, out: [u8; 4]) -> String {
     let out = samples_text(&out);
+    match source {
+        Some(src) => format!("({x}, {y}) in {src} · out {out}"),
+        None => format!("({x}, {y}) {out}"),
+    }
+}
+
+/// "(x, y) in … · out …" for typed pixels, each in its own units.
+fn typed_pixel_text((x, y): (u32, u32), source: Option<String>, out: &str) -> String {
     match source {
         Some(src) => format!("({x}, {y}) in {src} · out {out}"),
         None => format!("({x}, {y}) {out}"),

@@ -59,6 +59,7 @@ pub fn brightness_contrast_window(
     let mut changed = false;
     egui::Window::new("Brightness/Contrast")
         .open(open)
+        .default_pos([16.0, 16.0])
         .resizable(false)
         .default_width(280.0)
         .show(ctx, |ui| changed = brightness_contrast_ui(ui, panel));
