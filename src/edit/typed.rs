@@ -178,26 +178,12 @@ fn resize_fixed<T: Sample>(
             px.copy_from_slice(&premultiply([px[0], px[1], px[2], px[3]]));
         }
     }
-    let (mut w, h) = (image.width(), image.height());
-    if let Some(weights) = (w != width)
-        .then(|| AxisWeights::new(w, width, filter))
-        .flatten()
-    {
-        let src = values;
-        values = pass((w, h, c), width, true, &weights.start, |i, at| {
-            weights.apply(i, |k| src[at(k)])
-        });
-        w = width;
-    }
-    if let Some(weights) = (h != height)
-        .then(|| AxisWeights::new(h, height, filter))
-        .flatten()
-    {
-        let src = values;
-        values = pass((w, h, c), height, false, &weights.start, |i, at| {
-            weights.apply(i, |k| src[at(k)])
-        });
-    }
+    values = two_passes::<AxisWeights>(
+        values,
+        (image.width(), image.height(), c),
+        (width, height),
+        filter,
+    );
     if c == 4 {
         for px in values.chunks_exact_mut(4) {
             px.copy_from_slice(&unpremultiply([px[0], px[1], px[2], px[3]]));
@@ -209,6 +195,70 @@ fn resize_fixed<T: Sample>(
         .collect();
     ImageBuf::from_vec(width, height, image.channels(), data)
         .unwrap_or_else(|_| unreachable!("an edit's output size was admitted"))
+}
+
+/// One axis's weights: Pillow's 8-bit fixed-point ones or its f64 ones.
+trait AxisFilter: Sized {
+    type Value: Copy + Default;
+    fn for_axis(from: u32, to: u32, filter: ResizeFilter) -> Option<Self>;
+    fn starts(&self) -> &[i32];
+    fn sample(&self, i: usize, value: impl Fn(usize) -> Self::Value) -> Self::Value;
+}
+
+impl AxisFilter for AxisWeights {
+    type Value = u8;
+    fn for_axis(from: u32, to: u32, filter: ResizeFilter) -> Option<Self> {
+        AxisWeights::new(from, to, filter)
+    }
+    fn starts(&self) -> &[i32] {
+        &self.start
+    }
+    fn sample(&self, i: usize, value: impl Fn(usize) -> u8) -> u8 {
+        self.apply(i, value)
+    }
+}
+
+impl AxisFilter for UnitWeights {
+    type Value = f64;
+    fn for_axis(from: u32, to: u32, filter: ResizeFilter) -> Option<Self> {
+        UnitWeights::new(from, to, filter)
+    }
+    fn starts(&self) -> &[i32] {
+        &self.start
+    }
+    fn sample(&self, i: usize, value: impl Fn(usize) -> f64) -> f64 {
+        self.apply(i, value)
+    }
+}
+
+/// Pillow's two passes, horizontal then vertical, each only where that side changes.
+fn two_passes<W: AxisFilter>(
+    mut values: Vec<W::Value>,
+    (w, h, c): (u32, u32, usize),
+    (width, height): (u32, u32),
+    filter: ResizeFilter,
+) -> Vec<W::Value> {
+    let mut w = w;
+    if let Some(weights) = (w != width)
+        .then(|| W::for_axis(w, width, filter))
+        .flatten()
+    {
+        let src = values;
+        values = pass((w, h, c), width, true, weights.starts(), |i, at| {
+            weights.sample(i, |k| src[at(k)])
+        });
+        w = width;
+    }
+    if let Some(weights) = (h != height)
+        .then(|| W::for_axis(h, height, filter))
+        .flatten()
+    {
+        let src = values;
+        values = pass((w, h, c), height, false, weights.starts(), |i, at| {
+            weights.sample(i, |k| src[at(k)])
+        });
+    }
+    values
 }
 
 /// Pillow's 32-bit path (U16, F32): f64 weights and sums, rounded once at the end; RGBA
@@ -228,26 +278,12 @@ fn resize_float<T: Sample>(
             px[..3].iter_mut().for_each(|v| *v *= a);
         }
     }
-    let (mut w, h) = (image.width(), image.height());
-    if let Some(weights) = (w != width)
-        .then(|| UnitWeights::new(w, width, filter))
-        .flatten()
-    {
-        let src = values;
-        values = pass((w, h, c), width, true, &weights.start, |i, at| {
-            weights.apply(i, |k| src[at(k)])
-        });
-        w = width;
-    }
-    if let Some(weights) = (h != height)
-        .then(|| UnitWeights::new(h, height, filter))
-        .flatten()
-    {
-        let src = values;
-        values = pass((w, h, c), height, false, &weights.start, |i, at| {
-            weights.apply(i, |k| src[at(k)])
-        });
-    }
+    values = two_passes::<UnitWeights>(
+        values,
+        (image.width(), image.height(), c),
+        (width, height),
+        filter,
+    );
     if c == 4 {
         for px in values.chunks_exact_mut(4) {
             let a = px[3] / full;
