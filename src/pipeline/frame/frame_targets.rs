@@ -7,7 +7,6 @@ use crate::ops::HISTOGRAM_BINS;
 use crate::pipeline::interop::ExternalInterop;
 use crate::pipeline::interop::SharedTargets;
 use crate::pipeline::{GpuPixelFormat, PipelineError};
-use image::RgbaImage;
 
 /// Bytes of the bin buffer: 4 channels × 256 bins × u32.
 pub const BIN_BUFFER_BYTES: usize = 4 * HISTOGRAM_BINS * 4;
@@ -82,21 +81,11 @@ impl FrameTargets {
         (o.width, o.height, o.format) == (width, height, format.gl())
     }
 
-    /// Loads `image` as the frames' source and returns its GL texture (the "before" the
-    /// app shows): on the external-memory path into the shared source itself (CUDA reads
-    /// it with no copy; the name changes with the size), otherwise into a plain texture,
-    /// re-specified when the size changes. CUDA registrations of it must be released first.
-    pub fn load_source(
-        &mut self,
-        gl: &glow::Context,
-        image: &RgbaImage,
-    ) -> Result<&GlTexture, PipelineError> {
-        let texels = image.as_raw();
-        self.load_texels(gl, image.dimensions(), GpuPixelFormat::RGBA8, texels)
-    }
-
-    /// [`FrameTargets::load_source`] for `texels` of `format` (`size`, rows packed): the
-    /// plain texture is re-specified when its size or format changes.
+    /// Loads `texels` of `format` (`size`, rows packed) as the frames' source and returns its
+    /// GL texture (the "before" the app shows): on the external-memory path into the shared
+    /// source itself (CUDA reads it with no copy; the name changes with the size), otherwise
+    /// into a plain texture, re-specified when its size or format changes. CUDA
+    /// registrations of it must be released first.
     pub fn load_texels(
         &mut self,
         gl: &glow::Context,

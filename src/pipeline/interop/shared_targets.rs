@@ -17,7 +17,6 @@ use crate::pipeline::{GpuPixelFormat, PipelineError};
 use crate::user_kernel::sandbox::protocol::SharedObject;
 use cudarc::driver::CudaStream;
 use glow::HasContext;
-use image::RgbaImage;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
@@ -105,7 +104,7 @@ impl SharedTargets {
     }
 
     /// Makes the shared source hold `source`'s pixels for the next frame: nothing to do when
-    /// `source` is the shared source itself (loaded by [`SharedTargets::load_source`]);
+    /// `source` is the shared source itself (loaded by [`SharedTargets::load_texels`]);
     /// otherwise a copy, made again when `source` is another texture or size or `changed`
     /// (its pixels were replaced). Memory of the same size is reused; the last other size
     /// is kept as a spare.
@@ -149,20 +148,10 @@ impl SharedTargets {
         Ok(())
     }
 
-    /// Uploads `image` into the shared source itself: memory that GL shows and CUDA reads
-    /// with no copy, allocated by Vulkan (freed at once, where GL's own textures of
-    /// changing sizes linger in its pools). Returns the GL texture, whose name changes
-    /// with the size.
-    pub fn load_source(
-        &mut self,
-        gl: &glow::Context,
-        image: &RgbaImage,
-    ) -> Result<&GlTexture, PipelineError> {
-        let texels = image.as_raw();
-        self.load_texels(gl, image.dimensions(), GpuPixelFormat::RGBA8, texels)
-    }
-
-    /// [`SharedTargets::load_source`] for `texels` of `format` (`size`, rows packed).
+    /// Uploads `texels` of `format` (`size`, rows packed) into the shared source itself:
+    /// memory that GL shows and CUDA reads with no copy, allocated by Vulkan (freed at once,
+    /// where GL's own textures of changing sizes linger in its pools). Returns the GL
+    /// texture, whose name changes with the size.
     pub fn load_texels(
         &mut self,
         gl: &glow::Context,
