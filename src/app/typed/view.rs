@@ -167,7 +167,9 @@ pub fn typed_histogram_ui(ui: &mut egui::Ui, histogram: Option<&TypedHistogram>)
         ui.label("no histogram yet");
         return;
     };
-    ui.label(format!("range {} … {} (256 bins)", h.range.0, h.range.1));
+    // The range is of f32 (or integer) samples: their shortest text, not f64's digits.
+    let (lo, hi) = (h.range.0 as f32, h.range.1 as f32);
+    ui.label(format!("range {lo} … {hi} (256 bins)"));
     let size = egui::vec2(ui.available_width(), ui.available_height().max(60.0));
     let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
     let painter = ui.painter_at(rect);
