@@ -317,7 +317,10 @@ fn apply_on_cuda_matches_the_cpu_backend_on_the_corpus() {
         }
         assert_eq!(cuda.code, Some(0), "{name} on cuda: {cuda:#?}");
         let cuda_pixels = load_image(&cuda_out).expect("output loads").pixels;
-        assert!(cuda_pixels == cpu_pixels, "{name}: CUDA differs from the CPU");
+        assert!(
+            cuda_pixels == cpu_pixels,
+            "{name}: CUDA differs from the CPU"
+        );
         println!("ok {name}: apply on CUDA = CPU = loaded pixels");
     }
 }
