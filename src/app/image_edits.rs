@@ -176,9 +176,12 @@ impl AppState {
             return Err(e.to_string());
         }
         if let (DocumentPixels::Typed(p), Some(t)) = (&pixels, self.typed.as_mut()) {
-            if let Err(e) = t.replace_source(gl, p.clone(), &mut self.display) {
+            if let Err(e) = t.replace_source(gl, p.clone()) {
                 self.reload_document_source(gl);
                 return Err(e.to_string());
+            }
+            if let Err(e) = t.redraw(gl, &mut self.display) {
+                log::warn!("drawing the edited image: {e}"); // the next result draws again
             }
             self.typed_filters.cancel(); // its result would be of the old pixels
             self.typed_hover = None;

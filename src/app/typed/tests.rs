@@ -170,6 +170,12 @@ fn a_16_bit_tiff_edits_and_undoes_in_its_own_type() {
     }
     assert_eq!(current.dimensions(), (20, 15));
     // Each edit step keeps one image in its own type: 2 bytes a sample.
+    let (w, h) = states[0].dimensions();
+    let DocumentPixels::Typed(first) = &states[0] else {
+        panic!("typed pixels")
+    };
+    let samples = u64::from(w) * u64::from(h) * u64::from(first.channels());
+    assert_eq!(states[0].bytes(), 2 * samples);
     let kept: u64 = states[..3].iter().map(DocumentPixels::bytes).sum();
     assert_eq!(history.pixel_bytes(), kept);
 

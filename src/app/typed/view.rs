@@ -102,14 +102,13 @@ impl TypedView {
         Ok(view)
     }
 
-    /// Takes `source` as the image (an edit, or undoing one): uploaded and drawn, the old
-    /// result dropped (its stack runs again); the display settings stay. On failure
-    /// nothing changes.
+    /// Takes `source` as the image (an edit, or undoing one): uploaded, the old result
+    /// dropped (its stack runs again); the display settings stay. On failure nothing
+    /// changes. The caller draws it ([`Self::redraw`]).
     pub fn replace_source(
         &mut self,
         gl: &glow::Context,
         source: Arc<PixelImage>,
-        targets: &mut DisplayTargets,
     ) -> Result<(), GlError> {
         let texture = upload_pixels(gl, &source)?;
         let old = std::mem::replace(&mut self.source_texture, texture);
@@ -120,7 +119,7 @@ impl TypedView {
         self.source = source;
         self.result = None;
         self.histogram = None;
-        self.redraw(gl, targets)
+        Ok(())
     }
 
     /// The image the window shows (and Auto measures): the result, else the source.
