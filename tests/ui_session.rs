@@ -12,8 +12,8 @@
 //! cycles the colours (Y: recolours frame after frame, none computed; Y again: quiet),
 //! and finds that Ctrl+A there selects nothing of the hidden image. Then a kernel example
 //! added to the stack is not on disk: Ctrl+Q asks before quitting, and Esc cancels. Last,
-//! a 16-bit TIFF opened through the built-in dialog shows through its display window, and
-//! Brightness/Contrast's Auto (Ctrl+Shift+C) narrows it.
+//! a 16-bit TIFF opened through the built-in dialog shows through its display window,
+//! Brightness/Contrast's Auto (Ctrl+Shift+C) narrows it, and a crop of it is undone.
 //!
 //! Skipped (with a message) where Xvfb or xdotool is not installed; CI installs both. The
 //! frame-rate bound is checked only on a machine whose load leaves a core for the UI (the
@@ -159,6 +159,18 @@ impl Session {
     }
 
     /// A press at `from`, a slow move to `to`, a release there.
+    /// A Ctrl-drag over the middle of the image view: a selection.
+    fn select_by_ctrl_drag(&self) {
+        self.xdotool(&["mousemove", "--window", &self.window, "480", "250"]);
+        self.xdotool(&["keydown", "ctrl", "mousedown", "1"]);
+        for (x, y) in [(520, 290), (580, 340), (640, 380)] {
+            let (x, y) = (x.to_string(), y.to_string());
+            self.xdotool(&["mousemove", "--window", &self.window, &x, &y]);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.xdotool(&["mouseup", "1", "keyup", "ctrl"]);
+    }
+
     fn drag(&self, from: (i32, i32), to: (i32, i32)) {
         let at = |(x, y): (i32, i32)| [x.to_string(), y.to_string()];
         let [x, y] = at(from);
@@ -401,14 +413,7 @@ fn a_new_users_session_stays_smooth() {
         .last()
         .map(|f| f.image.clone())
         .unwrap_or_default();
-    session.xdotool(&["mousemove", "--window", &session.window, "480", "250"]);
-    session.xdotool(&["keydown", "ctrl", "mousedown", "1"]);
-    for (x, y) in [(520, 290), (580, 340), (640, 380)] {
-        let (x, y) = (x.to_string(), y.to_string());
-        session.xdotool(&["mousemove", "--window", &session.window, &x, &y]);
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    session.xdotool(&["mouseup", "1", "keyup", "ctrl"]);
+    session.select_by_ctrl_drag();
     let n = session.frames().len();
     session.key("ctrl+shift+x");
     let (cropped, _) = session.wait_for("the crop", n, |f| f.tab == "image" && f.image != shown);
@@ -541,6 +546,25 @@ fn a_new_users_session_stays_smooth() {
         lo <= a_lo && a_hi <= hi && a_lo < a_hi,
         "Auto did not narrow the window: {a_lo}..{a_hi}"
     );
+
+    // Cropped in its own type (Select All, Crop to Selection), then undone: the 16-bit
+    // image and its display come back.
+    let n = session.frames().len();
+    session.key("ctrl+a");
+    session.wait_for("Select All on the 16-bit image", n, |f| {
+        f.selection != "none"
+    });
+    let n = session.frames().len();
+    session.key("ctrl+shift+x");
+    let (cropped, _) = session.wait_for("cropping the 16-bit image", n, |f| {
+        f.undo.starts_with("crop") && f.selection == "none" && f.display != "none" && !f.busy
+    });
+    assert_eq!(cropped.image, opened.image, "the whole image kept");
+    let n = session.frames().len();
+    session.key("ctrl+z");
+    session.wait_for("undo of the 16-bit crop", n, |f| {
+        f.undo == opened.undo && f.image == opened.image && f.display != "none" && !f.busy
+    });
 }
 
 /// Whether process `pid` runs (not exited, not a zombie waiting to be reaped).

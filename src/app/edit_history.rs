@@ -2,11 +2,55 @@
 //! image edits, which replace the document's pixels, in the order they happened. An edit
 //! step keeps the pixels on its other side (before it for undo, after it for redo), within
 //! a memory budget: the oldest edits (and every step before them) are dropped first.
+//! 8-bit documents keep RGBA8 (the runner's pixels, shared); 16-bit and float ones their
+//! own type (their RGBA8 rendition is made again when a step comes back).
 
 use super::filter_stack::FilterStack;
 use super::stack_history::StackHistory;
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 use std::sync::Arc;
+
+/// A document's pixels as an edit step keeps them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DocumentPixels {
+    /// An 8-bit document: the RGBA8 pixels the runner holds.
+    Rgba8(Arc<RgbaImage>),
+    /// A 16-bit or float document: its pixels in their own type.
+    Typed(Arc<PixelImage>),
+}
+
+impl DocumentPixels {
+    /// Bytes of samples held.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            DocumentPixels::Rgba8(p) => p.as_raw().len() as u64,
+            DocumentPixels::Typed(p) => {
+                let (w, h) = p.dimensions();
+                u64::from(w)
+                    * u64::from(h)
+                    * u64::from(p.channels())
+                    * p.sample_type().bytes() as u64
+            }
+        }
+    }
+
+    pub fn dimensions(&self) -> (u32, u32) {
+        match self {
+            DocumentPixels::Rgba8(p) => p.dimensions(),
+            DocumentPixels::Typed(p) => p.dimensions(),
+        }
+    }
+
+    /// Whether both are the same pixels (the same allocation, not equal values).
+    pub fn same(&self, other: &DocumentPixels) -> bool {
+        match (self, other) {
+            (DocumentPixels::Rgba8(a), DocumentPixels::Rgba8(b)) => Arc::ptr_eq(a, b),
+            (DocumentPixels::Typed(a), DocumentPixels::Typed(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
 
 /// Bytes of pixels the edit steps may keep.
 pub const PIXEL_BUDGET: u64 = 512 << 20;
@@ -18,7 +62,7 @@ enum Step {
     /// An image edit: its name and the pixels on the step's other side.
     Edit {
         label: String,
-        pixels: Arc<RgbaImage>,
+        pixels: DocumentPixels,
     },
 }
 
@@ -33,7 +77,7 @@ impl Step {
 fn bytes(step: &Step) -> u64 {
     match step {
         Step::Stack(_) => 0,
-        Step::Edit { pixels, .. } => pixels.as_raw().len() as u64,
+        Step::Edit { pixels, .. } => pixels.bytes(),
     }
 }
 
@@ -47,7 +91,7 @@ pub enum HistoryChange {
     /// or redone).
     Pixels {
         label: String,
-        pixels: Arc<RgbaImage>,
+        pixels: DocumentPixels,
     },
 }
 
@@ -95,7 +139,7 @@ impl ImageHistory {
 
     /// Records an edit named `label` that replaced `before`. Returns false when even
     /// that step alone is over the budget (it cannot be undone).
-    pub fn push_edit(&mut self, stack: &FilterStack, label: &str, before: Arc<RgbaImage>) -> bool {
+    pub fn push_edit(&mut self, stack: &FilterStack, label: &str, before: DocumentPixels) -> bool {
         self.observe(stack, false);
         self.redo.clear();
         self.undo.push(Step::Edit {
@@ -164,7 +208,7 @@ impl ImageHistory {
     }
 
     /// Goes one step back; `pixels` are the document's now.
-    pub fn undo(&mut self, stack: &mut FilterStack, pixels: &Arc<RgbaImage>) -> HistoryChange {
+    pub fn undo(&mut self, stack: &mut FilterStack, pixels: &DocumentPixels) -> HistoryChange {
         self.observe(stack, false);
         match self.undo.pop() {
             Some(Step::Edit {
@@ -191,7 +235,7 @@ impl ImageHistory {
     }
 
     /// Goes one step forward again; `pixels` are the document's now.
-    pub fn redo(&mut self, stack: &mut FilterStack, pixels: &Arc<RgbaImage>) -> HistoryChange {
+    pub fn redo(&mut self, stack: &mut FilterStack, pixels: &DocumentPixels) -> HistoryChange {
         self.observe(stack, false);
         match self.redo.pop() {
             Some(Step::Edit {
@@ -223,8 +267,12 @@ mod tests {
     use super::*;
     use crate::pipeline::Stage;
 
-    fn image(w: u32, value: u8) -> Arc<RgbaImage> {
-        Arc::new(RgbaImage::from_pixel(w, 1, image::Rgba([value, 1, 2, 255])))
+    fn image(w: u32, value: u8) -> DocumentPixels {
+        DocumentPixels::Rgba8(Arc::new(RgbaImage::from_pixel(
+            w,
+            1,
+            image::Rgba([value, 1, 2, 255]),
+        )))
     }
 
     fn stack_of(specs: &[&str]) -> FilterStack {
@@ -232,7 +280,7 @@ mod tests {
         FilterStack::new(&stages)
     }
 
-    fn pixels_of(change: HistoryChange) -> Arc<RgbaImage> {
+    fn pixels_of(change: HistoryChange) -> DocumentPixels {
         match change {
             HistoryChange::Pixels { pixels, .. } => pixels,
             other => panic!("expected pixels, got {other:?}"),
@@ -306,8 +354,8 @@ mod tests {
         }
         let mut s = stack.clone();
         let now = image(4, 99);
-        assert_eq!(pixels_of(history.undo(&mut s, &now))[(0, 0)].0[0], 4);
-        assert_eq!(pixels_of(history.undo(&mut s, &now))[(0, 0)].0[0], 3);
+        assert_eq!(pixels_of(history.undo(&mut s, &now)), image(4, 4));
+        assert_eq!(pixels_of(history.undo(&mut s, &now)), image(4, 3));
         assert_eq!(history.undo(&mut s, &now), HistoryChange::None);
         // One step over the budget alone cannot be kept.
         assert!(!history.push_edit(&stack, "huge", image(100, 0)));

@@ -1,12 +1,13 @@
 //! The image edits' window parts: the Resize… window and the composite of the filters'
 //! result inside the selection only (for saving); the edit's result as the worker sends it.
 
+use super::edit_history::DocumentPixels;
 use super::image_view::PixelRect;
 use crate::edit::{ImageEdit, ResizeFilter, ResizeSize};
 use image::RgbaImage;
 
 /// The result of an edit on the worker: its label and pixels, or the error.
-pub type EditResult = Result<(String, RgbaImage), String>;
+pub type EditResult = Result<(String, DocumentPixels), String>;
 
 /// The Resize… window's fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,6 +127,23 @@ pub fn resize_dialog_ui(ctx: &egui::Context, d: &mut ResizeDialog) -> DialogOutc
             });
         });
     outcome
+}
+
+/// Runs `edit` on the CPU reference of the document's type (the worker's job, or the
+/// UI thread's for a small image): RGBA8 documents through the RGBA8 reference, 16-bit
+/// and float ones through the typed one.
+pub fn run_edit_cpu(pixels: &DocumentPixels, edit: &ImageEdit) -> EditResult {
+    let label = edit.to_string();
+    let out = match pixels {
+        DocumentPixels::Rgba8(p) => {
+            crate::edit::cpu::apply_edit(p, edit).map(|o| DocumentPixels::Rgba8(o.into()))
+        }
+        DocumentPixels::Typed(p) => {
+            crate::edit::typed::apply_edit_typed(p, edit).map(|o| DocumentPixels::Typed(o.into()))
+        }
+    };
+    out.map(|o| (label.clone(), o))
+        .map_err(|e| format!("{label}: {e}"))
 }
 
 /// Copies `source`'s pixels outside `sel` into `result` (both the same size): the filters'

@@ -1,17 +1,20 @@
 //! Image edits in the window: the Transform menu's actions (rotate, flip, resize, crop to
 //! the selection), running an edit (on the CUDA device of the frame runner, or the CPU
-//! reference, on the worker for large images), replacing the document's pixels as opening
-//! a file does, and undoing them with the filter stack.
+//! reference, on the worker for large images; 16-bit and float images in their own type),
+//! replacing the document's pixels as opening a file does, and undoing them with the
+//! filter stack.
 
 use super::cpu_jobs::BACKGROUND_PIXELS;
-use super::edit_history::HistoryChange;
+use super::edit_history::{DocumentPixels, HistoryChange};
 use super::edit_ui::{
-    composite_outside, resize_dialog_ui, DialogOutcome, EditResult, ResizeDialog,
+    composite_outside, resize_dialog_ui, run_edit_cpu, DialogOutcome, EditResult, ResizeDialog,
 };
 use super::image_view::PixelRect;
 use super::menu::Action;
 use super::state::AppState;
+use super::typed::selection_result;
 use crate::edit::ImageEdit;
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 use std::sync::Arc;
 
@@ -75,8 +78,9 @@ impl AppState {
         }
     }
 
-    /// Runs `edit` on the document: on the CUDA device at once (milliseconds), else the
-    /// CPU reference, on the worker for a large image.
+    /// Runs `edit` on the document: an 8-bit one on the CUDA device at once
+    /// (milliseconds), else the CPU reference of the document's type, on the worker for a
+    /// large image.
     fn start_edit(&mut self, gl: &glow::Context, ctx: &egui::Context, edit: ImageEdit) {
         if self.edits.busy() {
             // Each edit starts from the last one's pixels: one at a time.
@@ -86,27 +90,36 @@ impl AppState {
         if let Err(e) = edit.output_size(w, h) {
             return self.set_message(format!("{edit}: {e}"), true);
         }
-        let label = edit.to_string();
-        let image = self.document.image.clone();
-        if let Some(device) = self.runner.cuda_device() {
-            match crate::edit::cuda::apply_edits(device, &image, &[edit]) {
-                Ok(out) => return self.finish_edit(gl, Ok((label, out))),
+        let pixels = self.document_pixels();
+        if let (DocumentPixels::Rgba8(image), Some(device)) = (&pixels, self.runner.cuda_device()) {
+            let label = edit.to_string();
+            match crate::edit::cuda::apply_edits(device, image, &[edit]) {
+                Ok(out) => {
+                    let out = DocumentPixels::Rgba8(Arc::new(out));
+                    return self.finish_edit(gl, Ok((label, out)));
+                }
                 Err(e) => log::warn!("{label} on CUDA failed, on the CPU instead: {e}"),
             }
         }
         let background = !self.synchronous && u64::from(w) * u64::from(h) >= BACKGROUND_PIXELS;
-        let run = move || {
-            crate::edit::cpu::apply_edit(&image, &edit)
-                .map(|out| (label.clone(), out))
-                .map_err(|e| format!("{label}: {e}"))
-        };
         if background {
             let ctx = ctx.clone();
-            self.edits
-                .start(move || ctx.request_repaint(), move |job| job.send(run()));
+            self.edits.start(
+                move || ctx.request_repaint(),
+                move |job| job.send(run_edit_cpu(&pixels, &edit)),
+            );
         } else {
-            let result = run();
+            let result = run_edit_cpu(&pixels, &edit);
             self.finish_edit(gl, result);
+        }
+    }
+
+    /// The document's pixels as the undo history keeps them: the typed source of a 16-bit
+    /// or float document, else the RGBA8 pixels.
+    pub(super) fn document_pixels(&self) -> DocumentPixels {
+        match &self.typed {
+            Some(t) => DocumentPixels::Typed(t.source.clone()),
+            None => DocumentPixels::Rgba8(self.document.image.clone()),
         }
     }
 
@@ -124,8 +137,8 @@ impl AppState {
             Ok(r) => r,
             Err(e) => return self.set_message(e, true),
         };
-        let before = self.document.image.clone();
-        if let Err(e) = self.replace_pixels(gl, Arc::new(pixels)) {
+        let before = self.document_pixels();
+        if let Err(e) = self.replace_pixels(gl, pixels) {
             return self.set_message(format!("{label}: {e}"), true);
         }
         let kept = self.history.push_edit(&self.stack, &label, before);
@@ -139,28 +152,44 @@ impl AppState {
         self.set_message(text, false);
     }
 
-    /// Loads `pixels` as the document's, keeping the current ones on failure.
-    fn replace_pixels(&mut self, gl: &glow::Context, pixels: Arc<RgbaImage>) -> Result<(), String> {
+    /// Loads `pixels` as the document's (a typed document's display too), keeping the
+    /// current ones on failure.
+    fn replace_pixels(&mut self, gl: &glow::Context, pixels: DocumentPixels) -> Result<(), String> {
+        if matches!(pixels, DocumentPixels::Typed(_)) != self.typed.is_some() {
+            return Err("these pixels are of another image".into());
+        }
         let max = crate::gl::max_texture_size(gl);
-        if pixels.width() > max || pixels.height() > max {
+        let (w, h) = pixels.dimensions();
+        if w > max || h > max {
             return Err(format!(
-                "{}×{} is over the GPU's {max}×{max} texture limit",
-                pixels.width(),
-                pixels.height()
+                "{w}×{h} is over the GPU's {max}×{max} texture limit"
             ));
         }
+        // A typed document's runner holds an RGBA8 rendition (nothing of it is shown).
+        let rgba8 = match &pixels {
+            DocumentPixels::Rgba8(p) => p.clone(),
+            DocumentPixels::Typed(p) => Arc::new(p.as_ref().clone().into_rgba8()),
+        };
         self.runner.trim(gl);
-        if let Err(e) = self.runner.load_source(gl, &pixels) {
-            if let Err(again) = self.runner.load_source(gl, &self.document.image) {
-                log::error!("reloading the current image: {again}");
-            }
+        if let Err(e) = self.runner.load_source(gl, &rgba8) {
+            self.reload_document_source(gl);
             return Err(e.to_string());
         }
-        let size = pixels.dimensions();
-        if size != self.document.size() {
+        if let (DocumentPixels::Typed(p), Some(t)) = (&pixels, self.typed.as_mut()) {
+            if let Err(e) = t.replace_source(gl, p.clone()) {
+                self.reload_document_source(gl);
+                return Err(e.to_string());
+            }
+            if let Err(e) = t.redraw(gl, &mut self.display) {
+                log::warn!("drawing the edited image: {e}"); // the next result draws again
+            }
+            self.typed_filters.cancel(); // its result would be of the old pixels
+            self.typed_hover = None;
+        }
+        if (w, h) != self.document.size() {
             self.view.fit_requested = true;
         }
-        self.document.image = pixels;
+        self.document.image = rgba8;
         self.presize_output(gl);
         // Every edit moves pixels (rotate, flip, resize, crop, or undoing one): a selection
         // of the old pixels would frame other ones.
@@ -170,6 +199,14 @@ impl AppState {
         Ok(())
     }
 
+    /// Loads the document's pixels into the runner again (a failed replacement may have
+    /// left its source half made).
+    fn reload_document_source(&mut self, gl: &glow::Context) {
+        if let Err(again) = self.runner.load_source(gl, &self.document.image) {
+            log::error!("reloading the current image: {again}");
+        }
+    }
+
     /// Undoes (or redoes, `forward`) one step of the image tab.
     pub(super) fn image_history_step(&mut self, gl: &glow::Context, forward: bool) {
         if self.edits.busy() {
@@ -177,7 +214,7 @@ impl AppState {
             self.edits.cancel();
             return self.set_message("edit cancelled; the image stays", false);
         }
-        let current = self.document.image.clone();
+        let current = self.document_pixels();
         let change = if forward {
             self.history.redo(&mut self.stack, &current)
         } else {
@@ -206,9 +243,25 @@ impl AppState {
     /// The result as saved: with the source outside the selection when the filters
     /// apply to the selection only.
     pub(super) fn saved_result(&self, mut result: RgbaImage) -> RgbaImage {
-        if let (true, Some(sel)) = (self.view.selection_only, self.view.selection) {
+        if let Some(sel) = self.selection_only() {
             composite_outside(&mut result, &self.document.image, sel);
         }
         result
+    }
+
+    /// A typed result as saved: with the source outside the selection when the filters
+    /// apply to the selection only.
+    pub(super) fn saved_typed_result(
+        &self,
+        result: &PixelImage,
+        source: &PixelImage,
+    ) -> PixelImage {
+        let rect = self.selection_only().map(|s| (s.x, s.y, s.width, s.height));
+        selection_result(result, source, rect)
+    }
+
+    /// The selection the filters apply to, when they apply to it only.
+    pub(super) fn selection_only(&self) -> Option<PixelRect> {
+        self.view.selection.filter(|_| self.view.selection_only)
     }
 }

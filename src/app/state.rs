@@ -2,7 +2,7 @@
 
 use super::cpu_jobs::{filter_job, BACKGROUND_PIXELS};
 use super::display::{brightness_contrast_window, pixel_values_text, samples_text};
-use super::edit_history::ImageHistory;
+use super::edit_history::{DocumentPixels, ImageHistory};
 use super::edit_ui::{EditResult, ResizeDialog};
 use super::file_dialog::{
     file_browser_ui, run_native, BrowserOutcome, DialogPurpose, FileBrowser, NativeAnswer,
@@ -21,7 +21,7 @@ use super::presets_ui::{presets_ui, CommandSource, PresetsPanel};
 use super::recent::RecentFiles;
 use super::status_bar::{status_bar_ui, StatusLine, StatusMessage};
 use super::typed::{
-    cpu_only_note, rgba8_in_channels, run_typed_stack, save_typed, saved_message,
+    cpu_only_note, rgba8_in_channels, run_typed_stack, save_typed, saved_message, shows_source_at,
     typed_histogram_ui, DisplayTargets, TypedView,
 };
 use super::worker::{progress_ui, Worker};
@@ -83,7 +83,7 @@ pub struct AppState {
     kernel_copy_gbps: Option<Option<f64>>,
     /// The pixels and the enabled stack whose result is a file (as opened: no filter; as
     /// last saved): the title marks a result that differs, work not saved.
-    written: (Arc<image::RgbaImage>, Vec<crate::pipeline::Stage>),
+    written: (DocumentPixels, Vec<crate::pipeline::Stage>),
     /// The edits made to the opened file, in order (undone ones taken out): what "Copy as
     /// command line" passes as `--edit`.
     pub(super) edits_applied: Vec<crate::edit::ImageEdit>,
@@ -106,12 +106,12 @@ pub struct AppState {
     /// A 16-bit or float document: its typed result and display (None for 8-bit ones).
     pub typed: Option<TypedView>,
     /// The textures typed images show through.
-    display: DisplayTargets,
+    pub(super) display: DisplayTargets,
     /// The typed filter stack on the CPU, with the source it runs on.
-    typed_filters: Worker<(PixelImage, f64)>,
+    pub(super) typed_filters: Worker<(PixelImage, f64)>,
     typed_job_of: Option<Arc<PixelImage>>,
     /// The typed pixel under the cursor.
-    typed_hover: Option<(u32, u32)>,
+    pub(super) typed_hover: Option<(u32, u32)>,
 }
 
 /// Bytes of a background result uploaded per frame (about 15 ms of Mesa's upload).
@@ -155,7 +155,7 @@ impl AppState {
         let mandel = MandelbrotRenderer::new(gl, args.backend, runner.cuda_share(), args.interop)?;
         let mandel_id = painter.register_native_texture(mandel.texture().id);
         let stack = FilterStack::new(&args.filters);
-        let written = (document.image.clone(), Vec::new());
+        let written = (DocumentPixels::Rgba8(document.image.clone()), Vec::new());
         let mut state = Self {
             written,
             edits_applied: Vec::new(),
@@ -318,7 +318,7 @@ impl AppState {
         self.typed_hover = None;
         self.document.replace(loaded, image);
         self.presize_output(gl);
-        self.written = (self.document.image.clone(), Vec::new());
+        self.written = (self.document_pixels(), Vec::new());
         self.edits_applied.clear();
         self.history.forget_edits(); // their pixels are of the old image
         self.edits.cancel();
@@ -361,8 +361,8 @@ impl AppState {
             .path
             .file_name()
             .map_or_else(|| "no image".into(), |n| n.to_string_lossy().into_owned());
-        let saved = Arc::ptr_eq(&self.written.0, &self.document.image)
-            && self.written.1 == self.stack.active();
+        let saved =
+            self.written.0.same(&self.document_pixels()) && self.written.1 == self.stack.active();
         format!("{name}{} — cudalens", if saved { "" } else { "*" })
     }
 
@@ -392,7 +392,7 @@ impl AppState {
     /// document's channel count.
     fn result_to_save(&mut self, gl: &glow::Context) -> Result<PixelImage, String> {
         if let Some(t) = &self.typed {
-            return Ok(t.shown().as_ref().clone());
+            return Ok(self.saved_typed_result(t.shown(), &t.source));
         }
         let output = self.runner.read_output(gl);
         output
@@ -472,7 +472,7 @@ impl AppState {
             DialogPurpose::SaveResult => {
                 let pixels = self.result_to_save(gl);
                 if self.save_result_pixels(pixels, path) {
-                    self.written = (self.document.image.clone(), self.stack.active());
+                    self.written = (self.document_pixels(), self.stack.active());
                 }
             }
             DialogPurpose::SaveMandelbrot => {
@@ -885,11 +885,6 @@ impl AppState {
                 self.set_message("Transform acts on the image: Ctrl+1 shows it", true);
                 continue;
             }
-            let selecting = matches!(a, Action::SelectAll | Action::SelectNone);
-            if a.is_image_edit() && !selecting && self.typed.is_some() {
-                self.set_message("Transform edits 8-bit images only for now", true);
-                continue;
-            }
             if !self.edit_action(gl, ui.ctx(), &a) {
                 self.apply(gl, a);
             }
@@ -1008,7 +1003,14 @@ impl AppState {
         let pixel = match &self.typed {
             Some(t) => self.typed_hover.filter(|_| image_tab).map(|(x, y)| {
                 let source = pixel_values_text(&t.source, x, y);
-                let out = pixel_values_text(t.shown(), x, y).unwrap_or_default();
+                // Outside a selection the filters apply to only, the source shows.
+                let rect = self.selection_only().map(|s| (s.x, s.y, s.width, s.height));
+                let same_size = t.shown().dimensions() == t.source.dimensions();
+                let shown = match same_size && shows_source_at((x, y), rect) {
+                    true => &t.source,
+                    false => t.shown(),
+                };
+                let out = pixel_values_text(shown, x, y).unwrap_or_default();
                 typed_pixel_text((x, y), source, &out)
             }),
             None => self

@@ -7,6 +7,7 @@ mod view;
 
 pub use view::{typed_histogram_ui, DisplayTargets, TypedView};
 
+use crate::edit::typed::keep_outside_typed;
 use crate::filters::Filter;
 use crate::image_io::{save_pixels, SaveConversion, SaveError, SaveOptions};
 use crate::pixels::{PixelImage, SampleType};
@@ -66,6 +67,28 @@ pub fn saved_message(path: &Path, conversions: &[SaveConversion]) -> (String, bo
         .collect();
     let warning = conversions.iter().any(SaveConversion::is_warning);
     (lines.join("; "), warning)
+}
+
+/// `result` with `source`'s pixels outside `rect` (x, y, width, height) when the filters
+/// apply to a selection only (`rect` given): what Save writes.
+pub fn selection_result(
+    result: &PixelImage,
+    source: &PixelImage,
+    rect: Option<(u32, u32, u32, u32)>,
+) -> PixelImage {
+    let mut out = result.clone();
+    if let Some(rect) = rect {
+        keep_outside_typed(&mut out, source, rect);
+    }
+    out
+}
+
+/// Whether the pixel (x, y) shows the source, not the result: outside the selection the
+/// filters apply to only.
+pub fn shows_source_at((x, y): (u32, u32), rect: Option<(u32, u32, u32, u32)>) -> bool {
+    rect.is_some_and(|(rx, ry, w, h)| {
+        !(rx..rx.saturating_add(w)).contains(&x) || !(ry..ry.saturating_add(h)).contains(&y)
+    })
 }
 
 /// An 8-bit result read back as RGBA8, in the document's channel count again (grey stays

@@ -113,3 +113,129 @@ fn cancelling_stops_the_stack() {
         "16-bit image: filters run on the CPU (no 16-bit CUDA kernels yet)"
     );
 }
+
+use crate::app::edit_history::{DocumentPixels, HistoryChange, ImageHistory};
+use crate::app::edit_ui::run_edit_cpu;
+use crate::app::filter_stack::FilterStack;
+use crate::edit::typed::{apply_edit_typed, keep_outside_typed};
+use crate::edit::ImageEdit;
+use std::sync::Arc;
+
+/// The samples of pixel (x, y) as f64.
+fn pixel_at(image: &PixelImage, x: u32, y: u32) -> Vec<f64> {
+    use crate::pixels::Sample;
+    crate::with_pixels!(image, b => b.pixel(x, y).iter().map(|v| v.to_f64()).collect())
+}
+
+fn typed_pixels(change: HistoryChange) -> Arc<PixelImage> {
+    match change {
+        HistoryChange::Pixels {
+            pixels: DocumentPixels::Typed(p),
+            ..
+        } => p,
+        other => panic!("expected typed pixels, got {other:?}"),
+    }
+}
+
+/// Rotates, resizes and crops a 16-bit TIFF as the window does (the worker's job, and the
+/// undo history between): each result is `apply_edit_typed`'s bit for bit, and undoing
+/// every step gives back each image before it exactly.
+#[test]
+fn a_16_bit_tiff_edits_and_undoes_in_its_own_type() {
+    let source = load_typed(&data("tiff_u16_photo.tif"), &Admission::default()).expect("loads");
+    assert_eq!(source.sample_type(), SampleType::U16);
+    let edits: Vec<ImageEdit> = ["rotate:90", "resize:37x23,filter=bicubic", "crop:3,2,20,15"]
+        .iter()
+        .map(|s| s.parse().expect("an edit"))
+        .collect();
+    let mut stack = FilterStack::new(&[]);
+    let mut history = ImageHistory::new(&stack);
+    let mut current = DocumentPixels::Typed(Arc::new(source));
+    let mut states = vec![current.clone()];
+    for edit in &edits {
+        let DocumentPixels::Typed(before) = &current else {
+            panic!("typed pixels")
+        };
+        let reference = apply_edit_typed(before, edit).expect("the reference");
+        let (label, out) = run_edit_cpu(&current, edit).expect("the edit");
+        assert_eq!(label, edit.to_string());
+        let DocumentPixels::Typed(after) = &out else {
+            panic!("an edit keeps the type")
+        };
+        assert_eq!(bits(after), bits(&reference), "{label}");
+        assert_eq!(after.sample_type(), SampleType::U16);
+        assert!(history.push_edit(&stack, &label, current.clone()));
+        current = out;
+        states.push(current.clone());
+    }
+    assert_eq!(current.dimensions(), (20, 15));
+    // Each edit step keeps one image in its own type: 2 bytes a sample.
+    let (w, h) = states[0].dimensions();
+    let DocumentPixels::Typed(first) = &states[0] else {
+        panic!("typed pixels")
+    };
+    let samples = u64::from(w) * u64::from(h) * u64::from(first.channels());
+    assert_eq!(states[0].bytes(), 2 * samples);
+    let kept: u64 = states[..3].iter().map(DocumentPixels::bytes).sum();
+    assert_eq!(history.pixel_bytes(), kept);
+
+    for before in states[..3].iter().rev() {
+        let back = typed_pixels(history.undo(&mut stack, &current));
+        let DocumentPixels::Typed(want) = before else {
+            panic!("typed pixels")
+        };
+        assert_eq!(bits(&back), bits(want));
+        current = DocumentPixels::Typed(back);
+        assert!(current.same(before), "undo gives back the very pixels");
+    }
+    assert_eq!(history.undo(&mut stack, &current), HistoryChange::None);
+    // Redo gives the edits' results again.
+    for after in &states[1..] {
+        let again = typed_pixels(history.redo(&mut stack, &current));
+        current = DocumentPixels::Typed(again);
+        assert!(current.same(after));
+    }
+}
+
+#[test]
+fn a_float_image_rotates_in_its_own_type() {
+    let source = load_typed(&data("tiff_f32_rgb_tiled.tif"), &Admission::default()).expect("loads");
+    let edit: ImageEdit = "flip:h".parse().expect("an edit");
+    let (_, out) =
+        run_edit_cpu(&DocumentPixels::Typed(Arc::new(source.clone())), &edit).expect("the edit");
+    let DocumentPixels::Typed(out) = out else {
+        panic!("an edit keeps the type")
+    };
+    let reference = apply_edit_typed(&source, &edit).expect("the reference");
+    assert_eq!(bits(&out), bits(&reference));
+    assert_ne!(bits(&out), bits(&source));
+}
+
+/// "Filters on Selection Only": the saved result is the filtered one inside the
+/// selection, the source outside, as `keep_outside_typed` makes it.
+#[test]
+fn a_selection_only_result_keeps_the_source_outside() {
+    let source = load_typed(&data("tiff_u16_photo.tif"), &Admission::default()).expect("loads");
+    let result = run_typed_stack(&source, &[gaussian()], &mut |_| true).expect("a result");
+    let (w, h) = source.dimensions();
+    let rect = (w / 4, h / 3, w / 2, h / 3);
+    let mut reference = result.clone();
+    keep_outside_typed(&mut reference, &source, rect);
+    let saved = selection_result(&result, &source, Some(rect));
+    assert_eq!(bits(&saved), bits(&reference));
+    assert_ne!(bits(&saved), bits(&result), "the source shows outside");
+    assert_ne!(bits(&saved), bits(&source), "the result shows inside");
+    // Each pixel is the result's inside, the source's outside, as the inspector says.
+    for (x, y) in [(0, 0), (w / 4, h / 3), (w / 4 - 1, h / 2), (w / 2, h / 2)] {
+        let from = match shows_source_at((x, y), Some(rect)) {
+            true => &source,
+            false => &result,
+        };
+        assert_eq!(pixel_at(&saved, x, y), pixel_at(from, x, y), "({x}, {y})");
+    }
+    assert!(!shows_source_at((0, 0), None));
+    assert_eq!(
+        bits(&selection_result(&result, &source, None)),
+        bits(&result)
+    );
+}

@@ -102,6 +102,26 @@ impl TypedView {
         Ok(view)
     }
 
+    /// Takes `source` as the image (an edit, or undoing one): uploaded, the old result
+    /// dropped (its stack runs again); the display settings stay. On failure nothing
+    /// changes. The caller draws it ([`Self::redraw`]).
+    pub fn replace_source(
+        &mut self,
+        gl: &glow::Context,
+        source: Arc<PixelImage>,
+    ) -> Result<(), GlError> {
+        let texture = upload_pixels(gl, &source)?;
+        let old = std::mem::replace(&mut self.source_texture, texture);
+        old.destroy(gl);
+        if let Some(t) = self.result_texture.take() {
+            t.destroy(gl);
+        }
+        self.source = source;
+        self.result = None;
+        self.histogram = None;
+        Ok(())
+    }
+
     /// The image the window shows (and Auto measures): the result, else the source.
     pub fn shown(&self) -> &Arc<PixelImage> {
         self.result.as_ref().unwrap_or(&self.source)
