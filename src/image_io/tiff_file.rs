@@ -115,31 +115,23 @@ pub(super) fn decode_tiff(
         .and_then(Orientation::from_exif)
         .unwrap_or(Orientation::NoTransforms);
     let planes = (buffer.planes, buffer.complete_len);
+    // The same read for each sample type, into its own buffer.
+    macro_rules! read_as {
+        ($variant:ident) => {
+            PixelImage::$variant(read_samples(
+                &mut decoder,
+                width,
+                height,
+                layout,
+                planes,
+                path,
+            )?)
+        };
+    }
     let image = match layout.sample_type {
-        SampleType::U8 => PixelImage::U8(read_samples(
-            &mut decoder,
-            width,
-            height,
-            layout,
-            planes,
-            path,
-        )?),
-        SampleType::U16 => PixelImage::U16(read_samples(
-            &mut decoder,
-            width,
-            height,
-            layout,
-            planes,
-            path,
-        )?),
-        SampleType::F32 => PixelImage::F32(read_samples(
-            &mut decoder,
-            width,
-            height,
-            layout,
-            planes,
-            path,
-        )?),
+        SampleType::U8 => read_as!(U8),
+        SampleType::U16 => read_as!(U16),
+        SampleType::F32 => read_as!(F32),
     };
     let note = (layout.file_channels == 2).then(|| "grey with alpha converted to RGBA".into());
     Ok(Some(Decoded {
