@@ -71,19 +71,31 @@ impl PixelImage {
     /// rules. Takes the samples without copying when they already are RGBA8.
     pub fn into_rgba8(self) -> image::RgbaImage {
         let (w, h) = self.dimensions();
-        let rgba = match self {
-            PixelImage::U8(b) if b.channels() == 4 => b,
+        let data = match self {
+            PixelImage::U8(b) => match b.channels() {
+                4 => b.into_vec(),
+                // Widened in one pass: an 8000×6000 photo loads as RGB.
+                3 => {
+                    let mut rgba = Vec::with_capacity(b.as_slice().len() / 3 * 4);
+                    for px in b.as_slice().chunks_exact(3) {
+                        rgba.extend_from_slice(&[px[0], px[1], px[2], u8::MAX]);
+                    }
+                    rgba
+                }
+                _ => b
+                    .as_slice()
+                    .iter()
+                    .flat_map(|&v| [v, v, v, u8::MAX])
+                    .collect(),
+            },
             other => {
                 let PixelImage::U8(b) = other.to_type(SampleType::U8) else {
                     unreachable!("to_type(U8) gives U8")
                 };
-                match b.with_channels(4) {
-                    Ok(b) => b,
-                    Err(_) => unreachable!("4 channels are supported"),
-                }
+                return PixelImage::U8(b).into_rgba8();
             }
         };
-        image::RgbaImage::from_raw(w, h, rgba.into_vec())
+        image::RgbaImage::from_raw(w, h, data)
             .unwrap_or_else(|| unreachable!("an RGBA8 buffer of its own size"))
     }
 
@@ -157,6 +169,22 @@ mod tests {
             PixelImage::from_rgba8_as(colour, 1).describe(),
             "8-bit RGBA"
         );
+    }
+
+    #[test]
+    fn eight_bit_grey_and_rgb_widen_as_the_channel_rules_say() {
+        for channels in [1u8, 3] {
+            let b = ImageBuf::<u8>::from_fn(7, 5, channels, |x, y, c| {
+                (x * 31 + y * 7 + u32::from(c) * 50) as u8
+            })
+            .expect("size");
+            let want = b.with_channels(4).expect("rgba").into_vec();
+            assert_eq!(
+                PixelImage::U8(b).into_rgba8().into_raw(),
+                want,
+                "{channels}"
+            );
+        }
     }
 
     #[test]
