@@ -5,7 +5,7 @@
 // complex numbers) below. The host (src/pipeline/explorer/perturbation_kernels.rs) uploads the reference
 // orbit computed in arbitrary precision and launches blocks of PT_BLOCK_X x PT_BLOCK_Y
 // threads over the W x H image; each thread writes one dwell. With a BLA table in the
-// arguments (PtArgs.bla) each pixel skips steps by its linear maps (pt_dwell_*_bla).
+// arguments (PtArgs.bla) each pixel skips steps by its linear maps (pt_dwell_dd/pt_dwell_ext with BLA = true).
 #include "perturbation.cuh"
 
 #include "cudalens_constants.h"

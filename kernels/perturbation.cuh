@@ -222,70 +222,6 @@ __device__ __forceinline__ void pt_orbit_dd(const PtArgs& a, int k, PtDd& re, Pt
     im = PtDd{hi.y, lo.y};
 }
 
-// The dwell of pixel (x, y), double-double perturbation (perturb.rs: dwell_dd, step_dd). The
-// escape and rebasing tests read only the high parts.
-__device__ __forceinline__ int pt_dwell_dd(const PtArgs& a, int x, int y)
-{
-    const double2 st = pt_steps(a, x, y);
-    const PtDd step = PtDd{a.step, a.step_lo};
-    const PtDd offr = pt_dd_mul_f64(step, st.x), offi = pt_dd_neg(pt_dd_mul_f64(step, st.y));
-    const PtDd zero = PtDd{0.0, 0.0};
-    const PtDd cr = a.julia ? zero : offr, ci = a.julia ? zero : offi;
-    PtDd dr = offr, di = offi;
-    int k = a.orbit_start, n = 0;
-    for (;;) {
-        PtDd zr, zi;
-        pt_orbit_dd(a, k, zr, zi);
-        const double hr = pt_add(zr.hi, dr.hi), hi = pt_add(zi.hi, di.hi);
-        const double norm = pt_add(pt_mul(hr, hr), pt_mul(hi, hi));
-        if (n >= a.max_dwell || norm >= 4.0) return n;
-        if (k == a.orbit_last || k == a.rebase_last ||
-            norm < pt_add(pt_mul(dr.hi, dr.hi), pt_mul(di.hi, di.hi))) {
-            dr = pt_dd_add(zr, dr);
-            di = pt_dd_add(zi, di);
-            k = 0;
-            pt_orbit_dd(a, 0, zr, zi);
-        }
-        const PtDd ar = pt_dd_add_raw(pt_dd_double(zr), dr);
-        const PtDd ai = pt_dd_add_raw(pt_dd_double(zi), di);
-        const PtDd nr = pt_dd_add(pt_dd_add_raw(pt_dd_mul_raw(ar, dr), pt_dd_neg(pt_dd_mul_raw(ai, di))), cr);
-        const PtDd ni = pt_dd_add(pt_dd_add_raw(pt_dd_mul_raw(ar, di), pt_dd_mul_raw(ai, dr)), ci);
-        dr = nr;
-        di = ni;
-        ++k;
-        ++n;
-    }
-}
-
-__device__ __forceinline__ PtComplexExp pt_orbit_point(const PtArgs& a, int k)
-{
-    const double2 m = __ldg(&a.orbit[k]);
-    return PtComplexExp{m.x, m.y, __ldg(&a.orbit_exp[k])};
-}
-
-// The dwell of pixel (x, y), extended exponents (perturb.rs: dwell_ext).
-__device__ __forceinline__ int pt_dwell_ext(const PtArgs& a, int x, int y)
-{
-    const double2 st = pt_steps(a, x, y);
-    const PtComplexExp offset = pt_cx(pt_mul(st.x, a.step), -pt_mul(st.y, a.step), a.step_exp);
-    const PtComplexExp dc = a.julia ? PtComplexExp{0.0, 0.0, 0} : offset;
-    PtComplexExp d = offset;
-    int k = a.orbit_start, n = 0;
-    for (;;) {
-        PtComplexExp Z = pt_orbit_point(a, k);
-        const PtComplexExp z = pt_cx_add(Z, d);
-        if (n >= a.max_dwell || pt_cx_escaped(z)) return n;
-        if (k == a.orbit_last || k == a.rebase_last || pt_cx_norm_less(z, d)) {
-            d = z;
-            k = 0;
-            Z = pt_orbit_point(a, 0);
-        }
-        d = pt_cx_add(pt_cx_mul(pt_cx_add(pt_cx_double(Z), d), d), dc);
-        ++k;
-        ++n;
-    }
-}
-
 // ---- BLA -------------------------------------------------------------------------------
 
 // a b normalised (Dd * Dd).
@@ -326,8 +262,11 @@ __device__ __forceinline__ const double* pt_bla_find(const PtArgs& a, int k, int
     return nullptr;
 }
 
-// pt_dwell_dd taking BLA steps (perturb.rs: dwell_dd with a table).
-__device__ __forceinline__ int pt_dwell_dd_bla(const PtArgs& a, int x, int y)
+// The dwell of pixel (x, y), double-double perturbation (perturb.rs: dwell_dd, step_dd), taking
+// BLA steps where BLA is set and the table has one. The escape and rebasing tests read only
+// the high parts.
+template <bool BLA>
+__device__ __forceinline__ int pt_dwell_dd(const PtArgs& a, int x, int y)
 {
     const double2 st = pt_steps(a, x, y);
     const PtDd step = PtDd{a.step, a.step_lo};
@@ -349,21 +288,23 @@ __device__ __forceinline__ int pt_dwell_dd_bla(const PtArgs& a, int x, int y)
             k = 0;
             pt_orbit_dd(a, 0, zr, zi);
         }
-        const double size = pt_add(fabs(dr.hi), fabs(di.hi));
-        int len = 0;
-        const double* e = pt_bla_find<10>(a, k, a.max_dwell - n, len,
-                                          [&](const double* e) { return size < __ldg(&e[8]); });
-        if (e) {
-            const PtDd Ar{__ldg(&e[0]), __ldg(&e[2])}, Ai{__ldg(&e[1]), __ldg(&e[3])};
-            const PtDd Br{__ldg(&e[4]), __ldg(&e[6])}, Bi{__ldg(&e[5]), __ldg(&e[7])};
-            PtDd adr, adi, bcr, bci;
-            pt_cdd_mul(Ar, Ai, dr, di, adr, adi);
-            pt_cdd_mul(Br, Bi, cr, ci, bcr, bci);
-            dr = pt_dd_add(adr, bcr);
-            di = pt_dd_add(adi, bci);
-            k += len;
-            n += len;
-            continue;
+        if (BLA) {
+            const double size = pt_add(fabs(dr.hi), fabs(di.hi));
+            int len = 0;
+            const double* e = pt_bla_find<10>(a, k, a.max_dwell - n, len,
+                                              [&](const double* e) { return size < __ldg(&e[8]); });
+            if (e) {
+                const PtDd Ar{__ldg(&e[0]), __ldg(&e[2])}, Ai{__ldg(&e[1]), __ldg(&e[3])};
+                const PtDd Br{__ldg(&e[4]), __ldg(&e[6])}, Bi{__ldg(&e[5]), __ldg(&e[7])};
+                PtDd adr, adi, bcr, bci;
+                pt_cdd_mul(Ar, Ai, dr, di, adr, adi);
+                pt_cdd_mul(Br, Bi, cr, ci, bcr, bci);
+                dr = pt_dd_add(adr, bcr);
+                di = pt_dd_add(adi, bci);
+                k += len;
+                n += len;
+                continue;
+            }
         }
         const PtDd ar = pt_dd_add_raw(pt_dd_double(zr), dr);
         const PtDd ai = pt_dd_add_raw(pt_dd_double(zi), di);
@@ -374,6 +315,12 @@ __device__ __forceinline__ int pt_dwell_dd_bla(const PtArgs& a, int x, int y)
         ++k;
         ++n;
     }
+}
+
+__device__ __forceinline__ PtComplexExp pt_orbit_point(const PtArgs& a, int k)
+{
+    const double2 m = __ldg(&a.orbit[k]);
+    return PtComplexExp{m.x, m.y, __ldg(&a.orbit_exp[k])};
 }
 
 // |Re d| + |Im d| < R of an extended entry (bla.rs: fits_ext).
@@ -388,8 +335,10 @@ __device__ __forceinline__ bool pt_bla_fits_ext(PtComplexExp d, const double* e)
     return pt_add(fabs(d.re), fabs(d.im)) < pt_mul(rm, pt_pow2(k));
 }
 
-// pt_dwell_ext taking BLA steps (perturb.rs: dwell_ext with a table).
-__device__ __forceinline__ int pt_dwell_ext_bla(const PtArgs& a, int x, int y)
+// The dwell of pixel (x, y), extended exponents (perturb.rs: dwell_ext), taking BLA steps
+// where BLA is set and the table has one.
+template <bool BLA>
+__device__ __forceinline__ int pt_dwell_ext(const PtArgs& a, int x, int y)
 {
     const double2 st = pt_steps(a, x, y);
     const PtComplexExp offset = pt_cx(pt_mul(st.x, a.step), -pt_mul(st.y, a.step), a.step_exp);
@@ -405,16 +354,18 @@ __device__ __forceinline__ int pt_dwell_ext_bla(const PtArgs& a, int x, int y)
             k = 0;
             Z = pt_orbit_point(a, 0);
         }
-        int len = 0;
-        const double* e = pt_bla_find<8>(a, k, a.max_dwell - n, len,
-                                         [&](const double* e) { return pt_bla_fits_ext(d, e); });
-        if (e) {
-            const PtComplexExp A{__ldg(&e[0]), __ldg(&e[1]), (int)__ldg(&e[2])};
-            const PtComplexExp B{__ldg(&e[3]), __ldg(&e[4]), (int)__ldg(&e[5])};
-            d = pt_cx_add(pt_cx_mul(A, d), pt_cx_mul(B, dc));
-            k += len;
-            n += len;
-            continue;
+        if (BLA) {
+            int len = 0;
+            const double* e = pt_bla_find<8>(a, k, a.max_dwell - n, len,
+                                             [&](const double* e) { return pt_bla_fits_ext(d, e); });
+            if (e) {
+                const PtComplexExp A{__ldg(&e[0]), __ldg(&e[1]), (int)__ldg(&e[2])};
+                const PtComplexExp B{__ldg(&e[3]), __ldg(&e[4]), (int)__ldg(&e[5])};
+                d = pt_cx_add(pt_cx_mul(A, d), pt_cx_mul(B, dc));
+                k += len;
+                n += len;
+                continue;
+            }
         }
         d = pt_cx_add(pt_cx_mul(pt_cx_add(pt_cx_double(Z), d), d), dc);
         ++k;
@@ -425,11 +376,11 @@ __device__ __forceinline__ int pt_dwell_ext_bla(const PtArgs& a, int x, int y)
 // The dwell of pixel (x, y) on either path, with BLA when the arguments carry a table.
 __device__ __forceinline__ int pt_dwell_dd_any(const PtArgs& a, int x, int y)
 {
-    return a.bla ? pt_dwell_dd_bla(a, x, y) : pt_dwell_dd(a, x, y);
+    return a.bla ? pt_dwell_dd<true>(a, x, y) : pt_dwell_dd<false>(a, x, y);
 }
 
 __device__ __forceinline__ int pt_dwell_ext_any(const PtArgs& a, int x, int y)
 {
-    return a.bla ? pt_dwell_ext_bla(a, x, y) : pt_dwell_ext(a, x, y);
+    return a.bla ? pt_dwell_ext<true>(a, x, y) : pt_dwell_ext<false>(a, x, y);
 }
 

@@ -54,7 +54,7 @@ fn step_dd([zr, zi]: [Dd; 2], [dr, di]: [Dd; 2], [cr, ci]: [Dd; 2]) -> [Dd; 2] {
 
 /// The dwell of the pixel at offset `offset` from the reference `orbit` (double-double
 /// points laid out as `layout` says), taking the longest valid step of the BLA `table`
-/// wherever one applies (`pt_dwell_dd` and `pt_dwell_dd_bla` in perturbation.cuh). The
+/// wherever one applies (`pt_dwell_dd<BLA>` in perturbation.cuh). The
 /// escape and rebasing tests read only the high parts: they decide nothing finer than 2⁻⁵⁰
 /// (rebasing is exact either way).
 pub fn dwell_dd(
