@@ -50,17 +50,6 @@ impl FrameTargets {
         })
     }
 
-    /// Resizes the output (contents undefined), keeping RGBA8. CUDA registrations of it
-    /// must be released first on the map/unmap path.
-    pub fn resize_output(
-        &mut self,
-        gl: &glow::Context,
-        width: u32,
-        height: u32,
-    ) -> Result<(), PipelineError> {
-        self.shape_output(gl, (width, height), GpuPixelFormat::RGBA8)
-    }
-
     /// Gives the output `size` and `format` (contents undefined). CUDA registrations of it
     /// must be released first on the map/unmap path.
     pub fn shape_output(
