@@ -4,22 +4,14 @@
 
 mod common;
 
+use common::gpu::headless_gl;
+
 use cudalens::app::display::{
     display_rgba8, render_display, upload_pixels, BrightnessContrast, DisplayRange,
     DisplaySettings, Lut,
 };
 use cudalens::gl::{DisplayRenderer, GlTexture, HeadlessGl};
 use cudalens::pixels::{ImageBuf, PixelImage};
-
-fn headless() -> Option<HeadlessGl> {
-    match HeadlessGl::new() {
-        Ok(gl) => Some(gl),
-        Err(e) => {
-            common::skip_gpu_test(&format!("no headless OpenGL ({e})"));
-            None
-        }
-    }
-}
 
 /// xorshift64: reproducible noise without a dependency.
 fn noise(seed: u64) -> impl FnMut() -> u64 {
@@ -107,7 +99,7 @@ fn range(min: f64, max: f64, gamma: f64) -> DisplayRange {
 
 #[test]
 fn random_16_bit_images_match_the_cpu() {
-    let Some(ctx) = headless() else { return };
+    let Some(ctx) = headless_gl() else { return };
     for (channels, lut) in [
         (1, Lut::Grey),
         (1, Lut::Fire),
@@ -137,7 +129,7 @@ fn random_16_bit_images_match_the_cpu() {
 
 #[test]
 fn random_float_images_match_the_cpu() {
-    let Some(ctx) = headless() else { return };
+    let Some(ctx) = headless_gl() else { return };
     for channels in [1, 3, 4] {
         let image = random_f32(64, 33, channels, 7 + u64::from(channels));
         let mut settings = DisplaySettings::linked(range(-1.5, 2.5, 1.0));
@@ -160,7 +152,7 @@ fn random_float_images_match_the_cpu() {
 
 #[test]
 fn eight_bit_images_match_the_cpu() {
-    let Some(ctx) = headless() else { return };
+    let Some(ctx) = headless_gl() else { return };
     let rgba = cudalens::ops::random_image(45, 23, 11);
     let image = PixelImage::from_rgba8(rgba);
     for settings in [
@@ -177,7 +169,7 @@ fn eight_bit_images_match_the_cpu() {
 
 #[test]
 fn a_photo_widened_to_16_bits_matches_the_cpu() {
-    let Some(ctx) = headless() else { return };
+    let Some(ctx) = headless_gl() else { return };
     let path = common::repo_root().join("assets/chelsea.png");
     let rgba = image::open(&path).expect("chelsea.png").to_rgba8();
     let wide = PixelImage::from_rgba8(rgba)

@@ -4,22 +4,14 @@
 
 mod common;
 
-use cudalens::gl::{GlBuffer, GlTexture, HeadlessGl};
-use cudalens::ops::random_image;
+use common::gpu::headless_gl;
 
-fn headless() -> Option<HeadlessGl> {
-    match HeadlessGl::new() {
-        Ok(gl) => Some(gl),
-        Err(e) => {
-            common::skip_gpu_test(&format!("no headless OpenGL ({e})"));
-            None
-        }
-    }
-}
+use cudalens::gl::{GlBuffer, GlTexture};
+use cudalens::ops::random_image;
 
 #[test]
 fn textures_round_trip_exactly() {
-    let Some(ctx) = headless() else { return };
+    let Some(ctx) = headless_gl() else { return };
     let gl = &ctx.gl;
     for (w, h) in [(1, 1), (7, 3), (333, 97)] {
         let img = random_image(w, h, u64::from(w * h));
@@ -44,7 +36,7 @@ fn textures_round_trip_exactly() {
 
 #[test]
 fn pixel_buffer_reaches_the_texture_on_the_gl_side() {
-    let Some(ctx) = headless() else { return };
+    let Some(ctx) = headless_gl() else { return };
     let gl = &ctx.gl;
     let img = random_image(64, 40, 5);
     let pbo = GlBuffer::new(gl, img.as_raw().len()).expect("buffer");

@@ -13,10 +13,11 @@
 
 mod common;
 
+use common::gpu::cuda_gl;
 use common::{mapping_count, max_difference, photo};
 use cudalens::cuda::CudaDevice;
 use cudalens::filters::{apply_cpu, gpu_tolerance, Filter, BOX_SMALL_MAX_RADIUS, FILTERS};
-use cudalens::gl::{GlTexture, HeadlessGl};
+use cudalens::gl::GlTexture;
 use cudalens::mandelbrot::deep::{
     direct_dwell, is_deep, sample_pixels, DeepLocation, Perturbation, ReferenceOrbit,
     DEEP_BOOKMARKS,
@@ -69,31 +70,6 @@ fn no_child_grids() -> bool {
 /// Whether `t` launches child grids where this run cannot (`no_child_grids`).
 fn needs_child_grids_here(t: &MsTuning) -> bool {
     no_child_grids() && t.launch_min_pixels < 1 << 30
-}
-
-/// A headless GL context with CUDA behind it, or None (with the skip message).
-fn gpu() -> Option<HeadlessGl> {
-    let reason = match CudaDevice::count() {
-        Ok(0) => "no device".to_string(),
-        Ok(_) => {
-            let gl = HeadlessGl::new().expect("a CUDA machine must offer headless EGL");
-            hold_primary_context();
-            return Some(gl);
-        }
-        Err(e) => e.to_string(),
-    };
-    common::skip_gpu_test(&format!("no CUDA device ({reason})"));
-    None
-}
-
-/// Keeps device 0's primary CUDA context for the rest of the test process (made after the
-/// GL context, as the interop needs). Every runner a check makes retains that context and
-/// releases it when destroyed; without a holder the last release destroys it and the next
-/// check creates it again, which cost each check most of its time.
-fn hold_primary_context() {
-    static HELD: std::sync::OnceLock<Option<std::sync::Arc<cudarc::driver::CudaContext>>> =
-        std::sync::OnceLock::new();
-    HELD.get_or_init(|| cudarc::driver::CudaContext::new(0).ok());
 }
 
 /// A CUDA frame runner on interop path `path` (checked to be the one in use).
@@ -249,7 +225,7 @@ fn extreme_filter_cases() -> Vec<Vec<Filter>> {
 
 #[test]
 fn filters_match_the_cpu_reference_on_photographs() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     for name in ["astronaut.png", "coffee.png", "camera.png", "logo.png"] {
         let image = photo(name);
         for filters in all_filter_cases() {
@@ -260,7 +236,7 @@ fn filters_match_the_cpu_reference_on_photographs() {
 
 #[test]
 fn filters_match_the_cpu_reference_on_random_images() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let mut sizes = vec![(1, 1), (7, 3), (3, 7), (1917, 1081)];
     if sanitize() {
         sizes[3] = (321, 173);
@@ -303,7 +279,7 @@ fn labelled_images(photos: &[&str], sizes: &[(u32, u32)], seed: u64) -> Vec<(Str
 /// kernel, on photographs (alpha too) and random images narrower and shorter than a strip.
 #[test]
 fn box_is_exact_at_every_small_radius() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let images = labelled_images(&["camera.png", "logo.png"], &EDGE_SIZES, 500);
     for radius in 1..=BOX_SMALL_MAX_RADIUS + 1 {
         let filters = parse(&[&format!("box:radius={radius}")]);
@@ -321,7 +297,7 @@ fn box_is_exact_at_every_small_radius() {
 /// of times slower): every radius, σ = R / 3, on two random images, one of several tiles.
 #[test]
 fn gaussian_is_within_one_at_every_step_count() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let images = if sanitize() {
         labelled_images(&[], &[(7, 3), (321, 173)], 700)
     } else {
@@ -347,7 +323,7 @@ fn gaussian_is_within_one_at_every_step_count() {
 
 #[test]
 fn histogram_and_transpose_are_exact() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     for (i, (w, h)) in [(1, 1), (7, 3), (257, 129), (1917, 1081)]
         .into_iter()
         .enumerate()
@@ -498,7 +474,7 @@ fn check_refinement_of(
 
 #[test]
 fn mandelbrot_matches_the_cpu_reference() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
     let sizes: &[(u32, u32)] = if quick() {
@@ -576,7 +552,7 @@ fn mandelbrot_matches_the_cpu_reference() {
 /// on the first with dwells only and with both refinement presets.
 #[test]
 fn mandelbrot_refines_in_one_grid_above_3840x2160() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
     // 8 388 608 pixels, the fewest above 3840 × 2160 with power-of-two sides.
@@ -633,7 +609,7 @@ fn mandelbrot_refines_in_one_grid_above_3840x2160() {
 /// (the shared texture is re-made on every change of size).
 #[test]
 fn mandelbrot_colours_reach_gl_on_both_interop_paths() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     for (request, kind) in PATHS {
         let mut renderer = MandelbrotRenderer::new(&ctx.gl, BackendRequest::Cuda, None, request)
             .expect("CUDA Mandelbrot");
@@ -724,7 +700,7 @@ fn mandelbrot_colours_on(gl: &glow::Context, renderer: &mut MandelbrotRenderer) 
 /// view, mode or max dwell computes again.
 #[test]
 fn a_colour_change_recolours_the_kept_dwells() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
     let (w, h) = if quick() { (640, 360) } else { (1920, 1080) };
@@ -815,7 +791,7 @@ fn a_colour_change_recolours_the_kept_dwells() {
 /// each, given back only in batches of 512, so host memory cycled by 2–3 MiB in the soak.
 #[test]
 fn explorer_display_resizes_keep_the_drivers_mappings() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let mut renderer = MandelbrotRenderer::new(
         &ctx.gl,
         BackendRequest::Cuda,
@@ -851,7 +827,7 @@ fn explorer_display_resizes_keep_the_drivers_mappings() {
 
 #[test]
 fn a_new_image_in_the_same_texture_is_not_served_stale() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     for (path, _) in PATHS {
         let (a, b) = (random_image(640, 360, 1), random_image(640, 360, 2));
@@ -889,7 +865,7 @@ fn a_new_image_in_the_same_texture_is_not_served_stale() {
 /// earlier frame's pixels, read through GL or CUDA.
 #[test]
 fn loaded_sources_and_kept_buffers_serve_no_stale_pixels() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let stacks = [
         &["transpose"][..],
@@ -935,7 +911,7 @@ fn loaded_sources_and_kept_buffers_serve_no_stale_pixels() {
 
 #[test]
 fn auto_prefers_external_memory_and_says_why() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let runner = FrameRunner::new(gl, BackendRequest::Cuda, InteropRequest::Auto, 64, 64)
         .expect("CUDA backend");
@@ -965,7 +941,7 @@ fn random_stack(rng: &mut impl rand::Rng) -> Vec<Filter> {
 #[ignore = "10 000 frames: run on the GPU machine with --ignored"]
 fn external_path_leaks_no_gpu_memory() {
     use rand::SeedableRng;
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let frames: usize = std::env::var("CUDALENS_SOAK_FRAMES")
         .ok()
@@ -1084,7 +1060,7 @@ fn deep_settings(location: DeepLocation, max_dwell: u32, (w, h): (u32, u32)) -> 
 /// equal the dwells without BLA. Prints the dwell kernels' times with and without.
 #[test]
 fn deep_bla_dwells_match_the_cpu() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
     let (w, h) = if quick() { (96, 54) } else { (320, 180) };
@@ -1150,7 +1126,7 @@ fn texture_shows_the_dwells(
 #[test]
 fn deep_views_match_arbitrary_precision_iteration() {
     use rayon::prelude::*;
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
     let ((w, h), samples) = if quick() {
@@ -1224,7 +1200,7 @@ fn deep_views_match_arbitrary_precision_iteration() {
 /// buffer. Prints both modes' dwell kernel times.
 #[test]
 fn deep_views_refine_as_the_cpu_reference() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
     let (w, h) = if quick() { (96, 54) } else { (256, 144) };
@@ -1290,7 +1266,7 @@ const JULIA_VIEWS: [(&str, (f64, f64), f64, u32); 4] = [
 #[test]
 fn julia_sets_match_the_cpu_reference() {
     use cudalens::mandelbrot::{Fractal, JuliaC};
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
     let sizes: &[(u32, u32)] = if quick() {
@@ -1356,7 +1332,7 @@ fn julia_sets_match_the_cpu_reference() {
 #[test]
 fn deep_julia_views_match_the_cpu_and_mpmath() {
     use cudalens::mandelbrot::{Fractal, JuliaC};
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
     let path = common::data_dir().join("julia_deep_dwells.json");
@@ -1446,7 +1422,7 @@ fn require_gpu_turns_a_skip_into_a_failure() {
 /// through GL and through CUDA.
 #[test]
 fn fidelity_corpus_reaches_the_gpu_unchanged() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let dir = common::data("fidelity");
     let mut names: Vec<_> = std::fs::read_dir(&dir)
@@ -1611,7 +1587,7 @@ fn on_hosted_paths(
     let Some(stacks) = user_kernel_stacks() else {
         return;
     };
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let (w, h) = stacks.image.dimensions();
     let source = GlTexture::new(gl, w, h, Some(stacks.image.as_raw())).expect("source texture");

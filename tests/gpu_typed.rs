@@ -12,8 +12,9 @@
 
 mod common;
 
-use cudalens::cuda::CudaDevice;
-use cudalens::gl::{GlTexture, HeadlessGl};
+use common::gpu::{cuda_gl, headless_gl};
+
+use cudalens::gl::GlTexture;
 use cudalens::pipeline::{
     stages_of, BackendKind, BackendRequest, FrameRunner, GpuPixelFormat, InteropKind,
     InteropRequest, PipelineError,
@@ -29,40 +30,6 @@ const PATHS: [(InteropRequest, InteropKind); 2] = [
 
 /// Sizes that are not multiples of the copy kernel's blocks nor of 4 bytes a row.
 const SIZES: [(u32, u32); 3] = [(1, 1), (37, 23), (130, 67)];
-
-/// A headless GL context on any driver, or None (with the skip message).
-fn headless() -> Option<HeadlessGl> {
-    match HeadlessGl::new() {
-        Ok(gl) => Some(gl),
-        Err(e) => {
-            common::skip_gpu_test(&format!("no headless OpenGL ({e})"));
-            None
-        }
-    }
-}
-
-/// A headless GL context with CUDA behind it, or None (with the skip message).
-fn gpu() -> Option<HeadlessGl> {
-    let reason = match CudaDevice::count() {
-        Ok(0) => "no device".to_string(),
-        Ok(_) => {
-            let gl = HeadlessGl::new().expect("a CUDA machine must offer headless EGL");
-            hold_primary_context();
-            return Some(gl);
-        }
-        Err(e) => e.to_string(),
-    };
-    common::skip_gpu_test(&format!("no CUDA device ({reason})"));
-    None
-}
-
-/// Keeps device 0's primary CUDA context for the whole test process (made after the GL
-/// context, as the interop needs), so that each runner does not create it again.
-fn hold_primary_context() {
-    static HELD: std::sync::OnceLock<Option<std::sync::Arc<cudarc::driver::CudaContext>>> =
-        std::sync::OnceLock::new();
-    HELD.get_or_init(|| cudarc::driver::CudaContext::new(0).ok());
-}
 
 /// An ordinary float sample a file may hold: values of both signs, above 1 and far
 /// above, zeros of both signs, the extremes (smallest normal too) and infinities.
@@ -217,7 +184,7 @@ fn check_identity(gl: &glow::Context, runner: &mut FrameRunner, label: &str, ima
 
 #[test]
 fn typed_textures_round_trip_in_gl() {
-    let Some(ctx) = headless() else { return };
+    let Some(ctx) = headless_gl() else { return };
     let gl = &ctx.gl;
     for (label, image) in cases() {
         let format = GpuPixelFormat::of(&image);
@@ -247,7 +214,7 @@ fn typed_textures_round_trip_in_gl() {
 
 #[test]
 fn cpu_backend_copies_typed_images_exactly() {
-    let Some(ctx) = headless() else { return };
+    let Some(ctx) = headless_gl() else { return };
     let gl = &ctx.gl;
     let request = (BackendRequest::Cpu, InteropRequest::Auto);
     let mut runner = FrameRunner::new(gl, request.0, request.1, 8, 8).expect("CPU runner");
@@ -286,7 +253,7 @@ fn check_refusals(gl: &glow::Context, runner: &mut FrameRunner) {
 
 #[test]
 fn cpu_backend_refuses_filters_on_typed_images() {
-    let Some(ctx) = headless() else { return };
+    let Some(ctx) = headless_gl() else { return };
     let gl = &ctx.gl;
     let mut runner =
         FrameRunner::new(gl, BackendRequest::Cpu, InteropRequest::Auto, 8, 8).expect("runner");
@@ -305,7 +272,7 @@ fn cuda_runner(gl: &glow::Context, path: InteropRequest) -> FrameRunner {
 
 #[test]
 fn gpu_identity_frames_are_bit_exact_on_both_interop_paths() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let cases = cases();
     for (path, kind) in PATHS {
@@ -327,7 +294,7 @@ fn gpu_identity_frames_are_bit_exact_on_both_interop_paths() {
 
 #[test]
 fn gpu_refuses_filters_on_typed_images() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     for (path, _) in PATHS {
         let mut runner = cuda_runner(gl, path);
@@ -349,7 +316,7 @@ fn special_pixels(special: Special, channels: u8, seed: u64) -> PixelImage {
 /// are counted per kind, path and channel count, and the test fails naming them.
 #[test]
 fn gpu_float_subnormals_and_nan_payloads_survive_the_copy() {
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut changed = Vec::new();
     for (path, kind) in PATHS {
