@@ -108,6 +108,8 @@ fn frames(log: &Path) -> Vec<Frame> {
 struct Session {
     display: String,
     log: std::path::PathBuf,
+    /// The app's standard error, kept for a failed step's message.
+    stderr: std::path::PathBuf,
     pid: u32,
     window: String,
 }
@@ -151,14 +153,20 @@ impl Session {
 
     /// Adds a filter through the Add menu's search: its first match for `query`.
     fn add_filter(&self, query: &str) {
-        self.click(ADD_FILTER);
-        std::thread::sleep(Duration::from_millis(300));
+        self.seen("the Add menu", || self.click(ADD_FILTER));
         self.xdotool(&["windowfocus", "--sync", &self.window]);
         self.xdotool(&["type", "--delay", "30", query]);
         self.key("Return");
     }
 
-    /// A press at `from`, a slow move to `to`, a release there.
+    /// Does `input`, then waits for the frame that took it in: keys typed before the app
+    /// has painted a menu or dialog opened by `input` would go to no field.
+    fn seen(&self, step: &str, input: impl FnOnce()) {
+        let n = self.frames().len();
+        input();
+        self.wait_for(step, n, |_| true);
+    }
+
     /// A Ctrl-drag over the middle of the image view: a selection.
     fn select_by_ctrl_drag(&self) {
         self.xdotool(&["mousemove", "--window", &self.window, "480", "250"]);
@@ -171,6 +179,7 @@ impl Session {
         self.xdotool(&["mouseup", "1", "keyup", "ctrl"]);
     }
 
+    /// A press at `from`, a slow move to `to`, a release there.
     fn drag(&self, from: (i32, i32), to: (i32, i32)) {
         let at = |(x, y): (i32, i32)| [x.to_string(), y.to_string()];
         let [x, y] = at(from);
@@ -218,11 +227,31 @@ impl Session {
             }
             assert!(
                 start.elapsed() < STEP_LIMIT,
-                "{step}: no such frame within {STEP_LIMIT:?}; last frames {:?}",
-                self.frames().iter().rev().take(3).collect::<Vec<_>>()
+                "{step}: no such frame within {STEP_LIMIT:?}; last frames {:?}; {}",
+                self.frames().iter().rev().take(3).collect::<Vec<_>>(),
+                self.app_state()
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Whether the app still runs, and the end of what it wrote to standard error.
+    fn app_state(&self) -> String {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).unwrap_or_default();
+        // The state follows the parenthesised command name.
+        let state = stat
+            .rsplit_once(") ")
+            .and_then(|(_, rest)| rest.chars().next())
+            .unwrap_or('?');
+        let alive = !matches!(state, 'Z' | 'X' | '?');
+        let err = std::fs::read_to_string(&self.stderr).unwrap_or_default();
+        let tail: Vec<&str> = err.lines().rev().take(15).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        format!(
+            "app {} (state {state}); its stderr ends: {}",
+            if alive { "running" } else { "gone" },
+            tail.join(" | ")
+        )
     }
 
     /// Waits until the app has been quiet (under 5 % of a core) for a second.
@@ -264,6 +293,7 @@ fn a_new_users_session_stays_smooth() {
     };
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("frames.log");
+    let stderr = dir.path().join("stderr.log");
     let child = Command::new(env!("CARGO_BIN_EXE_cudalens"))
         .env("DISPLAY", format!(":{display}"))
         .env("XDG_CONFIG_HOME", dir.path())
@@ -282,7 +312,7 @@ fn a_new_users_session_stays_smooth() {
         ])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&stderr).expect("stderr file"))
         .spawn()
         .expect("app starts");
     let pid = child.id();
@@ -290,6 +320,7 @@ fn a_new_users_session_stays_smooth() {
     let mut session = Session {
         display: format!(":{display}"),
         log,
+        stderr,
         pid,
         window: String::new(),
     };
@@ -517,8 +548,7 @@ fn a_new_users_session_stays_smooth() {
     }
     let tiff = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/typed/tiff_u16_photo.tif");
     let n = session.frames().len();
-    session.key("ctrl+o");
-    std::thread::sleep(Duration::from_millis(500));
+    session.seen("the Open dialog", || session.key("ctrl+o"));
     session.xdotool(&["type", "--delay", "10", &tiff.to_string_lossy()]);
     session.key("Return");
     let (opened, _) = session.wait_for("opening a 16-bit TIFF", n, |f| {
