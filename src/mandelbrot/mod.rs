@@ -17,6 +17,7 @@ mod overlay;
 mod palette;
 mod palette_file;
 mod pan;
+mod poster;
 mod rect;
 mod refinement;
 mod settings;
@@ -38,6 +39,9 @@ pub use overlay::{draw_overlay, kind_color};
 pub use palette::{Gradient, GradientError, Palette, PaletteChoice, Stop, MAX_STOPS};
 pub use palette_file::{load_map, parse_map, MapError, MAP_MAX_BYTES, MAP_MAX_COLOURS};
 pub use pan::{pan_offset, panned_dwells};
+pub use poster::{
+    tile_settings, PosterPlan, PosterTile, MAX_POSTER_SIDE, POSTER_BAND_ROWS, POSTER_TILE_WIDTH,
+};
 pub use rect::{coons, GridLines, Rect};
 pub use refinement::{Refinement, CHILD_GRIDS_TUNING, NESTED_TUNING};
 pub use settings::MandelbrotSettings;
