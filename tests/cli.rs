@@ -1057,3 +1057,138 @@ fn mandelbrot_palette_file_colours_with_the_map() {
         "--palette-file",
     );
 }
+
+/// A poster past the texture limit on the CPU: streamed in bands of tiles into a PNG that
+/// decodes to the one-piece render (but at the rare pixels whose dwell hangs on f64's last
+/// bits), with its view in the file.
+#[test]
+fn mandelbrot_posters_stream_past_the_texture_limit() {
+    use cudalens::mandelbrot::{deep::DeepLocation, MandelbrotSettings, Mode};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("poster.png");
+    let (w, h) = (33_000u32, 40u32);
+    cudalens()
+        .args(["mandelbrot", "-o", out.to_str().expect("utf-8")])
+        .args(["--width", &w.to_string(), "--height", &h.to_string()])
+        .args([
+            "--center=-0.7436,0.1318",
+            "--span",
+            "0.05",
+            "--max-dwell",
+            "200",
+        ])
+        .args(["--mode", "per-pixel", "--backend", "cpu"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("poster"));
+    let got = image::open(&out).expect("png").into_rgb8();
+    assert_eq!(got.dimensions(), (w, h));
+    let mut s = MandelbrotSettings::default();
+    (s.view.width, s.view.height, s.view.max_dwell, s.mode) = (w, h, 200, Mode::PerPixel);
+    s.set_location(DeepLocation::parse("-0.7436,0.1318", "0.05").expect("location"));
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let (want, _) =
+        cudalens::pipeline::cpu_picture(&s, cudalens::pipeline::RenderControl::cancel_only(&never));
+    let differ = got
+        .pixels()
+        .zip(want.pixels())
+        .filter(|(a, b)| a.0[..] != b.0[..3])
+        .count();
+    let n = (w * h) as usize;
+    assert!(differ * 1000 <= n, "{differ} of {n} pixels differ");
+    let text = cudalens::image_io::read_png_text(&out, cudalens::image_io::VIEW_KEYWORD)
+        .expect("read")
+        .expect("the view is in the poster");
+    assert!(text.contains("span=5e-2"), "{text}");
+}
+
+#[test]
+fn mandelbrot_posters_and_device_lists_refuse_what_they_cannot_do() {
+    let m = ["mandelbrot", "-o", "/tmp/m.png"];
+    let with = |extra: &[&'static str]| [&m[..], extra].concat();
+    refuses(&with(&["--width", "2000000"]), "1..=1048576");
+    refuses(
+        &with(&["--width", "40000", "--overlay", "--mode", "mariani-silver"]),
+        "poster",
+    );
+    refuses(
+        &with(&["--width", "40000", "--frames", "3", "--zoom-to", "0,0,1"]),
+        "at most 32768",
+    );
+    refuses(&with(&["--frame-range", "0..2"]), "needs --frames");
+    refuses(
+        &with(&[
+            "--frames",
+            "3",
+            "--zoom-to",
+            "0,0,1",
+            "--frame-range",
+            "1..4",
+        ]),
+        "frames 0..3",
+    );
+    refuses(
+        &with(&[
+            "--frames",
+            "3",
+            "--zoom-to",
+            "0,0,1",
+            "--frame-range",
+            "2..2",
+        ]),
+        "empty",
+    );
+    refuses(&with(&["--devices", "0,0"]), "twice");
+    refuses(&with(&["--devices", "gpu1"]), "device numbers");
+    if !cuda_present() {
+        refuses(
+            &with(&["--devices", "0", "--backend", "cuda"]),
+            "CUDA backend",
+        );
+    }
+}
+
+/// `--frame-range A..B` renders frames A..B of the sequence and no other, each the same
+/// file the whole sequence makes; spread over the workers (`--devices`) too.
+#[test]
+fn mandelbrot_frame_ranges_make_the_same_files_as_the_whole_sequence() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seq = ["--width", "48", "--height", "32", "--frames", "6"];
+    let zoom = [
+        "--zoom-to=-0.745,0.113,0.001",
+        "--backend",
+        "cpu",
+        "--mode",
+        "per-pixel",
+    ];
+    let whole = dir.path().join("whole.png");
+    cudalens()
+        .args(["mandelbrot", "-o", whole.to_str().expect("utf-8")])
+        .args(seq)
+        .args(zoom)
+        .assert()
+        .success();
+    for spread in [false, true] {
+        let part = dir.path().join(format!("part{spread}.png"));
+        let mut cmd = cudalens();
+        cmd.args(["mandelbrot", "-o", part.to_str().expect("utf-8")])
+            .args(seq)
+            .args(zoom)
+            .args(["--frame-range", "2..5"]);
+        if spread {
+            cmd.args(["--devices", "all"]);
+        }
+        cmd.assert().success();
+        for k in 0..6 {
+            let made = dir.path().join(format!("part{spread}-{k:04}.png"));
+            assert_eq!(made.exists(), (2..5).contains(&k), "frame {k}");
+            if made.exists() {
+                let a = image::open(&made).expect("png").into_rgb8();
+                let b = image::open(dir.path().join(format!("whole-{k:04}.png")))
+                    .expect("png")
+                    .into_rgb8();
+                assert!(a == b, "frame {k} differs from the whole sequence's");
+            }
+        }
+    }
+}

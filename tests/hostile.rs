@@ -444,3 +444,67 @@ fn unknown_words_and_bad_flags_get_one_line() {
     assert_eq!(help.code, Some(0));
     assert!(help.stdout.contains("Usage"), "{help:#?}");
 }
+
+/// A poster far larger than memory should hold (1.5 GiB of RGB): the process holds a few
+/// bands, never the picture; an interrupted poster leaves no part file and no output.
+#[test]
+fn a_poster_is_streamed_in_bounded_memory_and_an_interrupt_leaves_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let out = d.join("poster.png");
+    // Outside the set: every point escapes at once, so the run is the streaming itself.
+    let poster = |out: &Path| {
+        let mut cmd = cudalens();
+        cmd.args([
+            "mandelbrot",
+            "-o",
+            s(out),
+            "--width",
+            "65536",
+            "--height",
+            "8192",
+        ])
+        .args([
+            "--center",
+            "3,3",
+            "--span",
+            "1",
+            "--max-dwell",
+            "16",
+            "--backend",
+            "cpu",
+        ]);
+        cmd
+    };
+    let r = run_limited(&mut poster(&out), d, Duration::from_secs(300));
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    let picture = 65536 * 8192 * 3;
+    assert!(
+        r.peak_rss <= 512 * MIB,
+        "peak RSS {} MiB for a {} MiB picture",
+        r.peak_rss / MIB,
+        picture / MIB
+    );
+    let (w, h) = image::image_dimensions(&out).expect("a whole PNG");
+    assert_eq!((w, h), (65536, 8192));
+    std::fs::remove_file(&out).expect("rm");
+    let mut child = poster(&out).stderr(Stdio::null()).spawn().expect("spawn");
+    let start = std::time::Instant::now();
+    while leftover_parts(d).is_empty() {
+        assert!(
+            child.try_wait().expect("try_wait").is_none(),
+            "ended before its file began"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the poster never started"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // SAFETY: `child` is ours and not yet reaped.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let r = wait_limited(child, LIMIT);
+    assert_eq!(r.signal, Some(libc::SIGINT), "{r:#?}");
+    assert!(leftover_parts(d).is_empty(), "{:?}", leftover_parts(d));
+    assert!(!out.exists(), "a part of a poster was left as the output");
+}

@@ -4,19 +4,26 @@
 //! decimals of any depth: views below f64's precision render by perturbation. --julia RE,IM
 //! renders the Julia set of that c (exact decimals too) instead of the Mandelbrot set.
 //! A coloured PNG carries its view as text (`cudalens-view`), which --view reads back.
+//! Posters (a side over 32768, up to 1048576) render in bands of tiles streamed into the
+//! PNG; --devices spreads a poster's tiles or a sequence's frames over the host's GPUs,
+//! and --frame-range renders one slice of a sequence (a job of a job runner).
 
 use super::progress::Progress;
 use super::CliError;
 use crate::image_io::{
-    check_save_target, read_png_text, save_png_with_text, SaveOptions, VIEW_KEYWORD,
+    check_save_target, read_png_text, save_png_with_text, write_file_atomically, PngStream,
+    PngStreamKind, SaveError, SaveOptions, VIEW_KEYWORD,
 };
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
     draw_overlay, load_map, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode, Palette,
-    PaletteChoice, Precision, Refinement, View, DENSITY_RANGE, MAX_DWELL_16_BIT, MAX_DWELL_LIMIT,
-    MAX_RENDER_SIDE,
+    PaletteChoice, PosterPlan, Precision, Refinement, View, DENSITY_RANGE, MAX_DWELL_16_BIT,
+    MAX_DWELL_LIMIT, MAX_POSTER_SIDE, MAX_RENDER_SIDE,
 };
-use crate::pipeline::{render_mandelbrot_frames, BackendRequest, MandelbrotOutput};
+use crate::pipeline::{
+    render_frames_spread, render_mandelbrot_frames, render_poster, BackendRequest, DeviceChoice,
+    MandelbrotOutput, PosterPixels, WorkerReport, Workers,
+};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -32,10 +39,11 @@ pub struct MandelbrotArgs {
     /// Output PNG; with --frames, numbered files next to it (out-0000.png, …).
     #[arg(short, long)]
     pub output: PathBuf,
-    /// Image width in pixels.
+    /// Image width in pixels (over 32768: a poster, rendered in tiles and streamed to the
+    /// file; up to 1048576).
     #[arg(long, default_value_t = 1024)]
     pub width: u32,
-    /// Image height in pixels.
+    /// Image height in pixels (as --width).
     #[arg(long, default_value_t = 768)]
     pub height: u32,
     /// Centre of the view, RE,IM: decimals of any length (deep views need one digit per
@@ -99,6 +107,15 @@ pub struct MandelbrotArgs {
     /// End of the zoom sequence: RE,IM,SPAN.
     #[arg(long, value_parser = parse_zoom_target, allow_hyphen_values = true)]
     pub zoom_to: Option<(f64, f64, f64)>,
+    /// Render only frames A..B of the zoom sequence (A up to B, B not included); the files
+    /// keep their numbers in the whole sequence, so jobs of a job runner split a sequence.
+    #[arg(long, value_parser = parse_frame_range)]
+    pub frame_range: Option<(u32, u32)>,
+    /// Spread a poster's tiles or a sequence's frames over these GPUs, each with its own
+    /// CUDA context and no OpenGL: `all`, or device numbers such as 0,2 (a poster uses
+    /// device 0 without it).
+    #[arg(long)]
+    pub devices: Option<DeviceChoice>,
     /// Backend: auto (CUDA if it works here, else CPU), cpu, or cuda (an error without CUDA).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendRequest,
@@ -126,6 +143,23 @@ fn parse_zoom_target(text: &str) -> Result<(f64, f64, f64), String> {
         return Err(format!("span {s}: must be a positive number"));
     }
     Ok((c.0, c.1, s))
+}
+
+/// Parses "A..B" (A < B).
+fn parse_frame_range(text: &str) -> Result<(u32, u32), String> {
+    let (a, b) = text
+        .split_once("..")
+        .ok_or_else(|| format!("'{text}': expected A..B, e.g. 0..100"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("'{s}' is not a frame number"))
+    };
+    let (a, b) = (number(a)?, number(b)?);
+    if a >= b {
+        return Err(format!("{a}..{b}: the range is empty (A must be below B)"));
+    }
+    Ok((a, b))
 }
 
 fn usage(message: String) -> Result<(), CliError> {
@@ -207,13 +241,44 @@ fn fractal(args: &MandelbrotArgs) -> Result<Fractal, CliError> {
     }
 }
 
+/// Whether the picture renders as a poster: a side past one render's, or one picture
+/// spread over devices.
+fn is_poster(args: &MandelbrotArgs) -> bool {
+    args.width > MAX_RENDER_SIDE
+        || args.height > MAX_RENDER_SIDE
+        || (args.frames == 1 && args.devices.is_some())
+}
+
 fn validate(args: &MandelbrotArgs, max_dwell: u32) -> Result<(), CliError> {
-    let side = 1..=MAX_RENDER_SIDE;
+    let side = 1..=MAX_POSTER_SIDE;
     if !side.contains(&args.width) || !side.contains(&args.height) {
         return usage(format!(
-            "size {}×{}: width and height must be 1..={MAX_RENDER_SIDE}",
+            "size {}×{}: width and height must be 1..={MAX_POSTER_SIDE}",
             args.width, args.height
         ));
+    }
+    let big = args.width > MAX_RENDER_SIDE || args.height > MAX_RENDER_SIDE;
+    if big && args.frames > 1 {
+        return usage(format!(
+            "size {}×{}: a zoom sequence's frames are at most {MAX_RENDER_SIDE} a side",
+            args.width, args.height
+        ));
+    }
+    if is_poster(args) && args.overlay {
+        return usage("--overlay draws on a picture held whole: not on a poster (a side over 32768, or --devices)".into());
+    }
+    if let Some((_, b)) = args.frame_range {
+        if args.frames < 2 {
+            return usage(
+                "--frame-range picks frames of a zoom sequence: it needs --frames N".into(),
+            );
+        }
+        if b > args.frames {
+            return usage(format!(
+                "--frame-range ends at {b}: the sequence has frames 0..{}",
+                args.frames
+            ));
+        }
     }
     let limit = if args.dwell {
         MAX_DWELL_16_BIT
@@ -353,7 +418,9 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
         ..Default::default()
     };
     let paths = output_paths(&args.output, args.frames);
-    for path in &paths {
+    let (first, end) = args.frame_range.unwrap_or((0, args.frames));
+    let range = first as usize..end as usize;
+    for path in &paths[range.clone()] {
         check_save_target(path, &options)?;
         if !path
             .extension()
@@ -366,27 +433,37 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
         }
     }
     let frames = settings(args, target, palette(args)?);
-    let progress = Progress::new(frames.len(), "frames");
+    if is_poster(args) {
+        return run_poster(args, &frames[0]);
+    }
+    if let Some(devices) = &args.devices {
+        return run_spread(args, &frames, range, &paths, &options, devices);
+    }
+    let progress = Progress::new(range.len(), "frames");
     let mut last = None;
     let mut dwell_ms = 0.0;
-    render_mandelbrot_frames(&frames, args.backend, args.dwell, |i, out| {
-        dwell_ms += out.frame.dwell_ms();
-        let summary = (out.status.kind, out.frame.precision, out.frame.stats);
-        save(out, &frames[i], &paths[i], &options)?;
-        progress.update(i + 1);
-        last = Some(summary);
-        Ok::<(), CliError>(())
-    })??;
+    render_mandelbrot_frames(
+        &frames[range.clone()],
+        args.backend,
+        args.dwell,
+        |i, out| {
+            let k = range.start + i;
+            dwell_ms += out.frame.dwell_ms();
+            let summary = (out.status.kind, out.frame.precision, out.frame.stats);
+            save(out, &frames[k], &paths[k], &options)?;
+            progress.update(i + 1);
+            last = Some(summary);
+            Ok::<(), CliError>(())
+        },
+    )??;
     let (backend, precision, stats) =
         last.ok_or_else(|| CliError::internal("no frame rendered"))?;
-    let what = match paths.as_slice() {
-        [one] => one.display().to_string(),
-        [first, .., end] => format!("{} … {}", first.display(), end.display()),
-        [] => String::new(),
-    };
     eprintln!(
-        "{what} ({}×{}, {:?}, {backend} backend, precision {precision:?}, dwell {dwell_ms:.2} ms)",
-        args.width, args.height, args.mode
+        "{} ({}×{}, {:?}, {backend} backend, precision {precision:?}, dwell {dwell_ms:.2} ms)",
+        paths_text(&paths[range]),
+        args.width,
+        args.height,
+        args.mode
     );
     if let Some(s) = stats {
         eprintln!(
@@ -394,6 +471,126 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
             s.summary(u64::from(args.width) * u64::from(args.height))
         );
     }
+    Ok(())
+}
+
+/// "a.png", or "a-0000.png … a-0099.png".
+fn paths_text(paths: &[PathBuf]) -> String {
+    match paths {
+        [one] => one.display().to_string(),
+        [first, .., end] => format!("{} … {}", first.display(), end.display()),
+        [] => String::new(),
+    }
+}
+
+/// One line per worker: what it computed and how long it was busy.
+fn print_workers(reports: &[WorkerReport], what: &str, seconds: f64) {
+    for r in reports {
+        let saving = if r.sink_s > 0.0 {
+            format!(", saving {:.2} s", r.sink_s)
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "  {}: {} {what}, busy {:.2} s of {seconds:.2} s ({:.0} %){saving}",
+            r.name,
+            r.pieces,
+            r.busy_s,
+            100.0 * r.busy_s / seconds.max(1e-9)
+        );
+    }
+}
+
+/// A sequence's frames spread over `devices`, each saved by the worker that made it.
+fn run_spread(
+    args: &MandelbrotArgs,
+    frames: &[MandelbrotSettings],
+    range: std::ops::Range<usize>,
+    paths: &[PathBuf],
+    options: &SaveOptions,
+    devices: &DeviceChoice,
+) -> Result<(), CliError> {
+    let workers = Workers::choose(args.backend, devices)?;
+    if let Workers::Cpu(why) = &workers {
+        eprintln!("note: on the CPU ({why})");
+    }
+    let progress = Progress::new(range.len(), "frames");
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let start = std::time::Instant::now();
+    let reports = render_frames_spread(frames, range.clone(), &workers, args.dwell, |k, out| {
+        save(out, &frames[k], &paths[k], options)?;
+        progress.update(done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
+        Ok::<(), CliError>(())
+    })??;
+    let seconds = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{} ({}×{}, {:?}, {} frames in {seconds:.2} s, {:.1} frames/s on {} worker(s))",
+        paths_text(&paths[range.clone()]),
+        args.width,
+        args.height,
+        args.mode,
+        range.len(),
+        range.len() as f64 / seconds.max(1e-9),
+        workers.len()
+    );
+    print_workers(&reports, "frames", seconds);
+    Ok(())
+}
+
+/// A poster: bands of tiles over the devices, streamed into the PNG as they come (host
+/// memory: a few bands, whatever the size).
+fn run_poster(args: &MandelbrotArgs, s: &MandelbrotSettings) -> Result<(), CliError> {
+    let devices = args.devices.clone().unwrap_or(DeviceChoice::List(vec![0]));
+    let workers = Workers::choose(args.backend, &devices)?;
+    if let Workers::Cpu(why) = &workers {
+        eprintln!("note: the poster renders on the CPU ({why})");
+    }
+    let plan = PosterPlan::new(args.width, args.height);
+    let (pixels, kind) = if args.dwell {
+        (PosterPixels::Dwell16, PngStreamKind::Gray16)
+    } else {
+        (PosterPixels::Rgb8, PngStreamKind::Rgb8)
+    };
+    let chunks = crate::app::view_chunks(s);
+    let texts: Vec<(&str, &str)> = chunks.iter().map(|(k, t)| (*k, t.as_str())).collect();
+    let path = &args.output;
+    let io = |e: std::io::Error| {
+        CliError::from(SaveError::Io {
+            path: path.clone(),
+            reason: e.to_string(),
+        })
+    };
+    let progress = Progress::new(args.height as usize, "rows");
+    let start = std::time::Instant::now();
+    let mut reports = Vec::new();
+    let mut writing_s = 0.0;
+    write_file_atomically(path, |file| {
+        let mut png = PngStream::new(file, args.width, args.height, kind, &texts).map_err(io)?;
+        let mut rows_done = 0;
+        reports = render_poster(s, &plan, pixels, &workers, |band, rows| {
+            let start = std::time::Instant::now();
+            png.write_rows(rows)?;
+            writing_s += start.elapsed().as_secs_f64();
+            rows_done += plan.band(band).1 as usize;
+            progress.update(rows_done);
+            Ok::<(), std::io::Error>(())
+        })?
+        .map_err(io)?;
+        png.finish().map_err(io)?;
+        Ok::<(), CliError>(())
+    })??;
+    let seconds = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{} ({}×{} poster in {} band(s) of {} rows, {seconds:.2} s on {} worker(s); \
+         compressing and writing {writing_s:.2} s)",
+        path.display(),
+        args.width,
+        args.height,
+        plan.bands(),
+        plan.band_rows,
+        workers.len()
+    );
+    print_workers(&reports, "tiles", seconds);
     Ok(())
 }
 
@@ -411,6 +608,16 @@ mod tests {
             Path::new("a-12344.png")
         );
         assert_eq!(output_paths(Path::new("a.png"), 1), [Path::new("a.png")]);
+    }
+
+    #[test]
+    fn frame_ranges_parse() {
+        assert_eq!(parse_frame_range("0..100"), Ok((0, 100)));
+        assert_eq!(parse_frame_range(" 5 .. 6"), Ok((5, 6)));
+        assert!(parse_frame_range("6..6").is_err());
+        assert!(parse_frame_range("7..3").is_err());
+        assert!(parse_frame_range("0-3").is_err());
+        assert!(parse_frame_range("a..3").is_err());
     }
 
     #[test]

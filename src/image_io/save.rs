@@ -346,7 +346,7 @@ pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> Result<(), SaveError
     })
 }
 
-pub(super) type Writer<'a> = std::io::BufWriter<&'a mut std::fs::File>;
+pub type Writer<'a> = std::io::BufWriter<&'a mut std::fs::File>;
 
 /// Encodes into a temporary file beside `path`, syncs it, then renames it over `path`:
 /// a reader never sees a half-written file and a failure leaves the target untouched.
@@ -356,6 +356,27 @@ pub(super) fn write_atomically(
     path: &Path,
     encode: impl FnOnce(&mut Writer<'_>) -> image::ImageResult<()>,
 ) -> Result<(), SaveError> {
+    let p = path.to_path_buf();
+    match write_file_atomically(path, encode)? {
+        Ok(()) => Ok(()),
+        Err(image::ImageError::IoError(e)) => Err(SaveError::Io {
+            path: p,
+            reason: describe(&e),
+        }),
+        Err(other) => Err(SaveError::Encode {
+            path: p,
+            reason: other.to_string(),
+        }),
+    }
+}
+
+/// [`write_atomically`] for writers with errors of their own (a poster rendered as it is
+/// written): `write`'s error comes back as it is, inside `Ok`, the temporary file removed;
+/// the outer error is the file's (create, flush, sync, rename).
+pub fn write_file_atomically<E>(
+    path: &Path,
+    write: impl FnOnce(&mut Writer<'_>) -> Result<(), E>,
+) -> Result<Result<(), E>, SaveError> {
     let p = path.to_path_buf();
     let io_error = |e: std::io::Error| SaveError::Io {
         path: p.clone(),
@@ -368,13 +389,9 @@ pub(super) fn write_atomically(
     let temp = &mut part.temp;
     {
         let mut writer = std::io::BufWriter::new(temp.as_file_mut());
-        encode(&mut writer).map_err(|e| match e {
-            image::ImageError::IoError(e) => io_error(e),
-            other => SaveError::Encode {
-                path: p.clone(),
-                reason: other.to_string(),
-            },
-        })?;
+        if let Err(e) = write(&mut writer) {
+            return Ok(Err(e));
+        }
         std::io::Write::flush(&mut writer).map_err(io_error)?;
     }
     // Temporary files are private (0600); a saved image gets the usual 0644.
@@ -388,7 +405,7 @@ pub(super) fn write_atomically(
     temp.as_file().sync_all().map_err(io_error)?;
     let PartFile { temp, .. } = part;
     temp.persist(path).map_err(|e| io_error(e.error))?;
-    Ok(())
+    Ok(Ok(()))
 }
 
 #[cfg(test)]

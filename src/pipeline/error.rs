@@ -33,6 +33,12 @@ pub enum PipelineError {
     /// 16-bit kernel yet"): refused before any work, never a wrong picture.
     #[error("{stage} has no {format} kernel yet")]
     NoTypedKernel { stage: String, format: String },
+    /// `--devices` names a device this host lacks.
+    #[error("--devices: {0}")]
+    Devices(String),
+    /// Work spread over devices stopped without a worker's own error (a bug).
+    #[error("internal error: {0}")]
+    Spread(String),
 }
 
 impl PipelineError {
@@ -50,6 +56,7 @@ impl PipelineError {
                 | PipelineError::Kernel(_)
                 | PipelineError::KernelNeedsCuda(_)
                 | PipelineError::NoTypedKernel { .. }
+                | PipelineError::Devices(_)
                 | PipelineError::Gl(GlError::TooLarge { .. })
         )
     }

@@ -21,6 +21,10 @@ pub use explorer::{
     render_mandelbrot_frames, render_mandelbrot_headless, MandelbrotFrame, MandelbrotOutput,
     MandelbrotRenderer, MsSource, RenderControl,
 };
+pub use explorer::{
+    render_frames_spread, render_poster, DeviceChoice, PosterPixels, WorkerReport, Workers,
+    BANDS_AHEAD,
+};
 pub use frame::{
     check_gpu_frame, check_gpu_frame_as, cpu_filters, frame_work, gpu_frame_bytes,
     gpu_frame_bytes_as, probe_cuda, process_headless, process_on_cpu_with, process_typed_on_cpu,

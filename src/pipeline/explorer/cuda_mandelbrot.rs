@@ -22,7 +22,8 @@ use crate::pipeline::interop::SharedDisplay;
 use crate::pipeline::interop::{CudaShare, InteropStatus};
 use crate::pipeline::report::{stages_from, StageTime};
 use crate::pipeline::{BackendKind, PipelineError};
-use cudarc::driver::{CudaSlice, CudaStream};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+use image::RgbaImage;
 use std::sync::Arc;
 
 /// Overlay records allocated at first; the buffer grows to each view's bound.
@@ -98,6 +99,9 @@ pub struct CudaMandelbrot {
     display: Option<SharedDisplay>,
     /// Perturbation for deep views (loaded on the first one).
     deep: Option<CudaDeep>,
+    /// The picture in device memory where there is no GL (posters, frames spread over
+    /// devices): copied to the host after each view.
+    picture: Option<CudaSlice<u8>>,
 }
 
 impl CudaMandelbrot {
@@ -124,7 +128,47 @@ impl CudaMandelbrot {
             pbo: None,
             display: None,
             deep: None,
+            picture: None,
         })
+    }
+
+    /// The picture of a view on the host, with no GL: dwells, colours into device memory
+    /// (zeroed first: a pixel no kernel wrote has alpha 0), one copy back.
+    pub fn picture(
+        &mut self,
+        s: &MandelbrotSettings,
+    ) -> Result<(RgbaImage, MandelbrotFrame), PipelineError> {
+        let s = &integer_coloring_if_deep(s);
+        self.device.bind()?;
+        self.ensure_tables(&s.coloring, s.view.max_dwell)?;
+        let (w, h) = (s.view.width, s.view.height);
+        let bytes = w as usize * h as usize * 4;
+        let stream = self.device.stream.clone();
+        ensure_len(&mut self.picture, &stream, bytes)?;
+        let mut picture = self
+            .picture
+            .take()
+            .ok_or(CudaError::Missing("picture buffer"))?;
+        let result = (|| {
+            let mut view = picture.slice_mut(0..bytes);
+            stream
+                .memset_zeros(&mut view)
+                .map_err(CudaError::driver("cuMemsetD8(picture)"))?;
+            let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
+            let ptr = view.device_ptr(&stream).0;
+            // SAFETY: `ptr` is W·H·4 bytes of device memory owned by this renderer, kept
+            // until the copy below on the same stream has run.
+            let precision = unsafe { self.colour_frame(s, ColourOut::Buffer(ptr), &mut timeline) }?;
+            let frame = self.frame(s, precision, timeline.stage_times()?)?;
+            let host = stream
+                .clone_dtoh(&view)
+                .map_err(CudaError::driver("cuMemcpyDtoH(picture)"))?;
+            let image = RgbaImage::from_raw(w, h, host)
+                .ok_or(CudaError::Missing("picture of the view's size"))?;
+            Ok((image, frame))
+        })();
+        self.picture = Some(picture);
+        result
     }
 
     fn ensure_tables(&mut self, c: &Coloring, max_dwell: u32) -> Result<(), CudaError> {
@@ -513,6 +557,7 @@ impl ExplorerBackend for CudaMandelbrot {
         self.lut = None;
         self.gradient = None;
         self.records = None;
+        self.picture = None;
         if let Some(pbo) = self.pbo.take() {
             pbo.destroy(gl);
         }

@@ -13,6 +13,7 @@ mod mandelbrot_pbo;
 mod mandelbrot_renderer;
 pub mod mandelbrot_tiles;
 mod perturbation_kernels;
+mod poster;
 
 pub use cpu_mandelbrot::{
     cpu_dwells, cpu_dwells_cancellable, cpu_picture, cpu_picture_keeping_dwells,
@@ -22,3 +23,7 @@ pub use headless::{render_mandelbrot_frames, render_mandelbrot_headless, Mandelb
 pub use mandelbrot_frame::{MandelbrotFrame, RenderControl};
 pub use mandelbrot_kernels::MsSource;
 pub use mandelbrot_renderer::MandelbrotRenderer;
+pub use poster::{
+    render_frames_spread, render_poster, DeviceChoice, PosterPixels, WorkerReport, Workers,
+    BANDS_AHEAD,
+};

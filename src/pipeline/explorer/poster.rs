@@ -1,0 +1,673 @@
+//! Work spread over the host's GPUs without GL: a poster's bands (`render_poster`) and a
+//! zoom sequence's frames (`render_frames_spread`). A thread per device, each with its own
+//! CUDA context and renderer, takes the next piece from one queue; the CPU reference is a
+//! single worker of the same loop. Poster bands reach the caller in order, and at most
+//! [`BANDS_AHEAD`] per worker are held at once, whatever the poster's size.
+
+use super::cpu_mandelbrot::{cpu_dwells, cpu_picture};
+use super::cuda_mandelbrot::CudaMandelbrot;
+use super::explorer_backend::ExplorerBackend;
+use super::headless::MandelbrotOutput;
+use super::mandelbrot_frame::{MandelbrotFrame, RenderControl};
+use crate::cuda::CudaDevice;
+use crate::mandelbrot::{tile_settings, Dwells, MandelbrotSettings, PosterPlan};
+use crate::pipeline::interop::{CudaShare, InteropKind, InteropStatus};
+use crate::pipeline::{BackendRequest, BackendStatus, PipelineError};
+use image::RgbaImage;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Condvar, Mutex};
+use std::time::Instant;
+
+/// Bands a worker may finish ahead of the one being written.
+pub const BANDS_AHEAD: u32 = 2;
+
+/// The GPUs a run uses: every one of the host, or those listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceChoice {
+    All,
+    List(Vec<usize>),
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = String;
+
+    /// `all`, or ordinals separated by commas (`0,2`), each once.
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text.trim().eq_ignore_ascii_case("all") {
+            return Ok(DeviceChoice::All);
+        }
+        let mut list = Vec::new();
+        for part in text.split(',') {
+            let n: usize = part
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{part}': expected all, or device numbers such as 0,1"))?;
+            if list.contains(&n) {
+                return Err(format!("device {n} is listed twice"));
+            }
+            list.push(n);
+        }
+        Ok(DeviceChoice::List(list))
+    }
+}
+
+/// Where the pieces are computed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Workers {
+    /// One worker per listed CUDA device.
+    Cuda(Vec<usize>),
+    /// The CPU reference, with why the GPUs are not used.
+    Cpu(String),
+}
+
+impl Workers {
+    /// The workers for `request` over `devices`: the listed GPUs (an error names a device
+    /// the host lacks), or the CPU where CUDA is absent (an error with `--backend cuda`).
+    pub fn choose(request: BackendRequest, devices: &DeviceChoice) -> Result<Self, PipelineError> {
+        if request == BackendRequest::Cpu {
+            return Ok(Workers::Cpu("--backend cpu".into()));
+        }
+        let count = match CudaDevice::count() {
+            Ok(n) if n > 0 => Ok(n),
+            Ok(_) => Err("no CUDA device".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let count = match count {
+            Ok(n) => n,
+            Err(why) if request == BackendRequest::Auto => return Ok(Workers::Cpu(why)),
+            Err(why) => return Err(PipelineError::CudaUnavailable(why)),
+        };
+        let list = match devices {
+            DeviceChoice::All => (0..count).collect(),
+            DeviceChoice::List(list) => list.clone(),
+        };
+        if let Some(&bad) = list.iter().find(|&&d| d >= count) {
+            return Err(PipelineError::Devices(format!(
+                "device {bad}: this host has {count} CUDA device(s), 0..{count}"
+            )));
+        }
+        Ok(Workers::Cuda(list))
+    }
+
+    /// How many threads compute.
+    pub fn len(&self) -> usize {
+        match self {
+            Workers::Cuda(list) => list.len(),
+            Workers::Cpu(_) => 1,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What one worker did.
+#[derive(Debug, Clone)]
+pub struct WorkerReport {
+    /// "CUDA 0 (NVIDIA H200)", or "CPU".
+    pub name: String,
+    /// Pieces (tiles or frames) computed.
+    pub pieces: usize,
+    /// Seconds spent computing them (with their copies back), out of the run's.
+    pub busy_s: f64,
+    /// Seconds spent handing frames on (saving them) on this worker's thread.
+    pub sink_s: f64,
+}
+
+impl WorkerReport {
+    fn new(name: String) -> Self {
+        Self {
+            name,
+            pieces: 0,
+            busy_s: 0.0,
+            sink_s: 0.0,
+        }
+    }
+}
+
+/// What a poster's pixels are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PosterPixels {
+    /// 8-bit RGB, 3 bytes a pixel.
+    Rgb8,
+    /// The dwells as big-endian 16-bit grey (callers check the max dwell fits).
+    Dwell16,
+}
+
+impl PosterPixels {
+    pub fn bytes_per_pixel(self) -> usize {
+        match self {
+            PosterPixels::Rgb8 => 3,
+            PosterPixels::Dwell16 => 2,
+        }
+    }
+}
+
+/// One computing thread's renderer.
+enum Renderer {
+    Cuda(Box<CudaMandelbrot>),
+    Cpu,
+}
+
+impl Renderer {
+    fn open(workers: &Workers, index: usize) -> Result<(Self, String), PipelineError> {
+        match workers {
+            Workers::Cpu(_) => Ok((Renderer::Cpu, "CPU".into())),
+            Workers::Cuda(list) => {
+                let ordinal = list[index];
+                let device = CudaDevice::new(ordinal)?;
+                let name = format!("CUDA {ordinal} ({})", device.info.name);
+                let share = CudaShare {
+                    device,
+                    external: None,
+                    interop: InteropStatus {
+                        kind: InteropKind::Classic,
+                        reason: "no display: pictures are copied to the host".into(),
+                    },
+                };
+                Ok((Renderer::Cuda(Box::new(CudaMandelbrot::new(share)?)), name))
+            }
+        }
+    }
+
+    fn picture(
+        &mut self,
+        s: &MandelbrotSettings,
+    ) -> Result<(RgbaImage, MandelbrotFrame), PipelineError> {
+        match self {
+            Renderer::Cuda(r) => r.picture(s),
+            Renderer::Cpu => Ok(cpu_picture(
+                s,
+                RenderControl::cancel_only(&AtomicBool::new(false)),
+            )),
+        }
+    }
+
+    fn dwells(
+        &mut self,
+        s: &MandelbrotSettings,
+    ) -> Result<(Dwells, MandelbrotFrame), PipelineError> {
+        match self {
+            Renderer::Cuda(r) => r.dwells(s),
+            Renderer::Cpu => Ok(cpu_dwells(s)),
+        }
+    }
+
+    fn output(
+        &mut self,
+        s: &MandelbrotSettings,
+        want_dwells: bool,
+    ) -> Result<MandelbrotOutput, PipelineError> {
+        let (dwells, image, frame) = if want_dwells {
+            let (d, f) = self.dwells(s)?;
+            (Some(d), None, f)
+        } else {
+            let (i, f) = self.picture(s)?;
+            (None, Some(i), f)
+        };
+        Ok(MandelbrotOutput {
+            dwells,
+            image,
+            frame,
+            status: BackendStatus {
+                kind: frame_backend(self),
+                reason: String::new(),
+            },
+        })
+    }
+}
+
+fn frame_backend(r: &Renderer) -> crate::pipeline::BackendKind {
+    match r {
+        Renderer::Cuda(_) => crate::pipeline::BackendKind::Cuda,
+        Renderer::Cpu => crate::pipeline::BackendKind::Cpu,
+    }
+}
+
+/// Copies a tile's pixels into its place in a band `band_width` pixels wide.
+fn place_tile(
+    band: &mut [u8],
+    band_width: u32,
+    x0: u32,
+    tile: TilePixels<'_>,
+    pixels: PosterPixels,
+) {
+    let bpp = pixels.bytes_per_pixel();
+    let row_bytes = band_width as usize * bpp;
+    let width = tile.width() as usize;
+    for (y, row) in band
+        .chunks_exact_mut(row_bytes)
+        .enumerate()
+        .take(tile.height() as usize)
+    {
+        let out = &mut row[x0 as usize * bpp..(x0 as usize + width) * bpp];
+        match tile {
+            TilePixels::Image(img) => {
+                let src = &img.as_raw()[y * width * 4..(y + 1) * width * 4];
+                for (o, s) in out.chunks_exact_mut(3).zip(src.chunks_exact(4)) {
+                    o.copy_from_slice(&s[..3]);
+                }
+            }
+            TilePixels::Dwells(d) => {
+                let src = &d.values[y * width..(y + 1) * width];
+                for (o, &v) in out.chunks_exact_mut(2).zip(src) {
+                    o.copy_from_slice(&(v.min(u32::from(u16::MAX)) as u16).to_be_bytes());
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum TilePixels<'a> {
+    Image(&'a RgbaImage),
+    Dwells(&'a Dwells),
+}
+
+impl TilePixels<'_> {
+    fn width(&self) -> u32 {
+        match self {
+            TilePixels::Image(i) => i.width(),
+            TilePixels::Dwells(d) => d.width,
+        }
+    }
+
+    fn height(&self) -> u32 {
+        match self {
+            TilePixels::Image(i) => i.height(),
+            TilePixels::Dwells(d) => d.height,
+        }
+    }
+}
+
+/// The poster queue: the next band to hand out, the bands written, and whether the run
+/// stopped.
+struct BandQueue {
+    state: Mutex<(u32, u32, bool)>,
+    moved: Condvar,
+}
+
+impl BandQueue {
+    /// The next band for a worker, once it is within reach of the writer; None at the end
+    /// or after a stop.
+    fn take(&self, bands: u32, window: u32) -> Option<u32> {
+        let mut st = self.state.lock().ok()?;
+        loop {
+            let (next, written, stopped) = *st;
+            if stopped || next >= bands {
+                return None;
+            }
+            if next < written + window {
+                st.0 += 1;
+                return Some(next);
+            }
+            st = self.moved.wait(st).ok()?;
+        }
+    }
+
+    fn update(&self, f: impl FnOnce(&mut (u32, u32, bool))) {
+        if let Ok(mut st) = self.state.lock() {
+            f(&mut st);
+        }
+        self.moved.notify_all();
+    }
+}
+
+/// Renders the poster `whole` (its view at the poster's size) as `plan` cuts it, handing
+/// each band's rows to `write` in order (`write` may stop the run with its error).
+pub fn render_poster<E: Send>(
+    whole: &MandelbrotSettings,
+    plan: &PosterPlan,
+    pixels: PosterPixels,
+    workers: &Workers,
+    mut write: impl FnMut(u32, &[u8]) -> Result<(), E>,
+) -> Result<Result<Vec<WorkerReport>, E>, PipelineError> {
+    let bands = plan.bands();
+    let window = BANDS_AHEAD * workers.len() as u32;
+    let queue = BandQueue {
+        state: Mutex::new((0, 0, false)),
+        moved: Condvar::new(),
+    };
+    let (tx, rx) = mpsc::channel::<Result<(u32, Vec<u8>), PipelineError>>();
+    let band_bytes = |rows: u32| plan.width as usize * rows as usize * pixels.bytes_per_pixel();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers.len())
+            .map(|i| {
+                let (tx, queue) = (tx.clone(), &queue);
+                scope.spawn(move || -> WorkerReport {
+                    let (mut renderer, name) = match Renderer::open(workers, i) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return WorkerReport::new(format!("worker {i}"));
+                        }
+                    };
+                    let mut report = WorkerReport::new(name);
+                    while let Some(band) = queue.take(bands, window) {
+                        let (_, rows) = plan.band(band);
+                        let mut buffer = vec![0u8; band_bytes(rows)];
+                        let start = Instant::now();
+                        let done = plan.tiles(band).try_for_each(|tile| {
+                            let s = tile_settings(whole, &tile).map_err(|e| {
+                                PipelineError::Spread(format!("a tile's location: {e}"))
+                            })?;
+                            report.pieces += 1;
+                            match pixels {
+                                PosterPixels::Rgb8 => {
+                                    let (img, _) = renderer.picture(&s)?;
+                                    place_tile(
+                                        &mut buffer,
+                                        plan.width,
+                                        tile.x0,
+                                        TilePixels::Image(&img),
+                                        pixels,
+                                    );
+                                }
+                                PosterPixels::Dwell16 => {
+                                    let (d, _) = renderer.dwells(&s)?;
+                                    place_tile(
+                                        &mut buffer,
+                                        plan.width,
+                                        tile.x0,
+                                        TilePixels::Dwells(&d),
+                                        pixels,
+                                    );
+                                }
+                            }
+                            Ok::<(), PipelineError>(())
+                        });
+                        report.busy_s += start.elapsed().as_secs_f64();
+                        let failed = done.is_err();
+                        if tx.send(done.map(|()| (band, buffer))).is_err() || failed {
+                            break;
+                        }
+                    }
+                    report
+                })
+            })
+            .collect();
+        drop(tx);
+        let outcome = write_in_order(&rx, &queue, &mut write, bands);
+        queue.update(|st| st.2 = true);
+        let reports: Vec<WorkerReport> = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| WorkerReport::new("a worker that panicked".into()))
+            })
+            .collect();
+        outcome.map(|written| written.map(|()| reports))
+    })
+}
+
+/// Receives bands as workers finish them and writes them in order.
+fn write_in_order<E>(
+    rx: &mpsc::Receiver<Result<(u32, Vec<u8>), PipelineError>>,
+    queue: &BandQueue,
+    write: &mut impl FnMut(u32, &[u8]) -> Result<(), E>,
+    bands: u32,
+) -> Result<Result<(), E>, PipelineError> {
+    let mut pending = BTreeMap::new();
+    let mut written = 0;
+    while written < bands {
+        let Ok(next) = rx.recv() else {
+            return Err(PipelineError::Spread(
+                "the workers stopped before the last band".into(),
+            ));
+        };
+        let (band, rows) = match next {
+            Ok(b) => b,
+            Err(e) => {
+                queue.update(|st| st.2 = true);
+                return Err(e);
+            }
+        };
+        pending.insert(band, rows);
+        while let Some(rows) = pending.remove(&written) {
+            if let Err(e) = write(written, &rows) {
+                return Ok(Err(e));
+            }
+            written += 1;
+            queue.update(|st| st.1 = written);
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Renders the frames listed in `indices` of `frames` spread over `workers`, each handed
+/// to `sink` on the worker's thread as it is done (frames finish out of order).
+pub fn render_frames_spread<E: Send>(
+    frames: &[MandelbrotSettings],
+    indices: std::ops::Range<usize>,
+    workers: &Workers,
+    want_dwells: bool,
+    sink: impl Fn(usize, MandelbrotOutput) -> Result<(), E> + Sync,
+) -> Result<Result<Vec<WorkerReport>, E>, PipelineError> {
+    let next = AtomicUsize::new(indices.start);
+    let stop = AtomicBool::new(false);
+    let (end, sink) = (indices.end.min(frames.len()), &sink);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers.len())
+            .map(|i| {
+                let (next, stop) = (&next, &stop);
+                scope.spawn(move || -> Result<Result<WorkerReport, E>, PipelineError> {
+                    let (mut renderer, name) = Renderer::open(workers, i)
+                        .inspect_err(|_| stop.store(true, Ordering::SeqCst))?;
+                    let mut report = WorkerReport::new(name);
+                    loop {
+                        let k = next.fetch_add(1, Ordering::SeqCst);
+                        if k >= end || stop.load(Ordering::SeqCst) {
+                            return Ok(Ok(report));
+                        }
+                        let start = Instant::now();
+                        let out = renderer
+                            .output(&frames[k], want_dwells)
+                            .inspect_err(|_| stop.store(true, Ordering::SeqCst))?;
+                        report.busy_s += start.elapsed().as_secs_f64();
+                        report.pieces += 1;
+                        let start = Instant::now();
+                        let sunk = sink(k, out);
+                        report.sink_s += start.elapsed().as_secs_f64();
+                        if let Err(e) = sunk {
+                            stop.store(true, Ordering::SeqCst);
+                            return Ok(Err(e));
+                        }
+                    }
+                })
+            })
+            .collect();
+        let mut reports = Vec::new();
+        let mut first_error = None;
+        for h in handles {
+            match h.join() {
+                Ok(Ok(Ok(r))) => reports.push(r),
+                Ok(Ok(Err(e))) => return Ok(Err(e)),
+                Ok(Err(e)) => first_error = first_error.or(Some(e)),
+                Err(_) => {
+                    first_error =
+                        first_error.or(Some(PipelineError::Spread("a worker panicked".into())))
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(Ok(reports)),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mandelbrot::deep::DeepLocation;
+    use crate::mandelbrot::Mode;
+
+    #[test]
+    fn device_lists_parse() {
+        assert_eq!("all".parse(), Ok(DeviceChoice::All));
+        assert_eq!("0, 2".parse(), Ok(DeviceChoice::List(vec![0, 2])));
+        assert!("0,0".parse::<DeviceChoice>().is_err());
+        assert!("x".parse::<DeviceChoice>().is_err());
+        assert!("".parse::<DeviceChoice>().is_err());
+    }
+
+    fn poster_settings(width: u32, height: u32) -> MandelbrotSettings {
+        let mut s = MandelbrotSettings::default();
+        s.view.width = width;
+        s.view.height = height;
+        s.view.max_dwell = 300;
+        s.mode = Mode::PerPixel;
+        s.set_location(DeepLocation::parse("-0.7436,0.1318", "0.01").expect("location"));
+        s
+    }
+
+    /// Pixels of `bpp` bytes that differ (all of them when the lengths do).
+    fn mismatches(a: &[u8], b: &[u8], bpp: usize) -> usize {
+        if a.len() != b.len() {
+            return a.len().max(b.len()) / bpp;
+        }
+        a.chunks(bpp)
+            .zip(b.chunks(bpp))
+            .filter(|(x, y)| x != y)
+            .count()
+    }
+
+    /// A poster cut finely on the CPU is the one-piece render but at the rare pixels whose
+    /// dwell hangs on the last bits of its point (a tile's f64 point may differ from the
+    /// whole view's by an ulp): at most one in a thousand. Its bands come in order.
+    #[test]
+    fn a_poster_in_tiles_is_the_whole_render() {
+        let s = poster_settings(301, 203);
+        let plan = PosterPlan::with_tiles(301, 203, 64, 50);
+        let mut got = Vec::new();
+        let mut order = Vec::new();
+        let reports = render_poster(
+            &s,
+            &plan,
+            PosterPixels::Rgb8,
+            &Workers::Cpu("test".into()),
+            |band, rows| {
+                order.push(band);
+                got.extend_from_slice(rows);
+                Ok::<(), ()>(())
+            },
+        )
+        .expect("render")
+        .expect("written");
+        assert_eq!(order, (0..plan.bands()).collect::<Vec<_>>());
+        assert_eq!(reports[0].pieces, 5 * 5);
+        let (whole, _) = cpu_picture(&s, RenderControl::cancel_only(&AtomicBool::new(false)));
+        let want: Vec<u8> = whole.pixels().flat_map(|p| [p[0], p[1], p[2]]).collect();
+        let n = want.len() / 3;
+        let differ = mismatches(&got, &want, 3);
+        assert!(
+            differ * 1000 <= n,
+            "{differ} of {n} pixels differ from the whole render"
+        );
+        // The dwells as 16-bit grey.
+        let mut dwells = Vec::new();
+        render_poster(
+            &s,
+            &plan,
+            PosterPixels::Dwell16,
+            &Workers::Cpu("test".into()),
+            |_, rows| {
+                dwells.extend_from_slice(rows);
+                Ok::<(), ()>(())
+            },
+        )
+        .expect("render")
+        .expect("written");
+        let (d, _) = cpu_dwells(&s);
+        let want: Vec<u8> = d
+            .values
+            .iter()
+            .flat_map(|&v| (v as u16).to_be_bytes())
+            .collect();
+        let differ = mismatches(&dwells, &want, 2);
+        assert!(differ * 1000 <= n, "{differ} of {n} dwells differ");
+    }
+
+    /// A deep poster: each tile perturbs around a reference orbit of its own, at the whole
+    /// view's exact pixel grid; its dwells are the whole render's but at one in a thousand.
+    #[test]
+    fn a_deep_poster_in_tiles_is_the_whole_render() {
+        let b = &crate::mandelbrot::deep::DEEP_BOOKMARKS[0];
+        let mut s = poster_settings(200, 120);
+        s.view.max_dwell = b.max_dwell;
+        s.set_location(b.location().expect("bookmark"));
+        let plan = PosterPlan::with_tiles(200, 120, 64, 32);
+        let mut got = Vec::new();
+        render_poster(
+            &s,
+            &plan,
+            PosterPixels::Dwell16,
+            &Workers::Cpu("test".into()),
+            |_, rows| {
+                got.extend_from_slice(rows);
+                Ok::<(), ()>(())
+            },
+        )
+        .expect("render")
+        .expect("written");
+        let (d, _) = cpu_dwells(&s);
+        let want: Vec<u8> = d
+            .values
+            .iter()
+            .flat_map(|&v| (v as u16).to_be_bytes())
+            .collect();
+        let n = 200 * 120;
+        let differ = mismatches(&got, &want, 2);
+        assert!(differ * 1000 <= n, "{differ} of {n} deep dwells differ");
+    }
+
+    #[test]
+    fn a_writer_error_stops_the_poster() {
+        let s = poster_settings(64, 64);
+        let plan = PosterPlan::with_tiles(64, 64, 64, 8);
+        let mut calls = 0;
+        let result = render_poster(
+            &s,
+            &plan,
+            PosterPixels::Rgb8,
+            &Workers::Cpu("test".into()),
+            |band, _| {
+                calls += 1;
+                if band == 2 {
+                    Err("disk full")
+                } else {
+                    Ok(())
+                }
+            },
+        )
+        .expect("render");
+        assert_eq!(result.err(), Some("disk full"));
+        assert_eq!(calls, 3);
+    }
+
+    #[test]
+    fn spread_frames_each_come_once() {
+        let frames: Vec<_> = (0..6).map(|i| poster_settings(40 + i, 30)).collect();
+        let seen = Mutex::new(Vec::new());
+        let reports = render_frames_spread(
+            &frames,
+            1..5,
+            &Workers::Cpu("test".into()),
+            false,
+            |k, out| {
+                let img = out.image.expect("picture");
+                assert_eq!(img.width(), 40 + k as u32);
+                seen.lock().expect("lock").push(k);
+                Ok::<(), ()>(())
+            },
+        )
+        .expect("render")
+        .expect("sunk");
+        let mut seen = seen.into_inner().expect("lock");
+        seen.sort();
+        assert_eq!(seen, vec![1, 2, 3, 4]);
+        assert_eq!(reports.iter().map(|r| r.pieces).sum::<usize>(), 4);
+    }
+}
