@@ -96,7 +96,7 @@ faults() {
 # and deep-zoom renderers, the explorer, the GL round trips, the interop fallback, the image-file corpus through CUDA (fidelity), user kernels built
 # by NVRTC (in process and in the kernel host, faults and hangs included), the edits, and
 # kernel: stages through apply.
-GPU_BINS="gpu gpu_histogram gpu_typed gl_roundtrip interop_fallback fidelity user_kernel user_kernel_runtime edits kernel_stage"
+GPU_BINS="gpu gpu_histogram gpu_typed gpu_poster gl_roundtrip interop_fallback fidelity user_kernel user_kernel_runtime edits kernel_stage"
 gpu_tests() {
     local label=$1 bins=() b
     for b in $GPU_BINS; do bins+=("$B/$b-tests"); done
