@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # There (the GPU machine, from the repository root, carry [".carry", ".gl"]): work spread
-# over the host's GPUs. The GPU tests of posters and spread frames (every device, against
-# the CPU) and memcheck on them, then for 1, 2, 4, … GPUs (powers of two up to the host's):
-# the SIDE² poster at max dwell 4096 (default 65536) and a FRAMES-frame 1920×1080 zoom
-# sequence (default 600), each with its wall time, host peak RSS and each GPU's busy time.
+# over the host's GPUs. For 1, 2, 4, … GPUs (powers of two up to the host's): the SIDE²
+# poster at max dwell 4096 (default 65536) and a FRAMES-frame 1920×1080 zoom sequence
+# (default 600), each with its wall time, host peak RSS and each GPU's busy time; then the
+# GPU tests of posters and spread frames (every device, against the CPU), and memcheck.
 # Figures to $OUT/scaling.txt; outputs are written to scratch space and removed.
 #   bash scripts/gpu/scaling.sh [SIDE] [FRAMES]
 cd "$(dirname "$0")/../.."
@@ -61,14 +61,14 @@ export -f measured list poster zoom
 export SIDE FRAMES SCRATCH FIGURES B
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
 echo "$(date -u +%F) $GPUS GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)" >"$FIGURES"
-step poster-tests 240 "$B/gpu_poster-tests" --test-threads=1
-step memcheck-poster 240 compute-sanitizer --tool memcheck --error-exitcode 9 \
-    "$B/gpu_poster-tests" --test-threads=1
 n=1
 while [ "$n" -le "$GPUS" ]; do
     step "poster-$n" 240 poster "$n"
     step "zoom-$n" 240 zoom "$n"
     n=$((n * 2))
 done
+step poster-tests 240 "$B/gpu_poster-tests" --test-threads=1 --nocapture
+step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    "$B/gpu_poster-tests" --test-threads=1
 cat "$FIGURES"
 finish "scaling"
