@@ -11,7 +11,7 @@ mod common;
 
 use cudalens::cuda::CudaDevice;
 use cudalens::mandelbrot::deep::{DeepLocation, DEEP_BOOKMARKS};
-use cudalens::mandelbrot::{MandelbrotSettings, Mode, PosterPlan};
+use cudalens::mandelbrot::{MandelbrotSettings, Mode, PosterPlan, Precision};
 use cudalens::pipeline::{
     cpu_dwells, cpu_picture, render_frames_spread, render_poster, PosterPixels, RenderControl,
     Workers,
@@ -66,7 +66,10 @@ fn gpu_frames_spread_over_every_device_equal_the_cpu() {
     let mut frames = Vec::new();
     for i in 0..(2 * workers.len() + 3) as u32 {
         let mode = [Mode::PerPixel, Mode::MarianiSilver][i as usize % 2];
-        frames.push(view(320 + i, 200, "-0.7436,0.1318", "0.02", 600, mode));
+        let mut s = view(320 + i, 200, "-0.7436,0.1318", "0.02", 600, mode);
+        // The CPU reference iterates in f64 (auto would take f32 on the GPU at this span).
+        s.precision = Precision::F64;
+        frames.push(s);
     }
     let done = Mutex::new(Vec::new());
     let reports = render_frames_spread(&frames, 0..frames.len(), &workers, false, |k, out| {
@@ -89,7 +92,10 @@ fn gpu_frames_spread_over_every_device_equal_the_cpu() {
     done.sort();
     assert_eq!(done, (0..frames.len()).collect::<Vec<_>>());
     for r in &reports {
-        eprintln!("{}: {} frames, busy {:.3} s", r.name, r.pieces, r.busy_s);
+        eprintln!(
+            "{}: {} frames, busy {:.3} s, GPU {:.3} s",
+            r.name, r.pieces, r.busy_s, r.gpu_s
+        );
     }
 }
 

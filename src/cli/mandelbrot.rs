@@ -11,8 +11,8 @@
 use super::progress::Progress;
 use super::CliError;
 use crate::image_io::{
-    check_save_target, read_png_text, save_png_with_text, write_file_atomically, PngStream,
-    PngStreamKind, SaveError, SaveOptions, VIEW_KEYWORD,
+    check_save_target, read_png_text, write_file_atomically, PngStream, PngStreamKind, SaveError,
+    SaveOptions, VIEW_KEYWORD,
 };
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
@@ -375,28 +375,48 @@ fn settings(
         .collect()
 }
 
+/// Saves a frame as PNG with its view in a text chunk, deflated on every core.
 fn save(
     out: MandelbrotOutput,
     s: &MandelbrotSettings,
     path: &Path,
     options: &SaveOptions,
 ) -> Result<(), CliError> {
-    let image = match (out.dwells, out.image) {
-        (Some(d), _) => image::DynamicImage::ImageLuma16(
-            d.to_gray16()
-                .ok_or_else(|| CliError::internal("dwell buffer size mismatch"))?,
-        ),
+    let (kind, width, height, bytes) = match (out.dwells, out.image) {
+        (Some(d), _) => {
+            let bytes: Vec<u8> = d
+                .values
+                .iter()
+                .flat_map(|&v| (v.min(u32::from(u16::MAX)) as u16).to_be_bytes())
+                .collect();
+            (PngStreamKind::Gray16, d.width, d.height, bytes)
+        }
         (None, Some(mut img)) => {
             if !out.frame.records.is_empty() {
                 draw_overlay(&mut img, &out.frame.records);
             }
-            image::DynamicImage::ImageRgba8(img)
+            (
+                PngStreamKind::Rgba8,
+                img.width(),
+                img.height(),
+                img.into_raw(),
+            )
         }
         (None, None) => return Err(CliError::internal("renderer returned nothing")),
     };
+    check_save_target(path, options)?;
     let chunks = crate::app::view_chunks(s);
     let texts: Vec<(&str, &str)> = chunks.iter().map(|(k, t)| (*k, t.as_str())).collect();
-    save_png_with_text(&image, path, options, &texts)?;
+    let io = |e: std::io::Error| SaveError::Io {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
+    write_file_atomically(path, |file| {
+        let mut png = PngStream::new(file, width, height, kind, &texts)?;
+        png.write_rows(&bytes)?;
+        png.finish().map(|_| ())
+    })?
+    .map_err(io)?;
     Ok(())
 }
 
@@ -491,8 +511,13 @@ fn print_workers(reports: &[WorkerReport], what: &str, seconds: f64) {
         } else {
             String::new()
         };
+        let gpu = if r.gpu_s > 0.0 {
+            format!(" (GPU kernels {:.2} s)", r.gpu_s)
+        } else {
+            String::new()
+        };
         eprintln!(
-            "  {}: {} {what}, busy {:.2} s of {seconds:.2} s ({:.0} %){saving}",
+            "  {}: {} {what}, busy {:.2} s of {seconds:.2} s ({:.0} %){gpu}{saving}",
             r.name,
             r.pieces,
             r.busy_s,

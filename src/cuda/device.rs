@@ -55,11 +55,26 @@ impl CudaDevice {
 
     /// Opens device `ordinal`.
     pub fn new(ordinal: usize) -> Result<Self, CudaError> {
+        Self::open(ordinal, false)
+    }
+
+    /// Opens device `ordinal` with a stream of this handle's own, so that several threads
+    /// on one device overlap their work (work spread over GPUs).
+    pub fn with_own_stream(ordinal: usize) -> Result<Self, CudaError> {
+        Self::open(ordinal, true)
+    }
+
+    fn open(ordinal: usize, own_stream: bool) -> Result<Self, CudaError> {
         if Self::count()? <= ordinal {
             return Err(CudaError::NoDevice);
         }
         let ctx = CudaContext::new(ordinal).map_err(CudaError::driver("cuCtxCreate"))?;
-        let stream = ctx.default_stream();
+        let stream = if own_stream {
+            ctx.new_stream()
+                .map_err(CudaError::driver("cuStreamCreate"))?
+        } else {
+            ctx.default_stream()
+        };
         let attr = |a| {
             ctx.attribute(a)
                 .map_err(CudaError::driver("cuDeviceGetAttribute"))

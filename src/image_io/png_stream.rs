@@ -8,8 +8,9 @@ use flate2::{Compress, Compression, FlushCompress};
 use rayon::prelude::*;
 use std::io::Write;
 
-/// Raw bytes per independently compressed chunk (whole rows, at least one).
-const CHUNK_BYTES: usize = 4 << 20;
+/// Raw bytes per independently compressed chunk (whole rows, at least one): a 1080p
+/// frame is eight of them.
+const CHUNK_BYTES: usize = 1 << 20;
 const SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
 /// The zlib header of a deflate stream with a 32 KiB window at the fastest level.
 const ZLIB_HEADER: [u8; 2] = [0x78, 0x01];
@@ -23,6 +24,8 @@ const FILTER_SUB: u8 = 1;
 pub enum PngStreamKind {
     /// 8-bit RGB, 3 bytes a pixel.
     Rgb8,
+    /// 8-bit RGBA, 4 bytes a pixel.
+    Rgba8,
     /// 16-bit grey, 2 bytes a pixel, big-endian.
     Gray16,
 }
@@ -31,6 +34,7 @@ impl PngStreamKind {
     pub fn bytes_per_pixel(self) -> usize {
         match self {
             PngStreamKind::Rgb8 => 3,
+            PngStreamKind::Rgba8 => 4,
             PngStreamKind::Gray16 => 2,
         }
     }
@@ -39,6 +43,7 @@ impl PngStreamKind {
     fn depth_and_colour(self) -> (u8, u8) {
         match self {
             PngStreamKind::Rgb8 => (8, 2),
+            PngStreamKind::Rgba8 => (8, 6),
             PngStreamKind::Gray16 => (16, 0),
         }
     }

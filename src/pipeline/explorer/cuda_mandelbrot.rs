@@ -22,7 +22,7 @@ use crate::pipeline::interop::SharedDisplay;
 use crate::pipeline::interop::{CudaShare, InteropStatus};
 use crate::pipeline::report::{stages_from, StageTime};
 use crate::pipeline::{BackendKind, PipelineError};
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, PinnedHostSlice};
 use image::RgbaImage;
 use std::sync::Arc;
 
@@ -100,8 +100,9 @@ pub struct CudaMandelbrot {
     /// Perturbation for deep views (loaded on the first one).
     deep: Option<CudaDeep>,
     /// The picture in device memory where there is no GL (posters, frames spread over
-    /// devices): copied to the host after each view.
+    /// devices), and the page-locked host memory it is copied back into.
     picture: Option<CudaSlice<u8>>,
+    picture_host: Option<PinnedHostSlice<u8>>,
 }
 
 impl CudaMandelbrot {
@@ -129,26 +130,39 @@ impl CudaMandelbrot {
             display: None,
             deep: None,
             picture: None,
+            picture_host: None,
         })
     }
 
     /// The picture of a view on the host, with no GL: dwells, colours into device memory
-    /// (zeroed first: a pixel no kernel wrote has alpha 0), one copy back.
-    pub fn picture(
+    /// (zeroed first: a pixel no kernel wrote has alpha 0), one copy back into page-locked
+    /// memory, which `use_rgba` reads (W·H·4 bytes).
+    pub fn picture_with<R>(
         &mut self,
         s: &MandelbrotSettings,
-    ) -> Result<(RgbaImage, MandelbrotFrame), PipelineError> {
+        use_rgba: impl FnOnce(&[u8]) -> R,
+    ) -> Result<(R, MandelbrotFrame), PipelineError> {
         let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         self.ensure_tables(&s.coloring, s.view.max_dwell)?;
-        let (w, h) = (s.view.width, s.view.height);
-        let bytes = w as usize * h as usize * 4;
+        let bytes = s.view.width as usize * s.view.height as usize * 4;
         let stream = self.device.stream.clone();
         ensure_len(&mut self.picture, &stream, bytes)?;
-        let mut picture = self
-            .picture
-            .take()
-            .ok_or(CudaError::Missing("picture buffer"))?;
+        if self.picture_host.as_ref().map_or(0, |h| h.len()) < bytes {
+            self.picture_host = None;
+            // SAFETY: the memory is written by the copy below before anything reads it;
+            // flags 0: cached, so that the CPU reads it at full speed.
+            let host = unsafe { self.device.ctx.alloc_pinned_with_flags::<u8>(bytes, 0) }
+                .map_err(CudaError::driver("cuMemHostAlloc(picture)"))?;
+            self.picture_host = Some(host);
+        }
+        let (mut picture, mut host) = match (self.picture.take(), self.picture_host.take()) {
+            (Some(p), Some(h)) => (p, h),
+            (p, h) => {
+                (self.picture, self.picture_host) = (p, h);
+                return Err(CudaError::Missing("picture buffers").into());
+            }
+        };
         let result = (|| {
             let mut view = picture.slice_mut(0..bytes);
             stream
@@ -160,15 +174,28 @@ impl CudaMandelbrot {
             // until the copy below on the same stream has run.
             let precision = unsafe { self.colour_frame(s, ColourOut::Buffer(ptr), &mut timeline) }?;
             let frame = self.frame(s, precision, timeline.stage_times()?)?;
-            let host = stream
-                .clone_dtoh(&view)
+            stream
+                .memcpy_dtoh(&view, &mut host)
                 .map_err(CudaError::driver("cuMemcpyDtoH(picture)"))?;
-            let image = RgbaImage::from_raw(w, h, host)
-                .ok_or(CudaError::Missing("picture of the view's size"))?;
-            Ok((image, frame))
+            let rgba = host
+                .as_slice()
+                .map_err(CudaError::driver("cuEventSynchronize(picture)"))?;
+            Ok((use_rgba(&rgba[..bytes]), frame))
         })();
-        self.picture = Some(picture);
+        (self.picture, self.picture_host) = (Some(picture), Some(host));
         result
+    }
+
+    /// [`Self::picture_with`] as an image.
+    pub fn picture(
+        &mut self,
+        s: &MandelbrotSettings,
+    ) -> Result<(RgbaImage, MandelbrotFrame), PipelineError> {
+        let (w, h) = (s.view.width, s.view.height);
+        let (image, frame) =
+            self.picture_with(s, |rgba| RgbaImage::from_raw(w, h, rgba.to_vec()))?;
+        let image = image.ok_or(CudaError::Missing("picture of the view's size"))?;
+        Ok((image, frame))
     }
 
     fn ensure_tables(&mut self, c: &Coloring, max_dwell: u32) -> Result<(), CudaError> {
@@ -558,6 +585,7 @@ impl ExplorerBackend for CudaMandelbrot {
         self.gradient = None;
         self.records = None;
         self.picture = None;
+        self.picture_host = None;
         if let Some(pbo) = self.pbo.take() {
             pbo.destroy(gl);
         }

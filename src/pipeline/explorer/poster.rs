@@ -14,13 +14,16 @@ use crate::mandelbrot::{tile_settings, Dwells, MandelbrotSettings, PosterPlan};
 use crate::pipeline::interop::{CudaShare, InteropKind, InteropStatus};
 use crate::pipeline::{BackendRequest, BackendStatus, PipelineError};
 use image::RgbaImage;
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 use std::time::Instant;
 
-/// Bands a worker may finish ahead of the one being written.
+/// Bands finished ahead of the one being written, beyond one a worker.
 pub const BANDS_AHEAD: u32 = 2;
+/// Threads a GPU: while one copies its tile back and places it, the other's kernels run.
+pub const THREADS_PER_GPU: usize = 2;
 
 /// The GPUs a run uses: every one of the host, or those listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +93,7 @@ impl Workers {
         Ok(Workers::Cuda(list))
     }
 
-    /// How many threads compute.
+    /// How many devices compute (the CPU counts as one).
     pub fn len(&self) -> usize {
         match self {
             Workers::Cuda(list) => list.len(),
@@ -101,12 +104,21 @@ impl Workers {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// How many threads compute: [`THREADS_PER_GPU`] a GPU, one on the CPU (whose
+    /// reference is parallel inside).
+    pub fn threads(&self) -> usize {
+        match self {
+            Workers::Cuda(list) => list.len() * THREADS_PER_GPU,
+            Workers::Cpu(_) => 1,
+        }
+    }
 }
 
 /// What one worker did.
 #[derive(Debug, Clone)]
 pub struct WorkerReport {
-    /// "CUDA 0 (NVIDIA H200)", or "CPU".
+    /// "CUDA 0 (NVIDIA H200) #1", or "CPU".
     pub name: String,
     /// Pieces (tiles or frames) computed.
     pub pieces: usize,
@@ -114,15 +126,26 @@ pub struct WorkerReport {
     pub busy_s: f64,
     /// Seconds spent handing frames on (saving them) on this worker's thread.
     pub sink_s: f64,
+    /// Seconds of GPU work (dwell and colour kernels, by CUDA events); 0 on the CPU.
+    pub gpu_s: f64,
 }
 
 impl WorkerReport {
+    /// Counts one piece and its GPU time.
+    fn add(&mut self, renderer: &Renderer, frame: &MandelbrotFrame) {
+        self.pieces += 1;
+        if matches!(renderer, Renderer::Cuda(_)) {
+            self.gpu_s += frame.total_ms() / 1e3;
+        }
+    }
+
     fn new(name: String) -> Self {
         Self {
             name,
             pieces: 0,
             busy_s: 0.0,
             sink_s: 0.0,
+            gpu_s: 0.0,
         }
     }
 }
@@ -156,9 +179,13 @@ impl Renderer {
         match workers {
             Workers::Cpu(_) => Ok((Renderer::Cpu, "CPU".into())),
             Workers::Cuda(list) => {
-                let ordinal = list[index];
-                let device = CudaDevice::new(ordinal)?;
-                let name = format!("CUDA {ordinal} ({})", device.info.name);
+                let ordinal = list[index / THREADS_PER_GPU];
+                let device = CudaDevice::with_own_stream(ordinal)?;
+                let name = format!(
+                    "CUDA {ordinal} ({}) #{}",
+                    device.info.name,
+                    index % THREADS_PER_GPU + 1
+                );
                 let share = CudaShare {
                     device,
                     external: None,
@@ -182,6 +209,27 @@ impl Renderer {
                 s,
                 RenderControl::cancel_only(&AtomicBool::new(false)),
             )),
+        }
+    }
+
+    /// Renders a tile's picture straight into its place in `band` (RGB).
+    fn place_picture(
+        &mut self,
+        s: &MandelbrotSettings,
+        band: &mut [u8],
+        band_width: u32,
+        x0: u32,
+    ) -> Result<MandelbrotFrame, PipelineError> {
+        let (w, h) = (s.view.width, s.view.height);
+        let mut place = |rgba: &[u8]| place_rgba(band, band_width, x0, (w, h), rgba);
+        match self {
+            Renderer::Cuda(r) => r.picture_with(s, place).map(|((), f)| f),
+            Renderer::Cpu => {
+                let never = AtomicBool::new(false);
+                let (img, frame) = cpu_picture(s, RenderControl::cancel_only(&never));
+                place(img.as_raw());
+                Ok(frame)
+            }
         }
     }
 
@@ -226,60 +274,33 @@ fn frame_backend(r: &Renderer) -> crate::pipeline::BackendKind {
     }
 }
 
-/// Copies a tile's pixels into its place in a band `band_width` pixels wide.
-fn place_tile(
-    band: &mut [u8],
-    band_width: u32,
-    x0: u32,
-    tile: TilePixels<'_>,
-    pixels: PosterPixels,
-) {
-    let bpp = pixels.bytes_per_pixel();
-    let row_bytes = band_width as usize * bpp;
-    let width = tile.width() as usize;
-    for (y, row) in band
-        .chunks_exact_mut(row_bytes)
-        .enumerate()
-        .take(tile.height() as usize)
-    {
-        let out = &mut row[x0 as usize * bpp..(x0 as usize + width) * bpp];
-        match tile {
-            TilePixels::Image(img) => {
-                let src = &img.as_raw()[y * width * 4..(y + 1) * width * 4];
-                for (o, s) in out.chunks_exact_mut(3).zip(src.chunks_exact(4)) {
-                    o.copy_from_slice(&s[..3]);
-                }
+/// Copies a `w×h` tile's RGBA pixels as RGB into its place at `x0` in a band
+/// `band_width` pixels wide, rows in parallel.
+fn place_rgba(band: &mut [u8], band_width: u32, x0: u32, (w, h): (u32, u32), rgba: &[u8]) {
+    let (x0, w) = (x0 as usize, w as usize);
+    band.par_chunks_exact_mut(band_width as usize * 3)
+        .zip(rgba.par_chunks_exact(w * 4))
+        .take(h as usize)
+        .for_each(|(row, src)| {
+            for (o, p) in row[x0 * 3..(x0 + w) * 3]
+                .chunks_exact_mut(3)
+                .zip(src.chunks_exact(4))
+            {
+                o.copy_from_slice(&p[..3]);
             }
-            TilePixels::Dwells(d) => {
-                let src = &d.values[y * width..(y + 1) * width];
-                for (o, &v) in out.chunks_exact_mut(2).zip(src) {
-                    o.copy_from_slice(&(v.min(u32::from(u16::MAX)) as u16).to_be_bytes());
-                }
-            }
-        }
-    }
+        });
 }
 
-#[derive(Clone, Copy)]
-enum TilePixels<'a> {
-    Image(&'a RgbaImage),
-    Dwells(&'a Dwells),
-}
-
-impl TilePixels<'_> {
-    fn width(&self) -> u32 {
-        match self {
-            TilePixels::Image(i) => i.width(),
-            TilePixels::Dwells(d) => d.width,
-        }
-    }
-
-    fn height(&self) -> u32 {
-        match self {
-            TilePixels::Image(i) => i.height(),
-            TilePixels::Dwells(d) => d.height,
-        }
-    }
+/// Copies a tile's dwells as big-endian 16-bit grey (clamped) into its place at `x0`.
+fn place_dwells(band: &mut [u8], band_width: u32, x0: u32, d: &Dwells) {
+    let (x0, w) = (x0 as usize, d.width as usize);
+    band.par_chunks_exact_mut(band_width as usize * 2)
+        .zip(d.values.par_chunks_exact(w))
+        .for_each(|(row, src)| {
+            for (o, &v) in row[x0 * 2..(x0 + w) * 2].chunks_exact_mut(2).zip(src) {
+                o.copy_from_slice(&(v.min(u32::from(u16::MAX)) as u16).to_be_bytes());
+            }
+        });
 }
 
 /// The poster queue: the next band to hand out, the bands written, and whether the run
@@ -325,17 +346,20 @@ pub fn render_poster<E: Send>(
     mut write: impl FnMut(u32, &[u8]) -> Result<(), E>,
 ) -> Result<Result<Vec<WorkerReport>, E>, PipelineError> {
     let bands = plan.bands();
-    let window = BANDS_AHEAD * workers.len() as u32;
+    let window = BANDS_AHEAD + workers.threads() as u32;
     let queue = BandQueue {
         state: Mutex::new((0, 0, false)),
         moved: Condvar::new(),
     };
+    // Written bands' buffers, taken again by the workers (every pixel of a band is
+    // overwritten, so a buffer needs no clearing).
+    let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
     let (tx, rx) = mpsc::channel::<Result<(u32, Vec<u8>), PipelineError>>();
     let band_bytes = |rows: u32| plan.width as usize * rows as usize * pixels.bytes_per_pixel();
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers.len())
+        let handles: Vec<_> = (0..workers.threads())
             .map(|i| {
-                let (tx, queue) = (tx.clone(), &queue);
+                let (tx, queue, spare) = (tx.clone(), &queue, &spare);
                 scope.spawn(move || -> WorkerReport {
                     let (mut renderer, name) = match Renderer::open(workers, i) {
                         Ok(r) => r,
@@ -347,35 +371,28 @@ pub fn render_poster<E: Send>(
                     let mut report = WorkerReport::new(name);
                     while let Some(band) = queue.take(bands, window) {
                         let (_, rows) = plan.band(band);
-                        let mut buffer = vec![0u8; band_bytes(rows)];
+                        let mut buffer = spare
+                            .lock()
+                            .ok()
+                            .and_then(|mut s| s.pop())
+                            .unwrap_or_default();
+                        buffer.resize(band_bytes(rows), 0);
                         let start = Instant::now();
                         let done = plan.tiles(band).try_for_each(|tile| {
                             let s = tile_settings(whole, &tile).map_err(|e| {
                                 PipelineError::Spread(format!("a tile's location: {e}"))
                             })?;
-                            report.pieces += 1;
-                            match pixels {
+                            let frame = match pixels {
                                 PosterPixels::Rgb8 => {
-                                    let (img, _) = renderer.picture(&s)?;
-                                    place_tile(
-                                        &mut buffer,
-                                        plan.width,
-                                        tile.x0,
-                                        TilePixels::Image(&img),
-                                        pixels,
-                                    );
+                                    renderer.place_picture(&s, &mut buffer, plan.width, tile.x0)?
                                 }
                                 PosterPixels::Dwell16 => {
-                                    let (d, _) = renderer.dwells(&s)?;
-                                    place_tile(
-                                        &mut buffer,
-                                        plan.width,
-                                        tile.x0,
-                                        TilePixels::Dwells(&d),
-                                        pixels,
-                                    );
+                                    let (d, frame) = renderer.dwells(&s)?;
+                                    place_dwells(&mut buffer, plan.width, tile.x0, &d);
+                                    frame
                                 }
-                            }
+                            };
+                            report.add(&renderer, &frame);
                             Ok::<(), PipelineError>(())
                         });
                         report.busy_s += start.elapsed().as_secs_f64();
@@ -389,7 +406,7 @@ pub fn render_poster<E: Send>(
             })
             .collect();
         drop(tx);
-        let outcome = write_in_order(&rx, &queue, &mut write, bands);
+        let outcome = write_in_order(&rx, &queue, &spare, &mut write, bands);
         queue.update(|st| st.2 = true);
         let reports: Vec<WorkerReport> = handles
             .into_iter()
@@ -406,6 +423,7 @@ pub fn render_poster<E: Send>(
 fn write_in_order<E>(
     rx: &mpsc::Receiver<Result<(u32, Vec<u8>), PipelineError>>,
     queue: &BandQueue,
+    spare: &Mutex<Vec<Vec<u8>>>,
     write: &mut impl FnMut(u32, &[u8]) -> Result<(), E>,
     bands: u32,
 ) -> Result<Result<(), E>, PipelineError> {
@@ -429,6 +447,9 @@ fn write_in_order<E>(
             if let Err(e) = write(written, &rows) {
                 return Ok(Err(e));
             }
+            if let Ok(mut spare) = spare.lock() {
+                spare.push(rows);
+            }
             written += 1;
             queue.update(|st| st.1 = written);
         }
@@ -449,7 +470,7 @@ pub fn render_frames_spread<E: Send>(
     let stop = AtomicBool::new(false);
     let (end, sink) = (indices.end.min(frames.len()), &sink);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers.len())
+        let handles: Vec<_> = (0..workers.threads())
             .map(|i| {
                 let (next, stop) = (&next, &stop);
                 scope.spawn(move || -> Result<Result<WorkerReport, E>, PipelineError> {
@@ -466,7 +487,7 @@ pub fn render_frames_spread<E: Send>(
                             .output(&frames[k], want_dwells)
                             .inspect_err(|_| stop.store(true, Ordering::SeqCst))?;
                         report.busy_s += start.elapsed().as_secs_f64();
-                        report.pieces += 1;
+                        report.add(&renderer, &out.frame);
                         let start = Instant::now();
                         let sunk = sink(k, out);
                         report.sink_s += start.elapsed().as_secs_f64();
