@@ -6,10 +6,17 @@
 # GPU tests of posters and spread frames (every device, against the CPU), and memcheck.
 # Figures to $OUT/scaling.txt; outputs are written to scratch space and removed.
 #   bash scripts/gpu/scaling.sh [SIDE] [FRAMES]
+# DWELL (default 4096) and POSTER_ARGS (more `mandelbrot` options) change the poster;
+# ZOOM=0 and TESTS=0 leave out the zoom sequences and the tests, e.g. a poster where the GPU
+# is the bottleneck: DWELL=16384 POSTER_ARGS="--mode per-pixel" ZOOM=0 TESTS=0 … 32768
 cd "$(dirname "$0")/../.."
 source scripts/gpu/common.sh
 SIDE=${1:-65536}
 FRAMES=${2:-600}
+DWELL=${DWELL:-4096}
+POSTER_ARGS=${POSTER_ARGS:-}
+ZOOM=${ZOOM:-1}
+TESTS=${TESTS:-1}
 SCRATCH=${SCRATCH:-/tmp/cudalens-scaling}
 FIGURES="$OUT/scaling.txt"
 mkdir -p "$SCRATCH"
@@ -39,8 +46,10 @@ PY
 list() { seq -s, 0 $(($1 - 1)); }
 
 poster() {
-    measured "poster ${SIDE}² on $1 GPU(s)" "$B/cudalens" mandelbrot -o "$SCRATCH/poster.png" \
-        --width "$SIDE" --height "$SIDE" --max-dwell 4096 --devices "$(list "$1")" --force
+    # shellcheck disable=SC2086
+    measured "poster ${SIDE}² max dwell $DWELL $POSTER_ARGS on $1 GPU(s)" "$B/cudalens" \
+        mandelbrot -o "$SCRATCH/poster.png" --width "$SIDE" --height "$SIDE" \
+        --max-dwell "$DWELL" $POSTER_ARGS --devices "$(list "$1")" --force
     local rc=$?
     ls -l "$SCRATCH/poster.png" >>"$FIGURES" 2>&1
     rm -f "$SCRATCH/poster.png"
@@ -58,17 +67,17 @@ zoom() {
 }
 
 export -f measured list poster zoom
-export SIDE FRAMES SCRATCH FIGURES B
+export SIDE FRAMES SCRATCH FIGURES B DWELL POSTER_ARGS
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
 echo "$(date -u +%F) $GPUS GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)" >"$FIGURES"
 n=1
 while [ "$n" -le "$GPUS" ]; do
     step "poster-$n" 240 poster "$n"
-    step "zoom-$n" 240 zoom "$n"
+    [ "$ZOOM" = 0 ] || step "zoom-$n" 240 zoom "$n"
     n=$((n * 2))
 done
-step poster-tests 240 "$B/gpu_poster-tests" --test-threads=1 --nocapture
-step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+[ "$TESTS" = 0 ] || step poster-tests 240 "$B/gpu_poster-tests" --test-threads=1 --nocapture
+[ "$TESTS" = 0 ] || step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
     "$B/gpu_poster-tests" --test-threads=1
 cat "$FIGURES"
 finish "scaling"
