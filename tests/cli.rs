@@ -1116,28 +1116,10 @@ fn mandelbrot_posters_and_device_lists_refuse_what_they_cannot_do() {
         "at most 32768",
     );
     refuses(&with(&["--frame-range", "0..2"]), "needs --frames");
-    refuses(
-        &with(&[
-            "--frames",
-            "3",
-            "--zoom-to",
-            "0,0,1",
-            "--frame-range",
-            "1..4",
-        ]),
-        "frames 0..3",
-    );
-    refuses(
-        &with(&[
-            "--frames",
-            "3",
-            "--zoom-to",
-            "0,0,1",
-            "--frame-range",
-            "2..2",
-        ]),
-        "empty",
-    );
+    let seq = ["--frames", "3", "--zoom-to", "0,0,1", "--frame-range"];
+    for (range, needle) in [("1..4", "frames 0..3"), ("2..2", "empty")] {
+        refuses(&[&with(&seq)[..], &[range]].concat(), needle);
+    }
     refuses(&with(&["--devices", "0,0"]), "twice");
     refuses(&with(&["--devices", "gpu1"]), "device numbers");
     if !cuda_present() {

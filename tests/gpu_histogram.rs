@@ -15,21 +15,10 @@ use cudalens::pixels::{ImageBuf, PixelImage, SampleType};
 
 /// The device and the module, or None (with the skip message).
 fn device() -> Option<(CudaDevice, KernelSet)> {
-    match CudaDevice::count() {
-        Ok(n) if n > 0 => {
-            let device = CudaDevice::new(0).expect("CUDA device 0");
-            let kernels = KernelSet::load(&device, [RANGED_MODULE]).expect("ranged module");
-            Some((device, kernels))
-        }
-        Ok(_) => {
-            common::skip_gpu_test("no CUDA device");
-            None
-        }
-        Err(e) => {
-            common::skip_gpu_test(&format!("no CUDA device ({e})"));
-            None
-        }
-    }
+    common::gpu::cuda_devices()?;
+    let device = CudaDevice::new(0).expect("CUDA device 0");
+    let kernels = KernelSet::load(&device, [RANGED_MODULE]).expect("ranged module");
+    Some((device, kernels))
 }
 
 /// xorshift64*: reproducible random numbers.

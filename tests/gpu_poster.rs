@@ -9,7 +9,6 @@
 
 mod common;
 
-use cudalens::cuda::CudaDevice;
 use cudalens::mandelbrot::deep::{DeepLocation, DEEP_BOOKMARKS};
 use cudalens::mandelbrot::{MandelbrotSettings, Mode, PosterPlan, Precision};
 use cudalens::pipeline::{
@@ -21,17 +20,7 @@ use std::sync::Mutex;
 
 /// Every CUDA device of the host as workers, or None (with the skip message).
 fn every_device() -> Option<Workers> {
-    match CudaDevice::count() {
-        Ok(n) if n > 0 => Some(Workers::Cuda((0..n).collect())),
-        Ok(_) => {
-            common::skip_gpu_test("no CUDA device");
-            None
-        }
-        Err(e) => {
-            common::skip_gpu_test(&format!("no CUDA device ({e})"));
-            None
-        }
-    }
+    common::gpu::cuda_devices().map(|n| Workers::Cuda((0..n).collect()))
 }
 
 fn view(w: u32, h: u32, center: &str, span: &str, dwell: u32, mode: Mode) -> MandelbrotSettings {
@@ -135,12 +124,7 @@ fn gpu_a_poster_past_the_texture_limit_equals_the_cpu() {
         "{differ} of {n} pixels differ from the CPU"
     );
     let got = poster(&s, &plan, PosterPixels::Dwell16, &workers);
-    let (d, _) = cpu_dwells(&s);
-    let want: Vec<u8> = d
-        .values
-        .iter()
-        .flat_map(|&v| (v as u16).to_be_bytes())
-        .collect();
+    let want = cpu_dwells(&s).0.to_be16_bytes();
     let differ = mismatches(&got, &want, 2);
     assert!(
         differ * 1000 <= n,
@@ -161,12 +145,7 @@ fn gpu_a_deep_poster_in_tiles_equals_the_cpu() {
     s.set_location(b.location().expect("bookmark"));
     let plan = PosterPlan::with_tiles(w, h, 256, 64);
     let got = poster(&s, &plan, PosterPixels::Dwell16, &workers);
-    let (d, _) = cpu_dwells(&s);
-    let want: Vec<u8> = d
-        .values
-        .iter()
-        .flat_map(|&v| (v as u16).to_be_bytes())
-        .collect();
+    let want = cpu_dwells(&s).0.to_be16_bytes();
     let n = (w * h) as usize;
     let differ = mismatches(&got, &want, 2);
     assert!(

@@ -383,14 +383,7 @@ fn save(
     options: &SaveOptions,
 ) -> Result<(), CliError> {
     let (kind, width, height, bytes) = match (out.dwells, out.image) {
-        (Some(d), _) => {
-            let bytes: Vec<u8> = d
-                .values
-                .iter()
-                .flat_map(|&v| (v.min(u32::from(u16::MAX)) as u16).to_be_bytes())
-                .collect();
-            (PngStreamKind::Gray16, d.width, d.height, bytes)
-        }
+        (Some(d), _) => (PngStreamKind::Gray16, d.width, d.height, d.to_be16_bytes()),
         (None, Some(mut img)) => {
             if !out.frame.records.is_empty() {
                 draw_overlay(&mut img, &out.frame.records);

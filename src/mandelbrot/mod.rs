@@ -76,13 +76,14 @@ impl Dwells {
             + self.values.len().abs_diff(other.values.len())
     }
 
-    /// The dwells as a 16-bit greyscale image (values are the dwells).
-    pub fn to_gray16(&self) -> Option<image::ImageBuffer<image::Luma<u16>, Vec<u16>>> {
-        let values = self
-            .values
-            .iter()
-            .map(|&d| d.min(MAX_DWELL_16_BIT) as u16)
-            .collect();
-        image::ImageBuffer::from_raw(self.width, self.height, values)
+    /// The dwells as 16-bit grey samples (clamped at [`MAX_DWELL_16_BIT`]), big-endian as
+    /// a 16-bit PNG's rows hold them.
+    pub fn to_be16_bytes(&self) -> Vec<u8> {
+        self.values.iter().flat_map(|&d| dwell_be16(d)).collect()
     }
+}
+
+/// One dwell as a big-endian 16-bit grey sample, clamped at [`MAX_DWELL_16_BIT`].
+pub fn dwell_be16(d: u32) -> [u8; 2] {
+    (d.min(MAX_DWELL_16_BIT) as u16).to_be_bytes()
 }

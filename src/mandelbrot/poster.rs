@@ -174,12 +174,13 @@ mod tests {
     fn tiles_keep_the_whole_views_precision_and_exact_depth() {
         // A deep whole view: every tile perturbs, at the same pixel size.
         let s = whole(40_000, 30_000, "-1.7490812690237,0.0000000000001", "1e-30");
-        let t = PosterTile {
-            x0: 16384,
-            y0: 512,
+        let tile = |x0, y0| PosterTile {
+            x0,
+            y0,
             width: 16384,
             height: 512,
         };
+        let t = tile(16384, 512);
         let ts = tile_settings(&s, &t).expect("tile");
         assert_eq!(ts.deep_precision(), Some(Precision::Perturbation));
         let whole_pixel = s.location().expect("loc").pixel_size(40_000).log2();
@@ -187,13 +188,7 @@ mod tests {
         assert!((whole_pixel - tile_pixel).abs() < 1e-12);
         // An f64 whole view whose tiles alone would pick f32 keeps f64.
         let s = whole(65_536, 65_536, "-0.5,0", "3");
-        let first = PosterTile {
-            x0: 0,
-            y0: 0,
-            width: 16384,
-            height: 512,
-        };
-        let ts = tile_settings(&s, &first).expect("tile");
+        let ts = tile_settings(&s, &tile(0, 0)).expect("tile");
         assert_eq!(ts.precision, Precision::F64);
         assert_eq!(ts.deep_precision(), None);
     }

@@ -4,6 +4,17 @@ use super::skip_gpu_test;
 use cudalens::cuda::CudaDevice;
 use cudalens::gl::HeadlessGl;
 
+/// How many CUDA devices there are, or None where there are none (with the skip message).
+pub fn cuda_devices() -> Option<usize> {
+    let reason = match CudaDevice::count() {
+        Ok(n) if n > 0 => return Some(n),
+        Ok(_) => "no device".to_string(),
+        Err(e) => e.to_string(),
+    };
+    skip_gpu_test(&format!("no CUDA device ({reason})"));
+    None
+}
+
 /// A headless GL context on any driver, or None (with the skip message).
 pub fn headless_gl() -> Option<HeadlessGl> {
     match HeadlessGl::new() {

@@ -10,7 +10,7 @@ use super::explorer_backend::ExplorerBackend;
 use super::headless::MandelbrotOutput;
 use super::mandelbrot_frame::{MandelbrotFrame, RenderControl};
 use crate::cuda::CudaDevice;
-use crate::mandelbrot::{tile_settings, Dwells, MandelbrotSettings, PosterPlan};
+use crate::mandelbrot::{dwell_be16, tile_settings, Dwells, MandelbrotSettings, PosterPlan};
 use crate::pipeline::interop::{CudaShare, InteropKind, InteropStatus};
 use crate::pipeline::{BackendRequest, BackendStatus, PipelineError};
 use image::RgbaImage;
@@ -298,7 +298,7 @@ fn place_dwells(band: &mut [u8], band_width: u32, x0: u32, d: &Dwells) {
         .zip(d.values.par_chunks_exact(w))
         .for_each(|(row, src)| {
             for (o, &v) in row[x0 * 2..(x0 + w) * 2].chunks_exact_mut(2).zip(src) {
-                o.copy_from_slice(&(v.min(u32::from(u16::MAX)) as u16).to_be_bytes());
+                o.copy_from_slice(&dwell_be16(v));
             }
         });
 }
@@ -544,6 +544,18 @@ mod tests {
         s
     }
 
+    /// The bands of `s` cut by `plan` on the CPU, in order.
+    fn cpu_poster(s: &MandelbrotSettings, plan: &PosterPlan, pixels: PosterPixels) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        render_poster(s, plan, pixels, &Workers::Cpu("test".into()), |_, rows| {
+            bytes.extend_from_slice(rows);
+            Ok::<(), ()>(())
+        })
+        .expect("render")
+        .expect("written");
+        bytes
+    }
+
     /// Pixels of `bpp` bytes that differ (all of them when the lengths do).
     fn mismatches(a: &[u8], b: &[u8], bpp: usize) -> usize {
         if a.len() != b.len() {
@@ -588,25 +600,8 @@ mod tests {
             "{differ} of {n} pixels differ from the whole render"
         );
         // The dwells as 16-bit grey.
-        let mut dwells = Vec::new();
-        render_poster(
-            &s,
-            &plan,
-            PosterPixels::Dwell16,
-            &Workers::Cpu("test".into()),
-            |_, rows| {
-                dwells.extend_from_slice(rows);
-                Ok::<(), ()>(())
-            },
-        )
-        .expect("render")
-        .expect("written");
-        let (d, _) = cpu_dwells(&s);
-        let want: Vec<u8> = d
-            .values
-            .iter()
-            .flat_map(|&v| (v as u16).to_be_bytes())
-            .collect();
+        let dwells = cpu_poster(&s, &plan, PosterPixels::Dwell16);
+        let want = cpu_dwells(&s).0.to_be16_bytes();
         let differ = mismatches(&dwells, &want, 2);
         assert!(differ * 1000 <= n, "{differ} of {n} dwells differ");
     }
@@ -620,25 +615,8 @@ mod tests {
         s.view.max_dwell = b.max_dwell;
         s.set_location(b.location().expect("bookmark"));
         let plan = PosterPlan::with_tiles(200, 120, 64, 32);
-        let mut got = Vec::new();
-        render_poster(
-            &s,
-            &plan,
-            PosterPixels::Dwell16,
-            &Workers::Cpu("test".into()),
-            |_, rows| {
-                got.extend_from_slice(rows);
-                Ok::<(), ()>(())
-            },
-        )
-        .expect("render")
-        .expect("written");
-        let (d, _) = cpu_dwells(&s);
-        let want: Vec<u8> = d
-            .values
-            .iter()
-            .flat_map(|&v| (v as u16).to_be_bytes())
-            .collect();
+        let got = cpu_poster(&s, &plan, PosterPixels::Dwell16);
+        let want = cpu_dwells(&s).0.to_be16_bytes();
         let n = 200 * 120;
         let differ = mismatches(&got, &want, 2);
         assert!(differ * 1000 <= n, "{differ} of {n} deep dwells differ");
