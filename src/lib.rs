@@ -19,4 +19,5 @@ pub mod ops;
 pub mod pipeline;
 pub mod pixels;
 pub mod user_kernel;
+pub mod video;
 pub mod vk;

@@ -777,17 +777,19 @@ fn a_folder_into_an_image_file_name_is_refused() {
     let photos = dir.path().join("photos");
     std::fs::create_dir(&photos).expect("mkdir");
     std::fs::copy(data("coffee.png"), photos.join("coffee.png")).expect("copy");
-    let target = dir.path().join("y.png");
-    refuses(
-        &[
-            "apply",
-            photos.to_str().expect("utf-8"),
-            "-o",
-            target.to_str().expect("utf-8"),
-        ],
-        "names an image file",
-    );
-    assert!(!target.exists(), "a folder named y.png was made");
+    for name in ["y.png", "y.mp4"] {
+        let target = dir.path().join(name);
+        refuses(
+            &[
+                "apply",
+                photos.to_str().expect("utf-8"),
+                "-o",
+                target.to_str().expect("utf-8"),
+            ],
+            "names a file",
+        );
+        assert!(!target.exists(), "a folder named {name} was made");
+    }
     // --format takes jpg and jpeg, tif and tiff.
     for (word, ext) in [
         ("jpg", "jpg"),

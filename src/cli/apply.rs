@@ -19,6 +19,9 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
         jpeg_quality: Some(args.quality),
         depth: args.depth,
     };
+    if crate::video::is_video_path(&args.input) {
+        return super::video::apply_video(args, &options);
+    }
     apply_file(args, &options)
 }
 

@@ -78,14 +78,16 @@ pub struct KernelHostArgs {
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
-    /// Image to process (PNG, JPEG, TIFF, EXR, PGM/PPM, BMP, WebP, GIF), or a folder of them.
+    /// Image to process (PNG, JPEG, TIFF, EXR, PGM/PPM, BMP, WebP, GIF), or a folder of them,
+    /// or a video (MP4/MOV, MKV, WebM, AVI; read by the ffmpeg program).
     pub input: PathBuf,
     /// More images or folders: a batch, written into the folder OUTPUT.
     #[arg(value_name = "MORE")]
     pub more_inputs: Vec<PathBuf>,
     /// Output file (format from its extension: png, jpg, tif, exr, pgm, ppm, pnm, bmp,
     /// webp); for a batch, the output folder (created if missing), where each result is
-    /// named <stem>.<ext>.
+    /// named <stem>.<ext>; for a video, a video (mp4, mov, mkv, webm) or numbered images
+    /// (frames/%06d.png, from 0).
     #[arg(short, long)]
     pub output: PathBuf,
     /// A filter specification (see --help for all); repeatable, applied in order. With no

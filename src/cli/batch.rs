@@ -224,9 +224,9 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
             "--selection is for one image: a batch's images have sizes of their own",
         ));
     }
-    if has_image_extension(dir) && !dir.is_dir() {
+    if (has_image_extension(dir) || crate::video::is_video_path(dir)) && !dir.is_dir() {
         return Err(CliError::usage(format!(
-            "-o {}: a batch writes into a folder, and this names an image file (give a folder, e.g. -o out/)",
+            "-o {}: a batch writes into a folder, and this names a file (give a folder, e.g. -o out/)",
             dir.display()
         )));
     }

@@ -15,6 +15,7 @@ mod kernel_host;
 mod mandelbrot;
 mod notes;
 mod progress;
+mod video;
 
 pub use crate::app::GuiArgs;
 pub use crate::image_io::budget::MemoryArgs;

@@ -10,7 +10,7 @@ use crate::cuda::{CudaDevice, DeviceInfo, KernelSet};
 use crate::filters::kernel_modules;
 use crate::pipeline::headless::{cuda_headless_gl, on_backend};
 use crate::pipeline::interop::{choose_interop, InteropRequest, InteropStatus};
-use crate::pipeline::{BackendRequest, BackendStatus, FrameReport, PipelineError};
+use crate::pipeline::{choose_backend, BackendRequest, BackendStatus, FrameReport, PipelineError};
 use image::RgbaImage;
 
 /// A processed image with its report and the backend (and interop path) that made it.
@@ -104,6 +104,62 @@ fn process_on_gl(
         },
     );
     phase.done("release");
+    result
+}
+
+/// Runs `filters` on every frame `next_frame` gives (all `width × height`), on one backend
+/// opened once, handing each result to `sink` in order; stops at the first error of
+/// either. A video's frames take the path a still takes: on CUDA each is uploaded into the
+/// source texture, run through the same frame, and read back.
+pub fn process_frames_headless<E: From<PipelineError>>(
+    (width, height): (u32, u32),
+    filters: &[Stage],
+    request: BackendRequest,
+    interop: InteropRequest,
+    mut next_frame: impl FnMut() -> Result<Option<RgbaImage>, E>,
+    mut sink: impl FnMut(HeadlessOutput) -> Result<(), E>,
+) -> Result<(), E> {
+    if request == BackendRequest::Cpu {
+        cpu_filters(filters).map_err(PipelineError::KernelNeedsCuda)?;
+    }
+    let mut on_cpu = |reason: String| -> Result<(), E> {
+        let filters = cpu_filters(filters)
+            .map_err(|e| PipelineError::KernelNeedsCuda(format!("{e} ({reason})")))?;
+        while let Some(frame) = next_frame()? {
+            let (image, report) = process_on_cpu(&frame, &filters);
+            let status = BackendStatus::cpu(reason.clone());
+            sink(HeadlessOutput {
+                image,
+                report,
+                status,
+                interop: None,
+            })?;
+        }
+        Ok(())
+    };
+    let opened = match choose_backend(request, cuda_headless_gl, |gl| gl.renderer.clone())? {
+        (None, status) => return on_cpu(status.reason),
+        (Some(gl), _) => gl,
+    };
+    let gl = &opened.gl;
+    check_gpu_frame(gl, width, height, filters)?;
+    let mut runner = FrameRunner::new(gl, request, interop, width, height)?;
+    let result = (|| {
+        while let Some(frame) = next_frame()? {
+            let report = runner
+                .load_source(gl, &frame)
+                .and_then(|_| runner.run_loaded(gl, &frame, filters))?;
+            let image = runner.read_output(gl)?;
+            sink(HeadlessOutput {
+                image,
+                report,
+                status: runner.status.clone(),
+                interop: runner.interop.clone(),
+            })?;
+        }
+        Ok(())
+    })();
+    runner.destroy(gl);
     result
 }
 

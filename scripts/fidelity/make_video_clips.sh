@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Writes the test clips of tests/data/video with Debian 12's ffmpeg (5.1): tiny counters
+# whose frame N is one flat colour (R = 10·N, G = 255 − 10·N, B = 128), so that frame
+# count, order and colour can be checked after any lossy codec; a clip whose size is not a
+# multiple of 16, an audio-only file and a truncated MP4 for the hostile tests.
+#   bash scripts/fidelity/make_video_clips.sh
+set -euo pipefail
+cd "$(dirname "$0")/../../tests/data/video"
+ff() { ffmpeg -hide_banner -loglevel error -y "$@"; }
+counter="color=c=black:s=64x48:r=24:d=1,format=rgb24,geq=r='10*N':g='255-10*N':b=128"
+# H.264 High with B-frames (x264's default), BT.601 limited range (yuv420p).
+ff -f lavfi -i "$counter" -c:v libx264 -preset medium -crf 10 -bf 2 -pix_fmt yuv420p \
+    -colorspace bt470bg -color_primaries bt470bg -color_trc smpte170m counter_h264.mp4
+# HEVC Main10 in Matroska.
+ff -f lavfi -i "$counter" -frames:v 12 -c:v libx265 -x265-params log-level=error:crf=8 \
+    -pix_fmt yuv420p10le counter_hevc10.mkv
+# VP9 in WebM.
+ff -f lavfi -i "$counter" -frames:v 12 -c:v libvpx-vp9 -crf 10 -b:v 0 -pix_fmt yuv420p \
+    counter_vp9.webm
+# A size not a multiple of 16 (the decoder crops its 64×48 macroblocks).
+ff -f lavfi -i "color=c=black:s=62x34:r=10:d=0.5,format=rgb24,geq=r='X*4':g='Y*7':b=200" \
+    -c:v libx264 -crf 10 -pix_fmt yuv420p odd_size.mp4
+# Sound only.
+ff -f lavfi -i "sine=frequency=440:duration=0.2" -c:a aac audio_only.m4a
+# The counter cut in the middle (its index, at the end, is lost).
+head -c "$(($(stat -c %s counter_h264.mp4) / 2))" counter_h264.mp4 >truncated.mp4
+ls -l

@@ -1,0 +1,306 @@
+//! Videos through the `ffmpeg` program (when it is on the PATH): what a file holds
+//! ([`probe`]), its frames as RGBA in presentation order ([`FrameReader`]), and frames
+//! encoded into MP4, Matroska or WebM ([`VideoWriter`]). A file is checked before any
+//! program runs (a regular file, not empty), so a FIFO or a folder never blocks a decoder.
+
+mod error;
+mod ffmpeg;
+
+pub use error::VideoError;
+pub use ffmpeg::Container;
+use image::RgbaImage;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Extensions taken as videos (any case).
+pub const VIDEO_EXTENSIONS: [&str; 7] = ["mp4", "m4v", "mov", "mkv", "webm", "avi", "m4a"];
+/// Largest frame side taken from a file's header.
+pub const MAX_VIDEO_SIDE: u32 = 16384;
+
+/// Whether `path` names a video by its extension.
+pub fn is_video_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| VIDEO_EXTENSIONS.iter().any(|v| v.eq_ignore_ascii_case(e)))
+}
+
+/// The container an output path asks for, by its extension.
+pub fn container_of(path: &Path) -> Option<Container> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "mp4" | "m4v" | "mov" => Some(Container::Mp4),
+        "mkv" => Some(Container::Matroska),
+        "webm" => Some(Container::WebM),
+        _ => None,
+    }
+}
+
+/// What the first video stream of a file is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VideoInfo {
+    pub width: u32,
+    pub height: u32,
+    /// The codec's name as ffmpeg gives it (h264, hevc, vp9, …).
+    pub codec: String,
+    /// The sample layout (yuv420p, yuv420p10le, …).
+    pub pixel_format: String,
+    /// Frames a second as a fraction ("30000/1001"), as the container states it.
+    pub frame_rate: String,
+    /// Frames the container declares, where it does (Matroska often does not).
+    pub frames: Option<u64>,
+}
+
+impl VideoInfo {
+    pub fn fps(&self) -> f64 {
+        match self.frame_rate.split_once('/') {
+            Some((n, d)) => match (n.parse::<f64>(), d.parse::<f64>()) {
+                (Ok(n), Ok(d)) if d > 0.0 => n / d,
+                _ => 0.0,
+            },
+            None => self.frame_rate.parse().unwrap_or(0.0),
+        }
+    }
+}
+
+/// Checks that `path` is a regular, non-empty file before a program opens it.
+fn check_input(path: &Path) -> Result<(), VideoError> {
+    let input = |reason: &str| VideoError::Input {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    };
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(input("no such file")),
+        Err(e) => Err(input(&e.to_string())),
+        Ok(m) if m.is_dir() => Err(input("is a folder, not a video")),
+        Ok(m) if !m.is_file() => Err(input("not a regular file")),
+        Ok(m) if m.len() == 0 => Err(input("empty file")),
+        Ok(_) => Ok(()),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct ProbeStream {
+    codec_type: Option<String>,
+    codec_name: Option<String>,
+    width: Option<u64>,
+    height: Option<u64>,
+    avg_frame_rate: Option<String>,
+    nb_frames: Option<String>,
+    pix_fmt: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct Probe {
+    #[serde(default)]
+    streams: Vec<ProbeStream>,
+}
+
+/// The first video stream of `json` (ffprobe's answer about `path`), its declared size
+/// checked.
+fn info_from_json(path: &Path, json: &str) -> Result<VideoInfo, VideoError> {
+    let probe: Probe = serde_json::from_str(json).map_err(|e| VideoError::Probe {
+        path: path.to_path_buf(),
+        reason: format!("ffprobe's answer: {e}"),
+    })?;
+    let stream = probe
+        .streams
+        .into_iter()
+        .find(|s| s.codec_type.as_deref() == Some("video"))
+        .ok_or_else(|| VideoError::NoVideo {
+            path: path.to_path_buf(),
+        })?;
+    let side = |what: &'static str, v: Option<u64>| match v {
+        Some(v) if (1..=u64::from(MAX_VIDEO_SIDE)).contains(&v) => Ok(v as u32),
+        other => Err(VideoError::Declared {
+            path: path.to_path_buf(),
+            what,
+            value: other.map_or("missing".into(), |v| v.to_string()),
+        }),
+    };
+    Ok(VideoInfo {
+        width: side("width", stream.width)?,
+        height: side("height", stream.height)?,
+        codec: stream.codec_name.unwrap_or_else(|| "unknown".into()),
+        pixel_format: stream.pix_fmt.unwrap_or_else(|| "unknown".into()),
+        frame_rate: stream
+            .avg_frame_rate
+            .filter(|r| r != "0/0")
+            .unwrap_or_else(|| "25/1".into()),
+        frames: stream.nb_frames.and_then(|n| n.parse().ok()),
+    })
+}
+
+/// What the first video stream of `path` is (ffprobe).
+pub fn probe(path: &Path) -> Result<VideoInfo, VideoError> {
+    check_input(path)?;
+    let json = ffmpeg::probe_json(path)?;
+    info_from_json(path, &json)
+}
+
+/// A video's frames as RGBA, in presentation order, from an `ffmpeg` decoding it.
+pub struct FrameReader {
+    program: Option<ffmpeg::Program>,
+    out: Option<std::process::ChildStdout>,
+    path: PathBuf,
+    info: VideoInfo,
+    frame: u64,
+}
+
+impl FrameReader {
+    pub fn open(path: &Path) -> Result<Self, VideoError> {
+        let info = probe(path)?;
+        let mut program = ffmpeg::decode(path)?;
+        let out = program.take_stdout();
+        Ok(Self {
+            program: Some(program),
+            out,
+            path: path.to_path_buf(),
+            info,
+            frame: 0,
+        })
+    }
+
+    pub fn info(&self) -> &VideoInfo {
+        &self.info
+    }
+
+    /// The next frame, None after the last; a decoder failure is an error naming the
+    /// frame it stopped at.
+    pub fn next_frame(&mut self) -> Result<Option<RgbaImage>, VideoError> {
+        let (w, h) = (self.info.width, self.info.height);
+        let Some(out) = self.out.as_mut() else {
+            return Ok(None);
+        };
+        let mut bytes = vec![0u8; w as usize * h as usize * 4];
+        let mut filled = 0;
+        while filled < bytes.len() {
+            match out.read(&mut bytes[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.failed(e.to_string())),
+            }
+        }
+        if filled == bytes.len() {
+            self.frame += 1;
+            return Ok(RgbaImage::from_raw(w, h, bytes));
+        }
+        // The end of the stream: the decoder says whether it ended well.
+        self.out = None;
+        let finished = self.program.take().map_or(Ok(()), ffmpeg::Program::finish);
+        match (finished, filled) {
+            (Err(reason), _) => Err(self.failed(reason)),
+            (Ok(()), 0) if self.frame > 0 => Ok(None),
+            (Ok(()), 0) => Err(self.failed("no frame decoded".into())),
+            (Ok(()), n) => Err(self.failed(format!("the last frame ends after {n} bytes"))),
+        }
+    }
+
+    fn failed(&self, reason: String) -> VideoError {
+        VideoError::Decode {
+            path: self.path.clone(),
+            frame: self.frame,
+            reason,
+        }
+    }
+}
+
+impl Drop for FrameReader {
+    fn drop(&mut self) {
+        self.out = None;
+        if let Some(p) = self.program.take() {
+            p.kill();
+        }
+    }
+}
+
+/// Frames encoded by `ffmpeg` into a container; the encoded bytes come out of the reader
+/// [`VideoWriter::start`] returns, which the caller drains on another thread.
+pub struct VideoWriter {
+    program: ffmpeg::Program,
+    stdin: Option<std::process::ChildStdin>,
+    size: (u32, u32),
+}
+
+impl VideoWriter {
+    /// Starts the encoder of `width × height` frames at `frame_rate` ("30000/1001").
+    pub fn start(
+        (width, height): (u32, u32),
+        frame_rate: &str,
+        container: Container,
+    ) -> Result<(Self, impl Read + Send), VideoError> {
+        let mut program = ffmpeg::encode(width, height, frame_rate, container)?;
+        let stdin = program.take_stdin();
+        let encoded = program
+            .take_stdout()
+            .ok_or_else(|| VideoError::Encode("no output from ffmpeg".into()))?;
+        let writer = Self {
+            program,
+            stdin,
+            size: (width, height),
+        };
+        Ok((writer, encoded))
+    }
+
+    /// Adds a frame (the writer's size).
+    pub fn push(&mut self, frame: &RgbaImage) -> Result<(), VideoError> {
+        if frame.dimensions() != self.size {
+            return Err(VideoError::Encode(format!(
+                "a {}×{} frame in a {}×{} video",
+                frame.width(),
+                frame.height(),
+                self.size.0,
+                self.size.1
+            )));
+        }
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| VideoError::Encode("the encoder's input is closed".into()))?;
+        stdin
+            .write_all(frame.as_raw())
+            .map_err(|e| VideoError::Encode(format!("ffmpeg stopped taking frames: {e}")))
+    }
+
+    /// Ends the input and waits for the encoder's verdict.
+    pub fn finish(mut self) -> Result<(), VideoError> {
+        self.stdin = None;
+        self.program.finish().map_err(VideoError::Encode)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probes_are_read_and_checked() {
+        let p = Path::new("clip.mp4");
+        let json = r#"{"streams":[{"codec_type":"audio","codec_name":"aac"},
+            {"codec_type":"video","codec_name":"h264","width":64,"height":48,
+             "avg_frame_rate":"30000/1001","nb_frames":"24","pix_fmt":"yuv420p"}]}"#;
+        let info = info_from_json(p, json).expect("info");
+        assert_eq!((info.width, info.height, info.frames), (64, 48, Some(24)));
+        assert!((info.fps() - 29.97).abs() < 0.01);
+        let audio = r#"{"streams":[{"codec_type":"audio","codec_name":"aac"}]}"#;
+        assert!(matches!(
+            info_from_json(p, audio),
+            Err(VideoError::NoVideo { .. })
+        ));
+        let huge = r#"{"streams":[{"codec_type":"video","width":100000,"height":48}]}"#;
+        assert!(matches!(
+            info_from_json(p, huge),
+            Err(VideoError::Declared { .. })
+        ));
+        assert!(info_from_json(p, "not json").is_err());
+    }
+
+    #[test]
+    fn videos_and_containers_are_named_by_extension() {
+        assert!(is_video_path(Path::new("a/B.MP4")) && is_video_path(Path::new("x.webm")));
+        assert!(!is_video_path(Path::new("x.png")) && !is_video_path(Path::new("mp4")));
+        assert_eq!(container_of(Path::new("o.mov")), Some(Container::Mp4));
+        assert_eq!(container_of(Path::new("o.webm")), Some(Container::WebM));
+        assert_eq!(container_of(Path::new("o.png")), None);
+    }
+}

@@ -1,0 +1,244 @@
+//! Videos through ffmpeg: the test clips (`scripts/fidelity/make_video_clips.sh`: frame N
+//! one flat colour, R = 10·N, G = 255 − 10·N, B = 128) decode to their frame count, in
+//! order, in their colours, on H.264 with B-frames, HEVC Main10 and VP9; `apply` writes
+//! numbered frames equal to the CPU filter of each decoded frame, and videos that ffprobe
+//! and the decoder read back. Bad input: one line, exit 2, nothing written, no hang.
+//! Skipped (with a message) where ffmpeg is not installed; CI installs it.
+
+mod common;
+
+use common::process::{cudalens, leftover_parts, run_limited};
+use cudalens::filters::Filter;
+use cudalens::video::FrameReader;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn ffmpeg_installed() -> bool {
+    let ok = ["ffmpeg", "ffprobe"].iter().all(|p| {
+        Command::new(p)
+            .arg("-version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok()
+    });
+    if !ok {
+        eprintln!("skipped: ffmpeg is not installed");
+    }
+    ok
+}
+
+fn clip(name: &str) -> PathBuf {
+    common::data(&format!("video/{name}"))
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Every frame of `path`.
+fn frames(path: &Path) -> Vec<image::RgbaImage> {
+    let mut reader = FrameReader::open(path).expect("opens");
+    let mut all = Vec::new();
+    while let Some(f) = reader.next_frame().expect("decodes") {
+        all.push(f);
+    }
+    all
+}
+
+/// The counter's colour of frame `n`.
+fn counter(n: usize) -> [i32; 3] {
+    [10 * n as i32, 255 - 10 * n as i32, 128]
+}
+
+/// The largest difference of any pixel of `frame` from `want`.
+fn off(frame: &image::RgbaImage, want: [i32; 3]) -> i32 {
+    frame
+        .pixels()
+        .flat_map(|p| (0..3).map(move |c| (i32::from(p[c]) - want[c]).abs()))
+        .max()
+        .unwrap_or(i32::MAX)
+}
+
+#[test]
+fn clips_decode_in_order_in_their_colours() {
+    if !ffmpeg_installed() {
+        return;
+    }
+    for (name, count) in [
+        ("counter_h264.mp4", 24),
+        ("counter_hevc10.mkv", 12),
+        ("counter_vp9.webm", 12),
+    ] {
+        let all = frames(&clip(name));
+        assert_eq!(all.len(), count, "{name}: frames");
+        for (n, f) in all.iter().enumerate() {
+            assert_eq!(f.dimensions(), (64, 48), "{name}");
+            let d = off(f, counter(n));
+            assert!(d <= 6, "{name}: frame {n} is {d} levels from its colour");
+        }
+    }
+    let odd = frames(&clip("odd_size.mp4"));
+    assert_eq!(odd.len(), 5);
+    assert_eq!(odd[0].dimensions(), (62, 34));
+}
+
+#[test]
+fn apply_writes_each_frame_filtered_as_the_cpu_filters_it() {
+    if !ffmpeg_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pattern = dir.path().join("f%04d.png");
+    let input = clip("counter_h264.mp4");
+    let spec = "gaussian:sigma=1.5";
+    let r = run_limited(
+        cudalens().args(["apply", s(&input), "-o", s(&pattern), "--filter", spec]),
+        dir.path(),
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    let filter: Filter = spec.parse().expect("spec");
+    for (n, frame) in frames(&input).iter().enumerate() {
+        let want = filter.apply_cpu(frame);
+        let path = dir.path().join(format!("f{n:04}.png"));
+        let got = image::open(&path).expect("a frame").into_rgba8();
+        let differ = got
+            .pixels()
+            .zip(want.pixels())
+            .filter(|(a, b)| a.0[..3] != b.0[..3])
+            .count();
+        // On CUDA the kernels are within a level of the CPU (verify.sh's apply step).
+        let bound = if r.stderr.contains("CPU backend") {
+            0
+        } else {
+            got.len()
+        };
+        assert!(differ <= bound, "frame {n}: {differ} pixels differ");
+    }
+    assert!(!dir.path().join("f0024.png").exists(), "a frame too many");
+}
+
+#[test]
+fn apply_encodes_videos_that_read_back() {
+    if !ffmpeg_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (out, codec) in [("o.mp4", "h264"), ("o.mkv", "h264"), ("o.webm", "vp9")] {
+        let out = dir.path().join(out);
+        let input = clip("counter_hevc10.mkv");
+        let r = run_limited(
+            cudalens().args(["apply", s(&input), "-o", s(&out)]),
+            dir.path(),
+            LIMIT,
+        );
+        assert_eq!(r.code, Some(0), "{r:#?}");
+        let info = cudalens::video::probe(&out).expect("probe");
+        assert_eq!(
+            (info.codec.as_str(), info.width, info.height),
+            (codec, 64, 48)
+        );
+        let all = frames(&out);
+        assert_eq!(all.len(), 12, "{}", out.display());
+        for (n, f) in all.iter().enumerate() {
+            let d = off(f, counter(n));
+            assert!(d <= 12, "{}: frame {n} is {d} levels off", out.display());
+        }
+    }
+    assert!(leftover_parts(dir.path()).is_empty());
+}
+
+#[test]
+fn bad_videos_get_one_line_and_nothing_is_written() {
+    if !ffmpeg_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let text = d.join("text.mp4");
+    std::fs::write(&text, "this is not a video\n").expect("write");
+    let empty = d.join("empty.mp4");
+    std::fs::write(&empty, "").expect("write");
+    let folder = d.join("folder.mp4");
+    std::fs::create_dir(&folder).expect("mkdir");
+    let fifo = d.join("fifo.mp4");
+    let c = std::ffi::CString::new(s(&fifo)).expect("path");
+    // SAFETY: mkfifo reads a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let mut corrupt = std::fs::read(clip("counter_h264.mp4")).expect("read");
+    let mdat = corrupt.windows(4).position(|w| w == b"mdat").expect("mdat");
+    for k in (mdat + 200..mdat + 1400).step_by(7) {
+        corrupt[k] ^= 0x5a;
+    }
+    let damaged = d.join("damaged.mp4");
+    std::fs::write(&damaged, corrupt).expect("write");
+    let cases: [(PathBuf, &str); 8] = [
+        (text, "not a video"),
+        (empty, "empty"),
+        (folder, "folder"),
+        (fifo, "not a regular file"),
+        (clip("truncated.mp4"), "not a video"),
+        (clip("audio_only.m4a"), "no video stream"),
+        (damaged, "frame 0"),
+        (d.join("missing.mp4"), "no such file"),
+    ];
+    for (input, needle) in cases {
+        for out in ["out.mp4", "f%03d.png"] {
+            let out = d.join(out);
+            let r = run_limited(
+                cudalens().args(["apply", s(&input), "-o", s(&out)]),
+                d,
+                LIMIT,
+            );
+            assert_eq!(r.code, Some(2), "{}: {r:#?}", input.display());
+            assert!(r.stderr.contains(needle), "{}: {r:#?}", input.display());
+            assert_eq!(r.stderr.trim().lines().count(), 1, "{r:#?}");
+            assert!(
+                !out.exists() && !d.join("f000.png").exists(),
+                "{}",
+                input.display()
+            );
+        }
+    }
+    assert!(leftover_parts(d).is_empty(), "{:?}", leftover_parts(d));
+    // Outputs that cannot be: the input itself, an existing file without --force, a
+    // still's format, edits.
+    let input = d.join("in.mp4");
+    std::fs::copy(clip("counter_vp9.webm"), &input).expect("copy");
+    let before = std::fs::read(&input).expect("read");
+    for (args, needle) in [
+        (vec!["-o", s(&input)], "replace the input"),
+        (vec!["-o", s(&input), "--force"], "replace the input"),
+        (vec!["-o", "x.png"], "numbered images"),
+        (
+            vec!["-o", "f%d.png", "--edit", "rotate:90"],
+            "--filter only",
+        ),
+    ] {
+        let r = run_limited(cudalens().args(["apply", s(&input)]).args(&args), d, LIMIT);
+        assert_eq!(r.code, Some(2), "{args:?}: {r:#?}");
+        assert!(r.stderr.contains(needle), "{args:?}: {r:#?}");
+    }
+    assert_eq!(
+        std::fs::read(&input).expect("read"),
+        before,
+        "the input changed"
+    );
+    // Without ffmpeg: what would decode it.
+    let r = run_limited(
+        cudalens().env("PATH", "/nonexistent").args([
+            "apply",
+            s(&input),
+            "-o",
+            s(&d.join("o.mkv")),
+        ]),
+        d,
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(2), "{r:#?}");
+    assert!(r.stderr.contains("install ffmpeg"), "{r:#?}");
+}
