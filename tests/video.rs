@@ -242,3 +242,52 @@ fn bad_videos_get_one_line_and_nothing_is_written() {
     assert_eq!(r.code, Some(2), "{r:#?}");
     assert!(r.stderr.contains("install ffmpeg"), "{r:#?}");
 }
+
+/// `histogram clip --json --per-frame`: the frames' counts add up to the whole, and the
+/// means are those of the colours the clip was made with.
+#[test]
+fn a_videos_histogram_counts_every_frame() {
+    if !ffmpeg_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = clip("counter_h264.mp4");
+    let r = run_limited(
+        cudalens().args(["histogram", s(&input), "--json", "--per-frame"]),
+        dir.path(),
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+    assert_eq!(doc["frames"], 24);
+    let frames = doc["per_frame"].as_array().expect("per frame");
+    assert_eq!(frames.len(), 24);
+    let counts = |d: &serde_json::Value, c: &str| -> Vec<u64> {
+        d[c].as_array()
+            .expect("bins")
+            .iter()
+            .map(|v| v.as_u64().expect("count"))
+            .collect()
+    };
+    for c in ["r", "g", "b", "luma"] {
+        let mut sum = vec![0u64; 256];
+        for f in frames {
+            counts(f, c).iter().zip(&mut sum).for_each(|(v, s)| *s += v);
+        }
+        assert_eq!(sum, counts(&doc, c), "{c}: the frames do not add up");
+    }
+    // Frame N is (10N, 255 − 10N, 128): over 24 frames the means are 115, 140, 128.
+    for (c, want) in [("r", 115.0), ("g", 140.0), ("b", 128.0)] {
+        let mean = doc["stats"][c]["mean"].as_f64().expect("mean");
+        assert!(
+            (mean - want).abs() <= 3.0,
+            "{c}: mean {mean}, made as {want}"
+        );
+    }
+    let r = run_limited(
+        cudalens().args(["histogram", s(&input), "--per-frame"]),
+        dir.path(),
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(2), "{r:#?}");
+}

@@ -141,11 +141,15 @@ pub struct ApplyArgs {
 
 #[derive(Debug, Args)]
 pub struct HistogramArgs {
-    /// Image to measure (PNG, JPEG, TIFF, BMP, WebP, GIF).
+    /// Image to measure (PNG, JPEG, TIFF, EXR, PGM/PPM, BMP, WebP, GIF), or a video (every
+    /// frame counted; read by the ffmpeg program).
     pub input: PathBuf,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    /// A video: each frame's histogram too, under "per_frame" (needs --json).
+    #[arg(long)]
+    pub per_frame: bool,
     /// Bins per channel, 1 to 65536 (default 256).
     #[arg(long, value_parser = crate::ops::histogram::parse_bins)]
     pub bins: Option<usize>,

@@ -3,11 +3,28 @@
 
 use super::{CliError, HistogramArgs};
 use crate::image_io::load_image;
-use crate::ops::histogram::{document_of, ranged_histogram, HistogramOptions, RangedHistogram};
+use crate::ops::histogram::{
+    document_of, histogram_of_value_counts, integer_value_counts, ranged_histogram,
+    HistogramOptions, RangedHistogram,
+};
 use crate::pipeline::process_headless;
 use crate::pixels::{PixelImage, SampleType};
 
 pub fn run(args: &HistogramArgs) -> Result<(), CliError> {
+    if args.per_frame && !args.json {
+        return Err(CliError::usage(
+            "--per-frame lists each frame's histogram in the JSON: it needs --json",
+        ));
+    }
+    if crate::video::is_video_path(&args.input) {
+        return video(args);
+    }
+    if args.per_frame {
+        return Err(CliError::usage(format!(
+            "--per-frame is for videos, and {} is a still",
+            args.input.display()
+        )));
+    }
     let image = load_image(&args.input)?.pixels;
     // An 8-bit image runs the frame on the requested backend, whose bins are these counts;
     // other types are counted here, from their own samples.
@@ -33,6 +50,62 @@ pub fn run(args: &HistogramArgs) -> Result<(), CliError> {
         h.width,
         h.height,
         image.describe(),
+    );
+    print!("{}", table(&h));
+    Ok(())
+}
+
+/// Every frame of a video counted (on the CPU): the histogram of all their pixels, and
+/// with `--per-frame` each frame's.
+fn video(args: &HistogramArgs) -> Result<(), CliError> {
+    let options = HistogramOptions {
+        bins: args.bins,
+        range: args.range,
+    };
+    // The options are checked once, before any frame is decoded.
+    ranged_histogram(
+        &PixelImage::from_rgba8(image::RgbaImage::new(1, 1)),
+        &options,
+    )
+    .map_err(|e| CliError::usage(e.to_string()))?;
+    let mut reader = crate::video::FrameReader::open(&args.input)?;
+    let size = (reader.info().width, reader.info().height);
+    let mut sum: Option<Vec<Vec<u64>>> = None;
+    let (mut frames, mut per_frame) = (0u64, Vec::new());
+    while let Some(frame) = reader.next_frame()? {
+        let image = PixelImage::from_rgba8(frame);
+        if args.per_frame {
+            per_frame.push(document_of(&histogram_of(&image, &options)?));
+        }
+        let counts = integer_value_counts(&image)
+            .ok_or_else(|| CliError::internal("a video frame is not an integer image"))?;
+        match &mut sum {
+            None => sum = Some(counts),
+            Some(sum) => {
+                for (x, y) in sum.iter_mut().zip(&counts) {
+                    x.iter_mut().zip(y).for_each(|(x, y)| *x += y);
+                }
+            }
+        }
+        frames += 1;
+    }
+    let sum = sum.ok_or_else(|| CliError::internal("a video without frames"))?;
+    let h = histogram_of_value_counts(SampleType::U8, 4, size, &sum, &options)
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    if args.json {
+        let mut doc = document_of(&h);
+        doc["frames"] = frames.into();
+        if args.per_frame {
+            doc["per_frame"] = per_frame.into();
+        }
+        println!("{doc}");
+        return Ok(());
+    }
+    println!(
+        "{}: {frames} frames of {}×{} (8-bit RGB, counted on the CPU)",
+        args.input.display(),
+        h.width,
+        h.height
     );
     print!("{}", table(&h));
     Ok(())

@@ -174,6 +174,7 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
             })??;
         }
     }
+    drop(progress);
     eprintln!(
         "{} → {} ({}×{} {} {}, {done} frames at {} fps, {backend} backend, {:.2} s{})",
         args.input.display(),

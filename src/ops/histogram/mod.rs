@@ -16,7 +16,8 @@ pub use data_stats::DataStats;
 pub use document::{document_of, histogram_document};
 pub use options_text::{parse_bins, parse_range, OptionTextError};
 pub use ranged::{
-    channel_names, luma_f32, luma_sample, ranged_histogram, resolve_range, HistogramOptions,
-    RangedChannel, RangedHistogram, DEFAULT_BINS,
+    channel_names, histogram_of_value_counts, integer_value_counts, luma_f32, luma_sample,
+    ranged_histogram, resolve_range, HistogramOptions, RangedChannel, RangedHistogram,
+    DEFAULT_BINS,
 };
 pub use rgba8::{ChannelStats, Histogram, CHANNEL_NAMES, HISTOGRAM_BINS};

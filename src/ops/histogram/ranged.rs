@@ -164,7 +164,21 @@ fn integer_channels<T: Sample>(
     names: &'static [&'static str],
 ) -> Result<(BinRange, Vec<RangedChannel>), HistogramError> {
     let values = T::FULL.to_f64() as usize + 1;
-    let counts = value_counts(buf, names.len(), values);
+    channels_of_counts(
+        T::TYPE,
+        &value_counts(buf, names.len(), values),
+        options,
+        names,
+    )
+}
+
+/// The bins and exact statistics of integer channels from their per-value counts.
+fn channels_of_counts(
+    sample_type: SampleType,
+    counts: &[Vec<u64>],
+    options: &HistogramOptions,
+    names: &'static [&'static str],
+) -> Result<(BinRange, Vec<RangedChannel>), HistogramError> {
     let occupied = || {
         counts
             .iter()
@@ -175,10 +189,10 @@ fn integer_channels<T: Sample>(
         .fold(None, |acc: Option<(f64, f64)>, v| {
             Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
         });
-    let range = resolve_range(T::TYPE, options, data)?;
+    let range = resolve_range(sample_type, options, data)?;
     let channels = names
         .iter()
-        .zip(&counts)
+        .zip(counts)
         .map(|(&name, per_value)| {
             let mut slots = vec![0u64; range.bins() + 3];
             for (v, &n) in per_value.iter().enumerate().filter(|(_, &n)| n > 0) {
@@ -188,6 +202,39 @@ fn integer_channels<T: Sample>(
         })
         .collect();
     Ok((range, channels))
+}
+
+/// Per-value counts of an 8- or 16-bit image's histogram channels (grey; or R, G, B and
+/// luma), to be added up over many images of one type and layout (a video's frames) and
+/// made a histogram by [`histogram_of_value_counts`]; None for float images.
+pub fn integer_value_counts(image: &PixelImage) -> Option<Vec<Vec<u64>>> {
+    let names = channel_names(image.channels()).len();
+    match image {
+        PixelImage::U8(b) => Some(value_counts(b, names, 256)),
+        PixelImage::U16(b) => Some(value_counts(b, names, 65536)),
+        PixelImage::F32(_) => None,
+    }
+}
+
+/// The ranged histogram of summed [`integer_value_counts`] of images of `sample_type` with
+/// `channels` channels, `width × height` each: bins and statistics exactly as
+/// [`ranged_histogram`] gives them for one image holding all their pixels.
+pub fn histogram_of_value_counts(
+    sample_type: SampleType,
+    channels: u8,
+    (width, height): (u32, u32),
+    counts: &[Vec<u64>],
+    options: &HistogramOptions,
+) -> Result<RangedHistogram, HistogramError> {
+    let (range, channels) =
+        channels_of_counts(sample_type, counts, options, channel_names(channels))?;
+    Ok(RangedHistogram {
+        width,
+        height,
+        sample_type,
+        range,
+        channels,
+    })
 }
 
 fn float_channels(
@@ -239,6 +286,39 @@ fn channel_of(name: &'static str, mut slots: Vec<u64>, stats: DataStats) -> Rang
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts summed over images (a video's frames) give the histogram of one image
+    /// holding all their pixels: bins, below/above and exact statistics.
+    #[test]
+    fn summed_value_counts_are_the_histogram_of_all_pixels() {
+        let (a, b) = (
+            crate::ops::random_image(40, 30, 1),
+            crate::ops::random_image(40, 30, 2),
+        );
+        let mut both = image::RgbaImage::new(40, 60);
+        image::imageops::replace(&mut both, &a, 0, 0);
+        image::imageops::replace(&mut both, &b, 0, 30);
+        let options = HistogramOptions {
+            bins: Some(17),
+            range: Some((10.0, 200.0)),
+        };
+        let mut sum = integer_value_counts(&PixelImage::from_rgba8(a)).expect("integer");
+        let more = integer_value_counts(&PixelImage::from_rgba8(b)).expect("integer");
+        for (x, y) in sum.iter_mut().zip(&more) {
+            x.iter_mut().zip(y).for_each(|(x, y)| *x += y);
+        }
+        let got = histogram_of_value_counts(SampleType::U8, 4, (40, 60), &sum, &options)
+            .expect("histogram");
+        let want = ranged_histogram(&PixelImage::from_rgba8(both), &options).expect("histogram");
+        assert_eq!(got.range, want.range);
+        for (g, w) in got.channels.iter().zip(&want.channels) {
+            assert_eq!(
+                (g.name, &g.counts, g.below, g.above),
+                (w.name, &w.counts, w.below, w.above)
+            );
+            assert_eq!(g.stats, w.stats);
+        }
+    }
     use crate::ops::{cpu, random_image};
 
     #[test]
