@@ -168,6 +168,15 @@ pub struct HistogramArgs {
     pub memory: MemoryArgs,
 }
 
+/// `bench --type`: the sample type of the CPU bench's image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum BenchSampleType {
+    #[default]
+    U8,
+    U16,
+    F32,
+}
+
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Image size, WIDTHxHEIGHT (random image).
@@ -198,6 +207,10 @@ pub struct BenchArgs {
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// With --backend cpu: the sample type of the RGBA image the operations run on (8-bit
+    /// through the RGBA8 fast paths, 16-bit and float through the typed references).
+    #[arg(long = "type", value_enum, default_value_t)]
+    pub sample_type: BenchSampleType,
     /// Time this filter stack (repeatable, applied in order) as the only case instead of
     /// the built-in ones; GPU only.
     #[arg(long = "filter", value_name = "SPEC", value_parser = crate::filters::SpecParser::<Filter>::new(crate::filters::filter_names), hide_possible_values = true)]

@@ -3,18 +3,27 @@
 //! the same sizes and reads `--json`). Wall-clock medians after warm-up, on rayon's pool
 //! (`RAYON_NUM_THREADS` sets its size).
 
+use super::args::BenchSampleType;
 use super::{BenchArgs, CliError};
 use crate::bench_stats::{median, WARM_UP};
 use crate::filters::Filter;
 use crate::ops::cpu;
+use crate::ops::histogram::{ranged_histogram, HistogramOptions};
+use crate::pixels::{PixelImage, SampleType};
 use image::RgbaImage;
 use std::time::Instant;
+
+/// The bench's image: RGBA8 for the fast paths, or RGBA in another sample type.
+enum BenchImage {
+    Rgba8(RgbaImage),
+    Typed(PixelImage),
+}
 
 /// One timed operation: a stable id (the JSON key the OpenCV script matches), a label.
 struct CpuCase {
     id: &'static str,
     label: &'static str,
-    run: Box<dyn Fn(&RgbaImage)>,
+    run: Box<dyn Fn(&BenchImage)>,
 }
 
 fn filter_case(id: &'static str, label: &'static str, spec: &str) -> Option<CpuCase> {
@@ -25,8 +34,13 @@ fn filter_case(id: &'static str, label: &'static str, spec: &str) -> Option<CpuC
     Some(CpuCase {
         id,
         label,
-        run: Box::new(move |img: &RgbaImage| {
-            std::hint::black_box(filter.apply_cpu(img));
+        run: Box::new(move |img: &BenchImage| match img {
+            BenchImage::Rgba8(i) => {
+                std::hint::black_box(filter.apply_cpu(i));
+            }
+            BenchImage::Typed(i) => {
+                std::hint::black_box(filter.apply_cpu_typed(i));
+            }
         }),
     })
 }
@@ -40,12 +54,19 @@ fn cases() -> Vec<CpuCase> {
         ("gaussian_s16", "gaussian σ=16", "gaussian:sigma=16"),
         ("sobel", "sobel (luma magnitude)", "sobel"),
         ("transpose", "transpose", "transpose"),
+        ("median_r1", "median r=1", "median:radius=1"),
+        ("median_r2", "median r=2", "median:radius=2"),
     ];
     let histogram = CpuCase {
         id: "histogram",
         label: "histogram, 4 channels",
-        run: Box::new(|img: &RgbaImage| {
-            std::hint::black_box(cpu::histogram(img));
+        run: Box::new(|img: &BenchImage| match img {
+            BenchImage::Rgba8(i) => {
+                std::hint::black_box(cpu::histogram(i));
+            }
+            BenchImage::Typed(i) => {
+                std::hint::black_box(ranged_histogram(i, &HistogramOptions::default()).ok());
+            }
         }),
     };
     filters
@@ -75,11 +96,22 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     super::bench::check_bench_host(args)?;
     let (w, h) = args.size;
-    let image = crate::ops::random_image(w, h, 42);
+    let rgba = crate::ops::random_image(w, h, 42);
+    let (image, type_name) = match args.sample_type {
+        BenchSampleType::U8 => (BenchImage::Rgba8(rgba), "RGBA8"),
+        BenchSampleType::U16 => (
+            BenchImage::Typed(PixelImage::from_rgba8(rgba).to_type(SampleType::U16)),
+            "RGBA 16-bit",
+        ),
+        BenchSampleType::F32 => (
+            BenchImage::Typed(PixelImage::from_rgba8(rgba).to_type(SampleType::F32)),
+            "RGBA float",
+        ),
+    };
     let threads = rayon::current_num_threads();
     println!("backend: CPU — {threads} rayon threads (RAYON_NUM_THREADS)");
     println!(
-        "image {w}×{h} RGBA8, {} runs after {WARM_UP} warm-up, medians",
+        "image {w}×{h} {type_name}, {} runs after {WARM_UP} warm-up, medians",
         args.runs
     );
     println!("| op | cudalens CPU |\n|---|---|");
@@ -95,7 +127,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     if let Some(path) = &args.json {
         let doc = serde_json::json!({
-            "backend": "CPU", "threads": threads, "size": [w, h], "runs": args.runs, "ops": ops,
+            "backend": "CPU", "threads": threads, "size": [w, h], "runs": args.runs,
+            "type": type_name, "ops": ops,
         });
         std::fs::write(path, doc.to_string()).map_err(CliError::internal)?;
     }

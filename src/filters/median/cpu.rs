@@ -1,6 +1,8 @@
-//! The median's RGBA8 reference: Huang's sliding histogram along each row (rows in
-//! parallel), the median tracked by a pointer that moves with the window.
+//! The median's RGBA8 reference: up to radius 2 the order-key path (`keys.rs`: sorted
+//! column triples for 3×3, selection for 5×5); above, Huang's sliding histogram along each
+//! row (rows in parallel), the median tracked by a pointer that moves with the window.
 
+use super::keys::median_keys;
 use image::RgbaImage;
 use rayon::prelude::*;
 
@@ -51,11 +53,27 @@ impl RunningMedian {
     }
 }
 
+/// Radii up to this take the order-key path: on noisy images Huang's median pointer
+/// walks far at every pixel, while a small window is cheap to select from.
+const KEYS_MAX_RADIUS: u32 = 2;
+
 /// The median filter of the contract.
 pub fn median(image: &RgbaImage, radius: u32) -> RgbaImage {
     let (w, h) = (image.width() as usize, image.height() as usize);
     let mut out = image.clone();
     if w == 0 || h == 0 {
+        return out;
+    }
+    if radius <= KEYS_MAX_RADIUS {
+        let keys: Vec<u32> = image.as_raw().iter().map(|&v| u32::from(v)).collect();
+        let medians = median_keys(&keys, w, h, 4, radius as usize);
+        out.par_chunks_mut(4)
+            .zip(medians.par_chunks(4))
+            .for_each(|(px, m)| {
+                for (v, &k) in px.iter_mut().zip(m).take(3) {
+                    *v = k as u8;
+                }
+            });
         return out;
     }
     let r = radius as isize;

@@ -1,8 +1,8 @@
 //! `median:radius=R` (1 ≤ R ≤ 7): per R, G and B channel the median of the `(2R+1)²`
 //! window, clamp-to-edge borders, alpha kept; exact on the GPU.
 //!
-//! CPU reference (`cpu.rs`): Huang's sliding histogram along each row (rows in parallel), the
-//! median tracked by a pointer that moves with the window. Kernel
+//! CPU reference (`cpu.rs`): up to radius 2 the order-key path shared with every sample type
+//! (`keys.rs`), above Huang's sliding histogram along each row. Kernel
 //! `kernels/filters/median.cu`: for radius 1 `median3`, warps sliding down strips (Sobel's
 //! layout), each lane sorting its column of three and taking its neighbours' by shuffle,
 //! two channels per 16-bit SIMD compare; for
@@ -15,6 +15,7 @@
 //! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
 
 mod cpu;
+mod keys;
 mod typed;
 
 use crate::kernel_constants::{

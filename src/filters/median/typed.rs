@@ -2,31 +2,32 @@
 //! `(2R+1)²` window (clamp-to-edge), alpha kept. Values are ordered by `f32::total_cmp`
 //! (exact for U8 and U16; for F32 NaN sorts above every number).
 
-use crate::filters::typed::{clamp_to_edge, with_colour};
+use super::keys::{key_of, median_keys, value_of};
+use crate::filters::typed::colour_channels;
 use crate::pixels::{ImageBuf, Sample};
+use rayon::prelude::*;
 
 /// The median filter of the colour channels.
 pub fn median_typed<T: Sample>(image: &ImageBuf<T>, radius: u32) -> ImageBuf<T> {
     let (w, h) = (image.width() as usize, image.height() as usize);
-    if w == 0 || h == 0 {
-        return image.clone();
-    }
-    let (c, r) = (usize::from(image.channels()), radius as isize);
-    let side = 2 * radius as usize + 1;
-    let rank = (side * side - 1) / 2;
-    let src = image.as_slice();
-    with_colour(image, |i, ch| {
-        let (x, y) = ((i % w) as isize, (i / w) as isize);
-        let mut window: Vec<T> = (-r..=r)
-            .flat_map(|dy| (-r..=r).map(move |dx| (dx, dy)))
-            .map(|(dx, dy)| {
-                src[(clamp_to_edge(y + dy, h) * w + clamp_to_edge(x + dx, w)) * c + ch]
-            })
-            .collect();
-        let (_, m, _) =
-            window.select_nth_unstable_by(rank, |a, b| a.to_f32().total_cmp(&b.to_f32()));
-        *m
-    })
+    let c = usize::from(image.channels());
+    let keys: Vec<u32> = image
+        .as_slice()
+        .par_iter()
+        .map(|v| key_of(v.to_f32()))
+        .collect();
+    let medians = median_keys(&keys, w, h, c, radius as usize);
+    let colour = colour_channels(image.channels());
+    let mut out = image.clone();
+    out.as_mut_slice()
+        .par_chunks_mut(c)
+        .zip(medians.par_chunks(c))
+        .for_each(|(px, m)| {
+            for (v, &k) in px.iter_mut().zip(m).take(colour) {
+                *v = T::from_f32(value_of(k));
+            }
+        });
+    out
 }
 
 #[cfg(test)]
