@@ -26,12 +26,17 @@ pub fn gaussian_plane_typed<T: Sample>(image: &ImageBuf<T>, sigma: f32, radius: 
     let mut rows = vec![0f32; w * h * cc];
     rows.par_chunks_mut(w * cc).enumerate().for_each(|(y, out)| {
         let line = &src[c * w * y..][..c * w];
-        for (x, o) in out.chunks_exact_mut(cc).enumerate() {
-            for (k, &wk) in weights.iter().enumerate() {
-                let xx = clamp_to_edge(x as isize + k as isize - r, w);
-                for (ch, v) in o.iter_mut().enumerate() {
-                    *v += wk * line[c * xx + ch].to_f32();
-                }
+        // The row's colour samples as f32, `r` edge pixels repeated on each side.
+        let padded: Vec<f32> = (0..w + 2 * r as usize)
+            .flat_map(|i| {
+                let xx = clamp_to_edge(i as isize - r, w);
+                line[c * xx..c * xx + cc].iter().map(|v| v.to_f32())
+            })
+            .collect();
+        // Tap by tap over the whole row: each output still sums its taps in order.
+        for (k, &wk) in weights.iter().enumerate() {
+            for (o, v) in out.iter_mut().zip(&padded[k * cc..k * cc + w * cc]) {
+                *o += wk * v;
             }
         }
     });
