@@ -1,8 +1,9 @@
 //! Work spread over the host's GPUs without GL: a poster's bands (`render_poster`) and a
-//! zoom sequence's frames (`render_frames_spread`). A thread per device, each with its own
-//! CUDA context and renderer, takes the next piece from one queue; the CPU reference is a
-//! single worker of the same loop. Poster bands reach the caller in order, and at most
-//! [`BANDS_AHEAD`] per worker are held at once, whatever the poster's size.
+//! zoom sequence's frames (`render_frames_spread`). [`THREADS_PER_GPU`] threads per device,
+//! each with its own stream and renderer on the device's context, take the next piece from
+//! one queue; the CPU reference is a single worker of the same loop. Poster bands reach the
+//! caller in order; at most one band a thread plus [`BANDS_AHEAD`] are held at once,
+//! whatever the poster's size.
 
 use super::cpu_mandelbrot::{cpu_dwells, cpu_picture};
 use super::cuda_mandelbrot::CudaMandelbrot;
