@@ -1176,3 +1176,57 @@ fn mandelbrot_frame_ranges_make_the_same_files_as_the_whole_sequence() {
         }
     }
 }
+
+/// `--shard K/N`: N jobs over one folder write every file once between them.
+#[test]
+fn shards_split_a_batch_between_jobs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let photos = dir.path().join("photos");
+    std::fs::create_dir(&photos).expect("mkdir");
+    for (i, name) in ["astronaut.png", "camera.png", "coffee.png", "logo.png"]
+        .iter()
+        .enumerate()
+    {
+        std::fs::copy(data(name), photos.join(format!("{i}.png"))).expect("copy");
+    }
+    let out = dir.path().join("out");
+    let mut made = Vec::new();
+    for k in 0..3 {
+        cudalens()
+            .args(["apply", photos.to_str().expect("utf-8"), "-o"])
+            .arg(&out)
+            .args(["--filter", "transpose", "--backend", "cpu"])
+            .args(["--shard", &format!("{k}/3")])
+            .assert()
+            .success();
+        let mut now: Vec<String> = std::fs::read_dir(&out)
+            .expect("ls")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        now.sort();
+        made.push(now);
+    }
+    // Files 0 and 3 fall to shard 0, 1 to shard 1, 2 to shard 2.
+    assert_eq!(made[0], ["0.png", "3.png"]);
+    assert_eq!(made[1], ["0.png", "1.png", "3.png"]);
+    assert_eq!(made[2], ["0.png", "1.png", "2.png", "3.png"]);
+    let photos = photos.to_str().expect("utf-8");
+    for bad in ["3/3", "1/0", "x/2", "1"] {
+        refuses(
+            &["apply", photos, "-o", "/tmp/o/", "--shard", bad],
+            "--shard",
+        );
+    }
+    refuses(
+        &[
+            "apply",
+            &data("coffee.png").to_string_lossy(),
+            "-o",
+            "/tmp/x.png",
+            "--shard",
+            "0/2",
+        ],
+        "splits a batch",
+    );
+}

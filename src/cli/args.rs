@@ -108,6 +108,10 @@ pub struct ApplyArgs {
     /// it the result keeps the image's pixels, as the app's "Filters on Selection Only".
     #[arg(long, value_name = "X,Y,W,H", value_parser = crate::app::parse_selection, value_hint = clap::ValueHint::Other)]
     pub selection: Option<(u32, u32, u32, u32)>,
+    /// A batch: take only files K, K+N, K+2N, … (0 ≤ K < N) of its sorted list, so that N
+    /// jobs of a job runner (a Slurm array, GNU parallel) split one folder between them.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
     /// Use the filters of a preset saved in the app (Presets menu) instead of --filter.
     #[arg(long, value_name = "NAME", conflicts_with = "filters", value_parser = crate::filters::SpecParser::<String>::new(preset_names), hide_possible_values = true)]
     pub preset: Option<String>,
@@ -175,6 +179,23 @@ pub enum BenchSampleType {
     U8,
     U16,
     F32,
+}
+
+/// Parses `--shard K/N` (0 ≤ K < N).
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("'{text}': expected K/N, e.g. 0/4"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("'{s}' is not a whole number"))
+    };
+    let (k, n) = (number(k)?, number(n)?);
+    if n == 0 || k >= n {
+        return Err(format!("{k}/{n}: K must be 0..N−1 with N ≥ 1"));
+    }
+    Ok((k, n))
 }
 
 #[derive(Debug, Args)]

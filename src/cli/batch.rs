@@ -230,7 +230,19 @@ pub fn run(args: &ApplyArgs) -> Result<(), CliError> {
             dir.display()
         )));
     }
-    let inputs = expand_inputs(args)?;
+    let mut inputs = expand_inputs(args)?;
+    if let Some((k, n)) = args.shard {
+        inputs = inputs
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % n == k)
+            .map(|(_, p)| p)
+            .collect();
+        if inputs.is_empty() {
+            eprintln!("shard {k}/{n}: no file falls to this shard");
+            return Ok(());
+        }
+    }
     std::fs::create_dir_all(dir).map_err(|e| {
         CliError::usage(format!(
             "{}: cannot create the output folder: {e}",

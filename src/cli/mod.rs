@@ -92,6 +92,10 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             }
             if batch::is_batch(&a) {
                 batch::run(&a)
+            } else if a.shard.is_some() {
+                Err(CliError::usage(
+                    "--shard splits a batch (a folder or several inputs) between jobs",
+                ))
             } else {
                 apply::run(&a)
             }
