@@ -44,6 +44,12 @@ pub enum Tab {
     Mandelbrot,
 }
 
+/// A video given to the window, which shows still images: the command line filters videos
+/// (exit code 2 when named at start).
+#[derive(Debug, thiserror::Error)]
+#[error("{}: a video; the window opens still images (filter a video with `cudalens apply {} -o out.mp4 --filter …`)", .0.display(), .0.display())]
+pub struct VideoInWindow(pub std::path::PathBuf);
+
 pub struct AppState {
     pub tab: Tab,
     pub document: ImageDocument,
@@ -269,6 +275,9 @@ impl AppState {
 
     /// Loads `path`; on failure the current image stays.
     pub fn try_open(&mut self, gl: &glow::Context, path: &Path) -> anyhow::Result<()> {
+        if crate::video::is_video_path(path) {
+            return Err(VideoInWindow(path.to_path_buf()).into());
+        }
         // The GPU's texture limit and the memory budget are checked from the header,
         // before anything is decoded.
         let max = crate::gl::max_texture_size(gl);

@@ -27,7 +27,10 @@ impl CliError {
     /// saved: shot.png: already exists ...").
     pub fn from_app(e: anyhow::Error) -> Self {
         let user = e.chain().any(|c| {
-            c.is::<SaveError>() || c.is::<LoadError>() || c.is::<crate::app::WindowTooLarge>()
+            c.is::<SaveError>()
+                || c.is::<LoadError>()
+                || c.is::<crate::app::WindowTooLarge>()
+                || c.is::<crate::app::VideoInWindow>()
         });
         Self {
             code: if user { EXIT_USAGE } else { EXIT_INTERNAL },
