@@ -34,20 +34,28 @@ fn rgba8_or_display_note(pixels: &PixelImage) -> Option<String> {
 }
 
 impl ImageDocument {
-    /// Takes `loaded` as the document, with `image` its RGBA8 pixels (already loaded into
-    /// the runner); the note says what the RGBA8 form changed.
-    pub fn replace(&mut self, loaded: LoadedImage, image: RgbaImage) {
+    /// Takes `loaded` as the document, its pixels moved into RGBA8 (no copy when they
+    /// already are; typed ones are kept by the typed view): `image` gets them before they
+    /// are stored (the runner loads them), and the note says what the RGBA8 form changed.
+    pub fn replace<E>(
+        &mut self,
+        loaded: LoadedImage,
+        image: impl FnOnce(&RgbaImage) -> Result<(), E>,
+    ) -> Result<(), E> {
         let notes: Vec<String> = loaded
             .conversion_note
-            .clone()
             .into_iter()
             .chain(rgba8_or_display_note(&loaded.pixels))
             .collect();
+        let channels = loaded.pixels.channels();
+        let rgba = loaded.pixels.into_rgba8();
+        image(&rgba)?;
         self.path = loaded.path;
-        self.channels = loaded.pixels.channels();
-        self.image = Arc::new(image);
+        self.channels = channels;
+        self.image = Arc::new(rgba);
         self.description = loaded.source_description;
         self.conversion_note = (!notes.is_empty()).then(|| notes.join("; "));
+        Ok(())
     }
 
     pub fn size(&self) -> (u32, u32) {

@@ -298,20 +298,27 @@ impl AppState {
         }
         self.runner.trim(gl);
         let note = loaded.conversion_note.clone();
-        // The window shows and filters 8-bit RGBA.
-        let image = loaded.rgba8();
-        if let Err(e) = self.runner.load_source(gl, &image) {
+        let typed = match super::typed::runs_as_rgba8(&loaded.pixels) {
+            true => None,
+            false => Some(self.typed_view_of(gl, &loaded.pixels, path)?),
+        };
+        // The window shows and filters 8-bit RGBA: the pixels move into it (no copy of an
+        // RGBA8 file) and the runner loads them before the document keeps them.
+        let runner = &mut self.runner;
+        if let Err(e) = self
+            .document
+            .replace(loaded, |image| runner.load_source(gl, image).map(|_| ()))
+        {
             // The current image stays: load its pixels again in case the failure left
             // the source half made.
             if let Err(again) = self.runner.load_source(gl, &self.document.image) {
                 log::error!("reloading the current image: {again}");
             }
+            if let Some(t) = typed {
+                t.destroy(gl);
+            }
             return Err(anyhow::anyhow!("{}: {e}", path.display()));
         }
-        let typed = match super::typed::runs_as_rgba8(&loaded.pixels) {
-            true => None,
-            false => Some(self.typed_view_of(gl, &loaded.pixels, path)?),
-        };
         let note = match &typed {
             Some(t) => Some(cpu_only_note(t.source.sample_type()).to_string()),
             None => note,
@@ -325,7 +332,6 @@ impl AppState {
         }
         self.typed_filters.cancel();
         self.typed_hover = None;
-        self.document.replace(loaded, image);
         self.presize_output(gl);
         self.written = (self.document_pixels(), Vec::new());
         self.edits_applied.clear();
