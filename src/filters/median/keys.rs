@@ -190,9 +190,19 @@ fn median5_network() -> &'static Median5Network {
 #[inline]
 fn exchange(wires: &mut [[u32; LANES]], net: &[(usize, usize)]) {
     for &(a, b) in net {
-        let (x, y) = (wires[a], wires[b]);
-        wires[a] = std::array::from_fn(|k| x[k].min(y[k]));
-        wires[b] = std::array::from_fn(|k| x[k].max(y[k]));
+        // Two distinct wires borrowed at once: `a` takes the minimum, `b` the maximum.
+        let (low, high) = if a < b {
+            let (head, tail) = wires.split_at_mut(b);
+            (&mut head[a], &mut tail[0])
+        } else {
+            let (head, tail) = wires.split_at_mut(a);
+            (&mut tail[0], &mut head[b])
+        };
+        for (x, y) in low.iter_mut().zip(high.iter_mut()) {
+            let (p, q) = (*x, *y);
+            *x = p.min(q);
+            *y = p.max(q);
+        }
     }
 }
 
