@@ -85,16 +85,27 @@ pub fn parse_window_size(text: &str) -> Result<(u32, u32), String> {
     parse_size_up_to(text, MAX_WINDOW_SIDE)
 }
 
-pub fn parse_size_up_to(text: &str, max: u32) -> Result<(u32, u32), String> {
-    let (w, h) = text
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("'{text}': expected WIDTHxHEIGHT"))?;
-    let parse = |s: &str| {
+/// Two numbers of a command-line value, split from `text` as `parts` (None: the separator
+/// is missing, and the message shows `expected`); a part that does not parse is "not
+/// `noun`". Command-line parsers answer clap in text.
+pub fn parse_pair<T: std::str::FromStr>(
+    text: &str,
+    parts: Option<(&str, &str)>,
+    expected: &str,
+    noun: &str,
+) -> Result<(T, T), String> {
+    let (a, b) = parts.ok_or_else(|| format!("'{text}': expected {expected}"))?;
+    let one = |s: &str| {
         s.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("'{s}' is not a size"))
+            .parse::<T>()
+            .map_err(|_| format!("'{s}' is not {noun}"))
     };
-    let (w, h) = (parse(w)?, parse(h)?);
+    Ok((one(a)?, one(b)?))
+}
+
+pub fn parse_size_up_to(text: &str, max: u32) -> Result<(u32, u32), String> {
+    let (w, h): (u32, u32) =
+        parse_pair(text, text.split_once(['x', 'X']), "WIDTHxHEIGHT", "a size")?;
     if w == 0 || h == 0 || w > max || h > max {
         return Err(format!("'{text}': width and height must be 1..={max}"));
     }

@@ -38,7 +38,7 @@ mod unsaved;
 mod user_bookmarks;
 
 pub use args::{
-    parse_selection, parse_size_up_to, parse_window_size, screenshot_options, GuiArgs,
+    parse_pair, parse_selection, parse_size_up_to, parse_window_size, screenshot_options, GuiArgs,
     MAX_WINDOW_SIDE,
 };
 pub use config_dir::{config_dir, CONFIG_DIR_ENV};

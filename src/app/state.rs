@@ -572,12 +572,7 @@ impl AppState {
         }
         if self.filter_in_background() {
             let image = self.document.image.clone();
-            let filters: Vec<_> = self
-                .stack
-                .runnable(self.kernels_off())
-                .iter()
-                .filter_map(|s| s.filter().copied())
-                .collect();
+            let filters = self.builtin_filters();
             let ctx = ctx.clone();
             self.filters_started = Instant::now();
             self.job_of = Some(image.clone());
@@ -604,18 +599,22 @@ impl AppState {
         }
     }
 
+    /// The built-in filters of the stack as it runs now (what the CPU workers take).
+    fn builtin_filters(&self) -> Vec<crate::filters::Filter> {
+        self.stack
+            .runnable(self.kernels_off())
+            .iter()
+            .filter_map(|s| s.filter().copied())
+            .collect()
+    }
+
     /// Runs the stack's built-in filters on the typed source with their typed CPU
     /// references: on the worker, or here in scripted runs (--frames).
     fn start_typed_filters(&mut self, gl: &glow::Context, ctx: &egui::Context) {
         let Some(source) = self.typed.as_ref().map(|t| t.source.clone()) else {
             return;
         };
-        let filters: Vec<_> = self
-            .stack
-            .runnable(self.kernels_off())
-            .iter()
-            .filter_map(|s| s.filter().copied())
-            .collect();
+        let filters = self.builtin_filters();
         self.filters_started = Instant::now();
         self.typed_job_of = Some(source.clone());
         if self.synchronous {

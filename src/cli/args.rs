@@ -183,15 +183,12 @@ pub enum BenchSampleType {
 
 /// Parses `--shard K/N` (0 ≤ K < N).
 fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let (k, n) = text
-        .split_once('/')
-        .ok_or_else(|| format!("'{text}': expected K/N, e.g. 0/4"))?;
-    let number = |s: &str| {
-        s.trim()
-            .parse::<usize>()
-            .map_err(|_| format!("'{s}' is not a whole number"))
-    };
-    let (k, n) = (number(k)?, number(n)?);
+    let (k, n): (usize, usize) = crate::app::parse_pair(
+        text,
+        text.split_once('/'),
+        "K/N, e.g. 0/4",
+        "a whole number",
+    )?;
     if n == 0 || k >= n {
         return Err(format!("{k}/{n}: K must be 0..N−1 with N ≥ 1"));
     }

@@ -4,7 +4,7 @@
 use super::{CliError, HistogramArgs};
 use crate::image_io::load_image;
 use crate::ops::histogram::{
-    document_of, histogram_of_value_counts, integer_value_counts, ranged_histogram,
+    document_of, histogram_of_value_counts, integer_value_counts, ranged_histogram, resolve_range,
     HistogramOptions, RangedHistogram,
 };
 use crate::pipeline::process_headless;
@@ -62,23 +62,23 @@ fn video(args: &HistogramArgs) -> Result<(), CliError> {
         bins: args.bins,
         range: args.range,
     };
-    // The options are checked once, before any frame is decoded.
-    ranged_histogram(
-        &PixelImage::from_rgba8(image::RgbaImage::new(1, 1)),
-        &options,
-    )
-    .map_err(|e| CliError::usage(e.to_string()))?;
+    // The options are checked once, before any frame is decoded (frames are 8-bit).
+    resolve_range(SampleType::U8, &options, None).map_err(|e| CliError::usage(e.to_string()))?;
     let mut reader = crate::video::FrameReader::open(&args.input)?;
     let size = (reader.info().width, reader.info().height);
+    let histogram_of_counts = |counts: &[Vec<u64>]| {
+        histogram_of_value_counts(SampleType::U8, 4, size, counts, &options)
+            .map_err(|e| CliError::usage(e.to_string()))
+    };
     let mut sum: Option<Vec<Vec<u64>>> = None;
     let (mut frames, mut per_frame) = (0u64, Vec::new());
     while let Some(frame) = reader.next_frame()? {
-        let image = PixelImage::from_rgba8(frame);
-        if args.per_frame {
-            per_frame.push(document_of(&histogram_of(&image, &options)?));
-        }
-        let counts = integer_value_counts(&image)
+        // Each frame counted once: its own histogram (--per-frame) and the sum.
+        let counts = integer_value_counts(&PixelImage::from_rgba8(frame))
             .ok_or_else(|| CliError::internal("a video frame is not an integer image"))?;
+        if args.per_frame {
+            per_frame.push(document_of(&histogram_of_counts(&counts)?));
+        }
         match &mut sum {
             None => sum = Some(counts),
             Some(sum) => {
@@ -90,8 +90,7 @@ fn video(args: &HistogramArgs) -> Result<(), CliError> {
         frames += 1;
     }
     let sum = sum.ok_or_else(|| CliError::internal("a video without frames"))?;
-    let h = histogram_of_value_counts(SampleType::U8, 4, size, &sum, &options)
-        .map_err(|e| CliError::usage(e.to_string()))?;
+    let h = histogram_of_counts(&sum)?;
     if args.json {
         let mut doc = document_of(&h);
         doc["frames"] = frames.into();

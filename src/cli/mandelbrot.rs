@@ -147,15 +147,12 @@ fn parse_zoom_target(text: &str) -> Result<(f64, f64, f64), String> {
 
 /// Parses "A..B" (A < B).
 fn parse_frame_range(text: &str) -> Result<(u32, u32), String> {
-    let (a, b) = text
-        .split_once("..")
-        .ok_or_else(|| format!("'{text}': expected A..B, e.g. 0..100"))?;
-    let number = |s: &str| {
-        s.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("'{s}' is not a frame number"))
-    };
-    let (a, b) = (number(a)?, number(b)?);
+    let (a, b): (u32, u32) = crate::app::parse_pair(
+        text,
+        text.split_once(".."),
+        "A..B, e.g. 0..100",
+        "a frame number",
+    )?;
     if a >= b {
         return Err(format!("{a}..{b}: the range is empty (A must be below B)"));
     }

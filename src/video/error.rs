@@ -30,3 +30,12 @@ pub enum VideoError {
     #[error("{0}")]
     Io(String),
 }
+
+/// A run of `ffmpeg` or `ffprobe` that ended badly: how, and the last thing it said.
+#[derive(Debug, thiserror::Error)]
+#[error("{program} failed ({status}): {message}")]
+pub struct ProgramFailed {
+    pub program: &'static str,
+    pub status: String,
+    pub message: String,
+}

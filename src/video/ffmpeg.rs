@@ -2,7 +2,7 @@
 //! Frames travel through pipes as raw RGBA; what a program says goes to a temporary file
 //! read back only when it fails (a pipe left unread could fill and stall it).
 
-use super::error::VideoError;
+use super::error::{ProgramFailed, VideoError};
 use std::io::{Read, Seek};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -47,8 +47,16 @@ fn start(
 
 impl Program {
     /// Waits for the end; its messages (the last line that says something) when it failed.
-    pub fn finish(mut self) -> Result<(), String> {
-        let status = self.child.wait().map_err(|e| e.to_string())?;
+    pub fn finish(mut self) -> Result<(), ProgramFailed> {
+        let failed = |status: String, message: String| ProgramFailed {
+            program: self.name,
+            status,
+            message,
+        };
+        let status = self
+            .child
+            .wait()
+            .map_err(|e| failed("not waited for".into(), e.to_string()))?;
         if status.success() {
             return Ok(());
         }
@@ -65,7 +73,7 @@ impl Program {
             .map(str::trim)
             .rfind(|l| !l.is_empty())
             .unwrap_or("no message");
-        Err(format!("{} failed ({status}): {last}", self.name))
+        Err(failed(status.to_string(), last.to_string()))
     }
 
     pub fn take_stdout(&mut self) -> Option<ChildStdout> {
@@ -105,9 +113,9 @@ pub fn probe_json(path: &Path) -> Result<String, VideoError> {
         out.read_to_string(&mut json)
             .map_err(|e| VideoError::Io(format!("ffprobe: {e}")))?;
     }
-    p.finish().map_err(|reason| VideoError::Probe {
+    p.finish().map_err(|e| VideoError::Probe {
         path: path.to_path_buf(),
-        reason,
+        reason: e.to_string(),
     })?;
     Ok(json)
 }

@@ -189,7 +189,7 @@ impl FrameReader {
         self.out = None;
         let finished = self.program.take().map_or(Ok(()), ffmpeg::Program::finish);
         match (finished, filled) {
-            (Err(reason), _) => Err(self.failed(reason)),
+            (Err(e), _) => Err(self.failed(e.to_string())),
             (Ok(()), 0) if self.frame > 0 => Ok(None),
             (Ok(()), 0) => Err(self.failed("no frame decoded".into())),
             (Ok(()), n) => Err(self.failed(format!("the last frame ends after {n} bytes"))),
@@ -265,7 +265,9 @@ impl VideoWriter {
     /// Ends the input and waits for the encoder's verdict.
     pub fn finish(mut self) -> Result<(), VideoError> {
         self.stdin = None;
-        self.program.finish().map_err(VideoError::Encode)
+        self.program
+            .finish()
+            .map_err(|e| VideoError::Encode(e.to_string()))
     }
 }
 
