@@ -11,15 +11,7 @@
 #include "common.cuh"
 
 #include "cudalens_constants.h"
-
-// The CUDA vector type of one pixel of C samples of type T.
-template <typename T, int C> struct Texel;
-template <> struct Texel<unsigned char, 1> { typedef unsigned char type; };
-template <> struct Texel<unsigned char, 4> { typedef uchar4 type; };
-template <> struct Texel<unsigned short, 1> { typedef unsigned short type; };
-template <> struct Texel<unsigned short, 4> { typedef ushort4 type; };
-template <> struct Texel<float, 1> { typedef float type; };
-template <> struct Texel<float, 4> { typedef float4 type; };
+#include "typed.cuh"
 
 template <typename T, int C, int BX, int BY, int ROWS>
 __device__ __forceinline__ void copy_rows(cudaTextureObject_t src, cudaSurfaceObject_t dst,

@@ -124,6 +124,15 @@ shared_constants! {
     COPY_BLOCK_Y = 8;
     COPY_ROWS = 4;
 
+    // the typed kernels (every stored format but RGBA8): kernels/typed.cuh.
+    /// One thread a pixel in blocks of TYPED_BLOCK_X × TYPED_BLOCK_Y.
+    TYPED_BLOCK_X = 32;
+    TYPED_BLOCK_Y = 8;
+    /// Rows (box columns) or columns (box rows) one thread slides its window over.
+    TYPED_BOX_RUN = 32;
+    /// Bins of a typed luma or channel histogram (U16 and F32; U8 uses 256).
+    TYPED_HIST_BINS = 65536;
+
     // the Mandelbrot kernels: kernels/mandelbrot.cu.
     MANDEL_BLOCK_X = 32;
     MANDEL_BLOCK_Y = 8;

@@ -14,10 +14,11 @@ mod common;
 
 use common::gpu::{cuda_gl, headless_gl};
 
+use cudalens::filters::FILTERS;
 use cudalens::gl::GlTexture;
 use cudalens::pipeline::{
-    stages_of, BackendKind, BackendRequest, FrameRunner, GpuPixelFormat, InteropKind,
-    InteropRequest, PipelineError,
+    BackendKind, BackendRequest, FrameRunner, GpuPixelFormat, InteropKind, InteropRequest,
+    PipelineError, Stage,
 };
 use cudalens::pixels::{ImageBuf, PixelImage, SampleType};
 use rand::{Rng, SeedableRng};
@@ -224,9 +225,17 @@ fn cpu_backend_copies_typed_images_exactly() {
     runner.destroy(gl);
 }
 
-/// A filter on a non-RGBA8 image is refused before any work; on 8-bit RGB it runs.
+/// A user kernel (it reads and writes RGBA8) on a non-RGBA8 image is refused before any
+/// work; on 8-bit RGB it runs, and the filters run on every type.
 fn check_refusals(gl: &glow::Context, runner: &mut FrameRunner) {
-    let stack = stages_of(&["gaussian:sigma=2".parse().expect("spec")]);
+    let kernel = format!(
+        "kernel:{}/assets/kernels/invert.cu",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let stack = vec![
+        "gaussian:sigma=2".parse::<Stage>().expect("spec"),
+        kernel.parse::<Stage>().expect("kernel spec"),
+    ];
     for (sample, channels, what) in [
         (SampleType::U16, 4, "16-bit"),
         (SampleType::U16, 1, "16-bit"),
@@ -239,20 +248,26 @@ fn check_refusals(gl: &glow::Context, runner: &mut FrameRunner) {
         let Err(e @ PipelineError::NoTypedKernel { .. }) = refused else {
             panic!("{}: {refused:?}", image.describe());
         };
-        assert_eq!(e.to_string(), format!("gaussian has no {what} kernel yet"));
+        assert_eq!(
+            e.to_string(),
+            format!("kernel:invert.cu has no {what} kernel yet")
+        );
         assert!(e.is_user_error());
+        runner
+            .run_loaded_pixels(gl, &image, &stack[..1])
+            .unwrap_or_else(|e| panic!("{}: the filter alone: {e}", image.describe()));
     }
     let rgb = photo_pixels(SampleType::U8, 3);
     runner.load_pixels(gl, &rgb).expect("load");
     runner
-        .run_loaded_pixels(gl, &rgb, &stack)
+        .run_loaded_pixels(gl, &rgb, &stack[..1])
         .expect("8-bit RGB runs the filters");
     let back = runner.read_output_pixels(gl).expect("read");
     assert_eq!(back.describe(), "8-bit RGB");
 }
 
 #[test]
-fn cpu_backend_refuses_filters_on_typed_images() {
+fn cpu_backend_refuses_user_kernels_on_typed_images() {
     let Some(ctx) = headless_gl() else { return };
     let gl = &ctx.gl;
     let mut runner =
@@ -293,7 +308,7 @@ fn gpu_identity_frames_are_bit_exact_on_both_interop_paths() {
 }
 
 #[test]
-fn gpu_refuses_filters_on_typed_images() {
+fn gpu_refuses_user_kernels_on_typed_images() {
     let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     for (path, _) in PATHS {
@@ -345,4 +360,167 @@ fn gpu_float_subnormals_and_nan_payloads_survive_the_copy() {
     }
     assert!(changed.is_empty(), "float bits not kept: {changed:?}");
     println!("ok subnormals and NaN payloads kept on both paths");
+}
+
+/// The typed images the filter tests run on: random samples (floats in -0.25..1.25, as
+/// real float images hold) at an odd size, and a photograph, in every stored format with
+/// a typed kernel (8-bit grey; 16-bit and float grey, RGB, RGBA).
+fn filter_cases() -> Vec<(String, PixelImage)> {
+    let mut cases = Vec::new();
+    for (sample, channels) in [
+        (SampleType::U8, 1u8),
+        (SampleType::U16, 1),
+        (SampleType::U16, 3),
+        (SampleType::U16, 4),
+        (SampleType::F32, 1),
+        (SampleType::F32, 3),
+        (SampleType::F32, 4),
+    ] {
+        let seed = 31 * u64::from(channels) + sample.bytes() as u64;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let (w, h) = (131, 67);
+        let image = match sample {
+            SampleType::F32 => PixelImage::F32(
+                ImageBuf::from_fn(w, h, channels, |_, _, _| rng.random_range(-0.25..1.25f32))
+                    .expect("size"),
+            ),
+            _ => random_pixels(sample, channels, (w, h), seed),
+        };
+        cases.push((format!("{} random {w}×{h}", image.describe()), image));
+        let photo = photo_pixels(sample, channels);
+        cases.push((format!("{} coffee", photo.describe()), photo));
+    }
+    cases
+}
+
+/// How far `got` is from `want`: the largest difference in levels for integers, in units
+/// of `max(1e-5 · |want|, 1e-6)` for floats (NaN equal to NaN); and where.
+fn worst(got: &PixelImage, want: &PixelImage) -> (f64, usize) {
+    let pairs: Vec<(f64, f64)> = match (got, want) {
+        (PixelImage::U8(g), PixelImage::U8(w)) => g
+            .as_slice()
+            .iter()
+            .zip(w.as_slice())
+            .map(|(a, b)| (f64::from(*a), f64::from(*b)))
+            .collect(),
+        (PixelImage::U16(g), PixelImage::U16(w)) => g
+            .as_slice()
+            .iter()
+            .zip(w.as_slice())
+            .map(|(a, b)| (f64::from(*a), f64::from(*b)))
+            .collect(),
+        (PixelImage::F32(g), PixelImage::F32(w)) => g
+            .as_slice()
+            .iter()
+            .zip(w.as_slice())
+            .map(|(a, b)| (f64::from(*a), f64::from(*b)))
+            .collect(),
+        _ => return (f64::INFINITY, 0),
+    };
+    let float = matches!(want, PixelImage::F32(_));
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &(g, w))| {
+            let d = match (float, g.is_nan() && w.is_nan()) {
+                (_, true) => 0.0,
+                (true, false) => (g - w).abs() / (1e-5 * w.abs()).max(1e-6),
+                (false, false) => (g - w).abs(),
+            };
+            (if d.is_nan() { f64::INFINITY } else { d }, i)
+        })
+        .fold((0.0, 0), |a, b| if b.0 > a.0 { b } else { a })
+}
+
+/// Runs `stack` on `image` through the CUDA frame (output poisoned first) and compares
+/// it with the typed CPU references run in order; a failure names the case.
+fn check_typed_stack(
+    gl: &glow::Context,
+    runner: &mut FrameRunner,
+    label: &str,
+    image: &PixelImage,
+    stack: &[Stage],
+    failures: &mut Vec<String>,
+) {
+    let filters: Vec<_> = stack.iter().filter_map(|s| s.filter().copied()).collect();
+    let mut want = image.clone();
+    for f in &filters {
+        want = f.apply_cpu_typed(&want);
+    }
+    runner.load_pixels(gl, image).expect("load");
+    let format = GpuPixelFormat::of(image);
+    runner
+        .shape_output(gl, want.dimensions(), format)
+        .expect("shape output");
+    runner
+        .targets
+        .output
+        .fill_texel(gl, &poison(format))
+        .expect("poison output");
+    if let Err(e) = runner.run_loaded_pixels(gl, image, stack) {
+        failures.push(format!("{label}: {e}"));
+        return;
+    }
+    let got = runner.read_output_pixels(gl).expect("read output");
+    let (worst, at) = worst(&got, &want);
+    let tolerance = match image.sample_type() {
+        SampleType::F32 => 1.0,
+        _ => f64::from(cudalens::filters::gpu_tolerance(&filters)),
+    };
+    if got.describe() != want.describe() || worst > tolerance {
+        failures.push(format!(
+            "{label}: {} from the CPU reference at sample {at} (bound {tolerance})",
+            worst
+        ));
+    }
+}
+
+/// Every filter's test specifications on every typed format through the CUDA frame (the
+/// classic path; both paths for a chain of filters), against the typed CPU references:
+/// integers within the filter's tolerance in levels (0 or 1), floats within 1e-5
+/// relative (1e-6 absolute near 0).
+#[test]
+fn gpu_typed_filters_match_their_cpu_references() {
+    let Some(ctx) = cuda_gl() else { return };
+    let gl = &ctx.gl;
+    let cases = filter_cases();
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    let mut runner = cuda_runner(gl, InteropRequest::Classic);
+    for def in FILTERS {
+        for spec in def.test_specs {
+            let stack = vec![spec.parse::<Stage>().expect("spec")];
+            for (label, image) in &cases {
+                let label = format!("{spec} on {label}");
+                check_typed_stack(gl, &mut runner, &label, image, &stack, &mut failures);
+                runs += 1;
+            }
+        }
+    }
+    runner.destroy(gl);
+    let chain: Vec<Stage> = [
+        "gaussian:sigma=1.5",
+        "sobel:scale=2",
+        "transpose",
+        "median:radius=2",
+    ]
+    .iter()
+    .map(|s| s.parse().expect("spec"))
+    .collect();
+    for (path, kind) in PATHS {
+        let mut runner = cuda_runner(gl, path);
+        for (label, image) in &cases {
+            let label = format!("{kind}: chain on {label}");
+            check_typed_stack(gl, &mut runner, &label, image, &chain, &mut failures);
+            runs += 1;
+        }
+        runner.destroy(gl);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} typed frames differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    println!("ok {runs} typed filter frames equal to the CPU references");
 }

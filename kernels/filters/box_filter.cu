@@ -280,3 +280,101 @@ BOX_SMALL_KERNEL(4, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
 BOX_SMALL_KERNEL(5, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
 BOX_SMALL_KERNEL(6, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
 BOX_SMALL_KERNEL(7, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
+
+// Every other stored format (typed.cuh), in two passes through a plane of the colour
+// channels in the scratch (channel-major: plane[c][y][x]), sums kept exactly as the
+// reference keeps them: integers in u32 along rows and u64 down columns, floats in f64
+// (a row's sum is stored as f32). Each thread slides its window over TYPED_BOX_RUN
+// outputs: one add and one subtract a step after the first window.
+//   box_rows_<format>: a thread a run of columns of one row (texture reads, clamp-to-edge);
+//     block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(ceil(W / RUN) / BLOCK_X), ceil(H / BLOCK_Y)).
+//   box_cols_<format>: a thread a run of rows of one column (clamped plane reads), the mean
+//     sum / (2R + 1)^2 in f64 stored by sample_from_f64, alpha from the source;
+//     block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(ceil(H / RUN) / BLOCK_Y)).
+#include "typed.cuh"
+
+template <typename T> struct BoxSums { typedef unsigned int row; typedef unsigned long long col; typedef unsigned int stored; };
+template <> struct BoxSums<float> { typedef double row; typedef double col; typedef float stored; };
+
+template <typename T, int C>
+__device__ __forceinline__ void box_rows_typed(cudaTextureObject_t src, void* plane_bytes,
+                                               int width, int height, int radius)
+{
+    typedef typename BoxSums<T>::row S;
+    typedef typename BoxSums<T>::stored P;
+    const int CC = Colour<C>::count;
+    const int x0 = (blockIdx.x * TYPED_BLOCK_X + threadIdx.x) * TYPED_BOX_RUN;
+    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
+    if (x0 >= width || y >= height) return;
+    P* plane = (P*)plane_bytes;
+    const size_t channel = (size_t)width * height;
+    S sum[3] = {0, 0, 0};
+    for (int dx = -radius; dx <= radius; ++dx) {
+        const float4 v = load_values<T, C>(src, x0 + dx, y);
+#pragma unroll
+        for (int c = 0; c < CC; ++c) sum[c] += (S)channel_of(v, c);
+    }
+    const int end = min(x0 + TYPED_BOX_RUN, width);
+    for (int x = x0;; ++x) {
+#pragma unroll
+        for (int c = 0; c < CC; ++c) plane[c * channel + (size_t)y * width + x] = (P)sum[c];
+        if (x + 1 >= end) break;
+        const float4 add = load_values<T, C>(src, x + 1 + radius, y);
+        const float4 sub = load_values<T, C>(src, x - radius, y);
+#pragma unroll
+        for (int c = 0; c < CC; ++c) sum[c] = sum[c] + (S)channel_of(add, c) - (S)channel_of(sub, c);
+    }
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void box_cols_typed(cudaTextureObject_t src, const void* plane_bytes,
+                                               cudaSurfaceObject_t dst, int width, int height,
+                                               int radius)
+{
+    typedef typename BoxSums<T>::col S;
+    typedef typename BoxSums<T>::stored P;
+    const int CC = Colour<C>::count;
+    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
+    const int y0 = (blockIdx.y * TYPED_BLOCK_Y + threadIdx.y) * TYPED_BOX_RUN;
+    if (x >= width || y0 >= height) return;
+    const P* plane = (const P*)plane_bytes;
+    const size_t channel = (size_t)width * height;
+    const double n = (double)(2 * radius + 1) * (double)(2 * radius + 1);
+    S sum[3] = {0, 0, 0};
+    for (int dy = -radius; dy <= radius; ++dy) {
+        const int yy = clamp_int(y0 + dy, 0, height - 1);
+#pragma unroll
+        for (int c = 0; c < CC; ++c) sum[c] += (S)plane[c * channel + (size_t)yy * width + x];
+    }
+    const int end = min(y0 + TYPED_BOX_RUN, height);
+    for (int y = y0;; ++y) {
+        const float4 source = load_values<T, C>(src, x, y);
+        float4 out = source;
+#pragma unroll
+        for (int c = 0; c < CC; ++c) {
+            const T v = sample_from_f64<T>(__ddiv_rn((double)sum[c], n));
+            set_channel(out, c, (float)v);
+        }
+        store_values<T, C>(dst, x, y, out, source);
+        if (y + 1 >= end) break;
+        const int add = min(y + 1 + radius, height - 1), sub = max(y - radius, 0);
+#pragma unroll
+        for (int c = 0; c < CC; ++c)
+            sum[c] = sum[c] + (S)plane[c * channel + (size_t)add * width + x] -
+                     (S)plane[c * channel + (size_t)sub * width + x];
+    }
+}
+
+#define BOX_TYPED(suffix, T, C)                                                              \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    box_rows_##suffix(cudaTextureObject_t src, void* plane, int width, int height, int radius) \
+    {                                                                                        \
+        box_rows_typed<T, C>(src, plane, width, height, radius);                             \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    box_cols_##suffix(cudaTextureObject_t src, const void* plane, cudaSurfaceObject_t dst,   \
+                      int width, int height, int radius)                                     \
+    {                                                                                        \
+        box_cols_typed<T, C>(src, plane, dst, width, height, radius);                        \
+    }
+TYPED_FORMATS(BOX_TYPED)

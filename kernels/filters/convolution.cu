@@ -222,3 +222,75 @@ conv_rows(cudaTextureObject_t src, float4* rows, int width, int height, int radi
         }
     }
 }
+
+// Every other stored format (typed.cuh): the reference's two f32 passes (filters/gaussian/
+// typed.rs) through a plane of the colour channels in the scratch (channel-major), each
+// output the sum over k = 0..2R of c_weights[k] * value, accumulated from 0 in that order
+// with each product and sum rounded (no FMA), so the plane is the reference's bit for bit.
+//   gauss_rows_<format>: out-of-range columns clamp through the texture.
+//   gauss_cols_<format>: clamped plane rows; stores the Gaussian, or with `unsharp` the
+//     mask v + amount (v - g), by sample_from_f32; alpha from the source.
+// One thread a pixel: block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
+#include "typed.cuh"
+
+template <typename T, int C>
+__device__ __forceinline__ void gauss_rows_typed(cudaTextureObject_t src, float* plane, int width,
+                                                 int height, int radius)
+{
+    const int CC = Colour<C>::count;
+    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    float acc[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k <= 2 * radius; ++k) {
+        const float w = c_weights[k];
+        const float4 v = load_values<T, C>(src, x + k - radius, y);
+#pragma unroll
+        for (int c = 0; c < CC; ++c) acc[c] = __fadd_rn(acc[c], __fmul_rn(w, channel_of(v, c)));
+    }
+    const size_t channel = (size_t)width * height;
+#pragma unroll
+    for (int c = 0; c < CC; ++c) plane[c * channel + (size_t)y * width + x] = acc[c];
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void gauss_cols_typed(cudaTextureObject_t src, const float* plane,
+                                                 cudaSurfaceObject_t dst, int width, int height,
+                                                 int radius, int unsharp, float amount)
+{
+    const int CC = Colour<C>::count;
+    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    const size_t channel = (size_t)width * height;
+    float acc[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k <= 2 * radius; ++k) {
+        const float w = c_weights[k];
+        const size_t row = (size_t)clamp_int(y + k - radius, 0, height - 1) * width + x;
+#pragma unroll
+        for (int c = 0; c < CC; ++c) acc[c] = __fadd_rn(acc[c], __fmul_rn(w, plane[c * channel + row]));
+    }
+    const float4 source = load_values<T, C>(src, x, y);
+    float4 out = source;
+#pragma unroll
+    for (int c = 0; c < CC; ++c) {
+        const float v = channel_of(source, c);
+        set_channel(out, c, unsharp ? __fadd_rn(v, __fmul_rn(amount, __fsub_rn(v, acc[c]))) : acc[c]);
+    }
+    store_values<T, C>(dst, x, y, out, source);
+}
+
+#define GAUSS_TYPED(suffix, T, C)                                                            \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    gauss_rows_##suffix(cudaTextureObject_t src, float* plane, int width, int height,        \
+                        int radius)                                                          \
+    {                                                                                        \
+        gauss_rows_typed<T, C>(src, plane, width, height, radius);                           \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    gauss_cols_##suffix(cudaTextureObject_t src, const float* plane, cudaSurfaceObject_t dst, \
+                        int width, int height, int radius, int unsharp, float amount)        \
+    {                                                                                        \
+        gauss_cols_typed<T, C>(src, plane, dst, width, height, radius, unsharp, amount);     \
+    }
+TYPED_FORMATS(GAUSS_TYPED)

@@ -72,3 +72,118 @@ equalize_apply(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int 
                            (unsigned int)lut[p[r].x] | ((unsigned int)lut[EQUALIZE_BINS + p[r].y] << 8) |
                                ((unsigned int)lut[2 * EQUALIZE_BINS + p[r].z] << 16) | (p[r].w << 24));
 }
+
+// Every other stored format (typed.cuh), each colour channel on its own as the reference
+// (filters/equalize/typed.rs) does: integer values are their own bins, floats bin their
+// finite values over the channel's range into TYPED_HIST_BINS bins (range_bin, f64).
+// Scratch (u32 words): bins [c][TYPED_HIST_BINS] from 0; the float channels' least and
+// greatest order keys at EQ_RANGE + 2c; the tables (f32) [c][TYPED_HIST_BINS] at EQ_TABLE;
+// one flag a channel at EQ_HAS (0: the channel is constant and kept as it is).
+// equalize_range_<format> (floats) and equalize_hist_<format> count here; the host reads
+// the bins, makes each channel's table with the reference's own function and uploads it;
+// equalize_map_<format> looks each value's bin up (non-finite values kept); alpha kept.
+// One thread a pixel: block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
+#include "typed.cuh"
+
+#define EQ_RANGE (3 * TYPED_HIST_BINS)
+#define EQ_TABLE (EQ_RANGE + 8)
+#define EQ_HAS (EQ_TABLE + 3 * TYPED_HIST_BINS)
+
+template <typename T, int C>
+__device__ __forceinline__ bool equalize_pixel_at(cudaTextureObject_t src, int width, int height,
+                                                  int& x, int& y, float4& v)
+{
+    x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
+    y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
+    if (x >= width || y >= height) return false;
+    v = load_values<T, C>(src, x, y);
+    return true;
+}
+
+// The bin of channel c's value v (false: not counted, a non-finite float).
+template <typename T>
+__device__ __forceinline__ bool equalize_bin(const unsigned int* scratch, int c, float v,
+                                             unsigned int& bin)
+{
+    bin = (unsigned int)v;
+    return true;
+}
+template <>
+__device__ __forceinline__ bool equalize_bin<float>(const unsigned int* scratch, int c, float v,
+                                                    unsigned int& bin)
+{
+    if (!is_finite_f32(v)) return false;
+    bin = range_bin(v, float_of_key(scratch[EQ_RANGE + 2 * c]),
+                    float_of_key(scratch[EQ_RANGE + 2 * c + 1]), TYPED_HIST_BINS);
+    return true;
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void equalize_range(cudaTextureObject_t src, unsigned int* scratch,
+                                               int width, int height)
+{
+    int x, y;
+    float4 v;
+    if (!equalize_pixel_at<T, C>(src, width, height, x, y, v)) return;
+#pragma unroll
+    for (int c = 0; c < Colour<C>::count; ++c) {
+        const float s = channel_of(v, c);
+        if (!is_finite_f32(s)) continue;
+        atomicMin(scratch + EQ_RANGE + 2 * c, float_key(s));
+        atomicMax(scratch + EQ_RANGE + 2 * c + 1, float_key(s));
+    }
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void equalize_hist(cudaTextureObject_t src, unsigned int* scratch,
+                                              int width, int height)
+{
+    int x, y;
+    float4 v;
+    if (!equalize_pixel_at<T, C>(src, width, height, x, y, v)) return;
+#pragma unroll
+    for (int c = 0; c < Colour<C>::count; ++c) {
+        unsigned int bin;
+        if (equalize_bin<T>(scratch, c, channel_of(v, c), bin))
+            atomicAdd(scratch + c * TYPED_HIST_BINS + bin, 1u);
+    }
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void equalize_map(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                             const unsigned int* scratch, int width, int height)
+{
+    int x, y;
+    float4 v;
+    if (!equalize_pixel_at<T, C>(src, width, height, x, y, v)) return;
+    float4 out = v;
+    const float* tables = (const float*)(scratch + EQ_TABLE);
+#pragma unroll
+    for (int c = 0; c < Colour<C>::count; ++c) {
+        unsigned int bin;
+        if (scratch[EQ_HAS + c] && equalize_bin<T>(scratch, c, channel_of(v, c), bin))
+            set_channel(out, c, tables[c * TYPED_HIST_BINS + bin]);
+    }
+    store_values<T, C>(dst, x, y, out, v);
+}
+
+#define EQUALIZE_TYPED(suffix, T, C)                                                         \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    equalize_range_##suffix(cudaTextureObject_t src, unsigned int* scratch, int width,       \
+                            int height)                                                      \
+    {                                                                                        \
+        equalize_range<T, C>(src, scratch, width, height);                                   \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    equalize_hist_##suffix(cudaTextureObject_t src, unsigned int* scratch, int width,        \
+                           int height)                                                       \
+    {                                                                                        \
+        equalize_hist<T, C>(src, scratch, width, height);                                    \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    equalize_map_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst,                  \
+                          const unsigned int* scratch, int width, int height)                \
+    {                                                                                        \
+        equalize_map<T, C>(src, dst, scratch, width, height);                                \
+    }
+TYPED_FORMATS(EQUALIZE_TYPED)

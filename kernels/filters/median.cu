@@ -315,3 +315,71 @@ median5(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
 {
     median5_strip<MEDIAN5_WARPS, MEDIAN5_SEGMENT, MEDIAN5_STEP, U16Pairs>(src, dst, width, height);
 }
+
+// Every other stored format (typed.cuh), the layout of `median`: each block loads its
+// MEDIAN_BLOCK^2 outputs' (MEDIAN_BLOCK + 2R)^2 window into dynamic shared memory as order
+// keys, one plane per colour channel (integers: the value; floats: float_key, the order of
+// f32::total_cmp, so NaN sorts above every number as in the reference), and each thread
+// radix-selects rank (n - 1) / 2 of its window per channel: for each key bit from the top,
+// the candidate result | bit is kept while at most the rank values lie below it (8, 16 or
+// 32 steps of n compares). Dynamic shared memory: channels * (MEDIAN_BLOCK + 2R)^2 * 4 bytes.
+#include "typed.cuh"
+
+template <typename T> struct MedianKey {
+    static const int bits = sizeof(T) * 8;
+    static __device__ __forceinline__ unsigned int of(float v) { return (unsigned int)v; }
+    static __device__ __forceinline__ float value(unsigned int k) { return (float)k; }
+};
+template <> struct MedianKey<float> {
+    static const int bits = 32;
+    static __device__ __forceinline__ unsigned int of(float v) { return float_key(v); }
+    static __device__ __forceinline__ float value(unsigned int k) { return float_of_key(k); }
+};
+
+template <typename T, int C>
+__device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                             int width, int height, int radius)
+{
+    extern __shared__ unsigned int keys[];
+    const int CC = Colour<C>::count;
+    const int side = MEDIAN_BLOCK + 2 * radius, area = side * side;
+    const int x0 = blockIdx.x * MEDIAN_BLOCK - radius;
+    const int y0 = blockIdx.y * MEDIAN_BLOCK - radius;
+    const int tid = threadIdx.y * MEDIAN_BLOCK + threadIdx.x;
+    for (int i = tid; i < area; i += MEDIAN_BLOCK * MEDIAN_BLOCK) {
+        const float4 v = load_values<T, C>(src, x0 + i % side, y0 + i / side);
+#pragma unroll
+        for (int c = 0; c < CC; ++c) keys[c * area + i] = MedianKey<T>::of(channel_of(v, c));
+    }
+    __syncthreads();
+    const int x = blockIdx.x * MEDIAN_BLOCK + threadIdx.x;
+    const int y = blockIdx.y * MEDIAN_BLOCK + threadIdx.y;
+    if (x >= width || y >= height) return;
+    const int d = 2 * radius + 1;
+    const unsigned int rank = (unsigned int)(d * d - 1) / 2;
+    const float4 source = load_values<T, C>(src, x, y);
+    float4 out = source;
+#pragma unroll
+    for (int c = 0; c < CC; ++c) {
+        const unsigned int* plane = keys + c * area + threadIdx.y * side + threadIdx.x;
+        unsigned int result = 0;
+        for (int bit = MedianKey<T>::bits - 1; bit >= 0; --bit) {
+            const unsigned int candidate = result | (1u << bit);
+            unsigned int below = 0;
+            for (int j = 0; j < d; ++j)
+                for (int i = 0; i < d; ++i) below += plane[j * side + i] < candidate;
+            if (below <= rank) result = candidate;
+        }
+        set_channel(out, c, MedianKey<T>::value(result));
+    }
+    store_values<T, C>(dst, x, y, out, source);
+}
+
+#define MEDIAN_TYPED(suffix, T, C)                                                           \
+    extern "C" __global__ void __launch_bounds__(MEDIAN_BLOCK * MEDIAN_BLOCK)                \
+    median_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, \
+                    int radius)                                                              \
+    {                                                                                        \
+        median_typed<T, C>(src, dst, width, height, radius);                                 \
+    }
+TYPED_FORMATS(MEDIAN_TYPED)

@@ -65,3 +65,39 @@ sobel(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, f
 {
     sobel_strip<SOBEL_WARPS, SOBEL_SEGMENT, SOBEL_STEP>(src, dst, width, height, scale);
 }
+
+// Every other stored format (typed.cuh): one thread a pixel, the nine lumas read through
+// the texture (clamp-to-edge), Gx and Gy in the reference's order, stored by
+// sample_from_f32 (integers round and saturate, floats unclamped); alpha kept.
+// block = (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid = (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
+#include "typed.cuh"
+
+template <typename T, int C>
+__device__ __forceinline__ void sobel_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                            int width, int height, float scale)
+{
+    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    float l[3][3];
+#pragma unroll
+    for (int dy = 0; dy < 3; ++dy)
+#pragma unroll
+        for (int dx = 0; dx < 3; ++dx)
+            l[dy][dx] = typed_luma<C>(load_values<T, C>(src, x + dx - 1, y + dy - 1));
+    const float gx = __fsub_rn(weighted_sum(l[0][2], l[1][2], l[2][2]),
+                               weighted_sum(l[0][0], l[1][0], l[2][0]));
+    const float gy = __fsub_rn(weighted_sum(l[2][0], l[2][1], l[2][2]),
+                               weighted_sum(l[0][0], l[0][1], l[0][2]));
+    const float m = __fmul_rn(scale, __fsqrt_rn(__fadd_rn(__fmul_rn(gx, gx), __fmul_rn(gy, gy))));
+    store_values<T, C>(dst, x, y, make_float4(m, m, m, 0.0f), load_values<T, C>(src, x, y));
+}
+
+#define SOBEL_TYPED(suffix, T, C)                                                            \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    sobel_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height,  \
+                   float scale)                                                              \
+    {                                                                                        \
+        sobel_typed<T, C>(src, dst, width, height, scale);                                   \
+    }
+TYPED_FORMATS(SOBEL_TYPED)

@@ -181,3 +181,101 @@ threshold_apply(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int
     // A pixel past the image's right or bottom edge falls outside the surface and is dropped.
     store_word_clipped(dst, x, y, v * 0x010101u | (p.w << 24));
 }
+
+// Every other stored format (typed.cuh), as the reference (filters/threshold/typed.rs)
+// decides: lumas in the type's units; integer types bin round(Y) (up to full scale), floats
+// bin finite lumas over their own range into TYPED_HIST_BINS bins (range_bin, in f64).
+// The automatic level comes from the host: threshold_range_<format> (floats: the finite
+// lumas' least and greatest order keys at scratch[TYPED_HIST_BINS], [+1]) and
+// threshold_hist_<format> (the bins at scratch[0..]) run here, the host reads the bins and
+// finds the level with the reference's own function, then threshold_map_<format> writes
+// `on` where the pixel is white, `off` elsewhere; alpha kept.
+// mode: 0 white where Y >= `at` (floats, manual); 1 where round(Y) >= level (integers);
+// 2 where Y is finite and its range bin >= level (floats, automatic).
+// One thread a pixel: block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
+#include "typed.cuh"
+
+template <typename T, int C>
+__device__ __forceinline__ bool threshold_pixel_at(cudaTextureObject_t src, int width, int height,
+                                                   int& x, int& y, float& luma)
+{
+    x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
+    y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
+    if (x >= width || y >= height) return false;
+    luma = typed_luma<C>(load_values<T, C>(src, x, y));
+    return true;
+}
+
+// round(Y) clamped to 0..full scale, as the reference's integer bins.
+template <typename T>
+__device__ __forceinline__ unsigned int rounded_bin(float y)
+{
+    return (unsigned int)fminf(fmaxf(roundf(y), 0.0f), FullScale<T>::value);
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void threshold_range(cudaTextureObject_t src, unsigned int* scratch,
+                                                int width, int height)
+{
+    int x, y;
+    float luma;
+    if (!threshold_pixel_at<T, C>(src, width, height, x, y, luma) || !is_finite_f32(luma)) return;
+    const unsigned int key = float_key(luma);
+    atomicMin(scratch + TYPED_HIST_BINS, key);
+    atomicMax(scratch + TYPED_HIST_BINS + 1, key);
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void threshold_hist(cudaTextureObject_t src, unsigned int* scratch,
+                                               int width, int height, int floats)
+{
+    int x, y;
+    float luma;
+    if (!threshold_pixel_at<T, C>(src, width, height, x, y, luma)) return;
+    if (!floats) {
+        atomicAdd(scratch + rounded_bin<T>(luma), 1u);
+    } else if (is_finite_f32(luma)) {
+        const float lo = float_of_key(scratch[TYPED_HIST_BINS]);
+        const float hi = float_of_key(scratch[TYPED_HIST_BINS + 1]);
+        atomicAdd(scratch + range_bin(luma, lo, hi, TYPED_HIST_BINS), 1u);
+    }
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void threshold_map(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                              int width, int height, int mode,
+                                              unsigned int level, float at, float lo, float hi,
+                                              float on, float off)
+{
+    int x, y;
+    float luma;
+    if (!threshold_pixel_at<T, C>(src, width, height, x, y, luma)) return;
+    bool white;
+    if (mode == 0) white = luma >= at;
+    else if (mode == 1) white = rounded_bin<T>(luma) >= level;
+    else white = is_finite_f32(luma) && range_bin(luma, lo, hi, TYPED_HIST_BINS) >= level;
+    const float v = white ? on : off;
+    store_values<T, C>(dst, x, y, make_float4(v, v, v, 0.0f), load_values<T, C>(src, x, y));
+}
+
+#define THRESHOLD_TYPED(suffix, T, C)                                                        \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    threshold_range_##suffix(cudaTextureObject_t src, unsigned int* scratch, int width,      \
+                             int height)                                                     \
+    {                                                                                        \
+        threshold_range<T, C>(src, scratch, width, height);                                  \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    threshold_hist_##suffix(cudaTextureObject_t src, unsigned int* scratch, int width,       \
+                            int height, int floats)                                          \
+    {                                                                                        \
+        threshold_hist<T, C>(src, scratch, width, height, floats);                           \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    threshold_map_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,      \
+                           int height, int mode, unsigned int level, float at, float lo,     \
+                           float hi, float on, float off)                                    \
+    {                                                                                        \
+        threshold_map<T, C>(src, dst, width, height, mode, level, at, lo, hi, on, off);     \
+    }
+TYPED_FORMATS(THRESHOLD_TYPED)

@@ -6,21 +6,24 @@
 // and after a barrier writes them back column-wise, so a warp also writes one contiguous
 // row segment of the output. The tile is padded by one element per row (TRANSPOSE_TILE + 1
 // words): reading a column then touches 32 different banks, free of bank conflicts.
-// grid = (ceil(W / TILE), ceil(H / TILE)) in input coordinates.
+// grid = (ceil(W / TILE), ceil(H / TILE)) in input coordinates. Every stored format
+// (typed.cuh) moves its texels the same way, as they are: transpose_<format>.
 
 #include "common.cuh"
 #include "cudalens_constants.h"
+#include "typed.cuh"
 
-template <int TILE, int ROWS>
+template <typename V, int TILE, int ROWS>
 __device__ __forceinline__ void transpose_tile(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                                int width, int height)
 {
-    __shared__ uchar4 tile[TILE][TILE + 1];
+    __shared__ V tile[TILE][TILE + 1];
     const int x = blockIdx.x * TILE + threadIdx.x;
     const int y = blockIdx.y * TILE + threadIdx.y;
-    uchar4 p[TILE / ROWS];
+    V p[TILE / ROWS];
 #pragma unroll
-    for (int j = 0; j < TILE / ROWS; ++j) p[j] = pixel_at(src, x, y + j * ROWS);
+    for (int j = 0; j < TILE / ROWS; ++j)
+        p[j] = tex2D<V>(src, (float)x + 0.5f, (float)(y + j * ROWS) + 0.5f);
 #pragma unroll
     for (int j = 0; j < TILE / ROWS; ++j) tile[threadIdx.y + j * ROWS][threadIdx.x] = p[j];
     __syncthreads();
@@ -31,11 +34,20 @@ __device__ __forceinline__ void transpose_tile(cudaTextureObject_t src, cudaSurf
 #pragma unroll
     for (int j = 0; j < TILE / ROWS; ++j)
         if (ox < height && oy + j * ROWS < width)
-            store_pixel(dst, ox, oy + j * ROWS, tile[threadIdx.x][threadIdx.y + j * ROWS]);
+            write_texel(dst, ox, oy + j * ROWS, tile[threadIdx.x][threadIdx.y + j * ROWS]);
 }
 
 extern "C" __global__ void __launch_bounds__(TRANSPOSE_TILE * TRANSPOSE_ROWS)
 transpose(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
 {
-    transpose_tile<TRANSPOSE_TILE, TRANSPOSE_ROWS>(src, dst, width, height);
+    transpose_tile<uchar4, TRANSPOSE_TILE, TRANSPOSE_ROWS>(src, dst, width, height);
 }
+
+#define TRANSPOSE_TYPED(suffix, T, C)                                                        \
+    extern "C" __global__ void __launch_bounds__(TRANSPOSE_TILE * TRANSPOSE_ROWS)            \
+    transpose_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height) \
+    {                                                                                        \
+        transpose_tile<typename Texel<T, C>::type, TRANSPOSE_TILE, TRANSPOSE_ROWS>(src, dst,  \
+                                                                           width, height);  \
+    }
+TYPED_FORMATS(TRANSPOSE_TYPED)

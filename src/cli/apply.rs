@@ -6,8 +6,7 @@ use crate::cuda::CudaDevice;
 use crate::edit::ImageEdit;
 use crate::image_io::{load_image, save_pixels, SaveOptions};
 use crate::pipeline::{
-    cpu_filters, process_headless, process_typed_on_cpu, BackendRequest, PipelineError, Stage,
-    StageTime,
+    cpu_filters, process_headless, process_pixels_headless, BackendRequest, StageTime,
 };
 use crate::pixels::{PixelImage, SampleType};
 use std::path::Path;
@@ -98,50 +97,35 @@ fn process_8bit(source: PixelImage, args: &ApplyArgs) -> Result<(PixelImage, Str
     Ok((PixelImage::from_rgba8_as(out.image, channels), how))
 }
 
-/// A 16-bit or float image runs the edits' and filters' typed CPU references (there are no
-/// CUDA kernels for these types yet: `--backend cuda` is refused, `auto` says so).
+/// A 16-bit or float image keeps its type: the edits run by their typed CPU references,
+/// the filters on the requested backend (CUDA's typed kernels or the typed CPU
+/// references). User kernels read RGBA8 and are refused for these types.
 pub(super) fn process_typed(
     source: PixelImage,
     args: &ApplyArgs,
 ) -> Result<(PixelImage, String), CliError> {
-    let format = source.describe();
-    let no_kernel = |stage: String| {
-        CliError::from(PipelineError::NoTypedKernel {
-            stage,
-            format: format.clone(),
-        })
-    };
-    let mut filters = Vec::new();
-    for stage in &args.filters {
-        match stage {
-            Stage::Filter(f) => filters.push(*f),
-            Stage::Kernel(k) => return Err(no_kernel(k.label())),
-        }
-    }
-    if args.backend == BackendRequest::Cuda {
-        let first = match (args.edits.first(), filters.first()) {
-            (Some(e), _) => e.to_string(),
-            (None, Some(f)) => f.name().to_string(),
-            (None, None) => "the stack".to_string(),
-        };
-        return Err(no_kernel(format!("--backend cuda: {first}")));
-    }
-    super::notes::note(&format!(
-        "{format}: the edits and filters run on the CPU (no CUDA kernels for this type yet)"
-    ));
     let edited = crate::edit::typed::apply_edits_typed(&source, &args.edits)?;
     drop(source);
-    if filters.is_empty() {
+    if args.filters.is_empty() {
         return Ok((edited, "edits only".into()));
     }
-    let (mut out, stages) = process_typed_on_cpu(&edited, &filters);
+    let out = process_pixels_headless(&edited, &args.filters, args.backend, args.interop)?;
+    let mut image = out.image;
     if let Some(rect) = args.selection {
-        check_selection(rect, edited.dimensions(), out.dimensions())?;
-        crate::edit::typed::keep_outside_typed(&mut out, &edited, rect);
+        check_selection(rect, edited.dimensions(), image.dimensions())?;
+        crate::edit::typed::keep_outside_typed(&mut image, &edited, rect);
     }
-    let total: f64 = stages.iter().map(|s| s.ms).sum();
-    let how = format!("CPU backend, {total:.2} ms: {}", stage_times(&stages));
-    Ok((out, how))
+    if out.status.kind == crate::pipeline::BackendKind::Cpu && args.backend == BackendRequest::Auto
+    {
+        super::notes::note(&format!("CPU backend: {}", out.status.reason));
+    }
+    let how = format!(
+        "{} backend, {:.2} ms: {}",
+        out.status.kind,
+        out.report.total_ms(),
+        stage_times(&out.report.stages)
+    );
+    Ok((image, how))
 }
 
 /// "gaussian 1.20, sobel 0.40".

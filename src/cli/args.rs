@@ -172,7 +172,7 @@ pub struct HistogramArgs {
     pub memory: MemoryArgs,
 }
 
-/// `bench --type`: the sample type of the CPU bench's image.
+/// `bench --type`: the sample type of the bench's image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum BenchSampleType {
     #[default]
@@ -225,8 +225,9 @@ pub struct BenchArgs {
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// With --backend cpu: the sample type of the RGBA image the operations run on (8-bit
-    /// through the RGBA8 fast paths, 16-bit and float through the typed references).
+    /// The sample type of the RGBA image the operations run on: 8-bit through the RGBA8
+    /// fast paths, 16-bit and float through the typed kernels (or, with --backend cpu,
+    /// the typed references).
     #[arg(long = "type", value_enum, default_value_t)]
     pub sample_type: BenchSampleType,
     /// Time this filter stack (repeatable, applied in order) as the only case instead of

@@ -4,12 +4,14 @@
 //! explorer's frame. Public for `cudalens-bench` (tools/bench), which runs the same cases
 //! with research work beside them ([`CaseHook`]: NPP's peers).
 
+use super::args::BenchSampleType;
 use super::{BenchArgs, CliError};
 use crate::bench_stats::{median, stage_medians, INTEROP, WALL, WARM_UP};
 use crate::cuda::CudaDevice;
 use crate::filters::{Filter, FILTERS};
 use crate::gl::{GlTexture, HeadlessGl};
-use crate::pipeline::{stages_of, BackendKind, FrameRunner};
+use crate::pipeline::{stages_of, BackendKind, FrameRunner, GpuPixelFormat};
+use crate::pixels::{PixelImage, SampleType};
 use std::collections::BTreeMap;
 
 /// Work run beside each filter case, in the same process on the same image right after the
@@ -180,22 +182,42 @@ pub fn measure_cases(
     if let Some(bw) = copy_gbps {
         println!("device copy bandwidth (cuMemcpyDtoD, read + write): {bw:.0} GB/s");
     }
+    // `--type u16|f32`: the same image as RGBA of that type through the typed kernels
+    // (no peers: NPP's are timed on RGBA8).
+    let typed = match args.sample_type {
+        BenchSampleType::U8 => None,
+        BenchSampleType::U16 => Some(SampleType::U16),
+        BenchSampleType::F32 => Some(SampleType::F32),
+    }
+    .map(|t| PixelImage::from_rgba8(image.clone()).to_type(t));
+    if let Some(typed) = &typed {
+        runner.load_pixels(gl, typed)?;
+        hook = None;
+    }
     if let Some(hook) = hook.as_mut() {
         hook.start(runner.cuda_device(), image, args.runs);
     }
+    let type_name = typed.as_ref().map_or("RGBA8".into(), |t| t.describe());
     println!(
-        "image {w}×{h}, {} runs after {WARM_UP} warm-up, medians in ms",
+        "image {w}×{h} {type_name}, {} runs after {WARM_UP} warm-up, medians in ms",
         args.runs
     );
-    let pixel_bytes = crate::cuda::rgba_pass_bytes(w, h);
+    // Read once and written once: the pixel bytes of one pass.
+    let pixel_bytes = match &typed {
+        None => crate::cuda::rgba_pass_bytes(w, h),
+        Some(t) => {
+            2.0 * GpuPixelFormat::of(t).bytes_per_pixel() as f64 * f64::from(w) * f64::from(h)
+        }
+    };
     let mut json = serde_json::Map::new();
     for (name, filters) in cases(args) {
         let stages = stages_of(&filters);
         let medians = stage_medians(args.runs, || {
-            runner
-                .run(gl, source, image, &stages)
-                .map(|r| r.stages)
-                .map_err(CliError::from)
+            let report = match &typed {
+                None => runner.run(gl, source, image, &stages),
+                Some(t) => runner.run_loaded_pixels(gl, t, &stages),
+            };
+            report.map(|r| r.stages).map_err(CliError::from)
         })?;
         if let Some(hook) = hook.as_mut() {
             hook.case(&name, &filters, &medians, image);

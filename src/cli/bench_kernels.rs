@@ -435,7 +435,7 @@ pub fn run(runs: usize, files: &[std::path::PathBuf]) -> Result<serde_json::Valu
             builtin
                 .def()
                 .ops
-                .scratch_bytes(w, h, builtin.params())
+                .scratch_bytes(w, h, crate::filters::RGBA8, builtin.params())
                 .max(1),
         )
         .map_err(|e| internal(format!("cuMemAlloc: {e:?}")))?;
@@ -448,6 +448,7 @@ pub fn run(runs: usize, files: &[std::path::PathBuf]) -> Result<serde_json::Valu
             output: pair.surf(),
             width: w,
             height: h,
+            layout: crate::filters::RGBA8,
             scratch: &mut scratch,
         };
         builtin

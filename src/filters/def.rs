@@ -4,7 +4,7 @@
 
 use super::{GpuStage, ParamDef, Params};
 use crate::cuda::CudaError;
-use crate::pixels::PixelImage;
+use crate::pixels::{PixelImage, SampleType};
 use image::RgbaImage;
 
 /// A golden test: a photograph of `tests/data/`, a chain of specifications applied in order
@@ -64,11 +64,19 @@ pub trait FilterOps: Sync + Send + std::panic::RefUnwindSafe {
     /// The CPU reference in any sample type and channel count (generic; on RGBA8 it equals
     /// [`FilterOps::cpu_rgba8`]).
     fn cpu(&self, image: &PixelImage, params: &Params) -> PixelImage;
-    /// Bytes of device scratch the launcher needs for a `width × height` input.
-    fn scratch_bytes(&self, _width: u32, _height: u32, _params: &Params) -> usize {
+    /// Bytes of device scratch the launcher needs for a `width × height` input stored as
+    /// `layout` (sample type, 1 or 4 channels).
+    fn scratch_bytes(
+        &self,
+        _width: u32,
+        _height: u32,
+        _layout: (SampleType, u8),
+        _params: &Params,
+    ) -> usize {
         0
     }
-    /// Runs the filter on the GPU: reads `stage.input`, writes `stage.output`.
+    /// Runs the filter on the GPU: reads `stage.input`, writes `stage.output`, both stored
+    /// as `stage.layout` (the RGBA8 kernels, or the typed ones of `kernels/typed.cuh`).
     fn launch(&self, stage: &mut GpuStage<'_>, params: &Params) -> Result<(), CudaError>;
 }
 

@@ -76,6 +76,11 @@ impl GpuPixelFormat {
         Self::stored(image.sample_type(), image.channels())
     }
 
+    /// The (sample type, stored channels) a filter's launcher gets.
+    pub fn layout(self) -> (SampleType, u8) {
+        (self.sample, self.channels)
+    }
+
     /// Bytes of one stored pixel.
     pub fn bytes_per_pixel(self) -> usize {
         self.sample.bytes() * usize::from(self.channels)

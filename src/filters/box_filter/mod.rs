@@ -13,15 +13,16 @@ mod cpu;
 mod typed;
 
 use crate::kernel_constants::{
+    TYPED_BOX_RUN,
     BOX_COLUMNS_PER_THREAD, BOX_MIN_SEGMENT, BOX_SMALL_MAX_RADIUS, BOX_SMALL_SEGMENT,
     BOX_SMALL_WARPS, BOX_TINY_MAX_RADIUS, BOX_TINY_SEGMENT,
 };
 use super::param::typed_params;
 use super::param::Default::Required;
-use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
-use crate::cuda::CudaError;
+use super::{colour_plane_bytes, FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params, RGBA8};
+use crate::cuda::{check_scratch, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use crate::pixels::PixelImage;
+use crate::pixels::{PixelImage, SampleType};
 use image::RgbaImage;
 
 /// Largest radius accepted.
@@ -192,9 +193,19 @@ impl FilterOps for BoxFilter {
         crate::map_pixels!(image, b => typed::box_filter_typed(b, BoxParams::from_params(p).radius))
     }
 
+    fn scratch_bytes(&self, w: u32, h: u32, layout: (SampleType, u8), _: &Params) -> usize {
+        match layout == RGBA8 {
+            true => 0,
+            false => colour_plane_bytes(w, h, layout),
+        }
+    }
+
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
         let radius = BoxParams::from_params(p).radius;
+        if !stage.is_rgba8() {
+            return launch_typed(stage, radius);
+        }
         if let Some((name, cfg)) = box_small_launch(w, h, radius) {
             return launch_small(stage, name, cfg);
         }
@@ -235,6 +246,37 @@ impl FilterOps for BoxFilter {
             .map(|_| ())
             .map_err(CudaError::launch("box"))
     }
+}
+
+/// The box of a typed stage: sliding sums along rows into the scratch's plane, then down
+/// columns to the output (`box_rows_<format>`, `box_cols_<format>`).
+fn launch_typed(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> {
+    let (w, h) = (stage.width, stage.height);
+    check_scratch(
+        "box",
+        stage.scratch.len(),
+        colour_plane_bytes(w, h, stage.layout),
+    )?;
+    let (s, d) = (stage.input.handle(), stage.output.handle());
+    let (wi, hi, r) = (w as i32, h as i32, radius as i32);
+    let rows = GpuStage::pixel_grid(w.div_ceil(TYPED_BOX_RUN), h);
+    let kernel = crate::typed_kernel!("box_rows", stage.layout)?;
+    let f = stage.kernels.function("box_filter", kernel, &rows)?;
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&s).arg(&mut *stage.scratch).arg(&wi).arg(&hi).arg(&r);
+    // SAFETY: matches `box_rows_<format>(tex, void*, int, int, int)`; it writes the plane
+    // of w·h values per colour channel (4 bytes each), which the scratch holds (checked).
+    unsafe { b.launch(rows) }.map_err(CudaError::launch(kernel))?;
+    let cols = GpuStage::pixel_grid(w, h.div_ceil(TYPED_BOX_RUN));
+    let kernel = crate::typed_kernel!("box_cols", stage.layout)?;
+    let f = stage.kernels.function("box_filter", kernel, &cols)?;
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&s).arg(&*stage.scratch).arg(&d).arg(&wi).arg(&hi).arg(&r);
+    // SAFETY: matches `box_cols_<format>(tex, const void*, surf, int, int, int)`; it reads
+    // the plane written above on this stream and writes inside w × h of the output.
+    unsafe { b.launch(cols) }
+        .map(|_| ())
+        .map_err(CudaError::launch(kernel))
 }
 
 #[cfg(test)]

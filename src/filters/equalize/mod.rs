@@ -14,16 +14,83 @@
 mod cpu;
 mod typed;
 
-use crate::kernel_constants::{EQUALIZE_BINS, EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, EQUALIZE_ROWS};
+use crate::kernel_constants::{
+    EQUALIZE_BINS, EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, EQUALIZE_ROWS, TYPED_HIST_BINS,
+};
 use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
-use super::{FilterDef, FilterOps, Golden, GpuStage, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, Params, RGBA8};
 use crate::cuda::{blocks, check_scratch, CudaError};
 use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
-use crate::pixels::PixelImage;
+use crate::pixels::{PixelImage, SampleType};
 use image::RgbaImage;
 
 /// The three 256-entry LUTs follow the bins in the scratch.
 const LUT_BYTES: usize = 3 * EQUALIZE_BINS as usize;
+
+/// The typed kernels' scratch, in u32 words (`EQ_*` in equalize.cu): the bins of three
+/// channels, their float ranges, their tables and a flag each.
+const BINS: usize = TYPED_HIST_BINS as usize;
+const EQ_RANGE: usize = 3 * BINS;
+const EQ_TABLE: usize = EQ_RANGE + 8;
+const EQ_HAS: usize = EQ_TABLE + 3 * BINS;
+const TYPED_WORDS: usize = EQ_HAS + 4;
+
+/// Equalisation of a typed stage (`equalize_{range,hist,map}_<format>`): each channel's
+/// table is made on the host by the reference's own [`typed::equalize_tables`] from the
+/// bins the device counted (one wait for the stream), then looked up on the device.
+fn launch_typed(stage: &mut GpuStage<'_>) -> Result<(), CudaError> {
+    let (w, h) = (stage.width, stage.height);
+    check_scratch("equalize", stage.scratch.len(), 4 * TYPED_WORDS)?;
+    let sample = stage.layout.0;
+    let colour = stage.colour_channels();
+    let cfg = GpuStage::pixel_grid(w, h);
+    let (s, d, wi, hi) = (stage.input.handle(), stage.output.handle(), w as i32, h as i32);
+    stage.zero_scratch(0, 4 * 3 * BINS)?;
+    stage.write_scratch(4 * EQ_RANGE, &[u32::MAX, 0, u32::MAX, 0, u32::MAX, 0])?;
+    let counting = match sample {
+        SampleType::F32 => &["equalize_range", "equalize_hist"][..],
+        _ => &["equalize_hist"][..],
+    };
+    for &base in counting {
+        let kernel = match base {
+            "equalize_range" => crate::typed_kernel!("equalize_range", stage.layout)?,
+            _ => crate::typed_kernel!("equalize_hist", stage.layout)?,
+        };
+        let f = stage.kernels.function("equalize", kernel, &cfg)?;
+        let mut b = stage.stream.launch_builder(&f);
+        b.arg(&s).arg(&mut *stage.scratch).arg(&wi).arg(&hi);
+        // SAFETY: matches `equalize_{range,hist}_<format>(tex, unsigned int*, int, int)`;
+        // they count into the bins and ranges of the checked scratch (bins below
+        // TYPED_HIST_BINS per channel).
+        unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
+    }
+    let bins = match sample {
+        SampleType::F32 => BINS,
+        _ => sample.full_scale() as usize + 1,
+    };
+    let counts = stage.scratch_u32(0, 3 * BINS)?;
+    let hists: Vec<&[u32]> = (0..colour).map(|c| &counts[c * BINS..c * BINS + bins]).collect();
+    let mut tables = vec![0u32; 3 * BINS + 4];
+    for (c, table) in typed::equalize_tables(&hists, sample).into_iter().enumerate() {
+        if let Some(table) = table {
+            for (t, v) in tables[c * BINS..].iter_mut().zip(&table) {
+                *t = v.to_bits();
+            }
+            tables[3 * BINS + c] = 1;
+        }
+    }
+    stage.write_scratch(4 * EQ_TABLE, &tables)?;
+    let kernel = crate::typed_kernel!("equalize_map", stage.layout)?;
+    let f = stage.kernels.function("equalize", kernel, &cfg)?;
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&s).arg(&d).arg(&*stage.scratch).arg(&wi).arg(&hi);
+    // SAFETY: matches `equalize_map_<format>(tex, surf, const unsigned int*, int, int)`;
+    // it reads the ranges, tables and flags written above on this stream and writes inside
+    // w × h of the output.
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(CudaError::launch(kernel))
+}
 
 pub struct Equalize;
 
@@ -55,12 +122,18 @@ impl FilterOps for Equalize {
         crate::map_pixels!(image, b => typed::equalize_typed(b))
     }
 
-    fn scratch_bytes(&self, _: u32, _: u32, _: &Params) -> usize {
-        HISTOGRAM_BIN_BYTES + LUT_BYTES
+    fn scratch_bytes(&self, _: u32, _: u32, layout: (SampleType, u8), _: &Params) -> usize {
+        match layout == RGBA8 {
+            true => HISTOGRAM_BIN_BYTES + LUT_BYTES,
+            false => 4 * TYPED_WORDS,
+        }
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, _: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
+        if !stage.is_rgba8() {
+            return launch_typed(stage);
+        }
         check_scratch(
             "equalize",
             stage.scratch.len(),

@@ -86,6 +86,19 @@ impl Binning {
     }
 }
 
+/// The table of each channel's bins (`hists`: one per colour channel, one bin per value
+/// for integer types, [`F32_BINS`] over the channel's range for floats), `None` for a
+/// constant channel: what [`equalize_typed`] maps by (the typed kernels too).
+pub fn equalize_tables(hists: &[&[u32]], sample: SampleType) -> Vec<Option<Vec<f32>>> {
+    hists
+        .iter()
+        .map(|hist| {
+            let total = hist.iter().map(|&n| u64::from(n)).sum();
+            equalize_table(hist, total, sample.full_scale(), sample != SampleType::F32)
+        })
+        .collect()
+}
+
 /// Histogram equalisation of the colour channels; alpha kept.
 pub fn equalize_typed<T: Sample>(image: &ImageBuf<T>) -> ImageBuf<T> {
     let c = usize::from(image.channels());

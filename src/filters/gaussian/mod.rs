@@ -23,10 +23,10 @@ use crate::kernel_constants::{
 };
 use super::param::typed_params;
 use super::param::Default::{Derived, Required};
-use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
+use super::{colour_plane_bytes, FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params, RGBA8};
 use crate::cuda::{blocks, check_scratch, tile_height, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use crate::pixels::PixelImage;
+use crate::pixels::{PixelImage, SampleType};
 use image::RgbaImage;
 
 /// Rows per block of the row pass (one per lane).
@@ -171,6 +171,45 @@ pub(super) fn fused_pass(
         .map_err(CudaError::launch(kernel))
 }
 
+/// The Gaussian (or with `unsharp_amount` the unsharp mask) of a typed stage, weights
+/// already uploaded to the convolution module: rows into the scratch's f32 plane, then
+/// columns to the output (`gauss_rows_<format>`, `gauss_cols_<format>`).
+pub(super) fn typed_passes(
+    stage: &mut GpuStage<'_>,
+    radius: u32,
+    unsharp_amount: Option<f32>,
+) -> Result<(), CudaError> {
+    let (w, h) = (stage.width, stage.height);
+    check_scratch("gauss_rows", stage.scratch.len(), colour_plane_bytes(w, h, stage.layout))?;
+    let cfg = GpuStage::pixel_grid(w, h);
+    let (s, d) = (stage.input.handle(), stage.output.handle());
+    let (wi, hi, r) = (w as i32, h as i32, radius as i32);
+    let kernel = crate::typed_kernel!("gauss_rows", stage.layout)?;
+    let f = stage.kernels.function("convolution", kernel, &cfg)?;
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&s).arg(&mut *stage.scratch).arg(&wi).arg(&hi).arg(&r);
+    // SAFETY: matches `gauss_rows_<format>(tex, float*, int, int, int)`; it writes w·h
+    // floats per colour channel, which the scratch holds (checked above).
+    unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
+    let (unsharp, amount) = (i32::from(unsharp_amount.is_some()), unsharp_amount.unwrap_or(0.0));
+    let kernel = crate::typed_kernel!("gauss_cols", stage.layout)?;
+    let f = stage.kernels.function("convolution", kernel, &cfg)?;
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&s)
+        .arg(&*stage.scratch)
+        .arg(&d)
+        .arg(&wi)
+        .arg(&hi)
+        .arg(&r)
+        .arg(&unsharp)
+        .arg(&amount);
+    // SAFETY: matches `gauss_cols_<format>(tex, const float*, surf, int, int, int, int,
+    // float)`; it reads the plane written above on this stream and writes inside w × h.
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(CudaError::launch(kernel))
+}
+
 pub static GAUSSIAN: FilterDef = FilterDef {
     name: "gaussian",
     aliases: &["gauss"],
@@ -212,8 +251,10 @@ impl FilterOps for Gaussian {
         crate::map_pixels!(image, b => typed::gaussian_typed(b, g.sigma, g.radius))
     }
 
-    fn scratch_bytes(&self, width: u32, height: u32, p: &Params) -> usize {
-        if GaussianParams::from_params(p).radius <= CONV_FUSED_MAX_RADIUS {
+    fn scratch_bytes(&self, width: u32, height: u32, layout: (SampleType, u8), p: &Params) -> usize {
+        if layout != RGBA8 {
+            colour_plane_bytes(width, height, layout)
+        } else if GaussianParams::from_params(p).radius <= CONV_FUSED_MAX_RADIUS {
             0
         } else {
             mma::scratch_bytes(width, height)
@@ -223,6 +264,10 @@ impl FilterOps for Gaussian {
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let GaussianParams { sigma, radius } = GaussianParams::from_params(p);
         let weights = gaussian_weights(sigma, radius);
+        if !stage.is_rgba8() {
+            upload_weights(stage, "convolution", &weights)?;
+            return typed_passes(stage, radius, None);
+        }
         if radius <= CONV_FUSED_MAX_RADIUS {
             upload_weights(stage, "convolution", &weights)?;
             fused_pass(stage, radius, None)

@@ -18,7 +18,7 @@ use super::param::Default::Value;
 use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use crate::pixels::PixelImage;
+use crate::pixels::{PixelImage, SampleType};
 use image::RgbaImage;
 
 /// Bytes of the table in the scratch.
@@ -52,6 +52,61 @@ typed_params! {
 }
 
 /// The table of `p` ([`cpu::levels_lut`]), which both backends look up.
+/// The parameters of the generic reference and the typed kernels.
+fn typed_levels(p: &Params) -> typed::Levels {
+    let l = LevelsParams::from_params(p);
+    typed::Levels {
+        input: (l.black, l.white),
+        gamma: l.gamma,
+        output: (l.out_black, l.out_white),
+    }
+}
+
+/// The map's constants as the typed kernels take them (`LevelsMap` in levels.cu).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct KernelMap([f64; 5]);
+
+// SAFETY: five f64, passed by value as the kernel's `LevelsMap` of five doubles.
+unsafe impl cudarc::driver::DeviceRepr for KernelMap {}
+
+/// The levels of a typed stage: integer types look up the reference's table of every
+/// value (uploaded to the scratch), floats map on the device in f64.
+fn launch_typed(stage: &mut GpuStage<'_>, levels: &typed::Levels) -> Result<(), CudaError> {
+    let (w, h) = (stage.width, stage.height);
+    let sample = stage.layout.0;
+    let table: Vec<u8> = match sample {
+        SampleType::U8 => typed::levels_table::<u8>(levels),
+        SampleType::U16 => typed::levels_table::<u16>(levels)
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+        SampleType::F32 => Vec::new(),
+    };
+    if !table.is_empty() {
+        check_scratch("levels", stage.scratch.len(), table.len())?;
+        stage
+            .stream
+            .memcpy_htod(&table, &mut stage.scratch.slice_mut(0..table.len()))
+            .map_err(CudaError::driver("cuMemcpyHtoD(levels table)"))?;
+    }
+    let full = f64::from(sample.full_scale());
+    let m = typed::LevelsMap::new(levels, full / 255.0);
+    let map = KernelMap([m.black, m.span, m.lo, m.hi, m.inv_gamma]);
+    let kernel = crate::typed_kernel!("levels", stage.layout)?;
+    let cfg = GpuStage::pixel_grid(w, h);
+    let f = stage.kernels.function("levels", kernel, &cfg)?;
+    let (s, d, wi, hi) = (stage.input.handle(), stage.output.handle(), w as i32, h as i32);
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&*stage.scratch).arg(&map);
+    // SAFETY: matches `levels_<format>(tex, surf, int, int, const T*, LevelsMap)`; integer
+    // formats read their table (every value of T) from the scratch, written above on this
+    // stream; floats do not read it. Writes stay inside w × h of the output.
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(CudaError::launch(kernel))
+}
+
 fn levels_lut(p: &LevelsParams) -> [u8; 256] {
     cpu::levels_lut((p.black, p.white), p.gamma, (p.out_black, p.out_white))
 }
@@ -95,21 +150,22 @@ impl FilterOps for Levels {
     }
 
     fn cpu(&self, image: &PixelImage, p: &Params) -> PixelImage {
-        let l = LevelsParams::from_params(p);
-        let levels = typed::Levels {
-            input: (l.black, l.white),
-            gamma: l.gamma,
-            output: (l.out_black, l.out_white),
-        };
+        let levels = typed_levels(p);
         crate::map_pixels!(image, b => typed::levels_typed(b, &levels))
     }
 
-    fn scratch_bytes(&self, _: u32, _: u32, _: &Params) -> usize {
-        LUT_BYTES
+    fn scratch_bytes(&self, _: u32, _: u32, layout: (SampleType, u8), _: &Params) -> usize {
+        match layout.0 {
+            SampleType::U16 => 65536 * 2,
+            _ => LUT_BYTES,
+        }
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
+        if !stage.is_rgba8() {
+            return launch_typed(stage, &typed_levels(p));
+        }
         check_scratch("levels", stage.scratch.len(), LUT_BYTES)?;
         let lut = levels_lut(&LevelsParams::from_params(p)).to_vec();
         let mut head = stage.scratch.slice_mut(0..LUT_BYTES);

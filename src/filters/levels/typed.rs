@@ -18,19 +18,49 @@ pub struct Levels {
     pub output: (u32, u32),
 }
 
-/// The levels map of one value in `T`'s units (`s`: full scale / 255).
-fn level_of(v: f64, p: &Levels, s: f64) -> f64 {
-    let black = f64::from(p.input.0) * s;
-    let span = ((f64::from(p.input.1) - f64::from(p.input.0)) * s).max(s);
-    let (lo, hi) = (f64::from(p.output.0) * s, f64::from(p.output.1) * s);
-    let t = ((v - black) / span).clamp(0.0, 1.0);
-    lo + (hi - lo) * t.powf(1.0 / f64::from(p.gamma))
+/// The constants of the levels map in a type's units (`s`: full scale / 255).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LevelsMap {
+    pub black: f64,
+    pub span: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub inv_gamma: f64,
+}
+
+impl LevelsMap {
+    pub fn new(p: &Levels, s: f64) -> Self {
+        Self {
+            black: f64::from(p.input.0) * s,
+            span: ((f64::from(p.input.1) - f64::from(p.input.0)) * s).max(s),
+            lo: f64::from(p.output.0) * s,
+            hi: f64::from(p.output.1) * s,
+            inv_gamma: 1.0 / f64::from(p.gamma),
+        }
+    }
+
+    /// The map of one value (the CUDA kernel's f64 steps, in this order).
+    pub fn of(&self, v: f64) -> f64 {
+        let t = ((v - self.black) / self.span).clamp(0.0, 1.0);
+        self.lo + (self.hi - self.lo) * t.powf(self.inv_gamma)
+    }
+}
+
+/// The table of every value of an integer type `T` (256 or 65536 entries): the reference's
+/// own map, so a lookup on the GPU is exact.
+pub fn levels_table<T: Sample>(p: &Levels) -> Vec<T> {
+    let full = T::TYPE.full_scale();
+    let map = LevelsMap::new(p, f64::from(full) / 255.0);
+    (0..=full as u32)
+        .map(|v| T::from_f64(map.of(f64::from(v))))
+        .collect()
 }
 
 /// Levels applied to the colour channels; alpha kept.
 pub fn levels_typed<T: Sample>(image: &ImageBuf<T>, p: &Levels) -> ImageBuf<T> {
     let s = f64::from(T::TYPE.full_scale()) / 255.0;
-    map_colour(image, |v| T::from_f64(level_of(v.to_f64(), p, s)))
+    let map = LevelsMap::new(p, s);
+    map_colour(image, |v| T::from_f64(map.of(v.to_f64())))
 }
 
 #[cfg(test)]

@@ -18,6 +18,9 @@ mod cpu;
 mod keys;
 mod typed;
 
+/// The order keys of samples (`f32::total_cmp`), which the typed kernels share.
+pub(super) use keys::value_of;
+
 use crate::kernel_constants::{
     MEDIAN3_OUT, MEDIAN3_SEGMENT, MEDIAN3_WARPS, MEDIAN5_OUT, MEDIAN5_SEGMENT, MEDIAN5_WARPS,
     MEDIAN_BLOCK, MEDIAN_MAX_RADIUS,
@@ -72,7 +75,9 @@ impl FilterOps for Median {
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
         let radius = MedianParams::from_params(p).radius;
+        let typed = !stage.is_rgba8();
         let strip = match radius {
+            _ if typed => None,
             1 => Some(("median3", MEDIAN3_OUT, MEDIAN3_WARPS, MEDIAN3_SEGMENT)),
             2 => Some(("median5", MEDIAN5_OUT, MEDIAN5_WARPS, MEDIAN5_SEGMENT)),
             _ => None,
@@ -84,7 +89,8 @@ impl FilterOps for Median {
         let cfg = LaunchConfig {
             grid_dim: (blocks(w, MEDIAN_BLOCK), blocks(h, MEDIAN_BLOCK), 1),
             block_dim: (MEDIAN_BLOCK, MEDIAN_BLOCK, 1),
-            shared_mem_bytes: side * side * 4,
+            // RGBA8 packs a pixel's channels in one word; the typed kernels keep a plane each.
+            shared_mem_bytes: side * side * 4 * if typed { stage.colour_channels() as u32 } else { 1 },
         };
         if radius > MEDIAN_MAX_RADIUS {
             return Err(CudaError::Launch {
@@ -92,16 +98,21 @@ impl FilterOps for Median {
                 reason: format!("radius {radius} > {MEDIAN_MAX_RADIUS}"),
             });
         }
-        let f = stage.kernels.function("median", "median", &cfg)?;
+        let kernel = match typed {
+            false => "median",
+            true => crate::typed_kernel!("median", stage.layout)?,
+        };
+        let f = stage.kernels.function("median", kernel, &cfg)?;
         let (s, d) = (stage.input.handle(), stage.output.handle());
         let (wi, hi, r) = (w as i32, h as i32, radius as i32);
         let mut b = stage.stream.launch_builder(&f);
         b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&r);
-        // SAFETY: matches `median(tex, surf, int, int, int)` in kernels/filters/median.cu; the
-        // dynamic shared memory holds the (16 + 2R)² tile; the output is w × h.
+        // SAFETY: matches `median[_<format>](tex, surf, int, int, int)` in
+        // kernels/filters/median.cu; the dynamic shared memory holds the (16 + 2R)² tile
+        // (one key plane per colour channel for the typed kernels); the output is w × h.
         unsafe { b.launch(cfg) }
             .map(|_| ())
-            .map_err(CudaError::launch("median"))
+            .map_err(CudaError::launch(kernel))
     }
 }
 

@@ -59,6 +59,20 @@ impl FilterOps for Sobel {
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
+        let scale = SobelParams::from_params(p).scale;
+        if !stage.is_rgba8() {
+            let kernel = crate::typed_kernel!("sobel", stage.layout)?;
+            let cfg = GpuStage::pixel_grid(w, h);
+            let f = stage.kernels.function("sobel", kernel, &cfg)?;
+            let (s, d, wi, hi) = (stage.input.handle(), stage.output.handle(), w as i32, h as i32);
+            let mut b = stage.stream.launch_builder(&f);
+            b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&scale);
+            // SAFETY: matches `sobel_<format>(tex, surf, int, int, float)` for the stage's
+            // layout; the kernel writes only inside `w × h` of the output.
+            return unsafe { b.launch(cfg) }
+                .map(|_| ())
+                .map_err(CudaError::launch(kernel));
+        }
         let cfg = LaunchConfig {
             grid_dim: (
                 blocks(w, SOBEL_OUT * SOBEL_WARPS),
@@ -74,7 +88,7 @@ impl FilterOps for Sobel {
             stage.output.handle(),
             w as i32,
             h as i32,
-            SobelParams::from_params(p).scale,
+            scale,
         );
         let mut b = stage.stream.launch_builder(&f);
         b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&scale);

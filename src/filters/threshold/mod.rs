@@ -31,16 +31,17 @@ mod cpu;
 mod typed;
 mod method;
 
-use crate::kernel_constants::{THRESHOLD_BINS, THRESHOLD_BLOCK_X, THRESHOLD_BLOCK_Y};
+use crate::kernel_constants::{THRESHOLD_BINS, THRESHOLD_BLOCK_X, THRESHOLD_BLOCK_Y, TYPED_HIST_BINS};
 use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 use super::param::Default::Value;
 use super::param::typed_params;
-use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
+use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params, RGBA8};
 use crate::cuda::{blocks, check_scratch, CudaError};
 use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
-use crate::pixels::PixelImage;
+use crate::pixels::{PixelImage, SampleType};
 use image::RgbaImage;
 use method::Method;
+use super::median::value_of;
 
 /// The level (a `u32`) follows the bins in the scratch.
 const SCRATCH_BYTES: usize = HISTOGRAM_BIN_BYTES + 4;
@@ -117,14 +118,20 @@ impl FilterOps for Threshold {
         crate::map_pixels!(image, b => typed::threshold_typed(b, &rule))
     }
 
-    fn scratch_bytes(&self, _: u32, _: u32, _: &Params) -> usize {
-        SCRATCH_BYTES
+    fn scratch_bytes(&self, _: u32, _: u32, layout: (SampleType, u8), _: &Params) -> usize {
+        match layout == RGBA8 {
+            true => SCRATCH_BYTES,
+            false => TYPED_SCRATCH_BYTES,
+        }
     }
 
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
-        check_scratch("threshold", stage.scratch.len(), SCRATCH_BYTES)?;
         let p = ThresholdParams::from_params(p);
+        if !stage.is_rgba8() {
+            return launch_typed(stage, &p);
+        }
+        check_scratch("threshold", stage.scratch.len(), SCRATCH_BYTES)?;
         let stream = stage.stream;
         // The level the map uses: the manual one, or -1 to read the computed one.
         let fixed = if p.method == Method::Manual {
@@ -196,6 +203,91 @@ impl FilterOps for Threshold {
             .map(|_| ())
             .map_err(CudaError::launch("threshold_apply"))
     }
+}
+
+/// Scratch of the typed kernels: the bins, then the float lumas' range as two order keys.
+const TYPED_SCRATCH_BYTES: usize = 4 * TYPED_HIST_BINS as usize + 8;
+
+/// The threshold of a typed stage (`threshold_{range,hist,map}_<format>`): an automatic
+/// level is found on the host, by the reference's own [`cpu::level`], from the bins the
+/// device counted (one wait for the stream).
+fn launch_typed(stage: &mut GpuStage<'_>, p: &ThresholdParams) -> Result<(), CudaError> {
+    let (w, h) = (stage.width, stage.height);
+    let sample = stage.layout.0;
+    let floats = sample == SampleType::F32;
+    let cfg = GpuStage::pixel_grid(w, h);
+    let (s, d, wi, hi) = (stage.input.handle(), stage.output.handle(), w as i32, h as i32);
+    let range_at = 4 * TYPED_HIST_BINS as usize;
+    let (mut lo, mut hi_luma) = (0f32, 0f32);
+    let (mode, level) = if p.method == Method::Manual {
+        let full = sample.full_scale() as u32;
+        match floats {
+            true => (0i32, 0u32),
+            false => (1, p.level * (full / 255)),
+        }
+    } else {
+        check_scratch("threshold", stage.scratch.len(), TYPED_SCRATCH_BYTES)?;
+        let bins = match sample {
+            SampleType::F32 => TYPED_HIST_BINS as usize,
+            _ => sample.full_scale() as usize + 1,
+        };
+        stage.zero_scratch(0, 4 * bins)?;
+        stage.write_scratch(range_at, &[u32::MAX, 0])?;
+        if floats {
+            let kernel = crate::typed_kernel!("threshold_range", stage.layout)?;
+            let f = stage.kernels.function("threshold", kernel, &cfg)?;
+            let mut b = stage.stream.launch_builder(&f);
+            b.arg(&s).arg(&mut *stage.scratch).arg(&wi).arg(&hi);
+            // SAFETY: matches `threshold_range_<format>(tex, unsigned int*, int, int)`; it
+            // updates the two keys after the bins, inside the checked scratch.
+            unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
+        }
+        let kernel = crate::typed_kernel!("threshold_hist", stage.layout)?;
+        let f = stage.kernels.function("threshold", kernel, &cfg)?;
+        let float_bins = i32::from(floats);
+        let mut b = stage.stream.launch_builder(&f);
+        b.arg(&s)
+            .arg(&mut *stage.scratch)
+            .arg(&wi)
+            .arg(&hi)
+            .arg(&float_bins);
+        // SAFETY: matches `threshold_hist_<format>(tex, unsigned int*, int, int, int)`; it
+        // counts into the first `bins` words (round(Y) ≤ full scale, or a range bin below
+        // TYPED_HIST_BINS) and reads the keys after them, inside the checked scratch.
+        unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
+        let counts = stage.scratch_u32(0, bins)?;
+        let level = cpu::level(p.method, p.level, &counts);
+        if floats {
+            let keys = stage.scratch_u32(range_at, 2)?;
+            (lo, hi_luma) = (value_of(keys[0]), value_of(keys[1]));
+        }
+        (if floats { 2 } else { 1 }, level)
+    };
+    let full = sample.full_scale();
+    let (on, off) = match p.invert == 1 {
+        true => (0.0f32, full),
+        false => (full, 0.0),
+    };
+    let at = p.level as f32 / 255.0;
+    let kernel = crate::typed_kernel!("threshold_map", stage.layout)?;
+    let f = stage.kernels.function("threshold", kernel, &cfg)?;
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&s)
+        .arg(&d)
+        .arg(&wi)
+        .arg(&hi)
+        .arg(&mode)
+        .arg(&level)
+        .arg(&at)
+        .arg(&lo)
+        .arg(&hi_luma)
+        .arg(&on)
+        .arg(&off);
+    // SAFETY: matches `threshold_map_<format>(tex, surf, int, int, int, unsigned int,
+    // float, float, float, float, float)`; it writes only inside w × h of the output.
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(CudaError::launch(kernel))
 }
 
 #[cfg(test)]

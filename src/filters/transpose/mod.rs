@@ -56,7 +56,11 @@ impl FilterOps for Transpose {
             block_dim: (TRANSPOSE_TILE, TRANSPOSE_ROWS, 1),
             shared_mem_bytes: 0,
         };
-        let f = stage.kernels.function("transpose", "transpose", &cfg)?;
+        let kernel = match stage.is_rgba8() {
+            true => "transpose",
+            false => crate::typed_kernel!("transpose", stage.layout)?,
+        };
+        let f = stage.kernels.function("transpose", kernel, &cfg)?;
         let (s, d, wi, hi) = (
             stage.input.handle(),
             stage.output.handle(),
@@ -65,9 +69,10 @@ impl FilterOps for Transpose {
         );
         let mut b = stage.stream.launch_builder(&f);
         b.arg(&s).arg(&d).arg(&wi).arg(&hi);
-        // SAFETY: matches `transpose(tex, surf, int, int)`; the output is h × w.
+        // SAFETY: matches `transpose[_<format>](tex, surf, int, int)` for the stage's
+        // layout; the output is h × w of that layout.
         unsafe { b.launch(cfg) }
             .map(|_| ())
-            .map_err(CudaError::launch("transpose"))
+            .map_err(CudaError::launch(kernel))
     }
 }

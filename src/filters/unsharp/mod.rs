@@ -17,15 +17,15 @@ mod typed;
 
 use crate::kernel_constants::{CONV_FUSED_MAX_RADIUS, UNSHARP_BLOCK_X, UNSHARP_BLOCK_Y};
 use super::gaussian::{
-    default_radius, fused_pass, gaussian_weights, row_pass, upload_weights, RADIUS,
+    default_radius, fused_pass, gaussian_weights, row_pass, typed_passes, upload_weights, RADIUS,
     SCRATCH_PER_PIXEL, SIGMA,
 };
 use super::param::typed_params;
 use super::param::Default::Required;
-use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
+use super::{colour_plane_bytes, FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params, RGBA8};
 use crate::cuda::{blocks, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use crate::pixels::PixelImage;
+use crate::pixels::{PixelImage, SampleType};
 use image::RgbaImage;
 
 pub struct Unsharp;
@@ -78,7 +78,10 @@ impl FilterOps for Unsharp {
         crate::map_pixels!(image, b => typed::unsharp_typed(b, u.sigma, u.amount, u.radius))
     }
 
-    fn scratch_bytes(&self, width: u32, height: u32, p: &Params) -> usize {
+    fn scratch_bytes(&self, width: u32, height: u32, layout: (SampleType, u8), p: &Params) -> usize {
+        if layout != RGBA8 {
+            return colour_plane_bytes(width, height, layout);
+        }
         if UnsharpParams::from_params(p).radius <= CONV_FUSED_MAX_RADIUS {
             return 0; // one fused pass, no row plane
         }
@@ -93,6 +96,9 @@ impl FilterOps for Unsharp {
         } = UnsharpParams::from_params(p);
         let weights = gaussian_weights(sigma, radius);
         upload_weights(stage, "convolution", &weights)?;
+        if !stage.is_rgba8() {
+            return typed_passes(stage, radius, Some(amount));
+        }
         if radius <= CONV_FUSED_MAX_RADIUS {
             return fused_pass(stage, radius, Some(amount));
         }

@@ -115,18 +115,20 @@ pub fn run_cpu_frame(
     Ok(report)
 }
 
-/// The CPU frame of an image with no filter, in any format: its texels uploaded into the
-/// output texture (re-specified in the image's stored format) and empty bins (the
-/// histogram reads RGBA8 for now).
-pub fn run_cpu_copy(
+/// The CPU frame of an image in any format: `filters` by their typed references, the
+/// result's texels uploaded into the output texture (re-specified in its stored format)
+/// and empty bins (the frame's histogram reads RGBA8; typed images have ranged ones).
+pub fn run_cpu_typed(
     gl: &glow::Context,
     image: &PixelImage,
     targets: &mut FrameTargets,
+    filters: &[Filter],
 ) -> Result<FrameReport, PipelineError> {
+    let (result, stages) = process_typed_on_cpu(image, filters);
     let start = Instant::now();
-    let format = GpuPixelFormat::of(image);
-    let texels = GpuPixelFormat::texels(image)?;
-    let (width, height) = image.dimensions();
+    let format = GpuPixelFormat::of(&result);
+    let texels = GpuPixelFormat::texels(&result)?;
+    let (width, height) = result.dimensions();
     targets
         .output
         .upload_texels(gl, (width, height), format.gl(), &texels)?;
@@ -135,7 +137,7 @@ pub fn run_cpu_copy(
         width,
         height,
         histogram: Histogram::empty(width, height),
-        stages: Vec::new(),
+        stages,
     };
     upload_cpu_bins(gl, targets, &report)?;
     report.stages.push(StageTime::since("upload", start));

@@ -138,7 +138,7 @@ impl CudaFrame {
         signal: impl FnOnce(&CudaStream) -> Result<(), CudaError>,
     ) -> Result<FrameResult, CudaError> {
         self.device.bind()?;
-        self.ensure_scratch(filters, source.0, source.1)?;
+        self.ensure_scratch(filters, source.0, source.1, GpuPixelFormat::RGBA8)?;
         let stream = self.device.stream.clone();
         wait(&stream)?;
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
@@ -217,10 +217,11 @@ impl CudaFrame {
         filters: &[Stage],
         mut w: u32,
         mut h: u32,
+        format: GpuPixelFormat,
     ) -> Result<(), CudaError> {
         let mut need = 1usize;
         for f in filters {
-            need = need.max(f.scratch_bytes(w, h));
+            need = need.max(f.scratch_bytes(w, h, format.layout()));
             (w, h) = f.output_size(w, h);
         }
         if need > self.scratch.as_ref().map_or(0, |s| s.len()) {
@@ -272,13 +273,9 @@ impl CudaFrame {
             }
         }
         let format = GpuPixelFormat::from_gl(source.format)?;
-        if format != GpuPixelFormat::RGBA8 {
-            if let Some(stage) = filters.first() {
-                return Err(no_typed_kernel(stage, format));
-            }
-        }
+        refuse_typed_user_kernels(filters, format)?;
         let hosted = self.prepare_kernel_host(filters, (source.width, source.height))?;
-        self.ensure_scratch(filters, source.width, source.height)?;
+        self.ensure_scratch(filters, source.width, source.height, format)?;
         if let Some(shared) = targets.external() {
             shared.prepare_source(gl, source, self.source_changed)?;
         }
@@ -685,6 +682,7 @@ impl CudaFrame {
                 output,
                 width: w,
                 height: h,
+                layout: format.layout(),
                 scratch,
             };
             // The kernel's own GPU time where the kernel host ran it (the rest of the
@@ -816,6 +814,18 @@ fn host_export(
 
 /// The stage that copies the frame's bins to the host, after the histogram kernel.
 const BINS_TO_HOST: &str = "bins to host";
+
+/// Refuses a stack with a user kernel on an image not stored as RGBA8 (user kernels read
+/// and write RGBA8; the filters have a kernel for every format).
+pub fn refuse_typed_user_kernels(
+    filters: &[Stage],
+    format: GpuPixelFormat,
+) -> Result<(), PipelineError> {
+    match filters.iter().find(|s| matches!(s, Stage::Kernel(_))) {
+        Some(stage) if format != GpuPixelFormat::RGBA8 => Err(no_typed_kernel(stage, format)),
+        _ => Ok(()),
+    }
+}
 
 /// The refusal of `stage` on an image stored as `format` (its kernels read RGBA8 only).
 pub fn no_typed_kernel(stage: &Stage, format: GpuPixelFormat) -> PipelineError {

@@ -1,8 +1,8 @@
 //! Runs frames on the chosen backend and falls back to the CPU when CUDA fails (in
 //! `auto` mode), keeping the reason for the status bar.
 
-use super::cpu_frame::{run_cpu_copy, run_cpu_frame};
-use super::cuda_frame::{no_typed_kernel, CudaFrame};
+use super::cpu_frame::{run_cpu_frame, run_cpu_typed};
+use super::cuda_frame::{refuse_typed_user_kernels, CudaFrame};
 use super::frame_targets::FrameTargets;
 use super::stage::{cpu_filters, Stage};
 use crate::cuda::{kernel_build_description, CudaDevice};
@@ -248,8 +248,9 @@ impl FrameRunner {
 
     /// Runs `filters` on the source [`FrameRunner::load_pixels`] loaded (`image`: its host
     /// pixels). An 8-bit RGB or RGBA image runs as [`FrameRunner::run_loaded`] does; other
-    /// formats run with no filter only (the copy), since the filter kernels read RGBA8:
-    /// a stack with one is refused with [`PipelineError::NoTypedKernel`] before any work.
+    /// formats run the filters' typed kernels (or typed CPU references) in their own type.
+    /// User kernels read RGBA8: a stack with one is refused with
+    /// [`PipelineError::NoTypedKernel`] before any work.
     pub fn run_loaded_pixels(
         &mut self,
         gl: &glow::Context,
@@ -308,9 +309,7 @@ impl FrameRunner {
         filters: &[Stage],
     ) -> Result<FrameReport, PipelineError> {
         let format = GpuPixelFormat::from_gl(source.format)?;
-        if let (Some(stage), false) = (filters.first(), format == GpuPixelFormat::RGBA8) {
-            return Err(no_typed_kernel(stage, format));
-        }
+        refuse_typed_user_kernels(filters, format)?;
         let (w, h) = Stage::chain_size(filters, source.width, source.height);
         self.freeing_spares_on_failure(gl, |r| r.shape_output(gl, (w, h), format))?;
         if self.cuda.is_some() {
@@ -334,7 +333,7 @@ impl FrameRunner {
         let filters = cpu_filters(filters).map_err(PipelineError::KernelNeedsCuda)?;
         match host {
             HostPixels::Rgba8(image) => Ok(run_cpu_frame(gl, image, &mut self.targets, &filters)?),
-            HostPixels::Typed(image) => run_cpu_copy(gl, image, &mut self.targets),
+            HostPixels::Typed(image) => run_cpu_typed(gl, image, &mut self.targets, &filters),
         }
     }
 

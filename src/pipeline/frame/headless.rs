@@ -2,15 +2,19 @@
 //! directly, or CUDA through the same interop path as the window, on a surfaceless EGL
 //! context.
 
-use super::cpu_frame::process_on_cpu;
+use super::cpu_frame::{process_on_cpu, process_typed_on_cpu};
+use super::cuda_frame::refuse_typed_user_kernels;
 use super::frame_runner::FrameRunner;
 use super::stage::{cpu_filters, Stage};
-use super::working_set::check_gpu_frame;
+use super::working_set::{check_gpu_frame, check_gpu_frame_as};
 use crate::cuda::{CudaDevice, DeviceInfo, KernelSet};
 use crate::filters::kernel_modules;
 use crate::pipeline::headless::{cuda_headless_gl, on_backend};
 use crate::pipeline::interop::{choose_interop, InteropRequest, InteropStatus};
-use crate::pipeline::{choose_backend, BackendRequest, BackendStatus, FrameReport, PipelineError};
+use crate::pipeline::{
+    choose_backend, BackendRequest, BackendStatus, FrameReport, GpuPixelFormat, PipelineError,
+};
+use crate::pixels::PixelImage;
 use image::RgbaImage;
 
 /// A processed image with its report and the backend (and interop path) that made it.
@@ -105,6 +109,62 @@ fn process_on_gl(
     );
     phase.done("release");
     result
+}
+
+/// A processed image of any sample type, with its report and backend.
+pub struct HeadlessPixels {
+    pub image: PixelImage,
+    pub report: FrameReport,
+    pub status: BackendStatus,
+}
+
+/// Runs `filters` on an image of any sample type in that type: on CUDA through the typed
+/// kernels and the same interop path as RGBA8 (read back in the image's type and
+/// channels), on the CPU by the typed references. User kernels read RGBA8 and are refused
+/// for other formats.
+pub fn process_pixels_headless(
+    image: &PixelImage,
+    filters: &[Stage],
+    request: BackendRequest,
+    interop: InteropRequest,
+) -> Result<HeadlessPixels, PipelineError> {
+    let format = GpuPixelFormat::of(image);
+    refuse_typed_user_kernels(filters, format)?;
+    let on_cpu = |reason: String| -> Result<HeadlessPixels, PipelineError> {
+        let filters = cpu_filters(filters)
+            .map_err(|e| PipelineError::KernelNeedsCuda(format!("{e} ({reason})")))?;
+        let (image, stages) = process_typed_on_cpu(image, &filters);
+        let (width, height) = image.dimensions();
+        Ok(HeadlessPixels {
+            image,
+            report: FrameReport {
+                backend: crate::pipeline::BackendKind::Cpu,
+                width,
+                height,
+                histogram: crate::ops::Histogram::empty(width, height),
+                stages,
+            },
+            status: BackendStatus::cpu(reason),
+        })
+    };
+    on_backend(request, on_cpu, |gl| {
+        check_gpu_frame_as(gl, image.dimensions(), format, filters)?;
+        let (w, h) = image.dimensions();
+        let mut runner = FrameRunner::new(gl, request, interop, w, h)?;
+        let out = runner
+            .load_pixels(gl, image)
+            .and_then(|_| runner.run_loaded_pixels(gl, image, filters))
+            .and_then(|report| Ok((runner.read_output_pixels(gl)?, report)));
+        let status = runner.status.clone();
+        runner.destroy(gl);
+        out.map(|(image, report)| {
+            Ok(HeadlessPixels {
+                image,
+                report,
+                status,
+            })
+        })
+    })?
 }
 
 /// Runs `filters` on every frame `next_frame` gives (all `width × height`), on one backend

@@ -17,7 +17,10 @@ pub use cpu_frame::{
 };
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;
-pub use headless::{probe_cuda, process_frames_headless, process_headless, HeadlessOutput};
+pub use headless::{
+    probe_cuda, process_frames_headless, process_headless, process_pixels_headless, HeadlessOutput,
+    HeadlessPixels,
+};
 pub use hosted::frame_work;
 pub use stage::{cpu_filters, stage_parser, stage_spec_help, stages_of, Stage, StageSpecError};
 pub use working_set::{check_gpu_frame, check_gpu_frame_as, gpu_frame_bytes, gpu_frame_bytes_as};

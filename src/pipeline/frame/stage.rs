@@ -2,6 +2,7 @@
 //! ([`KernelStage`], `kernel:PATH.cu[,name=value...]`). Specs parse and print either.
 
 use crate::filters::{Filter, FilterSpecError};
+use crate::pixels::SampleType;
 use crate::user_kernel::{KernelStage, KernelStageError, CPU_REASON, KERNEL_STAGE_NAME};
 use std::fmt;
 use std::str::FromStr;
@@ -44,10 +45,11 @@ impl Stage {
             .fold((width, height), |(w, h), s| s.output_size(w, h))
     }
 
-    /// Bytes of device scratch the stage needs (a kernel has none).
-    pub fn scratch_bytes(&self, width: u32, height: u32) -> usize {
+    /// Bytes of device scratch the stage needs on an image stored as `layout` (a kernel
+    /// has none).
+    pub fn scratch_bytes(&self, width: u32, height: u32, layout: (SampleType, u8)) -> usize {
         match self {
-            Stage::Filter(f) => f.def().ops.scratch_bytes(width, height, f.params()),
+            Stage::Filter(f) => f.def().ops.scratch_bytes(width, height, layout, f.params()),
             Stage::Kernel(_) => 0,
         }
     }

@@ -25,7 +25,7 @@ pub fn gpu_frame_bytes_as(
     let intermediates = filters.len().saturating_sub(1).min(2) as u64 * image;
     let (mut w, mut h, mut scratch) = (width, height, 0u64);
     for f in filters {
-        scratch = scratch.max(f.scratch_bytes(w, h) as u64);
+        scratch = scratch.max(f.scratch_bytes(w, h, format.layout()) as u64);
         (w, h) = f.output_size(w, h);
     }
     3 * image + intermediates + scratch
