@@ -130,6 +130,9 @@ shared_constants! {
     TYPED_BLOCK_Y = 8;
     /// Rows (box columns) or columns (box rows) one thread slides its window over.
     TYPED_BOX_RUN = 32;
+    /// Largest box radius whose row sums are direct (one thread a pixel, coalesced
+    /// writes); above it a thread slides along a run.
+    TYPED_BOX_DIRECT_RADIUS = 16;
     /// Bins of a typed luma or channel histogram (U16 and F32; U8 uses 256).
     TYPED_HIST_BINS = 65536;
 

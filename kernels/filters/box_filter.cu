@@ -296,6 +296,31 @@ BOX_SMALL_KERNEL(7, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
 template <typename T> struct BoxSums { typedef unsigned int row; typedef unsigned long long col; typedef unsigned int stored; };
 template <> struct BoxSums<float> { typedef double row; typedef double col; typedef float stored; };
 
+// Radii up to TYPED_BOX_DIRECT_RADIUS sum each row window directly, one thread a pixel, so
+// that a warp writes one contiguous row segment (the sliding threads of a warp write 32
+// segments a run apart). box_rows_direct_<format>: grid (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
+template <typename T, int C>
+__device__ __forceinline__ void box_rows_direct(cudaTextureObject_t src, void* plane_bytes,
+                                                int width, int height, int radius)
+{
+    typedef typename BoxSums<T>::row S;
+    typedef typename BoxSums<T>::stored P;
+    const int CC = Colour<C>::count;
+    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    S sum[3] = {0, 0, 0};
+    for (int dx = -radius; dx <= radius; ++dx) {
+        const float4 v = load_values<T, C>(src, x + dx, y);
+#pragma unroll
+        for (int c = 0; c < CC; ++c) sum[c] += (S)channel_of(v, c);
+    }
+    P* plane = (P*)plane_bytes;
+    const size_t channel = (size_t)width * height;
+#pragma unroll
+    for (int c = 0; c < CC; ++c) plane[c * channel + (size_t)y * width + x] = (P)sum[c];
+}
+
 template <typename T, int C>
 __device__ __forceinline__ void box_rows_typed(cudaTextureObject_t src, void* plane_bytes,
                                                int width, int height, int radius)
@@ -370,6 +395,12 @@ __device__ __forceinline__ void box_cols_typed(cudaTextureObject_t src, const vo
     box_rows_##suffix(cudaTextureObject_t src, void* plane, int width, int height, int radius) \
     {                                                                                        \
         box_rows_typed<T, C>(src, plane, width, height, radius);                             \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    box_rows_direct_##suffix(cudaTextureObject_t src, void* plane, int width, int height,    \
+                             int radius)                                                     \
+    {                                                                                        \
+        box_rows_direct<T, C>(src, plane, width, height, radius);                            \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
     box_cols_##suffix(cudaTextureObject_t src, const void* plane, cudaSurfaceObject_t dst,   \

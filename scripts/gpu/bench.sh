@@ -6,7 +6,7 @@
 # Steps: filters (`cudalens bench` at 4K, the filter table), explorer (`--mandelbrot`: the
 # explorer's frame), peers (`cudalens-bench --peers` at 4K and 8K: NPP beside each kernel),
 # goals (`cudalens-bench --mandelbrot`: Mariani–Silver at the four goal points and the
-# window bookmarks), kernels (`--kernels`: user kernels' goals), deep, handover (the GL–CUDA hand-over probe on both interop paths),
+# window bookmarks), typed (`cudalens bench --type u8|u16|f32` at 4K, f32 at 8K), kernels (`--kernels`: user kernels' goals), deep, handover (the GL–CUDA hand-over probe on both interop paths),
 # ms-sweep (the tuning sweep: long, one per call). DEADLINE (epoch seconds) stops steps.
 cd "$(dirname "$0")/../.."
 source scripts/gpu/common.sh
@@ -52,6 +52,12 @@ for s in $steps; do
                step_pair peers-8k 300 research --backend cuda --peers --runs 30 --size 7680x4320 ;;
         goals) step_pair goals 420 research --backend cuda --mandelbrot --runs 15 --size 64x64 ;;
         deep) step_pair deep 200 research --backend cuda --deep --runs 20 --size 1920x1080 ;;
+        # Every filter on RGBA of 8-bit, 16-bit and float samples at 4K (the typed kernels'
+        # share of copy bandwidth against RGBA8's).
+        typed) for t in u8 u16 f32; do
+                   step_pair "typed-4k-$t" 200 app --backend cuda --runs 20 --size 3840x2160 --type "$t"
+               done
+               step_pair typed-8k-f32 240 app --backend cuda --runs 10 --size 7680x4320 --type f32 ;;
         # User kernels: edit to first frame, the per-pixel copy's share of the built-in copy
         # at 4K and 8K, the tiled Sobel against the built-in (in the kernel host and in-process).
         kernels) step kernels 300 "$B/cudalens" bench --kernels --runs 30 --json "$OUT/kernels.json" ;;

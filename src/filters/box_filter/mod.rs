@@ -13,7 +13,7 @@ mod cpu;
 mod typed;
 
 use crate::kernel_constants::{
-    TYPED_BOX_RUN,
+    TYPED_BOX_DIRECT_RADIUS, TYPED_BOX_RUN,
     BOX_COLUMNS_PER_THREAD, BOX_MIN_SEGMENT, BOX_SMALL_MAX_RADIUS, BOX_SMALL_SEGMENT,
     BOX_SMALL_WARPS, BOX_TINY_MAX_RADIUS, BOX_TINY_SEGMENT,
 };
@@ -259,12 +259,21 @@ fn launch_typed(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> 
     )?;
     let (s, d) = (stage.input.handle(), stage.output.handle());
     let (wi, hi, r) = (w as i32, h as i32, radius as i32);
-    let rows = GpuStage::pixel_grid(w.div_ceil(TYPED_BOX_RUN), h);
-    let kernel = crate::typed_kernel!("box_rows", stage.layout)?;
+    let (rows, kernel) = match radius <= TYPED_BOX_DIRECT_RADIUS {
+        true => (
+            GpuStage::pixel_grid(w, h),
+            crate::typed_kernel!("box_rows_direct", stage.layout)?,
+        ),
+        false => (
+            GpuStage::pixel_grid(w.div_ceil(TYPED_BOX_RUN), h),
+            crate::typed_kernel!("box_rows", stage.layout)?,
+        ),
+    };
     let f = stage.kernels.function("box_filter", kernel, &rows)?;
     let mut b = stage.stream.launch_builder(&f);
     b.arg(&s).arg(&mut *stage.scratch).arg(&wi).arg(&hi).arg(&r);
-    // SAFETY: matches `box_rows_<format>(tex, void*, int, int, int)`; it writes the plane
+    // SAFETY: matches `box_rows[_direct]_<format>(tex, void*, int, int, int)`, each with its
+    // grid; it writes the plane
     // of w·h values per colour channel (4 bytes each), which the scratch holds (checked).
     unsafe { b.launch(rows) }.map_err(CudaError::launch(kernel))?;
     let cols = GpuStage::pixel_grid(w, h.div_ceil(TYPED_BOX_RUN));

@@ -19,6 +19,7 @@ use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, check_scratch, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use crate::pixels::{PixelImage, SampleType};
+use std::sync::{Arc, Mutex};
 use image::RgbaImage;
 
 /// Bytes of the table in the scratch.
@@ -70,24 +71,42 @@ struct KernelMap([f64; 5]);
 // SAFETY: five f64, passed by value as the kernel's `LevelsMap` of five doubles.
 unsafe impl cudarc::driver::DeviceRepr for KernelMap {}
 
-/// The levels of a typed stage: integer types look up the reference's table of every
-/// value (uploaded to the scratch), floats map on the device in f64.
-fn launch_typed(stage: &mut GpuStage<'_>, levels: &typed::Levels) -> Result<(), CudaError> {
-    let (w, h) = (stage.width, stage.height);
-    let sample = stage.layout.0;
-    let table: Vec<u8> = match sample {
+/// The last integer table made, kept for the next frame (65536 `powf` take about a
+/// millisecond): the parameters and type it was made for, and its bytes.
+type TableCache = Option<(typed::Levels, SampleType, Arc<Vec<u8>>)>;
+static LAST_TABLE: Mutex<TableCache> = Mutex::new(None);
+
+/// The bytes of the table of every value of `sample` (little-endian; empty for floats).
+fn integer_table(levels: &typed::Levels, sample: SampleType) -> Arc<Vec<u8>> {
+    let mut last = LAST_TABLE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((l, t, bytes)) = last.as_ref() {
+        if l == levels && *t == sample {
+            return bytes.clone();
+        }
+    }
+    let bytes = Arc::new(match sample {
         SampleType::U8 => typed::levels_table::<u8>(levels),
         SampleType::U16 => typed::levels_table::<u16>(levels)
             .iter()
             .flat_map(|v| v.to_le_bytes())
             .collect(),
         SampleType::F32 => Vec::new(),
-    };
+    });
+    *last = Some((*levels, sample, bytes.clone()));
+    bytes
+}
+
+/// The levels of a typed stage: integer types look up the reference's table of every
+/// value (uploaded to the scratch), floats map on the device in f64.
+fn launch_typed(stage: &mut GpuStage<'_>, levels: &typed::Levels) -> Result<(), CudaError> {
+    let (w, h) = (stage.width, stage.height);
+    let sample = stage.layout.0;
+    let table = integer_table(levels, sample);
     if !table.is_empty() {
         check_scratch("levels", stage.scratch.len(), table.len())?;
         stage
             .stream
-            .memcpy_htod(&table, &mut stage.scratch.slice_mut(0..table.len()))
+            .memcpy_htod(table.as_slice(), &mut stage.scratch.slice_mut(0..table.len()))
             .map_err(CudaError::driver("cuMemcpyHtoD(levels table)"))?;
     }
     let full = f64::from(sample.full_scale());
