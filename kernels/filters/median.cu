@@ -320,9 +320,10 @@ median5(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
 // MEDIAN_BLOCK^2 outputs' (MEDIAN_BLOCK + 2R)^2 window into dynamic shared memory as order
 // keys, one plane per colour channel (integers: the value; floats: float_key, the order of
 // f32::total_cmp, so NaN sorts above every number as in the reference), and each thread
-// radix-selects rank (n - 1) / 2 of its window per channel: for each key bit from the top,
-// the candidate result | bit is kept while at most the rank values lie below it (8, 16 or
-// 32 steps of n compares). Dynamic shared memory: channels * (MEDIAN_BLOCK + 2R)^2 * 4 bytes.
+// selects rank (n - 1) / 2 of its window per channel: R = 1 from sorted columns (as median3);
+// otherwise a bitwise radix select: for each key bit from the top, the candidate
+// result | bit is kept while at most the rank values lie below it (8, 16 or 32 steps of n
+// compares; R = 2 holds its 25 keys in registers). Dynamic shared memory: channels * (MEDIAN_BLOCK + 2R)^2 * 4 bytes.
 #include "typed.cuh"
 
 template <typename T> struct MedianKey {
@@ -335,6 +336,56 @@ template <> struct MedianKey<float> {
     static __device__ __forceinline__ unsigned int of(float v) { return float_key(v); }
     static __device__ __forceinline__ float value(unsigned int k) { return float_of_key(k); }
 };
+
+// Rank `rank` of the d x d keys at `plane` (rows `side` apart), by bitwise radix select
+// over BITS key bits. With D > 0 the window is D x D, read once into registers.
+template <int BITS, int D>
+__device__ __forceinline__ unsigned int radix_select_keys(const unsigned int* plane, int side,
+                                                          int d, unsigned int rank)
+{
+    unsigned int window[D > 0 ? D * D : 1];
+    if (D > 0) {
+#pragma unroll
+        for (int j = 0; j < D; ++j)
+#pragma unroll
+            for (int i = 0; i < D; ++i) window[j * D + i] = plane[j * side + i];
+    }
+    unsigned int result = 0;
+#pragma unroll
+    for (int bit = BITS - 1; bit >= 0; --bit) {
+        const unsigned int candidate = result | (1u << bit);
+        unsigned int below = 0;
+        if (D > 0) {
+#pragma unroll
+            for (int k = 0; k < (D > 0 ? D * D : 1); ++k) below += window[k] < candidate;
+        } else {
+            for (int j = 0; j < d; ++j)
+                for (int i = 0; i < d; ++i) below += plane[j * side + i] < candidate;
+        }
+        if (below <= rank) result = candidate;
+    }
+    return result;
+}
+
+// The median of the 3 x 3 keys at `plane` from sorted columns: with each column sorted into
+// (lo, mid, hi), the median of the nine is the median of (the largest lo, the median of the
+// mids, the smallest hi), as median3 does for RGBA8.
+__device__ __forceinline__ unsigned int median9_keys(const unsigned int* plane, int side)
+{
+    unsigned int lo[3], mid[3], hi[3];
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+        const unsigned int a = plane[i], b = plane[side + i], c = plane[2 * side + i];
+        const unsigned int ab_lo = min(a, b), ab_hi = max(a, b);
+        lo[i] = min(ab_lo, c);
+        hi[i] = max(ab_hi, c);
+        mid[i] = max(ab_lo, min(ab_hi, c));
+    }
+    const unsigned int l = max(max(lo[0], lo[1]), lo[2]);
+    const unsigned int h = min(min(hi[0], hi[1]), hi[2]);
+    const unsigned int m = max(min(mid[0], mid[1]), min(max(mid[0], mid[1]), mid[2]));
+    return max(min(l, m), min(max(l, m), h));
+}
 
 template <typename T, int C>
 __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
@@ -362,13 +413,13 @@ __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfac
 #pragma unroll
     for (int c = 0; c < CC; ++c) {
         const unsigned int* plane = keys + c * area + threadIdx.y * side + threadIdx.x;
-        unsigned int result = 0;
-        for (int bit = MedianKey<T>::bits - 1; bit >= 0; --bit) {
-            const unsigned int candidate = result | (1u << bit);
-            unsigned int below = 0;
-            for (int j = 0; j < d; ++j)
-                for (int i = 0; i < d; ++i) below += plane[j * side + i] < candidate;
-            if (below <= rank) result = candidate;
+        unsigned int result;
+        if (radius == 1) {
+            result = median9_keys(plane, side);
+        } else if (radius == 2) {
+            result = radix_select_keys<MedianKey<T>::bits, 5>(plane, side, 5, rank);
+        } else {
+            result = radix_select_keys<MedianKey<T>::bits, 0>(plane, side, d, rank);
         }
         set_channel(out, c, MedianKey<T>::value(result));
     }
