@@ -84,16 +84,7 @@ fn process_8bit(source: PixelImage, args: &ApplyArgs) -> Result<(PixelImage, Str
         crate::edit::keep_outside(&mut out.image, &edited, rect);
     }
     drop(edited); // the input is not needed while the result is encoded
-    if out.status.kind == crate::pipeline::BackendKind::Cpu && args.backend == BackendRequest::Auto
-    {
-        super::notes::note(&format!("CPU backend: {}", out.status.reason));
-    }
-    let how = format!(
-        "{} backend, {:.2} ms: {}",
-        out.status.kind,
-        out.report.total_ms(),
-        stage_times(&out.report.stages)
-    );
+    let how = ran_on(&out.status, &out.report, args.backend);
     Ok((PixelImage::from_rgba8_as(out.image, channels), how))
 }
 
@@ -115,17 +106,26 @@ pub(super) fn process_typed(
         check_selection(rect, edited.dimensions(), image.dimensions())?;
         crate::edit::typed::keep_outside_typed(&mut image, &edited, rect);
     }
-    if out.status.kind == crate::pipeline::BackendKind::Cpu && args.backend == BackendRequest::Auto
-    {
-        super::notes::note(&format!("CPU backend: {}", out.status.reason));
-    }
-    let how = format!(
-        "{} backend, {:.2} ms: {}",
-        out.status.kind,
-        out.report.total_ms(),
-        stage_times(&out.report.stages)
-    );
+    let how = ran_on(&out.status, &out.report, args.backend);
     Ok((image, how))
+}
+
+/// What ran, for the summary line ("CUDA backend, 1.20 ms: gaussian 1.20"); with `auto`
+/// on the CPU backend, a note of why.
+fn ran_on(
+    status: &crate::pipeline::BackendStatus,
+    report: &crate::pipeline::FrameReport,
+    request: BackendRequest,
+) -> String {
+    if status.kind == crate::pipeline::BackendKind::Cpu && request == BackendRequest::Auto {
+        super::notes::note(&format!("CPU backend: {}", status.reason));
+    }
+    format!(
+        "{} backend, {:.2} ms: {}",
+        status.kind,
+        report.total_ms(),
+        stage_times(&report.stages)
+    )
 }
 
 /// "gaussian 1.20, sobel 0.40".

@@ -6,7 +6,8 @@
 //! Adding a filter: its folder `src/filters/<name>/` (descriptor, `FilterOps` and CUDA
 //! launcher in `mod.rs`; the RGBA8 CPU reference and its unit tests in `cpu.rs`; the
 //! reference generic over the sample type in `typed.rs`), its kernel
-//! `kernels/filters/<module>.cu`, one line in the `filters!` list below, and its golden
+//! `kernels/filters/<module>.cu` (RGBA8 and one typed instance per `TYPED_FORMATS` entry), one
+//! line in the `filters!` list below, and its golden
 //! outputs (`CUDALENS_BLESS=1 cargo test --test golden`).
 
 mod def;
