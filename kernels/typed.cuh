@@ -14,6 +14,8 @@
 // src/filters/gpu_stage.rs looks them up.
 #pragma once
 
+#include "cudalens_constants.h"
+
 #define TYPED_FORMATS(M)                                                                     \
     M(u8x1, unsigned char, 1)                                                                \
     M(u16x1, unsigned short, 1)                                                              \
@@ -52,6 +54,19 @@ __device__ __forceinline__ float4 load_values(cudaTextureObject_t src, int x, in
 {
     typedef typename Texel<T, C>::type V;
     return texel_values(tex2D<V>(src, (float)x + 0.5f, (float)y + 0.5f));
+}
+
+// This thread's pixel in a launch of one thread a pixel (blocks of TYPED_BLOCK_X x
+// TYPED_BLOCK_Y): its coordinates and values; false past the image.
+template <typename T, int C>
+__device__ __forceinline__ bool typed_pixel(cudaTextureObject_t src, int width, int height, int& x,
+                                            int& y, float4& v)
+{
+    x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
+    y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
+    if (x >= width || y >= height) return false;
+    v = load_values<T, C>(src, x, y);
+    return true;
 }
 
 // Channel c (0..3) of a pixel's values.

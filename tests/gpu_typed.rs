@@ -139,6 +139,21 @@ fn poison(format: GpuPixelFormat) -> Vec<u8> {
     texel[..format.bytes_per_pixel()].to_vec()
 }
 
+/// Gives the output `size` and `format` and fills it with [`poison`].
+fn poison_output(
+    gl: &glow::Context,
+    runner: &mut FrameRunner,
+    size: (u32, u32),
+    format: GpuPixelFormat,
+) {
+    runner.shape_output(gl, size, format).expect("shape output");
+    runner
+        .targets
+        .output
+        .fill_texel(gl, &poison(format))
+        .expect("poison output");
+}
+
 /// Loads `image`, poisons the output (in the image's format and size) and the bins, runs
 /// the identity frame and checks what comes back: through CUDA or the CPU's read-back, as
 /// an image of the source's type and channels, and the output texture through GL.
@@ -152,14 +167,7 @@ fn check_identity(gl: &glow::Context, runner: &mut FrameRunner, label: &str, ima
         source.read_texels(gl).expect("read source") == want,
         "{label}: the source as loaded"
     );
-    runner
-        .shape_output(gl, image.dimensions(), format)
-        .expect("shape output");
-    runner
-        .targets
-        .output
-        .fill_texel(gl, &poison(format))
-        .expect("poison output");
+    poison_output(gl, runner, image.dimensions(), format);
     runner
         .targets
         .bins
@@ -449,14 +457,7 @@ fn check_typed_stack(
     }
     runner.load_pixels(gl, image).expect("load");
     let format = GpuPixelFormat::of(image);
-    runner
-        .shape_output(gl, want.dimensions(), format)
-        .expect("shape output");
-    runner
-        .targets
-        .output
-        .fill_texel(gl, &poison(format))
-        .expect("poison output");
+    poison_output(gl, runner, want.dimensions(), format);
     if let Err(e) = runner.run_loaded_pixels(gl, image, stack) {
         failures.push(format!("{label}: {e}"));
         return;

@@ -89,17 +89,6 @@ equalize_apply(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int 
 #define EQ_TABLE (EQ_RANGE + 8)
 #define EQ_HAS (EQ_TABLE + 3 * TYPED_HIST_BINS)
 
-template <typename T, int C>
-__device__ __forceinline__ bool equalize_pixel_at(cudaTextureObject_t src, int width, int height,
-                                                  int& x, int& y, float4& v)
-{
-    x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
-    y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return false;
-    v = load_values<T, C>(src, x, y);
-    return true;
-}
-
 // The bin of channel c's value v (false: not counted, a non-finite float).
 template <typename T>
 __device__ __forceinline__ bool equalize_bin(const unsigned int* scratch, int c, float v,
@@ -124,7 +113,7 @@ __device__ __forceinline__ void equalize_range(cudaTextureObject_t src, unsigned
 {
     int x, y;
     float4 v;
-    if (!equalize_pixel_at<T, C>(src, width, height, x, y, v)) return;
+    if (!typed_pixel<T, C>(src, width, height, x, y, v)) return;
 #pragma unroll
     for (int c = 0; c < Colour<C>::count; ++c) {
         const float s = channel_of(v, c);
@@ -140,7 +129,7 @@ __device__ __forceinline__ void equalize_hist(cudaTextureObject_t src, unsigned 
 {
     int x, y;
     float4 v;
-    if (!equalize_pixel_at<T, C>(src, width, height, x, y, v)) return;
+    if (!typed_pixel<T, C>(src, width, height, x, y, v)) return;
 #pragma unroll
     for (int c = 0; c < Colour<C>::count; ++c) {
         unsigned int bin;
@@ -155,7 +144,7 @@ __device__ __forceinline__ void equalize_map(cudaTextureObject_t src, cudaSurfac
 {
     int x, y;
     float4 v;
-    if (!equalize_pixel_at<T, C>(src, width, height, x, y, v)) return;
+    if (!typed_pixel<T, C>(src, width, height, x, y, v)) return;
     float4 out = v;
     const float* tables = (const float*)(scratch + EQ_TABLE);
 #pragma unroll

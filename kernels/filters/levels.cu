@@ -53,10 +53,9 @@ template <typename T, int C>
 __device__ __forceinline__ void levels_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                              int width, int height, const T* table, LevelsMap m)
 {
-    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
-    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return;
-    const float4 v = load_values<T, C>(src, x, y);
+    int x, y;
+    float4 v;
+    if (!typed_pixel<T, C>(src, width, height, x, y, v)) return;
     float4 out = v;
 #pragma unroll
     for (int c = 0; c < Colour<C>::count; ++c) set_channel(out, c, level_value<T>(channel_of(v, c), table, m));

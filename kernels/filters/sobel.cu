@@ -76,21 +76,23 @@ template <typename T, int C>
 __device__ __forceinline__ void sobel_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                             int width, int height, float scale)
 {
-    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
-    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return;
+    int x, y;
+    float4 centre;
+    if (!typed_pixel<T, C>(src, width, height, x, y, centre)) return;
     float l[3][3];
 #pragma unroll
     for (int dy = 0; dy < 3; ++dy)
 #pragma unroll
         for (int dx = 0; dx < 3; ++dx)
-            l[dy][dx] = typed_luma<C>(load_values<T, C>(src, x + dx - 1, y + dy - 1));
+            l[dy][dx] = dx == 1 && dy == 1
+                            ? typed_luma<C>(centre)
+                            : typed_luma<C>(load_values<T, C>(src, x + dx - 1, y + dy - 1));
     const float gx = __fsub_rn(weighted_sum(l[0][2], l[1][2], l[2][2]),
                                weighted_sum(l[0][0], l[1][0], l[2][0]));
     const float gy = __fsub_rn(weighted_sum(l[2][0], l[2][1], l[2][2]),
                                weighted_sum(l[0][0], l[0][1], l[0][2]));
     const float m = __fmul_rn(scale, __fsqrt_rn(__fadd_rn(__fmul_rn(gx, gx), __fmul_rn(gy, gy))));
-    store_values<T, C>(dst, x, y, make_float4(m, m, m, 0.0f), load_values<T, C>(src, x, y));
+    store_values<T, C>(dst, x, y, make_float4(m, m, m, 0.0f), centre);
 }
 
 #define SOBEL_TYPED(suffix, T, C)                                                            \

@@ -195,17 +195,6 @@ threshold_apply(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int
 // One thread a pixel: block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
 #include "typed.cuh"
 
-template <typename T, int C>
-__device__ __forceinline__ bool threshold_pixel_at(cudaTextureObject_t src, int width, int height,
-                                                   int& x, int& y, float& luma)
-{
-    x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
-    y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return false;
-    luma = typed_luma<C>(load_values<T, C>(src, x, y));
-    return true;
-}
-
 // round(Y) clamped to 0..full scale, as the reference's integer bins.
 template <typename T>
 __device__ __forceinline__ unsigned int rounded_bin(float y)
@@ -218,8 +207,10 @@ __device__ __forceinline__ void threshold_range(cudaTextureObject_t src, unsigne
                                                 int width, int height)
 {
     int x, y;
-    float luma;
-    if (!threshold_pixel_at<T, C>(src, width, height, x, y, luma) || !is_finite_f32(luma)) return;
+    float4 v;
+    if (!typed_pixel<T, C>(src, width, height, x, y, v)) return;
+    const float luma = typed_luma<C>(v);
+    if (!is_finite_f32(luma)) return;
     const unsigned int key = float_key(luma);
     atomicMin(scratch + TYPED_HIST_BINS, key);
     atomicMax(scratch + TYPED_HIST_BINS + 1, key);
@@ -230,8 +221,9 @@ __device__ __forceinline__ void threshold_hist(cudaTextureObject_t src, unsigned
                                                int width, int height, int floats)
 {
     int x, y;
-    float luma;
-    if (!threshold_pixel_at<T, C>(src, width, height, x, y, luma)) return;
+    float4 v;
+    if (!typed_pixel<T, C>(src, width, height, x, y, v)) return;
+    const float luma = typed_luma<C>(v);
     if (!floats) {
         atomicAdd(scratch + rounded_bin<T>(luma), 1u);
     } else if (is_finite_f32(luma)) {
@@ -248,14 +240,15 @@ __device__ __forceinline__ void threshold_map(cudaTextureObject_t src, cudaSurfa
                                               float on, float off)
 {
     int x, y;
-    float luma;
-    if (!threshold_pixel_at<T, C>(src, width, height, x, y, luma)) return;
+    float4 v;
+    if (!typed_pixel<T, C>(src, width, height, x, y, v)) return;
+    const float luma = typed_luma<C>(v);
     bool white;
     if (mode == 0) white = luma >= at;
     else if (mode == 1) white = rounded_bin<T>(luma) >= level;
     else white = is_finite_f32(luma) && range_bin(luma, lo, hi, TYPED_HIST_BINS) >= level;
-    const float v = white ? on : off;
-    store_values<T, C>(dst, x, y, make_float4(v, v, v, 0.0f), load_values<T, C>(src, x, y));
+    const float out = white ? on : off;
+    store_values<T, C>(dst, x, y, make_float4(out, out, out, 0.0f), v);
 }
 
 #define THRESHOLD_TYPED(suffix, T, C)                                                        \

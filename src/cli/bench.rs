@@ -74,7 +74,8 @@ pub fn check_bench_host(args: &BenchArgs) -> Result<(), CliError> {
     if let Some(path) = &args.json {
         crate::image_io::check_output_path(path, true)?;
     }
-    let image = u64::from(w) * u64::from(h) * 4;
+    let sample_bytes = bench_sample_type(args.sample_type).bytes() as u64;
+    let image = u64::from(w) * u64::from(h) * 4 * sample_bytes;
     crate::image_io::budget::check_host(&format!("bench at {w}x{h}"), 3 * image + (64 << 20))
         .map_err(CliError::usage)
 }
@@ -90,9 +91,11 @@ pub fn check_bench(gl: &glow::Context, args: &BenchArgs) -> Result<(), CliError>
         )));
     }
     check_bench_host(args)?;
-    // Every case's filters in one chain: an upper bound of any case's memory.
+    // Every case's filters in one chain: an upper bound of any case's memory, in the
+    // bench image's format.
     let worst: Vec<Filter> = cases(args).into_iter().flat_map(|(_, f)| f).collect();
-    crate::pipeline::check_gpu_frame(gl, w, h, &stages_of(&worst))?;
+    let format = GpuPixelFormat::stored(bench_sample_type(args.sample_type), 4);
+    crate::pipeline::check_gpu_frame_as(gl, (w, h), format, &stages_of(&worst))?;
     Ok(())
 }
 
@@ -111,6 +114,15 @@ pub fn bench_frame(
             source.destroy(gl);
             Err(e.into())
         }
+    }
+}
+
+/// The sample type `--type` names.
+pub fn bench_sample_type(t: BenchSampleType) -> SampleType {
+    match t {
+        BenchSampleType::U8 => SampleType::U8,
+        BenchSampleType::U16 => SampleType::U16,
+        BenchSampleType::F32 => SampleType::F32,
     }
 }
 
@@ -184,12 +196,10 @@ pub fn measure_cases(
     }
     // `--type u16|f32`: the same image as RGBA of that type through the typed kernels
     // (no peers: NPP's are timed on RGBA8).
-    let typed = match args.sample_type {
-        BenchSampleType::U8 => None,
-        BenchSampleType::U16 => Some(SampleType::U16),
-        BenchSampleType::F32 => Some(SampleType::F32),
-    }
-    .map(|t| PixelImage::from_rgba8(image.clone()).to_type(t));
+    let typed = match bench_sample_type(args.sample_type) {
+        SampleType::U8 => None,
+        t => Some(PixelImage::from_rgba8(image.clone()).to_type(t)),
+    };
     if let Some(typed) = &typed {
         runner.load_pixels(gl, typed)?;
         hook = None;

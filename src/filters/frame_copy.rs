@@ -18,22 +18,13 @@ pub fn launch_copy(
     launch_typed_copy(kernels, stream, (src, dst), (w, h), (SampleType::U8, 4))
 }
 
-/// The copy kernel of arrays of `sample` with `channels` (1 or 4), as `copy.cu` names it.
+/// The copy kernel of arrays of `sample` with `channels` (1 or 4), as `copy.cu` names it:
+/// `copy_image` for RGBA8, `copy_<format>` for the typed formats.
 pub fn copy_kernel_name(sample: SampleType, channels: u8) -> Result<&'static str, CudaError> {
-    Ok(match (sample, channels) {
-        (SampleType::U8, 4) => "copy_image",
-        (SampleType::U8, 1) => "copy_u8x1",
-        (SampleType::U16, 1) => "copy_u16x1",
-        (SampleType::U16, 4) => "copy_u16x4",
-        (SampleType::F32, 1) => "copy_f32x1",
-        (SampleType::F32, 4) => "copy_f32x4",
-        _ => {
-            return Err(CudaError::Launch {
-                kernel: "copy",
-                reason: format!("no copy kernel for {sample} samples × {channels}"),
-            })
-        }
-    })
+    match (sample, channels) {
+        super::RGBA8 => Ok("copy_image"),
+        layout => crate::typed_kernel!("copy", layout),
+    }
 }
 
 /// Copies `src` into `dst` (texture and surface objects over arrays of `w × h` pixels of

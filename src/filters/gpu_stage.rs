@@ -96,7 +96,7 @@ pub fn pick_typed_kernel(
         (sample, channels) => {
             return Err(CudaError::Launch {
                 kernel: base,
-                reason: format!("no typed kernel for {sample} samples × {channels}"),
+                reason: format!("no {base} kernel for {sample} samples × {channels}"),
             })
         }
     };
@@ -125,4 +125,30 @@ macro_rules! typed_kernel {
 /// Bytes of a typed stage's f32 (or u32) plane of its colour channels.
 pub fn colour_plane_bytes(width: u32, height: u32, layout: (SampleType, u8)) -> usize {
     width as usize * height as usize * usize::from(layout.1.min(3)) * 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `typed_kernel!` names each layout by the suffix that `TYPED_FORMATS` in
+    /// `kernels/typed.cuh` gives the same sample type and channels.
+    #[test]
+    fn typed_kernel_names_follow_typed_formats() {
+        let header = include_str!("../../kernels/typed.cuh");
+        for (sample, channels, c_type) in [
+            (SampleType::U8, 1, "unsigned char"),
+            (SampleType::U16, 1, "unsigned short"),
+            (SampleType::U16, 4, "unsigned short"),
+            (SampleType::F32, 1, "float"),
+            (SampleType::F32, 4, "float"),
+        ] {
+            let name = crate::typed_kernel!("k", (sample, channels)).expect("a typed layout");
+            let suffix = name.strip_prefix("k_").expect("prefix");
+            let entry = format!("M({suffix}, {c_type}, {channels})");
+            assert!(header.contains(&entry), "typed.cuh lacks {entry}");
+        }
+        assert!(crate::typed_kernel!("k", RGBA8).is_err());
+        assert!(crate::typed_kernel!("k", (SampleType::U16, 3)).is_err());
+    }
 }

@@ -68,18 +68,22 @@ fn launch_typed(stage: &mut GpuStage<'_>) -> Result<(), CudaError> {
         SampleType::F32 => BINS,
         _ => sample.full_scale() as usize + 1,
     };
-    let counts = stage.scratch_u32(0, 3 * BINS)?;
+    // Only the bins the image's channels use travel: channel c's from word c · BINS.
+    let used = (colour - 1) * BINS + bins;
+    let counts = stage.scratch_u32(0, used)?;
     let hists: Vec<&[u32]> = (0..colour).map(|c| &counts[c * BINS..c * BINS + bins]).collect();
-    let mut tables = vec![0u32; 3 * BINS + 4];
+    let mut tables = vec![0u32; used];
+    let mut has = [0u32; 3];
     for (c, table) in typed::equalize_tables(&hists, sample).into_iter().enumerate() {
         if let Some(table) = table {
             for (t, v) in tables[c * BINS..].iter_mut().zip(&table) {
                 *t = v.to_bits();
             }
-            tables[3 * BINS + c] = 1;
+            has[c] = 1;
         }
     }
     stage.write_scratch(4 * EQ_TABLE, &tables)?;
+    stage.write_scratch(4 * EQ_HAS, &has)?;
     let kernel = crate::typed_kernel!("equalize_map", stage.layout)?;
     let f = stage.kernels.function("equalize", kernel, &cfg)?;
     let mut b = stage.stream.launch_builder(&f);

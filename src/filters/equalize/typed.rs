@@ -103,20 +103,21 @@ pub fn equalize_tables(hists: &[&[u32]], sample: SampleType) -> Vec<Option<Vec<f
 pub fn equalize_typed<T: Sample>(image: &ImageBuf<T>) -> ImageBuf<T> {
     let c = usize::from(image.channels());
     let src = image.as_slice();
-    let per_channel: Vec<(Binning, Option<Vec<f32>>)> = (0..colour_channels(image.channels()))
+    let (binnings, hists): (Vec<Binning>, Vec<Vec<u32>>) = (0..colour_channels(image.channels()))
         .map(|ch| {
             let values: Vec<T> = src.iter().skip(ch).step_by(c).copied().collect();
             let binning = Binning::of(&values);
             let mut hist = vec![0u32; binning.bins];
-            let mut total = 0u64;
             for b in values.iter().filter_map(|v| binning.bin(v.to_f64())) {
                 hist[b] += 1;
-                total += 1;
             }
-            let full = T::TYPE.full_scale();
-            let table = equalize_table(&hist, total, full, binning.integer);
-            (binning, table)
+            (binning, hist)
         })
+        .unzip();
+    let hists: Vec<&[u32]> = hists.iter().map(Vec::as_slice).collect();
+    let per_channel: Vec<(Binning, Option<Vec<f32>>)> = binnings
+        .into_iter()
+        .zip(equalize_tables(&hists, T::TYPE))
         .collect();
     with_colour(image, |i, ch| {
         let v = src[i * c + ch];

@@ -218,18 +218,18 @@ fn launch_typed(stage: &mut GpuStage<'_>, p: &ThresholdParams) -> Result<(), Cud
     let cfg = GpuStage::pixel_grid(w, h);
     let (s, d, wi, hi) = (stage.input.handle(), stage.output.handle(), w as i32, h as i32);
     let range_at = 4 * TYPED_HIST_BINS as usize;
+    let full = sample.full_scale();
     let (mut lo, mut hi_luma) = (0f32, 0f32);
     let (mode, level) = if p.method == Method::Manual {
-        let full = sample.full_scale() as u32;
         match floats {
             true => (0i32, 0u32),
-            false => (1, p.level * (full / 255)),
+            false => (1, p.level * (full as u32 / 255)),
         }
     } else {
         check_scratch("threshold", stage.scratch.len(), TYPED_SCRATCH_BYTES)?;
         let bins = match sample {
             SampleType::F32 => TYPED_HIST_BINS as usize,
-            _ => sample.full_scale() as usize + 1,
+            _ => full as usize + 1,
         };
         stage.zero_scratch(0, 4 * bins)?;
         stage.write_scratch(range_at, &[u32::MAX, 0])?;
@@ -255,15 +255,15 @@ fn launch_typed(stage: &mut GpuStage<'_>, p: &ThresholdParams) -> Result<(), Cud
         // counts into the first `bins` words (round(Y) ≤ full scale, or a range bin below
         // TYPED_HIST_BINS) and reads the keys after them, inside the checked scratch.
         unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
-        let counts = stage.scratch_u32(0, bins)?;
-        let level = cpu::level(p.method, p.level, &counts);
+        // Floats: the two range keys follow the TYPED_HIST_BINS bins, read in one copy.
+        let words = if floats { bins + 2 } else { bins };
+        let counts = stage.scratch_u32(0, words)?;
+        let level = cpu::level(p.method, p.level, &counts[..bins]);
         if floats {
-            let keys = stage.scratch_u32(range_at, 2)?;
-            (lo, hi_luma) = (value_of(keys[0]), value_of(keys[1]));
+            (lo, hi_luma) = (value_of(counts[bins]), value_of(counts[bins + 1]));
         }
         (if floats { 2 } else { 1 }, level)
     };
-    let full = sample.full_scale();
     let (on, off) = match p.invert == 1 {
         true => (0.0f32, full),
         false => (full, 0.0),

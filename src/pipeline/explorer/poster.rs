@@ -33,11 +33,20 @@ pub enum DeviceChoice {
     List(Vec<usize>),
 }
 
+/// A `--devices` value that names no set of devices.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceChoiceError {
+    #[error("'{0}': expected all, or device numbers such as 0,1")]
+    NotADevice(String),
+    #[error("device {0} is listed twice")]
+    Repeated(usize),
+}
+
 impl std::str::FromStr for DeviceChoice {
-    type Err = String;
+    type Err = DeviceChoiceError;
 
     /// `all`, or ordinals separated by commas (`0,2`), each once.
-    fn from_str(text: &str) -> Result<Self, String> {
+    fn from_str(text: &str) -> Result<Self, DeviceChoiceError> {
         if text.trim().eq_ignore_ascii_case("all") {
             return Ok(DeviceChoice::All);
         }
@@ -46,9 +55,9 @@ impl std::str::FromStr for DeviceChoice {
             let n: usize = part
                 .trim()
                 .parse()
-                .map_err(|_| format!("'{part}': expected all, or device numbers such as 0,1"))?;
+                .map_err(|_| DeviceChoiceError::NotADevice(part.to_string()))?;
             if list.contains(&n) {
-                return Err(format!("device {n} is listed twice"));
+                return Err(DeviceChoiceError::Repeated(n));
             }
             list.push(n);
         }

@@ -72,6 +72,21 @@ pub fn process_typed_on_cpu(
     (current.unwrap_or_else(|| image.clone()), stages)
 }
 
+/// [`process_typed_on_cpu`] as a frame: the result and its report, with empty bins (the
+/// frame's histogram reads RGBA8; typed images have ranged ones).
+pub fn typed_frame_on_cpu(image: &PixelImage, filters: &[Filter]) -> (PixelImage, FrameReport) {
+    let (result, stages) = process_typed_on_cpu(image, filters);
+    let (width, height) = result.dimensions();
+    let report = FrameReport {
+        backend: BackendKind::Cpu,
+        width,
+        height,
+        histogram: Histogram::empty(width, height),
+        stages,
+    };
+    (result, report)
+}
+
 /// Shows a CPU result: the pixels uploaded into the output texture (already of its size)
 /// and the bins into their buffer, the upload's time added to `report`.
 pub fn upload_cpu_result(
@@ -124,21 +139,13 @@ pub fn run_cpu_typed(
     targets: &mut FrameTargets,
     filters: &[Filter],
 ) -> Result<FrameReport, PipelineError> {
-    let (result, stages) = process_typed_on_cpu(image, filters);
+    let (result, mut report) = typed_frame_on_cpu(image, filters);
     let start = Instant::now();
     let format = GpuPixelFormat::of(&result);
     let texels = GpuPixelFormat::texels(&result)?;
-    let (width, height) = result.dimensions();
     targets
         .output
-        .upload_texels(gl, (width, height), format.gl(), &texels)?;
-    let mut report = FrameReport {
-        backend: BackendKind::Cpu,
-        width,
-        height,
-        histogram: Histogram::empty(width, height),
-        stages,
-    };
+        .upload_texels(gl, result.dimensions(), format.gl(), &texels)?;
     upload_cpu_bins(gl, targets, &report)?;
     report.stages.push(StageTime::since("upload", start));
     Ok(report)

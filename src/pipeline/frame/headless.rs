@@ -2,7 +2,7 @@
 //! directly, or CUDA through the same interop path as the window, on a surfaceless EGL
 //! context.
 
-use super::cpu_frame::{process_on_cpu, process_typed_on_cpu};
+use super::cpu_frame::{process_on_cpu, typed_frame_on_cpu};
 use super::cuda_frame::refuse_typed_user_kernels;
 use super::frame_runner::FrameRunner;
 use super::stage::{cpu_filters, Stage};
@@ -133,17 +133,10 @@ pub fn process_pixels_headless(
     let on_cpu = |reason: String| -> Result<HeadlessPixels, PipelineError> {
         let filters = cpu_filters(filters)
             .map_err(|e| PipelineError::KernelNeedsCuda(format!("{e} ({reason})")))?;
-        let (image, stages) = process_typed_on_cpu(image, &filters);
-        let (width, height) = image.dimensions();
+        let (image, report) = typed_frame_on_cpu(image, &filters);
         Ok(HeadlessPixels {
             image,
-            report: FrameReport {
-                backend: crate::pipeline::BackendKind::Cpu,
-                width,
-                height,
-                histogram: crate::ops::Histogram::empty(width, height),
-                stages,
-            },
+            report,
             status: BackendStatus::cpu(reason),
         })
     };
