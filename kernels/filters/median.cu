@@ -387,7 +387,10 @@ __device__ __forceinline__ unsigned int median9_keys(const unsigned int* plane, 
     return max(min(l, m), min(max(l, m), h));
 }
 
-template <typename T, int C>
+// R: 1 or 2 for the kernels built for that radius (median3_<format>, median5_<format>), 0
+// for any radius (median_<format>): a kernel of its own each, so that the 5x5 window's
+// registers do not cost the larger windows occupancy.
+template <typename T, int C, int R>
 __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                              int width, int height, int radius)
 {
@@ -414,9 +417,9 @@ __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfac
     for (int c = 0; c < CC; ++c) {
         const unsigned int* plane = keys + c * area + threadIdx.y * side + threadIdx.x;
         unsigned int result;
-        if (radius == 1) {
+        if (R == 1) {
             result = median9_keys(plane, side);
-        } else if (radius == 2) {
+        } else if (R == 2) {
             result = radix_select_keys<MedianKey<T>::bits, 5>(plane, side, 5, rank);
         } else {
             result = radix_select_keys<MedianKey<T>::bits, 0>(plane, side, d, rank);
@@ -431,6 +434,18 @@ __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfac
     median_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, \
                     int radius)                                                              \
     {                                                                                        \
-        median_typed<T, C>(src, dst, width, height, radius);                                 \
+        median_typed<T, C, 0>(src, dst, width, height, radius);                              \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(MEDIAN_BLOCK * MEDIAN_BLOCK)                \
+    median3_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,            \
+                     int height, int radius)                                                 \
+    {                                                                                        \
+        median_typed<T, C, 1>(src, dst, width, height, radius);                              \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(MEDIAN_BLOCK * MEDIAN_BLOCK)                \
+    median5_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,            \
+                     int height, int radius)                                                 \
+    {                                                                                        \
+        median_typed<T, C, 2>(src, dst, width, height, radius);                              \
     }
 TYPED_FORMATS(MEDIAN_TYPED)

@@ -98,16 +98,18 @@ impl FilterOps for Median {
                 reason: format!("radius {radius} > {MEDIAN_MAX_RADIUS}"),
             });
         }
-        let kernel = match typed {
-            false => "median",
-            true => crate::typed_kernel!("median", stage.layout)?,
+        let kernel = match (typed, radius) {
+            (false, _) => "median",
+            (true, 1) => crate::typed_kernel!("median3", stage.layout)?,
+            (true, 2) => crate::typed_kernel!("median5", stage.layout)?,
+            (true, _) => crate::typed_kernel!("median", stage.layout)?,
         };
         let f = stage.kernels.function("median", kernel, &cfg)?;
         let (s, d) = (stage.input.handle(), stage.output.handle());
         let (wi, hi, r) = (w as i32, h as i32, radius as i32);
         let mut b = stage.stream.launch_builder(&f);
         b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&r);
-        // SAFETY: matches `median[_<format>](tex, surf, int, int, int)` in
+        // SAFETY: matches `median[3|5][_<format>](tex, surf, int, int, int)` in
         // kernels/filters/median.cu; the dynamic shared memory holds the (16 + 2R)² tile
         // (one key plane per colour channel for the typed kernels); the output is w × h.
         unsafe { b.launch(cfg) }
