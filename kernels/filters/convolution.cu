@@ -259,9 +259,9 @@ __device__ __forceinline__ void gauss_cols_typed(cudaTextureObject_t src, const 
                                                  int radius, int unsharp, float amount)
 {
     const int CC = Colour<C>::count;
-    int x, y;
-    float4 source;
-    if (!typed_pixel<T, C>(src, width, height, x, y, source)) return;
+    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
+    if (x >= width || y >= height) return;
     const size_t channel = (size_t)width * height;
     float acc[3] = {0.0f, 0.0f, 0.0f};
     for (int k = 0; k <= 2 * radius; ++k) {
@@ -270,6 +270,8 @@ __device__ __forceinline__ void gauss_cols_typed(cudaTextureObject_t src, const 
 #pragma unroll
         for (int c = 0; c < CC; ++c) acc[c] = __fadd_rn(acc[c], __fmul_rn(w, plane[c * channel + row]));
     }
+    // Read after the sum, so that its values hold no registers through the loop.
+    const float4 source = load_values<T, C>(src, x, y);
     float4 out = source;
 #pragma unroll
     for (int c = 0; c < CC; ++c) {

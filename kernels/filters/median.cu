@@ -337,31 +337,40 @@ template <> struct MedianKey<float> {
     static __device__ __forceinline__ float value(unsigned int k) { return float_of_key(k); }
 };
 
-// Rank `rank` of the d x d keys at `plane` (rows `side` apart), by bitwise radix select
-// over BITS key bits. With D > 0 the window is D x D, read once into registers.
+// Rank `rank` of the D x D keys at `plane` (rows `side` apart) by bitwise radix select over
+// BITS key bits, the window read once into registers.
 template <int BITS, int D>
-__device__ __forceinline__ unsigned int radix_select_keys(const unsigned int* plane, int side,
-                                                          int d, unsigned int rank)
+__device__ __forceinline__ unsigned int radix_select_window(const unsigned int* plane, int side,
+                                                            unsigned int rank)
 {
-    unsigned int window[D > 0 ? D * D : 1];
-    if (D > 0) {
+    unsigned int window[D * D];
 #pragma unroll
-        for (int j = 0; j < D; ++j)
+    for (int j = 0; j < D; ++j)
 #pragma unroll
-            for (int i = 0; i < D; ++i) window[j * D + i] = plane[j * side + i];
-    }
+        for (int i = 0; i < D; ++i) window[j * D + i] = plane[j * side + i];
     unsigned int result = 0;
 #pragma unroll
     for (int bit = BITS - 1; bit >= 0; --bit) {
         const unsigned int candidate = result | (1u << bit);
         unsigned int below = 0;
-        if (D > 0) {
 #pragma unroll
-            for (int k = 0; k < (D > 0 ? D * D : 1); ++k) below += window[k] < candidate;
-        } else {
-            for (int j = 0; j < d; ++j)
-                for (int i = 0; i < d; ++i) below += plane[j * side + i] < candidate;
-        }
+        for (int k = 0; k < D * D; ++k) below += window[k] < candidate;
+        if (below <= rank) result = candidate;
+    }
+    return result;
+}
+
+// The same for a d x d window of any size, read from `plane` at each bit.
+template <int BITS>
+__device__ __forceinline__ unsigned int radix_select_plane(const unsigned int* plane, int side,
+                                                           int d, unsigned int rank)
+{
+    unsigned int result = 0;
+    for (int bit = BITS - 1; bit >= 0; --bit) {
+        const unsigned int candidate = result | (1u << bit);
+        unsigned int below = 0;
+        for (int j = 0; j < d; ++j)
+            for (int i = 0; i < d; ++i) below += plane[j * side + i] < candidate;
         if (below <= rank) result = candidate;
     }
     return result;
@@ -420,9 +429,9 @@ __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfac
         if (R == 1) {
             result = median9_keys(plane, side);
         } else if (R == 2) {
-            result = radix_select_keys<MedianKey<T>::bits, 5>(plane, side, 5, rank);
+            result = radix_select_window<MedianKey<T>::bits, 5>(plane, side, rank);
         } else {
-            result = radix_select_keys<MedianKey<T>::bits, 0>(plane, side, d, rank);
+            result = radix_select_plane<MedianKey<T>::bits>(plane, side, d, rank);
         }
         set_channel(out, c, MedianKey<T>::value(result));
     }
