@@ -7,7 +7,7 @@
 #   bash scripts/gpu/screenshot.sh unpack DIR   unpacks DIR/*.deb under /opt/x
 #   bash scripts/gpu/screenshot.sh shoot        starts Xvfb and takes the screenshots
 # The binary comes from the bundle (.carry, scripts/gpu/prepare.sh). Output in $OUT: the
-# image window, a selection with the stack inside it, the kernel editor with a marked error,
+# image window, a selection with the stack inside it, a 16-bit image, the kernel editor with a marked error,
 # the explorer with its overlay, a Julia set, and the 1e-100 deep bookmark.
 set -u
 cd "$(dirname "$0")/../.."
@@ -36,6 +36,13 @@ case ${1:-} in
         step shot-selection 120 env XDG_CONFIG_HOME=/tmp/selection-session "$B/cudalens" tests/data/coffee.png \
             "${app[@]}" --frames 40 --filter threshold:method=otsu --selection 120,80,260,180 \
             --selection-only --screenshot "$OUT/screenshot-gpu-selection.png"
+        # A dim 16-bit TIFF (coffee squeezed into 20..60 of 255, widened) filtered in 16 bits
+        # on CUDA, through Brightness/Contrast with Auto, beside its ranged histogram.
+        step make-16bit 60 "$B/cudalens" apply tests/data/coffee.png -o /tmp/coffee-16bit.tif \
+            --depth 16 --filter levels:out_black=20,out_white=60
+        step shot-16bit 120 env XDG_CONFIG_HOME=/tmp/typed-session "$B/cudalens" /tmp/coffee-16bit.tif \
+            "${app[@]}" --frames 40 --split --filter gaussian:sigma=1.5 --filter unsharp \
+            --auto-contrast --screenshot "$OUT/screenshot-gpu-16bit.png"
         # The kernel editor with a compile error marked at the user's line, beside the last
         # good build's output (the vignette keeps running).
         sed 's/const float d = sqrtf/const float d = sqrtff/' assets/kernels/vignette.cu >/tmp/vignette-typo.cu

@@ -50,6 +50,10 @@ pub struct GuiArgs {
     /// Show the filters' result inside the selection only.
     #[arg(long, requires = "selection")]
     pub selection_only: bool,
+    /// Open Brightness/Contrast over a 16-bit or float image and press its Auto once the
+    /// first result shows.
+    #[arg(long)]
+    pub auto_contrast: bool,
     /// Open the kernel editor on the stack's first kernel stage with FILE's text, as if it
     /// were typed there: the stage keeps its last good build until the text compiles.
     #[arg(long, value_name = "FILE")]

@@ -165,7 +165,8 @@ impl AppState {
                 "{w}×{h} is over the GPU's {max}×{max} texture limit"
             ));
         }
-        // A typed document's runner holds an RGBA8 rendition (nothing of it is shown).
+        // A typed document's runner holds an RGBA8 rendition (nothing of it is shown; on
+        // CUDA the next typed frame loads the typed pixels in its place).
         let rgba8 = match &pixels {
             DocumentPixels::Rgba8(p) => p.clone(),
             DocumentPixels::Typed(p) => Arc::new(p.as_ref().clone().into_rgba8()),

@@ -21,8 +21,9 @@ use super::presets_ui::{presets_ui, CommandSource, PresetsPanel};
 use super::recent::RecentFiles;
 use super::status_bar::{status_bar_ui, StatusLine, StatusMessage};
 use super::typed::{
-    cpu_only_note, rgba8_in_channels, run_typed_stack, save_typed, saved_message, shows_source_at,
-    typed_histogram_ui, DisplayTargets, TypedView,
+    rgba8_in_channels, run_typed_stack, save_typed, saved_message, shows_source_at,
+    typed_histogram_ui, typed_note, DisplayTargets, TypedView, TYPED_CPU_STAGE,
+    TYPED_READ_BACK_STAGE,
 };
 use super::worker::{progress_ui, Worker};
 use super::GuiArgs;
@@ -116,6 +117,12 @@ pub struct AppState {
     /// The typed filter stack on the CPU, with the source it runs on.
     pub(super) typed_filters: Worker<(PixelImage, f64)>,
     typed_job_of: Option<Arc<PixelImage>>,
+    /// The typed source the runner holds (CUDA backend): loaded again when it changes.
+    pub(super) typed_loaded: Option<Arc<PixelImage>>,
+    /// Brightness/Contrast opens with Auto over the next typed result (`--auto-contrast`).
+    auto_contrast: bool,
+    /// The status bar's stages of the last typed result.
+    typed_stages: Vec<crate::pipeline::StageTime>,
     /// The typed pixel under the cursor.
     pub(super) typed_hover: Option<(u32, u32)>,
 }
@@ -214,6 +221,9 @@ impl AppState {
             display,
             typed_filters: Worker::new("typed filters"),
             typed_job_of: None,
+            typed_loaded: None,
+            typed_stages: Vec::new(),
+            auto_contrast: args.auto_contrast,
             typed_hover: None,
         };
         state.mandelbrot.synchronous = state.synchronous;
@@ -320,7 +330,7 @@ impl AppState {
             return Err(anyhow::anyhow!("{}: {e}", path.display()));
         }
         let note = match &typed {
-            Some(t) => Some(cpu_only_note(t.source.sample_type()).to_string()),
+            Some(t) => Some(typed_note(t.source.sample_type(), self.runner.status.kind)),
             None => note,
         };
         let panel_open = self.typed.as_ref().is_some_and(|t| t.panel_open);
@@ -608,20 +618,29 @@ impl AppState {
             .collect()
     }
 
-    /// Runs the stack's built-in filters on the typed source with their typed CPU
-    /// references: on the worker, or here in scripted runs (--frames).
+    /// Runs the stack on the typed source: through the runner's typed kernels on CUDA
+    /// (here, as an 8-bit frame runs), otherwise the built-in filters' typed CPU references
+    /// on the worker, or here in scripted runs (--frames).
     fn start_typed_filters(&mut self, gl: &glow::Context, ctx: &egui::Context) {
         let Some(source) = self.typed.as_ref().map(|t| t.source.clone()) else {
             return;
         };
-        let filters = self.builtin_filters();
         self.filters_started = Instant::now();
         self.typed_job_of = Some(source.clone());
+        if self.runner.status.kind == BackendKind::Cuda {
+            self.typed_filters.cancel();
+            return self.typed_frame_on_gpu(gl, &source);
+        }
+        let filters = self.builtin_filters();
         if self.synchronous {
             self.typed_filters.cancel();
             let start = Instant::now();
             if let Some(result) = run_typed_stack(&source, &filters, &mut |_| true) {
                 let ms = start.elapsed().as_secs_f64() * 1e3;
+                self.typed_stages = vec![crate::pipeline::StageTime {
+                    name: TYPED_CPU_STAGE.into(),
+                    ms,
+                }];
                 self.typed_filters_done(gl, result, ms);
             }
             return;
@@ -642,6 +661,46 @@ impl AppState {
         );
     }
 
+    /// One frame of the typed stack through the runner: the source loaded when it changed,
+    /// the stack run in the source's type, the result read back once (the histogram, the
+    /// pixel inspector and Save read it) and shown.
+    fn typed_frame_on_gpu(&mut self, gl: &glow::Context, source: &Arc<PixelImage>) {
+        let start = Instant::now();
+        let stages = self.stack.runnable(self.kernels_off());
+        let held = self
+            .typed_loaded
+            .as_ref()
+            .is_some_and(|l| Arc::ptr_eq(l, source))
+            && self.runner.source().is_some_and(|t| {
+                let format = crate::pipeline::GpuPixelFormat::of(source).gl();
+                (t.width, t.height, t.format) == (source.width(), source.height(), format)
+            });
+        let run = |app: &mut Self| -> Result<_, crate::pipeline::PipelineError> {
+            if !held {
+                app.typed_loaded = None;
+                app.runner.load_pixels(gl, source)?;
+                app.typed_loaded = Some(source.clone());
+            }
+            let report = app.runner.run_loaded_pixels(gl, source, &stages)?;
+            let read = Instant::now();
+            let result = app.runner.read_output_pixels(gl)?;
+            Ok((
+                report,
+                crate::pipeline::StageTime::since(TYPED_READ_BACK_STAGE, read),
+                result,
+            ))
+        };
+        match run(self) {
+            Ok((report, read_back, result)) => {
+                let ms = start.elapsed().as_secs_f64() * 1e3;
+                self.typed_stages = report.stages;
+                self.typed_stages.push(read_back);
+                self.typed_filters_done(gl, result, ms);
+            }
+            Err(e) => self.set_message(format!("processing failed: {e}"), true),
+        }
+    }
+
     /// Shows a typed result of the current source.
     fn typed_filters_done(&mut self, gl: &glow::Context, result: PixelImage, ms: f64) {
         let Some(t) = self.typed.as_mut() else {
@@ -654,9 +713,16 @@ impl AppState {
         if !current {
             return;
         }
-        match t.set_result(gl, result, &mut self.display) {
-            Ok(()) => self.frame_ms = ms,
-            Err(e) => self.set_message(format!("processing failed: {e}"), true),
+        if let Err(e) = t.set_result(gl, result, &mut self.display) {
+            return self.set_message(format!("processing failed: {e}"), true);
+        }
+        self.frame_ms = ms;
+        if std::mem::take(&mut self.auto_contrast) {
+            t.panel_open = true;
+            t.panel.adjuster.auto();
+            if let Err(e) = t.display_changed(gl, &mut self.display) {
+                self.set_message(format!("display failed: {e}"), true);
+            }
         }
     }
 
@@ -720,6 +786,10 @@ impl AppState {
     /// Shows the worker's result, if one arrived.
     fn take_filter_result(&mut self, gl: &glow::Context) {
         if let Some((result, ms)) = self.typed_filters.poll() {
+            self.typed_stages = vec![crate::pipeline::StageTime {
+                name: TYPED_CPU_STAGE.into(),
+                ms,
+            }];
             self.typed_filters_done(gl, result, ms);
         }
         if let Some((image, report)) = self.filters.poll() {
@@ -993,10 +1063,7 @@ impl AppState {
             (Tab::Image, _, _) if !ready => (Some(self.document.size()), Vec::new()),
             (Tab::Image, _, _) if self.typed.is_some() => (
                 self.typed.as_ref().map(|t| t.shown().dimensions()),
-                vec![crate::pipeline::StageTime {
-                    name: "typed CPU stack".into(),
-                    ms: self.frame_ms,
-                }],
+                self.typed_stages.clone(),
             ),
             (Tab::Image, Some(r), _) => (Some((r.width, r.height)), r.stages.clone()),
             (Tab::Mandelbrot, _, Some(f)) => (

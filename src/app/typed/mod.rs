@@ -1,7 +1,8 @@
 //! 16-bit and float images in the window: they stay in their own type from open to save.
-//! Their filter stack runs the typed CPU references (no typed CUDA kernels yet), they show
-//! through the Brightness/Contrast window/level (`display`), and save with `save_pixels`
-//! keeping type and channels. This file is free of GL and egui; `view.rs` shows them.
+//! Their filter stack runs the typed CUDA kernels through the frame runner on the CUDA
+//! backend and the typed CPU references on a worker otherwise; they show through the
+//! Brightness/Contrast window/level (`display`), and save with `save_pixels` keeping type
+//! and channels. This file is free of GL and egui; `view.rs` shows them.
 
 mod view;
 
@@ -10,6 +11,7 @@ pub use view::{typed_histogram_ui, DisplayTargets, TypedView};
 use crate::edit::typed::keep_outside_typed;
 use crate::filters::Filter;
 use crate::image_io::{save_pixels, SaveConversion, SaveError, SaveOptions};
+use crate::pipeline::BackendKind;
 use crate::pixels::{PixelImage, SampleType};
 use std::path::Path;
 
@@ -18,13 +20,26 @@ pub fn runs_as_rgba8(image: &PixelImage) -> bool {
     image.sample_type() == SampleType::U8
 }
 
-/// The status line said once when a typed image opens.
-pub fn cpu_only_note(sample_type: SampleType) -> &'static str {
-    match sample_type {
-        SampleType::F32 => "float image: filters run on the CPU (no float CUDA kernels yet)",
-        _ => "16-bit image: filters run on the CPU (no 16-bit CUDA kernels yet)",
+/// The status line said once when a typed image opens on `backend`.
+pub fn typed_note(sample_type: SampleType, backend: BackendKind) -> String {
+    let image = match sample_type {
+        SampleType::F32 => "float image",
+        _ => "16-bit image",
+    };
+    match backend {
+        BackendKind::Cuda => {
+            format!("{image}: filters run in its type on CUDA (user kernels take 8-bit images)")
+        }
+        BackendKind::Cpu => format!("{image}: filters run in its type on the CPU"),
     }
 }
+
+/// The status bar's stage for a typed stack run on the CPU.
+pub const TYPED_CPU_STAGE: &str = "typed CPU stack";
+
+/// The status bar's stage for reading a typed result back from the GPU (for the
+/// histogram, the pixel inspector and Save).
+pub const TYPED_READ_BACK_STAGE: &str = "read back";
 
 /// Runs `filters` on `image` with their typed CPU references, one after another;
 /// `progress` gets the share done and answers whether to go on (None: cancelled).

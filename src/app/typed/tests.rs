@@ -109,8 +109,12 @@ fn cancelling_stops_the_stack() {
         load_typed(&data("tiff_u16_grey_imagej.tif"), &Admission::default()).expect("loads");
     assert!(run_typed_stack(&source, &[gaussian()], &mut |_| false).is_none());
     assert_eq!(
-        cpu_only_note(SampleType::U16),
-        "16-bit image: filters run on the CPU (no 16-bit CUDA kernels yet)"
+        typed_note(SampleType::U16, BackendKind::Cpu),
+        "16-bit image: filters run in its type on the CPU"
+    );
+    assert_eq!(
+        typed_note(SampleType::F32, BackendKind::Cuda),
+        "float image: filters run in its type on CUDA (user kernels take 8-bit images)"
     );
 }
 
