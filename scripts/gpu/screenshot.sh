@@ -38,10 +38,11 @@ case ${1:-} in
             --selection-only --screenshot "$OUT/screenshot-gpu-selection.png"
         # A dim 16-bit TIFF (coffee squeezed into 20..60 of 255, widened) filtered in 16 bits
         # on CUDA, through Brightness/Contrast with Auto, beside its ranged histogram.
+        rm -f /tmp/coffee-16bit.tif
         step make-16bit 60 "$B/cudalens" apply tests/data/coffee.png -o /tmp/coffee-16bit.tif \
             --depth 16 --filter levels:out_black=20,out_white=60
         step shot-16bit 120 env XDG_CONFIG_HOME=/tmp/typed-session "$B/cudalens" /tmp/coffee-16bit.tif \
-            "${app[@]}" --frames 40 --split --filter gaussian:sigma=1.5 --filter unsharp \
+            "${app[@]}" --frames 40 --split --filter gaussian:sigma=1.5 --filter unsharp:sigma=2,amount=1.5 \
             --auto-contrast --screenshot "$OUT/screenshot-gpu-16bit.png"
         # The kernel editor with a compile error marked at the user's line, beside the last
         # good build's output (the vignette keeps running).
