@@ -50,6 +50,9 @@ pub struct GuiArgs {
     /// Show the filters' result inside the selection only.
     #[arg(long, requires = "selection")]
     pub selection_only: bool,
+    /// Start playing a video given on the command line (the window opens it paused).
+    #[arg(long)]
+    pub play: bool,
     /// Open Brightness/Contrast over a 16-bit or float image and press its Auto once the
     /// first result shows.
     #[arg(long)]

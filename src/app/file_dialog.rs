@@ -27,9 +27,18 @@ impl DialogPurpose {
         !matches!(self, DialogPurpose::Open | DialogPurpose::ImportPalette)
     }
 
+    /// The desktop dialog's name for the files it lists.
+    pub fn filter_name(self) -> &'static str {
+        match self {
+            DialogPurpose::Open => "Images and videos",
+            DialogPurpose::ImportPalette => "Palettes",
+            _ => "Images",
+        }
+    }
+
     fn title(self) -> &'static str {
         match self {
-            DialogPurpose::Open => "Open image",
+            DialogPurpose::Open => "Open image or video",
             DialogPurpose::SaveResult => "Save result as",
             DialogPurpose::SaveMandelbrot => "Save view as PNG",
             DialogPurpose::ImportPalette => "Import palette (.map)",

@@ -1,12 +1,13 @@
 //! `CUDALENS_FRAME_LOG=PATH`: one line appended to `PATH` per painted frame, for scripted
 //! sessions that measure the UI's frame rate and follow its state without reading pixels:
-//! `SECONDS TAB BUSY FILTERS WxH FRACTAL SELECTION STACK UNDO DISPLAY`: seconds since the app
+//! `SECONDS TAB BUSY FILTERS WxH FRACTAL SELECTION STACK UNDO DISPLAY VIDEO`: seconds since the app
 //! started (3 decimals), `image` or `mandelbrot`, 1 while the tab's work runs (the
 //! explorer's render, the CPU filter stack), the number of enabled filters, the image's
 //! size, the explorer's fractal (`mandelbrot` or `julia`), the selection (`WxH+X+Y`, or
 //! `none`), the filter stack (`gaussian,-sobel`: names in order, `-` before those off;
 //! `none`), the name of the image tab's next undo step (`Add_gaussian`, or `none`), and
-//! a typed image's display window (`MIN..MAX` of the first channel, or `none`).
+//! a typed image's display window (`MIN..MAX` of the first channel, or `none`), and the
+//! index of a video's frame shown (`none` for a still).
 
 use std::fs::File;
 use std::io::Write;
@@ -29,6 +30,8 @@ pub struct FrameLine<'a> {
     pub undo: Option<String>,
     /// A typed image's display window (min, max).
     pub display: Option<(f64, f64)>,
+    /// The index of the video frame shown.
+    pub video: Option<u64>,
 }
 
 /// `text` as one word of the log: `none` when empty, spaces as `_`.
@@ -84,8 +87,9 @@ impl FrameLog {
         let display = line
             .display
             .map_or_else(|| "none".into(), |(lo, hi)| format!("{lo}..{hi}"));
+        let video = line.video.map_or_else(|| "none".into(), |i| i.to_string());
         let text = format!(
-            "{:.3} {} {} {} {}x{} {} {selection} {stack} {undo} {display}\n",
+            "{:.3} {} {} {} {}x{} {} {selection} {stack} {undo} {display} {video}\n",
             self.start.elapsed().as_secs_f64(),
             line.tab,
             u8::from(line.busy),

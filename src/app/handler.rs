@@ -299,6 +299,7 @@ impl Handler {
                 let range = t.panel.adjuster.range();
                 (range.min, range.max)
             }),
+            video: r.state.video.as_ref().map(|v| v.shown()),
         });
         self.frames += 1;
         self.last_frame = Some(Instant::now());

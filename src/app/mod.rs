@@ -36,6 +36,7 @@ mod status_bar;
 mod typed;
 mod unsaved;
 mod user_bookmarks;
+mod video;
 
 pub use args::{
     parse_pair, parse_selection, parse_size_up_to, parse_window_size, screenshot_options, GuiArgs,
@@ -45,7 +46,6 @@ pub use config_dir::{config_dir, CONFIG_DIR_ENV};
 pub use filter_stack::{FilterEntry, FilterStack};
 
 pub use handler::WindowTooLarge;
-pub use state::VideoInWindow;
 pub use view_text::{view_chunks, view_from_text, view_to_text, ViewText};
 mod view_history;
 mod view_text;

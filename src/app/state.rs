@@ -25,10 +25,14 @@ use super::typed::{
     typed_histogram_ui, typed_note, DisplayTargets, TypedView, TYPED_CPU_STAGE,
     TYPED_READ_BACK_STAGE,
 };
+use super::video::{
+    handle_request, video_controls_ui, video_keys, PlayerEvent, ShownFrame, VideoPlayer,
+    VideoRequest, Waker,
+};
 use super::worker::{progress_ui, Worker};
 use super::GuiArgs;
 use crate::gl::HistogramRenderer;
-use crate::image_io::{load_image_with, SAVE_EXTENSIONS};
+use crate::image_io::{load_image_with, LoadedImage, SAVE_EXTENSIONS};
 use crate::mandelbrot::deep::find_bookmark;
 use crate::pipeline::{upload_cpu_bins, BackendKind, FrameReport, FrameRunner, MandelbrotRenderer};
 use crate::pixels::PixelImage;
@@ -44,12 +48,6 @@ pub enum Tab {
     Image,
     Mandelbrot,
 }
-
-/// A video given to the window, which shows still images: the command line filters videos
-/// (exit code 2 when named at start).
-#[derive(Debug, thiserror::Error)]
-#[error("{}: a video; the window opens still images (filter a video with `cudalens apply {} -o out.mp4 --filter …`)", .0.display(), .0.display())]
-pub struct VideoInWindow(pub std::path::PathBuf);
 
 pub struct AppState {
     pub tab: Tab,
@@ -125,6 +123,12 @@ pub struct AppState {
     typed_stages: Vec<crate::pipeline::StageTime>,
     /// The typed pixel under the cursor.
     pub(super) typed_hover: Option<(u32, u32)>,
+    /// The video the document's pixels are a frame of (None for a still).
+    pub(super) video: Option<VideoPlayer>,
+    /// The first video opened starts playing (`--play`).
+    play_on_open: bool,
+    /// The egui context, for threads that wake the window (set on the first frame).
+    repaint: Arc<std::sync::OnceLock<egui::Context>>,
 }
 
 /// Bytes of a background result uploaded per frame (about 15 ms of Mesa's upload).
@@ -224,6 +228,9 @@ impl AppState {
             typed_loaded: None,
             typed_stages: Vec::new(),
             auto_contrast: args.auto_contrast,
+            video: None,
+            play_on_open: args.play,
+            repaint: Arc::default(),
             typed_hover: None,
         };
         state.mandelbrot.synchronous = state.synchronous;
@@ -283,10 +290,25 @@ impl AppState {
         }
     }
 
-    /// Loads `path`; on failure the current image stays.
+    /// Loads `path` (an image, or a video paused on its first frame); on failure the
+    /// current image stays.
     pub fn try_open(&mut self, gl: &glow::Context, path: &Path) -> anyhow::Result<()> {
         if crate::video::is_video_path(path) {
-            return Err(VideoInWindow(path.to_path_buf()).into());
+            let repaint = self.repaint.clone();
+            let wake: Waker = Arc::new(move || {
+                if let Some(ctx) = repaint.get() {
+                    ctx.request_repaint();
+                }
+            });
+            let (player, first) = VideoPlayer::open(path, wake)?;
+            let loaded = video_frame_document(&player, first.image);
+            self.take_loaded(gl, loaded, path)?;
+            let mut player = player;
+            if std::mem::take(&mut self.play_on_open) {
+                player.play(Instant::now())?;
+            }
+            self.video = Some(player);
+            return Ok(());
         }
         // The GPU's texture limit and the memory budget are checked from the header,
         // before anything is decoded.
@@ -296,6 +318,19 @@ impl AppState {
             ..Default::default()
         };
         let loaded = load_image_with(path, &admission)?;
+        self.take_loaded(gl, loaded, path)?;
+        self.video = None;
+        Ok(())
+    }
+
+    /// Makes `loaded` (read from `path`) the document; on failure the current one stays.
+    fn take_loaded(
+        &mut self,
+        gl: &glow::Context,
+        loaded: crate::image_io::LoadedImage,
+        path: &Path,
+    ) -> anyhow::Result<()> {
+        let max = crate::gl::max_texture_size(gl);
         let (width, height) = loaded.pixels.dimensions();
         if width > max || height > max {
             return Err(crate::image_io::LoadError::TooLarge {
@@ -437,9 +472,14 @@ impl AppState {
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "result".into());
+                // A video's result is the frame shown: its number goes in the name.
+                let frame = self
+                    .video
+                    .as_ref()
+                    .map_or_else(String::new, |v| format!("-frame{:06}", v.shown()));
                 (
                     self.save_dir_or_document_dir(),
-                    format!("{stem}-cudalens.png"),
+                    format!("{stem}{frame}-cudalens.png"),
                     &SAVE_EXTENSIONS,
                 )
             }
@@ -453,7 +493,7 @@ impl AppState {
         let native = run_native(|| {
             let d = rfd::FileDialog::new()
                 .set_directory(&dir)
-                .add_filter("Images", extensions);
+                .add_filter(purpose.filter_name(), extensions);
             if purpose.is_save() {
                 d.set_file_name(name.as_str()).save_file()
             } else {
@@ -567,6 +607,57 @@ impl AppState {
             | Action::ToggleSelectTool
             | Action::ToggleSelectionOnly => {}
         }
+    }
+
+    /// The video's keys and the frame its clock says is due (its stack runs this frame);
+    /// the window wakes again when the next one is due.
+    fn video_tick(&mut self, gl: &glow::Context, ctx: &egui::Context) {
+        let Some(player) = self.video.as_mut() else {
+            return;
+        };
+        if let Some(request) = video_keys(ctx, player.is_playing()) {
+            self.video_request(request);
+        }
+        let Some(player) = self.video.as_mut() else {
+            return;
+        };
+        let (shown, event) = player.poll(Instant::now());
+        match event {
+            Some(PlayerEvent::Ended) => self.set_message("end of the video", false),
+            Some(PlayerEvent::Failed(e)) => self.set_message(e, true),
+            None => {}
+        }
+        if let Some(frame) = shown {
+            self.show_video_frame(gl, frame);
+        }
+        if let Some(wait) = self.video.as_ref().and_then(|v| v.next_due(Instant::now())) {
+            ctx.request_repaint_after(wait);
+        }
+    }
+
+    /// Carries out a request of the video's controls or keys (its frame comes through
+    /// the player's poll).
+    fn video_request(&mut self, request: VideoRequest) {
+        let Some(player) = self.video.as_mut() else {
+            return;
+        };
+        if let Err(e) = handle_request(player, request, Instant::now()) {
+            self.set_message(e.to_string(), true);
+        }
+    }
+
+    /// Makes `frame` the document's pixels (selection, stack and view stay) and runs the
+    /// stack on it.
+    fn show_video_frame(&mut self, gl: &glow::Context, frame: ShownFrame) {
+        if frame.image.dimensions() != self.document.size() {
+            return self.set_message("the video changed size mid-stream; frame skipped", true);
+        }
+        if let Err(e) = self.runner.load_source(gl, &frame.image) {
+            return self.set_message(format!("video frame: {e}"), true);
+        }
+        self.document.image = Arc::new(frame.image);
+        self.inspected = None;
+        self.dirty = true;
     }
 
     /// Runs the filter stack if anything changed (or every frame when continuous).
@@ -921,6 +1012,7 @@ impl AppState {
 
     /// One frame of UI.
     pub fn ui(&mut self, ui: &mut egui::Ui, gl: &glow::Context) {
+        let _ = self.repaint.set(ui.ctx().clone()); // the first frame's; the same after
         let mut actions = if self.browser.is_some() {
             Vec::new() // the dialog has the keyboard
         } else {
@@ -964,6 +1056,17 @@ impl AppState {
             })
         });
         for a in actions {
+            let moves_pixels = matches!(
+                a,
+                Action::Edit(_) | Action::ResizeDialog | Action::CropToSelection
+            );
+            if moves_pixels && self.video.is_some() {
+                self.set_message(
+                    "Transform acts on still images; a video plays as it is",
+                    true,
+                );
+                continue;
+            }
             if a.is_image_edit() && self.tab != Tab::Image {
                 // The Transform menu acts on the image, which this tab hides.
                 self.set_message("Transform acts on the image: Ctrl+1 shows it", true);
@@ -987,6 +1090,7 @@ impl AppState {
             }
         }
         if self.tab == Tab::Image {
+            self.video_tick(gl, ui.ctx());
             self.process_if_needed(gl, ui.ctx());
         }
         self.status_ui(ui);
@@ -1202,6 +1306,14 @@ impl AppState {
                 ui.colored_label(egui::Color32::LIGHT_BLUE, note);
             }
         });
+        if let Some(player) = self.video.as_mut() {
+            let mut request = None;
+            egui::Panel::bottom("video").show(ui, |ui| request = video_controls_ui(ui, player));
+            if let Some(r) = request {
+                self.video_request(r);
+                ui.ctx().request_repaint(); // the clock (or the seek's frame) from now on
+            }
+        }
         egui::Panel::bottom("histogram")
             .default_size(190.0)
             .resizable(true)
@@ -1303,7 +1415,31 @@ pub fn tabs_ui(ui: &mut egui::Ui, tab: &mut Tab) {
 }
 
 /// Image formats the Open dialog lists.
-const OPEN_EXTENSIONS: [&str; 8] = ["png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp", "gif"];
+const OPEN_EXTENSIONS: [&str; 18] = [
+    "png", "jpg", "jpeg", "tif", "tiff", "bmp", "webp", "gif", "exr", "pgm", "ppm", "pnm", "mp4",
+    "m4v", "mov", "mkv", "webm", "avi",
+];
+
+/// A video's frame as the document's loaded image, described by its stream.
+fn video_frame_document(player: &VideoPlayer, frame: image::RgbaImage) -> LoadedImage {
+    let info = player.info();
+    let frames = player
+        .frame_count()
+        .map_or_else(String::new, |n| format!(", {n} frames"));
+    LoadedImage {
+        pixels: PixelImage::from_rgba8(frame),
+        path: player.path().to_path_buf(),
+        source_description: format!(
+            "{} video ({}), {:.3} fps{frames}",
+            info.codec,
+            info.pixel_format,
+            info.fps()
+        ),
+        conversion_note: None,
+        exif_orientation: 1,
+        source_profile: None,
+    }
+}
 
 /// "(x, y) in R a G b B c A d · out R e …": the source pixel in its own units and the
 /// result pixel under the cursor.

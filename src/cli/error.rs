@@ -30,7 +30,7 @@ impl CliError {
             c.is::<SaveError>()
                 || c.is::<LoadError>()
                 || c.is::<crate::app::WindowTooLarge>()
-                || c.is::<crate::app::VideoInWindow>()
+                || c.is::<crate::video::VideoError>()
         });
         Self {
             code: if user { EXIT_USAGE } else { EXIT_INTERNAL },

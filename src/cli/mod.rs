@@ -47,11 +47,6 @@ fn check_gui_args(file: Option<&Path>, gui: &GuiArgs) -> Result<(), CliError> {
                 _ => format!("{word}: cannot read: {e}"),
             }));
         }
-        if crate::video::is_video_path(f) {
-            return Err(CliError::usage(
-                crate::app::VideoInWindow(f.to_path_buf()).to_string(),
-            ));
-        }
     }
     if let Some(shot) = &gui.screenshot {
         if gui.frames == 0 {

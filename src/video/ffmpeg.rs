@@ -99,7 +99,7 @@ pub fn probe_json(path: &Path) -> Result<String, VideoError> {
             "-v".as_ref(),
             "error".as_ref(),
             "-show_entries".as_ref(),
-            "stream=index,codec_type,codec_name,width,height,avg_frame_rate,nb_frames,duration,pix_fmt"
+            "stream=index,codec_type,codec_name,width,height,avg_frame_rate,nb_frames,duration,pix_fmt:format=duration"
                 .as_ref(),
             "-of".as_ref(),
             "json".as_ref(),
@@ -121,15 +121,25 @@ pub fn probe_json(path: &Path) -> Result<String, VideoError> {
 }
 
 /// `ffmpeg` decoding the first video stream of `path` into raw RGBA frames on stdout, in
-/// presentation order, stopping at the first error in the data (`-xerror`).
-pub fn decode(path: &Path) -> Result<Program, VideoError> {
-    start(
-        "ffmpeg",
-        &[
-            "-v".as_ref(),
-            "error".as_ref(),
-            "-nostdin".as_ref(),
-            "-xerror".as_ref(),
+/// presentation order, stopping at the first error in the data (`-xerror`); from the
+/// first frame at or after `from` seconds when given (ffmpeg seeks to the keyframe before
+/// and decodes forward, dropping the frames before it).
+pub fn decode(path: &Path, from: Option<f64>) -> Result<Program, VideoError> {
+    let seek = from.map(|s| format!("{s:.6}"));
+    let seek_args: Vec<&std::ffi::OsStr> = match &seek {
+        Some(s) => vec!["-ss".as_ref(), s.as_ref()],
+        None => Vec::new(),
+    };
+    let head: [&std::ffi::OsStr; 4] = [
+        "-v".as_ref(),
+        "error".as_ref(),
+        "-nostdin".as_ref(),
+        "-xerror".as_ref(),
+    ];
+    let args: Vec<&std::ffi::OsStr> = head
+        .into_iter()
+        .chain(seek_args)
+        .chain([
             "-i".as_ref(),
             path.as_os_str(),
             "-map".as_ref(),
@@ -141,10 +151,9 @@ pub fn decode(path: &Path) -> Result<Program, VideoError> {
             "-pix_fmt".as_ref(),
             "rgba".as_ref(),
             "pipe:1".as_ref(),
-        ],
-        Stdio::null(),
-        Stdio::piped(),
-    )
+        ])
+        .collect();
+    start("ffmpeg", &args, Stdio::null(), Stdio::piped())
 }
 
 /// What a video output is encoded as.

@@ -48,6 +48,8 @@ pub struct VideoInfo {
     pub frame_rate: String,
     /// Frames the container declares, where it does (Matroska often does not).
     pub frames: Option<u64>,
+    /// Seconds the file lasts, where the container says.
+    pub duration: Option<f64>,
 }
 
 impl VideoInfo {
@@ -58,6 +60,26 @@ impl VideoInfo {
                 _ => 0.0,
             },
             None => self.frame_rate.parse().unwrap_or(0.0),
+        }
+    }
+
+    /// Frames of the video: the declared count, else its duration at its frame rate.
+    pub fn frame_count(&self) -> Option<u64> {
+        let from_duration = self
+            .duration
+            .filter(|d| d.is_finite() && *d > 0.0)
+            .map(|d| (d * self.fps()).round() as u64)
+            .filter(|&n| n > 0);
+        self.frames.filter(|&n| n > 0).or(from_duration)
+    }
+
+    /// Where frame `index` starts being shown, in seconds (at the frame rate).
+    pub fn frame_time(&self, index: u64) -> f64 {
+        let fps = self.fps();
+        if fps > 0.0 {
+            index as f64 / fps
+        } else {
+            0.0
         }
     }
 }
@@ -90,9 +112,15 @@ struct ProbeStream {
 }
 
 #[derive(serde::Deserialize)]
+struct ProbeFormat {
+    duration: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
 struct Probe {
     #[serde(default)]
     streams: Vec<ProbeStream>,
+    format: Option<ProbeFormat>,
 }
 
 /// The first video stream of `json` (ffprobe's answer about `path`), its declared size
@@ -102,6 +130,10 @@ fn info_from_json(path: &Path, json: &str) -> Result<VideoInfo, VideoError> {
         path: path.to_path_buf(),
         reason: format!("ffprobe's answer: {e}"),
     })?;
+    let duration = probe
+        .format
+        .and_then(|f| f.duration)
+        .and_then(|d| d.parse::<f64>().ok());
     let stream = probe
         .streams
         .into_iter()
@@ -127,6 +159,7 @@ fn info_from_json(path: &Path, json: &str) -> Result<VideoInfo, VideoError> {
             .filter(|r| r != "0/0")
             .unwrap_or_else(|| "25/1".into()),
         frames: stream.nb_frames.and_then(|n| n.parse().ok()),
+        duration,
     })
 }
 
@@ -149,14 +182,23 @@ pub struct FrameReader {
 impl FrameReader {
     pub fn open(path: &Path) -> Result<Self, VideoError> {
         let info = probe(path)?;
-        let mut program = ffmpeg::decode(path)?;
+        Self::open_at(path, info, 0)
+    }
+
+    /// The frames of `path` (described by `info`) from frame `first` on: an exact seek
+    /// at the frame rate (ffmpeg decodes forward from the keyframe before).
+    pub fn open_at(path: &Path, info: VideoInfo, first: u64) -> Result<Self, VideoError> {
+        check_input(path)?;
+        // Half a frame early: the first frame at or after that time is frame `first`.
+        let from = (first > 0).then(|| (info.frame_time(first) - 0.5 / info.fps()).max(0.0));
+        let mut program = ffmpeg::decode(path, from)?;
         let out = program.take_stdout();
         Ok(Self {
             program: Some(program),
             out,
             path: path.to_path_buf(),
             info,
-            frame: 0,
+            frame: first,
         })
     }
 
@@ -284,6 +326,12 @@ mod tests {
         let info = info_from_json(p, json).expect("info");
         assert_eq!((info.width, info.height, info.frames), (64, 48, Some(24)));
         assert!((info.fps() - 29.97).abs() < 0.01);
+        assert_eq!(info.frame_count(), Some(24));
+        let mkv = r#"{"streams":[{"codec_type":"video","width":64,"height":48,
+             "avg_frame_rate":"24/1"}],"format":{"duration":"0.500000"}}"#;
+        let info = info_from_json(p, mkv).expect("info");
+        assert_eq!((info.frames, info.frame_count()), (None, Some(12)));
+        assert_eq!(info.frame_time(6), 0.25);
         let audio = r#"{"streams":[{"codec_type":"audio","codec_name":"aac"}]}"#;
         assert!(matches!(
             info_from_json(p, audio),

@@ -1,0 +1,402 @@
+//! A video's playback, free of GL and egui: a decoder thread (`ffmpeg` through
+//! [`FrameReader`]) fills a short queue of RGBA frames and wakes the window after each; a
+//! clock at the stream's frame rate says which frame is due; frames that come too late to
+//! be shown are dropped and counted. Seeks and steps never wait: the decoder starts again
+//! at the exact frame and the frame shows when it arrives.
+
+use crate::video::{FrameReader, VideoError, VideoInfo};
+use image::RgbaImage;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Frames decoded ahead of the one shown.
+const QUEUE_FRAMES: usize = 3;
+/// How long opening waits for the first frame (a stalled decoder is an error, never a
+/// hang).
+const FIRST_FRAME_WAIT: Duration = Duration::from_secs(20);
+/// Frames over which the decode rate is measured.
+const RATE_WINDOW: usize = 30;
+
+/// Called by the decoder thread after each frame it queues (the window repaints).
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
+
+/// What the decoder thread sends.
+enum Decoded {
+    /// A frame and how long reading it from the decoder took.
+    Frame(RgbaImage, Duration),
+    End,
+    Failed(VideoError),
+}
+
+/// The decoder thread's queue, from frame `next` on; dropping it stops the thread (its
+/// next send fails) and with it `ffmpeg`.
+struct Decoder {
+    frames: Receiver<Decoded>,
+    /// The index of the frame the queue gives next.
+    next: u64,
+    /// The stream ended (or failed) after the frames received.
+    ended: bool,
+}
+
+impl Decoder {
+    fn start(path: &Path, info: &VideoInfo, first: u64, wake: Waker) -> Result<Self, VideoError> {
+        let mut reader = FrameReader::open_at(path, info.clone(), first)?;
+        let (send, frames) = sync_channel(QUEUE_FRAMES);
+        std::thread::Builder::new()
+            .name("video decoder".into())
+            .spawn(move || loop {
+                let start = Instant::now();
+                let (item, last) = match reader.next_frame() {
+                    Ok(Some(frame)) => (Decoded::Frame(frame, start.elapsed()), false),
+                    Ok(None) => (Decoded::End, true),
+                    Err(e) => (Decoded::Failed(e), true),
+                };
+                if send.send(item).is_err() {
+                    return;
+                }
+                wake();
+                if last {
+                    return;
+                }
+            })
+            .map_err(|e| VideoError::Io(format!("decoder thread: {e}")))?;
+        Ok(Self {
+            frames,
+            next: first,
+            ended: false,
+        })
+    }
+}
+
+/// Whether the clock runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Clock {
+    Paused,
+    /// Frame `from` was due at `anchor`; the following ones at the frame rate × speed.
+    Playing {
+        anchor: Instant,
+        from: u64,
+    },
+}
+
+/// A frame to show: its index and pixels.
+pub struct ShownFrame {
+    pub index: u64,
+    pub image: RgbaImage,
+}
+
+/// What happened to the video since the last poll, besides a frame.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlayerEvent {
+    /// The last frame was shown and the video does not loop: it paused there.
+    Ended,
+    /// The decoder failed: the last good frame stays; the message names the frame.
+    Failed(String),
+}
+
+/// A playing (or paused) video.
+pub struct VideoPlayer {
+    path: PathBuf,
+    info: VideoInfo,
+    decoder: Decoder,
+    wake: Waker,
+    clock: Clock,
+    /// The decoder's next frame shows as soon as it arrives (after a seek or a step).
+    awaiting: bool,
+    /// The index of the frame on screen.
+    shown: u64,
+    /// The number of frames, once known (declared, or found at the end).
+    count: Option<u64>,
+    pub looping: bool,
+    /// Playback speed (1: the stream's rate).
+    speed: f64,
+    /// Frames that were due but came after the next one was due too.
+    dropped: u64,
+    /// How long the last frames took to decode (the decode rate's window).
+    decode_times: Vec<Duration>,
+}
+
+impl VideoPlayer {
+    /// Opens `path` and decodes its first frame (waits for it: ffmpeg starts in tens of
+    /// milliseconds), paused on it; `wake` is called whenever a frame is ready.
+    pub fn open(path: &Path, wake: Waker) -> Result<(Self, ShownFrame), VideoError> {
+        let info = crate::video::probe(path)?;
+        let decoder = Decoder::start(path, &info, 0, wake.clone())?;
+        let mut player = Self {
+            path: path.to_path_buf(),
+            count: info.frame_count(),
+            info,
+            decoder,
+            wake,
+            clock: Clock::Paused,
+            awaiting: false,
+            shown: 0,
+            looping: true,
+            speed: 1.0,
+            dropped: 0,
+            decode_times: Vec::new(),
+        };
+        let frame = match player.receive(Some(FIRST_FRAME_WAIT))? {
+            Some(frame) => frame,
+            None => {
+                return Err(VideoError::Decode {
+                    path: player.path.clone(),
+                    frame: 0,
+                    reason: "no frame decoded".into(),
+                })
+            }
+        };
+        Ok((player, frame))
+    }
+
+    pub fn info(&self) -> &VideoInfo {
+        &self.info
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The index of the frame on screen.
+    pub fn shown(&self) -> u64 {
+        self.shown
+    }
+
+    /// The number of frames, when the container declares it or the end was reached.
+    pub fn frame_count(&self) -> Option<u64> {
+        self.count
+    }
+
+    pub fn is_playing(&self) -> bool {
+        matches!(self.clock, Clock::Playing { .. })
+    }
+
+    /// Whether a seek or a step waits for its frame.
+    pub fn is_seeking(&self) -> bool {
+        self.awaiting
+    }
+
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    pub fn speed(&self) -> f64 {
+        self.speed
+    }
+
+    /// Frames a second the decoder delivers when nothing waits for it: over the last
+    /// frames, the time each took to read from the decoder (None before any).
+    pub fn decode_fps(&self) -> Option<f64> {
+        let total: f64 = self.decode_times.iter().map(Duration::as_secs_f64).sum();
+        (total > 0.0).then(|| self.decode_times.len() as f64 / total)
+    }
+
+    /// Seconds between frames at the current speed.
+    fn frame_seconds(&self) -> f64 {
+        let fps = self.info.fps().max(1e-3);
+        1.0 / (fps * self.speed)
+    }
+
+    /// Starts the clock from the frame shown (at the end of a video, from the first
+    /// frame, which shows when decoded).
+    pub fn play(&mut self, now: Instant) -> Result<(), VideoError> {
+        if self.decoder.ended && !self.awaiting {
+            self.seek(0)?;
+        }
+        self.clock = Clock::Playing {
+            anchor: now,
+            from: self.shown,
+        };
+        Ok(())
+    }
+
+    pub fn pause(&mut self) {
+        self.clock = Clock::Paused;
+    }
+
+    /// Changes the speed, the frame shown staying where it is on the clock.
+    pub fn set_speed(&mut self, speed: f64, now: Instant) {
+        self.speed = speed.clamp(0.0625, 16.0);
+        if self.is_playing() {
+            self.clock = Clock::Playing {
+                anchor: now,
+                from: self.shown,
+            };
+        }
+    }
+
+    /// The frame to show at `now`, when it is not the one shown: a seek's or a step's
+    /// frame once decoded; while playing, the frame due (every frame received that is
+    /// already followed by a due one is dropped). At the end the video starts again
+    /// (looping) or pauses on its last frame.
+    pub fn poll(&mut self, now: Instant) -> (Option<ShownFrame>, Option<PlayerEvent>) {
+        if self.awaiting {
+            return self.poll_awaited(now);
+        }
+        let Clock::Playing { anchor, from } = self.clock else {
+            return (None, None);
+        };
+        let elapsed = now.saturating_duration_since(anchor).as_secs_f64();
+        let due = from + (elapsed / self.frame_seconds()) as u64;
+        let mut latest = None;
+        while self.decoder.next <= due && !self.decoder.ended {
+            match self.receive(None) {
+                Ok(Some(frame)) => {
+                    if latest.replace(frame).is_some() {
+                        self.dropped += 1;
+                    }
+                }
+                Ok(None) => break, // not decoded yet: shown when it comes
+                Err(e) => {
+                    self.clock = Clock::Paused;
+                    return (latest, Some(PlayerEvent::Failed(e.to_string())));
+                }
+            }
+        }
+        if let Some(f) = &latest {
+            self.shown = f.index;
+        }
+        if self.decoder.ended && self.decoder.next <= due {
+            if self.looping {
+                return match self.seek(0) {
+                    Ok(()) => (latest, None),
+                    Err(e) => {
+                        self.clock = Clock::Paused;
+                        (latest, Some(PlayerEvent::Failed(e.to_string())))
+                    }
+                };
+            }
+            self.clock = Clock::Paused;
+            return (latest, Some(PlayerEvent::Ended));
+        }
+        (latest, None)
+    }
+
+    /// The frame a seek or a step waits for, if it arrived; a playing clock restarts
+    /// from it.
+    fn poll_awaited(&mut self, now: Instant) -> (Option<ShownFrame>, Option<PlayerEvent>) {
+        match self.receive(None) {
+            Ok(Some(frame)) => {
+                self.awaiting = false;
+                self.shown = frame.index;
+                if self.is_playing() {
+                    self.clock = Clock::Playing {
+                        anchor: now,
+                        from: frame.index,
+                    };
+                }
+                (Some(frame), None)
+            }
+            Ok(None) if self.decoder.ended => {
+                // A step past the last frame, or a seek past the end of a stream that
+                // declared more frames than it holds.
+                self.awaiting = false;
+                self.clock = Clock::Paused;
+                (None, Some(PlayerEvent::Ended))
+            }
+            Ok(None) => (None, None),
+            Err(e) => {
+                self.awaiting = false;
+                self.clock = Clock::Paused;
+                (None, Some(PlayerEvent::Failed(e.to_string())))
+            }
+        }
+    }
+
+    /// How long until the next frame is due (None when paused): the window sleeps that
+    /// long (a seek's frame wakes it through the waker).
+    pub fn next_due(&self, now: Instant) -> Option<Duration> {
+        let Clock::Playing { anchor, from } = self.clock else {
+            return None;
+        };
+        if self.awaiting {
+            return None;
+        }
+        let next = (self.shown + 1).max(from + 1) - from;
+        let at = anchor + Duration::from_secs_f64(next as f64 * self.frame_seconds());
+        Some(at.saturating_duration_since(now))
+    }
+
+    /// Pauses and shows the next frame when it is decoded (→); nothing after the last.
+    pub fn step_forward(&mut self) {
+        self.clock = Clock::Paused;
+        if !self.decoder.ended {
+            self.awaiting = true;
+        }
+    }
+
+    /// Pauses and shows the frame before the one shown when it is decoded (←); nothing
+    /// before the first.
+    pub fn step_back(&mut self) -> Result<(), VideoError> {
+        self.clock = Clock::Paused;
+        match self.shown.checked_sub(1) {
+            Some(previous) => self.seek(previous),
+            None => Ok(()),
+        }
+    }
+
+    /// Shows frame `index` exactly (the last one when `index` is past the end) once it is
+    /// decoded: the decoder starts again there. A playing clock goes on from it.
+    pub fn seek(&mut self, index: u64) -> Result<(), VideoError> {
+        let index = self.count.map_or(index, |n| index.min(n.saturating_sub(1)));
+        self.decoder = Decoder::start(&self.path, &self.info, index, self.wake.clone())?;
+        self.decode_times.clear();
+        self.awaiting = true;
+        Ok(())
+    }
+
+    /// The next frame of the queue: without waiting (`wait` None: None when none is
+    /// decoded yet) or up to `wait`. The end of the stream gives None and is remembered.
+    fn receive(&mut self, wait: Option<Duration>) -> Result<Option<ShownFrame>, VideoError> {
+        if self.decoder.ended {
+            return Ok(None);
+        }
+        let item = match wait {
+            None => match self.decoder.frames.try_recv() {
+                Ok(item) => item,
+                Err(TryRecvError::Empty) => return Ok(None),
+                Err(TryRecvError::Disconnected) => Decoded::End,
+            },
+            Some(wait) => match self.decoder.frames.recv_timeout(wait) {
+                Ok(item) => item,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(VideoError::Decode {
+                        path: self.path.clone(),
+                        frame: self.decoder.next,
+                        reason: format!("no frame after {} s", wait.as_secs()),
+                    })
+                }
+                Err(RecvTimeoutError::Disconnected) => Decoded::End,
+            },
+        };
+        match item {
+            Decoded::Frame(image, took) => {
+                let index = self.decoder.next;
+                self.decoder.next += 1;
+                if self.decode_times.len() == RATE_WINDOW {
+                    self.decode_times.remove(0);
+                }
+                self.decode_times.push(took);
+                Ok(Some(ShownFrame { index, image }))
+            }
+            Decoded::End => {
+                self.decoder.ended = true;
+                self.count = Some(self.decoder.next);
+                Ok(None)
+            }
+            Decoded::Failed(e) => {
+                self.decoder.ended = true;
+                Err(e)
+            }
+        }
+    }
+}
+
+/// `seconds` as `m:ss.cc`.
+pub fn clock_text(seconds: f64) -> String {
+    let seconds = seconds.max(0.0);
+    let minutes = (seconds / 60.0).floor();
+    format!("{}:{:05.2}", minutes as u64, seconds - minutes * 60.0)
+}
