@@ -1230,10 +1230,3 @@ fn shards_split_a_batch_between_jobs() {
         "splits a batch",
     );
 }
-
-/// A video named to the window: one line pointing to the command line, before any window.
-#[test]
-fn the_window_sends_videos_to_the_command_line() {
-    let clip = data("video/counter_h264.mp4");
-    refuses(&[clip.to_str().expect("utf-8")], "cudalens apply");
-}

@@ -180,3 +180,42 @@ fn a_video_plays_pauses_and_steps_in_the_window() {
     let back = window.wait_for("stepped back", |f| f != next);
     assert_eq!(back + 1, next);
 }
+
+#[test]
+fn a_file_named_like_a_video_that_is_none_is_one_line() {
+    if !["Xvfb", "ffmpeg"]
+        .iter()
+        .all(|p| installed(p, if *p == "Xvfb" { "-help" } else { "-version" }))
+    {
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: Xvfb or ffmpeg is not installed"
+        );
+        return;
+    }
+    let display = 140 + std::process::id() % 9;
+    let Some(_xvfb) = start_xvfb(display) else {
+        panic!("Xvfb did not start")
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fake = dir.path().join("notes.mp4");
+    std::fs::write(&fake, "not a video\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_cudalens"))
+        .env("DISPLAY", format!(":{display}"))
+        .env("XDG_CONFIG_HOME", dir.path())
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .args(["--backend", "cpu", "--size", "800x600"])
+        .arg(&fake)
+        .stdin(Stdio::null())
+        .output()
+        .expect("app runs");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("cudalens:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains("notes.mp4"), "{stderr}");
+    assert_eq!(std::fs::read(&fake).expect("kept"), b"not a video\n");
+}
