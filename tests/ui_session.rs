@@ -23,8 +23,9 @@
 
 mod common;
 
+use common::installed;
 use common::process::cpu_seconds;
-use common::xvfb::{start_xvfb, Killed};
+use common::xvfb::{press, start_xvfb, xdotool, Killed};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -53,15 +54,6 @@ const STEP_LIMIT: Duration = Duration::from_secs(60);
 
 fn say(text: &str) {
     let _ = writeln!(std::io::stderr(), "{text}");
-}
-
-fn installed(program: &str, arg: &str) -> bool {
-    Command::new(program)
-        .arg(arg)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
 }
 
 /// One line of the frame log.
@@ -116,12 +108,7 @@ struct Session {
 
 impl Session {
     fn xdotool(&self, args: &[&str]) -> String {
-        let out = Command::new("xdotool")
-            .env("DISPLAY", &self.display)
-            .args(args)
-            .output()
-            .expect("xdotool runs");
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        xdotool(&self.display, args)
     }
 
     /// The window's title, once it reads `want` (within 2 s), else as it reads then.
@@ -204,8 +191,7 @@ impl Session {
     }
 
     fn key(&self, keys: &str) {
-        self.xdotool(&["windowfocus", "--sync", &self.window]);
-        self.xdotool(&["key", "--clearmodifiers", keys]);
+        press(&self.display, &self.window, keys);
     }
 
     fn frames(&self) -> Vec<Frame> {

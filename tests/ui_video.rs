@@ -5,8 +5,9 @@
 
 mod common;
 
+use common::installed;
 use common::process::cpu_seconds;
-use common::xvfb::{start_xvfb, Killed};
+use common::xvfb::{press, start_xvfb, xdotool, Killed};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -17,15 +18,6 @@ const STEP_LIMIT: Duration = Duration::from_secs(60);
 /// The clip's frames and rate (`scripts/fidelity/make_video_clips.sh`).
 const FRAMES: u64 = 24;
 const FPS: f64 = 24.0;
-
-fn installed(program: &str, arg: &str) -> bool {
-    Command::new(program)
-        .arg(arg)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
-}
 
 /// (seconds, video frame) of each logged frame.
 fn logged(log: &Path) -> Vec<(f64, Option<u64>)> {
@@ -48,17 +40,11 @@ struct Window {
 
 impl Window {
     fn xdotool(&self, args: &[&str]) -> String {
-        let out = Command::new("xdotool")
-            .env("DISPLAY", &self.display)
-            .args(args)
-            .output()
-            .expect("xdotool runs");
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        xdotool(&self.display, args)
     }
 
     fn key(&self, key: &str) {
-        self.xdotool(&["windowfocus", "--sync", &self.id]);
-        self.xdotool(&["key", "--clearmodifiers", key]);
+        press(&self.display, &self.id, key);
     }
 
     /// The video frame of the last logged frame, once `want` holds for it.

@@ -11,24 +11,16 @@ use common::process::{cudalens, leftover_parts, run_limited};
 use cudalens::filters::Filter;
 use cudalens::video::FrameReader;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
 fn ffmpeg_installed() -> bool {
-    let ok = ["ffmpeg", "ffprobe"].iter().all(|p| {
-        Command::new(p)
-            .arg("-version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok()
-    });
-    if !ok {
+    let found = cudalens::video::ffmpeg_found().is_some();
+    if !found {
         eprintln!("skipped: ffmpeg is not installed");
     }
-    ok
+    found
 }
 
 fn clip(name: &str) -> PathBuf {

@@ -50,6 +50,10 @@ pub fn run() -> Result<(), CliError> {
         }
     }
     println!("NVRTC:          {}", nvrtc_line());
+    match crate::video::ffmpeg_found() {
+        Some(version) => println!("videos:         {version}"),
+        None => println!("videos:         no ffmpeg and ffprobe on the PATH (videos cannot open)"),
+    }
     println!("CPU threads:    {}", rayon::current_num_threads());
     Ok(())
 }

@@ -91,6 +91,20 @@ impl Program {
     }
 }
 
+/// The first line `program -version` prints ("ffmpeg version 5.1.6 …"), if it runs.
+pub fn version_line(program: &'static str) -> Option<String> {
+    let out = std::process::Command::new(program)
+        .arg("-version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    out.status
+        .success()
+        .then(|| text.lines().next().unwrap_or(program).to_string())
+}
+
 /// `ffprobe`'s JSON about the first video stream of `path`, and the streams' kinds.
 pub fn probe_json(path: &Path) -> Result<String, VideoError> {
     let mut p = start(

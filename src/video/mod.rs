@@ -17,6 +17,13 @@ pub const VIDEO_EXTENSIONS: [&str; 7] = ["mp4", "m4v", "mov", "mkv", "webm", "av
 /// Largest frame side taken from a file's header.
 pub const MAX_VIDEO_SIDE: u32 = 16384;
 
+/// The `ffmpeg` that reads and writes videos ("ffmpeg version 5.1.6 …"), when `ffmpeg` and
+/// `ffprobe` both run here.
+pub fn ffmpeg_found() -> Option<String> {
+    let version = ffmpeg::version_line("ffmpeg")?;
+    ffmpeg::version_line("ffprobe").map(|_| version)
+}
+
 /// Whether `path` names a video by its extension.
 pub fn is_video_path(path: &Path) -> bool {
     path.extension()

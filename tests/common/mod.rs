@@ -122,5 +122,16 @@ pub fn png_declaring(w: u32, h: u32) -> Vec<u8> {
     out
 }
 
+/// Whether `program arg` runs here.
+#[allow(dead_code)]
+pub fn installed(program: &str, arg: &str) -> bool {
+    std::process::Command::new(program)
+        .arg(arg)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok()
+}
+
 pub mod hostile_files;
 pub mod process;

@@ -33,3 +33,19 @@ pub fn start_xvfb(display: u32) -> Option<Killed> {
     std::thread::sleep(Duration::from_millis(1500));
     Some(Killed(child))
 }
+
+/// `xdotool ARGS` on `display` (":N"): what it printed, trimmed.
+pub fn xdotool(display: &str, args: &[&str]) -> String {
+    let out = Command::new("xdotool")
+        .env("DISPLAY", display)
+        .args(args)
+        .output()
+        .expect("xdotool runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Focuses `window` on `display` and types `keys` (xdotool's names: "space", "ctrl+z").
+pub fn press(display: &str, window: &str, keys: &str) {
+    xdotool(display, &["windowfocus", "--sync", window]);
+    xdotool(display, &["key", "--clearmodifiers", keys]);
+}

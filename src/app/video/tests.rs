@@ -8,18 +8,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn ffmpeg_installed() -> bool {
-    let ok = ["ffmpeg", "ffprobe"].iter().all(|p| {
-        std::process::Command::new(p)
-            .arg("-version")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok()
-    });
-    if !ok {
+    let found = crate::video::ffmpeg_found().is_some();
+    if !found {
         eprintln!("skipped: ffmpeg is not installed");
     }
-    ok
+    found
 }
 
 fn clip(name: &str) -> PathBuf {
