@@ -6,18 +6,14 @@
 mod common;
 
 use common::process::cpu_seconds;
-use common::xvfb::{start_xvfb, Killed};
+use common::xvfb::{app_on, start_xvfb, Killed};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn app(display: u32, dir: &std::path::Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cudalens"));
-    c.env("DISPLAY", format!(":{display}"))
-        .env("XDG_CONFIG_HOME", dir)
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .args(args)
-        .stdin(Stdio::null());
+    let mut c = app_on(display, dir);
+    c.args(args);
     c
 }
 

@@ -25,10 +25,10 @@ mod common;
 
 use common::installed;
 use common::process::cpu_seconds;
-use common::xvfb::{press, start_xvfb, xdotool, Killed};
+use common::xvfb::{app_on, press, start_xvfb, xdotool, Killed};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const WINDOW: &str = "1000x700";
@@ -280,11 +280,7 @@ fn a_new_users_session_stays_smooth() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("frames.log");
     let stderr = dir.path().join("stderr.log");
-    let child = Command::new(env!("CARGO_BIN_EXE_cudalens"))
-        .env("DISPLAY", format!(":{display}"))
-        .env("XDG_CONFIG_HOME", dir.path())
-        .env_remove("CUDALENS_CONFIG_DIR")
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+    let child = app_on(display, dir.path())
         .env("CUDALENS_FRAME_LOG", &log)
         // A kernel example's copy is named in the working folder.
         .current_dir(dir.path())

@@ -7,10 +7,10 @@ mod common;
 
 use common::installed;
 use common::process::cpu_seconds;
-use common::xvfb::{press, start_xvfb, xdotool, Killed};
+use common::xvfb::{app_on, press, start_xvfb, xdotool, Killed};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// How long a step may take (a debug build on a loaded machine).
@@ -85,11 +85,7 @@ fn a_video_plays_pauses_and_steps_in_the_window() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("frames.log");
     let clip = common::data("video/counter_h264.mp4");
-    let child = Command::new(env!("CARGO_BIN_EXE_cudalens"))
-        .env("DISPLAY", format!(":{display}"))
-        .env("XDG_CONFIG_HOME", dir.path())
-        .env_remove("CUDALENS_CONFIG_DIR")
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+    let child = app_on(display, dir.path())
         .env("CUDALENS_FRAME_LOG", &log)
         .args([
             "--backend",
@@ -186,10 +182,7 @@ fn a_file_named_like_a_video_that_is_none_is_one_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     let fake = dir.path().join("notes.mp4");
     std::fs::write(&fake, "not a video\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_cudalens"))
-        .env("DISPLAY", format!(":{display}"))
-        .env("XDG_CONFIG_HOME", dir.path())
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+    let out = app_on(display, dir.path())
         .args(["--backend", "cpu", "--size", "800x600"])
         .arg(&fake)
         .stdin(Stdio::null())

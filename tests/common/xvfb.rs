@@ -49,3 +49,14 @@ pub fn press(display: &str, window: &str, keys: &str) {
     xdotool(display, &["windowfocus", "--sync", window]);
     xdotool(display, &["key", "--clearmodifiers", keys]);
 }
+
+/// The app on `:display` with its settings in `config` (none of the user's), no input.
+pub fn app_on(display: u32, config: &std::path::Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cudalens"));
+    c.env("DISPLAY", format!(":{display}"))
+        .env("XDG_CONFIG_HOME", config)
+        .env_remove("CUDALENS_CONFIG_DIR")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .stdin(Stdio::null());
+    c
+}
