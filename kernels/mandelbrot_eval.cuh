@@ -13,7 +13,13 @@
 // (m more steps, at most 16): nu = n + m + 1 - log2(log2 |z|^2).
 // f64 follows the reference operation for operation (each product and sum rounded, no FMA
 // contraction), so GPU f64 dwells equal the CPU's exactly; f32 is left free to contract.
+// Interior by periodicity (Brent): every MANDEL_PERIOD_STRIDE steps z is compared with the
+// z saved at the last power-of-two step. Equal, the orbit repeats in this arithmetic, so
+// it never escapes and its dwell is the max dwell: no approximation, the dwell is the one
+// the plain loop gives, reached early.
 #pragma once
+
+#include "cudalens_constants.h"
 
 #define MANDEL_SMOOTH_BAILOUT_SQ 65536
 #define MANDEL_SMOOTH_EXTRA_MAX 16
@@ -80,6 +86,10 @@ template <typename T>
 struct MandelOrbit {
     T cr, ci, zr, zi;
     int n;
+    // The z saved for the periodicity check ((4, 4) before any: no orbit point is there)
+    // and the step of the next save.
+    T pr, pi;
+    int save_at;
 
     __device__ __forceinline__ void start(const MandelView& v, int x, int y)
     {
@@ -92,6 +102,8 @@ struct MandelOrbit {
             ci = zi;
         }
         n = 0;
+        pr = pi = (T)4;
+        save_at = MANDEL_PERIOD_STRIDE;
     }
 
     // At most `limit` more steps; true once the orbit escaped or reached the max dwell.
@@ -101,6 +113,17 @@ struct MandelOrbit {
         while (n < end && add_(mul_(zr, zr), mul_(zi, zi)) < (T)4) {
             mandel_step(zr, zi, cr, ci);
             ++n;
+            if ((n & (MANDEL_PERIOD_STRIDE - 1)) == 0) {
+                if (zr == pr && zi == pi) {
+                    n = v.max_dwell; // a cycle: interior
+                    break;
+                }
+                if (n == save_at) {
+                    pr = zr;
+                    pi = zi;
+                    save_at <<= 1;
+                }
+            }
         }
         return n < end || n == v.max_dwell;
     }
