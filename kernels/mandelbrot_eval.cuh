@@ -110,19 +110,23 @@ struct MandelOrbit {
     __device__ __forceinline__ bool run(const MandelView& v, int limit)
     {
         const int end = n + min(limit, v.max_dwell - n);
-        while (n < end && add_(mul_(zr, zr), mul_(zi, zi)) < (T)4) {
-            mandel_step(zr, zi, cr, ci);
-            ++n;
-            if ((n & (MANDEL_PERIOD_STRIDE - 1)) == 0) {
-                if (zr == pr && zi == pi) {
-                    n = v.max_dwell; // a cycle: interior
-                    break;
-                }
-                if (n == save_at) {
-                    pr = zr;
-                    pi = zi;
-                    save_at <<= 1;
-                }
+        while (n < end) {
+            // The plain loop up to the next multiple of the stride, then the check there.
+            const int stop = min(end, (n + MANDEL_PERIOD_STRIDE) & ~(MANDEL_PERIOD_STRIDE - 1));
+            while (n < stop && add_(mul_(zr, zr), mul_(zi, zi)) < (T)4) {
+                mandel_step(zr, zi, cr, ci);
+                ++n;
+            }
+            if (n < stop || (n & (MANDEL_PERIOD_STRIDE - 1)) != 0)
+                break; // escaped, or at the end of this call's steps
+            if (zr == pr && zi == pi) {
+                n = v.max_dwell; // a cycle: interior
+                break;
+            }
+            if (n == save_at) {
+                pr = zr;
+                pi = zi;
+                save_at <<= 1;
             }
         }
         return n < end || n == v.max_dwell;
