@@ -5,11 +5,11 @@
 
 mod common;
 
-use common::process::cpu_seconds;
+use common::process::{cpu_seconds, wait_until_quiet};
 use common::xvfb::{app_on, start_xvfb, Killed};
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn app(display: u32, dir: &std::path::Path, args: &[&str]) -> Command {
     let mut c = app_on(display, dir);
@@ -36,19 +36,8 @@ fn an_idle_window_uses_no_cpu() {
     .expect("app starts");
     let pid = child.id();
     let _app = Killed(child);
-    // The first frames (loading, processing the image) take a while in a debug build:
-    // wait until the app has been quiet for a second, at most 60 s.
-    let start = Instant::now();
-    let mut last = cpu_seconds(pid);
-    loop {
-        std::thread::sleep(Duration::from_secs(1));
-        let now = cpu_seconds(pid);
-        let busy = now - last;
-        last = now;
-        if busy < 0.05 || start.elapsed() > Duration::from_secs(60) {
-            break;
-        }
-    }
+    // The first frames (loading, processing the image) take a while in a debug build.
+    wait_until_quiet(pid, Duration::from_secs(60));
     let before = cpu_seconds(pid);
     std::thread::sleep(Duration::from_secs(10));
     let used = cpu_seconds(pid) - before;

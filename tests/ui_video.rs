@@ -6,7 +6,7 @@
 mod common;
 
 use common::installed;
-use common::process::cpu_seconds;
+use common::process::{cpu_seconds, wait_until_quiet};
 use common::xvfb::{app_on, press, start_xvfb, xdotool, Killed};
 use std::io::Write;
 use std::path::Path;
@@ -118,7 +118,7 @@ fn a_video_plays_pauses_and_steps_in_the_window() {
     assert_eq!(window.wait_for("opened on frame 0", |f| f == 0), 0);
 
     // Paused: quiet once the first frames are drawn.
-    std::thread::sleep(Duration::from_secs(2));
+    wait_until_quiet(pid, STEP_LIMIT);
     let before = cpu_seconds(pid);
     std::thread::sleep(Duration::from_secs(3));
     let used = cpu_seconds(pid) - before;

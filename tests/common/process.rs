@@ -133,3 +133,20 @@ pub fn cpu_seconds(pid: u32) -> f64 {
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
     ticks / hz
 }
+
+/// Waits until process `pid` used under 0.05 s of CPU in a second (its first frames are
+/// done), at most `limit`.
+#[allow(dead_code)]
+pub fn wait_until_quiet(pid: u32, limit: std::time::Duration) {
+    let start = std::time::Instant::now();
+    let mut last = cpu_seconds(pid);
+    loop {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        let now = cpu_seconds(pid);
+        let busy = now - last;
+        last = now;
+        if busy < 0.05 || start.elapsed() > limit {
+            return;
+        }
+    }
+}
