@@ -228,6 +228,11 @@ fn main() {
     );
     let _ = writeln!(
         table,
+        "pub const MANDELBROT_EVAL_HEADER: &str = include_str!({:?});",
+        format!("{manifest}/kernels/mandelbrot_eval.cuh")
+    );
+    let _ = writeln!(
+        table,
         "pub const BUILT_WITH_NVCC: bool = {};",
         nvcc.is_some()
     );

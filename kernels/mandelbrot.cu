@@ -5,7 +5,7 @@
 // mandelbrot_eval.cuh; every kernel exists for float and double (suffix _f32 / _f64).
 // The refinement takes its pixels from a dwell source E (E::at): plain iteration in T, or
 // perturbation around a reference orbit for deep views (perturbation.cuh: suffix _pt_dd
-// for double-double, _pt_ext for extended exponents; integer dwells only), so deep views
+// for double-double, _pt_ext for extended exponents; continuous values too), so deep views
 // are refined exactly as plain ones.
 //
 // mandel_per_pixel: one thread per pixel, blocks of MANDEL_BLOCK_X x MANDEL_BLOCK_Y.
@@ -129,21 +129,13 @@ struct PlainDwells {
     }
 };
 
-__device__ __forceinline__ MandelPixel integer_pixel(int dwell)
-{
-    MandelPixel p;
-    p.dwell = dwell;
-    p.smooth = (float)dwell;
-    return p;
-}
-
 // Perturbation around a.pt's reference orbit, double-double differences.
 struct PerturbedDd {
     static constexpr int MIN_THREADS = 1;
     static constexpr bool RESUMABLE = false;
     static __device__ __forceinline__ MandelPixel at(const MsArgs& a, int x, int y)
     {
-        return integer_pixel(pt_dwell_dd_any(a.pt, x, y));
+        return pt_pixel_dd(a.pt, x, y, a.smooth != nullptr);
     }
 };
 
@@ -153,7 +145,7 @@ struct PerturbedExt {
     static constexpr bool RESUMABLE = false;
     static __device__ __forceinline__ MandelPixel at(const MsArgs& a, int x, int y)
     {
-        return integer_pixel(pt_dwell_ext_any(a.pt, x, y));
+        return pt_pixel_ext(a.pt, x, y, a.smooth != nullptr);
     }
 };
 

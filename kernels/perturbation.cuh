@@ -28,18 +28,25 @@
 // double-double products are explicit __fma_rn, Rust's f64::mul_add), and the same order,
 // so GPU dwells equal the CPU's bit for bit.
 //
+// Continuous escape values (pt_pixel_dd / pt_pixel_ext): the pixel's z = Z_k + delta_k at
+// escape in f64 goes on with smooth_after_escape of mandelbrot_eval.cuh, c in f64 being the
+// centre plus the pixel's offset (PtArgs.cr/ci; a Julia set's c as it is), as perturb.rs does.
+//
 // BLA (bivariate linear approximation, src/mandelbrot/deep/bla.rs): when PtArgs.bla is set, a
 // pixel at index k > 0 first looks for a linear map delta <- A delta + B dc of 2^l steps (levels
 // l with 2^l dividing k - 1, the longest first) whose radius R holds |Re delta| + |Im delta|
 // and that ends within max_dwell; it takes the first, else one ordinary step. The table is
 // built on the host, one array of levels (bla_level[i]: first entry of level i + 1).
 //
-// Self-contained (no system includes) so NVRTC can compile it from the embedded source.
+// No system includes, so NVRTC can compile it from the embedded sources.
 #pragma once
+
+#include "mandelbrot_eval.cuh"
 
 // Mirror of PtArgs in src/pipeline/explorer/perturbation_kernels.rs (same fields, same order).
 struct PtArgs {
     int* dwells;
+    float* smooth;         // continuous values (per-pixel kernels), or null
     int width, height, max_dwell;
     // Z_0..Z_K. Double-double path: 2 entries per point, (re.hi, im.hi) then (re.lo, im.lo).
     // Extended path: one entry per point, the mantissas.
@@ -55,6 +62,14 @@ struct PtArgs {
     const double* bla;     // BLA entries (10 doubles each, double-double; 8, extended), or null
     const int* bla_level;  // bla_levels + 1 offsets (in entries) of the levels 1, 2, ...
     int bla_levels;
+    double cr, ci;         // c in f64: the centre (Mandelbrot set) or the Julia set's c
+};
+
+// Where a pixel's iteration stopped: the dwell, z = Z_k + delta_k there in f64, and the
+// pixel's c in f64 (perturb.rs: PixelEnd).
+struct PtEnd {
+    int dwell;
+    double zr, zi, cr, ci;
 };
 
 __device__ __forceinline__ double pt_mul(double a, double b) { return __dmul_rn(a, b); }
@@ -266,7 +281,7 @@ __device__ __forceinline__ const double* pt_bla_find(const PtArgs& a, int k, int
 // BLA steps where BLA is set and the table has one. The escape and rebasing tests read only
 // the high parts.
 template <bool BLA>
-__device__ __forceinline__ int pt_dwell_dd(const PtArgs& a, int x, int y)
+__device__ __forceinline__ PtEnd pt_dwell_dd(const PtArgs& a, int x, int y)
 {
     const double2 st = pt_steps(a, x, y);
     const PtDd step = PtDd{a.step, a.step_lo};
@@ -280,7 +295,8 @@ __device__ __forceinline__ int pt_dwell_dd(const PtArgs& a, int x, int y)
         pt_orbit_dd(a, k, zr, zi);
         const double hr = pt_add(zr.hi, dr.hi), hi = pt_add(zi.hi, di.hi);
         const double norm = pt_add(pt_mul(hr, hr), pt_mul(hi, hi));
-        if (n >= a.max_dwell || norm >= 4.0) return n;
+        if (n >= a.max_dwell || norm >= 4.0)
+            return a.julia ? PtEnd{n, hr, hi, a.cr, a.ci} : PtEnd{n, hr, hi, pt_add(a.cr, offr.hi), pt_add(a.ci, offi.hi)};
         if (k == a.orbit_last || k == a.rebase_last ||
             norm < pt_add(pt_mul(dr.hi, dr.hi), pt_mul(di.hi, di.hi))) {
             dr = pt_dd_add(zr, dr);
@@ -338,7 +354,7 @@ __device__ __forceinline__ bool pt_bla_fits_ext(PtComplexExp d, const double* e)
 // The dwell of pixel (x, y), extended exponents (perturb.rs: dwell_ext), taking BLA steps
 // where BLA is set and the table has one.
 template <bool BLA>
-__device__ __forceinline__ int pt_dwell_ext(const PtArgs& a, int x, int y)
+__device__ __forceinline__ PtEnd pt_dwell_ext(const PtArgs& a, int x, int y)
 {
     const double2 st = pt_steps(a, x, y);
     const PtComplexExp offset = pt_cx(pt_mul(st.x, a.step), -pt_mul(st.y, a.step), a.step_exp);
@@ -348,7 +364,12 @@ __device__ __forceinline__ int pt_dwell_ext(const PtArgs& a, int x, int y)
     for (;;) {
         PtComplexExp Z = pt_orbit_point(a, k);
         const PtComplexExp z = pt_cx_add(Z, d);
-        if (n >= a.max_dwell || pt_cx_escaped(z)) return n;
+        if (n >= a.max_dwell || pt_cx_escaped(z)) {
+            const double zr = pt_ldexp_small(z.re, z.e), zi = pt_ldexp_small(z.im, z.e);
+            if (a.julia) return PtEnd{n, zr, zi, a.cr, a.ci};
+            return PtEnd{n, zr, zi, pt_add(a.cr, pt_ldexp_small(offset.re, offset.e)),
+                         pt_add(a.ci, pt_ldexp_small(offset.im, offset.e))};
+        }
         if (k == a.orbit_last || k == a.rebase_last || pt_cx_norm_less(z, d)) {
             d = z;
             k = 0;
@@ -373,14 +394,24 @@ __device__ __forceinline__ int pt_dwell_ext(const PtArgs& a, int x, int y)
     }
 }
 
-// The dwell of pixel (x, y) on either path, with BLA when the arguments carry a table.
-__device__ __forceinline__ int pt_dwell_dd_any(const PtArgs& a, int x, int y)
+// The dwell (and, with want_smooth, the continuous value) from where the pixel stopped.
+__device__ __forceinline__ MandelPixel pt_pixel(const PtArgs& a, PtEnd e, bool want_smooth)
 {
-    return a.bla ? pt_dwell_dd<true>(a, x, y) : pt_dwell_dd<false>(a, x, y);
+    MandelPixel p;
+    p.dwell = e.dwell;
+    p.smooth = (want_smooth && e.dwell < a.max_dwell) ? smooth_after_escape(e.dwell, e.zr, e.zi, e.cr, e.ci)
+                                                      : (float)e.dwell;
+    return p;
 }
 
-__device__ __forceinline__ int pt_dwell_ext_any(const PtArgs& a, int x, int y)
+// Pixel (x, y) on either path, with BLA when the arguments carry a table.
+__device__ __forceinline__ MandelPixel pt_pixel_dd(const PtArgs& a, int x, int y, bool want_smooth)
 {
-    return a.bla ? pt_dwell_ext<true>(a, x, y) : pt_dwell_ext<false>(a, x, y);
+    return pt_pixel(a, a.bla ? pt_dwell_dd<true>(a, x, y) : pt_dwell_dd<false>(a, x, y), want_smooth);
+}
+
+__device__ __forceinline__ MandelPixel pt_pixel_ext(const PtArgs& a, int x, int y, bool want_smooth)
+{
+    return pt_pixel(a, a.bla ? pt_dwell_ext<true>(a, x, y) : pt_dwell_ext<false>(a, x, y), want_smooth);
 }
 

@@ -429,6 +429,26 @@ fn check_refinement(
     check_refinement_of(renderer, &s, label);
 }
 
+/// The GPU's continuous values (when it has them) are the CPU's within 1e-5 relative.
+fn assert_continuous_values_close(
+    gpu: &cudalens::mandelbrot::Dwells,
+    cpu: &cudalens::mandelbrot::Dwells,
+    label: &str,
+) {
+    assert_eq!(gpu.smooth.is_some(), cpu.smooth.is_some(), "{label}");
+    if let (Some(g), Some(c)) = (&gpu.smooth, &cpu.smooth) {
+        let worst = g
+            .iter()
+            .zip(c)
+            .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
+            .fold(0.0f32, f32::max);
+        assert!(
+            worst < 1e-5,
+            "{label}: continuous values differ by {worst} (relative)"
+        );
+    }
+}
+
 /// The GPU's Mariani–Silver dwells, continuous values (where the view has them), records
 /// and statistics for `s` (overlay on) equal the CPU reference's (`cpu_dwells`: the same
 /// tuning, plain or perturbation dwells). Returns the GPU's dwells and dwell time.
@@ -444,18 +464,7 @@ fn check_refinement_of(
         0,
         "{label}: GPU Mariani–Silver vs CPU Mariani–Silver"
     );
-    assert_eq!(gpu.smooth.is_some(), cpu.smooth.is_some(), "{label}");
-    if let (Some(g), Some(c)) = (&gpu.smooth, &cpu.smooth) {
-        let worst = g
-            .iter()
-            .zip(c)
-            .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
-            .fold(0.0f32, f32::max);
-        assert!(
-            worst < 1e-5,
-            "{label}: continuous values differ by {worst} (relative)"
-        );
-    }
+    assert_continuous_values_close(&gpu, &cpu, label);
     let (mut want, mut got) = (cpu_frame.records.clone(), frame.records.clone());
     want.sort();
     got.sort();
@@ -663,6 +672,11 @@ fn mandelbrot_colours_on(gl: &glow::Context, renderer: &mut MandelbrotRenderer) 
             coloring: coloring.clone(),
             ..MandelbrotSettings::default()
         };
+        let label = format!("{mode:?} {w}x{h} smooth {}", coloring.smooth);
+        if coloring.smooth {
+            texture_shows_smooth_colours(gl, renderer, &s, &label);
+            continue;
+        }
         let target = renderer.texture_for(gl, w, h).expect("texture");
         target.fill(gl, POISON).expect("poison");
         let frame = renderer.render(gl, &s).expect("render");
@@ -672,25 +686,38 @@ fn mandelbrot_colours_on(gl: &glow::Context, renderer: &mut MandelbrotRenderer) 
         let (dwells, _) = renderer.dwells(&s).expect("dwells");
         let of_gpu_dwells = s.coloring.colorize(&dwells, s.view.max_dwell);
         let of_cpu = s.coloring.colorize(&cpu_dwells(&s).0, s.view.max_dwell);
-        let label = format!("{mode:?} {w}x{h} smooth {}", coloring.smooth);
-        if coloring.smooth {
-            for (what, want) in [("GPU dwells", &of_gpu_dwells), ("CPU reference", &of_cpu)] {
-                let (max, n) = max_difference(&shown, want);
-                println!(
-                    "ok {label}: colours vs {what}: max difference {max} ({n} channel values)"
-                );
-                assert!(max <= 1, "{label}: colours vs {what} differ by {max}");
-            }
-        } else {
-            assert_eq!(
-                shown, of_gpu_dwells,
-                "{label}: texture differs from LUT(dwells)"
-            );
-            assert_eq!(
-                shown, of_cpu,
-                "{label}: texture differs from the CPU's colours"
-            );
-        }
+        assert_eq!(
+            shown, of_gpu_dwells,
+            "{label}: texture differs from LUT(dwells)"
+        );
+        assert_eq!(
+            shown, of_cpu,
+            "{label}: texture differs from the CPU's colours"
+        );
+    }
+}
+
+/// Renders `s` (smooth colouring) into a poisoned texture: it shows the colours of the
+/// GPU's continuous values and of the CPU reference's, each within one level per channel.
+fn texture_shows_smooth_colours(
+    gl: &glow::Context,
+    renderer: &mut MandelbrotRenderer,
+    s: &MandelbrotSettings,
+    label: &str,
+) {
+    let (w, h) = (s.view.width, s.view.height);
+    let target = renderer.texture_for(gl, w, h).expect("texture");
+    target.fill(gl, POISON).expect("poison");
+    let frame = renderer.render(gl, s).expect("render");
+    assert_eq!(frame.backend, BackendKind::Cuda);
+    let shown = renderer.texture().read(gl).expect("read texture");
+    let (dwells, _) = renderer.dwells(s).expect("dwells");
+    let of_gpu_dwells = s.coloring.colorize(&dwells, s.view.max_dwell);
+    let of_cpu = s.coloring.colorize(&cpu_dwells(s).0, s.view.max_dwell);
+    for (what, want) in [("GPU dwells", &of_gpu_dwells), ("CPU reference", &of_cpu)] {
+        let (max, n) = max_difference(&shown, want);
+        println!("ok {label}: colours vs {what}: max difference {max} ({n} channel values)");
+        assert!(max <= 1, "{label}: colours vs {what} differ by {max}");
     }
 }
 
@@ -1372,6 +1399,77 @@ fn deep_julia_views_match_the_cpu_and_mpmath() {
             s.overlay = true;
             check_refinement_of(&mut renderer, &s, &format!("{name}, Mariani–Silver"));
             println!("ok {name}: GPU = CPU perturbation, = mpmath on the JSON's pixels, Mariani–Silver = CPU");
+        }
+    }
+    renderer.destroy(gl);
+}
+
+/// Smooth colouring of deep views (`tests/data/deep_smooth_mpmath.json`: the period-8007
+/// minibrot at 1e-31, the period-137 one at 1e-100, the period-403 one at 1e-300, a Julia
+/// set at 1e-30), each at its own size and max dwell: the GPU's dwells and continuous
+/// values equal the CPU's (within 1e-5) per pixel, with and without BLA, and refined by
+/// Mariani–Silver; at the JSON's pixels they are mpmath's; the texture shows their colours
+/// within one level.
+#[test]
+fn deep_smooth_colouring_matches_the_cpu_and_mpmath() {
+    use cudalens::mandelbrot::{Fractal, JuliaC};
+    let Some(ctx) = cuda_gl() else { return };
+    let gl = &ctx.gl;
+    let mut renderer = cuda_mandelbrot(gl);
+    let path = common::data_dir().join("deep_smooth_mpmath.json");
+    let text = std::fs::read_to_string(path).expect("the committed JSON");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    for v in json["views"].as_array().expect("views") {
+        let field = |k: &str| v[k].as_str().expect("a string field");
+        let number = |k: &str| v[k].as_u64().expect("a number field") as u32;
+        let location = DeepLocation::parse(field("center"), field("span")).expect("location");
+        let mut s = deep_settings(location, 1, (number("width"), number("height")));
+        s.view.max_dwell = number("max_dwell");
+        if let Some(c) = v["julia_c"].as_str() {
+            s.view.fractal = Fractal::Julia {
+                c: JuliaC::parse(c).expect("c"),
+            };
+        }
+        s.coloring = Coloring {
+            smooth: true,
+            density: 1.7,
+            offset: 0.3,
+            palette: Palette::Fire.into(),
+            ..Coloring::default()
+        };
+        for bla in [false, true] {
+            s.bla = bla;
+            s.mode = Mode::PerPixel;
+            s.overlay = false;
+            let name = format!("{} BLA {bla}", field("name"));
+            let (gpu, frame) = renderer.dwells(&s).expect("GPU dwells");
+            assert!(is_deep(frame.precision), "{name}: {:?}", frame.precision);
+            let (cpu, _) = cpu_dwells(&s);
+            assert_eq!(gpu.mismatches(&cpu), 0, "{name}: GPU vs CPU perturbation");
+            assert_continuous_values_close(&gpu, &cpu, &name);
+            let smooth = gpu.smooth.as_ref().expect("continuous values");
+            for p in v["pixels"].as_array().expect("pixels") {
+                let at = |i: usize| p[i].as_u64().expect("x, y, dwell") as u32;
+                let (x, y, want) = (at(0), at(1), at(2));
+                let nu = p[3].as_f64().expect("nu") as f32;
+                let i = (y * s.view.width + x) as usize;
+                assert_eq!(gpu.values[i], want, "{name} ({x}, {y}) vs mpmath");
+                let tolerance = 2.0 * f32::EPSILON * nu.abs() + 1e-5;
+                assert!(
+                    (smooth[i] - nu).abs() <= tolerance,
+                    "{name} ({x}, {y}): {} vs mpmath {nu}",
+                    smooth[i]
+                );
+            }
+            texture_shows_smooth_colours(gl, &mut renderer, &s, &name);
+            s.mode = Mode::MarianiSilver;
+            s.overlay = true;
+            check_refinement_of(&mut renderer, &s, &format!("{name}, Mariani–Silver"));
+            println!(
+                "ok {name}: {:?}, GPU = CPU (dwells, continuous values), = mpmath at the JSON's \
+                 pixels, Mariani–Silver = CPU",
+                frame.precision
+            );
         }
     }
     renderer.destroy(gl);

@@ -8,7 +8,8 @@
 #   bash scripts/gpu/screenshot.sh shoot        starts Xvfb and takes the screenshots
 # The binary comes from the bundle (.carry, scripts/gpu/prepare.sh). Output in $OUT: the
 # image window, a selection with the stack inside it, a 16-bit image, the kernel editor with a marked error,
-# the explorer with its overlay, a Julia set, and the 1e-100 deep bookmark.
+# the explorer with its overlay, a Julia set, the 1e-100 deep bookmark, and the 1e-300 one in
+# smooth colour.
 set -u
 cd "$(dirname "$0")/../.."
 X=/opt/x
@@ -57,6 +58,10 @@ case ${1:-} in
         step shot-deep 120 "$B/cudalens" "${app[@]}" --frames 60 --mandelbrot --overlay \
             --refinement measured --bookmark "Spiral by c = i, period-137" \
             --screenshot "$OUT/screenshot-gpu-deep.png"
+        # Smooth colour at 1e-300 (extended exponents, BLA), the frame time in the status bar.
+        step shot-deep-smooth 120 env XDG_CONFIG_HOME=/tmp/deep-smooth-session "$B/cudalens" "${app[@]}" \
+            --frames 60 --mandelbrot --smooth --bookmark "Spiral by c = i, period-403" \
+            --screenshot "$OUT/screenshot-gpu-deep-smooth.png"
         kill "$xvfb"
         finish "screenshot"
         ;;

@@ -38,6 +38,9 @@ pub struct GuiArgs {
     /// Start the explorer at a deep bookmark (a prefix of its name).
     #[arg(long, value_name = "NAME", value_parser = crate::mandelbrot::deep::parse_bookmark_name)]
     pub bookmark: Option<String>,
+    /// Start the explorer with smooth colouring.
+    #[arg(long)]
+    pub smooth: bool,
     /// Start the explorer at the Julia set of c = RE,IM (decimals of any length).
     #[arg(long, value_name = "RE,IM", value_parser = parse_julia, allow_hyphen_values = true)]
     pub julia: Option<String>,

@@ -222,7 +222,7 @@ impl AppState {
         m.overlay |= e.overlay;
         m.coloring.interior = e.interior;
         m.bla = e.bla;
-        m.coloring.smooth = e.smooth;
+        m.coloring.smooth = e.smooth || args.smooth;
         if e.density.is_finite() {
             m.coloring.density = e.density.clamp(
                 *crate::mandelbrot::DENSITY_RANGE.start(),

@@ -237,6 +237,7 @@ impl AppState {
         if let Some(b) = args.bookmark.as_deref().and_then(find_bookmark) {
             state.mandelbrot.go_to_deep(b);
         }
+        state.mandelbrot.settings.coloring.smooth |= args.smooth;
         let julia = args.julia.as_deref();
         if let Some(c) = julia.and_then(|c| crate::mandelbrot::JuliaC::parse(c).ok()) {
             state.mandelbrot.show_julia(c);

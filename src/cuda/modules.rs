@@ -83,11 +83,14 @@ fn compile_with_nvrtc(device: &CudaDevice, kernel: &KernelImage) -> Result<Ptx, 
         return Err("NVRTC (libnvrtc) not found".into());
     }
     let arch = nvrtc_arch(device.info.compute_capability);
+    // Outer headers first: each replacement also fills the includes of those before it
+    // (the constants header has its own guard, so it may come in more than once).
     let source = kernel
         .source
-        .replace("#include \"cudalens_constants.h\"", CONSTANTS_HEADER)
+        .replace("#include \"perturbation.cuh\"", PERTURBATION_HEADER)
+        .replace("#include \"mandelbrot_eval.cuh\"", MANDELBROT_EVAL_HEADER)
         .replace("#include \"common.cuh\"", COMMON_HEADER)
-        .replace("#include \"perturbation.cuh\"", PERTURBATION_HEADER);
+        .replace("#include \"cudalens_constants.h\"", CONSTANTS_HEADER);
     let options = CompileOptions {
         arch: Some(arch),
         options: vec!["-std=c++17".into()],

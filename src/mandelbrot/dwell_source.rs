@@ -12,9 +12,6 @@ pub trait DwellSource: Sync {
     fn size(&self) -> (u32, u32);
     /// The largest dwell a pixel can have.
     fn max_dwell(&self) -> u32;
-    /// Whether the source computes continuous escape values (else `pixel` returns the
-    /// dwell as its value).
-    fn has_smooth(&self) -> bool;
     /// Pixel (x, y)'s dwell and, with `smooth`, its continuous escape value (the dwell
     /// itself for points that did not escape).
     fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32);
@@ -29,10 +26,6 @@ impl DwellSource for View {
         self.max_dwell
     }
 
-    fn has_smooth(&self) -> bool {
-        true
-    }
-
     fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32) {
         evaluate(self, x, y, smooth)
     }
@@ -43,10 +36,8 @@ pub fn render_per_pixel(view: &View, smooth: bool) -> Dwells {
     render_per_pixel_from(view, smooth)
 }
 
-/// Every pixel's dwell (and continuous value with `smooth`, when the source has them),
-/// rows in parallel.
+/// Every pixel's dwell (and continuous value with `smooth`), rows in parallel.
 pub fn render_per_pixel_from(source: &impl DwellSource, smooth: bool) -> Dwells {
-    let smooth = smooth && source.has_smooth();
     let (width, height) = source.size();
     let w = width as usize;
     let n = w * height as usize;

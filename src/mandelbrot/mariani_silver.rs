@@ -152,7 +152,6 @@ pub fn render_mariani_silver_from(
     } else {
         &MsTuning::default()
     };
-    let smooth = smooth && source.has_smooth();
     let (width, height) = source.size();
     let n = width as usize * height as usize;
     let canvas = Canvas {

@@ -55,7 +55,7 @@ pub fn panned_dwells(
 ) -> (Dwells, u64) {
     let (width, height) = source.size();
     let w = width as usize;
-    let smooth = old.smooth.is_some() && source.has_smooth();
+    let smooth = old.smooth.is_some();
     let old_at = |x: u32, y: u32| -> Option<usize> {
         let (ox, oy) = (i64::from(x) + dx, i64::from(y) + dy);
         let inside =

@@ -20,7 +20,16 @@
 
 use super::bla::{apply_dd, apply_ext, fits_dd, fits_ext, BlaLevels, BlaTable, CDd};
 use super::{ComplexExp, Dd, DeepView, FloatExp, OrbitLayout, ReferenceOrbit};
+use crate::mandelbrot::cpu::smooth_after_escape;
 use crate::mandelbrot::{render_per_pixel_from, DwellSource, Dwells, Precision};
+
+/// Where a pixel's iteration stopped: its dwell and its z = Z_k + δ_k there in f64 (|z|² ≥ 4
+/// when the dwell is below the max dwell), from which the continuous escape value goes on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PixelEnd {
+    pub dwell: u32,
+    pub z: (f64, f64),
+}
 
 /// The pixel's offset from the centre in steps: ((x + 0.5) − W·0.5, (y + 0.5) − H·0.5), exact.
 fn steps(x: u32, y: u32, width: u32, height: u32) -> (f64, f64) {
@@ -63,7 +72,7 @@ pub fn dwell_dd(
     table: Option<&BlaLevels<CDd>>,
     offset: [Dd; 2],
     max_dwell: u32,
-) -> u32 {
+) -> PixelEnd {
     let dc = if layout.offset_each_step {
         offset
     } else {
@@ -77,7 +86,10 @@ pub fn dwell_dd(
         let (hr, hi) = (z[0].hi + d[0].hi, z[1].hi + d[1].hi);
         let norm = hr * hr + hi * hi;
         if n >= max_dwell || norm >= 4.0 {
-            return n;
+            return PixelEnd {
+                dwell: n,
+                z: (hr, hi),
+            };
         }
         let segment_end = k == layout.last || k == layout.rebase_last;
         if segment_end || norm < d[0].hi * d[0].hi + d[1].hi * d[1].hi {
@@ -104,7 +116,7 @@ pub fn dwell_ext(
     table: Option<&BlaLevels<ComplexExp>>,
     offset: ComplexExp,
     max_dwell: u32,
-) -> u32 {
+) -> PixelEnd {
     let dc = if layout.offset_each_step {
         offset
     } else {
@@ -116,7 +128,10 @@ pub fn dwell_ext(
     loop {
         let z = orbit[k] + d;
         if n >= max_dwell || z.escaped() {
-            return n;
+            return PixelEnd {
+                dwell: n,
+                z: z.to_f64(),
+            };
         }
         if k == layout.last || k == layout.rebase_last || z.norm_less(d) {
             (d, k) = (z, 0);
@@ -140,6 +155,9 @@ pub struct Perturbation<'a> {
     orbit: &'a ReferenceOrbit,
     step: Step,
     bla: Option<&'a BlaTable>,
+    /// c in f64 for the steps after escape: the centre (plus each pixel's offset) for the
+    /// Mandelbrot set, the fixed c of a Julia set.
+    c: (f64, f64),
 }
 
 /// The pixel size in the form the path iterates with.
@@ -158,11 +176,16 @@ impl<'a> Perturbation<'a> {
         } else {
             Step::DoubleDouble(view.location.pixel_size_dd(view.width))
         };
+        let c = match view.fractal.julia_c() {
+            Some(c) => c.to_f64(),
+            None => (view.location.re.to_f64(), view.location.im.to_f64()),
+        };
         Self {
             view,
             orbit,
             step,
             bla: None,
+            c,
         }
     }
 
@@ -183,31 +206,34 @@ impl DwellSource for Perturbation<'_> {
         self.view.max_dwell
     }
 
-    fn has_smooth(&self) -> bool {
-        false
-    }
-
-    fn pixel(&self, x: u32, y: u32, _smooth: bool) -> (u32, f32) {
+    fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32) {
         let (w, h, max_dwell) = (self.view.width, self.view.height, self.view.max_dwell);
         let (orbit, layout) = (self.orbit, self.orbit.layout);
         // A table of the other path's kind (none is built so) would be ignored.
-        let d = match self.step {
-            Step::Extended(step) => dwell_ext(
-                &orbit.points,
-                layout,
-                self.bla.and_then(BlaTable::extended),
-                offset_ext(x, y, w, h, step),
-                max_dwell,
-            ),
-            Step::DoubleDouble(step) => dwell_dd(
-                &orbit.dd_points,
-                layout,
-                self.bla.and_then(BlaTable::double_double),
-                offset_dd(x, y, w, h, step),
-                max_dwell,
-            ),
+        let (end, offset) = match self.step {
+            Step::Extended(step) => {
+                let offset = offset_ext(x, y, w, h, step);
+                let table = self.bla.and_then(BlaTable::extended);
+                let end = dwell_ext(&orbit.points, layout, table, offset, max_dwell);
+                (end, offset.to_f64())
+            }
+            Step::DoubleDouble(step) => {
+                let offset = offset_dd(x, y, w, h, step);
+                let table = self.bla.and_then(BlaTable::double_double);
+                let end = dwell_dd(&orbit.dd_points, layout, table, offset, max_dwell);
+                (end, (offset[0].hi, offset[1].hi))
+            }
         };
-        (d, d as f32)
+        let d = end.dwell;
+        if !smooth || d >= max_dwell {
+            return (d, d as f32);
+        }
+        let (cr, ci) = if layout.offset_each_step {
+            (self.c.0 + offset.0, self.c.1 + offset.1)
+        } else {
+            self.c
+        };
+        (d, smooth_after_escape(d, end.z.0, end.z.1, cr, ci))
     }
 }
 
@@ -278,6 +304,76 @@ mod tests {
         }
         assert!(bad.0 <= 1 && bad.1 <= 1, "{bad:?} of {}", dds.values.len());
         assert!(dds.values.iter().any(|&d| d > 500), "a view with detail");
+    }
+
+    /// Dwells and continuous values of sampled pixels against mpmath's direct iteration
+    /// (scripts/mandelbrot/deep_smooth_mpmath.py) from 1e-30 to 1e-300, Mandelbrot and
+    /// Julia, on every path that can take the view, with and without BLA.
+    #[test]
+    fn continuous_values_equal_mpmath_from_1e_30_to_1e_300() {
+        use crate::mandelbrot::deep::BlaTable;
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/deep_smooth_mpmath.json"
+        );
+        let text = std::fs::read_to_string(path).expect("the committed JSON");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let views = json["views"].as_array().expect("views");
+        assert_eq!(views.len(), 4);
+        for v in views {
+            let field = |k: &str| v[k].as_str().expect("a string field");
+            let number = |k: &str| v[k].as_u64().expect("a number field") as u32;
+            let fractal = match v["julia_c"].as_str() {
+                Some(c) => crate::mandelbrot::Fractal::Julia {
+                    c: crate::mandelbrot::JuliaC::parse(c).expect("c"),
+                },
+                None => crate::mandelbrot::Fractal::Mandelbrot,
+            };
+            let (re, im) = field("center").split_once(',').expect("re,im");
+            let view = DeepView {
+                location: DeepLocation::new(
+                    re.parse().expect("re"),
+                    im.parse().expect("im"),
+                    field("span").parse().expect("span"),
+                )
+                .expect("location"),
+                width: number("width"),
+                height: number("height"),
+                max_dwell: number("max_dwell"),
+                fractal,
+            };
+            let orbit = ReferenceOrbit::compute(&view);
+            let pixels: Vec<(u32, u32, u32, f32)> = v["pixels"]
+                .as_array()
+                .expect("pixels")
+                .iter()
+                .map(|p| {
+                    let at = |i: usize| p[i].as_u64().expect("x, y, dwell") as u32;
+                    (at(0), at(1), at(2), p[3].as_f64().expect("nu") as f32)
+                })
+                .collect();
+            // Double-double holds pixels down to 2^-960.
+            let dd = view.location.pixel_size(view.width).log2() > -960.0;
+            let paths: &[Precision] = if dd {
+                &[Precision::Perturbation, Precision::Extended]
+            } else {
+                &[Precision::Extended]
+            };
+            for &p in paths {
+                let table = BlaTable::build(&view, &orbit, p);
+                for bla in [None, Some(&table)] {
+                    let source = Perturbation::new(&view, &orbit, p).with_bla(bla);
+                    for &(x, y, dwell, nu) in &pixels {
+                        let (d, got) = source.pixel(x, y, true);
+                        let tolerance = 2.0 * f32::EPSILON * nu.abs() + 1e-5;
+                        let what =
+                            format!("{} {p:?} BLA {} ({x}, {y})", field("name"), bla.is_some());
+                        assert_eq!(d, dwell, "{what}");
+                        assert!((got - nu).abs() <= tolerance, "{what}: {got} vs {nu}");
+                    }
+                }
+            }
+        }
     }
 
     fn julia(view: &mut View, c: &str) {
@@ -422,7 +518,7 @@ mod tests {
             .par_iter()
             .filter_map(|&(x, y)| {
                 let dc = offset_dd(x, y, view.width, view.height, step);
-                let got = dwell_dd(&orbit.dd_points, orbit.layout, None, dc, view.max_dwell);
+                let got = dwell_dd(&orbit.dd_points, orbit.layout, None, dc, view.max_dwell).dwell;
                 let want = direct_dwell(&view, x, y, 64);
                 (got != want).then_some((x, y, got, want))
             })

@@ -6,7 +6,7 @@
 //! host round-trip for the picture. Deep views iterate by perturbation around a reference orbit (`deep_zoom.rs`),
 //! per pixel or refined by the same Mariani–Silver kernels, coloured by integer dwell.
 
-use super::deep_zoom::{integer_coloring_if_deep, CudaDeep};
+use super::deep_zoom::CudaDeep;
 use super::explorer_backend::ExplorerBackend;
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::mandelbrot_kernels::{
@@ -142,7 +142,6 @@ impl CudaMandelbrot {
         s: &MandelbrotSettings,
         use_rgba: impl FnOnce(&[u8]) -> R,
     ) -> Result<(R, MandelbrotFrame), PipelineError> {
-        let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         self.ensure_tables(&s.coloring, s.view.max_dwell)?;
         let bytes = s.view.width as usize * s.view.height as usize * 4;
@@ -249,23 +248,33 @@ impl CudaMandelbrot {
             let bound = tuning.record_bound(s.view.width, s.view.height);
             records.ensure_capacity(&stream, bound.min(RECORD_LIMIT))?;
         }
+        if s.coloring.smooth {
+            ensure_len(&mut self.smooth, &stream, pixels)?;
+        }
         if let Some(precision) = s.deep_precision() {
             let deep = match &mut self.deep {
                 Some(d) => d,
                 None => self.deep.insert(CudaDeep::new(&self.device)?),
             };
             let view = deep.prepare_orbit(&stream, s, precision, timeline)?;
-            let dwells = self
-                .dwells
-                .as_mut()
-                .ok_or(CudaError::Missing("dwell buffer"))?;
+            let targets = DwellTargets {
+                dwells: self
+                    .dwells
+                    .as_mut()
+                    .ok_or(CudaError::Missing("dwell buffer"))?,
+                smooth: if s.coloring.smooth {
+                    self.smooth.as_mut()
+                } else {
+                    None
+                },
+            };
             if s.mode == Mode::MarianiSilver {
                 self.kernels.refine_deep(
                     &stream,
                     &view,
                     deep.device_orbit()?,
                     &tuning,
-                    dwells,
+                    targets,
                     records,
                     record,
                 )?;
@@ -273,13 +282,10 @@ impl CudaMandelbrot {
                 // The counters are reset as the other kernels do (the colour kernels read
                 // the failure count).
                 records.clear(&stream)?;
-                deep.per_pixel(&stream, &view, dwells)?;
+                deep.per_pixel(&stream, &view, targets.dwells, targets.smooth)?;
             }
             timeline.mark("dwell", &stream)?;
             return Ok(precision);
-        }
-        if s.coloring.smooth {
-            ensure_len(&mut self.smooth, &stream, pixels)?;
         }
         let targets = DwellTargets {
             dwells: self
@@ -470,7 +476,6 @@ impl ExplorerBackend for CudaMandelbrot {
         texture: &mut GlTexture,
         s: &MandelbrotSettings,
     ) -> Result<MandelbrotFrame, PipelineError> {
-        let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         self.ensure_tables(&s.coloring, s.view.max_dwell)?;
         let (w, h) = (s.view.width, s.view.height);
@@ -520,7 +525,6 @@ impl ExplorerBackend for CudaMandelbrot {
         &mut self,
         s: &MandelbrotSettings,
     ) -> Result<(Dwells, MandelbrotFrame), PipelineError> {
-        let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         let stream = self.device.stream.clone();
         let n = s.view.width as usize * s.view.height as usize;
@@ -531,6 +535,15 @@ impl ExplorerBackend for CudaMandelbrot {
             stream
                 .memcpy_htod(&vec![POISON_DWELL as i32; n], &mut view)
                 .map_err(CudaError::driver("cuMemcpyHtoD(poison)"))?;
+        }
+        if s.coloring.smooth {
+            ensure_len(&mut self.smooth, &stream, n)?;
+            if let Some(v) = self.smooth.as_mut() {
+                let mut view = v.slice_mut(0..n);
+                stream
+                    .memcpy_htod(&vec![f32::NAN; n], &mut view)
+                    .map_err(CudaError::driver("cuMemcpyHtoD(poison)"))?;
+            }
         }
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let precision = self.compute_dwells(s, &mut timeline)?;
@@ -561,7 +574,6 @@ impl ExplorerBackend for CudaMandelbrot {
 
     /// Times the dwell computation alone (benchmarks): no colouring, no copy back.
     fn time_dwells(&mut self, s: &MandelbrotSettings) -> Result<Vec<StageTime>, PipelineError> {
-        let s = &integer_coloring_if_deep(s);
         self.device.bind()?;
         let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;

@@ -15,17 +15,6 @@ use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The settings a backend renders: a deep view's dwells are integers only (the
-/// perturbation paths compute no continuous escape value yet), so it is coloured through
-/// the dwell table even when smooth colouring is on.
-pub fn integer_coloring_if_deep(s: &MandelbrotSettings) -> MandelbrotSettings {
-    let mut out = s.clone();
-    if s.deep_precision().is_some() {
-        out.coloring.smooth = false;
-    }
-    out
-}
-
 /// The CPU perturbation backend: the orbit (and its BLA table when `s.bla`: the stage
 /// "reference orbit" includes it), then the pixels (rayon), per pixel or refined by
 /// Mariani–Silver as `s.mode` says.
@@ -162,15 +151,17 @@ impl CudaDeep {
             .ok_or(CudaError::Missing("reference orbit on the device"))
     }
 
-    /// The per-pixel kernel over `view` around the prepared orbit.
+    /// The per-pixel kernel over `view` around the prepared orbit (continuous values into
+    /// `smooth` when given).
     pub fn per_pixel(
         &self,
         stream: &Arc<CudaStream>,
         view: &DeepView,
         dwells: &mut CudaSlice<i32>,
+        smooth: Option<&mut CudaSlice<f32>>,
     ) -> Result<(), CudaError> {
         self.kernels
-            .dwells(stream, view, self.device_orbit()?, dwells)
+            .dwells(stream, view, self.device_orbit()?, dwells, smooth)
     }
 }
 

@@ -89,9 +89,6 @@ impl<S: DwellSource> DwellSource for Cancellable<'_, S> {
     fn max_dwell(&self) -> u32 {
         self.inner.max_dwell()
     }
-    fn has_smooth(&self) -> bool {
-        self.inner.has_smooth()
-    }
     fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32) {
         if self.control.cancelled.load(Ordering::Relaxed) {
             return (0, 0.0);

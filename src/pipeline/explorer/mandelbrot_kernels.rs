@@ -552,9 +552,9 @@ impl MandelbrotKernels {
         Ok(used)
     }
 
-    /// Mariani–Silver on perturbation dwells: the integer dwells of the deep view `deep`
-    /// around `orbit` (its reference) into `dwells`, with the same decisions, records and
-    /// counters as for a plain view.
+    /// Mariani–Silver on perturbation dwells: the dwells (and continuous values when
+    /// `targets.smooth` is given) of the deep view `deep` around `orbit` (its reference),
+    /// with the same decisions, records and counters as for a plain view.
     #[allow(clippy::too_many_arguments)]
     pub fn refine_deep(
         &self,
@@ -562,7 +562,7 @@ impl MandelbrotKernels {
         deep: &DeepView,
         orbit: &DeviceOrbit,
         tuning: &MsTuning,
-        dwells: &mut CudaSlice<i32>,
+        targets: DwellTargets<'_>,
         records: &mut MsRecordBuffer,
         record: bool,
     ) -> Result<(), CudaError> {
@@ -572,16 +572,12 @@ impl MandelbrotKernels {
             max_dwell: deep.max_dwell,
             ..View::default()
         };
-        check_targets(&view, dwells, None)?;
+        check_targets(&view, targets.dwells, targets.smooth.as_deref())?;
         stream
             .memset_zeros(&mut records.counters)
             .map_err(CudaError::driver("cuMemsetD32(counters)"))?;
-        let targets = DwellTargets {
-            dwells,
-            smooth: None,
-        };
         let mut args = ms_args(stream, &view, tuning, targets, records, record)?;
-        args.pt = orbit.kernel_args(stream, deep, 0)?;
+        args.pt = orbit.kernel_args(stream, deep, 0, 0)?;
         let source = MsSource::of_path(orbit.path);
         self.launch_ms(stream, source, &args, &view, tuning, records)
     }
@@ -816,7 +812,7 @@ mod tests {
     #[test]
     fn args_have_the_kernel_layout() {
         assert_eq!(std::mem::size_of::<super::MandelViewArgs>(), 56);
-        assert_eq!(std::mem::size_of::<super::MsArgs>(), 152 + 112);
+        assert_eq!(std::mem::size_of::<super::MsArgs>(), 152 + 136);
         assert_eq!(std::mem::size_of::<super::MsFusedArgs>(), 24);
     }
 

@@ -8,12 +8,13 @@ use crate::mandelbrot::deep::{BlaTable, DeepView, OrbitLayout, ReferenceOrbit};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
-/// Mirror of `struct PtArgs` in perturbation.cuh (same field order, C layout; 112 bytes).
+/// Mirror of `struct PtArgs` in perturbation.cuh (same field order, C layout; 136 bytes).
 /// Also the last field of the Mariani–Silver kernels' arguments (zero for plain views).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
 pub(crate) struct PtArgs {
     dwells: u64,
+    smooth: u64,
     width: i32,
     height: i32,
     max_dwell: i32,
@@ -29,6 +30,8 @@ pub(crate) struct PtArgs {
     bla: u64,
     bla_level: u64,
     bla_levels: i32,
+    cr: f64,
+    ci: f64,
 }
 
 // SAFETY: PtArgs is #[repr(C)], Copy, and matches the kernel's struct field for field.
@@ -129,16 +132,19 @@ impl PerturbationKernels {
     }
 
     /// Computes the W×H dwells of `view` into `dwells` (≥ W·H `i32`) around `orbit` (the
-    /// reference at the view's centre).
+    /// reference at the view's centre), and their continuous values into `smooth` (≥ W·H)
+    /// when given.
     pub fn dwells(
         &self,
         stream: &Arc<CudaStream>,
         view: &DeepView,
         orbit: &DeviceOrbit,
         dwells: &mut CudaSlice<i32>,
+        smooth: Option<&mut CudaSlice<f32>>,
     ) -> Result<(), CudaError> {
         let (width, height) = (view.width, view.height);
-        if dwells.len() < width as usize * height as usize {
+        let pixels = width as usize * height as usize;
+        if dwells.len() < pixels || smooth.as_ref().is_some_and(|s| s.len() < pixels) {
             return Err(CudaError::Launch {
                 kernel: "perturb_per_pixel",
                 reason: format!("dwell buffer of {} for {width}×{height}", dwells.len()),
@@ -149,7 +155,8 @@ impl PerturbationKernels {
             PerturbationPath::Extended => &self.extended,
         };
         let (d, _guard) = dwells.device_ptr(stream);
-        let args = orbit.kernel_args(stream, view, d)?;
+        let smooth = smooth.map(|s| s.device_ptr(stream));
+        let args = orbit.kernel_args(stream, view, d, smooth.as_ref().map_or(0, |s| s.0))?;
         let cfg = LaunchConfig {
             grid_dim: (blocks(width, PT_BLOCK_X), blocks(height, PT_BLOCK_Y), 1),
             block_dim: (PT_BLOCK_X, PT_BLOCK_Y, 1),
@@ -157,16 +164,17 @@ impl PerturbationKernels {
         };
         let mut b = stream.launch_builder(function);
         b.arg(&args);
-        // SAFETY: matches perturb_per_pixel_*(PtArgs); `dwells` holds W·H ints (checked),
-        // and the orbit's arguments are valid (`kernel_args`).
+        // SAFETY: matches perturb_per_pixel_*(PtArgs); `dwells` holds W·H ints and `smooth`
+        // is 0 or W·H floats (checked), and the orbit's arguments are valid (`kernel_args`).
         unsafe { b.launch(cfg) }.map_err(CudaError::launch("perturb_per_pixel"))?;
         Ok(())
     }
 }
 
 impl DeviceOrbit {
-    /// The kernels' arguments for `view` around this orbit, dwells going to `dwells` (a
-    /// device pointer; 0 where the kernel writes through its own arguments). The orbit
+    /// The kernels' arguments for `view` around this orbit, dwells and continuous values
+    /// going to `dwells` and `smooth` (device pointers; 0 where the kernel writes through
+    /// its own arguments, `smooth` 0 for none). The orbit
     /// buffers hold `len` points (two double2 each on the double-double path, exponents on
     /// the extended path, the only one that reads them), and every index a kernel reads is
     /// ≤ orbit_last. All work is on the one stream, so the pointers stay valid for it.
@@ -175,6 +183,7 @@ impl DeviceOrbit {
         stream: &Arc<CudaStream>,
         view: &DeepView,
         dwells: u64,
+        smooth: u64,
     ) -> Result<PtArgs, CudaError> {
         let (width, height, max_dwell) = (view.width, view.height, view.max_dwell);
         let invalid = |reason: String| CudaError::Launch {
@@ -221,8 +230,14 @@ impl DeviceOrbit {
                 (step.m, step.e, 0.0)
             }
         };
+        // c in f64 for the continuous value (perturb.rs: Perturbation::new).
+        let (cr, ci) = match view.fractal.julia_c() {
+            Some(c) => c.to_f64(),
+            None => (view.location.re.to_f64(), view.location.im.to_f64()),
+        };
         Ok(PtArgs {
             dwells,
+            smooth,
             width: width as i32,
             height: height as i32,
             max_dwell: max_dwell as i32,
@@ -238,6 +253,8 @@ impl DeviceOrbit {
             bla: bla.0,
             bla_level: bla.1,
             bla_levels: bla.2,
+            cr,
+            ci,
         })
     }
 }
@@ -246,6 +263,6 @@ impl DeviceOrbit {
 mod tests {
     #[test]
     fn args_have_the_kernel_layout() {
-        assert_eq!(std::mem::size_of::<super::PtArgs>(), 112);
+        assert_eq!(std::mem::size_of::<super::PtArgs>(), 136);
     }
 }
