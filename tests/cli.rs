@@ -464,6 +464,90 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
     refuses(&["mandelbrot", "-o", "/tmp/m.png", "--span", "-1"], "span");
 }
 
+/// `-o view.exr`: the raw data, channel `dwell` equal to the 16-bit dwell PNG of the same
+/// view and `nu` the CPU reference's continuous values (the dwell where a point did not
+/// escape), the view text in an attribute; a zoom sequence numbers `.exr` files; posters
+/// and overlays refuse EXR; dwells past 16 bits are fine.
+#[test]
+fn mandelbrot_exr_holds_the_raw_dwells_and_continuous_values() {
+    use cudalens::mandelbrot::{read_dwells_exr, render_per_pixel, Fractal, View};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let view_args = [
+        "--width",
+        "33",
+        "--height",
+        "21",
+        "--center=0.250000002,0",
+        "--span",
+        "2e-9",
+        "--max-dwell",
+        "200000",
+        "--mode",
+        "per-pixel",
+        "--backend",
+        "cpu",
+    ];
+    let exr = dir.path().join("v.exr");
+    cudalens()
+        .args(["mandelbrot", "-o", exr.to_str().expect("utf-8")])
+        .args(view_args)
+        .assert()
+        .success();
+    let file = std::io::BufReader::new(std::fs::File::open(&exr).expect("exr"));
+    let (got, texts) = read_dwells_exr(file).expect("a dwell EXR");
+    // Beside the cusp at 0.25, where dwells pass 65535 before escaping.
+    let view = View {
+        center: (0.250000002, 0.0),
+        span: 2e-9,
+        width: 33,
+        height: 21,
+        max_dwell: 200_000,
+        fractal: Fractal::Mandelbrot,
+    };
+    let want = render_per_pixel(&view, true);
+    assert_eq!(got.values, want.values);
+    assert_eq!(got.smooth, want.smooth);
+    assert!(
+        want.values.iter().any(|&d| d > 65535 && d < 200_000),
+        "escaped dwells past 16 bits"
+    );
+    let (_, text) = texts
+        .iter()
+        .find(|(k, _)| k == cudalens::image_io::VIEW_KEYWORD)
+        .expect("the view attribute");
+    assert!(
+        text.contains("span=2e-9") && text.contains("dwell=200000"),
+        "{text}"
+    );
+    // A sequence: numbered EXR files.
+    let seq = dir.path().join("z.exr");
+    cudalens()
+        .args(["mandelbrot", "-o", seq.to_str().expect("utf-8")])
+        .args([
+            "--width",
+            "16",
+            "--height",
+            "9",
+            "--frames",
+            "2",
+            "--zoom-to",
+            "-0.75,0.1,0.5",
+        ])
+        .args(["--backend", "cpu"])
+        .assert()
+        .success();
+    for k in 0..2 {
+        let path = dir.path().join(format!("z-000{k}.exr"));
+        let file = std::io::BufReader::new(std::fs::File::open(&path).expect("frame"));
+        assert_eq!(read_dwells_exr(file).expect("dwells").0.width, 16);
+    }
+    let m = ["mandelbrot", "-o", "/tmp/m.exr"];
+    let with = |extra: &[&'static str]| [&m[..], extra].concat();
+    refuses(&with(&["--width", "40000"]), "EXR output is for views");
+    refuses(&with(&["--overlay"]), "EXR holds the raw dwells");
+    refuses(&["mandelbrot", "-o", "/tmp/m.tif"], "EXR (.exr)");
+}
+
 #[test]
 fn mandelbrot_exports_deep_views_from_decimal_strings() {
     use cudalens::mandelbrot::deep::{

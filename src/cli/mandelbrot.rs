@@ -16,9 +16,9 @@ use crate::image_io::{
 };
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
-    draw_overlay, load_map, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode, Palette,
-    PaletteChoice, PosterPlan, Precision, Refinement, View, DENSITY_RANGE, MAX_DWELL_16_BIT,
-    MAX_DWELL_LIMIT, MAX_POSTER_SIDE, MAX_RENDER_SIDE,
+    draw_overlay, load_map, write_dwells_exr, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode,
+    Palette, PaletteChoice, PosterPlan, Precision, Refinement, View, DENSITY_RANGE,
+    MAX_DWELL_16_BIT, MAX_DWELL_LIMIT, MAX_POSTER_SIDE, MAX_RENDER_SIDE,
 };
 use crate::pipeline::{
     render_frames_spread, render_mandelbrot_frames, render_poster, BackendRequest, DeviceChoice,
@@ -36,7 +36,8 @@ pub enum OnOff {
 
 #[derive(Debug, Args)]
 pub struct MandelbrotArgs {
-    /// Output PNG; with --frames, numbered files next to it (out-0000.png, …).
+    /// Output PNG, or EXR for the raw data (channels `dwell`, u32, and `nu`, the continuous
+    /// escape value, f32); with --frames, numbered files next to it (out-0000.png, …).
     #[arg(short, long)]
     pub output: PathBuf,
     /// Image width in pixels (over 32768: a poster, rendered in tiles and streamed to the
@@ -240,6 +241,12 @@ fn fractal(args: &MandelbrotArgs) -> Result<Fractal, CliError> {
 
 /// Whether the picture renders as a poster: a side past one render's, or one picture
 /// spread over devices.
+/// Whether the output is EXR (raw dwells and continuous values) rather than PNG.
+fn is_exr(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("exr"))
+}
+
 fn is_poster(args: &MandelbrotArgs) -> bool {
     args.width > MAX_RENDER_SIDE
         || args.height > MAX_RENDER_SIDE
@@ -264,6 +271,13 @@ fn validate(args: &MandelbrotArgs, max_dwell: u32) -> Result<(), CliError> {
     if is_poster(args) && args.overlay {
         return usage("--overlay draws on a picture held whole: not on a poster (a side over 32768, or --devices)".into());
     }
+    let exr = is_exr(&args.output);
+    if is_poster(args) && exr {
+        return usage("a poster (a side over 32768, or --devices with one frame) streams PNG rows: EXR output is for views and sequences".into());
+    }
+    if exr && args.overlay {
+        return usage("--overlay draws over colours: an EXR holds the raw dwells".into());
+    }
     if let Some((_, b)) = args.frame_range {
         if args.frames < 2 {
             return usage(
@@ -277,13 +291,14 @@ fn validate(args: &MandelbrotArgs, max_dwell: u32) -> Result<(), CliError> {
             ));
         }
     }
-    let limit = if args.dwell {
+    let dwell_png = args.dwell && !exr;
+    let limit = if dwell_png {
         MAX_DWELL_16_BIT
     } else {
         MAX_DWELL_LIMIT
     };
     if max_dwell == 0 || max_dwell > limit {
-        let why = if args.dwell {
+        let why = if dwell_png {
             " (a 16-bit dwell PNG)"
         } else {
             ""
@@ -315,7 +330,8 @@ fn validate(args: &MandelbrotArgs, max_dwell: u32) -> Result<(), CliError> {
     }
 }
 
-/// The output files: `output` itself for one frame, else `stem-0000.png`, … beside it.
+/// The output files: `output` itself for one frame, else `stem-0000.png` (or `.exr`), …
+/// beside it.
 fn output_paths(output: &Path, frames: u32) -> Vec<PathBuf> {
     if frames == 1 {
         return vec![output.to_path_buf()];
@@ -323,9 +339,10 @@ fn output_paths(output: &Path, frames: u32) -> Vec<PathBuf> {
     let stem = output
         .file_stem()
         .map_or("frame".into(), |s| s.to_string_lossy().into_owned());
+    let extension = if is_exr(output) { "exr" } else { "png" };
     let digits = (frames - 1).to_string().len().max(4);
     (0..frames)
-        .map(|i| output.with_file_name(format!("{stem}-{i:0digits$}.png")))
+        .map(|i| output.with_file_name(format!("{stem}-{i:0digits$}.{extension}")))
         .collect()
 }
 
@@ -350,7 +367,8 @@ fn settings(
             palette,
             density: args.density,
             offset: args.offset,
-            smooth: args.smooth,
+            // An EXR holds the continuous values.
+            smooth: args.smooth || is_exr(&args.output),
             ..Coloring::default()
         },
         overlay: args.overlay,
@@ -372,13 +390,33 @@ fn settings(
         .collect()
 }
 
-/// Saves a frame as PNG with its view in a text chunk, deflated on every core.
+/// Saves a frame as PNG with its view in a text chunk, deflated on every core, or its
+/// dwells and continuous values as EXR with the view in text attributes.
 fn save(
     out: MandelbrotOutput,
     s: &MandelbrotSettings,
     path: &Path,
     options: &SaveOptions,
 ) -> Result<(), CliError> {
+    let io = |e: std::io::Error| SaveError::Io {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
+    let chunks = crate::app::view_chunks(s);
+    let texts: Vec<(&str, &str)> = chunks.iter().map(|(k, t)| (*k, t.as_str())).collect();
+    if is_exr(path) {
+        let dwells = out
+            .dwells
+            .ok_or_else(|| CliError::internal("renderer returned no dwells"))?;
+        check_save_target(path, options)?;
+        write_file_atomically(path, |file| write_dwells_exr(&dwells, &texts, file))?.map_err(
+            |e| SaveError::Encode {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            },
+        )?;
+        return Ok(());
+    }
     let (kind, width, height, bytes) = match (out.dwells, out.image) {
         (Some(d), _) => (PngStreamKind::Gray16, d.width, d.height, d.to_be16_bytes()),
         (None, Some(mut img)) => {
@@ -395,12 +433,6 @@ fn save(
         (None, None) => return Err(CliError::internal("renderer returned nothing")),
     };
     check_save_target(path, options)?;
-    let chunks = crate::app::view_chunks(s);
-    let texts: Vec<(&str, &str)> = chunks.iter().map(|(k, t)| (*k, t.as_str())).collect();
-    let io = |e: std::io::Error| SaveError::Io {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    };
     write_file_atomically(path, |file| {
         let mut png = PngStream::new(file, width, height, kind, &texts)?;
         png.write_rows(&bytes)?;
@@ -432,12 +464,12 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
     let range = first as usize..end as usize;
     for path in &paths[range.clone()] {
         check_save_target(path, &options)?;
-        if !path
+        let png = path
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("png"))
-        {
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        if !png && !is_exr(path) {
             return usage(format!(
-                "{}: the Mandelbrot output is PNG (.png)",
+                "{}: the Mandelbrot output is PNG (.png), or EXR (.exr) for the raw dwells",
                 path.display()
             ));
         }
@@ -452,20 +484,16 @@ pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
     let progress = Progress::new(range.len(), "frames");
     let mut last = None;
     let mut dwell_ms = 0.0;
-    render_mandelbrot_frames(
-        &frames[range.clone()],
-        args.backend,
-        args.dwell,
-        |i, out| {
-            let k = range.start + i;
-            dwell_ms += out.frame.dwell_ms();
-            let summary = (out.status.kind, out.frame.precision, out.frame.stats);
-            save(out, &frames[k], &paths[k], &options)?;
-            progress.update(i + 1);
-            last = Some(summary);
-            Ok::<(), CliError>(())
-        },
-    )??;
+    let raw = args.dwell || is_exr(&args.output);
+    render_mandelbrot_frames(&frames[range.clone()], args.backend, raw, |i, out| {
+        let k = range.start + i;
+        dwell_ms += out.frame.dwell_ms();
+        let summary = (out.status.kind, out.frame.precision, out.frame.stats);
+        save(out, &frames[k], &paths[k], &options)?;
+        progress.update(i + 1);
+        last = Some(summary);
+        Ok::<(), CliError>(())
+    })??;
     let (backend, precision, stats) =
         last.ok_or_else(|| CliError::internal("no frame rendered"))?;
     eprintln!(
@@ -532,7 +560,8 @@ fn run_spread(
     let progress = Progress::new(range.len(), "frames");
     let done = std::sync::atomic::AtomicUsize::new(0);
     let start = std::time::Instant::now();
-    let reports = render_frames_spread(frames, range.clone(), &workers, args.dwell, |k, out| {
+    let raw = args.dwell || is_exr(&args.output);
+    let reports = render_frames_spread(frames, range.clone(), &workers, raw, |k, out| {
         save(out, &frames[k], &paths[k], options)?;
         progress.update(done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
         Ok::<(), CliError>(())

@@ -9,6 +9,7 @@ mod coloring;
 mod cpu;
 pub mod deep;
 mod deep_settings;
+mod dwell_exr;
 mod dwell_source;
 mod fractal;
 mod mariani_silver;
@@ -31,6 +32,7 @@ pub use cpu::{
     SMOOTH_EXTRA_MAX,
 };
 pub use deep_settings::JULIA_START;
+pub use dwell_exr::{read_dwells_exr, write_dwells_exr, DwellExrError, DWELL_CHANNEL, NU_CHANNEL};
 pub use dwell_source::{render_per_pixel, render_per_pixel_from, DwellSource};
 pub use fractal::{Fractal, FractalKind, JuliaC};
 pub use mariani_silver::{render_mariani_silver, render_mariani_silver_from, MsRecord, RectKind};
