@@ -294,8 +294,9 @@ impl MandelbrotView {
     }
 
     /// Saves the view to `path` as a PNG that carries its parameters: the picture shown,
-    /// or (another size) the view rendered on the CPU in the background. `protected` is
-    /// never written (the open image).
+    /// or (another size) the view rendered on the CPU in the background; to a `.exr`, its
+    /// raw dwells and continuous values, rendered on the CPU in the background. `protected`
+    /// is never written (the open image).
     pub fn save_view(&mut self, gl: &glow::Context, path: &Path, protected: PathBuf) {
         let options = crate::image_io::SaveOptions {
             overwrite: true,
@@ -307,7 +308,10 @@ impl MandelbrotView {
             (s.view.width, s.view.height) = (self.save_size.width, self.save_size.height);
         }
         let texts = super::view_text::view_chunks(&s);
-        if self.save_size.window {
+        let exr = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("exr"));
+        if self.save_size.window && !exr {
             let result = self
                 .picture()
                 .read(gl)
@@ -333,12 +337,22 @@ impl MandelbrotView {
                     cancelled: job.cancel_flag(),
                     progress: &progress,
                 };
-                let (image, _) = crate::pipeline::cpu_picture(&s, control);
-                if job.cancelled() {
-                    return;
-                }
-                job.set_progress(0.9);
-                let written = write_view_png(image, &path, &options, &texts);
+                let written = if exr {
+                    s.coloring.smooth = true;
+                    let (dwells, _) = crate::pipeline::cpu_dwells_cancellable(&s, control);
+                    if job.cancelled() {
+                        return;
+                    }
+                    job.set_progress(0.9);
+                    super::view_text::save_view_exr(&dwells, &s, &path, &options)
+                } else {
+                    let (image, _) = crate::pipeline::cpu_picture(&s, control);
+                    if job.cancelled() {
+                        return;
+                    }
+                    job.set_progress(0.9);
+                    write_view_png(image, &path, &options, &texts)
+                };
                 job.send(written.map(|()| path).map_err(ViewSaveError::from));
             },
         );
@@ -1274,7 +1288,7 @@ fn save_ui(ui: &mut Ui, m: &mut MandelbrotView) -> bool {
             .request_repaint_after(std::time::Duration::from_millis(200));
     }
     ui.add_enabled(!m.save_job.busy(), egui::Button::new("Save view as PNG…"))
-        .on_hover_text("the picture with its view in the file: opened again, \"Open View in Explorer\" goes there")
+        .on_hover_text("the picture with its view in the file: opened again, \"Open View in Explorer\" goes there; named .exr: the raw dwells and continuous values (channels dwell, nu)")
         .clicked()
 }
 

@@ -46,7 +46,7 @@ pub use config_dir::{config_dir, CONFIG_DIR_ENV};
 pub use filter_stack::{FilterEntry, FilterStack};
 
 pub use handler::WindowTooLarge;
-pub use view_text::{view_chunks, view_from_text, view_to_text, ViewText};
+pub use view_text::{save_view_exr, view_chunks, view_from_text, view_to_text, ViewText};
 mod view_history;
 mod view_text;
 mod worker;

@@ -487,7 +487,7 @@ impl AppState {
             DialogPurpose::SaveMandelbrot => (
                 self.save_dir_or_document_dir(),
                 "mandelbrot.png".into(),
-                &["png"],
+                &["png", "exr"],
             ),
             DialogPurpose::ImportPalette => (self.document_dir(), String::new(), &["map"]),
         };

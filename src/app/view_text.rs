@@ -71,6 +71,26 @@ pub fn view_chunks(s: &crate::mandelbrot::MandelbrotSettings) -> Vec<(&'static s
     chunks
 }
 
+/// Writes the dwells and continuous values of view `s` as a raw EXR carrying the view
+/// (`mandelbrot::write_dwells_exr`), through a temporary file renamed over `path`.
+pub fn save_view_exr(
+    dwells: &crate::mandelbrot::Dwells,
+    s: &crate::mandelbrot::MandelbrotSettings,
+    path: &std::path::Path,
+    options: &crate::image_io::SaveOptions,
+) -> Result<(), crate::image_io::SaveError> {
+    crate::image_io::check_save_target(path, options)?;
+    let chunks = view_chunks(s);
+    let texts: Vec<(&str, &str)> = chunks.iter().map(|(k, t)| (*k, t.as_str())).collect();
+    crate::image_io::write_file_atomically(path, |file| {
+        crate::mandelbrot::write_dwells_exr(dwells, &texts, file)
+    })?
+    .map_err(|e| crate::image_io::SaveError::Encode {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
+}
+
 /// An exact view read from text: where, the max dwell if given, and which fractal.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewText {

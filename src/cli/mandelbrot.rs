@@ -16,9 +16,9 @@ use crate::image_io::{
 };
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
-    draw_overlay, load_map, write_dwells_exr, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode,
-    Palette, PaletteChoice, PosterPlan, Precision, Refinement, View, DENSITY_RANGE,
-    MAX_DWELL_16_BIT, MAX_DWELL_LIMIT, MAX_POSTER_SIDE, MAX_RENDER_SIDE,
+    draw_overlay, load_map, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode, Palette,
+    PaletteChoice, PosterPlan, Precision, Refinement, View, DENSITY_RANGE, MAX_DWELL_16_BIT,
+    MAX_DWELL_LIMIT, MAX_POSTER_SIDE, MAX_RENDER_SIDE,
 };
 use crate::pipeline::{
     render_frames_spread, render_mandelbrot_frames, render_poster, BackendRequest, DeviceChoice,
@@ -398,25 +398,18 @@ fn save(
     path: &Path,
     options: &SaveOptions,
 ) -> Result<(), CliError> {
+    if is_exr(path) {
+        let dwells = out
+            .dwells
+            .ok_or_else(|| CliError::internal("renderer returned no dwells"))?;
+        return Ok(crate::app::save_view_exr(&dwells, s, path, options)?);
+    }
     let io = |e: std::io::Error| SaveError::Io {
         path: path.to_path_buf(),
         reason: e.to_string(),
     };
     let chunks = crate::app::view_chunks(s);
     let texts: Vec<(&str, &str)> = chunks.iter().map(|(k, t)| (*k, t.as_str())).collect();
-    if is_exr(path) {
-        let dwells = out
-            .dwells
-            .ok_or_else(|| CliError::internal("renderer returned no dwells"))?;
-        check_save_target(path, options)?;
-        write_file_atomically(path, |file| write_dwells_exr(&dwells, &texts, file))?.map_err(
-            |e| SaveError::Encode {
-                path: path.to_path_buf(),
-                reason: e.to_string(),
-            },
-        )?;
-        return Ok(());
-    }
     let (kind, width, height, bytes) = match (out.dwells, out.image) {
         (Some(d), _) => (PngStreamKind::Gray16, d.width, d.height, d.to_be16_bytes()),
         (None, Some(mut img)) => {
