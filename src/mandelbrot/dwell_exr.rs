@@ -77,7 +77,7 @@ pub fn read_dwells_exr(
             .channel_data
             .list
             .iter()
-            .find(|c| c.name == Text::from(name))
+            .find(|c| c.name == *name)
             .map(|c| &c.sample_data)
             .ok_or_else(|| DwellExrError::NotDwells(format!("no channel '{name}'")))
     };
@@ -122,7 +122,7 @@ mod tests {
             ..View::default()
         };
         let dwells = render_per_pixel(&view, true);
-        assert!(dwells.values.iter().any(|&d| d == 300) && dwells.values.iter().any(|&d| d < 5));
+        assert!(dwells.values.contains(&300) && dwells.values.iter().any(|&d| d < 5));
         let mut file = Cursor::new(Vec::new());
         let attributes = [
             ("cudalens.view", "re=-0.5, im=0, span=3"),
