@@ -32,6 +32,8 @@ SUMMARY="$OUT/summary.txt"
 step() {
     local name=$1 limit=$2
     shift 2
+    # ONLY="a b": run only the steps named (a rerun of a few).
+    if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
     echo "=== $name: $*" >>"$LOG"
     if [ -n "${DEADLINE:-}" ]; then
         local left=$((DEADLINE - $(date +%s)))

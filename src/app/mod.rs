@@ -53,17 +53,21 @@ mod worker;
 
 use std::path::{Path, PathBuf};
 
-/// The image shown when no file is given: the checkout's, or an installed copy in
-/// `share/cudalens/` beside the binary's `bin/` (the Debian package puts it there).
+/// The image shown when no file is given: the checkout's it was built in, an installed
+/// copy in `share/cudalens/` beside the binary's `bin/` (the Debian package puts it there),
+/// or the one of a checkout it runs in (a binary built elsewhere).
 pub fn default_image_path() -> PathBuf {
     let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/chelsea.png");
     if built.exists() {
         return built;
     }
-    std::env::current_exe()
+    let installed = std::env::current_exe()
         .ok()
-        .and_then(|exe| Some(exe.parent()?.parent()?.join("share/cudalens/chelsea.png")))
-        .filter(|p| p.exists())
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("share/cudalens/chelsea.png")));
+    [installed, Some(PathBuf::from("assets/chelsea.png"))]
+        .into_iter()
+        .flatten()
+        .find(|p| p.exists())
         .unwrap_or(built)
 }
 
