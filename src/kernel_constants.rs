@@ -139,7 +139,7 @@ shared_constants! {
     // the Mandelbrot kernels: kernels/mandelbrot.cu.
     /// Steps between two periodicity checks of an orbit (a power of two): z is compared with
     /// the z saved at the last power-of-two step; equal, the orbit repeats and never escapes.
-    MANDEL_PERIOD_STRIDE = 64;
+    MANDEL_PERIOD_STRIDE = 32;
     MANDEL_BLOCK_X = 32;
     MANDEL_BLOCK_Y = 8;
     MS_BLOCK = 256;
