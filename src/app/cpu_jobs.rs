@@ -4,9 +4,9 @@
 
 use super::worker::JobContext;
 use crate::filters::Filter;
-use crate::mandelbrot::{panned_dwells, Dwells, MandelbrotSettings, Precision};
+use crate::mandelbrot::{Dwells, MandelbrotSettings};
 use crate::pipeline::{
-    cpu_picture, cpu_picture_keeping_dwells, process_on_cpu_with, BackendKind, FrameReport,
+    cpu_panned_dwells, cpu_picture, cpu_picture_keeping_dwells, process_on_cpu_with, FrameReport,
     MandelbrotFrame, RenderControl, StageTime,
 };
 use image::RgbaImage;
@@ -93,30 +93,23 @@ pub fn explorer_job(s: MandelbrotSettings, job: &JobContext<ExplorerImage>) {
 }
 
 /// The view `s`, a pan of the kept view by `offset` whole pixels: the kept dwells moved,
-/// the exposed strips computed (see `mandelbrot::pan`). One full frame, no preview.
+/// the exposed strips computed (see `mandelbrot::pan`; a deep view's around its own
+/// reference orbit). One full frame, no preview.
 pub fn explorer_pan_job(
     s: MandelbrotSettings,
     kept: Arc<Dwells>,
     offset: (i64, i64),
     job: &JobContext<ExplorerImage>,
 ) {
-    let start = Instant::now();
-    let (dwells, computed) = panned_dwells(&kept, offset, &s.view);
-    let mut stages = vec![StageTime::since("dwell", start)];
+    let (dwells, mut frame, computed) = cpu_panned_dwells(&s, &kept, offset);
     let n = u64::from(s.view.width) * u64::from(s.view.height);
     log::debug!("pan by {offset:?}: {computed} of {n} pixels computed");
     let start = Instant::now();
     let image = s.coloring.colorize(&dwells, s.view.max_dwell);
-    stages.push(StageTime::since("colour", start));
+    frame.stages.push(StageTime::since("colour", start));
     job.send(ExplorerImage {
         image,
-        frame: MandelbrotFrame {
-            backend: BackendKind::Cpu,
-            precision: Precision::F64,
-            stages,
-            records: Vec::new(),
-            stats: None,
-        },
+        frame,
         settings: s,
         preview: false,
         dwells: Some(Arc::new(dwells)),

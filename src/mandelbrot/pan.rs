@@ -1,7 +1,7 @@
 //! Panning without recomputing what is already on screen (as XaoS does): when a view is
 //! another one moved by whole pixels, its dwells are the other's, shifted, except for the
-//! strips the move exposed, which are computed. Only for views iterated in f64 (a deep view
-//! moves its reference orbit, so it renders again).
+//! strips the move exposed, which are computed. A deep view's exposed strips iterate around
+//! the moved view's own reference orbit, the kept pixels stay those of the old one's.
 //!
 //! A kept pixel's point was computed from the old centre, a fresh one's would be from the
 //! new: the same point to within the last bits of f64 (and the millionth of a pixel to
@@ -17,9 +17,11 @@ const WHOLE_PIXEL: f64 = 1e-6;
 
 /// The move (dx, dy) in whole pixels that takes `old` to `new` (new pixel (x, y) shows old
 /// pixel (x + dx, y + dy)), when `new` is `old` moved and nothing else (colour and overlay
-/// aside) and both iterate in f64; None otherwise, or when nothing of `old` stays in view.
+/// aside), both in f64 or both deep in the same precision; None otherwise, or when nothing
+/// of `old` stays in view.
 pub fn pan_offset(old: &MandelbrotSettings, new: &MandelbrotSettings) -> Option<(i64, i64)> {
-    if old.deep_precision().is_some() || new.deep_precision().is_some() {
+    let deep = old.deep_precision();
+    if deep != new.deep_precision() {
         return None;
     }
     let moved_only = MandelbrotSettings {
@@ -35,9 +37,16 @@ pub fn pan_offset(old: &MandelbrotSettings, new: &MandelbrotSettings) -> Option<
     if moved_only != *new {
         return None;
     }
-    let step = old.view.pixel_size();
-    let fx = (new.view.center.0 - old.view.center.0) / step;
-    let fy = -(new.view.center.1 - old.view.center.1) / step;
+    let (fx, fy) = if deep.is_some() {
+        let (from, to) = (old.location().ok()?, new.location().ok()?);
+        from.pixels_to(&to, old.view.width)?
+    } else {
+        let step = old.view.pixel_size();
+        (
+            (new.view.center.0 - old.view.center.0) / step,
+            -(new.view.center.1 - old.view.center.1) / step,
+        )
+    };
     let (dx, dy) = (fx.round(), fy.round());
     let whole = (fx - dx).abs() < WHOLE_PIXEL && (fy - dy).abs() < WHOLE_PIXEL;
     let (w, h) = (f64::from(old.view.width), f64::from(old.view.height));
@@ -147,6 +156,33 @@ mod tests {
             pan_offset(&old, &recoloured).is_some(),
             "colour is not the dwells'"
         );
+    }
+
+    #[test]
+    fn deep_views_pan_by_whole_pixels_of_their_exact_location() {
+        let b = crate::mandelbrot::deep::find_bookmark("Spiral by c = i, period-137")
+            .expect("bookmark");
+        let mut old = settings((0.0, 0.0), 1.0, (160, 90));
+        old.precision = MandelbrotSettings::default().precision;
+        old.set_location(b.location().expect("location"));
+        assert!(old.deep_precision().is_some(), "a deep view");
+        let mut new = old.clone();
+        new.pan_pixels(-13.0, 7.0);
+        assert_eq!(pan_offset(&old, &new), Some((13, -7)));
+        let mut half = old.clone();
+        half.pan_pixels(2.5, 0.0);
+        assert_eq!(pan_offset(&old, &half), None, "half a pixel");
+        let mut zoomed = new.clone();
+        zoomed.zoom_at(80.0, 45.0, 0.5);
+        assert_eq!(pan_offset(&old, &zoomed), None, "another span");
+        let mut shallow = new.clone();
+        shallow.set_location(
+            crate::mandelbrot::deep::DeepLocation::parse("-0.75,0.1", "0.5").expect("location"),
+        );
+        assert_eq!(pan_offset(&old, &shallow), None, "deep to f64");
+        let mut far = old.clone();
+        far.pan_pixels(0.0, 95.0);
+        assert_eq!(pan_offset(&old, &far), None, "nothing left in view");
     }
 
     /// A pan by a tenth of the view computes a tenth of the pixels, and its dwells are the

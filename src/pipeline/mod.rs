@@ -17,9 +17,9 @@ pub use backend::{choose_backend, fall_back_after, BackendKind, BackendRequest, 
 pub use error::PipelineError;
 pub use explorer::mandelbrot_tiles;
 pub use explorer::{
-    cpu_deep_dwells, cpu_dwells, cpu_dwells_cancellable, cpu_picture, cpu_picture_keeping_dwells,
-    render_mandelbrot_frames, render_mandelbrot_headless, MandelbrotFrame, MandelbrotOutput,
-    MandelbrotRenderer, MsSource, RenderControl,
+    cpu_deep_dwells, cpu_dwells, cpu_dwells_cancellable, cpu_panned_dwells, cpu_picture,
+    cpu_picture_keeping_dwells, render_mandelbrot_frames, render_mandelbrot_headless,
+    MandelbrotFrame, MandelbrotOutput, MandelbrotRenderer, MsSource, RenderControl,
 };
 pub use explorer::{
     render_frames_spread, render_poster, DeviceChoice, PosterPixels, WorkerReport, Workers,

@@ -122,6 +122,24 @@ impl DeepLocation {
         Ok(())
     }
 
+    /// Where `other`'s centre lies from this one's, in pixels of a view `width` wide (x to
+    /// the right, y down), when both have the same span; None for another span or an offset
+    /// beyond f64.
+    pub fn pixels_to(&self, other: &DeepLocation, width: u32) -> Option<(f64, f64)> {
+        if self.span != other.span {
+            return None;
+        }
+        let pixel = self.pixel_size(width);
+        let pixels = |d: Decimal| {
+            let d = FloatExp::from_decimal(&d);
+            let v = d.m / pixel.m * 2f64.powi(d.e - pixel.e);
+            v.is_finite().then_some(v)
+        };
+        let dx = pixels(other.re.add(&self.re.neg()).ok()?)?;
+        let dy = pixels(self.im.add(&other.im.neg()).ok()?)?;
+        Some((dx, dy))
+    }
+
     /// Moves the view by a pixel offset (drag): the centre goes by (−dx, +dy) pixels.
     pub fn pan_pixels(&mut self, width: u32, dx: f64, dy: f64) -> Result<(), DeepError> {
         let pixel = self.pixel_size(width);

@@ -2,11 +2,11 @@
 //! (`deep_zoom.rs`), every other view in f64 (`mandelbrot_frame.rs`); the picture they
 //! colour, for the renderer's CPU backend and the app's background frames.
 
-use super::deep_zoom::cpu_deep_dwells_cancellable;
+use super::deep_zoom::{cpu_deep_dwells_cancellable, cpu_deep_panned};
 use super::explorer_backend::ExplorerBackend;
 use super::mandelbrot_frame::{cpu_render, Cancellable, MandelbrotFrame, RenderControl};
 use crate::gl::GlTexture;
-use crate::mandelbrot::{Dwells, MandelbrotSettings, Precision};
+use crate::mandelbrot::{panned_dwells, Dwells, MandelbrotSettings, Precision};
 use crate::pipeline::report::StageTime;
 use crate::pipeline::{BackendKind, PipelineError};
 use image::RgbaImage;
@@ -43,6 +43,33 @@ pub fn cpu_dwells_cancellable(
         stats,
     };
     (dwells, frame)
+}
+
+/// The view `s` as a pan of `kept`, the dwells of the view `offset` whole pixels away
+/// (`mandelbrot::pan_offset`): the kept pixels moved, the exposed ones computed (by
+/// perturbation around `s`'s own reference orbit for a deep view). Returns the dwells, the
+/// frame (no colour stage) and how many pixels were computed.
+pub fn cpu_panned_dwells(
+    s: &MandelbrotSettings,
+    kept: &Dwells,
+    offset: (i64, i64),
+) -> (Dwells, MandelbrotFrame, u64) {
+    if let Some(result) = s
+        .deep_precision()
+        .and_then(|p| cpu_deep_panned(s, p, kept, offset).ok())
+    {
+        return result;
+    }
+    let start = Instant::now();
+    let (dwells, computed) = panned_dwells(kept, offset, &s.view);
+    let frame = MandelbrotFrame {
+        backend: BackendKind::Cpu,
+        precision: Precision::F64,
+        stages: vec![StageTime::since("dwell", start)],
+        records: Vec::new(),
+        stats: None,
+    };
+    (dwells, frame, computed)
 }
 
 /// The CPU picture of a view: its dwells, then their colours (the stage "colour"). Stops

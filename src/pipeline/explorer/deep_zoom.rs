@@ -8,7 +8,7 @@ use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::mandelbrot::deep::{
     BlaTable, DeepError, DeepLocation, DeepView, Perturbation, ReferenceOrbit,
 };
-use crate::mandelbrot::{Dwells, Fractal, MandelbrotSettings, Precision};
+use crate::mandelbrot::{panned_dwells, Dwells, Fractal, MandelbrotSettings, Precision};
 use crate::pipeline::report::StageTime;
 use crate::pipeline::BackendKind;
 use cudarc::driver::{CudaSlice, CudaStream};
@@ -50,6 +50,34 @@ pub fn cpu_deep_dwells_cancellable(
         stats,
     };
     Ok((dwells, frame))
+}
+
+/// The deep view `s` as a pan of `kept`, the dwells of the view `offset` whole pixels
+/// away (`mandelbrot::pan`): `s`'s reference orbit (and BLA table), then only the exposed
+/// pixels by perturbation around it. Returns the dwells, the frame and how many pixels
+/// were computed.
+pub fn cpu_deep_panned(
+    s: &MandelbrotSettings,
+    precision: Precision,
+    kept: &Dwells,
+    offset: (i64, i64),
+) -> Result<(Dwells, MandelbrotFrame, u64), DeepError> {
+    let view = s.deep_view()?;
+    let start = Instant::now();
+    let orbit = ReferenceOrbit::compute(&view);
+    let table = s.bla.then(|| BlaTable::build(&view, &orbit, precision));
+    let orbit_time = StageTime::since("reference orbit", start);
+    let start = Instant::now();
+    let perturbation = Perturbation::new(&view, &orbit, precision).with_bla(table.as_ref());
+    let (dwells, computed) = panned_dwells(kept, offset, &perturbation);
+    let frame = MandelbrotFrame {
+        backend: BackendKind::Cpu,
+        precision,
+        stages: vec![orbit_time, StageTime::since("dwell", start)],
+        records: Vec::new(),
+        stats: None,
+    };
+    Ok((dwells, frame, computed))
 }
 
 /// What a device orbit was computed for.
@@ -181,6 +209,49 @@ mod tests {
         assert_eq!(dwells.values.len(), 48);
         let names: Vec<_> = frame.stages.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["reference orbit", "dwell"]);
+    }
+
+    /// A pan of a deep view (the period-137 minibrot at 1e-100, continuous values kept)
+    /// computes only the exposed strips, around the moved view's own orbit, and equals a
+    /// fresh render of the moved view but at one pixel in a thousand at most.
+    #[test]
+    fn a_deep_pan_computes_the_exposed_strips_and_matches_a_fresh_render() {
+        use crate::mandelbrot::deep::find_bookmark;
+        use crate::mandelbrot::pan_offset;
+        let b = find_bookmark("Spiral by c = i, period-137").expect("bookmark");
+        let mut old = MandelbrotSettings::default();
+        (old.view.width, old.view.height, old.view.max_dwell) = (160, 90, 3000);
+        old.coloring.smooth = true;
+        old.set_location(b.location().expect("location"));
+        let p = old.deep_precision().expect("deep");
+        let (kept, _) = cpu_deep_dwells(&old, p).expect("kept");
+        for (mx, my) in [(16.0, 0.0), (-12.0, 9.0)] {
+            let mut new = old.clone();
+            new.pan_pixels(mx, my);
+            let offset = pan_offset(&old, &new).expect("a pan");
+            let (panned, frame, computed) =
+                cpu_deep_panned(&new, p, &kept, offset).expect("panned");
+            let (fresh, _) = cpu_deep_dwells(&new, p).expect("fresh");
+            let (ax, ay) = (mx.abs() as u64, my.abs() as u64);
+            assert_eq!(computed, ax * 90 + ay * 160 - ax * ay, "by ({mx}, {my})");
+            let n = panned.values.len();
+            let differ = panned.mismatches(&fresh);
+            assert!(differ * 1000 <= n, "{differ} of {n} differ");
+            assert!(fresh.values.iter().any(|&d| d > 1000), "a view with detail");
+            let (a, b) = (
+                panned.smooth.as_ref().expect("kept continuous values"),
+                fresh.smooth.as_ref().expect("continuous values"),
+            );
+            let close = a
+                .iter()
+                .zip(b)
+                .zip(panned.values.iter().zip(&fresh.values))
+                .filter(|(_, (d, e))| d == e)
+                .all(|((x, y), _)| (x - y).abs() <= 1e-3 * y.abs().max(1.0));
+            assert!(close, "continuous values of equal dwells");
+            let names: Vec<_> = frame.stages.iter().map(|t| t.name.as_str()).collect();
+            assert_eq!(names, ["reference orbit", "dwell"]);
+        }
     }
 
     /// Mariani–Silver on perturbation dwells: every pixel it evaluates equals the

@@ -16,7 +16,7 @@ mod perturbation_kernels;
 mod poster;
 
 pub use cpu_mandelbrot::{
-    cpu_dwells, cpu_dwells_cancellable, cpu_picture, cpu_picture_keeping_dwells,
+    cpu_dwells, cpu_dwells_cancellable, cpu_panned_dwells, cpu_picture, cpu_picture_keeping_dwells,
 };
 pub use deep_zoom::cpu_deep_dwells;
 pub use headless::{render_mandelbrot_frames, render_mandelbrot_headless, MandelbrotOutput};
