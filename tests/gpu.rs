@@ -1353,6 +1353,23 @@ fn julia_sets_match_the_cpu_reference() {
     renderer.destroy(gl);
 }
 
+/// The `views` of a committed JSON reference in tests/data.
+fn json_views(name: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(common::data_dir().join(name)).expect("the committed JSON");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    json["views"].as_array().expect("views").clone()
+}
+
+/// A JSON view's string and number fields.
+fn json_fields<'a>(
+    v: &'a serde_json::Value,
+) -> (impl Fn(&str) -> &'a str + 'a, impl Fn(&str) -> u32 + 'a) {
+    (
+        move |k: &str| v[k].as_str().expect("a string field"),
+        move |k: &str| v[k].as_u64().expect("a number field") as u32,
+    )
+}
+
 /// Deep Julia views (c = −0.75 + 0.1i at spans 1e-30 and 1e-100, `tests/data/
 /// julia_deep_dwells.json`): the GPU's perturbation dwells, double-double and extended,
 /// per pixel and refined, equal the CPU's perturbation, and the mpmath dwells of the JSON.
@@ -1362,12 +1379,8 @@ fn deep_julia_views_match_the_cpu_and_mpmath() {
     let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
-    let path = common::data_dir().join("julia_deep_dwells.json");
-    let text = std::fs::read_to_string(path).expect("the committed JSON");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    for v in json["views"].as_array().expect("views") {
-        let field = |k: &str| v[k].as_str().expect("a string field");
-        let number = |k: &str| v[k].as_u64().expect("a number field") as u32;
+    for v in &json_views("julia_deep_dwells.json") {
+        let (field, number) = json_fields(v);
         let location = DeepLocation::parse(field("center"), field("span")).expect("location");
         let (w, h) = (number("width"), number("height"));
         let mut s = deep_settings(location, number("max_dwell"), (w, h));
@@ -1416,12 +1429,8 @@ fn deep_smooth_colouring_matches_the_cpu_and_mpmath() {
     let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
-    let path = common::data_dir().join("deep_smooth_mpmath.json");
-    let text = std::fs::read_to_string(path).expect("the committed JSON");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    for v in json["views"].as_array().expect("views") {
-        let field = |k: &str| v[k].as_str().expect("a string field");
-        let number = |k: &str| v[k].as_u64().expect("a number field") as u32;
+    for v in &json_views("deep_smooth_mpmath.json") {
+        let (field, number) = json_fields(v);
         let location = DeepLocation::parse(field("center"), field("span")).expect("location");
         let mut s = deep_settings(location, 1, (number("width"), number("height")));
         s.view.max_dwell = number("max_dwell");

@@ -251,23 +251,23 @@ impl CudaMandelbrot {
         if s.coloring.smooth {
             ensure_len(&mut self.smooth, &stream, pixels)?;
         }
+        let targets = DwellTargets {
+            dwells: self
+                .dwells
+                .as_mut()
+                .ok_or(CudaError::Missing("dwell buffer"))?,
+            smooth: if s.coloring.smooth {
+                self.smooth.as_mut()
+            } else {
+                None
+            },
+        };
         if let Some(precision) = s.deep_precision() {
             let deep = match &mut self.deep {
                 Some(d) => d,
                 None => self.deep.insert(CudaDeep::new(&self.device)?),
             };
             let view = deep.prepare_orbit(&stream, s, precision, timeline)?;
-            let targets = DwellTargets {
-                dwells: self
-                    .dwells
-                    .as_mut()
-                    .ok_or(CudaError::Missing("dwell buffer"))?,
-                smooth: if s.coloring.smooth {
-                    self.smooth.as_mut()
-                } else {
-                    None
-                },
-            };
             if s.mode == Mode::MarianiSilver {
                 self.kernels.refine_deep(
                     &stream,
@@ -287,17 +287,6 @@ impl CudaMandelbrot {
             timeline.mark("dwell", &stream)?;
             return Ok(precision);
         }
-        let targets = DwellTargets {
-            dwells: self
-                .dwells
-                .as_mut()
-                .ok_or(CudaError::Missing("dwell buffer"))?,
-            smooth: if s.coloring.smooth {
-                self.smooth.as_mut()
-            } else {
-                None
-            },
-        };
         let used = self.kernels.dwells(
             &stream,
             &s.view,

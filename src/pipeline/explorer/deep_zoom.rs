@@ -33,23 +33,34 @@ pub fn cpu_deep_dwells_cancellable(
     precision: Precision,
     control: RenderControl<'_>,
 ) -> Result<(Dwells, MandelbrotFrame), DeepError> {
+    let ((dwells, records, stats), stages) = with_perturbation(s, precision, |p| {
+        cpu_render(&Cancellable::new(p, control), s)
+    })?;
+    let frame = MandelbrotFrame {
+        backend: BackendKind::Cpu,
+        precision,
+        stages,
+        records,
+        stats,
+    };
+    Ok((dwells, frame))
+}
+
+/// `s`'s reference orbit (and its BLA table when `s.bla`), timed as "reference orbit",
+/// then `pixels` over perturbation around it, timed as "dwell".
+fn with_perturbation<R>(
+    s: &MandelbrotSettings,
+    precision: Precision,
+    pixels: impl FnOnce(&Perturbation<'_>) -> R,
+) -> Result<(R, Vec<StageTime>), DeepError> {
     let view = s.deep_view()?;
     let start = Instant::now();
     let orbit = ReferenceOrbit::compute(&view);
     let table = s.bla.then(|| BlaTable::build(&view, &orbit, precision));
     let orbit_time = StageTime::since("reference orbit", start);
     let start = Instant::now();
-    let perturbation = Perturbation::new(&view, &orbit, precision).with_bla(table.as_ref());
-    let source = Cancellable::new(&perturbation, control);
-    let (dwells, records, stats) = cpu_render(&source, s);
-    let frame = MandelbrotFrame {
-        backend: BackendKind::Cpu,
-        precision,
-        stages: vec![orbit_time, StageTime::since("dwell", start)],
-        records,
-        stats,
-    };
-    Ok((dwells, frame))
+    let out = pixels(&Perturbation::new(&view, &orbit, precision).with_bla(table.as_ref()));
+    Ok((out, vec![orbit_time, StageTime::since("dwell", start)]))
 }
 
 /// The deep view `s` as a pan of `kept`, the dwells of the view `offset` whole pixels
@@ -62,18 +73,12 @@ pub fn cpu_deep_panned(
     kept: &Dwells,
     offset: (i64, i64),
 ) -> Result<(Dwells, MandelbrotFrame, u64), DeepError> {
-    let view = s.deep_view()?;
-    let start = Instant::now();
-    let orbit = ReferenceOrbit::compute(&view);
-    let table = s.bla.then(|| BlaTable::build(&view, &orbit, precision));
-    let orbit_time = StageTime::since("reference orbit", start);
-    let start = Instant::now();
-    let perturbation = Perturbation::new(&view, &orbit, precision).with_bla(table.as_ref());
-    let (dwells, computed) = panned_dwells(kept, offset, &perturbation);
+    let ((dwells, computed), stages) =
+        with_perturbation(s, precision, |p| panned_dwells(kept, offset, p))?;
     let frame = MandelbrotFrame {
         backend: BackendKind::Cpu,
         precision,
-        stages: vec![orbit_time, StageTime::since("dwell", start)],
+        stages,
         records: Vec::new(),
         stats: None,
     };
