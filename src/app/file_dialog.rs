@@ -40,7 +40,7 @@ impl DialogPurpose {
         match self {
             DialogPurpose::Open => "Open image or video",
             DialogPurpose::SaveResult => "Save result as",
-            DialogPurpose::SaveMandelbrot => "Save view as PNG",
+            DialogPurpose::SaveMandelbrot => "Save view as PNG (or .exr: raw dwells)",
             DialogPurpose::ImportPalette => "Import palette (.map)",
         }
     }
