@@ -133,8 +133,13 @@ impl Session {
         after
     }
 
+    /// A click at (x, y), reached by a move from a pixel beside it as a hand would: a
+    /// pointer already there sends no motion, and the app may place the press elsewhere.
     fn click(&self, (x, y): (i32, i32)) {
+        let (bx, by) = ((x + 3).to_string(), (y + 3).to_string());
         let (x, y) = (x.to_string(), y.to_string());
+        self.xdotool(&["mousemove", "--window", &self.window, &bx, &by]);
+        std::thread::sleep(Duration::from_millis(30));
         self.xdotool(&["mousemove", "--window", &self.window, &x, &y, "click", "1"]);
     }
 
