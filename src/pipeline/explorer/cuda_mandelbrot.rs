@@ -74,6 +74,24 @@ fn ensure_len<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
     Ok(())
 }
 
+/// `slot` made at least `n` long ([`ensure_len`]) with its first `n` values set to `value`,
+/// so that a pixel no kernel wrote shows.
+fn poison<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Clone>(
+    slot: &mut Option<CudaSlice<T>>,
+    stream: &Arc<CudaStream>,
+    n: usize,
+    value: T,
+) -> Result<(), CudaError> {
+    ensure_len(slot, stream, n)?;
+    if let Some(buffer) = slot.as_mut() {
+        let mut view = buffer.slice_mut(0..n);
+        stream
+            .memcpy_htod(&vec![value; n], &mut view)
+            .map_err(CudaError::driver("cuMemcpyHtoD(poison)"))?;
+    }
+    Ok(())
+}
+
 type LutKey = (PaletteChoice, u32, [u8; 4], u32, u32);
 
 pub struct CudaMandelbrot {
@@ -518,21 +536,9 @@ impl ExplorerBackend for CudaMandelbrot {
         let stream = self.device.stream.clone();
         let n = s.view.width as usize * s.view.height as usize;
         self.dwells_of = None; // poisoned below
-        ensure_len(&mut self.dwells, &stream, n)?;
-        if let Some(d) = self.dwells.as_mut() {
-            let mut view = d.slice_mut(0..n);
-            stream
-                .memcpy_htod(&vec![POISON_DWELL as i32; n], &mut view)
-                .map_err(CudaError::driver("cuMemcpyHtoD(poison)"))?;
-        }
+        poison(&mut self.dwells, &stream, n, POISON_DWELL as i32)?;
         if s.coloring.smooth {
-            ensure_len(&mut self.smooth, &stream, n)?;
-            if let Some(v) = self.smooth.as_mut() {
-                let mut view = v.slice_mut(0..n);
-                stream
-                    .memcpy_htod(&vec![f32::NAN; n], &mut view)
-                    .map_err(CudaError::driver("cuMemcpyHtoD(poison)"))?;
-            }
+            poison(&mut self.smooth, &stream, n, f32::NAN)?;
         }
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let precision = self.compute_dwells(s, &mut timeline)?;
