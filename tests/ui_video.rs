@@ -66,16 +66,24 @@ impl Window {
     }
 }
 
-#[test]
-fn a_video_plays_pauses_and_steps_in_the_window() {
-    if !["Xvfb", "xdotool", "ffmpeg"]
+/// Whether every one of `programs` runs here; if not, says the test is skipped.
+fn all_installed(programs: &[&str]) -> bool {
+    let present = programs
         .iter()
-        .all(|p| installed(p, if *p == "Xvfb" { "-help" } else { "-version" }))
-    {
+        .all(|p| installed(p, if *p == "Xvfb" { "-help" } else { "-version" }));
+    if !present {
         let _ = writeln!(
             std::io::stderr(),
-            "skipped: Xvfb, xdotool or ffmpeg is not installed"
+            "skipped: one of {} is not installed",
+            programs.join(", ")
         );
+    }
+    present
+}
+
+#[test]
+fn a_video_plays_pauses_and_steps_in_the_window() {
+    if !all_installed(&["Xvfb", "xdotool", "ffmpeg"]) {
         return;
     }
     let display = 130 + std::process::id() % 9;
@@ -165,14 +173,7 @@ fn a_video_plays_pauses_and_steps_in_the_window() {
 
 #[test]
 fn a_file_named_like_a_video_that_is_none_is_one_line() {
-    if !["Xvfb", "ffmpeg"]
-        .iter()
-        .all(|p| installed(p, if *p == "Xvfb" { "-help" } else { "-version" }))
-    {
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: Xvfb or ffmpeg is not installed"
-        );
+    if !all_installed(&["Xvfb", "ffmpeg"]) {
         return;
     }
     let display = 140 + std::process::id() % 9;
