@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Dwells and continuous escape values of sampled pixels of deep views, by direct
+"""Dwells, continuous escape values and distance estimates of sampled pixels of deep views, by direct
 iteration in mpmath: an answer independent of the Rust code (its decimals, fixed point,
 perturbation and BLA) that the tests compare deep smooth colouring with
 (tests/data/deep_smooth_mpmath.json).
@@ -8,8 +8,10 @@ Pixel (x, y) of a W x H view of span S is p = (re + (2x + 1 - W) S / (2W),
 im - (2y + 1 - H) S / (2W)). The Mandelbrot set iterates z <- z^2 + p from z = p, a Julia
 set z <- z^2 + c from z = p; the dwell n counts steps while |z|^2 < 4, at most max_dwell.
 An escaped point goes on until |z|^2 >= 65536 (m more steps, at most 16) and its
-continuous value is nu = n + m + 1 - log2(log2 |z|^2) (src/mandelbrot/cpu.rs), all in
-mpmath here.
+continuous value is nu = n + m + 1 - log2(log2 |z|^2) (src/mandelbrot/cpu.rs), and its
+distance estimate in pixels is |z| ln |z|^2 / (|z'| S / W) there, z' = dz/dc for the
+Mandelbrot set (z'_0 = 1, z' <- 2 z z' + 1), dz/dz_0 for a Julia set (z'_0 = 1,
+z' <- 2 z z'); 0 for points that did not escape. All in mpmath here.
 
 Usage: python3 scripts/mandelbrot/deep_smooth_mpmath.py [OUT.json]
 """
@@ -50,18 +52,26 @@ def pixel(x, y, width, height, centre, span):
                                -(2 * y + 1 - height) * span / (2 * width))
 
 
-def continuous(z, c, max_dwell):
+def continuous(z, c, max_dwell, julia, step):
+    """(dwell, nu, distance in pixels)."""
+    a = 0 if julia else 1
+    dz = mpmath.mpc(1)
     n = 0
     while n < max_dwell and abs(z) ** 2 < 4:
+        dz = 2 * z * dz + a
         z = z * z + c
         n += 1
     if n >= max_dwell:
-        return n, float(n)
+        return n, float(n), 0.0
     m = 0
     while abs(z) ** 2 < 65536 and m < 16:
+        dz = 2 * z * dz + a
         z = z * z + c
         m += 1
-    return n, float(n + m + 1 - mpmath.log(mpmath.log(abs(z) ** 2, 2), 2))
+    r2 = abs(z) ** 2
+    nu = float(n + m + 1 - mpmath.log(mpmath.log(r2, 2), 2))
+    de = float(abs(z) * mpmath.log(r2) / (abs(dz) * step))
+    return n, nu, de
 
 
 def main():
@@ -78,9 +88,9 @@ def main():
         for x, y in pixels:
             p = pixel(x, y, width, height, centre, span)
             c = p if julia is None else mpmath.mpc(mpmath.mpf(julia[0]), mpmath.mpf(julia[1]))
-            n, nu = continuous(p, c, max_dwell)
-            rows.append([x, y, n, round(nu, 7)])
-            print(f"{name} ({x}, {y}): {n} {nu:.7f}", file=sys.stderr)
+            n, nu, de = continuous(p, c, max_dwell, julia is not None, span / width)
+            rows.append([x, y, n, round(nu, 7), float(f"{de:.9g}")])
+            print(f"{name} ({x}, {y}): {n} {nu:.7f} {de:.9g}", file=sys.stderr)
         views.append({
             "name": name,
             "julia_c": None if julia is None else f"{julia[0]},{julia[1]}",
@@ -94,8 +104,9 @@ def main():
         })
     text = json.dumps({"generator": "scripts/mandelbrot/deep_smooth_mpmath.py", "views": views},
                       indent=1)
-    # One pixel [x, y, dwell, nu] a line.
-    text = re.sub(r"\[\s*(\d+),\s*(\d+),\s*(\d+),\s*([\d.e+-]+)\s*\]", r"[\1, \2, \3, \4]", text)
+    # One pixel [x, y, dwell, nu, distance] a line.
+    text = re.sub(r"\[\s*(\d+),\s*(\d+),\s*(\d+),\s*([\d.e+-]+),\s*([\d.e+-]+)\s*\]",
+                  r"[\1, \2, \3, \4, \5]", text)
     with open(out, "w") as f:
         f.write(text + "\n")
 

@@ -521,7 +521,7 @@ impl MandelbrotView {
         let Some((computed, dwells)) = &self.kept else {
             return false;
         };
-        if !computed.same_dwells(&self.settings) {
+        if !computed.same_dwells(&self.settings) || !dwells.can_colour(&self.settings.coloring) {
             return false;
         }
         let start = Instant::now();
@@ -605,7 +605,7 @@ impl MandelbrotView {
             let pan = self
                 .kept
                 .as_ref()
-                .filter(|_| !s.overlay)
+                .filter(|(_, dwells)| !s.overlay && dwells.can_colour(&s.coloring))
                 .and_then(|(kept, dwells)| {
                     pan_offset(kept, &s).map(|offset| (dwells.clone(), offset))
                 });

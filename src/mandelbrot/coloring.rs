@@ -3,7 +3,9 @@
 //! dwell (a lookup table per dwell, built here and indexed by the kernel: exact) or, with
 //! `smooth`, the continuous escape value (a gradient table of [`GRADIENT_STEPS`] entries,
 //! interpolated per pixel in f32 with the kernel's operation order: within 1 per channel).
-//! Points that never escaped (dwell = max dwell) take the interior colour.
+//! Points that never escaped (dwell = max dwell) take the interior colour. With `distance`,
+//! pixels nearer the set than that many pixels (by the distance estimate) blend toward the
+//! interior colour ([`shade`]): the boundary and its filaments drawn as lines.
 
 #[cfg(test)]
 use super::Palette;
@@ -26,6 +28,28 @@ pub struct Coloring {
     pub interior: [u8; 4],
     /// Colour by the continuous escape value instead of the integer dwell.
     pub smooth: bool,
+    /// Distance shading: the width in pixels of the band along the set's boundary that
+    /// blends toward the interior colour (needs the distance estimates).
+    pub distance: Option<f32>,
+}
+
+/// Range of the distance shading's width in pixels.
+pub const DISTANCE_WIDTH_RANGE: std::ops::RangeInclusive<f32> = 0.1..=64.0;
+
+/// `colour` blended toward `interior` for a pixel `de` pixels from the set: the share
+/// s = de / width of the colour (clamped to 0..1; an unknown, NaN, distance leaves the
+/// colour), per channel interior + (colour − interior)·s in f32, rounded as
+/// [`Coloring::smooth_color`] rounds: the kernels' `shade_distance` operation for operation.
+pub fn shade(colour: [u8; 4], interior: [u8; 4], de: f32, width: f32) -> [u8; 4] {
+    let s = de / width;
+    if !(s < 1.0) {
+        return colour;
+    }
+    let s = if s > 0.0 { s } else { 0.0 };
+    [0, 1, 2, 3].map(|c| {
+        let (i, v) = (f32::from(interior[c]), f32::from(colour[c]));
+        (f64::from(i + (v - i) * s) + 0.5) as u8
+    })
 }
 
 impl Default for Coloring {
@@ -36,6 +60,7 @@ impl Default for Coloring {
             offset: 0.0,
             interior: [0, 0, 0, 255],
             smooth: false,
+            distance: None,
         }
     }
 }
@@ -98,7 +123,8 @@ impl Coloring {
     }
 
     /// Colours a view's dwells (CPU backend; the GPU runs `mandel_colorize*`). Dwells are
-    /// clamped to 0..=max_dwell, as in the kernel.
+    /// clamped to 0..=max_dwell, as in the kernel; distance shading applies where both it
+    /// and the dwells' distance estimates are there.
     pub fn colorize(&self, dwells: &Dwells, max_dwell: u32) -> image::RgbaImage {
         use rayon::prelude::*;
         // Pixels a task colours (the explorer recolours a 1080p view within a UI frame).
@@ -134,6 +160,17 @@ impl Coloring {
                         }
                     });
             }
+        }
+        if let (Some(width), Some(de)) = (self.distance, &dwells.distance) {
+            pixels
+                .par_chunks_mut(4 * CHUNK)
+                .zip(de.par_chunks(CHUNK))
+                .for_each(|(out, de)| {
+                    for (o, &e) in out.chunks_exact_mut(4).zip(de) {
+                        let c = [o[0], o[1], o[2], o[3]];
+                        o.copy_from_slice(&shade(c, self.interior, e, width));
+                    }
+                });
         }
         image::RgbaImage::from_raw(dwells.width, dwells.height, pixels)
             .unwrap_or_else(|| image::RgbaImage::new(dwells.width, dwells.height))
@@ -252,6 +289,7 @@ mod tests {
             height: 1,
             values: vec![0, 50, 1_000_000],
             smooth: Some(vec![0.0, 49.5, 50.0]),
+            distance: None,
         };
         for smooth in [false, true] {
             let img = Coloring {
@@ -262,6 +300,45 @@ mod tests {
             assert_eq!(img.get_pixel(1, 0).0, [9, 8, 7, 255]);
             assert_eq!(img.get_pixel(2, 0).0, [9, 8, 7, 255]);
         }
+    }
+
+    #[test]
+    fn distance_shading_blends_toward_the_interior_within_its_width() {
+        let (c, interior) = ([200, 100, 50, 255], [0, 0, 0, 255]);
+        assert_eq!(shade(c, interior, 2.0, 2.0), c, "at the width: the colour");
+        assert_eq!(shade(c, interior, 1e9, 2.0), c);
+        assert_eq!(shade(c, interior, f32::NAN, 2.0), c, "unknown: left");
+        assert_eq!(shade(c, interior, 0.0, 2.0), interior, "on the set");
+        assert_eq!(shade(c, interior, -1.0, 2.0), interior);
+        assert_eq!(shade(c, interior, 1.0, 2.0), [100, 50, 25, 255]);
+        assert_eq!(shade(c, [10, 20, 30, 255], 0.5, 2.0), [58, 40, 35, 255]);
+        // colorize shades only with both the setting and the estimates.
+        let d = Dwells {
+            width: 3,
+            height: 1,
+            values: vec![3, 4, 50],
+            smooth: None,
+            distance: Some(vec![0.25, 5.0, 0.0]),
+        };
+        let plain = Coloring::default();
+        let shaded = Coloring {
+            distance: Some(1.0),
+            ..plain.clone()
+        };
+        let (a, b) = (plain.colorize(&d, 50), shaded.colorize(&d, 50));
+        let lut = plain.lut(50);
+        assert_eq!(
+            b.get_pixel(0, 0).0,
+            shade(lut[3], plain.interior, 0.25, 1.0)
+        );
+        assert_ne!(b.get_pixel(0, 0), a.get_pixel(0, 0));
+        assert_eq!(b.get_pixel(1, 0), a.get_pixel(1, 0));
+        assert_eq!(b.get_pixel(2, 0), a.get_pixel(2, 0));
+        let without = Dwells {
+            distance: None,
+            ..d
+        };
+        assert_eq!(shaded.colorize(&without, 50), a);
     }
 
     /// A Fractint map's colours come out of the table exactly where the cycle puts them:

@@ -1,8 +1,9 @@
 //! A view's raw data as OpenEXR, for tools that colour it themselves: channel `dwell`
 //! (32-bit unsigned, the escape count; the max dwell for points that did not escape) and
 //! channel `nu` (32-bit float, the continuous escape value; the dwell itself where the point
-//! did not escape), one layer, with text attributes (the view, the max dwell) that any EXR
-//! reader lists.
+//! did not escape), and, where the view was rendered with them, channel `de` (32-bit float,
+//! the distance estimate to the set in pixels; 0 for points that did not escape), one
+//! layer, with text attributes (the view, the max dwell) that any EXR reader lists.
 
 use super::Dwells;
 use exr::meta::attribute::{AttributeValue, Text};
@@ -15,6 +16,7 @@ use std::io::{BufRead, Seek, Write};
 /// Channel names.
 pub const DWELL_CHANNEL: &str = "dwell";
 pub const NU_CHANNEL: &str = "nu";
+pub const DE_CHANNEL: &str = "de";
 
 /// Why the raw data could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -27,7 +29,8 @@ pub enum DwellExrError {
     NotDwells(String),
 }
 
-/// Writes `dwells` (with their continuous values) as channels `dwell` and `nu`, and each
+/// Writes `dwells` (with their continuous values) as channels `dwell` and `nu` (and `de`
+/// with their distance estimates), and each
 /// (key, text) of `attributes` as a text attribute of the layer.
 pub fn write_dwells_exr<W: Write + Seek>(
     dwells: &Dwells,
@@ -38,10 +41,13 @@ pub fn write_dwells_exr<W: Write + Seek>(
         .smooth
         .as_ref()
         .ok_or(DwellExrError::NoContinuousValues)?;
-    let channels = vec![
+    let mut channels = vec![
         AnyChannel::new(DWELL_CHANNEL, FlatSamples::U32(dwells.values.clone())),
         AnyChannel::new(NU_CHANNEL, FlatSamples::F32(nu.clone())),
     ];
+    if let Some(de) = &dwells.distance {
+        channels.push(AnyChannel::new(DE_CHANNEL, FlatSamples::F32(de.clone())));
+    }
     let mut layer_attributes = LayerAttributes::default();
     for (key, text) in attributes {
         layer_attributes
@@ -89,6 +95,11 @@ pub fn read_dwells_exr(
         FlatSamples::F32(v) => v.clone(),
         _ => return Err(DwellExrError::NotDwells("'nu' is not f32".into())),
     };
+    let distance = match channel(DE_CHANNEL).ok() {
+        None => None,
+        Some(FlatSamples::F32(v)) => Some(v.clone()),
+        Some(_) => return Err(DwellExrError::NotDwells("'de' is not f32".into())),
+    };
     let texts = layer
         .attributes
         .other
@@ -103,6 +114,7 @@ pub fn read_dwells_exr(
         height,
         values,
         smooth: Some(nu),
+        distance,
     };
     Ok((dwells, texts))
 }
@@ -121,8 +133,11 @@ mod tests {
             max_dwell: 300,
             ..View::default()
         };
-        let dwells = render_per_pixel(&view, true);
+        let mut dwells = render_per_pixel(&view, true);
         assert!(dwells.values.contains(&300) && dwells.values.iter().any(|&d| d < 5));
+        let distance = crate::mandelbrot::distances_from(&view, &dwells);
+        assert!(distance.iter().any(|&d| d > 1.0));
+        dwells.distance = Some(distance);
         let mut file = Cursor::new(Vec::new());
         let attributes = [
             ("cudalens.view", "re=-0.5, im=0, span=3"),
@@ -132,6 +147,15 @@ mod tests {
         file.set_position(0);
         let (back, texts) = read_dwells_exr(file).expect("read");
         assert_eq!(back, dwells);
+        // Without distance estimates: no `de` channel, and none read back.
+        let plain = Dwells {
+            distance: None,
+            ..dwells.clone()
+        };
+        let mut file = Cursor::new(Vec::new());
+        write_dwells_exr(&plain, &[], &mut file).expect("write");
+        file.set_position(0);
+        assert_eq!(read_dwells_exr(file).expect("read").0, plain);
         for (k, v) in attributes {
             assert!(
                 texts.contains(&(k.to_string(), v.to_string())),

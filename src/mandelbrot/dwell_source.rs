@@ -3,7 +3,10 @@
 //! (`deep::Perturbation`). The per-pixel render and the Mariani–Silver refinement take any
 //! source, so the refinement works on perturbation dwells as on plain ones.
 
-use super::{cpu::evaluate, Dwells, View};
+use super::{
+    cpu::{distance, evaluate},
+    Dwells, View,
+};
 use rayon::prelude::*;
 
 /// A picture whose pixels can be evaluated one at a time, from any thread.
@@ -15,6 +18,9 @@ pub trait DwellSource: Sync {
     /// Pixel (x, y)'s dwell and, with `smooth`, its continuous escape value (the dwell
     /// itself for points that did not escape).
     fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32);
+    /// Pixel (x, y)'s distance estimate to the set in pixels (`distance_after_escape`), 0
+    /// for points that did not escape.
+    fn distance(&self, x: u32, y: u32) -> f32;
 }
 
 impl DwellSource for View {
@@ -28,6 +34,10 @@ impl DwellSource for View {
 
     fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32) {
         evaluate(self, x, y, smooth)
+    }
+
+    fn distance(&self, x: u32, y: u32) -> f32 {
+        distance(self, x, y)
     }
 }
 
@@ -63,5 +73,25 @@ pub fn render_per_pixel_from(source: &impl DwellSource, smooth: bool) -> Dwells 
         height,
         values,
         smooth: smooth.then_some(smooth_values),
+        distance: None,
     }
+}
+
+/// The distance estimates of `dwells`' escaped pixels (0 elsewhere), rows in parallel: a
+/// pass of its own after any render, per pixel or refined (a filled cell has no derivative).
+pub fn distances_from(source: &impl DwellSource, dwells: &Dwells) -> Vec<f32> {
+    let w = dwells.width as usize;
+    let max_dwell = source.max_dwell();
+    let mut out = vec![0f32; dwells.values.len()];
+    out.par_chunks_mut(w.max(1))
+        .zip(dwells.values.par_chunks(w.max(1)))
+        .enumerate()
+        .for_each(|(y, (row, dwell_row))| {
+            for (x, (d, &n)) in row.iter_mut().zip(dwell_row).enumerate() {
+                if n < max_dwell {
+                    *d = source.distance(x as u32, y as u32);
+                }
+            }
+        });
+    out
 }

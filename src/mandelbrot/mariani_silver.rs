@@ -193,6 +193,7 @@ pub fn render_mariani_silver_from(
                 .map(|v| f32::from_bits(v.into_inner()))
                 .collect()
         }),
+        distance: None,
     };
     (dwells, records)
 }

@@ -26,14 +26,16 @@ mod tuning;
 mod view;
 
 pub use bookmarks::BOOKMARKS;
-pub use coloring::{Coloring, DENSITY_RANGE, GRADIENT_STEPS};
+pub use coloring::{shade, Coloring, DENSITY_RANGE, DISTANCE_WIDTH_RANGE, GRADIENT_STEPS};
 pub use cpu::{
-    dwell_at, escape, escape_from, evaluate, smooth_after_escape, SMOOTH_BAILOUT_SQ,
-    SMOOTH_EXTRA_MAX,
+    distance, distance_after_escape, dwell_at, escape, escape_from, evaluate, smooth_after_escape,
+    SMOOTH_BAILOUT_SQ, SMOOTH_EXTRA_MAX,
 };
 pub use deep_settings::JULIA_START;
-pub use dwell_exr::{read_dwells_exr, write_dwells_exr, DwellExrError, DWELL_CHANNEL, NU_CHANNEL};
-pub use dwell_source::{render_per_pixel, render_per_pixel_from, DwellSource};
+pub use dwell_exr::{
+    read_dwells_exr, write_dwells_exr, DwellExrError, DE_CHANNEL, DWELL_CHANNEL, NU_CHANNEL,
+};
+pub use dwell_source::{distances_from, render_per_pixel, render_per_pixel_from, DwellSource};
 pub use fractal::{Fractal, FractalKind, JuliaC};
 pub use mariani_silver::{render_mariani_silver, render_mariani_silver_from, MsRecord, RectKind};
 pub use ms_stats::MsStats;
@@ -57,14 +59,15 @@ pub const MAX_RENDER_SIDE: u32 = 32768;
 /// Largest max dwell a 16-bit dwell PNG can hold.
 pub const MAX_DWELL_16_BIT: u32 = 65535;
 
-/// The dwells of a view, row-major, one per pixel, with the continuous escape values
-/// when they were asked for.
+/// The dwells of a view, row-major, one per pixel, with the continuous escape values and
+/// the distance estimates (in pixels, 0 inside) when they were asked for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dwells {
     pub width: u32,
     pub height: u32,
     pub values: Vec<u32>,
     pub smooth: Option<Vec<f32>>,
+    pub distance: Option<Vec<f32>>,
 }
 
 impl Dwells {
@@ -76,6 +79,13 @@ impl Dwells {
             .filter(|(a, b)| a != b)
             .count()
             + self.values.len().abs_diff(other.values.len())
+    }
+
+    /// Whether they hold what `coloring` reads: continuous values for smooth colouring,
+    /// distance estimates for distance shading.
+    pub fn can_colour(&self, coloring: &Coloring) -> bool {
+        (!coloring.smooth || self.smooth.is_some())
+            && (coloring.distance.is_none() || self.distance.is_some())
     }
 
     /// The dwells as 16-bit grey samples (clamped at [`MAX_DWELL_16_BIT`]), big-endian as

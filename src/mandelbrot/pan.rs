@@ -65,40 +65,57 @@ pub fn panned_dwells(
     let (width, height) = source.size();
     let w = width as usize;
     let smooth = old.smooth.is_some();
+    let distance = old.distance.is_some();
     let old_at = |x: u32, y: u32| -> Option<usize> {
         let (ox, oy) = (i64::from(x) + dx, i64::from(y) + dy);
         let inside =
             (0..i64::from(old.width)).contains(&ox) && (0..i64::from(old.height)).contains(&oy);
         inside.then(|| oy as usize * old.width as usize + ox as usize)
     };
-    let rows: Vec<(Vec<u32>, Vec<f32>, u64)> = (0..height)
+    let kept = |values: &Option<Vec<f32>>, i: usize| values.as_ref().map_or(0.0, |v| v[i]);
+    let max_dwell = source.max_dwell();
+    type Row = (Vec<u32>, Vec<f32>, Vec<f32>, u64);
+    let rows: Vec<Row> = (0..height)
         .into_par_iter()
         .map(|y| {
             let mut values = Vec::with_capacity(w);
             let mut continuous = Vec::with_capacity(if smooth { w } else { 0 });
+            let mut distances = Vec::with_capacity(if distance { w } else { 0 });
             let mut computed = 0;
             for x in 0..width {
-                let (d, s) = match old_at(x, y) {
-                    Some(i) => (old.values[i], old.smooth.as_ref().map_or(0.0, |s| s[i])),
+                let (d, s, e) = match old_at(x, y) {
+                    Some(i) => (old.values[i], kept(&old.smooth, i), kept(&old.distance, i)),
                     None => {
                         computed += 1;
-                        source.pixel(x, y, smooth)
+                        let (d, s) = source.pixel(x, y, smooth);
+                        let e = if distance && d < max_dwell {
+                            source.distance(x, y)
+                        } else {
+                            0.0
+                        };
+                        (d, s, e)
                     }
                 };
                 values.push(d);
                 if smooth {
                     continuous.push(s);
                 }
+                if distance {
+                    distances.push(e);
+                }
             }
-            (values, continuous, computed)
+            (values, continuous, distances, computed)
         })
         .collect();
-    let mut values = Vec::with_capacity(w * height as usize);
+    let n = w * height as usize;
+    let mut values = Vec::with_capacity(n);
     let mut continuous = Vec::new();
+    let mut distances = Vec::new();
     let mut computed = 0;
-    for (v, s, c) in rows {
+    for (v, s, e, c) in rows {
         values.extend(v);
         continuous.extend(s);
+        distances.extend(e);
         computed += c;
     }
     let dwells = Dwells {
@@ -106,6 +123,7 @@ pub fn panned_dwells(
         height,
         values,
         smooth: smooth.then_some(continuous),
+        distance: distance.then_some(distances),
     };
     (dwells, computed)
 }

@@ -31,7 +31,9 @@ pub use double_double::Dd;
 pub use float_exp::FloatExp;
 pub use location::{DeepLocation, DeepView, MAX_SPAN, MIN_SPAN_EXP10};
 pub use orbit::{OrbitLayout, ReferenceOrbit};
-pub use perturb::{dwell_dd, dwell_ext, offset_dd, offset_ext, render_perturbation, Perturbation};
+pub use perturb::{
+    dwell_dd, dwell_ext, offset_dd, offset_ext, render_perturbation, Derivative, Perturbation,
+};
 pub use precision::{choose_precision, is_deep};
 
 /// What can be wrong with a deep location.

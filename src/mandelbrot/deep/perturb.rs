@@ -20,15 +20,47 @@
 
 use super::bla::{apply_dd, apply_ext, fits_dd, fits_ext, BlaLevels, BlaTable, CDd};
 use super::{ComplexExp, Dd, DeepView, FloatExp, OrbitLayout, ReferenceOrbit};
-use crate::mandelbrot::cpu::smooth_after_escape;
+use crate::mandelbrot::cpu::{distance_after_escape, smooth_after_escape};
 use crate::mandelbrot::{render_per_pixel_from, DwellSource, Dwells, Precision};
 
 /// Where a pixel's iteration stopped: its dwell and its z = Z_k + δ_k there in f64 (|z|² ≥ 4
-/// when the dwell is below the max dwell), from which the continuous escape value goes on.
+/// when the dwell is below the max dwell), from which the continuous escape value goes on;
+/// with the derivative tracked, dz/dp there (dz/dc or dz/dz₀ times the pixel size), else 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PixelEnd {
     pub dwell: u32,
     pub z: (f64, f64),
+    pub dz: ComplexExp,
+}
+
+/// The derivative beside δ (loops with `DZ`): w = dz/dp starts at the pixel size s and
+/// takes w ← 2·z·w + a a step (a = s for the Mandelbrot set, 0 for a Julia set), w ← A·w + B·a
+/// a BLA step (the derivative of A·δ + B·δc); rebasing leaves z, so w, as it is. Extended
+/// exponents on both paths: w passes below f64's range on deep views.
+#[derive(Debug, Clone, Copy)]
+pub struct Derivative {
+    pub w: ComplexExp,
+    pub a: ComplexExp,
+}
+
+impl Derivative {
+    /// Starts at pixel size `s`; `mandelbrot` says whether each step adds it.
+    pub fn new(s: ComplexExp, mandelbrot: bool) -> Self {
+        Self {
+            w: s,
+            a: if mandelbrot { s } else { ComplexExp::ZERO },
+        }
+    }
+
+    #[inline]
+    fn step(&mut self, z: ComplexExp) {
+        self.w = (z * self.w).double() + self.a;
+    }
+
+    #[inline]
+    fn bla(&mut self, a: ComplexExp, b: ComplexExp) {
+        self.w = a * self.w + b * self.a;
+    }
 }
 
 /// The pixel's offset from the centre in steps: ((x + 0.5) − W·0.5, (y + 0.5) − H·0.5), exact.
@@ -66,12 +98,13 @@ fn step_dd([zr, zi]: [Dd; 2], [dr, di]: [Dd; 2], [cr, ci]: [Dd; 2]) -> [Dd; 2] {
 /// wherever one applies (`pt_dwell_dd<BLA>` in perturbation.cuh). The
 /// escape and rebasing tests read only the high parts: they decide nothing finer than 2⁻⁵⁰
 /// (rebasing is exact either way).
-pub fn dwell_dd(
+pub fn dwell_dd<const DZ: bool>(
     orbit: &[[Dd; 2]],
     layout: OrbitLayout,
     table: Option<&BlaLevels<CDd>>,
     offset: [Dd; 2],
     max_dwell: u32,
+    mut der: Derivative,
 ) -> PixelEnd {
     let dc = if layout.offset_each_step {
         offset
@@ -89,6 +122,7 @@ pub fn dwell_dd(
             return PixelEnd {
                 dwell: n,
                 z: (hr, hi),
+                dz: if DZ { der.w } else { ComplexExp::ZERO },
             };
         }
         let segment_end = k == layout.last || k == layout.rebase_last;
@@ -97,10 +131,17 @@ pub fn dwell_dd(
             z = orbit[0];
         }
         if let Some((e, len)) = table.and_then(|t| t.find(k, max_dwell - n, |e| fits_dd(d, e))) {
+            if DZ {
+                let hi = |c: CDd| ComplexExp::new(c.re.hi, c.im.hi, 0);
+                der.bla(hi(e.a), hi(e.b));
+            }
             d = apply_dd(e, d, dc);
             k += len as usize;
             n += len;
             continue;
+        }
+        if DZ {
+            der.step(ComplexExp::new(hr, hi, 0));
         }
         d = step_dd(z, d, dc);
         k += 1;
@@ -110,12 +151,13 @@ pub fn dwell_dd(
 
 /// The dwell of the pixel at offset `offset` from the reference `orbit`, extended
 /// exponents, taking the longest valid step of the BLA `table` wherever one applies.
-pub fn dwell_ext(
+pub fn dwell_ext<const DZ: bool>(
     orbit: &[ComplexExp],
     layout: OrbitLayout,
     table: Option<&BlaLevels<ComplexExp>>,
     offset: ComplexExp,
     max_dwell: u32,
+    mut der: Derivative,
 ) -> PixelEnd {
     let dc = if layout.offset_each_step {
         offset
@@ -131,16 +173,23 @@ pub fn dwell_ext(
             return PixelEnd {
                 dwell: n,
                 z: z.to_f64(),
+                dz: if DZ { der.w } else { ComplexExp::ZERO },
             };
         }
         if k == layout.last || k == layout.rebase_last || z.norm_less(d) {
             (d, k) = (z, 0);
         }
         if let Some((e, len)) = table.and_then(|t| t.find(k, max_dwell - n, |e| fits_ext(d, e))) {
+            if DZ {
+                der.bla(e.a, e.b);
+            }
             d = apply_ext(e, d, dc);
             k += len as usize;
             n += len;
             continue;
+        }
+        if DZ {
+            der.step(z);
         }
         d = (orbit[k].double() + d) * d + dc;
         k += 1;
@@ -207,33 +256,64 @@ impl DwellSource for Perturbation<'_> {
     }
 
     fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32) {
+        let (end, c) = self.end::<false>(x, y);
+        let d = end.dwell;
+        if !smooth || d >= self.view.max_dwell {
+            return (d, d as f32);
+        }
+        (d, smooth_after_escape(d, end.z.0, end.z.1, c.0, c.1))
+    }
+
+    fn distance(&self, x: u32, y: u32) -> f32 {
+        let (end, c) = self.end::<true>(x, y);
+        if end.dwell >= self.view.max_dwell {
+            return 0.0;
+        }
+        let a = if self.orbit.layout.offset_each_step {
+            self.unit().to_f64().0
+        } else {
+            0.0
+        };
+        distance_after_escape(end.z, end.dz.to_f64(), c, a)
+    }
+}
+
+impl Perturbation<'_> {
+    /// The pixel size as the derivative's number type.
+    fn unit(&self) -> ComplexExp {
+        match self.step {
+            Step::Extended(s) => ComplexExp::new(s.m, 0.0, s.e),
+            Step::DoubleDouble(s) => ComplexExp::new(s.hi, 0.0, 0),
+        }
+    }
+
+    /// Where pixel (x, y) stopped (with its derivative when `DZ`), and its c in f64 for the
+    /// steps after escape.
+    fn end<const DZ: bool>(&self, x: u32, y: u32) -> (PixelEnd, (f64, f64)) {
         let (w, h, max_dwell) = (self.view.width, self.view.height, self.view.max_dwell);
         let (orbit, layout) = (self.orbit, self.orbit.layout);
+        let der = Derivative::new(self.unit(), layout.offset_each_step);
         // A table of the other path's kind (none is built so) would be ignored.
         let (end, offset) = match self.step {
             Step::Extended(step) => {
                 let offset = offset_ext(x, y, w, h, step);
                 let table = self.bla.and_then(BlaTable::extended);
-                let end = dwell_ext(&orbit.points, layout, table, offset, max_dwell);
+                let end = dwell_ext::<DZ>(&orbit.points, layout, table, offset, max_dwell, der);
                 (end, offset.to_f64())
             }
             Step::DoubleDouble(step) => {
                 let offset = offset_dd(x, y, w, h, step);
                 let table = self.bla.and_then(BlaTable::double_double);
-                let end = dwell_dd(&orbit.dd_points, layout, table, offset, max_dwell);
+                let end = dwell_dd::<DZ>(&orbit.dd_points, layout, table, offset, max_dwell, der);
                 (end, (offset[0].hi, offset[1].hi))
             }
         };
-        let d = end.dwell;
-        if !smooth || d >= max_dwell {
-            return (d, d as f32);
-        }
-        let (cr, ci) = if layout.offset_each_step {
+        let c = if layout.offset_each_step {
             (self.c.0 + offset.0, self.c.1 + offset.1)
         } else {
             self.c
         };
-        (d, smooth_after_escape(d, end.z.0, end.z.1, cr, ci))
+        (end, c)
     }
 }
 
@@ -253,6 +333,11 @@ mod tests {
     use crate::mandelbrot::deep::{direct_dwell, DeepLocation};
     use crate::mandelbrot::{render_per_pixel, View};
     use rayon::prelude::*;
+
+    /// Relative difference allowed between a distance estimate and mpmath's: an f32 result
+    /// of an f64 derivative whose relative error grows with the steps taken (and BLA's ε,
+    /// 2⁻⁶⁴ and below, adds nothing visible).
+    const DISTANCE_TOLERANCE: f64 = 1e-4;
 
     #[test]
     fn equals_f64_iteration_on_a_shallow_view() {
@@ -306,11 +391,11 @@ mod tests {
         assert!(dds.values.iter().any(|&d| d > 500), "a view with detail");
     }
 
-    /// Dwells and continuous values of sampled pixels against mpmath's direct iteration
-    /// (scripts/mandelbrot/deep_smooth_mpmath.py) from 1e-30 to 1e-300, Mandelbrot and
-    /// Julia, on every path that can take the view, with and without BLA.
+    /// Dwells, continuous values and distance estimates of sampled pixels against mpmath's
+    /// direct iteration (scripts/mandelbrot/deep_smooth_mpmath.py) from 1e-30 to 1e-300,
+    /// Mandelbrot and Julia, on every path that can take the view, with and without BLA.
     #[test]
-    fn continuous_values_equal_mpmath_from_1e_30_to_1e_300() {
+    fn continuous_values_and_distances_equal_mpmath_from_1e_30_to_1e_300() {
         use crate::mandelbrot::deep::BlaTable;
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -343,15 +428,17 @@ mod tests {
                 fractal,
             };
             let orbit = ReferenceOrbit::compute(&view);
-            let pixels: Vec<(u32, u32, u32, f32)> = v["pixels"]
+            let pixels: Vec<(u32, u32, u32, f32, f64)> = v["pixels"]
                 .as_array()
                 .expect("pixels")
                 .iter()
                 .map(|p| {
                     let at = |i: usize| p[i].as_u64().expect("x, y, dwell") as u32;
-                    (at(0), at(1), at(2), p[3].as_f64().expect("nu") as f32)
+                    let de = p[4].as_f64().expect("distance");
+                    (at(0), at(1), at(2), p[3].as_f64().expect("nu") as f32, de)
                 })
                 .collect();
+            assert!(pixels.iter().any(|p| p.2 < number("max_dwell")));
             // Double-double holds pixels down to 2^-960.
             let dd = view.location.pixel_size(view.width).log2() > -960.0;
             let paths: &[Precision] = if dd {
@@ -363,13 +450,20 @@ mod tests {
                 let table = BlaTable::build(&view, &orbit, p);
                 for bla in [None, Some(&table)] {
                     let source = Perturbation::new(&view, &orbit, p).with_bla(bla);
-                    for &(x, y, dwell, nu) in &pixels {
+                    for &(x, y, dwell, nu, de) in &pixels {
                         let (d, got) = source.pixel(x, y, true);
                         let tolerance = 2.0 * f32::EPSILON * nu.abs() + 1e-5;
                         let what =
                             format!("{} {p:?} BLA {} ({x}, {y})", field("name"), bla.is_some());
                         assert_eq!(d, dwell, "{what}");
                         assert!((got - nu).abs() <= tolerance, "{what}: {got} vs {nu}");
+                        let got = f64::from(source.distance(x, y));
+                        let close = if dwell == number("max_dwell") {
+                            got == 0.0
+                        } else {
+                            (got - de).abs() <= DISTANCE_TOLERANCE * de
+                        };
+                        assert!(close, "{what}: distance {got} vs {de}");
                     }
                 }
             }
@@ -518,7 +612,16 @@ mod tests {
             .par_iter()
             .filter_map(|&(x, y)| {
                 let dc = offset_dd(x, y, view.width, view.height, step);
-                let got = dwell_dd(&orbit.dd_points, orbit.layout, None, dc, view.max_dwell).dwell;
+                let der = Derivative::new(ComplexExp::ZERO, true);
+                let got = dwell_dd::<false>(
+                    &orbit.dd_points,
+                    orbit.layout,
+                    None,
+                    dc,
+                    view.max_dwell,
+                    der,
+                )
+                .dwell;
                 let want = direct_dwell(&view, x, y, 64);
                 (got != want).then_some((x, y, got, want))
             })

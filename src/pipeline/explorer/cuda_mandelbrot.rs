@@ -563,6 +563,7 @@ impl ExplorerBackend for CudaMandelbrot {
             height: s.view.height,
             values: host.into_iter().map(|d| d as u32).collect(),
             smooth,
+            distance: None,
         };
         Ok((dwells, frame))
     }

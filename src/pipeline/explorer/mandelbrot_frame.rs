@@ -2,8 +2,8 @@
 //! mode (the reference path is `cpu_mandelbrot.rs`).
 
 use crate::mandelbrot::{
-    render_mariani_silver_from, render_per_pixel_from, DwellSource, Dwells, MandelbrotSettings,
-    Mode, MsRecord, MsStats, Precision,
+    distances_from, render_mariani_silver_from, render_per_pixel_from, DwellSource, Dwells,
+    MandelbrotSettings, Mode, MsRecord, MsStats, Precision,
 };
 use crate::pipeline::report::StageTime;
 use crate::pipeline::BackendKind;
@@ -100,6 +100,12 @@ impl<S: DwellSource> DwellSource for Cancellable<'_, S> {
         }
         out
     }
+    fn distance(&self, x: u32, y: u32) -> f32 {
+        if self.control.cancelled.load(Ordering::Relaxed) {
+            return 0.0;
+        }
+        self.inner.distance(x, y)
+    }
 }
 
 /// The pixels of `source` in `s`'s mode: per pixel, or refined with `s`'s tuning (the
@@ -110,10 +116,13 @@ pub(super) fn cpu_render(
 ) -> (Dwells, Vec<MsRecord>, Option<MsStats>) {
     let smooth = s.coloring.smooth;
     let tuning = s.tuning();
-    let (dwells, records) = match s.mode {
+    let (mut dwells, records) = match s.mode {
         Mode::PerPixel => (render_per_pixel_from(source, smooth), Vec::new()),
         Mode::MarianiSilver => render_mariani_silver_from(source, &tuning, smooth),
     };
+    if s.coloring.distance.is_some() {
+        dwells.distance = Some(distances_from(source, &dwells));
+    }
     let stats = (s.overlay && s.mode == Mode::MarianiSilver)
         .then(|| MsStats::from_records(&records, &s.view, &tuning));
     let records = if s.overlay { records } else { Vec::new() };
