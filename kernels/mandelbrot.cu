@@ -9,6 +9,9 @@
 // are refined exactly as plain ones.
 //
 // mandel_per_pixel: one thread per pixel, blocks of MANDEL_BLOCK_X x MANDEL_BLOCK_Y.
+// mandel_distance: the distance estimate of every escaped pixel of a computed frame (f64,
+//   mandelbrot_eval.cuh: distance_at), one thread per pixel as mandel_per_pixel; a pass of
+//   its own after any render, as refined cells have no derivative.
 //
 // Mariani-Silver (the CPU reference is src/mandelbrot/mariani_silver.rs; it makes the same
 // decisions on the same rectangles). Rectangles share border lines with their neighbours
@@ -57,7 +60,9 @@
 //   where the dwell is max_dwell.
 // Both write a linear buffer (the classic path's mapped pixel buffer) or, as *_surface, the
 // display texture's array through a surface object (the external-memory path: no pixel
-// buffer and no GL copy per frame).
+// buffer and no GL copy per frame). With distance estimates (non-null distance) a pixel
+// nearer the set than shade_width pixels blends toward the interior colour (shade_distance,
+// as src/mandelbrot/coloring.rs: shade).
 #include "common.cuh"
 #include "mandelbrot_eval.cuh"
 #include "mandelbrot_rect.cuh"
@@ -648,6 +653,16 @@ __device__ void per_pixel(int* dwells, float* smooth, const MandelView& v)
     if (smooth) smooth[i] = p.smooth;
 }
 
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
+mandel_distance(const int* __restrict__ dwells, float* __restrict__ distance, MandelView v)
+{
+    const int x = blockIdx.x * MANDEL_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * MANDEL_BLOCK_Y + threadIdx.y;
+    if (x >= v.width || y >= v.height) return;
+    const size_t i = (size_t)y * v.width + x;
+    distance[i] = dwells[i] < v.max_dwell ? distance_at(v, x, y) : 0.0f;
+}
+
 template <typename E>
 __device__ void grid_lines(const MsArgs& a)
 {
@@ -726,26 +741,50 @@ __device__ __forceinline__ bool colour_pixel(int width, int height, const unsign
     return x < width && y < height && failures[MS_COUNT_FAILURES] == 0;
 }
 
+// c blended toward the interior colour for a pixel de pixels from the set (coloring.rs: shade).
+__device__ __forceinline__ uchar4 shade_distance(uchar4 c, uchar4 interior, float de, float width)
+{
+    float s = __fdiv_rn(de, width);
+    if (!(s < 1.0f)) return c;
+    if (!(s > 0.0f)) s = 0.0f;
+    const float4 a = to_float4(interior), b = to_float4(c);
+    const auto mix = [s](float p, float q) { return to_u8(__fadd_rn(p, __fmul_rn(__fsub_rn(q, p), s))); };
+    return make_uchar4(mix(a.x, b.x), mix(a.y, b.y), mix(a.z, b.z), mix(a.w, b.w));
+}
+
+// Distance shading's arguments: the estimates (null: none) and the band's width in pixels.
+struct Shading {
+    const float* distance;
+    float width;
+    __device__ __forceinline__ uchar4 apply(uchar4 c, uchar4 interior, size_t i) const
+    {
+        return distance ? shade_distance(c, interior, distance[i], width) : c;
+    }
+};
+
 template <typename Out>
 __device__ void colorize_lut(const int* __restrict__ dwells, const uchar4* __restrict__ lut, Out out, int width,
-                             int height, int max_dwell, const unsigned int* __restrict__ failures)
+                             int height, int max_dwell, Shading shading, const unsigned int* __restrict__ failures)
 {
     int x, y;
     if (!colour_pixel(width, height, failures, x, y)) return;
-    out.store(x, y, lut[clamp_int(dwells[(size_t)y * width + x], 0, max_dwell)]);
+    const size_t i = (size_t)y * width + x;
+    out.store(x, y, shading.apply(lut[clamp_int(dwells[i], 0, max_dwell)], lut[max_dwell], i));
 }
 
 template <typename Out>
 __device__ void colorize_smooth(const int* __restrict__ dwells, const float* __restrict__ smooth,
                                 const uchar4* __restrict__ gradient, int steps, Out out, int width, int height,
-                                int max_dwell, float density, float offset, unsigned int interior,
-                                const unsigned int* __restrict__ failures)
+                                int max_dwell, float density, float offset, unsigned int interior_rgba,
+                                Shading shading, const unsigned int* __restrict__ failures)
 {
     int x, y;
     if (!colour_pixel(width, height, failures, x, y)) return;
     const size_t i = (size_t)y * width + x;
+    const uchar4 interior = make_uchar4(interior_rgba & 0xff, (interior_rgba >> 8) & 0xff,
+                                        (interior_rgba >> 16) & 0xff, interior_rgba >> 24);
     if (clamp_int(dwells[i], 0, max_dwell) == max_dwell) {
-        out.store(x, y, make_uchar4(interior & 0xff, (interior >> 8) & 0xff, (interior >> 16) & 0xff, interior >> 24));
+        out.store(x, y, interior);
         return;
     }
     float v = smooth[i];
@@ -757,39 +796,41 @@ __device__ void colorize_smooth(const int* __restrict__ dwells, const float* __r
     const float f = __fsub_rn(g, (float)i0);
     const float4 c0 = to_float4(gradient[i0]), c1 = to_float4(gradient[(i0 + 1) % steps]);
     const auto mix = [f](float p, float q) { return to_u8(__fadd_rn(p, __fmul_rn(__fsub_rn(q, p), f))); };
-    out.store(x, y, make_uchar4(mix(c0.x, c1.x), mix(c0.y, c1.y), mix(c0.z, c1.z), mix(c0.w, c1.w)));
+    const uchar4 c = make_uchar4(mix(c0.x, c1.x), mix(c0.y, c1.y), mix(c0.z, c1.z), mix(c0.w, c1.w));
+    out.store(x, y, shading.apply(c, interior, i));
 }
 
 extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
 mandel_colorize(const int* __restrict__ dwells, const uchar4* __restrict__ lut, uchar4* out, int width, int height,
-                int max_dwell, const unsigned int* __restrict__ failures)
+                int max_dwell, Shading shading, const unsigned int* __restrict__ failures)
 {
-    colorize_lut(dwells, lut, LinearOut{out, width}, width, height, max_dwell, failures);
+    colorize_lut(dwells, lut, LinearOut{out, width}, width, height, max_dwell, shading, failures);
 }
 
 extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
 mandel_colorize_surface(const int* __restrict__ dwells, const uchar4* __restrict__ lut, cudaSurfaceObject_t out,
-                        int width, int height, int max_dwell, const unsigned int* __restrict__ failures)
+                        int width, int height, int max_dwell, Shading shading,
+                        const unsigned int* __restrict__ failures)
 {
-    colorize_lut(dwells, lut, SurfaceOut{out}, width, height, max_dwell, failures);
+    colorize_lut(dwells, lut, SurfaceOut{out}, width, height, max_dwell, shading, failures);
 }
 
 extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
 mandel_colorize_smooth(const int* __restrict__ dwells, const float* __restrict__ smooth,
                        const uchar4* __restrict__ gradient, int steps, uchar4* out, int width, int height,
-                       int max_dwell, float density, float offset, unsigned int interior,
+                       int max_dwell, float density, float offset, unsigned int interior, Shading shading,
                        const unsigned int* __restrict__ failures)
 {
     colorize_smooth(dwells, smooth, gradient, steps, LinearOut{out, width}, width, height, max_dwell, density, offset,
-                    interior, failures);
+                    interior, shading, failures);
 }
 
 extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
 mandel_colorize_smooth_surface(const int* __restrict__ dwells, const float* __restrict__ smooth,
                                const uchar4* __restrict__ gradient, int steps, cudaSurfaceObject_t out, int width,
                                int height, int max_dwell, float density, float offset, unsigned int interior,
-                               const unsigned int* __restrict__ failures)
+                               Shading shading, const unsigned int* __restrict__ failures)
 {
     colorize_smooth(dwells, smooth, gradient, steps, SurfaceOut{out}, width, height, max_dwell, density, offset,
-                    interior, failures);
+                    interior, shading, failures);
 }

@@ -13,6 +13,11 @@
 // (m more steps, at most 16): nu = n + m + 1 - log2(log2 |z|^2).
 // f64 follows the reference operation for operation (each product and sum rounded, no FMA
 // contraction), so GPU f64 dwells equal the CPU's exactly; f32 is left free to contract.
+// The distance estimate in pixels (mandel_distance, the perturbation kernels' pt_distance):
+// beside z the derivative w = dz/dp by the pixel coordinate (dz/dc or dz/dz_0 times the pixel
+// size s) starts at s and takes w <- 2 z w + a a step (a = s for the Mandelbrot set, 0 for a
+// Julia set); after escape both go on as for nu, then d = |z| ln|z|^2 / |w| (Milnor's
+// estimate), as src/mandelbrot/cpu.rs: distance_after_escape.
 // Interior by periodicity (Brent): every MANDEL_PERIOD_STRIDE steps z is compared with the
 // z saved at the last power-of-two step. Equal, the orbit repeats in this arithmetic, so
 // it never escapes and its dwell is the max dwell: no approximation, the dwell is the one
@@ -77,6 +82,54 @@ __device__ __forceinline__ float smooth_after_escape(int n, T zr, T zi, T cr, T 
         ++m;
     }
     return (float)sub_((T)(n + m + 1), log2_(log2_(r2)));
+}
+
+// One step z <- z^2 + c with its derivative w <- 2 z w + a (f64, the reference's order).
+__device__ __forceinline__ void mandel_step_dz(double& zr, double& zi, double& wr, double& wi, double cr, double ci,
+                                               double a)
+{
+    const double t = sub_(mul_(zr, wr), mul_(zi, wi));
+    const double u = add_(mul_(zr, wi), mul_(zi, wr));
+    wr = add_(mul_(2.0, t), a);
+    wi = mul_(2.0, u);
+    mandel_step(zr, zi, cr, ci);
+}
+
+__device__ __forceinline__ float distance_after_escape(double zr, double zi, double wr, double wi, double cr,
+                                                       double ci, double a)
+{
+    double r2 = add_(mul_(zr, zr), mul_(zi, zi));
+    int m = 0;
+    while (r2 < (double)MANDEL_SMOOTH_BAILOUT_SQ && m < MANDEL_SMOOTH_EXTRA_MAX) {
+        mandel_step_dz(zr, zi, wr, wi, cr, ci, a);
+        r2 = add_(mul_(zr, zr), mul_(zi, zi));
+        ++m;
+    }
+    return (float)__ddiv_rn(mul_(__dsqrt_rn(r2), log(r2)), __dsqrt_rn(add_(mul_(wr, wr), mul_(wi, wi))));
+}
+
+// Pixel (x, y)'s distance estimate in f64, 0 where it did not escape (cpu.rs: distance):
+// the plain loop with the derivative beside it (no periodicity check: the caller skips
+// points whose dwell is the max dwell).
+__device__ __forceinline__ float distance_at(const MandelView& v, int x, int y)
+{
+    double zr, zi, cr, ci;
+    pixel_to_c<double>(v, x, y, zr, zi);
+    if (v.julia) {
+        cr = v.jr;
+        ci = v.ji;
+    } else {
+        cr = zr;
+        ci = zi;
+    }
+    const double a = v.julia ? 0.0 : v.step;
+    double wr = v.step, wi = 0.0;
+    int n = 0;
+    while (n < v.max_dwell && add_(mul_(zr, zr), mul_(zi, zi)) < 4.0) {
+        mandel_step_dz(zr, zi, wr, wi, cr, ci, a);
+        ++n;
+    }
+    return n < v.max_dwell ? distance_after_escape(zr, zi, wr, wi, cr, ci, a) : 0.0f;
 }
 
 // An orbit in progress, resumable: the fused refinement (mandelbrot.cu) stops between

@@ -32,6 +32,12 @@
 // escape in f64 goes on with smooth_after_escape of mandelbrot_eval.cuh, c in f64 being the
 // centre plus the pixel's offset (PtArgs.cr/ci; a Julia set's c as it is), as perturb.rs does.
 //
+// Distance estimates (pt_distance): with DZ the loops carry w = dz/dp (dz/dc, or dz/dz_0 for a
+// Julia set, times the pixel size s) as a PtComplexExp on both paths (w passes below f64's
+// range on deep views): w starts at s and takes w <- 2 z w + a a step (a = s, or 0 for a Julia
+// set), w <- A w + B a a BLA step; rebasing leaves z and so w. At escape w in f64 goes on with
+// z as distance_after_escape of mandelbrot_eval.cuh (perturb.rs: Derivative).
+//
 // BLA (bivariate linear approximation, src/mandelbrot/deep/bla.rs): when PtArgs.bla is set, a
 // pixel at index k > 0 first looks for a linear map delta <- A delta + B dc of 2^l steps (levels
 // l with 2^l dividing k - 1, the longest first) whose radius R holds |Re delta| + |Im delta|
@@ -65,12 +71,6 @@ struct PtArgs {
     double cr, ci;         // c in f64: the centre (Mandelbrot set) or the Julia set's c
 };
 
-// Where a pixel's iteration stopped: the dwell, z = Z_k + delta_k there in f64, and the
-// pixel's c in f64 (perturb.rs: PixelEnd).
-struct PtEnd {
-    int dwell;
-    double zr, zi, cr, ci;
-};
 
 __device__ __forceinline__ double pt_mul(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ double pt_add(double a, double b) { return __dadd_rn(a, b); }
@@ -174,6 +174,23 @@ __device__ __forceinline__ PtComplexExp pt_cx(double re, double im, int e)
 
 __device__ __forceinline__ bool pt_is_zero(PtComplexExp a) { return a.re == 0.0 && a.im == 0.0; }
 
+// Where a pixel's iteration stopped: the dwell, z = Z_k + delta_k there in f64, the pixel's c
+// in f64 and, with DZ, the derivative w (perturb.rs: PixelEnd).
+struct PtEnd {
+    int dwell;
+    double zr, zi, cr, ci;
+    PtComplexExp w;
+};
+
+// The nearest f64 pair (complex_exp.rs: to_f64; parts below 2^-1080 become 0).
+__device__ __forceinline__ double2 pt_cx_to_f64(PtComplexExp a)
+{
+    if (a.e > 1023) return make_double2(a.re * __longlong_as_double(0x7ff0000000000000LL),
+                                        a.im * __longlong_as_double(0x7ff0000000000000LL));
+    const int e = max(a.e, -1200);
+    return make_double2(pt_ldexp_small(a.re, e), pt_ldexp_small(a.im, e));
+}
+
 __device__ __forceinline__ PtComplexExp pt_cx_add(PtComplexExp a, PtComplexExp b)
 {
     if (pt_is_zero(a)) return b;
@@ -197,6 +214,17 @@ __device__ __forceinline__ PtComplexExp pt_cx_double(PtComplexExp a)
     if (!pt_is_zero(a)) a.e += 1;
     return a;
 }
+
+// The derivative beside delta (perturb.rs: Derivative): w = dz/dp, a = the pixel size for the
+// Mandelbrot set, 0 for a Julia set.
+struct PtDerivative {
+    PtComplexExp w, a;
+    __device__ __forceinline__ void step(PtComplexExp z) { w = pt_cx_add(pt_cx_double(pt_cx_mul(z, w)), a); }
+    __device__ __forceinline__ void bla(PtComplexExp A, PtComplexExp B)
+    {
+        w = pt_cx_add(pt_cx_mul(A, w), pt_cx_mul(B, a));
+    }
+};
 
 // |a|^2 < |b|^2
 __device__ __forceinline__ bool pt_cx_norm_less(PtComplexExp a, PtComplexExp b)
@@ -277,12 +305,22 @@ __device__ __forceinline__ const double* pt_bla_find(const PtArgs& a, int k, int
     return nullptr;
 }
 
+// The pixel size as the derivative's number type: double-double path (high part), extended.
+__device__ __forceinline__ PtComplexExp pt_unit_dd(const PtArgs& a) { return pt_cx(a.step, 0.0, 0); }
+__device__ __forceinline__ PtComplexExp pt_unit_ext(const PtArgs& a) { return pt_cx(a.step, 0.0, a.step_exp); }
+
+__device__ __forceinline__ PtDerivative pt_derivative(const PtArgs& a, PtComplexExp unit)
+{
+    return PtDerivative{unit, a.julia ? PtComplexExp{0.0, 0.0, 0} : unit};
+}
+
 // The dwell of pixel (x, y), double-double perturbation (perturb.rs: dwell_dd, step_dd), taking
-// BLA steps where BLA is set and the table has one. The escape and rebasing tests read only
-// the high parts.
-template <bool BLA>
+// BLA steps where BLA is set and the table has one, with the derivative where DZ is. The
+// escape and rebasing tests read only the high parts.
+template <bool BLA, bool DZ>
 __device__ __forceinline__ PtEnd pt_dwell_dd(const PtArgs& a, int x, int y)
 {
+    PtDerivative der = pt_derivative(a, pt_unit_dd(a));
     const double2 st = pt_steps(a, x, y);
     const PtDd step = PtDd{a.step, a.step_lo};
     const PtDd offr = pt_dd_mul_f64(step, st.x), offi = pt_dd_neg(pt_dd_mul_f64(step, st.y));
@@ -296,7 +334,8 @@ __device__ __forceinline__ PtEnd pt_dwell_dd(const PtArgs& a, int x, int y)
         const double hr = pt_add(zr.hi, dr.hi), hi = pt_add(zi.hi, di.hi);
         const double norm = pt_add(pt_mul(hr, hr), pt_mul(hi, hi));
         if (n >= a.max_dwell || norm >= 4.0)
-            return a.julia ? PtEnd{n, hr, hi, a.cr, a.ci} : PtEnd{n, hr, hi, pt_add(a.cr, offr.hi), pt_add(a.ci, offi.hi)};
+            return a.julia ? PtEnd{n, hr, hi, a.cr, a.ci, der.w}
+                           : PtEnd{n, hr, hi, pt_add(a.cr, offr.hi), pt_add(a.ci, offi.hi), der.w};
         if (k == a.orbit_last || k == a.rebase_last ||
             norm < pt_add(pt_mul(dr.hi, dr.hi), pt_mul(di.hi, di.hi))) {
             dr = pt_dd_add(zr, dr);
@@ -310,6 +349,7 @@ __device__ __forceinline__ PtEnd pt_dwell_dd(const PtArgs& a, int x, int y)
             const double* e = pt_bla_find<10>(a, k, a.max_dwell - n, len,
                                               [&](const double* e) { return size < __ldg(&e[8]); });
             if (e) {
+                if (DZ) der.bla(pt_cx(__ldg(&e[0]), __ldg(&e[1]), 0), pt_cx(__ldg(&e[4]), __ldg(&e[5]), 0));
                 const PtDd Ar{__ldg(&e[0]), __ldg(&e[2])}, Ai{__ldg(&e[1]), __ldg(&e[3])};
                 const PtDd Br{__ldg(&e[4]), __ldg(&e[6])}, Bi{__ldg(&e[5]), __ldg(&e[7])};
                 PtDd adr, adi, bcr, bci;
@@ -322,6 +362,7 @@ __device__ __forceinline__ PtEnd pt_dwell_dd(const PtArgs& a, int x, int y)
                 continue;
             }
         }
+        if (DZ) der.step(pt_cx(hr, hi, 0));
         const PtDd ar = pt_dd_add_raw(pt_dd_double(zr), dr);
         const PtDd ai = pt_dd_add_raw(pt_dd_double(zi), di);
         const PtDd nr = pt_dd_add(pt_dd_add_raw(pt_dd_mul_raw(ar, dr), pt_dd_neg(pt_dd_mul_raw(ai, di))), cr);
@@ -352,10 +393,11 @@ __device__ __forceinline__ bool pt_bla_fits_ext(PtComplexExp d, const double* e)
 }
 
 // The dwell of pixel (x, y), extended exponents (perturb.rs: dwell_ext), taking BLA steps
-// where BLA is set and the table has one.
-template <bool BLA>
+// where BLA is set and the table has one, with the derivative where DZ is.
+template <bool BLA, bool DZ>
 __device__ __forceinline__ PtEnd pt_dwell_ext(const PtArgs& a, int x, int y)
 {
+    PtDerivative der = pt_derivative(a, pt_unit_ext(a));
     const double2 st = pt_steps(a, x, y);
     const PtComplexExp offset = pt_cx(pt_mul(st.x, a.step), -pt_mul(st.y, a.step), a.step_exp);
     const PtComplexExp dc = a.julia ? PtComplexExp{0.0, 0.0, 0} : offset;
@@ -366,9 +408,9 @@ __device__ __forceinline__ PtEnd pt_dwell_ext(const PtArgs& a, int x, int y)
         const PtComplexExp z = pt_cx_add(Z, d);
         if (n >= a.max_dwell || pt_cx_escaped(z)) {
             const double zr = pt_ldexp_small(z.re, z.e), zi = pt_ldexp_small(z.im, z.e);
-            if (a.julia) return PtEnd{n, zr, zi, a.cr, a.ci};
+            if (a.julia) return PtEnd{n, zr, zi, a.cr, a.ci, der.w};
             return PtEnd{n, zr, zi, pt_add(a.cr, pt_ldexp_small(offset.re, offset.e)),
-                         pt_add(a.ci, pt_ldexp_small(offset.im, offset.e))};
+                         pt_add(a.ci, pt_ldexp_small(offset.im, offset.e)), der.w};
         }
         if (k == a.orbit_last || k == a.rebase_last || pt_cx_norm_less(z, d)) {
             d = z;
@@ -382,12 +424,14 @@ __device__ __forceinline__ PtEnd pt_dwell_ext(const PtArgs& a, int x, int y)
             if (e) {
                 const PtComplexExp A{__ldg(&e[0]), __ldg(&e[1]), (int)__ldg(&e[2])};
                 const PtComplexExp B{__ldg(&e[3]), __ldg(&e[4]), (int)__ldg(&e[5])};
+                if (DZ) der.bla(A, B);
                 d = pt_cx_add(pt_cx_mul(A, d), pt_cx_mul(B, dc));
                 k += len;
                 n += len;
                 continue;
             }
         }
+        if (DZ) der.step(z);
         d = pt_cx_add(pt_cx_mul(pt_cx_add(pt_cx_double(Z), d), d), dc);
         ++k;
         ++n;
@@ -407,11 +451,34 @@ __device__ __forceinline__ MandelPixel pt_pixel(const PtArgs& a, PtEnd e, bool w
 // Pixel (x, y) on either path, with BLA when the arguments carry a table.
 __device__ __forceinline__ MandelPixel pt_pixel_dd(const PtArgs& a, int x, int y, bool want_smooth)
 {
-    return pt_pixel(a, a.bla ? pt_dwell_dd<true>(a, x, y) : pt_dwell_dd<false>(a, x, y), want_smooth);
+    return pt_pixel(a, a.bla ? pt_dwell_dd<true, false>(a, x, y) : pt_dwell_dd<false, false>(a, x, y), want_smooth);
 }
 
 __device__ __forceinline__ MandelPixel pt_pixel_ext(const PtArgs& a, int x, int y, bool want_smooth)
 {
-    return pt_pixel(a, a.bla ? pt_dwell_ext<true>(a, x, y) : pt_dwell_ext<false>(a, x, y), want_smooth);
+    return pt_pixel(a, a.bla ? pt_dwell_ext<true, false>(a, x, y) : pt_dwell_ext<false, false>(a, x, y),
+                    want_smooth);
+}
+
+// Pixel (x, y)'s distance estimate in pixels, 0 where it did not escape (perturb.rs:
+// Perturbation::distance), on either path.
+__device__ __forceinline__ float pt_distance_of(const PtArgs& a, PtEnd e, PtComplexExp unit)
+{
+    if (e.dwell >= a.max_dwell) return 0.0f;
+    const double add = a.julia ? 0.0 : pt_cx_to_f64(unit).x;
+    const double2 w = pt_cx_to_f64(e.w);
+    return distance_after_escape(e.zr, e.zi, w.x, w.y, e.cr, e.ci, add);
+}
+
+__device__ __forceinline__ float pt_distance_dd(const PtArgs& a, int x, int y)
+{
+    const PtEnd e = a.bla ? pt_dwell_dd<true, true>(a, x, y) : pt_dwell_dd<false, true>(a, x, y);
+    return pt_distance_of(a, e, pt_unit_dd(a));
+}
+
+__device__ __forceinline__ float pt_distance_ext(const PtArgs& a, int x, int y)
+{
+    const PtEnd e = a.bla ? pt_dwell_ext<true, true>(a, x, y) : pt_dwell_ext<false, true>(a, x, y);
+    return pt_distance_of(a, e, pt_unit_ext(a));
 }
 

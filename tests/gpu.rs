@@ -1484,6 +1484,115 @@ fn deep_smooth_colouring_matches_the_cpu_and_mpmath() {
     renderer.destroy(gl);
 }
 
+/// The distance estimates of two renders of one view agree (relative 1e-5) wherever their
+/// dwells do.
+fn assert_distances_close(
+    gpu: &cudalens::mandelbrot::Dwells,
+    cpu: &cudalens::mandelbrot::Dwells,
+    label: &str,
+) {
+    let (g, c) = (
+        gpu.distance.as_ref().expect("GPU distance estimates"),
+        cpu.distance.as_ref().expect("CPU distance estimates"),
+    );
+    let mut worst = 0.0f32;
+    for i in 0..c.len() {
+        if gpu.values[i] == cpu.values[i] {
+            worst = worst.max((g[i] - c[i]).abs() / c[i].abs().max(f32::MIN_POSITIVE));
+        }
+    }
+    assert!(
+        worst <= 1e-5,
+        "{label}: distances differ by {worst} (relative)"
+    );
+    assert!(c.iter().any(|&d| d > 0.0), "{label}: escaped pixels");
+}
+
+/// Distance estimates: on a plain view, a plain Julia set and the deep views of
+/// `tests/data/deep_smooth_mpmath.json` (1e-30 to 1e-300), per pixel and refined, with and
+/// without BLA, the GPU's estimates (a pass of their own after the dwells) equal the CPU's;
+/// at the JSON's pixels they are mpmath's (relative 1e-4); the texture shows the shaded
+/// colours.
+#[test]
+fn deep_and_plain_distance_estimates_match_the_cpu_and_mpmath() {
+    use cudalens::mandelbrot::{Fractal, JuliaC};
+    let Some(ctx) = cuda_gl() else { return };
+    let gl = &ctx.gl;
+    let mut renderer = cuda_mandelbrot(gl);
+    let coloring = Coloring {
+        smooth: true,
+        distance: Some(2.0),
+        palette: Palette::Fire.into(),
+        ..Coloring::default()
+    };
+    let mut views: Vec<(String, MandelbrotSettings, Vec<serde_json::Value>)> = Vec::new();
+    for fractal in [
+        Fractal::Mandelbrot,
+        Fractal::Julia {
+            c: JuliaC::from_f64(-0.75, 0.1).expect("c"),
+        },
+    ] {
+        let s = MandelbrotSettings {
+            view: View {
+                center: (-0.74, 0.12),
+                span: 0.05,
+                width: 320,
+                height: 180,
+                max_dwell: 2000,
+                fractal,
+            },
+            precision: Precision::F64,
+            coloring: coloring.clone(),
+            ..MandelbrotSettings::default()
+        };
+        views.push((format!("plain {fractal:?}"), s, Vec::new()));
+    }
+    for v in &json_views("deep_smooth_mpmath.json") {
+        let (field, number) = json_fields(v);
+        let location = DeepLocation::parse(field("center"), field("span")).expect("location");
+        let mut s = deep_settings(location, 1, (number("width"), number("height")));
+        s.view.max_dwell = number("max_dwell");
+        if let Some(c) = v["julia_c"].as_str() {
+            s.view.fractal = Fractal::Julia {
+                c: JuliaC::parse(c).expect("c"),
+            };
+        }
+        s.coloring = coloring.clone();
+        let pixels = v["pixels"].as_array().expect("pixels").clone();
+        views.push((field("name").to_string(), s, pixels));
+    }
+    for (name, mut s, pixels) in views {
+        for (mode, bla) in [
+            (Mode::PerPixel, false),
+            (Mode::PerPixel, true),
+            (Mode::MarianiSilver, true),
+        ] {
+            (s.mode, s.bla, s.overlay) = (mode, bla, false);
+            let name = format!("{name} {mode:?} BLA {bla}");
+            let (gpu, _) = renderer.dwells(&s).expect("GPU dwells");
+            let (cpu, _) = cpu_dwells(&s);
+            assert_eq!(gpu.mismatches(&cpu), 0, "{name}: GPU vs CPU");
+            assert_distances_close(&gpu, &cpu, &name);
+            let de = gpu.distance.as_ref().expect("distance estimates");
+            for p in &pixels {
+                let (x, y) = (
+                    p[0].as_u64().expect("x") as u32,
+                    p[1].as_u64().expect("y") as u32,
+                );
+                let want = p[4].as_f64().expect("distance");
+                let got = f64::from(de[(y * s.view.width + x) as usize]);
+                assert!(
+                    (got - want).abs() <= 1e-4 * want,
+                    "{name} ({x}, {y}): distance {got} vs mpmath {want}"
+                );
+            }
+            texture_shows_smooth_colours(gl, &mut renderer, &s, &name);
+            println!("ok {name}: GPU distances = CPU's, = mpmath at the JSON's pixels");
+        }
+    }
+    renderer.destroy(gl);
+}
+
 /// `CUDALENS_REQUIRE_GPU=1` turns the skip of a machine without CUDA into a failure that
 /// says why: this binary runs one GPU test again in a child, with and without it.
 #[test]

@@ -41,6 +41,9 @@ pub struct GuiArgs {
     /// Start the explorer with smooth colouring.
     #[arg(long)]
     pub smooth: bool,
+    /// Start the explorer with distance shading PX pixels wide.
+    #[arg(long, value_name = "PX")]
+    pub distance: Option<f32>,
     /// Start the explorer at the Julia set of c = RE,IM (decimals of any length).
     #[arg(long, value_name = "RE,IM", value_parser = parse_julia, allow_hyphen_values = true)]
     pub julia: Option<String>,

@@ -1216,7 +1216,29 @@ fn write_view_png(
     crate::image_io::save_png_with_text(&image, path, options, &texts)
 }
 
-/// Palette (with the editor of the user's), density, offset, smooth, interior colour.
+/// Distance shading on or off, and its width in pixels (kept while off).
+fn distance_ui(ui: &mut Ui, distance: &mut Option<f32>) {
+    let id = ui.make_persistent_id("distance width");
+    let mut width = distance.unwrap_or_else(|| ui.data(|d| d.get_temp(id)).unwrap_or(2.0));
+    let mut on = distance.is_some();
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut on, "distance shading").on_hover_text(
+            "pixels nearer the set than this many pixels, by the distance estimate, blend \
+             toward the interior colour: the boundary and its filaments drawn as lines",
+        );
+        ui.add_enabled(
+            on,
+            egui::Slider::new(&mut width, crate::mandelbrot::DISTANCE_WIDTH_RANGE)
+                .logarithmic(true)
+                .text("px"),
+        );
+    });
+    ui.data_mut(|d| d.insert_temp(id, width));
+    *distance = on.then_some(width);
+}
+
+/// Palette (with the editor of the user's), density, offset, smooth, distance shading,
+/// interior colour.
 fn coloring_ui(ui: &mut Ui, m: &mut MandelbrotView) -> Option<PaletteRequest> {
     let c = &mut m.settings.coloring;
     let request = palette_ui(
@@ -1232,6 +1254,7 @@ fn coloring_ui(ui: &mut Ui, m: &mut MandelbrotView) -> Option<PaletteRequest> {
     );
     ui.add(egui::Slider::new(&mut c.offset, 0.0..=1.0).text("offset (cycle)"));
     ui.checkbox(&mut c.smooth, "smooth colouring (S)");
+    distance_ui(ui, &mut c.distance);
     ui.horizontal(|ui| {
         ui.checkbox(&mut m.cycling, "cycle colours (Y)")
             .on_hover_text(

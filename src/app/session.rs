@@ -128,6 +128,7 @@ impl AppState {
                 overlay: m.overlay,
                 interior: m.coloring.interior,
                 smooth: m.coloring.smooth,
+                distance: m.coloring.distance,
                 density: m.coloring.density,
                 offset: m.coloring.offset,
                 zoom_per_second: self.mandelbrot.navigator.zoom_per_second,
@@ -223,6 +224,11 @@ impl AppState {
         m.coloring.interior = e.interior;
         m.bla = e.bla;
         m.coloring.smooth = e.smooth || args.smooth;
+        let range = crate::mandelbrot::DISTANCE_WIDTH_RANGE;
+        m.coloring.distance = e
+            .distance
+            .filter(|px| px.is_finite())
+            .map(|px| px.clamp(*range.start(), *range.end()));
         if e.density.is_finite() {
             m.coloring.density = e.density.clamp(
                 *crate::mandelbrot::DENSITY_RANGE.start(),

@@ -82,6 +82,8 @@ pub struct SavedExplorer {
     pub overlay: bool,
     pub interior: [u8; 4],
     pub smooth: bool,
+    /// Distance shading's width in pixels (None: off).
+    pub distance: Option<f32>,
     pub density: f32,
     pub offset: f32,
     /// Zoom factor per second of a held button.
@@ -124,6 +126,7 @@ impl Default for SavedExplorer {
             overlay: false,
             interior: [0, 0, 0, 255],
             smooth: false,
+            distance: None,
             density: 1.0,
             offset: 0.0,
             zoom_per_second: 3.0,
@@ -326,6 +329,7 @@ mod tests {
                 overlay: true,
                 interior: [10, 20, 30, 255],
                 smooth: true,
+                distance: Some(1.5),
                 density: 2.5,
                 offset: 0.25,
                 zoom_per_second: 6.0,

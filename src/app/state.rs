@@ -238,6 +238,11 @@ impl AppState {
             state.mandelbrot.go_to_deep(b);
         }
         state.mandelbrot.settings.coloring.smooth |= args.smooth;
+        if let Some(px) = args.distance.filter(|px| px.is_finite()) {
+            let range = crate::mandelbrot::DISTANCE_WIDTH_RANGE;
+            state.mandelbrot.settings.coloring.distance =
+                Some(px.clamp(*range.start(), *range.end()));
+        }
         let julia = args.julia.as_deref();
         if let Some(c) = julia.and_then(|c| crate::mandelbrot::JuliaC::parse(c).ok()) {
             state.mandelbrot.show_julia(c);

@@ -17,8 +17,8 @@ use crate::image_io::{
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
     draw_overlay, load_map, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode, Palette,
-    PaletteChoice, PosterPlan, Precision, Refinement, View, DENSITY_RANGE, MAX_DWELL_16_BIT,
-    MAX_DWELL_LIMIT, MAX_POSTER_SIDE, MAX_RENDER_SIDE,
+    PaletteChoice, PosterPlan, Precision, Refinement, View, DENSITY_RANGE, DISTANCE_WIDTH_RANGE,
+    MAX_DWELL_16_BIT, MAX_DWELL_LIMIT, MAX_POSTER_SIDE, MAX_RENDER_SIDE,
 };
 use crate::pipeline::{
     render_frames_spread, render_mandelbrot_frames, render_poster, BackendRequest, DeviceChoice,
@@ -93,6 +93,10 @@ pub struct MandelbrotArgs {
     /// Colour by the continuous escape value (no bands).
     #[arg(long)]
     pub smooth: bool,
+    /// Distance shading: pixels nearer the set than PX pixels (by the distance estimate)
+    /// blend toward the interior colour, drawing the boundary and its filaments.
+    #[arg(long, value_name = "PX")]
+    pub distance: Option<f32>,
     /// Palette cycles per unit of √dwell / 8.
     #[arg(long, default_value_t = 1.0)]
     pub density: f32,
@@ -305,6 +309,13 @@ fn validate(args: &MandelbrotArgs, max_dwell: u32) -> Result<(), CliError> {
         };
         return usage(format!("max dwell {max_dwell}: must be 1..={limit}{why}"));
     }
+    if let Some(d) = args.distance.filter(|d| !DISTANCE_WIDTH_RANGE.contains(d)) {
+        return usage(format!(
+            "distance {d}: must be {}..={} pixels",
+            DISTANCE_WIDTH_RANGE.start(),
+            DISTANCE_WIDTH_RANGE.end()
+        ));
+    }
     if !DENSITY_RANGE.contains(&args.density) {
         return usage(format!(
             "density {}: must be {}..={}",
@@ -367,8 +378,12 @@ fn settings(
             palette,
             density: args.density,
             offset: args.offset,
-            // An EXR holds the continuous values.
+            // An EXR holds the continuous values and the distance estimates.
             smooth: args.smooth || is_exr(&args.output),
+            distance: match args.distance {
+                None if is_exr(&args.output) => Some(1.0),
+                d => d,
+            },
             ..Coloring::default()
         },
         overlay: args.overlay,

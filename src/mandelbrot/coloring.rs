@@ -42,7 +42,7 @@ pub const DISTANCE_WIDTH_RANGE: std::ops::RangeInclusive<f32> = 0.1..=64.0;
 /// [`Coloring::smooth_color`] rounds: the kernels' `shade_distance` operation for operation.
 pub fn shade(colour: [u8; 4], interior: [u8; 4], de: f32, width: f32) -> [u8; 4] {
     let s = de / width;
-    if !(s < 1.0) {
+    if s >= 1.0 || s.is_nan() {
         return colour;
     }
     let s = if s > 0.0 { s } else { 0.0 };

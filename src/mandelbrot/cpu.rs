@@ -281,7 +281,7 @@ mod tests {
                 width: 48,
                 height: 32,
                 max_dwell: 2000,
-                fractal: fractal.clone(),
+                fractal,
             };
             let deep = DeepView::from_view(&view).expect("finite");
             let orbit = ReferenceOrbit::compute(&deep);

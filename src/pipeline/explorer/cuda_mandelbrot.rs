@@ -92,6 +92,19 @@ fn poison<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Clon
     Ok(())
 }
 
+/// The dwell buffer to read and the distance buffer to write, both made.
+fn dwells_and_distance<'a>(
+    dwells: &'a Option<CudaSlice<i32>>,
+    distance: &'a mut Option<CudaSlice<f32>>,
+) -> Result<(&'a CudaSlice<i32>, &'a mut CudaSlice<f32>), CudaError> {
+    Ok((
+        dwells.as_ref().ok_or(CudaError::Missing("dwell buffer"))?,
+        distance
+            .as_mut()
+            .ok_or(CudaError::Missing("distance buffer"))?,
+    ))
+}
+
 type LutKey = (PaletteChoice, u32, [u8; 4], u32, u32);
 
 pub struct CudaMandelbrot {
@@ -102,8 +115,9 @@ pub struct CudaMandelbrot {
     kernels: MandelbrotKernels,
     dwells: Option<CudaSlice<i32>>,
     smooth: Option<CudaSlice<f32>>,
-    /// The settings whose dwells (continuous values and overlay records too, where they
-    /// asked for them) the buffers hold, and the precision they took: a change of colour
+    distance: Option<CudaSlice<f32>>,
+    /// The settings whose dwells (continuous values, distance estimates and overlay
+    /// records too, where they asked for them) the buffers hold, and the precision they took: a change of colour
     /// alone recolours them without dwell work.
     dwells_of: Option<(MandelbrotSettings, Precision)>,
     lut: Option<Table<LutKey>>,
@@ -140,6 +154,7 @@ impl CudaMandelbrot {
             kernels,
             dwells: None,
             smooth: None,
+            distance: None,
             dwells_of: None,
             lut: None,
             gradient: None,
@@ -303,6 +318,12 @@ impl CudaMandelbrot {
                 deep.per_pixel(&stream, &view, targets.dwells, targets.smooth)?;
             }
             timeline.mark("dwell", &stream)?;
+            if s.coloring.distance.is_some() {
+                ensure_len(&mut self.distance, &stream, pixels)?;
+                let (dwells, out) = dwells_and_distance(&self.dwells, &mut self.distance)?;
+                deep.distance(&stream, &view, dwells, out)?;
+                timeline.mark("distance", &stream)?;
+            }
             return Ok(precision);
         }
         let used = self.kernels.dwells(
@@ -316,6 +337,12 @@ impl CudaMandelbrot {
             record,
         )?;
         timeline.mark("dwell", &stream)?;
+        if s.coloring.distance.is_some() {
+            ensure_len(&mut self.distance, &stream, pixels)?;
+            let (dwells, out) = dwells_and_distance(&self.dwells, &mut self.distance)?;
+            self.kernels.distance(&stream, &s.view, dwells, out)?;
+            timeline.mark("distance", &stream)?;
+        }
         Ok(used)
     }
 
@@ -434,6 +461,7 @@ impl CudaMandelbrot {
         let (kept, precision) = self.dwells_of.as_ref()?;
         let serves = kept.same_dwells(s)
             && (kept.coloring.smooth || !s.coloring.smooth)
+            && (kept.coloring.distance.is_some() || s.coloring.distance.is_none())
             && (kept.overlay || !s.overlay);
         serves.then_some(*precision)
     }
@@ -450,13 +478,21 @@ impl CudaMandelbrot {
             .as_ref()
             .ok_or(CudaError::Missing("dwell buffer"))?;
         let (kernels, records) = (&self.kernels, self.records()?);
+        // Estimates only where the kept dwells were computed with them.
+        let with_distance = self
+            .dwells_of
+            .as_ref()
+            .is_some_and(|(kept, _)| kept.coloring.distance.is_some());
+        let distance = self.distance.as_ref().filter(|_| with_distance);
         // SAFETY (both launches): `out` covers W·H pixels (this function's contract).
         match (&s.coloring, &self.smooth, &self.gradient, &self.lut) {
             (c, Some(smooth), Some(g), _) if c.smooth => unsafe {
-                kernels.colorize_smooth(stream, dwells, smooth, &g.bytes, records, out, view, c)
+                kernels.colorize_smooth(
+                    stream, dwells, smooth, distance, &g.bytes, records, out, view, c,
+                )
             },
             (c, _, _, Some(lut)) if !c.smooth => unsafe {
-                kernels.colorize(stream, dwells, &lut.bytes, records, out, view)
+                kernels.colorize(stream, dwells, distance, &lut.bytes, records, out, view, c)
             },
             _ => Err(CudaError::Missing("colour table")),
         }
@@ -540,6 +576,9 @@ impl ExplorerBackend for CudaMandelbrot {
         if s.coloring.smooth {
             poison(&mut self.smooth, &stream, n, f32::NAN)?;
         }
+        if s.coloring.distance.is_some() {
+            poison(&mut self.distance, &stream, n, f32::NAN)?;
+        }
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let precision = self.compute_dwells(s, &mut timeline)?;
         let frame = self.frame(s, precision, timeline.stage_times()?)?;
@@ -558,12 +597,20 @@ impl ExplorerBackend for CudaMandelbrot {
             ),
             _ => None,
         };
+        let distance = match (s.coloring.distance, &self.distance) {
+            (Some(_), Some(v)) => Some(
+                stream
+                    .clone_dtoh(&v.slice(0..n))
+                    .map_err(CudaError::driver("cuMemcpyDtoH(distance)"))?,
+            ),
+            _ => None,
+        };
         let dwells = Dwells {
             width: s.view.width,
             height: s.view.height,
             values: host.into_iter().map(|d| d as u32).collect(),
             smooth,
-            distance: None,
+            distance,
         };
         Ok((dwells, frame))
     }
@@ -588,6 +635,7 @@ impl ExplorerBackend for CudaMandelbrot {
         self.dwells = None;
         self.dwells_of = None;
         self.smooth = None;
+        self.distance = None;
         self.deep = None;
         self.lut = None;
         self.gradient = None;

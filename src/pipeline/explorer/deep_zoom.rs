@@ -184,6 +184,19 @@ impl CudaDeep {
             .ok_or(CudaError::Missing("reference orbit on the device"))
     }
 
+    /// The distance estimates of `view`'s escaped pixels (their dwells in `dwells`, a frame
+    /// computed around the prepared orbit) into `out`.
+    pub fn distance(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &DeepView,
+        dwells: &CudaSlice<i32>,
+        out: &mut CudaSlice<f32>,
+    ) -> Result<(), CudaError> {
+        self.kernels
+            .distance(stream, view, self.device_orbit()?, dwells, out)
+    }
+
     /// The per-pixel kernel over `view` around the prepared orbit (continuous values into
     /// `smooth` when given).
     pub fn per_pixel(

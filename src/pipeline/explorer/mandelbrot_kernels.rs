@@ -59,8 +59,20 @@ struct MsFusedArgs {
     rows: i32,
 }
 
-// SAFETY: all three are #[repr(C)], Copy, and match the kernel's structs field for field.
+/// Mirror of `struct Shading` in mandelbrot.cu (C layout, 16 bytes): the distance
+/// estimates (0: no shading) and the shaded band's width in pixels.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct ShadingArgs {
+    distance: u64,
+    width: f32,
+    pad: u32,
+}
+
+// SAFETY: all four are #[repr(C)], Copy, and match the kernel's structs field for field.
 unsafe impl cudarc::driver::DeviceRepr for MandelViewArgs {}
+// SAFETY: as above.
+unsafe impl cudarc::driver::DeviceRepr for ShadingArgs {}
 // SAFETY: as above.
 unsafe impl cudarc::driver::DeviceRepr for MsArgs {}
 // SAFETY: as above.
@@ -340,6 +352,34 @@ pub struct MandelbrotKernels {
     /// Linear output, surface output.
     colorize: [CudaFunction; 2],
     colorize_smooth: [CudaFunction; 2],
+    distance: CudaFunction,
+}
+
+/// Distance shading for the colour kernels: the estimates (W·H values) when the colouring
+/// asks for it and they are there, else none.
+fn shading_args(
+    coloring: &crate::mandelbrot::Coloring,
+    distance: Option<&CudaSlice<f32>>,
+    view: &View,
+    stream: &CudaStream,
+) -> Result<ShadingArgs, CudaError> {
+    let pixels = view.width as usize * view.height as usize;
+    match (coloring.distance, distance) {
+        (Some(width), Some(d)) if d.len() >= pixels => Ok(ShadingArgs {
+            distance: d.device_ptr(stream).0,
+            width,
+            pad: 0,
+        }),
+        (Some(_), Some(_)) => Err(launch_error(
+            "mandel_colorize",
+            "short distance buffer".into(),
+        )),
+        _ => Ok(ShadingArgs {
+            distance: 0,
+            width: 1.0,
+            pad: 0,
+        }),
+    }
 }
 
 fn pixel_grid(width: u32, height: u32) -> LaunchConfig {
@@ -507,7 +547,28 @@ impl MandelbrotKernels {
                 load_function(&module, "mandel_colorize_smooth")?,
                 load_function(&module, "mandel_colorize_smooth_surface")?,
             ],
+            distance: load_function(&module, "mandel_distance")?,
         })
+    }
+
+    /// The distance estimate of each pixel of `view` whose dwell in `dwells` (a computed
+    /// frame) is below the max dwell, 0 elsewhere, into `out` (f64 with the derivative).
+    pub fn distance(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &View,
+        dwells: &CudaSlice<i32>,
+        out: &mut CudaSlice<f32>,
+    ) -> Result<(), CudaError> {
+        check_targets(view, dwells, Some(out))?;
+        let view_args = MandelViewArgs::of(view);
+        let mut b = stream.launch_builder(&self.distance);
+        b.arg(dwells).arg(&mut *out).arg(&view_args);
+        // SAFETY: matches mandel_distance(const int*, float*, MandelView); both buffers hold
+        // W·H values (checked above).
+        unsafe { b.launch(pixel_grid(view.width, view.height)) }
+            .map(|_| ())
+            .map_err(CudaError::launch("mandel_distance"))
     }
 
     /// Computes the dwells of `view` (and its continuous values when `targets.smooth` is
@@ -707,11 +768,14 @@ impl MandelbrotKernels {
         &self,
         stream: &CudaStream,
         dwells: &CudaSlice<i32>,
+        distance: Option<&CudaSlice<f32>>,
         lut: &CudaSlice<u8>,
         records: &MsRecordBuffer,
         out: ColourOut,
         view: &View,
+        coloring: &crate::mandelbrot::Coloring,
     ) -> Result<(), CudaError> {
+        let shading = shading_args(coloring, distance, view, stream)?;
         let (wi, hi, md) = (view.width as i32, view.height as i32, view.max_dwell as i32);
         if lut.len() < 4 * (view.max_dwell as usize + 1) {
             return Err(launch_error(
@@ -727,11 +791,13 @@ impl MandelbrotKernels {
             .arg(&wi)
             .arg(&hi)
             .arg(&md)
+            .arg(&shading)
             .arg(&records.counters);
         // SAFETY: matches mandel_colorize(const int*, const uchar4*, uchar4*, int, int, int,
-        // const unsigned*) and mandel_colorize_surface (the same with a cudaSurfaceObject_t,
-        // 8 bytes); the kernel clamps every dwell into the LUT's max_dwell + 1 entries
-        // (checked above) and `out` covers W·H pixels (this function's contract).
+        // Shading, const unsigned*) and mandel_colorize_surface (the same with a
+        // cudaSurfaceObject_t, 8 bytes); the kernel clamps every dwell into the LUT's
+        // max_dwell + 1 entries (checked above), the shading's estimates are none or W·H
+        // values (`shading_args`) and `out` covers W·H pixels (this function's contract).
         unsafe { b.launch(pixel_grid(view.width, view.height)) }
             .map(|_| ())
             .map_err(CudaError::launch("mandel_colorize"))
@@ -747,12 +813,14 @@ impl MandelbrotKernels {
         stream: &CudaStream,
         dwells: &CudaSlice<i32>,
         smooth: &CudaSlice<f32>,
+        distance: Option<&CudaSlice<f32>>,
         gradient: &CudaSlice<u8>,
         records: &MsRecordBuffer,
         out: ColourOut,
         view: &View,
         coloring: &crate::mandelbrot::Coloring,
     ) -> Result<(), CudaError> {
+        let shading = shading_args(coloring, distance, view, stream)?;
         let (wi, hi, md) = (view.width as i32, view.height as i32, view.max_dwell as i32);
         let steps = (gradient.len() / 4) as i32;
         if steps == 0 || smooth.len() < view.width as usize * view.height as usize {
@@ -775,9 +843,10 @@ impl MandelbrotKernels {
             .arg(&coloring.density)
             .arg(&coloring.offset)
             .arg(&interior)
+            .arg(&shading)
             .arg(&records.counters);
         // SAFETY: matches mandel_colorize_smooth(const int*, const float*, const uchar4*, int,
-        // uchar4*, int, int, int, float, float, unsigned, const unsigned*) and its _surface
+        // uchar4*, int, int, int, float, float, unsigned, Shading, const unsigned*) and its _surface
         // twin (a cudaSurfaceObject_t, 8 bytes, for the uchar4*); gradient indices
         // stay below `steps`, the buffers hold W·H values and `out` covers W·H pixels (this
         // function's contract).
@@ -814,6 +883,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<super::MandelViewArgs>(), 56);
         assert_eq!(std::mem::size_of::<super::MsArgs>(), 152 + 136);
         assert_eq!(std::mem::size_of::<super::MsFusedArgs>(), 24);
+        assert_eq!(std::mem::size_of::<super::ShadingArgs>(), 16);
     }
 
     #[test]

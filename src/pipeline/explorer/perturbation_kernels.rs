@@ -1,6 +1,6 @@
-//! Launcher for `kernels/perturbation.cu`: per-pixel perturbation dwells of a deep view
-//! around a reference orbit held on the device ([`DeviceOrbit`]), with its BLA table
-//! ([`DeviceBla`]) when the view takes BLA steps.
+//! Launcher for `kernels/perturbation.cu`: per-pixel perturbation dwells (and distance
+//! estimates) of a deep view around a reference orbit held on the device ([`DeviceOrbit`]),
+//! with its BLA table ([`DeviceBla`]) when the view takes BLA steps.
 
 use super::mandelbrot_tiles::{PT_BLOCK_X, PT_BLOCK_Y};
 use crate::cuda::{blocks, load_function, load_module, CudaDevice, CudaError};
@@ -44,6 +44,16 @@ pub enum PerturbationPath {
     DoubleDouble,
     /// Shared-exponent complex differences; the orbit as mantissas and exponents.
     Extended,
+}
+
+impl PerturbationPath {
+    /// Index in the kernels' per-path arrays.
+    fn index(self) -> usize {
+        match self {
+            PerturbationPath::DoubleDouble => 0,
+            PerturbationPath::Extended => 1,
+        }
+    }
 }
 
 /// A BLA table on the device (`BlaTable::device_layout`): the entries and the levels'
@@ -116,19 +126,64 @@ impl DeviceOrbit {
     }
 }
 
-/// The loaded perturbation kernels.
+/// The loaded perturbation kernels, per path (double-double, extended).
 pub struct PerturbationKernels {
-    double_double: CudaFunction,
-    extended: CudaFunction,
+    per_pixel: [CudaFunction; 2],
+    distance: [CudaFunction; 2],
+}
+
+/// One thread per pixel in blocks of PT_BLOCK_X × PT_BLOCK_Y.
+fn pixel_grid(width: u32, height: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (blocks(width, PT_BLOCK_X), blocks(height, PT_BLOCK_Y), 1),
+        block_dim: (PT_BLOCK_X, PT_BLOCK_Y, 1),
+        shared_mem_bytes: 0,
+    }
 }
 
 impl PerturbationKernels {
     pub fn load(device: &CudaDevice) -> Result<Self, CudaError> {
         let module = load_module(device, "perturbation")?;
+        let pair = |name: &str| -> Result<[CudaFunction; 2], CudaError> {
+            Ok([
+                load_function(&module, &format!("{name}_dd"))?,
+                load_function(&module, &format!("{name}_ext"))?,
+            ])
+        };
         Ok(Self {
-            double_double: load_function(&module, "perturb_per_pixel_dd")?,
-            extended: load_function(&module, "perturb_per_pixel_ext")?,
+            per_pixel: pair("perturb_per_pixel")?,
+            distance: pair("perturb_distance")?,
         })
+    }
+
+    /// The distance estimate of each pixel of `view` whose dwell in `dwells` (a computed
+    /// frame around `orbit`) is below the max dwell, 0 elsewhere, into `out` (≥ W·H): the
+    /// pixel iterates again with its derivative.
+    pub fn distance(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &DeepView,
+        orbit: &DeviceOrbit,
+        dwells: &CudaSlice<i32>,
+        out: &mut CudaSlice<f32>,
+    ) -> Result<(), CudaError> {
+        let (width, height) = (view.width, view.height);
+        let pixels = width as usize * height as usize;
+        if dwells.len() < pixels || out.len() < pixels {
+            return Err(CudaError::Launch {
+                kernel: "perturb_distance",
+                reason: format!("buffers of {} for {width}×{height}", out.len()),
+            });
+        }
+        let (d, _guard) = dwells.device_ptr(stream);
+        let args = orbit.kernel_args(stream, view, d, 0)?;
+        let mut b = stream.launch_builder(&self.distance[orbit.path.index()]);
+        b.arg(&args).arg(&mut *out);
+        // SAFETY: matches perturb_distance_*(PtArgs, float*); the dwells the kernel reads
+        // and `out` hold W·H values (checked), the orbit's arguments are valid (`kernel_args`).
+        unsafe { b.launch(pixel_grid(width, height)) }
+            .map_err(CudaError::launch("perturb_distance"))?;
+        Ok(())
     }
 
     /// Computes the W×H dwells of `view` into `dwells` (≥ W·H `i32`) around `orbit` (the
@@ -150,23 +205,15 @@ impl PerturbationKernels {
                 reason: format!("dwell buffer of {} for {width}×{height}", dwells.len()),
             });
         }
-        let function = match orbit.path {
-            PerturbationPath::DoubleDouble => &self.double_double,
-            PerturbationPath::Extended => &self.extended,
-        };
         let (d, _guard) = dwells.device_ptr(stream);
         let smooth = smooth.map(|s| s.device_ptr(stream));
         let args = orbit.kernel_args(stream, view, d, smooth.as_ref().map_or(0, |s| s.0))?;
-        let cfg = LaunchConfig {
-            grid_dim: (blocks(width, PT_BLOCK_X), blocks(height, PT_BLOCK_Y), 1),
-            block_dim: (PT_BLOCK_X, PT_BLOCK_Y, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut b = stream.launch_builder(function);
+        let mut b = stream.launch_builder(&self.per_pixel[orbit.path.index()]);
         b.arg(&args);
         // SAFETY: matches perturb_per_pixel_*(PtArgs); `dwells` holds W·H ints and `smooth`
         // is 0 or W·H floats (checked), and the orbit's arguments are valid (`kernel_args`).
-        unsafe { b.launch(cfg) }.map_err(CudaError::launch("perturb_per_pixel"))?;
+        unsafe { b.launch(pixel_grid(width, height)) }
+            .map_err(CudaError::launch("perturb_per_pixel"))?;
         Ok(())
     }
 }
