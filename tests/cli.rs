@@ -469,7 +469,7 @@ fn mandelbrot_dwell_png_is_the_contract_exactly() {
 /// escape), the view text in an attribute; a zoom sequence numbers `.exr` files; posters
 /// and overlays refuse EXR; dwells past 16 bits are fine.
 #[test]
-fn mandelbrot_exr_holds_the_raw_dwells_and_continuous_values() {
+fn mandelbrot_exr_holds_the_raw_dwells_continuous_values_and_distances() {
     use cudalens::mandelbrot::{read_dwells_exr, render_per_pixel, Fractal, View};
     let dir = tempfile::tempdir().expect("tempdir");
     let view_args = [
@@ -507,6 +507,10 @@ fn mandelbrot_exr_holds_the_raw_dwells_and_continuous_values() {
     let want = render_per_pixel(&view, true);
     assert_eq!(got.values, want.values);
     assert_eq!(got.smooth, want.smooth);
+    // The distance estimates: the CPU reference's, in pixels.
+    let distance = cudalens::mandelbrot::distances_from(&view, &want);
+    assert_eq!(got.distance.as_ref(), Some(&distance));
+    assert!(distance.iter().any(|&d| d > 0.0));
     assert!(
         want.values.iter().any(|&d| d > 65535 && d < 200_000),
         "escaped dwells past 16 bits"
@@ -1142,6 +1146,62 @@ fn mandelbrot_palette_file_colours_with_the_map() {
         ],
         "--palette-file",
     );
+}
+
+/// `--distance PX` shades the picture by the distance estimates: the CPU reference's colours
+/// with its estimates, exactly; a width out of range is refused.
+#[test]
+fn mandelbrot_distance_shading_is_the_references() {
+    use cudalens::mandelbrot::{distances_from, render_per_pixel, Coloring, View};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("d.png");
+    let args = [
+        "--width",
+        "64",
+        "--height",
+        "48",
+        "--backend",
+        "cpu",
+        "--max-dwell",
+        "300",
+        "--mode",
+        "per-pixel",
+    ];
+    cudalens()
+        .args([
+            "mandelbrot",
+            "-o",
+            out.to_str().expect("utf-8"),
+            "--distance",
+            "3",
+        ])
+        .args(args)
+        .assert()
+        .success();
+    let got = image::open(&out).expect("decodes").into_rgba8();
+    let view = View {
+        width: 64,
+        height: 48,
+        max_dwell: 300,
+        ..View::default()
+    };
+    let mut dwells = render_per_pixel(&view, false);
+    dwells.distance = Some(distances_from(&view, &dwells));
+    let coloring = Coloring {
+        distance: Some(3.0),
+        ..Coloring::default()
+    };
+    let want = coloring.colorize(&dwells, 300);
+    assert_eq!(got, want);
+    let plain = Coloring::default().colorize(&dwells, 300);
+    assert_ne!(want, plain, "shading changes pixels near the set");
+    for bad in ["0", "-1", "100", "nan"] {
+        let flag = format!("--distance={bad}");
+        refuses(
+            &["mandelbrot", "-o", out.to_str().expect("utf-8"), &flag],
+            "distance",
+        );
+    }
 }
 
 /// A poster past the texture limit on the CPU: streamed in bands of tiles into a PNG that

@@ -1417,6 +1417,22 @@ fn deep_julia_views_match_the_cpu_and_mpmath() {
     renderer.destroy(gl);
 }
 
+/// The deep view of one entry of `deep_smooth_mpmath.json` (centre, span, size, max dwell,
+/// a Julia set's c), per pixel.
+fn settings_of_json_view(v: &serde_json::Value) -> MandelbrotSettings {
+    use cudalens::mandelbrot::{Fractal, JuliaC};
+    let (field, number) = json_fields(v);
+    let location = DeepLocation::parse(field("center"), field("span")).expect("location");
+    let mut s = deep_settings(location, 1, (number("width"), number("height")));
+    s.view.max_dwell = number("max_dwell");
+    if let Some(c) = v["julia_c"].as_str() {
+        s.view.fractal = Fractal::Julia {
+            c: JuliaC::parse(c).expect("c"),
+        };
+    }
+    s
+}
+
 /// Smooth colouring of deep views (`tests/data/deep_smooth_mpmath.json`: the period-8007
 /// minibrot at 1e-31, the period-137 one at 1e-100, the period-403 one at 1e-300, a Julia
 /// set at 1e-30), each at its own size and max dwell: the GPU's dwells and continuous
@@ -1425,20 +1441,12 @@ fn deep_julia_views_match_the_cpu_and_mpmath() {
 /// within one level.
 #[test]
 fn deep_smooth_colouring_matches_the_cpu_and_mpmath() {
-    use cudalens::mandelbrot::{Fractal, JuliaC};
     let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
     for v in &json_views("deep_smooth_mpmath.json") {
-        let (field, number) = json_fields(v);
-        let location = DeepLocation::parse(field("center"), field("span")).expect("location");
-        let mut s = deep_settings(location, 1, (number("width"), number("height")));
-        s.view.max_dwell = number("max_dwell");
-        if let Some(c) = v["julia_c"].as_str() {
-            s.view.fractal = Fractal::Julia {
-                c: JuliaC::parse(c).expect("c"),
-            };
-        }
+        let (field, _) = json_fields(v);
+        let mut s = settings_of_json_view(v);
         s.coloring = Coloring {
             smooth: true,
             density: 1.7,
@@ -1548,15 +1556,8 @@ fn deep_and_plain_distance_estimates_match_the_cpu_and_mpmath() {
         views.push((format!("plain {fractal:?}"), s, Vec::new()));
     }
     for v in &json_views("deep_smooth_mpmath.json") {
-        let (field, number) = json_fields(v);
-        let location = DeepLocation::parse(field("center"), field("span")).expect("location");
-        let mut s = deep_settings(location, 1, (number("width"), number("height")));
-        s.view.max_dwell = number("max_dwell");
-        if let Some(c) = v["julia_c"].as_str() {
-            s.view.fractal = Fractal::Julia {
-                c: JuliaC::parse(c).expect("c"),
-            };
-        }
+        let (field, _) = json_fields(v);
+        let mut s = settings_of_json_view(v);
         s.coloring = coloring.clone();
         let pixels = v["pixels"].as_array().expect("pixels").clone();
         views.push((field("name").to_string(), s, pixels));

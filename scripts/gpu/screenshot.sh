@@ -62,6 +62,10 @@ case ${1:-} in
         step shot-deep-smooth 120 env XDG_CONFIG_HOME=/tmp/deep-smooth-session "$B/cudalens" "${app[@]}" \
             --frames 60 --mandelbrot --smooth --bookmark "Spiral by c = i, period-403" \
             --screenshot "$OUT/screenshot-gpu-deep-smooth.png"
+        # Distance shading at 1e-100: the filaments outlined by the distance estimate.
+        step shot-deep-distance 120 env XDG_CONFIG_HOME=/tmp/deep-distance-session "$B/cudalens" "${app[@]}" \
+            --frames 60 --mandelbrot --smooth --distance 1.5 --bookmark "Spiral by c = i, period-137" \
+            --screenshot "$OUT/screenshot-gpu-deep-distance.png"
         kill "$xvfb"
         finish "screenshot"
         ;;

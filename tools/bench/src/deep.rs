@@ -3,7 +3,8 @@
 //! whole re-render (reference orbit and BLA table included: the centre moves by a pixel
 //! between runs, so both are recomputed every time), the re-render with the orbit kept
 //! (palette change), the orbit and the BLA table alone on the host, and the CPU backend's
-//! per-pixel dwells with BLA on and off. Medians after warm-up.
+//! per-pixel dwells with BLA on and off; with distance shading (Mariani–Silver, BLA on), the
+//! distance pass after the dwells. Medians after warm-up.
 
 use cudalens::bench_stats::{median, stage_medians_of};
 use cudalens::cli::CliError;
@@ -100,6 +101,17 @@ pub fn bench_deep(
             }
         }
     }
+    // Distance shading: the estimates' own pass after the dwells (stage "distance").
+    (s.mode, s.bla, s.coloring.distance) = (Mode::MarianiSilver, true, Some(1.5));
+    let shaded = time_renders(gl, &mut renderer, &mut s, runs);
+    s.coloring.distance = None;
+    let shaded = match shaded {
+        Ok((_, kept, _)) => kept,
+        Err(e) => {
+            renderer.destroy(gl);
+            return Err(e);
+        }
+    };
     if sweep {
         match deep_sweep(&mut renderer) {
             Ok(v) => swept = v,
@@ -182,12 +194,17 @@ pub fn bench_deep(
             );
         }
     }
+    print(
+        "distance shading, Mariani–Silver, BLA on, orbit kept",
+        &shaded,
+    );
     println!("  reference orbit alone (host): {orbit_ms:.3}");
     println!("  BLA table alone (host): {table_ms:.3} ({levels} levels, {entries} entries, {valid} valid)");
     let cpu = cpu_backend(&s, runs.min(3))?;
     Ok(serde_json::json!({
         "view": bookmark.name,
         "modes": json,
+        "distance_shading_orbit_kept_ms": shaded,
         "orbit_host_ms": orbit_ms,
         "bla_table_host_ms": table_ms,
         "bla_table": { "levels": levels, "entries": entries, "valid": valid },
