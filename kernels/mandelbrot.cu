@@ -9,6 +9,10 @@
 // are refined exactly as plain ones.
 //
 // mandel_per_pixel: one thread per pixel, blocks of MANDEL_BLOCK_X x MANDEL_BLOCK_Y.
+// mandel_shift: a pan. The dwells (continuous values, distance estimates where given) of the
+//   view moved by whole pixels, into other buffers: new pixel (x, y) is old (x + dx, y + dy)
+//   where that lies inside, else MANDEL_PAN_UNSET. mandel_fill_* (plain views) and
+//   perturb_fill_* (deep ones, perturbation.cu) then compute the marked pixels only.
 // mandel_distance: the distance estimate of every escaped pixel of a computed frame (f64,
 //   mandelbrot_eval.cuh: distance_at), one thread per pixel as mandel_per_pixel; a pass of
 //   its own after any render, as refined cells have no derivative.
@@ -653,6 +657,50 @@ __device__ void per_pixel(int* dwells, float* smooth, const MandelView& v)
     if (smooth) smooth[i] = p.smooth;
 }
 
+// Mirror of MandelShiftArgs in src/pipeline/explorer/mandelbrot_kernels.rs.
+struct MandelShift {
+    const int* dwells;
+    const float* smooth;    // or null
+    const float* distance;  // or null
+    int* to_dwells;
+    float* to_smooth;       // null with smooth
+    float* to_distance;     // null with distance
+    int width, height, dx, dy;
+};
+
+extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y) mandel_shift(MandelShift a)
+{
+    const int x = blockIdx.x * MANDEL_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * MANDEL_BLOCK_Y + threadIdx.y;
+    if (x >= a.width || y >= a.height) return;
+    const size_t i = (size_t)y * a.width + x;
+    const int ox = x + a.dx, oy = y + a.dy;
+    if (ox < 0 || oy < 0 || ox >= a.width || oy >= a.height) {
+        a.to_dwells[i] = MANDEL_PAN_UNSET;
+        return;
+    }
+    const size_t j = (size_t)oy * a.width + ox;
+    a.to_dwells[i] = a.dwells[j];
+    if (a.smooth) a.to_smooth[i] = a.smooth[j];
+    if (a.distance) a.to_distance[i] = a.distance[j];
+}
+
+// The pixels a pan exposed (dwell MANDEL_PAN_UNSET): as mandel_per_pixel, and their distance
+// estimates where `distance` is given.
+template <typename T>
+__device__ void pan_fill(int* dwells, float* smooth, float* distance, const MandelView& v)
+{
+    const int x = blockIdx.x * MANDEL_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * MANDEL_BLOCK_Y + threadIdx.y;
+    if (x >= v.width || y >= v.height) return;
+    const size_t i = (size_t)y * v.width + x;
+    if (dwells[i] != MANDEL_PAN_UNSET) return;
+    const MandelPixel p = evaluate_pixel<T>(v, x, y, smooth != nullptr);
+    dwells[i] = p.dwell;
+    if (smooth) smooth[i] = p.smooth;
+    if (distance) distance[i] = p.dwell < v.max_dwell ? distance_at(v, x, y) : 0.0f;
+}
+
 extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)
 mandel_distance(const int* __restrict__ dwells, float* __restrict__ distance, MandelView v)
 {
@@ -679,6 +727,11 @@ __device__ void grid_lines(const MsArgs& a)
     mandel_per_pixel_##SUFFIX(int* dwells, float* smooth, MandelView v)                                 \
     {                                                                                                   \
         per_pixel<T>(dwells, smooth, v);                                                                \
+    }                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(MANDEL_BLOCK_X * MANDEL_BLOCK_Y)                      \
+    mandel_fill_##SUFFIX(int* dwells, float* smooth, float* distance, MandelView v)                     \
+    {                                                                                                   \
+        pan_fill<T>(dwells, smooth, distance, v);                                                       \
     }
 
 #define MANDEL_MS_ENTRY_POINTS(E, SUFFIX)                                                               \

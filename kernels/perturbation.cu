@@ -10,6 +10,10 @@
 // perturb_distance_dd / _ext: the distance estimate of every pixel whose dwell (PtArgs.dwells,
 // a computed frame: per pixel or refined) is below the max dwell, 0 elsewhere, the same
 // layout; the pixel iterates again with its derivative.
+// perturb_fill_dd / _ext: a pan's exposed pixels (dwell MANDEL_PAN_UNSET, mandelbrot.cu:
+// mandel_shift), around the orbit kept from the view the pan started from: pixel (x, y) is
+// that view's (x + ox, y + oy), no new reference orbit. Where that lies outside the orbit's
+// view the pixel takes no BLA steps (the table's radii hold for pixels within it).
 #include "perturbation.cuh"
 
 #include "cudalens_constants.h"
@@ -54,4 +58,37 @@ extern "C" __global__ void __launch_bounds__(PT_BLOCK_X * PT_BLOCK_Y) perturb_di
 extern "C" __global__ void __launch_bounds__(PT_BLOCK_X * PT_BLOCK_Y) perturb_distance_ext(PtArgs a, float* distance)
 {
     pt_distance<pt_distance_ext>(a, distance);
+}
+
+// Mirror of PtFillArgs in src/pipeline/explorer/perturbation_kernels.rs.
+struct PtFill {
+    float* distance;  // or null
+    int ox, oy;       // the pixel's place in the orbit's view: (x + ox, y + oy)
+};
+
+template <MandelPixel (*PIXEL)(const PtArgs&, int, int, bool), float (*DISTANCE)(const PtArgs&, int, int)>
+__device__ __forceinline__ void pt_fill(const PtArgs& a, const PtFill& f)
+{
+    const int x = blockIdx.x * PT_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * PT_BLOCK_Y + threadIdx.y;
+    if (x >= a.width || y >= a.height) return;
+    const size_t i = (size_t)y * a.width + x;
+    if (a.dwells[i] != MANDEL_PAN_UNSET) return;
+    const int px = x + f.ox, py = y + f.oy;
+    PtArgs b = a;
+    if (px < 0 || py < 0 || px >= a.width || py >= a.height) b.bla = nullptr;
+    const MandelPixel p = PIXEL(b, px, py, a.smooth != nullptr);
+    a.dwells[i] = p.dwell;
+    if (a.smooth) a.smooth[i] = p.smooth;
+    if (f.distance) f.distance[i] = p.dwell < a.max_dwell ? DISTANCE(b, px, py) : 0.0f;
+}
+
+extern "C" __global__ void __launch_bounds__(PT_BLOCK_X * PT_BLOCK_Y) perturb_fill_dd(PtArgs a, PtFill f)
+{
+    pt_fill<pt_pixel_dd, pt_distance_dd>(a, f);
+}
+
+extern "C" __global__ void __launch_bounds__(PT_BLOCK_X * PT_BLOCK_Y) perturb_fill_ext(PtArgs a, PtFill f)
+{
+    pt_fill<pt_pixel_ext, pt_distance_ext>(a, f);
 }

@@ -159,6 +159,9 @@ shared_constants! {
     MS_COUNT_DEPTH = 3;
     MS_COUNT_EVALUATED = 7;
     MS_COUNT_TILES = 8;
+    /// The dwell that marks a pixel a pan exposed (`mandel_shift`), for the fill kernels to
+    /// compute: above any max dwell.
+    MANDEL_PAN_UNSET = 0x7FFF_FFFE;
 
     // deep zoom by perturbation: kernels/perturbation.cu.
     PT_BLOCK_X = 32;

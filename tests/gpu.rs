@@ -1594,6 +1594,77 @@ fn deep_and_plain_distance_estimates_match_the_cpu_and_mpmath() {
     renderer.destroy(gl);
 }
 
+/// Pans on CUDA (a plain view and the 1e-100 bookmark, smooth colour and distance shading
+/// on): two pans in a row move the kept values on the device and compute only the exposed
+/// strips (a "pan" stage, no dwell stage, and for the deep view no new reference orbit: its
+/// strips iterate around the orbit kept from the first view), and the picture is a fresh
+/// render's but at one pixel in a thousand at most (a kept pixel's point was computed from
+/// the old centre).
+#[test]
+fn explorer_pans_on_cuda_reuse_the_kept_pixels() {
+    let Some(ctx) = cuda_gl() else { return };
+    let gl = &ctx.gl;
+    let mut renderer = cuda_mandelbrot(gl);
+    let coloring = Coloring {
+        smooth: true,
+        distance: Some(1.5),
+        palette: Palette::Fire.into(),
+        ..Coloring::default()
+    };
+    let plain = MandelbrotSettings {
+        view: View {
+            center: (-0.74, 0.12),
+            span: 0.05,
+            width: 320,
+            height: 180,
+            max_dwell: 2000,
+            ..View::default()
+        },
+        precision: Precision::F64,
+        coloring: coloring.clone(),
+        ..MandelbrotSettings::default()
+    };
+    let bookmark = DEEP_BOOKMARKS
+        .iter()
+        .find(|b| b.span == "1e-100")
+        .expect("the 1e-100 bookmark");
+    let mut deep = deep_settings(bookmark.location().expect("location"), 3000, (320, 180));
+    (deep.mode, deep.bla, deep.coloring) = (Mode::MarianiSilver, true, coloring);
+    for (name, start) in [("plain", plain), ("deep 1e-100", deep)] {
+        let mut s = start;
+        renderer.forget_dwells();
+        renderer.render(gl, &s).expect("first render");
+        for moves in [[(32.0, 0.0), (-20.0, 14.0)], [(5.0, -9.0), (-40.0, -30.0)]] {
+            for (mx, my) in moves {
+                s.pan_pixels(mx, my);
+                let frame = renderer.render(gl, &s).expect("pan");
+                let names: Vec<&str> = frame.stages.iter().map(|t| t.name.as_str()).collect();
+                let pan_only = names.contains(&"pan")
+                    && !names.contains(&"dwell")
+                    && !names.contains(&"reference orbit");
+                assert!(pan_only, "{name} by ({mx}, {my}): {names:?}");
+            }
+            let panned = renderer.texture().read(gl).expect("read texture");
+            renderer.forget_dwells();
+            let frame = renderer.render(gl, &s).expect("fresh render");
+            assert!(
+                frame.stages.iter().any(|t| t.name == "dwell"),
+                "{name}: fresh"
+            );
+            let fresh = renderer.texture().read(gl).expect("read texture");
+            let n = fresh.pixels().len();
+            let differ = panned
+                .pixels()
+                .zip(fresh.pixels())
+                .filter(|(a, b)| a.0.iter().zip(b.0).any(|(&x, y)| x.abs_diff(y) > 1))
+                .count();
+            println!("ok {name}: two pans then a fresh render: {differ} of {n} pixels differ");
+            assert!(differ * 1000 <= n, "{name}: {differ} of {n} pixels differ");
+        }
+    }
+    renderer.destroy(gl);
+}
+
 /// `CUDALENS_REQUIRE_GPU=1` turns the skip of a machine without CUDA into a failure that
 /// says why: this binary runs one GPU test again in a child, with and without it.
 #[test]

@@ -10,12 +10,14 @@ use super::deep_zoom::CudaDeep;
 use super::explorer_backend::ExplorerBackend;
 use super::mandelbrot_frame::MandelbrotFrame;
 use super::mandelbrot_kernels::{
-    ColourOut, DwellTargets, MandelbrotKernels, MsReadout, MsRecordBuffer,
+    ColourOut, DwellTargets, FrameValues, MandelbrotKernels, MsReadout, MsRecordBuffer,
 };
 use super::mandelbrot_pbo::MandelbrotPbo;
 use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::gl::GlTexture;
-use crate::mandelbrot::{Coloring, Dwells, MandelbrotSettings, Mode, PaletteChoice, Precision};
+use crate::mandelbrot::{
+    pan_offset, Coloring, Dwells, MandelbrotSettings, Mode, PaletteChoice, Precision,
+};
 use crate::pipeline::interop::with_cuda_access;
 use crate::pipeline::interop::ExternalInterop;
 use crate::pipeline::interop::SharedDisplay;
@@ -92,6 +94,14 @@ fn poison<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Clon
     Ok(())
 }
 
+/// Buffers a pan moves the kept values into.
+#[derive(Default)]
+struct SpareValues {
+    dwells: Option<CudaSlice<i32>>,
+    smooth: Option<CudaSlice<f32>>,
+    distance: Option<CudaSlice<f32>>,
+}
+
 /// The dwell buffer to read and the distance buffer to write, both made.
 fn dwells_and_distance<'a>(
     dwells: &'a Option<CudaSlice<i32>>,
@@ -116,6 +126,8 @@ pub struct CudaMandelbrot {
     dwells: Option<CudaSlice<i32>>,
     smooth: Option<CudaSlice<f32>>,
     distance: Option<CudaSlice<f32>>,
+    /// What a pan moves the kept values into (then swapped with them).
+    spare: SpareValues,
     /// The settings whose dwells (continuous values, distance estimates and overlay
     /// records too, where they asked for them) the buffers hold, and the precision they took: a change of colour
     /// alone recolours them without dwell work.
@@ -155,6 +167,7 @@ impl CudaMandelbrot {
             dwells: None,
             smooth: None,
             distance: None,
+            spare: SpareValues::default(),
             dwells_of: None,
             lut: None,
             gradient: None,
@@ -420,13 +433,107 @@ impl CudaMandelbrot {
     ) -> Result<Precision, CudaError> {
         let precision = match self.kept_precision(s) {
             Some(p) => p,
-            None => self.compute_dwells(s, timeline)?,
+            None => match self.pan_kept(s, timeline)? {
+                Some(p) => p,
+                None => self.compute_dwells(s, timeline)?,
+            },
         };
         // SAFETY: `out` covers W·H pixels until the stream has run the launch (this
         // function's contract).
         unsafe { self.colour_into(s, out) }?;
         timeline.mark("colour", &self.device.stream)?;
         Ok(precision)
+    }
+
+    /// The dwells of `s` as a pan of the kept ones (XaoS's reuse), when `s` is their view
+    /// moved by whole pixels (`pan_offset`; no overlay, whose rectangles are a whole
+    /// render's) and they hold the values `s` colours with: the kept values moved on the
+    /// device (`mandel_shift`), then only the exposed pixels computed (`mandel_fill_*`; a
+    /// deep view's around the reference orbit kept on the device, `perturb_fill_*`: no new
+    /// orbit). The stage is "pan". None when `s` is not such a pan.
+    fn pan_kept(
+        &mut self,
+        s: &MandelbrotSettings,
+        timeline: &mut GpuTimeline,
+    ) -> Result<Option<Precision>, CudaError> {
+        let Some((kept, precision)) = &self.dwells_of else {
+            return Ok(None);
+        };
+        let precision = *precision;
+        let serves = !s.overlay
+            && (kept.coloring.smooth || !s.coloring.smooth)
+            && (kept.coloring.distance.is_some() || s.coloring.distance.is_none());
+        let Some(offset) = pan_offset(kept, s).filter(|_| serves) else {
+            return Ok(None);
+        };
+        let deep = match s.deep_precision() {
+            Some(p) if p != precision => return Ok(None),
+            Some(p) => match self.deep.as_ref().and_then(|d| d.kept_orbit_offset(s, p)) {
+                Some(o) => Some(o),
+                None => return Ok(None),
+            },
+            None if s.view.resolve_precision(s.precision) != precision => return Ok(None),
+            None => None,
+        };
+        let stream = self.device.stream.clone();
+        let pixels = s.view.width as usize * s.view.height as usize;
+        let (smooth, distance) = (s.coloring.smooth, s.coloring.distance.is_some());
+        ensure_len(&mut self.spare.dwells, &stream, pixels)?;
+        if smooth {
+            ensure_len(&mut self.spare.smooth, &stream, pixels)?;
+        }
+        if distance {
+            ensure_len(&mut self.spare.distance, &stream, pixels)?;
+        }
+        self.dwells_of = None;
+        {
+            let missing = || CudaError::Missing("kept values");
+            let from = FrameValues {
+                dwells: self.dwells.as_ref().ok_or_else(missing)?,
+                smooth: self.smooth.as_ref().filter(|_| smooth),
+                distance: self.distance.as_ref().filter(|_| distance),
+            };
+            let to = &mut self.spare;
+            self.kernels.shift(
+                &stream,
+                &s.view,
+                &from,
+                to.dwells.as_mut().ok_or_else(missing)?,
+                to.smooth.as_mut().filter(|_| smooth),
+                to.distance.as_mut().filter(|_| distance),
+                offset,
+            )?;
+        }
+        std::mem::swap(&mut self.dwells, &mut self.spare.dwells);
+        if smooth {
+            std::mem::swap(&mut self.smooth, &mut self.spare.smooth);
+        }
+        if distance {
+            std::mem::swap(&mut self.distance, &mut self.spare.distance);
+        }
+        let missing = || CudaError::Missing("dwell buffer");
+        let dwells = self.dwells.as_mut().ok_or_else(missing)?;
+        let smooth = self.smooth.as_mut().filter(|_| smooth);
+        let distance = self.distance.as_mut().filter(|_| distance);
+        match (deep, &self.deep) {
+            (Some(at), Some(d)) => d.fill(&stream, s, at, dwells, smooth, distance)?,
+            _ => {
+                let targets = FrameValues {
+                    dwells,
+                    smooth: smooth.map(|b| &*b),
+                    distance: distance.map(|b| &*b),
+                };
+                self.kernels.fill(&stream, &s.view, precision, targets)?
+            }
+        }
+        // The colour kernels read the counters' failure count.
+        match &mut self.records {
+            Some(r) => r.clear(&stream)?,
+            None => self.records = Some(MsRecordBuffer::new(&stream, RECORD_CAPACITY)?),
+        }
+        timeline.mark("pan", &stream)?;
+        self.dwells_of = Some((s.clone(), precision));
+        Ok(Some(precision))
     }
 
     /// Forgets whose dwells the buffers hold: the next render computes them (benchmarks
@@ -636,6 +743,7 @@ impl ExplorerBackend for CudaMandelbrot {
         self.dwells_of = None;
         self.smooth = None;
         self.distance = None;
+        self.spare = SpareValues::default();
         self.deep = None;
         self.lut = None;
         self.gradient = None;

@@ -95,6 +95,15 @@ struct OrbitKey {
     path: PerturbationPath,
 }
 
+/// The perturbation path of a deep precision.
+fn path_of(precision: Precision) -> PerturbationPath {
+    if precision == Precision::Extended {
+        PerturbationPath::Extended
+    } else {
+        PerturbationPath::DoubleDouble
+    }
+}
+
 /// What a device BLA table was built for besides its orbit (its |δc|max needs the height).
 #[derive(PartialEq)]
 struct BlaKey {
@@ -141,11 +150,7 @@ impl CudaDeep {
             fractal: view.fractal,
             width: view.width,
             max_dwell: view.max_dwell,
-            path: if precision == Precision::Extended {
-                PerturbationPath::Extended
-            } else {
-                PerturbationPath::DoubleDouble
-            },
+            path: path_of(precision),
         };
         if self.orbit.as_ref().is_none_or(|(k, _, _)| *k != key) {
             self.orbit = None;
@@ -182,6 +187,69 @@ impl CudaDeep {
             .as_ref()
             .map(|(_, o, _)| o)
             .ok_or(CudaError::Missing("reference orbit on the device"))
+    }
+
+    /// Where `s` lies from the view of the orbit on the device, when a pan can fill its
+    /// exposed pixels around that orbit (no new reference orbit): the same fractal, width,
+    /// height of table, max dwell and path, moved by whole pixels (at most four view sizes).
+    /// Returns that offset and whether the kept BLA table serves.
+    pub fn kept_orbit_offset(
+        &self,
+        s: &MandelbrotSettings,
+        precision: Precision,
+    ) -> Option<((i64, i64), bool)> {
+        let (key, _, _) = self.orbit.as_ref()?;
+        let view = s.deep_view().ok()?;
+        let same = key.fractal == view.fractal
+            && key.width == view.width
+            && key.max_dwell == view.max_dwell
+            && key.path == path_of(precision);
+        let (fx, fy) = key.location.pixels_to(&view.location, view.width)?;
+        let (ox, oy) = (fx.round(), fy.round());
+        let whole = (fx - ox).abs() < 1e-6 && (fy - oy).abs() < 1e-6;
+        let near =
+            ox.abs() <= 4.0 * f64::from(view.width) && oy.abs() <= 4.0 * f64::from(view.height);
+        let bla = s.bla
+            && self.bla
+                == Some(BlaKey {
+                    height: view.height,
+                });
+        (same && whole && near).then_some(((ox as i64, oy as i64), bla))
+    }
+
+    /// A pan's exposed pixels of `s` (marked by `mandel_shift` in `dwells`) around the kept
+    /// orbit, `offset` and `bla` as [`Self::kept_orbit_offset`] gave them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fill(
+        &self,
+        stream: &Arc<CudaStream>,
+        s: &MandelbrotSettings,
+        (offset, bla): ((i64, i64), bool),
+        dwells: &mut CudaSlice<i32>,
+        smooth: Option<&mut CudaSlice<f32>>,
+        distance: Option<&mut CudaSlice<f32>>,
+    ) -> Result<(), CudaError> {
+        let (key, device, _) = self
+            .orbit
+            .as_ref()
+            .ok_or(CudaError::Missing("reference orbit on the device"))?;
+        let orbit_view = DeepView {
+            location: key.location,
+            width: s.view.width,
+            height: s.view.height,
+            max_dwell: key.max_dwell,
+            fractal: key.fractal,
+        };
+        self.kernels.fill(
+            stream,
+            &orbit_view,
+            device,
+            dwells,
+            smooth,
+            distance,
+            offset,
+            bla,
+        )
     }
 
     /// The distance estimates of `view`'s escaped pixels (their dwells in `dwells`, a frame

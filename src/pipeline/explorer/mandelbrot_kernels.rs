@@ -69,8 +69,27 @@ struct ShadingArgs {
     pad: u32,
 }
 
-// SAFETY: all four are #[repr(C)], Copy, and match the kernel's structs field for field.
+/// Mirror of `struct MandelShift` in mandelbrot.cu (C layout, 64 bytes): from and to
+/// buffers (0 for the values not moved), the size and the move.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct MandelShiftArgs {
+    dwells: u64,
+    smooth: u64,
+    distance: u64,
+    to_dwells: u64,
+    to_smooth: u64,
+    to_distance: u64,
+    width: i32,
+    height: i32,
+    dx: i32,
+    dy: i32,
+}
+
+// SAFETY: all five are #[repr(C)], Copy, and match the kernel's structs field for field.
 unsafe impl cudarc::driver::DeviceRepr for MandelViewArgs {}
+// SAFETY: as above.
+unsafe impl cudarc::driver::DeviceRepr for MandelShiftArgs {}
 // SAFETY: as above.
 unsafe impl cudarc::driver::DeviceRepr for ShadingArgs {}
 // SAFETY: as above.
@@ -98,6 +117,14 @@ impl MandelViewArgs {
 pub struct DwellTargets<'a> {
     pub dwells: &'a mut CudaSlice<i32>,
     pub smooth: Option<&'a mut CudaSlice<f32>>,
+}
+
+/// A frame's values on the device: dwells, and the continuous values and distance
+/// estimates a pan moves with them (None: not moved).
+pub struct FrameValues<'a, D> {
+    pub dwells: D,
+    pub smooth: Option<&'a CudaSlice<f32>>,
+    pub distance: Option<&'a CudaSlice<f32>>,
 }
 
 /// Device buffers for the overlay records and the counters, and the one-pass refinement's
@@ -353,6 +380,9 @@ pub struct MandelbrotKernels {
     colorize: [CudaFunction; 2],
     colorize_smooth: [CudaFunction; 2],
     distance: CudaFunction,
+    /// A pan: the kept values moved, then the exposed pixels (f32, f64).
+    shift: CudaFunction,
+    fill: [CudaFunction; 2],
 }
 
 /// Distance shading for the colour kernels: the estimates (W·H values) when the colouring
@@ -548,7 +578,92 @@ impl MandelbrotKernels {
                 load_function(&module, "mandel_colorize_smooth_surface")?,
             ],
             distance: load_function(&module, "mandel_distance")?,
+            shift: load_function(&module, "mandel_shift")?,
+            fill: array(each("mandel_fill", &MsSource::PLAIN)?, "mandel_fill")?,
         })
+    }
+
+    /// A pan by whole pixels: `to` gets `from`'s values moved so that its pixel (x, y) is
+    /// `from`'s (x + dx, y + dy), and `MANDEL_PAN_UNSET` for the pixels the move exposed
+    /// (for [`Self::fill`]). Continuous values and distance estimates move where both sides
+    /// have them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn shift(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &View,
+        from: &FrameValues<'_, &CudaSlice<i32>>,
+        to_dwells: &mut CudaSlice<i32>,
+        to_smooth: Option<&mut CudaSlice<f32>>,
+        to_distance: Option<&mut CudaSlice<f32>>,
+        (dx, dy): (i64, i64),
+    ) -> Result<(), CudaError> {
+        let pixels = view.width as usize * view.height as usize;
+        let short = |b: Option<usize>| b.is_some_and(|n| n < pixels);
+        let (ts, td) = (to_smooth.as_deref(), to_distance.as_deref());
+        if from.dwells.len() < pixels
+            || to_dwells.len() < pixels
+            || [from.smooth.map(|b| b.len()), from.distance.map(|b| b.len())]
+                .into_iter()
+                .chain([ts.map(|b| b.len()), td.map(|b| b.len())])
+                .any(short)
+            || from.smooth.is_some() != ts.is_some()
+            || from.distance.is_some() != td.is_some()
+        {
+            return Err(launch_error(
+                "mandel_shift",
+                "buffers of another size".into(),
+            ));
+        }
+        let ptr = |b: Option<&CudaSlice<f32>>| optional_ptr(b, stream);
+        let args = MandelShiftArgs {
+            dwells: from.dwells.device_ptr(stream).0,
+            smooth: ptr(from.smooth),
+            distance: ptr(from.distance),
+            to_dwells: to_dwells.device_ptr(stream).0,
+            to_smooth: ptr(ts),
+            to_distance: ptr(td),
+            width: view.width as i32,
+            height: view.height as i32,
+            dx: dx as i32,
+            dy: dy as i32,
+        };
+        let mut b = stream.launch_builder(&self.shift);
+        b.arg(&args);
+        // SAFETY: matches mandel_shift(MandelShift); every buffer holds W·H values and the
+        // optional ones are given on both sides or neither (checked above); the kernel reads
+        // `from` only at pixels inside the view.
+        unsafe { b.launch(pixel_grid(view.width, view.height)) }
+            .map(|_| ())
+            .map_err(CudaError::launch("mandel_shift"))
+    }
+
+    /// Computes the pixels of `view` marked `MANDEL_PAN_UNSET` (a pan's exposed strips) in
+    /// `precision`, with their continuous values and distance estimates where the buffers
+    /// are given.
+    pub fn fill(
+        &self,
+        stream: &Arc<CudaStream>,
+        view: &View,
+        precision: Precision,
+        targets: FrameValues<'_, &mut CudaSlice<i32>>,
+    ) -> Result<(), CudaError> {
+        check_targets(view, targets.dwells, targets.smooth)?;
+        check_targets(view, targets.dwells, targets.distance)?;
+        let source = MsSource::of_precision(precision);
+        let view_args = MandelViewArgs::of(view);
+        let smooth = optional_ptr(targets.smooth, stream);
+        let distance = optional_ptr(targets.distance, stream);
+        let mut b = stream.launch_builder(&self.fill[source.index()]);
+        b.arg(targets.dwells)
+            .arg(&smooth)
+            .arg(&distance)
+            .arg(&view_args);
+        // SAFETY: matches mandel_fill_*(int*, float*, float*, MandelView); the buffers hold
+        // W·H values (checked above), the optional pointers are 0 or such buffers.
+        unsafe { b.launch(pixel_grid(view.width, view.height)) }
+            .map(|_| ())
+            .map_err(CudaError::launch("mandel_fill"))
     }
 
     /// The distance estimate of each pixel of `view` whose dwell in `dwells` (a computed
@@ -884,6 +999,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<super::MsArgs>(), 152 + 136);
         assert_eq!(std::mem::size_of::<super::MsFusedArgs>(), 24);
         assert_eq!(std::mem::size_of::<super::ShadingArgs>(), 16);
+        assert_eq!(std::mem::size_of::<super::MandelShiftArgs>(), 64);
     }
 
     #[test]

@@ -34,8 +34,21 @@ pub(crate) struct PtArgs {
     ci: f64,
 }
 
-// SAFETY: PtArgs is #[repr(C)], Copy, and matches the kernel's struct field for field.
+/// Mirror of `struct PtFill` in perturbation.cu (C layout, 16 bytes): distance estimates
+/// (0: none) and the place of the filled view's pixels in the orbit's view.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct PtFillArgs {
+    distance: u64,
+    ox: i32,
+    oy: i32,
+}
+
+// SAFETY: PtArgs and PtFillArgs are #[repr(C)], Copy, and match the kernel's structs field
+// for field.
 unsafe impl cudarc::driver::DeviceRepr for PtArgs {}
+// SAFETY: as above.
+unsafe impl cudarc::driver::DeviceRepr for PtFillArgs {}
 
 /// Which number type the pixels iterate in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,6 +143,7 @@ impl DeviceOrbit {
 pub struct PerturbationKernels {
     per_pixel: [CudaFunction; 2],
     distance: [CudaFunction; 2],
+    fill: [CudaFunction; 2],
 }
 
 /// One thread per pixel in blocks of PT_BLOCK_X × PT_BLOCK_Y.
@@ -153,7 +167,66 @@ impl PerturbationKernels {
         Ok(Self {
             per_pixel: pair("perturb_per_pixel")?,
             distance: pair("perturb_distance")?,
+            fill: pair("perturb_fill")?,
         })
+    }
+
+    /// A pan's exposed pixels (dwell `MANDEL_PAN_UNSET` in `dwells`, ≥ W·H) around `orbit`,
+    /// the reference of `orbit_view` (the view the pans started from, of the same size):
+    /// pixel (x, y) is `orbit_view`'s (x + ox, y + oy). Continuous values into `smooth` and
+    /// distance estimates into `distance` where given; BLA steps with `bla` and a table,
+    /// for pixels within `orbit_view` only.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fill(
+        &self,
+        stream: &Arc<CudaStream>,
+        orbit_view: &DeepView,
+        orbit: &DeviceOrbit,
+        dwells: &mut CudaSlice<i32>,
+        smooth: Option<&mut CudaSlice<f32>>,
+        distance: Option<&mut CudaSlice<f32>>,
+        (ox, oy): (i64, i64),
+        bla: bool,
+    ) -> Result<(), CudaError> {
+        let (width, height) = (orbit_view.width, orbit_view.height);
+        let pixels = width as usize * height as usize;
+        let short = |b: Option<usize>| b.is_some_and(|n| n < pixels);
+        let far = |o: i64, side: u32| o.unsigned_abs() > 4 * u64::from(side);
+        if dwells.len() < pixels
+            || short(smooth.as_ref().map(|s| s.len()))
+            || short(distance.as_ref().map(|s| s.len()))
+            || far(ox, width)
+            || far(oy, height)
+        {
+            return Err(CudaError::Launch {
+                kernel: "perturb_fill",
+                reason: format!(
+                    "buffers of {} for {width}×{height}, offset ({ox}, {oy})",
+                    dwells.len()
+                ),
+            });
+        }
+        let (d, _guard) = dwells.device_ptr(stream);
+        let smooth = smooth.map(|s| s.device_ptr(stream));
+        let distance = distance.map(|s| s.device_ptr(stream));
+        let mut args =
+            orbit.kernel_args(stream, orbit_view, d, smooth.as_ref().map_or(0, |s| s.0))?;
+        if !bla {
+            (args.bla, args.bla_level, args.bla_levels) = (0, 0, 0);
+        }
+        let fill = PtFillArgs {
+            distance: distance.as_ref().map_or(0, |s| s.0),
+            ox: ox as i32,
+            oy: oy as i32,
+        };
+        let mut b = stream.launch_builder(&self.fill[orbit.path.index()]);
+        b.arg(&args).arg(&fill);
+        // SAFETY: matches perturb_fill_*(PtArgs, PtFill); the buffers hold W·H values
+        // (checked), the orbit's arguments are valid (`kernel_args`: every pixel, inside the
+        // view or not, indexes the orbit only up to its last point) and the offset is small.
+        unsafe { b.launch(pixel_grid(width, height)) }
+            .map_err(CudaError::launch("perturb_fill"))?;
+        Ok(())
     }
 
     /// The distance estimate of each pixel of `view` whose dwell in `dwells` (a computed
@@ -311,5 +384,6 @@ mod tests {
     #[test]
     fn args_have_the_kernel_layout() {
         assert_eq!(std::mem::size_of::<super::PtArgs>(), 136);
+        assert_eq!(std::mem::size_of::<super::PtFillArgs>(), 16);
     }
 }

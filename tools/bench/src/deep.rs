@@ -4,7 +4,8 @@
 //! between runs, so both are recomputed every time), the re-render with the orbit kept
 //! (palette change), the orbit and the BLA table alone on the host, and the CPU backend's
 //! per-pixel dwells with BLA on and off; with distance shading (Mariani–Silver, BLA on), the
-//! distance pass after the dwells. Medians after warm-up.
+//! distance pass after the dwells; a pan by a tenth of the width (the kept pixels moved, the
+//! exposed strip computed around the kept orbit). Medians after warm-up.
 
 use cudalens::bench_stats::{median, stage_medians_of};
 use cudalens::cli::CliError;
@@ -63,6 +64,31 @@ fn time_renders(
     Ok((stage_medians_of(moving), stage_medians_of(kept), precision))
 }
 
+/// Renders `s` once, then `runs` pans (after 3 warm-ups) by 192 pixels to and fro, each
+/// reusing the pixels kept from the frame before: the stage medians.
+fn time_pans(
+    gl: &glow::Context,
+    renderer: &mut MandelbrotRenderer,
+    s: &mut MandelbrotSettings,
+    runs: usize,
+) -> Result<BTreeMap<String, f64>, CliError> {
+    (s.mode, s.bla, s.overlay) = (Mode::MarianiSilver, true, false);
+    renderer.forget_dwells();
+    renderer.render(gl, s)?;
+    let mut pans = Vec::new();
+    for i in 0..runs + 3 {
+        s.pan_pixels(if i % 2 == 0 { 192.0 } else { -192.0 }, 0.0);
+        let frame = renderer.render(gl, s)?;
+        if !frame.stages.iter().any(|t| t.name == "pan") {
+            return Err(CliError::internal("a pan computed the whole view"));
+        }
+        if i >= 3 {
+            pans.push(frame.stages);
+        }
+    }
+    Ok(stage_medians_of(pans))
+}
+
 pub fn bench_deep(
     gl: &glow::Context,
     runs: usize,
@@ -107,6 +133,14 @@ pub fn bench_deep(
     s.coloring.distance = None;
     let shaded = match shaded {
         Ok((_, kept, _)) => kept,
+        Err(e) => {
+            renderer.destroy(gl);
+            return Err(e);
+        }
+    };
+    // Pans by a tenth of the width, to and fro (Mariani–Silver, BLA on): stage "pan".
+    let pans = match time_pans(gl, &mut renderer, &mut s.clone(), runs) {
+        Ok(p) => p,
         Err(e) => {
             renderer.destroy(gl);
             return Err(e);
@@ -198,6 +232,7 @@ pub fn bench_deep(
         "distance shading, Mariani–Silver, BLA on, orbit kept",
         &shaded,
     );
+    print("pan by 192 px, Mariani–Silver, BLA on", &pans);
     println!("  reference orbit alone (host): {orbit_ms:.3}");
     println!("  BLA table alone (host): {table_ms:.3} ({levels} levels, {entries} entries, {valid} valid)");
     let cpu = cpu_backend(&s, runs.min(3))?;
@@ -205,6 +240,7 @@ pub fn bench_deep(
         "view": bookmark.name,
         "modes": json,
         "distance_shading_orbit_kept_ms": shaded,
+        "pan_192_px_ms": pans,
         "orbit_host_ms": orbit_ms,
         "bla_table_host_ms": table_ms,
         "bla_table": { "levels": levels, "entries": entries, "valid": valid },
