@@ -45,8 +45,10 @@ fn time_renders(
     let (mut moving, mut kept) = (Vec::new(), Vec::new());
     let mut precision = None;
     for i in 0..runs + 3 {
-        // ±1 pixel: a new centre, so a new reference orbit.
+        // ±1 pixel: a new centre, so a new reference orbit (and the whole view computed,
+        // not panned: the kept dwells are forgotten).
         s.pan_pixels(if i % 2 == 0 { 1.0 } else { -1.0 }, 0.0);
+        renderer.forget_dwells();
         let frame = renderer.render(gl, s)?;
         s.coloring.palette = if i % 2 == 0 {
             Palette::Fire.into()
