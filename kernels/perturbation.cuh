@@ -175,7 +175,7 @@ __device__ __forceinline__ PtComplexExp pt_cx(double re, double im, int e)
 __device__ __forceinline__ bool pt_is_zero(PtComplexExp a) { return a.re == 0.0 && a.im == 0.0; }
 
 // Where a pixel's iteration stopped: the dwell, z = Z_k + delta_k there in f64, the pixel's c
-// in f64 and, with DZ, the derivative w (perturb.rs: PixelEnd).
+// in f64 and, with DZ, the derivative w (perturb.rs: PixelEnd, Derivative).
 struct PtEnd {
     int dwell;
     double zr, zi, cr, ci;

@@ -328,9 +328,26 @@ impl BlaTable {
     /// The table of `orbit` (the reference at `view`'s centre) for `precision`'s path
     /// (`Extended`, or double-double for anything else).
     pub fn build(view: &DeepView, orbit: &ReferenceOrbit, precision: Precision) -> Self {
+        let epsilon_log2 = if precision == Precision::Extended {
+            EPSILON_EXT_LOG2
+        } else {
+            EPSILON_DD_LOG2
+        };
+        Self::build_with(view, orbit, precision, epsilon_log2, 1.0)
+    }
+
+    /// [`Self::build`] with another ε (2^`epsilon_log2`) and |δc|max `reach` times the
+    /// view's half diagonal (research: `cudalens-bench --bla-stats`).
+    pub fn build_with(
+        view: &DeepView,
+        orbit: &ReferenceOrbit,
+        precision: Precision,
+        epsilon_log2: i32,
+        reach: f64,
+    ) -> Self {
         let layout = orbit.layout;
         let c_max = if layout.offset_each_step {
-            let half = f64::from(view.width).hypot(f64::from(view.height)) * 0.5;
+            let half = f64::from(view.width).hypot(f64::from(view.height)) * 0.5 * reach;
             view.location.pixel_size(view.width).mul_f64(half)
         } else {
             FloatExp::ZERO
@@ -343,7 +360,7 @@ impl BlaTable {
                 last,
                 rebase_last,
                 c_max,
-                EPSILON_EXT_LOG2,
+                epsilon_log2,
             ))
         } else {
             let points = &orbit.dd_points;
@@ -355,7 +372,7 @@ impl BlaTable {
                 last,
                 rebase_last,
                 c_max,
-                EPSILON_DD_LOG2,
+                epsilon_log2,
             ))
         }
     }

@@ -33,6 +33,7 @@ pub use location::{DeepLocation, DeepView, MAX_SPAN, MIN_SPAN_EXP10};
 pub use orbit::{OrbitLayout, ReferenceOrbit};
 pub use perturb::{
     dwell_dd, dwell_ext, offset_dd, offset_ext, render_perturbation, Derivative, Perturbation,
+    PixelEnd, Track,
 };
 pub use precision::{choose_precision, is_deep};
 

@@ -24,16 +24,30 @@ use crate::mandelbrot::cpu::{distance_after_escape, smooth_after_escape};
 use crate::mandelbrot::{render_per_pixel_from, DwellSource, Dwells, Precision};
 
 /// Where a pixel's iteration stopped: its dwell and its z = Z_k + δ_k there in f64 (|z|² ≥ 4
-/// when the dwell is below the max dwell), from which the continuous escape value goes on;
-/// with the derivative tracked, dz/dp there (dz/dc or dz/dz₀ times the pixel size), else 0.
+/// when the dwell is below the max dwell), from which the continuous escape value goes on.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PixelEnd {
     pub dwell: u32,
     pub z: (f64, f64),
-    pub dz: ComplexExp,
 }
 
-/// The derivative beside δ (loops with `DZ`): w = dz/dp starts at the pixel size s and
+/// What a pixel's loop reports besides its dwell: each perturbation step (at the pixel's z)
+/// and each BLA step (its A, B and length), their arguments built only when asked. `()`
+/// tracks nothing and costs nothing; [`Derivative`] carries dz/dp (the kernels' `DZ`);
+/// research tools count the steps.
+pub trait Track {
+    fn step(&mut self, z: impl FnOnce() -> ComplexExp);
+    fn bla(&mut self, ab: impl FnOnce() -> (ComplexExp, ComplexExp), len: u32);
+}
+
+impl Track for () {
+    #[inline]
+    fn step(&mut self, _: impl FnOnce() -> ComplexExp) {}
+    #[inline]
+    fn bla(&mut self, _: impl FnOnce() -> (ComplexExp, ComplexExp), _: u32) {}
+}
+
+/// The derivative beside δ: w = dz/dp starts at the pixel size s and
 /// takes w ← 2·z·w + a a step (a = s for the Mandelbrot set, 0 for a Julia set), w ← A·w + B·a
 /// a BLA step (the derivative of A·δ + B·δc); rebasing leaves z, so w, as it is. Extended
 /// exponents on both paths: w passes below f64's range on deep views.
@@ -51,14 +65,17 @@ impl Derivative {
             a: if mandelbrot { s } else { ComplexExp::ZERO },
         }
     }
+}
 
+impl Track for Derivative {
     #[inline]
-    fn step(&mut self, z: ComplexExp) {
-        self.w = (z * self.w).double() + self.a;
+    fn step(&mut self, z: impl FnOnce() -> ComplexExp) {
+        self.w = (z() * self.w).double() + self.a;
     }
 
     #[inline]
-    fn bla(&mut self, a: ComplexExp, b: ComplexExp) {
+    fn bla(&mut self, ab: impl FnOnce() -> (ComplexExp, ComplexExp), _: u32) {
+        let (a, b) = ab();
         self.w = a * self.w + b * self.a;
     }
 }
@@ -98,13 +115,13 @@ fn step_dd([zr, zi]: [Dd; 2], [dr, di]: [Dd; 2], [cr, ci]: [Dd; 2]) -> [Dd; 2] {
 /// wherever one applies (`pt_dwell_dd<BLA>` in perturbation.cuh). The
 /// escape and rebasing tests read only the high parts: they decide nothing finer than 2⁻⁵⁰
 /// (rebasing is exact either way).
-pub fn dwell_dd<const DZ: bool>(
+pub fn dwell_dd(
     orbit: &[[Dd; 2]],
     layout: OrbitLayout,
     table: Option<&BlaLevels<CDd>>,
     offset: [Dd; 2],
     max_dwell: u32,
-    mut der: Derivative,
+    track: &mut impl Track,
 ) -> PixelEnd {
     let dc = if layout.offset_each_step {
         offset
@@ -122,7 +139,6 @@ pub fn dwell_dd<const DZ: bool>(
             return PixelEnd {
                 dwell: n,
                 z: (hr, hi),
-                dz: if DZ { der.w } else { ComplexExp::ZERO },
             };
         }
         let segment_end = k == layout.last || k == layout.rebase_last;
@@ -131,18 +147,14 @@ pub fn dwell_dd<const DZ: bool>(
             z = orbit[0];
         }
         if let Some((e, len)) = table.and_then(|t| t.find(k, max_dwell - n, |e| fits_dd(d, e))) {
-            if DZ {
-                let hi = |c: CDd| ComplexExp::new(c.re.hi, c.im.hi, 0);
-                der.bla(hi(e.a), hi(e.b));
-            }
+            let hi = |c: CDd| ComplexExp::new(c.re.hi, c.im.hi, 0);
+            track.bla(|| (hi(e.a), hi(e.b)), len);
             d = apply_dd(e, d, dc);
             k += len as usize;
             n += len;
             continue;
         }
-        if DZ {
-            der.step(ComplexExp::new(hr, hi, 0));
-        }
+        track.step(|| ComplexExp::new(hr, hi, 0));
         d = step_dd(z, d, dc);
         k += 1;
         n += 1;
@@ -151,13 +163,13 @@ pub fn dwell_dd<const DZ: bool>(
 
 /// The dwell of the pixel at offset `offset` from the reference `orbit`, extended
 /// exponents, taking the longest valid step of the BLA `table` wherever one applies.
-pub fn dwell_ext<const DZ: bool>(
+pub fn dwell_ext(
     orbit: &[ComplexExp],
     layout: OrbitLayout,
     table: Option<&BlaLevels<ComplexExp>>,
     offset: ComplexExp,
     max_dwell: u32,
-    mut der: Derivative,
+    track: &mut impl Track,
 ) -> PixelEnd {
     let dc = if layout.offset_each_step {
         offset
@@ -173,24 +185,19 @@ pub fn dwell_ext<const DZ: bool>(
             return PixelEnd {
                 dwell: n,
                 z: z.to_f64(),
-                dz: if DZ { der.w } else { ComplexExp::ZERO },
             };
         }
         if k == layout.last || k == layout.rebase_last || z.norm_less(d) {
             (d, k) = (z, 0);
         }
         if let Some((e, len)) = table.and_then(|t| t.find(k, max_dwell - n, |e| fits_ext(d, e))) {
-            if DZ {
-                der.bla(e.a, e.b);
-            }
+            track.bla(|| (e.a, e.b), len);
             d = apply_ext(e, d, dc);
             k += len as usize;
             n += len;
             continue;
         }
-        if DZ {
-            der.step(z);
-        }
+        track.step(|| z);
         d = (orbit[k].double() + d) * d + dc;
         k += 1;
         n += 1;
@@ -256,7 +263,7 @@ impl DwellSource for Perturbation<'_> {
     }
 
     fn pixel(&self, x: u32, y: u32, smooth: bool) -> (u32, f32) {
-        let (end, c) = self.end::<false>(x, y);
+        let (end, c) = self.end(x, y, &mut ());
         let d = end.dwell;
         if !smooth || d >= self.view.max_dwell {
             return (d, d as f32);
@@ -265,7 +272,8 @@ impl DwellSource for Perturbation<'_> {
     }
 
     fn distance(&self, x: u32, y: u32) -> f32 {
-        let (end, c) = self.end::<true>(x, y);
+        let mut der = Derivative::new(self.unit(), self.orbit.layout.offset_each_step);
+        let (end, c) = self.end(x, y, &mut der);
         if end.dwell >= self.view.max_dwell {
             return 0.0;
         }
@@ -274,7 +282,7 @@ impl DwellSource for Perturbation<'_> {
         } else {
             0.0
         };
-        distance_after_escape(end.z, end.dz.to_f64(), c, a)
+        distance_after_escape(end.z, der.w.to_f64(), c, a)
     }
 }
 
@@ -287,24 +295,23 @@ impl Perturbation<'_> {
         }
     }
 
-    /// Where pixel (x, y) stopped (with its derivative when `DZ`), and its c in f64 for the
+    /// Where pixel (x, y) stopped, its steps reported to `track`, and its c in f64 for the
     /// steps after escape.
-    fn end<const DZ: bool>(&self, x: u32, y: u32) -> (PixelEnd, (f64, f64)) {
+    pub fn end(&self, x: u32, y: u32, track: &mut impl Track) -> (PixelEnd, (f64, f64)) {
         let (w, h, max_dwell) = (self.view.width, self.view.height, self.view.max_dwell);
         let (orbit, layout) = (self.orbit, self.orbit.layout);
-        let der = Derivative::new(self.unit(), layout.offset_each_step);
         // A table of the other path's kind (none is built so) would be ignored.
         let (end, offset) = match self.step {
             Step::Extended(step) => {
                 let offset = offset_ext(x, y, w, h, step);
                 let table = self.bla.and_then(BlaTable::extended);
-                let end = dwell_ext::<DZ>(&orbit.points, layout, table, offset, max_dwell, der);
+                let end = dwell_ext(&orbit.points, layout, table, offset, max_dwell, track);
                 (end, offset.to_f64())
             }
             Step::DoubleDouble(step) => {
                 let offset = offset_dd(x, y, w, h, step);
                 let table = self.bla.and_then(BlaTable::double_double);
-                let end = dwell_dd::<DZ>(&orbit.dd_points, layout, table, offset, max_dwell, der);
+                let end = dwell_dd(&orbit.dd_points, layout, table, offset, max_dwell, track);
                 (end, (offset[0].hi, offset[1].hi))
             }
         };
@@ -612,14 +619,13 @@ mod tests {
             .par_iter()
             .filter_map(|&(x, y)| {
                 let dc = offset_dd(x, y, view.width, view.height, step);
-                let der = Derivative::new(ComplexExp::ZERO, true);
-                let got = dwell_dd::<false>(
+                let got = dwell_dd(
                     &orbit.dd_points,
                     orbit.layout,
                     None,
                     dc,
                     view.max_dwell,
-                    der,
+                    &mut (),
                 )
                 .dwell;
                 let want = direct_dwell(&view, x, y, 64);

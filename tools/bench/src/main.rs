@@ -2,6 +2,7 @@
 //! every option of `cudalens bench` (the filter cases, `--mandelbrot`, `--json`, ...) and
 //! adds the modes below, which print tables for tuning the kernels, not for users.
 
+mod bla_stats;
 mod deep;
 mod handover;
 mod mandelbrot;
@@ -28,13 +29,17 @@ Modes (each adds to the filter table of `cudalens bench` unless said otherwise):
                      with --ms-sweep, the deep tunings swept too
   --handover-probe   instead of the cases: filter and explorer frames in turn in one process,
                      each phase's GL–CUDA hand-over (CUDA backend only)
+  --bla-stats        instead of the cases, on the CPU: the deep bookmarks' perturbation and
+                     BLA steps per pixel for several ε and reaches, and the dwells that change
+                     (--bla-view NAME: the bookmarks whose name contains it)
 
 Examples:
   cudalens-bench --backend cuda --peers --size 3840x2160 --json peers.json
   cudalens-bench --backend cuda --mandelbrot --runs 15
   cudalens-bench --backend cuda --mandelbrot --ms-sweep --ms-sweep-sizes large
   cudalens-bench --backend cuda --deep --size 1920x1080 --runs 20
-  cudalens-bench --backend cuda --interop external --handover-probe --size 7680x4320";
+  cudalens-bench --backend cuda --interop external --handover-probe --size 7680x4320
+  cudalens-bench --bla-stats --size 480x270 --bla-view period-137";
 
 /// cudalens's research benchmarks: NPP peers, Mariani–Silver sweeps and goal points, deep
 /// sweeps, the GL–CUDA hand-over probe.
@@ -60,6 +65,12 @@ pub struct BenchCli {
     /// process, printing each phase's GPU-side hand-over.
     #[arg(long)]
     pub handover_probe: bool,
+    /// Instead of the cases, on the CPU: where deep views' iterations go with BLA.
+    #[arg(long)]
+    pub bla_stats: bool,
+    /// With --bla-stats: only the deep bookmarks whose name contains this.
+    #[arg(long, value_name = "NAME", requires = "bla_stats")]
+    pub bla_view: Option<String>,
 }
 
 /// The size classes of `--ms-sweep`.
@@ -80,6 +91,14 @@ pub enum SweepSizes {
 fn run(cli: &BenchCli) -> Result<(), CliError> {
     let args = &cli.common;
     cudalens::image_io::budget::configure_max_memory(args.memory.max_memory);
+    if cli.bla_stats {
+        let stats = bla_stats::run(args.size, cli.bla_view.as_deref())?;
+        if let Some(path) = &args.json {
+            let doc = serde_json::json!({ "bla_stats": stats });
+            cudalens::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
+        }
+        return Ok(());
+    }
     let gpu_only = cli.peers || cli.ms_sweep || cli.deep || cli.handover_probe;
     if args.backend == cudalens::pipeline::BackendRequest::Cpu && gpu_only {
         return Err(CliError::usage(if cli.handover_probe {
