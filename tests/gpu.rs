@@ -1492,6 +1492,16 @@ fn deep_smooth_colouring_matches_the_cpu_and_mpmath() {
     renderer.destroy(gl);
 }
 
+/// Smooth colour in the fire palette with distance shading `width` pixels wide.
+fn smooth_and_shaded(width: f32) -> Coloring {
+    Coloring {
+        smooth: true,
+        distance: Some(width),
+        palette: Palette::Fire.into(),
+        ..Coloring::default()
+    }
+}
+
 /// The distance estimates of two renders of one view agree (relative 1e-5) wherever their
 /// dwells do.
 fn assert_distances_close(
@@ -1527,12 +1537,7 @@ fn deep_and_plain_distance_estimates_match_the_cpu_and_mpmath() {
     let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
-    let coloring = Coloring {
-        smooth: true,
-        distance: Some(2.0),
-        palette: Palette::Fire.into(),
-        ..Coloring::default()
-    };
+    let coloring = smooth_and_shaded(2.0);
     let mut views: Vec<(String, MandelbrotSettings, Vec<serde_json::Value>)> = Vec::new();
     for fractal in [
         Fractal::Mandelbrot,
@@ -1605,12 +1610,7 @@ fn explorer_pans_on_cuda_reuse_the_kept_pixels() {
     let Some(ctx) = cuda_gl() else { return };
     let gl = &ctx.gl;
     let mut renderer = cuda_mandelbrot(gl);
-    let coloring = Coloring {
-        smooth: true,
-        distance: Some(1.5),
-        palette: Palette::Fire.into(),
-        ..Coloring::default()
-    };
+    let coloring = smooth_and_shaded(1.5);
     let plain = MandelbrotSettings {
         view: View {
             center: (-0.74, 0.12),
