@@ -12,8 +12,8 @@
 // layout; the pixel iterates again with its derivative.
 // perturb_fill_dd / _ext: a pan's exposed pixels (dwell MANDEL_PAN_UNSET, mandelbrot.cu:
 // mandel_shift), around the orbit kept from the view the pan started from: pixel (x, y) is
-// that view's (x + ox, y + oy), no new reference orbit. Where that lies outside the orbit's
-// view the pixel takes no BLA steps (the table's radii hold for pixels within it).
+// that view's (x + ox, y + oy), no new reference orbit. The table's radii hold for pixels
+// within BLA_REACH half diagonals of the orbit's centre; a pixel beyond takes no BLA steps.
 #include "perturbation.cuh"
 
 #include "cudalens_constants.h"
@@ -76,7 +76,10 @@ __device__ __forceinline__ void pt_fill(const PtArgs& a, const PtFill& f)
     if (a.dwells[i] != MANDEL_PAN_UNSET) return;
     const int px = x + f.ox, py = y + f.oy;
     PtArgs b = a;
-    if (px < 0 || py < 0 || px >= a.width || py >= a.height) b.bla = nullptr;
+    const double2 st = pt_steps(a, px, py);
+    const double reach2 = (double)(BLA_REACH * BLA_REACH) * 0.25 *
+                          ((double)a.width * a.width + (double)a.height * a.height);
+    if (st.x * st.x + st.y * st.y > reach2) b.bla = nullptr;
     const MandelPixel p = PIXEL(b, px, py, a.smooth != nullptr);
     a.dwells[i] = p.dwell;
     if (a.smooth) a.smooth[i] = p.smooth;

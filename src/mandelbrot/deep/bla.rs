@@ -333,7 +333,8 @@ impl BlaTable {
         } else {
             EPSILON_DD_LOG2
         };
-        Self::build_with(view, orbit, precision, epsilon_log2, 1.0)
+        let reach = f64::from(crate::kernel_constants::BLA_REACH);
+        Self::build_with(view, orbit, precision, epsilon_log2, reach)
     }
 
     /// [`Self::build`] with another ε (2^`epsilon_log2`) and |δc|max `reach` times the
