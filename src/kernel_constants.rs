@@ -1,6 +1,6 @@
-// Launch-layout constants shared by the Rust launchers and their CUDA kernels (the filters,
-// the frame's histogram and copy, the Mandelbrot and perturbation kernels): the one source
-// of both. build.rs `include!`s this file and writes each entry as a `#define` into
+// Constants shared by the Rust launchers and their CUDA kernels (the filters, the frame's
+// histogram and copy, the Mandelbrot and perturbation kernels: launch layouts, markers,
+// limits): the one source of both. build.rs `include!`s this file and writes each entry as a `#define` into
 // `$OUT_DIR/cudalens_constants.h`, which the kernels include (nvcc gets `-I$OUT_DIR`; NVRTC
 // gets the header's text in place of the `#include`). Plain `//` comments: an `include!`d
 // file takes no inner attributes.
