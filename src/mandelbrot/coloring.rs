@@ -66,6 +66,12 @@ impl Default for Coloring {
 }
 
 impl Coloring {
+    /// Whether values computed for `kept` hold all this colouring reads: continuous values
+    /// for smooth colouring, distance estimates for distance shading.
+    pub fn is_served_by(&self, kept: &Coloring) -> bool {
+        (kept.smooth || !self.smooth) && (kept.distance.is_some() || self.distance.is_none())
+    }
+
     /// Table of colours per integer dwell: entry n < max_dwell at √n · density / 8 + offset,
     /// entry max_dwell the interior colour.
     pub fn lut(&self, max_dwell: u32) -> Vec<[u8; 4]> {

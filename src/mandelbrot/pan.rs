@@ -47,11 +47,17 @@ pub fn pan_offset(old: &MandelbrotSettings, new: &MandelbrotSettings) -> Option<
             -(new.view.center.1 - old.view.center.1) / step,
         )
     };
+    let (dx, dy) = whole_pixels((fx, fy))?;
+    let (w, h) = (old.view.width as i64, old.view.height as i64);
+    let overlaps = dx.abs() < w && dy.abs() < h;
+    (overlaps && (dx, dy) != (0, 0)).then_some((dx, dy))
+}
+
+/// A move in pixels as whole pixels, when it is one to within [`WHOLE_PIXEL`].
+pub fn whole_pixels((fx, fy): (f64, f64)) -> Option<(i64, i64)> {
     let (dx, dy) = (fx.round(), fy.round());
     let whole = (fx - dx).abs() < WHOLE_PIXEL && (fy - dy).abs() < WHOLE_PIXEL;
-    let (w, h) = (f64::from(old.view.width), f64::from(old.view.height));
-    let overlaps = dx.abs() < w && dy.abs() < h;
-    (whole && overlaps && (dx, dy) != (0.0, 0.0)).then_some((dx as i64, dy as i64))
+    whole.then_some((dx as i64, dy as i64))
 }
 
 /// The dwells of `source` (the moved view) from `old`'s moved by `(dx, dy)` (see

@@ -460,9 +460,7 @@ impl CudaMandelbrot {
             return Ok(None);
         };
         let precision = *precision;
-        let serves = !s.overlay
-            && (kept.coloring.smooth || !s.coloring.smooth)
-            && (kept.coloring.distance.is_some() || s.coloring.distance.is_none());
+        let serves = !s.overlay && s.coloring.is_served_by(&kept.coloring);
         let Some(offset) = pan_offset(kept, s).filter(|_| serves) else {
             return Ok(None);
         };
@@ -567,8 +565,7 @@ impl CudaMandelbrot {
     fn kept_precision(&self, s: &MandelbrotSettings) -> Option<Precision> {
         let (kept, precision) = self.dwells_of.as_ref()?;
         let serves = kept.same_dwells(s)
-            && (kept.coloring.smooth || !s.coloring.smooth)
-            && (kept.coloring.distance.is_some() || s.coloring.distance.is_none())
+            && s.coloring.is_served_by(&kept.coloring)
             && (kept.overlay || !s.overlay);
         serves.then_some(*precision)
     }

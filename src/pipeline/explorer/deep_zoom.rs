@@ -8,7 +8,9 @@ use crate::cuda::{CudaDevice, CudaError, GpuTimeline};
 use crate::mandelbrot::deep::{
     BlaTable, DeepError, DeepLocation, DeepView, Perturbation, ReferenceOrbit,
 };
-use crate::mandelbrot::{panned_dwells, Dwells, Fractal, MandelbrotSettings, Precision};
+use crate::mandelbrot::{
+    panned_dwells, whole_pixels, Dwells, Fractal, MandelbrotSettings, Precision,
+};
 use crate::pipeline::report::StageTime;
 use crate::pipeline::BackendKind;
 use cudarc::driver::{CudaSlice, CudaStream};
@@ -204,17 +206,14 @@ impl CudaDeep {
             && key.width == view.width
             && key.max_dwell == view.max_dwell
             && key.path == path_of(precision);
-        let (fx, fy) = key.location.pixels_to(&view.location, view.width)?;
-        let (ox, oy) = (fx.round(), fy.round());
-        let whole = (fx - ox).abs() < 1e-6 && (fy - oy).abs() < 1e-6;
-        let near =
-            ox.abs() <= 4.0 * f64::from(view.width) && oy.abs() <= 4.0 * f64::from(view.height);
+        let (ox, oy) = whole_pixels(key.location.pixels_to(&view.location, view.width)?)?;
+        let near = ox.abs() <= 4 * i64::from(view.width) && oy.abs() <= 4 * i64::from(view.height);
         let bla = s.bla
             && self.bla
                 == Some(BlaKey {
                     height: view.height,
                 });
-        (same && whole && near).then_some(((ox as i64, oy as i64), bla))
+        (same && near).then_some(((ox, oy), bla))
     }
 
     /// A pan's exposed pixels of `s` (marked by `mandel_shift` in `dwells`) around the kept
