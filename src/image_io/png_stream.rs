@@ -204,7 +204,7 @@ impl<W: Write> PngStream<W> {
     pub fn write_rows(&mut self, rows: &[u8]) -> std::io::Result<()> {
         let row_bytes = self.row_bytes();
         let count = rows.len() / row_bytes;
-        if rows.len() % row_bytes != 0
+        if !rows.len().is_multiple_of(row_bytes)
             || count as u64 + u64::from(self.rows_written) > u64::from(self.height)
         {
             return Err(std::io::Error::other(format!(

@@ -143,7 +143,7 @@ pub struct GridLines {
 impl GridLines {
     /// Lines along one axis of `len` pixels: multiples of s, and len − 1.
     fn lines(len: u32, s: u32) -> u32 {
-        (len - 1) / s + 1 + u32::from((len - 1) % s != 0)
+        (len - 1) / s + 1 + u32::from(!(len - 1).is_multiple_of(s))
     }
 
     /// The columns and rows of lines (the fused kernel's units: one per crossing).
@@ -247,7 +247,7 @@ mod tests {
                 let n = g.pixel_count();
                 let set: HashSet<_> = (0..n).map(|i| g.pixel(i)).collect();
                 assert_eq!(set.len() as u64, n, "{w}x{h} s={s}: duplicates");
-                let on = |v: u32, len: u32| v % s == 0 || v == len - 1;
+                let on = |v: u32, len: u32| v.is_multiple_of(s) || v == len - 1;
                 let want: HashSet<_> = (0..h)
                     .flat_map(|y| (0..w).map(move |x| (x, y)))
                     .filter(|&(x, y)| on(x, w) || on(y, h))

@@ -86,7 +86,7 @@ pub(super) fn upload_weights(
     weights: &[f32],
 ) -> Result<(), CudaError> {
     let radius = (weights.len() / 2) as u32;
-    if weights.len() % 2 == 0 || radius > CONV_MAX_RADIUS {
+    if weights.len().is_multiple_of(2) || radius > CONV_MAX_RADIUS {
         return Err(CudaError::Launch {
             kernel: "conv_rows",
             reason: format!(

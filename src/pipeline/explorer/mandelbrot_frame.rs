@@ -95,7 +95,7 @@ impl<S: DwellSource> DwellSource for Cancellable<'_, S> {
         }
         let out = self.inner.pixel(x, y, smooth);
         let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if n % PROGRESS_EVERY == 0 {
+        if n.is_multiple_of(PROGRESS_EVERY) {
             (self.control.progress)(n as f32 / self.total as f32);
         }
         out
