@@ -1,4 +1,4 @@
-//! Compiles every `kernels/*.cu`, `kernels/filters/*.cu` and `kernels/edits/*.cu` into a fatbin when nvcc is
+//! Compiles every `kernels/*.cu` and `kernels/{filters,edits,video}/*.cu` into a fatbin when nvcc is
 //! available, otherwise embeds the sources for NVRTC at run time. Either way
 //! `OUT_DIR/kernel_images.rs` describes them; a kernel module is named by its file's stem.
 //! The launch constants shared with Rust come from `src/kernel_constants.rs`, written as
@@ -21,8 +21,14 @@ mod constants {
 /// The generated header of shared constants, in `OUT_DIR`.
 const CONSTANTS_HEADER: &str = "cudalens_constants.h";
 
-/// Folders holding kernel files: the frame's and the Mandelbrot's, the filters', the edits'.
-const KERNEL_DIRS: [&str; 3] = ["kernels", "kernels/filters", "kernels/edits"];
+/// Folders holding kernel files: the frame's and the Mandelbrot's, the filters', the edits',
+/// the video decoder's.
+const KERNEL_DIRS: [&str; 4] = [
+    "kernels",
+    "kernels/filters",
+    "kernels/edits",
+    "kernels/video",
+];
 /// Kernels that launch kernels (dynamic parallelism): relocatable code, device-linked
 /// with libcudadevrt. Every other kernel file is a plain fatbin.
 const RDC_KERNELS: [&str; 1] = ["mandelbrot"];

@@ -283,3 +283,117 @@ fn a_videos_histogram_counts_every_frame() {
     );
     assert_eq!(r.code, Some(2), "{r:#?}");
 }
+
+/// `ffmpeg`'s raw output of `path` as `pix_fmt` (extra arguments before the output).
+fn ffmpeg_raw(path: &Path, pix_fmt: &str, extra: &[&str]) -> Vec<u8> {
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-i", s(path)])
+        .args(extra)
+        .args([
+            "-fps_mode",
+            "passthrough",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            pix_fmt,
+            "-",
+        ])
+        .output()
+        .expect("ffmpeg runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The YUV → RGBA arithmetic that NVDEC's frames go through (`video::yuv`, the CPU
+/// reference of the GPU kernel) against FFmpeg's own conversion (swscale, accurate
+/// rounding, bilinear chroma, the stream's matrix) of the same decoded samples, on every
+/// frame of the textured H.264 clip (BT.709) and the Main10 counter (BT.601), both limited
+/// range. Compared where the chroma within two samples of a pixel is flat: there chroma
+/// siting and interpolation, which the two choose differently, cannot matter, and what is
+/// left is the matrix, range and rounding. (Full range is left out: swscale 5.1 scales
+/// full-range chroma otherwise than H.273's (C − 2ⁿ⁻¹)/(2ⁿ − 1), which `video::yuv` takes.)
+#[test]
+fn the_video_colour_conversion_agrees_with_ffmpegs() {
+    use cudalens::video::yuv::{chroma_size, Matrix, Yuv420, YuvFormat, YuvToRgb};
+    if !ffmpeg_installed() {
+        return;
+    }
+    for (name, (w, h), format, matrix_name) in [
+        (
+            "texture_h264.mp4",
+            (96, 64),
+            (8, Matrix::Bt709, false),
+            "bt709",
+        ),
+        (
+            "counter_hevc10.mkv",
+            (64, 48),
+            (10, Matrix::Bt601, false),
+            "bt601",
+        ),
+    ] {
+        let (depth, matrix, full_range) = format;
+        let k = YuvToRgb::new(YuvFormat {
+            depth,
+            matrix,
+            full_range,
+        });
+        let pix = if depth > 8 { "yuv420p10le" } else { "yuv420p" };
+        let yuv = ffmpeg_raw(&clip(name), pix, &[]);
+        let range = if full_range { "pc" } else { "tv" };
+        let scale = format!("scale=in_color_matrix={matrix_name}:in_range={range}");
+        let flags = [
+            "-sws_flags",
+            "accurate_rnd+full_chroma_int+bitexact+bilinear",
+            "-vf",
+            &scale,
+        ];
+        let rgb = ffmpeg_raw(&clip(name), "rgb24", &flags);
+        let frames = rgb.len() / (3 * w * h) as usize;
+        assert!(frames > 0, "{name}: no frames");
+        let (cw, ch) = chroma_size(w, h);
+        let (mut compared, mut worst, mut all) = (0u64, 0u8, 0u64);
+        for (planes, theirs) in yuv
+            .chunks(yuv.len() / frames)
+            .zip(rgb.chunks(3 * (w * h) as usize))
+        {
+            let pic = Yuv420::from_planar(planes, (w, h), depth > 8).expect("planes");
+            let ours = pic.to_rgba(&k);
+            let flat = |x: u32, y: u32| {
+                let (cx, cy) = (x / 2, y / 2);
+                let at = |p: &[u16], i: i64, j: i64| {
+                    let i = i.clamp(0, i64::from(cw) - 1) as usize;
+                    let j = j.clamp(0, i64::from(ch) - 1) as usize;
+                    p[j * cw as usize + i]
+                };
+                let (cx, cy) = (i64::from(cx), i64::from(cy));
+                [&pic.cb, &pic.cr].iter().all(|p| {
+                    let c = at(p, cx, cy);
+                    (-2..=2).all(|dj| (-2..=2).all(|di| at(p, cx + di, cy + dj) == c))
+                })
+            };
+            for (i, t) in theirs.chunks(3).enumerate() {
+                all += 1;
+                let (x, y) = (i as u32 % w, i as u32 / w);
+                if !flat(x, y) {
+                    continue;
+                }
+                compared += 1;
+                let p = ours.get_pixel(x, y);
+                for c in 0..3 {
+                    worst = worst.max(p[c].abs_diff(t[c]));
+                }
+            }
+        }
+        eprintln!("{name}: {compared} of {all} pixels with flat chroma, at most {worst} from FFmpeg's RGB");
+        assert!(
+            compared * 20 >= all,
+            "{name}: only {compared} of {all} pixels compared"
+        );
+        assert!(worst <= 1, "{name}: {worst} levels from FFmpeg's RGB");
+    }
+}

@@ -16,7 +16,7 @@ export CUDALENS_REQUIRE_NVCC=1
 cargo build --release --jobs "${JOBS:-2}" --bin cudalens
 cargo build --release --jobs "${JOBS:-2}" -p cudalens-bench
 # Only the test binaries the harness runs (the list below, where the file exists).
-WANTED="gpu gpu_histogram gpu_typed gpu_poster soak cli hostile gl_roundtrip interop_fallback fidelity user_kernel user_kernel_runtime edits kernel_stage"
+WANTED="gpu gpu_histogram gpu_typed gpu_poster gpu_video soak cli hostile gl_roundtrip interop_fallback fidelity user_kernel user_kernel_runtime edits kernel_stage"
 tests=(--lib)
 for t in $WANTED; do [ -e "tests/$t.rs" ] && tests+=(--test "$t"); done
 cargo test --release --jobs "${JOBS:-2}" --no-run --message-format=json "${tests[@]}" 2>/dev/null >target/release-tests.json

@@ -9,9 +9,11 @@
 #   bash scripts/gpu/verify.sh full         smi doctor tests unit cli hostile apply opencv faults
 #   bash scripts/gpu/verify.sh memcheck     memcheck-all memcheck-hosted memcheck-planted
 #   bash scripts/gpu/verify.sh sanitizers   racecheck initcheck synccheck
-# Steps (any list, in order, groups too): smi doctor tests tests-quick typed unit cli hostile
+# Steps (any list, in order, groups too): smi doctor tests tests-quick typed video unit cli hostile
 # apply opencv faults memcheck-all memcheck-hosted memcheck-planted memcheck-mandelbrot
-# memcheck-typed racecheck initcheck synccheck. `typed` runs gpu_typed and gpu_histogram alone
+# memcheck-typed memcheck-video racecheck initcheck synccheck. `video` runs gpu_video alone
+# (NVDEC against FFmpeg's decode, frames through the stack). `typed` runs gpu_typed and
+# gpu_histogram alone
 # (typed images through both interop paths, ranged histograms; `tests` includes them). DEADLINE (epoch seconds; default 9 minutes from the
 # start) skips the steps that could not end before it.
 cd "$(dirname "$0")/../.."
@@ -96,7 +98,7 @@ faults() {
 # and deep-zoom renderers, the explorer, the GL round trips, the interop fallback, the image-file corpus through CUDA (fidelity), user kernels built
 # by NVRTC (in process and in the kernel host, faults and hangs included), the edits, and
 # kernel: stages through apply.
-GPU_BINS="gpu gpu_histogram gpu_typed gpu_poster gl_roundtrip interop_fallback fidelity user_kernel user_kernel_runtime edits kernel_stage"
+GPU_BINS="gpu gpu_histogram gpu_typed gpu_poster gpu_video gl_roundtrip interop_fallback fidelity user_kernel user_kernel_runtime edits kernel_stage"
 gpu_tests() {
     local label=$1 bins=() b
     for b in $GPU_BINS; do
@@ -193,6 +195,7 @@ for s in $steps; do
         tests) step gpu-tests 540 gpu_tests gpu-tests ;;
         tests-quick) step gpu-tests-quick 480 env CUDALENS_GPU_QUICK=1 bash -c 'gpu_tests gpu-tests-quick' ;;
         typed) step gpu-typed 180 tests_of gpu-typed "$B/gpu_typed-tests" "$B/gpu_histogram-tests" ;;
+        video) step gpu-video 180 tests_of gpu-video "$B/gpu_video-tests" ;;
         unit) step unit-tests 300 tests_of unit-tests "$B/lib-tests" ;;
         cli) step cli-tests 300 tests_of cli-tests "$B/cli-tests" ;;
         # Hostile input on the real backends: clear errors, no panic, no hang, no overwrite.
@@ -204,6 +207,7 @@ for s in $steps; do
         memcheck-all) step memcheck 480 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c 'tests_of memcheck "$B/gpu-tests"' ;;
         memcheck-hosted) step memcheck-hosted 300 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c hosted ;;
         memcheck-typed) step memcheck-typed 300 env SANITIZER=memcheck bash -c 'typed_gpu memcheck-typed' ;;
+        memcheck-video) step memcheck-video 240 env SANITIZER=memcheck bash -c 'tests_of memcheck-video "$B/gpu_video-tests"' ;;
         memcheck-planted) step memcheck-planted 120 env SANITIZER=memcheck bash -c planted ;;
         memcheck-mandelbrot) step memcheck-mandelbrot 400 env SANITIZER=memcheck CUDALENS_GPU_QUICK=1 bash -c 'tests_of_filtered memcheck-mandelbrot mandelbrot deep explorer julia' ;;
         racecheck | initcheck | synccheck) sanitizer_steps "$s" ;;

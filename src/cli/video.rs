@@ -8,9 +8,9 @@ use super::{ApplyArgs, CliError};
 use crate::image_io::{
     check_output_path, check_save_target, save_pixels, write_file_atomically, SaveOptions,
 };
-use crate::pipeline::process_frames_headless;
+use crate::pipeline::process_video_headless;
 use crate::pixels::PixelImage;
-use crate::video::{container_of, Container, FrameReader, VideoError, VideoWriter};
+use crate::video::{container_of, describe, Container, VideoError, VideoWriter};
 use std::path::{Path, PathBuf};
 
 impl From<VideoError> for CliError {
@@ -110,44 +110,41 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
             check_save_target(&seq.path(0), options)?;
         }
     }
-    let mut reader = FrameReader::open(&args.input)?;
-    let info = reader.info().clone();
+    let info = describe(&args.input)?;
     let size = (info.width, info.height);
     let progress = Progress::new(info.frames.unwrap_or(0) as usize, "frames");
     let start = std::time::Instant::now();
     let mut done = 0u64;
     let mut backend = String::new();
-    let mut next = || reader.next_frame().map_err(CliError::from);
-    match output {
-        Output::Frames(seq) => {
-            process_frames_headless(
-                size,
-                &args.filters,
-                args.backend,
-                args.interop,
-                next,
-                |out| {
-                    let frame = PixelImage::from_rgba8_as(out.image, 3);
-                    save_pixels(&frame, &seq.path(done), options)?;
-                    done += 1;
-                    backend = out.status.kind.to_string();
-                    progress.update(done as usize);
-                    Ok(())
-                },
-            )?;
-        }
+    let decoder = match output {
+        Output::Frames(seq) => process_video_headless(
+            &args.input,
+            &info,
+            &args.filters,
+            args.backend,
+            args.interop,
+            |out| {
+                let frame = PixelImage::from_rgba8_as(out.image, 3);
+                save_pixels(&frame, &seq.path(done), options)?;
+                done += 1;
+                backend = out.status.kind.to_string();
+                progress.update(done as usize);
+                Ok::<(), CliError>(())
+            },
+        )?,
         Output::Video(container) => {
+            let mut used = None;
             write_file_atomically(&args.output, |file| {
                 let (mut writer, mut encoded) =
                     VideoWriter::start(size, &info.frame_rate, container)?;
                 std::thread::scope(|scope| {
                     let copy = scope.spawn(move || std::io::copy(&mut encoded, file));
-                    let run = process_frames_headless(
-                        size,
+                    let run = process_video_headless(
+                        &args.input,
+                        &info,
                         &args.filters,
                         args.backend,
                         args.interop,
-                        &mut next,
                         |out| {
                             writer.push(&out.image)?;
                             done += 1;
@@ -160,7 +157,7 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
                     // copy end.
                     let encoded = writer.finish();
                     let copied = copy.join();
-                    run?;
+                    used = Some(run?);
                     encoded?;
                     match copied {
                         Ok(Ok(_)) => Ok(()),
@@ -172,11 +169,12 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
                     }
                 })
             })??;
+            used.ok_or_else(|| CliError::internal("the video ended without its decoder"))?
         }
-    }
+    };
     drop(progress);
     eprintln!(
-        "{} → {} ({}×{} {} {}, {done} frames at {} fps, {backend} backend, {:.2} s{})",
+        "{} → {} ({}×{} {} {}, {done} frames at {} fps, decoded by {decoder}, {backend} backend, {:.2} s{})",
         args.input.display(),
         args.output.display(),
         info.width,

@@ -28,9 +28,9 @@ pub use explorer::{
 pub use frame::{
     check_gpu_frame, check_gpu_frame_as, cpu_filters, frame_work, gpu_frame_bytes,
     gpu_frame_bytes_as, probe_cuda, process_frames_headless, process_headless, process_on_cpu_with,
-    process_pixels_headless, process_typed_on_cpu, stage_parser, stage_spec_help, stages_of,
-    upload_cpu_bins, upload_cpu_result, FrameRunner, FrameTargets, HeadlessOutput, HeadlessPixels,
-    Stage, StageSpecError,
+    process_pixels_headless, process_typed_on_cpu, process_video_headless, stage_parser,
+    stage_spec_help, stages_of, upload_cpu_bins, upload_cpu_result, FrameRunner, FrameTargets,
+    HeadlessOutput, HeadlessPixels, Stage, StageSpecError, VideoDecoder,
 };
 pub use gpu_format::{GpuFormatError, GpuPixelFormat};
 pub use headless::cuda_headless_gl;

@@ -25,6 +25,8 @@ pub enum VideoError {
         frame: u64,
         reason: String,
     },
+    #[error("{path}: NVDEC cannot decode it ({reason})")]
+    NoNvdec { path: PathBuf, reason: String },
     #[error("encoding: {0}")]
     Encode(String),
     #[error("{0}")]

@@ -1,10 +1,15 @@
-//! Videos through the `ffmpeg` program (when it is on the PATH): what a file holds
-//! ([`probe`]), its frames as RGBA in presentation order ([`FrameReader`]), and frames
-//! encoded into MP4, Matroska or WebM ([`VideoWriter`]). A file is checked before any
-//! program runs (a regular file, not empty), so a FIFO or a folder never blocks a decoder.
+//! Videos: decoded on the GPU by NVDEC ([`nvdec`], demuxed in Rust by [`demux`], converted
+//! by [`yuv`]'s arithmetic), or through the `ffmpeg` program when it is on the PATH: what a
+//! file holds ([`describe`], [`probe`]), its frames as RGBA in presentation order
+//! ([`FrameReader`]), and frames encoded into MP4, Matroska or WebM ([`VideoWriter`]). A
+//! file is checked before anything reads it (a regular file, not empty), so a FIFO or a
+//! folder never blocks a decoder.
 
+pub mod demux;
 mod error;
 mod ffmpeg;
+pub mod nvdec;
+pub mod yuv;
 
 pub use error::VideoError;
 pub use ffmpeg::Container;
@@ -168,6 +173,18 @@ fn info_from_json(path: &Path, json: &str) -> Result<VideoInfo, VideoError> {
         frames: stream.nb_frames.and_then(|n| n.parse().ok()),
         duration,
     })
+}
+
+/// What the first video stream of `path` is: from the Rust demuxer where it reads the
+/// file (MP4/MOV, Matroska, WebM with H.264, HEVC or VP9), else from ffprobe.
+pub fn describe(path: &Path) -> Result<VideoInfo, VideoError> {
+    match demux::Demuxer::open(path) {
+        Ok(d) => Ok(d.info().clone()),
+        Err(demuxed) => match probe(path) {
+            Err(VideoError::NoFfmpeg(_)) => Err(demuxed),
+            other => other,
+        },
+    }
 }
 
 /// What the first video stream of `path` is (ffprobe).

@@ -10,7 +10,8 @@ use super::frame_targets::{FrameTargets, BIN_BUFFER_BYTES};
 use super::intermediates::Intermediates;
 use super::stage::Stage;
 use crate::cuda::{
-    ffi, memory, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
+    ffi, memory, ArrayRef, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject,
+    TextureObject,
 };
 use crate::filters::{kernel_modules, launch_histogram, launch_typed_copy, GpuStage};
 use crate::gl::TextureRef;
@@ -540,18 +541,29 @@ impl CudaFrame {
         (size, format): ((u32, u32), GpuPixelFormat),
         texels: &[u8],
     ) -> Result<TextureRef, PipelineError> {
+        let pixel_bytes = format.bytes_per_pixel();
+        self.write_source(gl, shared, (size, format), |array, stream| {
+            // SAFETY: `array` is the shared source, `size` of `format` (made so by
+            // `write_source`), CUDA's until the views are released; `write_texels` waits
+            // for the copy.
+            unsafe { memory::write_texels(array.raw(), size, pixel_bytes, texels, stream) }
+        })
+    }
+
+    /// Makes the shared source `size` of `format` and lets `write` fill it on the device
+    /// (through a surface or a copy, on the given stream, finished when it returns),
+    /// between the two hand-overs; returns the source texture's name, size and format.
+    pub fn write_source(
+        &mut self,
+        gl: &glow::Context,
+        shared: &mut SharedTargets,
+        (size, format): ((u32, u32), GpuPixelFormat),
+        write: impl FnOnce(ArrayRef<'_>, &Arc<CudaStream>) -> Result<(), CudaError>,
+    ) -> Result<TextureRef, PipelineError> {
         let source = shared.source_for_upload(gl, size, format)?;
         self.device.bind()?;
         let stream = self.device.stream.clone();
-        let pixel_bytes = format.bytes_per_pixel();
-        with_views(shared, gl, &stream, |views| {
-            // SAFETY: array 0 of the views is the shared source, `size` of `format` (made so
-            // above), valid and CUDA's until the views are released; `write_texels` waits
-            // for the copy.
-            unsafe {
-                memory::write_texels(views.array(0)?.raw(), size, pixel_bytes, texels, &stream)
-            }
-        })?;
+        with_views(shared, gl, &stream, |views| write(views.array(0)?, &stream))?;
         Ok(source)
     }
 

@@ -21,6 +21,8 @@ use image::RgbaImage;
 enum HostPixels<'a> {
     Rgba8(&'a RgbaImage),
     Typed(&'a PixelImage),
+    /// A source written on the device: no fallback to the CPU.
+    None,
 }
 
 /// The frame pipeline of one GL context.
@@ -201,6 +203,45 @@ impl FrameRunner {
         }
     }
 
+    /// Loads an RGBA8 source of `size` that `write` fills on the device (a decoded video
+    /// frame): [`FrameRunner::run_loaded_on_device`] runs it. Needs CUDA on the
+    /// external-memory path, where the source is memory both share.
+    pub fn load_source_on_device(
+        &mut self,
+        gl: &glow::Context,
+        size: (u32, u32),
+        write: impl FnOnce(
+            crate::cuda::ArrayRef<'_>,
+            &std::sync::Arc<cudarc::driver::CudaStream>,
+        ) -> Result<(), crate::cuda::CudaError>,
+    ) -> Result<TextureRef, PipelineError> {
+        let format = GpuPixelFormat::RGBA8;
+        let (Some(cuda), Some(shared)) = (self.cuda.as_mut(), self.targets.external()) else {
+            return Err(PipelineError::InteropUnavailable(
+                "frames decoded on the GPU need CUDA on the external-memory path".into(),
+            ));
+        };
+        self.loaded = None;
+        let source = cuda.write_source(gl, shared, (size, format), write)?;
+        self.loaded = Some((format, 4));
+        Ok(source)
+    }
+
+    /// Whether [`FrameRunner::load_source_on_device`] can take frames.
+    pub fn takes_device_frames(&mut self) -> bool {
+        self.cuda.is_some() && self.targets.external().is_some()
+    }
+
+    /// Runs `filters` on the source [`FrameRunner::load_source_on_device`] wrote.
+    pub fn run_loaded_on_device(
+        &mut self,
+        gl: &glow::Context,
+        filters: &[Stage],
+    ) -> Result<FrameReport, PipelineError> {
+        let source = self.loaded_source()?;
+        self.run_from(gl, source, HostPixels::None, filters)
+    }
+
     /// The texture [`FrameRunner::load_source`] loaded (its name changes with the size on
     /// the external-memory path).
     pub fn source(&self) -> Option<&GlTexture> {
@@ -334,6 +375,10 @@ impl FrameRunner {
         match host {
             HostPixels::Rgba8(image) => Ok(run_cpu_frame(gl, image, &mut self.targets, &filters)?),
             HostPixels::Typed(image) => run_cpu_typed(gl, image, &mut self.targets, &filters),
+            HostPixels::None => Err(PipelineError::CudaUnavailable(format!(
+                "{}; the frame was on the GPU",
+                self.status.reason
+            ))),
         }
     }
 

@@ -15,7 +15,10 @@ use crate::pipeline::{
     choose_backend, BackendRequest, BackendStatus, FrameReport, GpuPixelFormat, PipelineError,
 };
 use crate::pixels::PixelImage;
+use crate::video::nvdec::NvdecReader;
+use crate::video::{FrameReader, VideoError, VideoInfo};
 use image::RgbaImage;
+use std::path::Path;
 
 /// A processed image with its report and the backend (and interop path) that made it.
 pub struct HeadlessOutput {
@@ -197,23 +200,147 @@ pub fn process_frames_headless<E: From<PipelineError>>(
     let gl = &opened.gl;
     check_gpu_frame(gl, width, height, filters)?;
     let mut runner = FrameRunner::new(gl, request, interop, width, height)?;
-    let result = (|| {
-        while let Some(frame) = next_frame()? {
-            let report = runner
-                .load_source(gl, &frame)
-                .and_then(|_| runner.run_loaded(gl, &frame, filters))?;
-            let image = runner.read_output(gl)?;
-            sink(HeadlessOutput {
-                image,
-                report,
-                status: runner.status.clone(),
-                interop: runner.interop.clone(),
-            })?;
-        }
-        Ok(())
-    })();
+    let result = run_host_frames(gl, &mut runner, filters, next_frame, sink);
     runner.destroy(gl);
     result
+}
+
+/// Runs `filters` on every frame `next_frame` gives, uploaded into `runner`'s source, and
+/// hands each result to `sink`.
+fn run_host_frames<E: From<PipelineError>>(
+    gl: &glow::Context,
+    runner: &mut FrameRunner,
+    filters: &[Stage],
+    mut next_frame: impl FnMut() -> Result<Option<RgbaImage>, E>,
+    mut sink: impl FnMut(HeadlessOutput) -> Result<(), E>,
+) -> Result<(), E> {
+    while let Some(frame) = next_frame()? {
+        let report = runner
+            .load_source(gl, &frame)
+            .and_then(|_| runner.run_loaded(gl, &frame, filters))?;
+        let image = runner.read_output(gl)?;
+        sink(HeadlessOutput {
+            image,
+            report,
+            status: runner.status.clone(),
+            interop: runner.interop.clone(),
+        })?;
+    }
+    Ok(())
+}
+
+/// Which decoder a video's frames came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VideoDecoder {
+    /// NVDEC, into the frame's source on the GPU.
+    Nvdec,
+    /// The `ffmpeg` program, frames uploaded from the host; why NVDEC did not decode.
+    Ffmpeg(String),
+}
+
+impl std::fmt::Display for VideoDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VideoDecoder::Nvdec => write!(f, "NVDEC"),
+            VideoDecoder::Ffmpeg(why) => write!(f, "ffmpeg ({why})"),
+        }
+    }
+}
+
+/// Runs `filters` on every frame of the video `path` (described by `info`) and hands each
+/// result to `sink` in presentation order. On CUDA with external memory NVDEC decodes
+/// each frame straight into the frame's source (no host copy); otherwise, or where NVDEC
+/// cannot take the file, ffmpeg decodes and frames go through the host as stills do.
+pub fn process_video_headless<E: From<PipelineError> + From<VideoError>>(
+    path: &Path,
+    info: &VideoInfo,
+    filters: &[Stage],
+    request: BackendRequest,
+    interop: InteropRequest,
+    mut sink: impl FnMut(HeadlessOutput) -> Result<(), E>,
+) -> Result<VideoDecoder, E> {
+    let size = (info.width, info.height);
+    let host_frames = |why: String, sink: &mut dyn FnMut(HeadlessOutput) -> Result<(), E>| {
+        let mut reader = FrameReader::open_at(path, info.clone(), 0)?;
+        process_frames_headless(
+            size,
+            filters,
+            request,
+            interop,
+            || reader.next_frame().map_err(E::from),
+            sink,
+        )?;
+        Ok(VideoDecoder::Ffmpeg(why))
+    };
+    if request == BackendRequest::Cpu {
+        return host_frames("the CPU backend".into(), &mut sink);
+    }
+    let opened = match choose_backend(request, cuda_headless_gl, |gl| gl.renderer.clone())? {
+        (None, status) => return host_frames(status.reason, &mut sink),
+        (Some(gl), _) => gl,
+    };
+    let gl = &opened.gl;
+    check_gpu_frame(gl, size.0, size.1, filters)?;
+    let mut runner = FrameRunner::new(gl, request, interop, size.0, size.1)?;
+    let takes_device_frames = runner.takes_device_frames();
+    let nvdec = match runner.cuda_device() {
+        Some(device) if takes_device_frames => NvdecReader::open(path, device),
+        Some(_) => Err(VideoError::NoNvdec {
+            path: path.to_path_buf(),
+            reason: "the map/unmap interop path takes frames from the host".into(),
+        }),
+        None => Err(VideoError::NoNvdec {
+            path: path.to_path_buf(),
+            reason: runner.status.reason.clone(),
+        }),
+    };
+    let result = match nvdec {
+        Ok(mut reader) => run_nvdec_frames(gl, &mut runner, filters, &mut reader, &mut sink)
+            .map(|()| VideoDecoder::Nvdec),
+        Err(refused) => {
+            log::info!("{refused}: decoding with ffmpeg");
+            FrameReader::open_at(path, info.clone(), 0)
+                .map_err(E::from)
+                .and_then(|mut reader| {
+                    run_host_frames(
+                        gl,
+                        &mut runner,
+                        filters,
+                        || reader.next_frame().map_err(E::from),
+                        &mut sink,
+                    )
+                })
+                .map(|()| VideoDecoder::Ffmpeg(refused.to_string()))
+        }
+    };
+    runner.destroy(gl);
+    result
+}
+
+/// Runs `filters` on every frame NVDEC decodes, converted into `runner`'s source on the
+/// device, and hands each result to `sink`.
+fn run_nvdec_frames<E: From<PipelineError> + From<VideoError>>(
+    gl: &glow::Context,
+    runner: &mut FrameRunner,
+    filters: &[Stage],
+    reader: &mut NvdecReader,
+    sink: &mut dyn FnMut(HeadlessOutput) -> Result<(), E>,
+) -> Result<(), E> {
+    while let Some(frame) = reader.next_frame()? {
+        runner.load_source_on_device(gl, frame.size(), |array, stream| {
+            frame.write_rgba(array, stream)
+        })?;
+        drop(frame);
+        let report = runner.run_loaded_on_device(gl, filters)?;
+        let image = runner.read_output(gl)?;
+        sink(HeadlessOutput {
+            image,
+            report,
+            status: runner.status.clone(),
+            interop: runner.interop.clone(),
+        })?;
+    }
+    Ok(())
 }
 
 /// What `doctor` reports about CUDA: the GL renderer CUDA would share, the device, and

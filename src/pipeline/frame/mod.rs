@@ -18,8 +18,8 @@ pub use cpu_frame::{
 pub use frame_runner::FrameRunner;
 pub use frame_targets::FrameTargets;
 pub use headless::{
-    probe_cuda, process_frames_headless, process_headless, process_pixels_headless, HeadlessOutput,
-    HeadlessPixels,
+    probe_cuda, process_frames_headless, process_headless, process_pixels_headless,
+    process_video_headless, HeadlessOutput, HeadlessPixels, VideoDecoder,
 };
 pub use hosted::frame_work;
 pub use stage::{cpu_filters, stage_parser, stage_spec_help, stages_of, Stage, StageSpecError};

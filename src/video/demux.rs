@@ -1,0 +1,492 @@
+//! The first video stream of an MP4/MOV (re_mp4: the sample table, media read per
+//! sample) or Matroska/WebM file (matroska-demuxer), as packets in decode order for NVDEC:
+//! H.264 and HEVC samples from length-prefixed NAL units to Annex B, with the parameter
+//! sets of the container's configuration before every keyframe; VP9 frames as they are.
+//! Nothing here decodes; a file either container parser refuses (or a codec NVDEC does
+//! not take) is an error the caller answers with another decoder.
+
+use super::{check_input, VideoError, VideoInfo, MAX_VIDEO_SIDE};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// The codecs this demuxer hands to NVDEC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    H264,
+    Hevc,
+    Vp9,
+}
+
+impl Codec {
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::H264 => "h264",
+            Codec::Hevc => "hevc",
+            Codec::Vp9 => "vp9",
+        }
+    }
+}
+
+/// One compressed frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Packet {
+    pub data: Vec<u8>,
+    /// Presentation time in the stream's timescale.
+    pub pts: i64,
+}
+
+/// How H.264/HEVC samples become Annex B.
+#[derive(Debug, Clone, Default)]
+struct NalFraming {
+    /// Bytes of each NAL unit's length (1, 2 or 4); 0 for VP9 (passed as it is).
+    length_size: usize,
+    /// The configuration's parameter sets, each with a start code.
+    parameter_sets: Vec<u8>,
+}
+
+impl NalFraming {
+    fn annex_b(&self, sample: &[u8], keyframe: bool) -> Result<Vec<u8>, String> {
+        if self.length_size == 0 {
+            return Ok(sample.to_vec());
+        }
+        let mut out = Vec::with_capacity(sample.len() + 16 + self.parameter_sets.len());
+        if keyframe {
+            out.extend_from_slice(&self.parameter_sets);
+        }
+        let mut rest = sample;
+        while !rest.is_empty() {
+            if rest.len() < self.length_size {
+                return Err("a NAL unit's length is cut off".into());
+            }
+            let (len, tail) = rest.split_at(self.length_size);
+            let n = len.iter().fold(0usize, |a, &b| (a << 8) | usize::from(b));
+            if n > tail.len() {
+                return Err(format!(
+                    "a NAL unit of {n} bytes in a sample with {} left",
+                    tail.len()
+                ));
+            }
+            out.extend_from_slice(&[0, 0, 0, 1]);
+            out.extend_from_slice(&tail[..n]);
+            rest = &tail[n..];
+        }
+        Ok(out)
+    }
+
+    /// From an `avcC` record: the length size and every SPS and PPS.
+    fn from_avcc(c: &[u8]) -> Option<Self> {
+        let length_size = usize::from(*c.get(4)? & 3) + 1;
+        let mut sets = Vec::new();
+        let mut at = 5;
+        for mask in [0x1f, 0xff] {
+            let count = *c.get(at)? & mask;
+            at += 1;
+            for _ in 0..count {
+                at = push_set(c, at, &mut sets)?;
+            }
+        }
+        Some(Self {
+            length_size,
+            parameter_sets: sets,
+        })
+    }
+
+    /// From an `hvcC` record: the length size and the NAL units of every array (VPS,
+    /// SPS, PPS, SEI).
+    fn from_hvcc(c: &[u8]) -> Option<Self> {
+        let length_size = usize::from(*c.get(21)? & 3) + 1;
+        let arrays = *c.get(22)?;
+        let mut sets = Vec::new();
+        let mut at = 23;
+        for _ in 0..arrays {
+            let count = u16::from_be_bytes([*c.get(at + 1)?, *c.get(at + 2)?]);
+            at += 3;
+            for _ in 0..count {
+                at = push_set(c, at, &mut sets)?;
+            }
+        }
+        Some(Self {
+            length_size,
+            parameter_sets: sets,
+        })
+    }
+}
+
+/// Appends the 16-bit-length-prefixed NAL unit at `at` of `c` with a start code; the
+/// offset after it.
+fn push_set(c: &[u8], at: usize, sets: &mut Vec<u8>) -> Option<usize> {
+    let n = usize::from(u16::from_be_bytes([*c.get(at)?, *c.get(at + 1)?]));
+    let unit = c.get(at + 2..at + 2 + n)?;
+    sets.extend_from_slice(&[0, 0, 0, 1]);
+    sets.extend_from_slice(unit);
+    Some(at + 2 + n)
+}
+
+/// A sample of an MP4 track: where it lies and when it shows.
+#[derive(Debug, Clone, Copy)]
+struct Mp4Sample {
+    offset: u64,
+    size: u64,
+    pts: i64,
+    keyframe: bool,
+}
+
+enum Source {
+    Mp4 {
+        file: File,
+        samples: Vec<Mp4Sample>,
+        next: usize,
+    },
+    Matroska {
+        file: Box<matroska_demuxer::MatroskaFile<File>>,
+        track: u64,
+        frame: matroska_demuxer::Frame,
+    },
+}
+
+/// The first video stream of a file, packet by packet.
+pub struct Demuxer {
+    source: Source,
+    framing: NalFraming,
+    codec: Codec,
+    info: VideoInfo,
+    path: PathBuf,
+}
+
+/// The largest sample taken (a declared size past it is damage, not a frame).
+const MAX_SAMPLE_BYTES: u64 = 256 << 20;
+
+impl Demuxer {
+    /// Opens `path` when it is an MP4/MOV or Matroska/WebM file whose first video stream
+    /// is H.264, HEVC or VP9.
+    pub fn open(path: &Path) -> Result<Self, VideoError> {
+        check_input(path)?;
+        let probe = |reason: String| VideoError::Probe {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let mut file = File::open(path).map_err(|e| probe(e.to_string()))?;
+        let mut magic = [0u8; 4];
+        file.read_exact(&mut magic)
+            .map_err(|_| probe("too short to be a video".into()))?;
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| probe(e.to_string()))?;
+        let opened = if magic == [0x1a, 0x45, 0xdf, 0xa3] {
+            open_matroska(path, file)
+        } else {
+            open_mp4(path, file)
+        };
+        opened.map_err(probe)
+    }
+
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    pub fn info(&self) -> &VideoInfo {
+        &self.info
+    }
+
+    /// The next packet in decode order, None after the last.
+    pub fn next_packet(&mut self) -> Result<Option<Packet>, VideoError> {
+        let path = &self.path;
+        let damaged = |reason: String| VideoError::Input {
+            path: path.clone(),
+            reason,
+        };
+        match &mut self.source {
+            Source::Mp4 {
+                file,
+                samples,
+                next,
+            } => {
+                let Some(s) = samples.get(*next).copied() else {
+                    return Ok(None);
+                };
+                *next += 1;
+                if s.size > MAX_SAMPLE_BYTES {
+                    return Err(damaged(format!("a sample of {} bytes", s.size)));
+                }
+                let mut bytes = vec![0u8; s.size as usize];
+                file.seek(SeekFrom::Start(s.offset))
+                    .and_then(|_| file.read_exact(&mut bytes))
+                    .map_err(|e| damaged(format!("sample {}: {e}", *next - 1)))?;
+                let data = self.framing.annex_b(&bytes, s.keyframe).map_err(damaged)?;
+                Ok(Some(Packet { data, pts: s.pts }))
+            }
+            Source::Matroska { file, track, frame } => loop {
+                let more = file
+                    .next_frame(frame)
+                    .map_err(|e| damaged(format!("Matroska: {e}")))?;
+                if !more {
+                    return Ok(None);
+                }
+                if frame.track != *track {
+                    continue;
+                }
+                let keyframe = frame.is_keyframe.unwrap_or(true);
+                let data = self
+                    .framing
+                    .annex_b(&frame.data, keyframe)
+                    .map_err(damaged)?;
+                return Ok(Some(Packet {
+                    data,
+                    pts: frame.timestamp.min(i64::MAX as u64) as i64,
+                }));
+            },
+        }
+    }
+}
+
+/// `true` when `v` is a usable frame side.
+fn side(v: u64) -> Option<u32> {
+    (1..=u64::from(MAX_VIDEO_SIDE))
+        .contains(&v)
+        .then_some(v as u32)
+}
+
+/// A frame rate as a fraction from `frames` spread over `seconds`.
+fn rate_text(frames: u64, seconds: f64) -> String {
+    if frames == 0 || seconds <= 0.0 || !seconds.is_finite() {
+        return "25/1".into();
+    }
+    let fps = frames as f64 / seconds;
+    // Whole rates and the NTSC ones as players print them.
+    for (n, d) in [(24000, 1001), (30000, 1001), (60000, 1001)] {
+        if (fps - f64::from(n) / f64::from(d)).abs() < 0.005 {
+            return format!("{n}/{d}");
+        }
+    }
+    if (fps - fps.round()).abs() < 0.005 {
+        return format!("{}/1", fps.round() as u64);
+    }
+    format!("{}/1000", (fps * 1000.0).round() as u64)
+}
+
+fn open_mp4(path: &Path, file: File) -> Result<Demuxer, String> {
+    let size = file.metadata().map_err(|e| e.to_string())?.len();
+    let reader = std::io::BufReader::new(file.try_clone().map_err(|e| e.to_string())?);
+    // The parser is another crate's: damage it does not expect must stay an error.
+    let mp4 = std::panic::catch_unwind(move || re_mp4::Mp4::read(reader, size))
+        .map_err(|_| "the MP4 parser failed on this file".to_string())?
+        .map_err(|e| format!("not an MP4 this reader takes ({e})"))?;
+    let track = mp4
+        .tracks()
+        .values()
+        .find(|t| t.kind == Some(re_mp4::TrackKind::Video))
+        .ok_or("no video stream")?;
+    let stsd = &track.trak(&mp4).mdia.minf.stbl.stsd.contents;
+    let (codec, framing, ten_bit) = match stsd {
+        re_mp4::StsdBoxContent::Avc1(c) => (
+            Codec::H264,
+            NalFraming::from_avcc(&c.avcc.raw).ok_or("a damaged avcC")?,
+            false,
+        ),
+        re_mp4::StsdBoxContent::Hev1(c) | re_mp4::StsdBoxContent::Hvc1(c) => (
+            Codec::Hevc,
+            NalFraming::from_hvcc(&c.hvcc.raw).ok_or("a damaged hvcC")?,
+            c.hvcc.raw.get(17).is_some_and(|b| b & 7 != 0),
+        ),
+        re_mp4::StsdBoxContent::Vp09(c) => (
+            Codec::Vp9,
+            NalFraming::default(),
+            c.vpcc.raw.get(6).is_some_and(|b| b >> 4 > 8),
+        ),
+        other => {
+            return Err(format!(
+                "codec {} (NVDEC here takes H.264, HEVC and VP9)",
+                other.codec_string().unwrap_or_else(|| "unknown".into())
+            ))
+        }
+    };
+    let (width, height) = (
+        side(u64::from(track.width)).ok_or("no frame size")?,
+        side(u64::from(track.height)).ok_or("no frame size")?,
+    );
+    if track.samples.is_empty() {
+        return Err("no frames".into());
+    }
+    let mut samples: Vec<Mp4Sample> = Vec::with_capacity(track.samples.len());
+    for s in &track.samples {
+        if s.offset.checked_add(s.size).is_none_or(|end| end > size) {
+            return Err(format!(
+                "frame {} lies past the end of the file (cut short?)",
+                samples.len()
+            ));
+        }
+        samples.push(Mp4Sample {
+            offset: s.offset,
+            size: s.size,
+            pts: s.composition_timestamp,
+            keyframe: s.is_sync,
+        });
+    }
+    let seconds = track.duration as f64 / track.timescale.max(1) as f64;
+    let frames = samples.len() as u64;
+    let info = VideoInfo {
+        width,
+        height,
+        codec: codec.name().into(),
+        pixel_format: if ten_bit { "yuv420p10" } else { "yuv420p" }.into(),
+        frame_rate: rate_text(frames, seconds),
+        frames: Some(frames),
+        duration: (seconds > 0.0).then_some(seconds),
+    };
+    Ok(Demuxer {
+        source: Source::Mp4 {
+            file,
+            samples,
+            next: 0,
+        },
+        framing,
+        codec,
+        info,
+        path: path.to_path_buf(),
+    })
+}
+
+fn open_matroska(path: &Path, file: File) -> Result<Demuxer, String> {
+    let mkv = std::panic::catch_unwind(move || matroska_demuxer::MatroskaFile::open(file))
+        .map_err(|_| "the Matroska parser failed on this file".to_string())?
+        .map_err(|e| format!("not a Matroska file this reader takes ({e})"))?;
+    let track = mkv
+        .tracks()
+        .iter()
+        .find(|t| t.track_type() == matroska_demuxer::TrackType::Video)
+        .ok_or("no video stream")?;
+    let private = track.codec_private().unwrap_or(&[]);
+    let (codec, framing) = match track.codec_id() {
+        "V_MPEG4/ISO/AVC" => (
+            Codec::H264,
+            NalFraming::from_avcc(private).ok_or("a damaged avcC")?,
+        ),
+        "V_MPEGH/ISO/HEVC" => (
+            Codec::Hevc,
+            NalFraming::from_hvcc(private).ok_or("a damaged hvcC")?,
+        ),
+        "V_VP9" => (Codec::Vp9, NalFraming::default()),
+        other => {
+            return Err(format!(
+                "codec {other} (NVDEC here takes H.264, HEVC and VP9)"
+            ))
+        }
+    };
+    let ten_bit = codec == Codec::Hevc && private.get(17).is_some_and(|b| b & 7 != 0);
+    let video = track.video().ok_or("no frame size")?;
+    let (width, height) = (
+        side(video.pixel_width().get()).ok_or("no frame size")?,
+        side(video.pixel_height().get()).ok_or("no frame size")?,
+    );
+    let scale = mkv.info().timestamp_scale().get() as f64;
+    let seconds = mkv.info().duration().map(|d| d * scale / 1e9);
+    let frame_rate = match track.default_duration() {
+        Some(ns) => rate_text(1_000_000_000, ns.get() as f64),
+        None => "25/1".into(),
+    };
+    let track_number = track.track_number().get();
+    let info = VideoInfo {
+        width,
+        height,
+        codec: codec.name().into(),
+        pixel_format: if ten_bit { "yuv420p10" } else { "yuv420p" }.into(),
+        frame_rate,
+        frames: None,
+        duration: seconds,
+    };
+    Ok(Demuxer {
+        source: Source::Matroska {
+            file: Box::new(mkv),
+            track: track_number,
+            frame: matroska_demuxer::Frame::default(),
+        },
+        framing,
+        codec,
+        info,
+        path: path.to_path_buf(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clip(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/video")
+            .join(name)
+    }
+
+    /// Every packet of `name`.
+    fn packets(name: &str) -> (Demuxer, Vec<Packet>) {
+        let mut d = Demuxer::open(&clip(name)).expect("opens");
+        let mut all = Vec::new();
+        while let Some(p) = d.next_packet().expect("packet") {
+            all.push(p);
+        }
+        (d, all)
+    }
+
+    #[test]
+    fn mp4_h264_becomes_annex_b_with_its_parameter_sets() {
+        let (d, all) = packets("counter_h264.mp4");
+        assert_eq!(d.codec(), Codec::H264);
+        assert_eq!((d.info().width, d.info().height), (64, 48));
+        assert_eq!(d.info().frames, Some(24));
+        assert_eq!(d.info().frame_rate, "24/1");
+        assert_eq!(all.len(), 24);
+        // The first packet: SPS (type 7) then PPS (8) then the slices.
+        assert_eq!(&all[0].data[..5], &[0, 0, 0, 1, 0x67]);
+        assert!(all[0].data.windows(5).any(|w| w == [0, 0, 0, 1, 0x68]));
+        // Presentation times as ffprobe gives them (timescale 12288 at 24 fps).
+        let pts: Vec<i64> = all.iter().map(|p| p.pts).collect();
+        assert_eq!(pts, (0..24).map(|i| 512 * i).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn matroska_hevc_and_webm_vp9_give_their_frames() {
+        let (d, all) = packets("counter_hevc10.mkv");
+        assert_eq!(d.codec(), Codec::Hevc);
+        assert_eq!(d.info().pixel_format, "yuv420p10");
+        assert_eq!(all.len(), 12);
+        // VPS (type 32) first: 0x40 = 32 << 1.
+        assert_eq!(&all[0].data[..5], &[0, 0, 0, 1, 0x40]);
+        let (d, all) = packets("counter_vp9.webm");
+        assert_eq!(d.codec(), Codec::Vp9);
+        assert_eq!(all.len(), 12);
+        // A VP9 key frame: frame marker 2 in the top bits of its first byte.
+        assert_eq!(all[0].data[0] >> 6, 2);
+    }
+
+    #[test]
+    fn bad_files_are_one_line_errors() {
+        for name in ["truncated.mp4", "audio_only.m4a"] {
+            let e = Demuxer::open(&clip(name)).err().expect("refused");
+            assert!(!e.to_string().contains('\n'), "{e}");
+        }
+        let dir = tempfile::tempdir().expect("dir");
+        for (name, bytes) in [
+            ("text.mp4", b"hello, this is not a video at all".to_vec()),
+            ("short.mkv", vec![0x1a, 0x45, 0xdf, 0xa3, 0x01]),
+        ] {
+            let p = dir.path().join(name);
+            std::fs::write(&p, bytes).expect("write");
+            assert!(Demuxer::open(&p).is_err(), "{name}");
+        }
+    }
+
+    #[test]
+    fn length_prefixed_units_are_checked() {
+        let f = NalFraming {
+            length_size: 4,
+            parameter_sets: vec![0, 0, 0, 1, 9],
+        };
+        assert_eq!(
+            f.annex_b(&[0, 0, 0, 2, 0x65, 1, 0, 0, 0, 1, 0x41], true)
+                .expect("units"),
+            vec![0, 0, 0, 1, 9, 0, 0, 0, 1, 0x65, 1, 0, 0, 0, 1, 0x41]
+        );
+        assert!(f.annex_b(&[0, 0, 0, 9, 1], false).is_err());
+        assert!(f.annex_b(&[0, 0], false).is_err());
+    }
+}

@@ -1,0 +1,535 @@
+//! Videos decoded by NVDEC in the app's CUDA context: the demuxer's packets go to NVDEC's
+//! parser, whose callbacks create the decoder (again when the stream's size changes),
+//! decode pictures and queue them in display order. A decoded frame is mapped as a view
+//! ([`MappedFrame`], unmapped when dropped) and converted to RGBA8 by a kernel straight
+//! into the frame's source surface: no frame passes through the host.
+//!
+//! Parsing runs on the caller's thread; the callbacks run inside `cuvidParseVideoData`
+//! and write only the state boxed beside the parser.
+
+mod ffi;
+
+use super::demux::{Codec, Demuxer};
+use super::yuv::{Matrix, Yuv420, YuvFormat, YuvToRgb};
+use super::{VideoError, VideoInfo};
+use crate::cuda::{load_function, load_module, ArrayRef, CudaDevice, CudaError, SurfaceObject};
+use cudarc::driver::{sys, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use std::collections::VecDeque;
+use std::ffi::{c_int, c_void};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Whether NVDEC's library loads here, or why not.
+pub fn nvdec_available() -> Result<(), String> {
+    ffi::nvcuvid().map(|_| ()).map_err(|e| e.to_string())
+}
+
+fn status(call: &'static str, code: c_int) -> Result<(), CudaError> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(CudaError::raw(call, code))
+    }
+}
+
+/// What the callbacks share with the reader.
+struct ParserState {
+    lib: &'static ffi::Nvcuvid,
+    lock: ffi::CtxLock,
+    decoder: ffi::Decoder,
+    /// The stream's format as the last sequence callback gave it.
+    format: Option<ffi::VideoFormat>,
+    /// Pictures ready to show, in display order.
+    ready: VecDeque<ffi::ParserDispInfo>,
+    /// The first failure inside a callback (the parse call then fails too).
+    failure: Option<String>,
+}
+
+impl ParserState {
+    fn destroy_decoder(&mut self) {
+        if !self.decoder.is_null() {
+            // SAFETY: created by cuvidCreateDecoder, destroyed once; no frame is mapped
+            // (mapped frames borrow the reader).
+            let code = unsafe { (self.lib.destroy_decoder)(self.decoder) };
+            if code != 0 {
+                log::warn!("cuvidDestroyDecoder failed ({code})");
+            }
+            self.decoder = std::ptr::null_mut();
+        }
+    }
+
+    /// Makes the decoder for `format` (replacing one of another size); the number of
+    /// surfaces the parser is to use.
+    fn sequence(&mut self, format: &ffi::VideoFormat) -> Result<c_int, String> {
+        if format.chroma_format != ffi::CHROMA_420 {
+            return Err(format!(
+                "chroma format {} (NVDEC here takes 4:2:0)",
+                format.chroma_format
+            ));
+        }
+        let depth = 8 + u32::from(format.bit_depth_luma_minus8);
+        if depth > 12 {
+            return Err(format!("{depth}-bit samples"));
+        }
+        let [left, top, right, bottom] = format.display_area;
+        let (w, h) = (right - left, bottom - top);
+        if w <= 0 || h <= 0 || w > super::MAX_VIDEO_SIDE as i32 || h > super::MAX_VIDEO_SIDE as i32
+        {
+            return Err(format!("a frame of {w}×{h}"));
+        }
+        let surfaces = c_int::from(format.min_num_decode_surfaces).max(1) + 4;
+        let same = self.format.is_some_and(|f| {
+            (
+                f.coded_width,
+                f.coded_height,
+                f.display_area,
+                f.bit_depth_luma_minus8,
+            ) == (
+                format.coded_width,
+                format.coded_height,
+                format.display_area,
+                format.bit_depth_luma_minus8,
+            )
+        });
+        if same && !self.decoder.is_null() {
+            return Ok(surfaces);
+        }
+        self.destroy_decoder();
+        let mut info = ffi::DecodeCreateInfo {
+            width: format.coded_width.into(),
+            height: format.coded_height.into(),
+            num_decode_surfaces: surfaces as _,
+            codec: format.codec,
+            chroma_format: format.chroma_format,
+            creation_flags: ffi::CREATE_PREFER_CUVID,
+            bit_depth_minus8: format.bit_depth_luma_minus8.into(),
+            intra_decode_only: 0,
+            max_width: format.coded_width.into(),
+            max_height: format.coded_height.into(),
+            reserved1: 0,
+            display_area: [left, top, right, bottom].map(|v| v as i16),
+            output_format: if depth > 8 {
+                ffi::SURFACE_P016
+            } else {
+                ffi::SURFACE_NV12
+            },
+            deinterlace_mode: ffi::DEINTERLACE_WEAVE,
+            target_width: w as _,
+            target_height: h as _,
+            num_output_surfaces: 2,
+            ctx_lock: self.lock,
+            target_rect: [0; 4],
+            enable_histogram: 0,
+            reserved2: [0; 4],
+        };
+        let mut decoder = std::ptr::null_mut();
+        // SAFETY: `info` is fully initialised; `decoder` is a valid out-pointer; the app's
+        // context is current (the reader binds it before parsing).
+        let code = unsafe { (self.lib.create_decoder)(&mut decoder, &mut info) };
+        if code != 0 {
+            return Err(CudaError::raw("cuvidCreateDecoder", code).to_string());
+        }
+        self.decoder = decoder;
+        self.format = Some(*format);
+        Ok(surfaces)
+    }
+}
+
+unsafe extern "C" fn on_sequence(user: *mut c_void, format: *mut ffi::VideoFormat) -> c_int {
+    // SAFETY: `user` is the reader's boxed state, alive while its parser is; the parser
+    // passes a valid format for the duration of the call.
+    let (state, format) = unsafe { (&mut *user.cast::<ParserState>(), &*format) };
+    match state.sequence(format) {
+        Ok(surfaces) => surfaces,
+        Err(e) => {
+            state.failure.get_or_insert(e);
+            0
+        }
+    }
+}
+
+unsafe extern "C" fn on_decode(user: *mut c_void, picture: *mut c_void) -> c_int {
+    // SAFETY: as in `on_sequence`; `picture` is the parser's picture parameters, passed on.
+    let state = unsafe { &mut *user.cast::<ParserState>() };
+    if state.decoder.is_null() {
+        state
+            .failure
+            .get_or_insert("a picture before any sequence header".into());
+        return 0;
+    }
+    // SAFETY: the decoder is live; the parameters are the parser's, valid for this call.
+    let code = unsafe { (state.lib.decode_picture)(state.decoder, picture) };
+    if code != 0 {
+        state
+            .failure
+            .get_or_insert(CudaError::raw("cuvidDecodePicture", code).to_string());
+        return 0;
+    }
+    1
+}
+
+unsafe extern "C" fn on_display(user: *mut c_void, info: *mut ffi::ParserDispInfo) -> c_int {
+    // SAFETY: as in `on_sequence`; a null `info` marks the end of the stream.
+    let state = unsafe { &mut *user.cast::<ParserState>() };
+    if let Some(info) = unsafe { info.as_ref() } {
+        state.ready.push_back(*info);
+    }
+    1
+}
+
+/// NVDEC's codec for a demuxed stream.
+fn nvdec_codec(codec: Codec) -> std::ffi::c_uint {
+    match codec {
+        Codec::H264 => ffi::CODEC_H264,
+        Codec::Hevc => ffi::CODEC_HEVC,
+        Codec::Vp9 => ffi::CODEC_VP9,
+    }
+}
+
+/// A video file decoded by NVDEC, frame by frame in presentation order.
+pub struct NvdecReader {
+    demux: Demuxer,
+    parser: ffi::Parser,
+    state: Box<ParserState>,
+    device: CudaDevice,
+    nv12: CudaFunction,
+    p016: CudaFunction,
+    path: PathBuf,
+    /// Frames handed out so far.
+    frame: u64,
+    /// The end of the stream was sent to the parser.
+    flushed: bool,
+}
+
+impl NvdecReader {
+    /// Opens `path` for NVDEC on `device` (its context must be the app's): the container
+    /// and codec are checked now, the decoder is made at the first sequence header.
+    pub fn open(path: &Path, device: &CudaDevice) -> Result<Self, VideoError> {
+        let refused = |reason: String| VideoError::NoNvdec {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let lib = ffi::nvcuvid().map_err(|e| refused(format!("libnvcuvid.so.1: {e}")))?;
+        let demux = Demuxer::open(path)?;
+        let cuda = |e: CudaError| refused(e.to_string());
+        device.bind().map_err(cuda)?;
+        let module = load_module(device, "yuv_to_rgba").map_err(cuda)?;
+        let nv12 = load_function(&module, "nv12_to_rgba").map_err(cuda)?;
+        let p016 = load_function(&module, "p016_to_rgba").map_err(cuda)?;
+        let mut lock = std::ptr::null_mut();
+        // SAFETY: `lock` is a valid out-pointer; the context is live (the device holds it).
+        status("cuvidCtxLockCreate", unsafe {
+            (lib.ctx_lock_create)(&mut lock, device.ctx.cu_ctx())
+        })
+        .map_err(cuda)?;
+        let mut state = Box::new(ParserState {
+            lib,
+            lock,
+            decoder: std::ptr::null_mut(),
+            format: None,
+            ready: VecDeque::new(),
+            failure: None,
+        });
+        let mut params = ffi::ParserParams {
+            codec: nvdec_codec(demux.codec()),
+            max_num_decode_surfaces: 1,
+            clock_rate: 0,
+            error_threshold: 0,
+            max_display_delay: 0,
+            flags: 0,
+            reserved1: [0; 4],
+            user_data: std::ptr::addr_of_mut!(*state).cast(),
+            sequence: Some(on_sequence),
+            decode: Some(on_decode),
+            display: Some(on_display),
+            operating_point: None,
+            sei_message: None,
+            reserved2: [std::ptr::null_mut(); 5],
+            ext_video_info: std::ptr::null_mut(),
+        };
+        let mut parser = std::ptr::null_mut();
+        // SAFETY: `params` is fully initialised; its user data is the boxed state, which
+        // lives (at a fixed address) as long as the parser: both belong to the reader.
+        let created = status("cuvidCreateVideoParser", unsafe {
+            (lib.create_parser)(&mut parser, &mut params)
+        });
+        let reader = Self {
+            demux,
+            parser,
+            state,
+            device: device.clone(),
+            nv12,
+            p016,
+            path: path.to_path_buf(),
+            frame: 0,
+            flushed: false,
+        };
+        created.map_err(cuda)?;
+        Ok(reader)
+    }
+
+    pub fn info(&self) -> &VideoInfo {
+        self.demux.info()
+    }
+
+    fn failed(&self, reason: String) -> VideoError {
+        VideoError::Decode {
+            path: self.path.clone(),
+            frame: self.frame,
+            reason,
+        }
+    }
+
+    /// Sends one packet (or the end of the stream) to the parser.
+    fn parse(&mut self, packet: Option<&super::demux::Packet>) -> Result<(), VideoError> {
+        self.device.bind().map_err(|e| self.failed(e.to_string()))?;
+        let mut source = match packet {
+            Some(p) => ffi::SourceDataPacket {
+                flags: ffi::PKT_TIMESTAMP,
+                payload_size: p.data.len() as _,
+                payload: p.data.as_ptr(),
+                timestamp: p.pts,
+            },
+            None => ffi::SourceDataPacket {
+                flags: ffi::PKT_ENDOFSTREAM,
+                payload_size: 0,
+                payload: std::ptr::null(),
+                timestamp: 0,
+            },
+        };
+        // SAFETY: the parser is live; the payload outlives the call (the parser copies
+        // what it keeps); the callbacks touch only the boxed state.
+        let code = unsafe { (self.state.lib.parse)(self.parser, &mut source) };
+        if let Some(reason) = self.state.failure.take() {
+            return Err(self.failed(reason));
+        }
+        status("cuvidParseVideoData", code).map_err(|e| self.failed(e.to_string()))
+    }
+
+    /// The next frame in presentation order, mapped; None after the last.
+    pub fn next_frame(&mut self) -> Result<Option<MappedFrame<'_>>, VideoError> {
+        while self.state.ready.is_empty() {
+            if self.flushed {
+                if self.frame == 0 {
+                    return Err(self.failed("no frame decoded".into()));
+                }
+                return Ok(None);
+            }
+            match self.demux.next_packet()? {
+                Some(packet) => self.parse(Some(&packet))?,
+                None => {
+                    self.parse(None)?;
+                    self.flushed = true;
+                }
+            }
+        }
+        let Some(shown) = self.state.ready.pop_front() else {
+            return Ok(None);
+        };
+        let Some(format) = self.state.format else {
+            return Err(self.failed("a frame before any sequence header".into()));
+        };
+        let frame = self.frame;
+        self.frame += 1;
+        let mut params = ffi::ProcParams {
+            progressive_frame: shown.progressive_frame,
+            second_field: 0,
+            top_field_first: shown.top_field_first,
+            unpaired_field: c_int::from(shown.repeat_first_field < 0),
+            reserved_flags: 0,
+            reserved_zero: 0,
+            raw_input_dptr: 0,
+            raw_input_pitch: 0,
+            raw_input_format: 0,
+            raw_output_dptr: 0,
+            raw_output_pitch: 0,
+            reserved1: 0,
+            output_stream: self.device.stream.cu_stream(),
+            reserved: [0; 46],
+            histogram_dptr: std::ptr::null_mut(),
+            reserved2: [std::ptr::null_mut(); 1],
+        };
+        let mut status_out = ffi::DecodeStatus {
+            status: 0,
+            reserved: [0; 31],
+            reserved2: [std::ptr::null_mut(); 8],
+        };
+        // SAFETY: the decoder is live; `status_out` is a valid out-pointer. Codecs
+        // without decode status (VP9) answer "not supported", which is no error here.
+        let asked = unsafe {
+            (self.state.lib.decode_status)(self.state.decoder, shown.picture_index, &mut status_out)
+        };
+        if asked == 0
+            && matches!(
+                status_out.status,
+                ffi::DECODE_STATUS_ERROR | ffi::DECODE_STATUS_ERROR_CONCEALED
+            )
+        {
+            return Err(VideoError::Decode {
+                path: self.path.clone(),
+                frame,
+                reason: "the stream's data is damaged".into(),
+            });
+        }
+        let (mut ptr, mut pitch) = (0u64, 0u32);
+        self.device.bind().map_err(|e| self.failed(e.to_string()))?;
+        // SAFETY: the decoder is live and `picture_index` one of its surfaces that the
+        // parser just reported for display; out-pointers valid; `params` initialised.
+        let code = unsafe {
+            (self.state.lib.map_frame)(
+                self.state.decoder,
+                shown.picture_index,
+                &mut ptr,
+                &mut pitch,
+                &mut params,
+            )
+        };
+        status("cuvidMapVideoFrame64", code).map_err(|e| self.failed(e.to_string()))?;
+        let [left, top, right, bottom] = format.display_area;
+        let depth = 8 + format.bit_depth_luma_minus8;
+        let height = (bottom - top) as u32;
+        Ok(Some(MappedFrame {
+            reader: self,
+            ptr,
+            pitch: pitch as usize,
+            size: ((right - left) as u32, height),
+            chroma_row: ((height + 1) & !1) as usize,
+            sixteen: depth > 8,
+            yuv: YuvFormat {
+                depth,
+                matrix: Matrix::from_h273(format.matrix_coefficients, height),
+                full_range: format.video_signal_flags & 0x08 != 0,
+            },
+            index: frame,
+        }))
+    }
+}
+
+impl Drop for NvdecReader {
+    fn drop(&mut self) {
+        let lib = self.state.lib;
+        if let Err(e) = self.device.bind() {
+            log::warn!("NVDEC teardown: {e}");
+        }
+        if !self.parser.is_null() {
+            // SAFETY: created by cuvidCreateVideoParser, destroyed once, before its state.
+            let code = unsafe { (lib.destroy_parser)(self.parser) };
+            if code != 0 {
+                log::warn!("cuvidDestroyVideoParser failed ({code})");
+            }
+        }
+        self.state.destroy_decoder();
+        // SAFETY: created by cuvidCtxLockCreate; the decoder that used it is gone.
+        let code = unsafe { (lib.ctx_lock_destroy)(self.state.lock) };
+        if code != 0 {
+            log::warn!("cuvidCtxLockDestroy failed ({code})");
+        }
+    }
+}
+
+/// A decoded frame mapped for CUDA (`pitch`-byte rows of luma, then interleaved chroma),
+/// unmapped when dropped.
+pub struct MappedFrame<'a> {
+    reader: &'a NvdecReader,
+    ptr: u64,
+    pitch: usize,
+    size: (u32, u32),
+    chroma_row: usize,
+    sixteen: bool,
+    yuv: YuvFormat,
+    index: u64,
+}
+
+impl MappedFrame<'_> {
+    /// The displayed size.
+    pub fn size(&self) -> (u32, u32) {
+        self.size
+    }
+
+    pub fn yuv_format(&self) -> YuvFormat {
+        self.yuv
+    }
+
+    /// The frame's number in presentation order, from 0.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// Converts the frame to RGBA8 into `dst` (an array of the app's context with surface
+    /// load/store, at least the frame's size) on `stream`, and waits for it (the frame is
+    /// unmapped after).
+    pub fn write_rgba(&self, dst: ArrayRef<'_>, stream: &Arc<CudaStream>) -> Result<(), CudaError> {
+        let reader = self.reader;
+        let surface = SurfaceObject::from_array(&reader.device.ctx, dst)?;
+        let k = YuvToRgb::new(self.yuv);
+        let (w, h) = (self.size.0 as i32, self.size.1 as i32);
+        let (pitch, chroma_row) = (self.pitch as i32, self.chroma_row as i32);
+        let handle = surface.handle();
+        let shift = 16 - i32::from(self.yuv.depth);
+        let cfg = LaunchConfig {
+            grid_dim: (self.size.0.div_ceil(32), self.size.1.div_ceil(8), 1),
+            block_dim: (32, 8, 1),
+            shared_mem_bytes: 0,
+        };
+        let (function, kernel) = if self.sixteen {
+            (&reader.p016, "p016_to_rgba")
+        } else {
+            (&reader.nv12, "nv12_to_rgba")
+        };
+        let mut b = stream.launch_builder(function);
+        b.arg(&self.ptr)
+            .arg(&pitch)
+            .arg(&chroma_row)
+            .arg(&w)
+            .arg(&h);
+        if self.sixteen {
+            b.arg(&shift);
+        }
+        b.arg(&k).arg(&handle);
+        // SAFETY: matches `nv12_to_rgba(const uchar*, int, int, int, int, YuvToRgb,
+        // surface)` / `p016_to_rgba(…, int shift, YuvToRgb, surface)`; the frame is
+        // mapped (`chroma_row + ⌈h/2⌉` rows of `pitch` bytes) until this returns, after the
+        // stream synchronized; writes stay inside w × h of `dst`.
+        unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
+        stream
+            .synchronize()
+            .map_err(CudaError::driver("cuStreamSynchronize(video frame)"))
+    }
+
+    /// The frame's samples on the host (tests compare them with another decoder's).
+    pub fn read_yuv(&self) -> Result<Yuv420, CudaError> {
+        let (_, ch) = super::yuv::chroma_size(self.size.0, self.size.1);
+        let bytes = self.pitch * (self.chroma_row + ch as usize);
+        let mut host = vec![0u8; bytes];
+        self.reader.device.bind()?;
+        // SAFETY: the frame is mapped; `bytes` lie within its luma and chroma rows; `host`
+        // holds them.
+        crate::cuda::check("cuMemcpyDtoH(video frame)", unsafe {
+            sys::cuMemcpyDtoH_v2(host.as_mut_ptr().cast(), self.ptr, bytes)
+        })?;
+        Yuv420::from_semiplanar(
+            &host,
+            self.size,
+            self.pitch,
+            self.chroma_row,
+            self.sixteen,
+            self.yuv.depth,
+        )
+        .ok_or(CudaError::Missing("video frame's rows"))
+    }
+}
+
+impl Drop for MappedFrame<'_> {
+    fn drop(&mut self) {
+        let state = &self.reader.state;
+        if let Err(e) = self.reader.device.bind() {
+            log::warn!("unmapping a video frame: {e}");
+        }
+        // SAFETY: mapped by cuvidMapVideoFrame64 on this decoder, unmapped once; work
+        // reading it was waited for.
+        let code = unsafe { (state.lib.unmap_frame)(state.decoder, self.ptr) };
+        if code != 0 {
+            log::warn!("cuvidUnmapVideoFrame64 failed ({code})");
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! NVDEC on the GPU: every frame of the test clips (H.264 with B-frames, HEVC Main in MP4,
+//! HEVC Main10 in Matroska, VP9 in WebM, a size that is not a multiple of 16) decodes to
+//! the very samples FFmpeg decodes (an Adler-32 of each frame's planes, written by
+//! `scripts/fidelity/make_video_clips.sh` into `tests/data/video/ffmpeg_frames.txt`), in
+//! presentation order; the frames that reach the filter stack through the real interop
+//! path equal the CPU reference's conversion of those samples, bit for bit, and a filtered
+//! frame equals the CPU filter of it within the filter's tolerance.
+//!
+//! Without a CUDA device it prints "skipped: no CUDA device" and passes, or fails under
+//! `CUDALENS_REQUIRE_GPU=1`.
+
+mod common;
+
+use cudalens::cuda::CudaDevice;
+use cudalens::filters::Filter;
+use cudalens::pipeline::{
+    process_headless, process_video_headless, stages_of, BackendRequest, InteropRequest,
+    VideoDecoder,
+};
+use cudalens::video::nvdec::NvdecReader;
+use cudalens::video::yuv::{Yuv420, YuvToRgb};
+use image::RgbaImage;
+use std::path::PathBuf;
+
+fn clip(name: &str) -> PathBuf {
+    common::data(&format!("video/{name}"))
+}
+
+/// FFmpeg's decode of a clip: its name, size, bit depth and the Adler-32 of each frame.
+type ClipFrames = (String, (u32, u32), u8, Vec<u32>);
+
+fn ffmpeg_frames() -> Vec<ClipFrames> {
+    let text = std::fs::read_to_string(clip("ffmpeg_frames.txt")).expect("reference");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let num = |s: &str| s.parse::<u32>().expect("number");
+            let crcs = w[4..]
+                .iter()
+                .map(|c| u32::from_str_radix(c.trim_start_matches("0x"), 16).expect("hex"))
+                .collect();
+            let depth = num(w[3]) as u8;
+            (w[0].to_string(), (num(w[1]), num(w[2])), depth, crcs)
+        })
+        .collect()
+}
+
+/// Adler-32 of a frame's planes as FFmpeg's rawvideo lays them out (Y, Cb, Cr; bytes, or
+/// little-endian words past 8 bits).
+fn planar_adler(yuv: &Yuv420, depth: u8) -> u32 {
+    let mut a = adler2::Adler32::new();
+    for plane in [&yuv.y, &yuv.cb, &yuv.cr] {
+        let bytes: Vec<u8> = if depth > 8 {
+            plane.iter().flat_map(|v| v.to_le_bytes()).collect()
+        } else {
+            plane.iter().map(|&v| v as u8).collect()
+        };
+        a.write_slice(&bytes);
+    }
+    a.checksum()
+}
+
+/// Every frame of `name` as NVDEC decodes it: its samples and the CPU reference's RGBA.
+fn decoded(device: &CudaDevice, name: &str) -> Vec<(Yuv420, RgbaImage)> {
+    let mut reader = NvdecReader::open(&clip(name), device).expect("NVDEC opens the clip");
+    let mut frames = Vec::new();
+    while let Some(frame) = reader.next_frame().expect("decodes") {
+        assert_eq!(frame.index(), frames.len() as u64);
+        let yuv = frame.read_yuv().expect("samples");
+        let rgba = yuv.to_rgba(&YuvToRgb::new(frame.yuv_format()));
+        frames.push((yuv, rgba));
+    }
+    frames
+}
+
+/// The frames of `name` through the stack on CUDA (external memory), decoded by NVDEC.
+fn through_the_stack(name: &str, filters: &[Filter]) -> Vec<RgbaImage> {
+    let path = clip(name);
+    let info = cudalens::video::describe(&path).expect("described");
+    let mut out = Vec::new();
+    let decoder = process_video_headless::<anyhow::Error>(
+        &path,
+        &info,
+        &stages_of(filters),
+        BackendRequest::Cuda,
+        InteropRequest::External,
+        |o| {
+            out.push(o.image);
+            Ok(())
+        },
+    )
+    .expect("the stack runs");
+    assert_eq!(decoder, VideoDecoder::Nvdec, "{name}");
+    out
+}
+
+#[test]
+fn gpu_nvdec_decodes_every_clip_as_ffmpeg_does() {
+    if common::gpu::cuda_devices().is_none() {
+        return;
+    }
+    let device = CudaDevice::new(0).expect("CUDA device 0");
+    for (name, size, depth, crcs) in ffmpeg_frames() {
+        let frames = decoded(&device, &name);
+        assert_eq!(frames.len(), crcs.len(), "{name}: frame count");
+        for (i, ((yuv, _), want)) in frames.iter().zip(&crcs).enumerate() {
+            assert_eq!((yuv.width, yuv.height), size, "{name} frame {i}: size");
+            assert_eq!(
+                planar_adler(yuv, depth),
+                *want,
+                "{name} frame {i}: NVDEC's samples differ from FFmpeg's"
+            );
+        }
+        eprintln!("{name}: {} frames equal FFmpeg's", frames.len());
+    }
+}
+
+#[test]
+fn gpu_video_frames_reach_the_stack_as_the_cpu_reference_converts_them() {
+    let Some(_gl) = common::gpu::cuda_gl() else {
+        return;
+    };
+    let device = CudaDevice::new(0).expect("CUDA device 0");
+    let sobel: Filter = "sobel".parse().expect("sobel");
+    for name in [
+        "texture_h264.mp4",
+        "texture_hevc_full.mp4",
+        "counter_hevc10.mkv",
+        "counter_vp9.webm",
+        "odd_size.mp4",
+    ] {
+        let reference = decoded(&device, name);
+        let plain = through_the_stack(name, &[]);
+        assert_eq!(plain.len(), reference.len(), "{name}: frame count");
+        for (i, (got, (_, want))) in plain.iter().zip(&reference).enumerate() {
+            assert_eq!(got.dimensions(), want.dimensions(), "{name} frame {i}");
+            let differ = got
+                .pixels()
+                .zip(want.pixels())
+                .filter(|(a, b)| a != b)
+                .count();
+            assert_eq!(
+                differ, 0,
+                "{name} frame {i}: {differ} pixels unlike the CPU's"
+            );
+        }
+        let filtered = through_the_stack(name, &[sobel]);
+        for (i, (got, (_, frame))) in filtered.iter().zip(&reference).enumerate() {
+            let want = process_headless(
+                frame,
+                &stages_of(&[sobel]),
+                BackendRequest::Cpu,
+                InteropRequest::Auto,
+            )
+            .expect("CPU sobel")
+            .image;
+            let worst = got
+                .as_raw()
+                .iter()
+                .zip(want.as_raw())
+                .map(|(a, b)| a.abs_diff(*b))
+                .max()
+                .unwrap_or(0);
+            assert!(worst <= 1, "{name} frame {i}: sobel off by {worst}");
+        }
+        eprintln!("{name}: {} frames through the stack", plain.len());
+    }
+}
