@@ -47,9 +47,9 @@ fn ffmpeg_frames() -> Vec<ClipFrames> {
 }
 
 /// Adler-32 of a frame's planes as FFmpeg's rawvideo lays them out (Y, Cb, Cr; bytes, or
-/// little-endian words past 8 bits).
+/// little-endian words past 8 bits), started from 0 as FFmpeg's framecrc starts it.
 fn planar_adler(yuv: &Yuv420, depth: u8) -> u32 {
-    let mut a = adler2::Adler32::new();
+    let mut a = adler2::Adler32::from_checksum(0);
     for plane in [&yuv.y, &yuv.cb, &yuv.cr] {
         let bytes: Vec<u8> = if depth > 8 {
             plane.iter().flat_map(|v| v.to_le_bytes()).collect()
@@ -102,6 +102,19 @@ fn gpu_nvdec_decodes_every_clip_as_ffmpeg_does() {
     }
     let device = CudaDevice::new(0).expect("CUDA device 0");
     for (name, size, depth, crcs) in ffmpeg_frames() {
+        // HEVC and VP9 below NVDEC's smallest size: refused in one line, for ffmpeg to take.
+        if name.starts_with("counter_hevc") || name.starts_with("counter_vp9") {
+            let refused = NvdecReader::open(&clip(&name), &device)
+                .err()
+                .expect("refused");
+            let line = refused.to_string();
+            assert!(
+                line.contains("this GPU decodes") && !line.contains('\n'),
+                "{line}"
+            );
+            eprintln!("{name}: {line}");
+            continue;
+        }
         let frames = decoded(&device, &name);
         assert_eq!(frames.len(), crcs.len(), "{name}: frame count");
         for (i, ((yuv, _), want)) in frames.iter().zip(&crcs).enumerate() {
@@ -126,8 +139,8 @@ fn gpu_video_frames_reach_the_stack_as_the_cpu_reference_converts_them() {
     for name in [
         "texture_h264.mp4",
         "texture_hevc_full.mp4",
-        "counter_hevc10.mkv",
-        "counter_vp9.webm",
+        "texture_hevc10.mkv",
+        "texture_vp9.webm",
         "odd_size.mp4",
     ] {
         let reference = decoded(&device, name);

@@ -20,23 +20,30 @@ ff -f lavfi -i "$counter" -frames:v 12 -c:v libvpx-vp9 -crf 10 -b:v 0 -pix_fmt y
 # A size not a multiple of 16 (the decoder crops its 64×48 macroblocks).
 ff -f lavfi -i "color=c=black:s=62x34:r=10:d=0.5,format=rgb24,geq=r='X*4':g='Y*7':b=200" \
     -c:v libx264 -crf 10 -pix_fmt yuv420p odd_size.mp4
-# Textured pictures for NVDEC against FFmpeg: H.264 with B-frames, BT.709 limited range;
-# HEVC Main in MP4 (hvc1), full range.
-ff -f lavfi -i "testsrc2=s=96x64:r=24:d=0.5" -c:v libx264 -preset medium -bf 3 -crf 16 \
-    -pix_fmt yuv420p -colorspace bt709 -color_primaries bt709 -color_trc bt709 texture_h264.mp4
-ff -f lavfi -i "testsrc2=s=96x64:r=24:d=0.5" -c:v libx265 -tag:v hvc1 \
+# Textured pictures for NVDEC against FFmpeg, at 176×144 (NVDEC takes HEVC and VP9 from
+# 144 and 128 lines up): H.264 with B-frames, BT.709 limited range; HEVC Main in MP4 (hvc1),
+# full range; HEVC Main10 in Matroska; VP9 in WebM.
+texture="testsrc2=s=176x144:r=24:d=0.5"
+ff -f lavfi -i "$texture" -c:v libx264 -preset medium -bf 3 -crf 16 -pix_fmt yuv420p \
+    -colorspace bt709 -color_primaries bt709 -color_trc bt709 texture_h264.mp4
+ff -f lavfi -i "$texture" -c:v libx265 -tag:v hvc1 \
     -x265-params log-level=error:crf=14:range=full -pix_fmt yuv420p -color_range pc \
     texture_hevc_full.mp4
+ff -f lavfi -i "$texture" -c:v libx265 -x265-params log-level=error:crf=14 \
+    -pix_fmt yuv420p10le texture_hevc10.mkv
+ff -f lavfi -i "$texture" -c:v libvpx-vp9 -crf 20 -b:v 0 -pix_fmt yuv420p texture_vp9.webm
+# Turned a quarter by its track matrix (as phones write them).
+ff -i odd_size.mp4 -c copy -metadata:s:v:0 rotate=90 turned.mp4
 # Sound only.
 ff -f lavfi -i "sine=frequency=440:duration=0.2" -c:a aac audio_only.m4a
 # The counter cut in the middle (its index, at the end, is lost).
 head -c "$(($(stat -c %s counter_h264.mp4) / 2))" counter_h264.mp4 >truncated.mp4
-# FFmpeg's decode of each clip NVDEC takes, as an Adler-32 per frame of its planar samples
-# (8-bit, or 16-bit little-endian words), in presentation order.
+# FFmpeg's decode of each clip, as an Adler-32 per frame of its planar samples (8-bit, or
+# 16-bit little-endian words; framecrc's, which starts from 0, not 1), in presentation order.
 {
     echo "# clip width height depth adler32-of-each-frame (FFmpeg $(ffmpeg -version | head -1 | cut -d' ' -f3))"
     for clip in counter_h264.mp4 counter_hevc10.mkv counter_vp9.webm odd_size.mp4 \
-        texture_h264.mp4 texture_hevc_full.mp4; do
+        texture_h264.mp4 texture_hevc_full.mp4 texture_hevc10.mkv texture_vp9.webm; do
         fmt=$(ffprobe -v error -select_streams v:0 -show_entries stream=pix_fmt,width,height \
             -of csv=p=0 "$clip")
         IFS=, read -r w h pix <<<"$fmt"

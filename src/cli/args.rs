@@ -222,6 +222,11 @@ pub struct BenchArgs {
     /// parameters' defaults: GPU time, share of copy bandwidth, registers, occupancy.
     #[arg(long = "kernel", value_name = "FILE.cu", requires = "kernels")]
     pub kernel_files: Vec<PathBuf>,
+    /// Time this video instead (MP4/MOV, Matroska, WebM): NVDEC decoding into the frame's
+    /// source alone, then with the stack (--filter, else gaussian σ=2 → sobel → box r=5),
+    /// frames a second over the clip, median of five passes. Needs CUDA with external memory.
+    #[arg(long, value_name = "FILE")]
+    pub video: Option<PathBuf>,
     /// Write the results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,

@@ -132,6 +132,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let (w, h) = args.size;
     let gl = headless_gl()?;
     let gl = &gl.gl;
+    if let Some(path) = &args.video {
+        let doc = super::bench_video::run(gl, args, path)?;
+        if let Some(out) = &args.json {
+            crate::image_io::write_bytes_atomically(out, doc.to_string().as_bytes())?;
+        }
+        return Ok(());
+    }
     check_bench(gl, args)?;
     let (image, source, mut runner) = bench_frame(gl, args)?;
     let backend = runner.status.kind;

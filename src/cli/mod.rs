@@ -8,6 +8,7 @@ pub mod bench;
 mod bench_cpu;
 pub mod bench_explorer;
 mod bench_kernels;
+mod bench_video;
 mod doctor;
 mod error;
 mod histogram;

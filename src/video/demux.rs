@@ -276,7 +276,13 @@ fn open_mp4(path: &Path, file: File) -> Result<Demuxer, String> {
         .values()
         .find(|t| t.kind == Some(re_mp4::TrackKind::Video))
         .ok_or("no video stream")?;
-    let stsd = &track.trak(&mp4).mdia.minf.stbl.stsd.contents;
+    let trak = track.trak(&mp4);
+    // A turned picture (phone videos): ffmpeg applies the turn, NVDEC's frames would not.
+    let m = &trak.tkhd.matrix;
+    if m.b != 0 || m.c != 0 || m.a < 0 || m.d < 0 {
+        return Err("the picture is turned by its track's matrix (not applied on NVDEC)".into());
+    }
+    let stsd = &trak.mdia.minf.stbl.stsd.contents;
     let (codec, framing, ten_bit) = match stsd {
         re_mp4::StsdBoxContent::Avc1(c) => (
             Codec::H264,
@@ -460,7 +466,7 @@ mod tests {
 
     #[test]
     fn bad_files_are_one_line_errors() {
-        for name in ["truncated.mp4", "audio_only.m4a"] {
+        for name in ["truncated.mp4", "audio_only.m4a", "turned.mp4"] {
             let e = Demuxer::open(&clip(name)).err().expect("refused");
             assert!(!e.to_string().contains('\n'), "{e}");
         }

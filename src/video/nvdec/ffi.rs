@@ -150,6 +150,28 @@ pub struct ProcParams {
     pub reserved2: [*mut c_void; 1],
 }
 
+/// `CUVIDDECODECAPS`: what the device decodes for a codec, chroma format and depth.
+#[repr(C)]
+#[derive(Default)]
+pub struct DecodeCaps {
+    pub codec: c_uint,
+    pub chroma_format: c_uint,
+    pub bit_depth_minus8: c_uint,
+    pub reserved1: [c_uint; 3],
+    pub is_supported: u8,
+    pub num_nvdecs: u8,
+    pub output_format_mask: u16,
+    pub max_width: c_uint,
+    pub max_height: c_uint,
+    pub max_mb_count: c_uint,
+    pub min_width: u16,
+    pub min_height: u16,
+    pub is_histogram_supported: u8,
+    pub counter_bit_depth: u8,
+    pub max_histogram_bins: u16,
+    pub reserved3: [c_uint; 10],
+}
+
 /// `CUVIDGETDECODESTATUS`.
 #[repr(C)]
 pub struct DecodeStatus {
@@ -160,6 +182,7 @@ pub struct DecodeStatus {
 
 /// The NVDEC entry points (status codes as c_int: an unknown code in a Rust enum is UB).
 pub struct Nvcuvid {
+    pub decoder_caps: unsafe extern "C" fn(*mut DecodeCaps) -> c_int,
     pub create_parser: unsafe extern "C" fn(*mut Parser, *mut ParserParams) -> c_int,
     pub parse: unsafe extern "C" fn(Parser, *mut SourceDataPacket) -> c_int,
     pub destroy_parser: unsafe extern "C" fn(Parser) -> c_int,
@@ -188,6 +211,7 @@ fn load() -> Result<Nvcuvid, String> {
             };
         }
         Ok(Nvcuvid {
+            decoder_caps: sym!("cuvidGetDecoderCaps"),
             create_parser: sym!("cuvidCreateVideoParser"),
             parse: sym!("cuvidParseVideoData"),
             destroy_parser: sym!("cuvidDestroyVideoParser"),
@@ -223,5 +247,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<DecodeCreateInfo>(), 176);
         assert_eq!(std::mem::size_of::<ProcParams>(), 264);
         assert_eq!(std::mem::size_of::<DecodeStatus>(), 192);
+        assert_eq!(std::mem::size_of::<DecodeCaps>(), 88);
     }
 }

@@ -186,6 +186,41 @@ fn nvdec_codec(codec: Codec) -> std::ffi::c_uint {
     }
 }
 
+/// Whether the device decodes `demux`'s stream at its size, or one line why not (the
+/// app's context must be current).
+fn check_caps(lib: &ffi::Nvcuvid, demux: &Demuxer) -> Result<(), String> {
+    let info = demux.info();
+    let depth_minus8 = if info.pixel_format.contains("10") {
+        2
+    } else {
+        0
+    };
+    let mut caps = ffi::DecodeCaps {
+        codec: nvdec_codec(demux.codec()),
+        chroma_format: ffi::CHROMA_420,
+        bit_depth_minus8: depth_minus8,
+        ..Default::default()
+    };
+    // SAFETY: `caps` is initialised and a valid in/out pointer; a context is current.
+    status("cuvidGetDecoderCaps", unsafe {
+        (lib.decoder_caps)(&mut caps)
+    })
+    .map_err(|e| e.to_string())?;
+    let what = format!("{} {}-bit", demux.codec().name(), 8 + depth_minus8);
+    if caps.is_supported == 0 {
+        return Err(format!("this GPU has no {what} decoder"));
+    }
+    let (w, h) = (info.width, info.height);
+    let (min_w, min_h) = (u32::from(caps.min_width), u32::from(caps.min_height));
+    if w < min_w || h < min_h || w > caps.max_width || h > caps.max_height {
+        return Err(format!(
+            "{w}×{h}: this GPU decodes {what} from {min_w}×{min_h} to {}×{}",
+            caps.max_width, caps.max_height
+        ));
+    }
+    Ok(())
+}
+
 /// A video file decoded by NVDEC, frame by frame in presentation order.
 pub struct NvdecReader {
     demux: Demuxer,
@@ -216,6 +251,7 @@ impl NvdecReader {
         let module = load_module(device, "yuv_to_rgba").map_err(cuda)?;
         let nv12 = load_function(&module, "nv12_to_rgba").map_err(cuda)?;
         let p016 = load_function(&module, "p016_to_rgba").map_err(cuda)?;
+        check_caps(lib, &demux).map_err(refused)?;
         let mut lock = std::ptr::null_mut();
         // SAFETY: `lock` is a valid out-pointer; the context is live (the device holds it).
         status("cuvidCtxLockCreate", unsafe {

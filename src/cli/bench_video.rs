@@ -1,0 +1,131 @@
+//! `cudalens bench --video FILE`: NVDEC's frames through the stack on CUDA with external
+//! memory, never read back. Two modes over the whole clip: decode (NVDEC, conversion into
+//! the frame's source) and decode → stack (the `--filter` stack, by default gaussian σ=2 →
+//! sobel → box r=5, with the frame's histogram). Frames a second per pass, the median of
+//! five passes after one of warm-up; the stack's GPU time per frame (its stages, hand-overs
+//! left out), median over the frames.
+
+use super::{BenchArgs, CliError};
+use crate::bench_stats::median;
+use crate::filters::Filter;
+use crate::pipeline::{stages_of, BackendRequest, FrameRunner, InteropRequest, Stage};
+use crate::video::nvdec::NvdecReader;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Instant;
+
+/// Passes over the clip per mode (after one of warm-up).
+const PASSES: usize = 5;
+
+/// The stack `bench --video` runs without `--filter`.
+fn default_stack() -> Result<Vec<Filter>, CliError> {
+    ["gaussian:sigma=2", "sobel", "box:radius=5"]
+        .iter()
+        .map(|s| s.parse::<Filter>().map_err(CliError::internal))
+        .collect()
+}
+
+/// One pass over `path`: frames decoded and (with `stack`) run; the stack's GPU
+/// milliseconds per frame.
+fn pass(
+    gl: &glow::Context,
+    runner: &mut FrameRunner,
+    path: &Path,
+    stack: Option<&[Stage]>,
+) -> Result<(usize, f64, Vec<f64>), CliError> {
+    let device = runner
+        .cuda_device()
+        .cloned()
+        .ok_or_else(|| CliError::usage("bench --video needs CUDA"))?;
+    let mut reader = NvdecReader::open(path, &device)?;
+    let mut frames = 0;
+    let mut gpu_ms = Vec::new();
+    let start = Instant::now();
+    while let Some(frame) = reader.next_frame()? {
+        runner.load_source_on_device(gl, frame.size(), |array, stream| {
+            frame.write_rgba(array, stream)
+        })?;
+        drop(frame);
+        if let Some(filters) = stack {
+            let report = runner.run_loaded_on_device(gl, filters)?;
+            gpu_ms.push(
+                report
+                    .stages
+                    .iter()
+                    .filter(|s| !s.name.starts_with("interop"))
+                    .map(|s| s.ms)
+                    .sum(),
+            );
+        }
+        frames += 1;
+    }
+    Ok((frames, start.elapsed().as_secs_f64(), gpu_ms))
+}
+
+/// Times the clip `path` (see the module).
+pub fn run(gl: &glow::Context, args: &BenchArgs, path: &Path) -> Result<Value, CliError> {
+    let info = crate::video::describe(path)?;
+    let filters = if args.filters.is_empty() {
+        default_stack()?
+    } else {
+        args.filters.clone()
+    };
+    let stack = stages_of(&filters);
+    let (w, h) = (info.width, info.height);
+    let mut runner = FrameRunner::new(gl, BackendRequest::Cuda, InteropRequest::External, w, h)?;
+    if !runner.takes_device_frames() {
+        runner.destroy(gl);
+        return Err(CliError::usage(
+            "bench --video needs CUDA with external-memory interop",
+        ));
+    }
+    let measured = (|| {
+        let mut modes = serde_json::Map::new();
+        let mut fps_of = Vec::new();
+        for (name, stack) in [("decode", None), ("decode_stack", Some(stack.as_slice()))] {
+            pass(gl, &mut runner, path, stack)?;
+            let mut fps = Vec::new();
+            let mut gpu: Vec<f64> = Vec::new();
+            let mut frames = 0;
+            for _ in 0..PASSES {
+                let (n, secs, ms) = pass(gl, &mut runner, path, stack)?;
+                frames = n;
+                fps.push(n as f64 / secs.max(1e-9));
+                gpu.extend(ms);
+            }
+            let fps = median(fps);
+            println!(
+                "video {name}: {fps:.1} fps ({frames} frames of {w}×{h} {}){}",
+                info.codec,
+                if gpu.is_empty() {
+                    String::new()
+                } else {
+                    format!(", stack {:.3} ms of GPU a frame", median(gpu.clone()))
+                }
+            );
+            fps_of.push(fps);
+            let gpu_ms = (!gpu.is_empty()).then(|| median(gpu));
+            modes.insert(
+                name.into(),
+                json!({ "fps": fps, "frames": frames, "stack_gpu_ms": gpu_ms }),
+            );
+        }
+        let share = fps_of[1] / fps_of[0].max(1e-9);
+        println!(
+            "video: decode → stack at {:.0} % of decode alone",
+            100.0 * share
+        );
+        let stack_text: Vec<String> = filters.iter().map(ToString::to_string).collect();
+        Ok::<Value, CliError>(json!({
+            "clip": path.display().to_string(),
+            "size": [w, h],
+            "codec": info.codec,
+            "pixel_format": info.pixel_format,
+            "stack": stack_text,
+            "modes": modes,
+            "stack_share_of_decode": share,
+        }))
+    })();
+    runner.destroy(gl);
+    measured
+}
