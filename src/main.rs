@@ -44,9 +44,12 @@ fn main() -> ExitCode {
     // A half-written output is removed if the process is interrupted.
     cudalens::image_io::install_interrupt_cleanup();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(LOG_DEFAULT)).init();
-    // A panic is a bug; it still must not reach a user as a backtrace.
+    // A panic is a bug; it still must not reach a user as a backtrace. (A container
+    // parser's panic on a damaged video is caught and reported as the file's error.)
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("cudalens: internal error: {info}");
+        if !cudalens::video::demux::in_container_parser() {
+            eprintln!("cudalens: internal error: {info}");
+        }
     }));
     let cli = match cudalens::cli::Cli::try_parse() {
         Ok(cli) => cli,

@@ -95,6 +95,35 @@ fn cli_seeds_parse_or_give_one_line() {
     }
 }
 
+/// The demux target's seeds (the test clips) and regressions: each opens and gives packets
+/// or is refused, in one line, as the target requires.
+#[test]
+fn demux_seeds_give_packets_or_one_line() {
+    use cudalens::video::demux::{Demuxer, Input};
+    let all: Vec<PathBuf> = files("corpus", "demux")
+        .into_iter()
+        .chain(files("regressions", "demux"))
+        .collect();
+    assert!(!all.is_empty(), "no demux seeds");
+    for path in all {
+        let bytes = std::fs::read(&path).expect("seed");
+        let input: Box<dyn Input> = Box::new(std::io::Cursor::new(bytes));
+        match Demuxer::from_input(Path::new("seed"), input) {
+            Ok(mut d) => loop {
+                match d.next_packet() {
+                    Ok(Some(_)) => {}
+                    Ok(None) => break,
+                    Err(e) => {
+                        assert!(!e.to_string().contains('\n'), "{}: {e}", path.display());
+                        break;
+                    }
+                }
+            },
+            Err(e) => assert!(!e.to_string().contains('\n'), "{}: {e}", path.display()),
+        }
+    }
+}
+
 fn encode(img: &image::DynamicImage, format: image::ImageFormat) -> Vec<u8> {
     let mut buf = std::io::Cursor::new(Vec::new());
     img.write_to(&mut buf, format).expect("encode");

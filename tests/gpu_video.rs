@@ -180,3 +180,73 @@ fn gpu_video_frames_reach_the_stack_as_the_cpu_reference_converts_them() {
         eprintln!("{name}: {} frames through the stack", plain.len());
     }
 }
+
+/// Damaged streams in sound containers (bytes of the coded pictures flipped, H.264 and
+/// HEVC): NVDEC decodes what it can or stops with one line naming the frame; nothing
+/// panics or hangs, and the next file decodes as before.
+#[test]
+fn gpu_damaged_streams_end_in_one_line() {
+    if common::gpu::cuda_devices().is_none() {
+        return;
+    }
+    let device = CudaDevice::new(0).expect("CUDA device 0");
+    let dir = tempfile::tempdir().expect("dir");
+    let mut seed = 0x2545_f491_u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut failed, mut decoded) = (0, 0);
+    for name in ["texture_h264.mp4", "texture_hevc_full.mp4"] {
+        let whole = std::fs::read(clip(name)).expect("clip");
+        let media = whole
+            .windows(4)
+            .position(|w| w == b"mdat")
+            .expect("media box")
+            + 4;
+        for k in 0..12 {
+            let mut bytes = whole.clone();
+            for _ in 0..1 + k * 4 {
+                let at = media + (next() as usize % (whole.len() - media).min(16_000));
+                bytes[at] = next() as u8;
+            }
+            let path = dir.path().join(format!("{k}-{name}"));
+            std::fs::write(&path, &bytes).expect("write");
+            let mut reader = match NvdecReader::open(&path, &device) {
+                Ok(r) => r,
+                Err(e) => {
+                    assert!(!e.to_string().contains('\n'), "{e}");
+                    failed += 1;
+                    continue;
+                }
+            };
+            loop {
+                match reader.next_frame() {
+                    Ok(Some(_)) => {}
+                    Ok(None) => {
+                        decoded += 1;
+                        break;
+                    }
+                    Err(e) => {
+                        let line = e.to_string();
+                        assert!(line.contains("frame") && !line.contains('\n'), "{line}");
+                        failed += 1;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("damaged streams: {failed} stopped with one line, {decoded} decoded to the end");
+    assert_eq!(
+        decoded_frame_count(&device, "texture_h264.mp4"),
+        12,
+        "a sound file after the damaged ones"
+    );
+}
+
+fn decoded_frame_count(device: &CudaDevice, name: &str) -> usize {
+    decoded(device, name).len()
+}

@@ -389,3 +389,34 @@ fn the_video_colour_conversion_agrees_with_ffmpegs() {
         assert!(worst <= 1, "{name}: {worst} levels from FFmpeg's RGB");
     }
 }
+
+/// Both decoders give the same pixels: ffmpeg's frames of 4:2:0 streams go through the
+/// conversion NVDEC's take (`video::yuv`), from the samples FFmpeg decoded — which the GPU
+/// tests prove equal to NVDEC's — for 8-bit BT.709, full range and 10-bit streams.
+#[test]
+fn ffmpeg_frames_take_the_conversion_nvdec_frames_take() {
+    use cudalens::video::yuv::{Yuv420, YuvToRgb};
+    if !ffmpeg_installed() {
+        return;
+    }
+    for name in [
+        "texture_h264.mp4",
+        "texture_hevc_full.mp4",
+        "texture_hevc10.mkv",
+    ] {
+        let info = cudalens::video::probe(&clip(name)).expect("probe");
+        let format = info.yuv_format().expect("4:2:0");
+        let (w, h) = (info.width, info.height);
+        let pix = info.pixel_format.clone();
+        let raw = ffmpeg_raw(&clip(name), &pix, &[]);
+        let got = frames(&clip(name));
+        let per_frame = raw.len() / got.len();
+        for (i, (frame, planes)) in got.iter().zip(raw.chunks(per_frame)).enumerate() {
+            let want = Yuv420::from_planar(planes, (w, h), format.depth > 8)
+                .expect("planes")
+                .to_rgba(&YuvToRgb::new(format));
+            assert!(frame == &want, "{name} frame {i}");
+        }
+        eprintln!("{name}: {} frames, {format:?}", got.len());
+    }
+}

@@ -38,6 +38,11 @@ ff -i odd_size.mp4 -c copy -metadata:s:v:0 rotate=90 turned.mp4
 ff -f lavfi -i "sine=frequency=440:duration=0.2" -c:a aac audio_only.m4a
 # The counter cut in the middle (its index, at the end, is lost).
 head -c "$(($(stat -c %s counter_h264.mp4) / 2))" counter_h264.mp4 >truncated.mp4
+# The textured H.264 with its index first (faststart), cut in the middle: the sample table
+# points past the end.
+ff -i texture_h264.mp4 -c copy -movflags faststart faststart.mp4
+head -c "$(($(stat -c %s faststart.mp4) / 2))" faststart.mp4 >faststart_cut.mp4
+rm faststart.mp4
 # FFmpeg's decode of each clip, as an Adler-32 per frame of its planar samples (8-bit, or
 # 16-bit little-endian words; framecrc's, which starts from 0, not 1), in presentation order.
 {

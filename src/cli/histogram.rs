@@ -56,7 +56,8 @@ pub fn run(args: &HistogramArgs) -> Result<(), CliError> {
 }
 
 /// Every frame of a video counted (on the CPU): the histogram of all their pixels, and
-/// with `--per-frame` each frame's.
+/// with `--per-frame` each frame's. Frames are decoded as `apply` decodes them (NVDEC on
+/// CUDA with external memory, else ffmpeg) and read back through the identity frame.
 fn video(args: &HistogramArgs) -> Result<(), CliError> {
     let options = HistogramOptions {
         bins: args.bins,
@@ -64,31 +65,39 @@ fn video(args: &HistogramArgs) -> Result<(), CliError> {
     };
     // The options are checked once, before any frame is decoded (frames are 8-bit).
     resolve_range(SampleType::U8, &options, None).map_err(|e| CliError::usage(e.to_string()))?;
-    let mut reader = crate::video::FrameReader::open(&args.input)?;
-    let size = (reader.info().width, reader.info().height);
+    let info = crate::video::describe(&args.input)?;
+    let size = (info.width, info.height);
     let histogram_of_counts = |counts: &[Vec<u64>]| {
         histogram_of_value_counts(SampleType::U8, 4, size, counts, &options)
             .map_err(|e| CliError::usage(e.to_string()))
     };
     let mut sum: Option<Vec<Vec<u64>>> = None;
     let (mut frames, mut per_frame) = (0u64, Vec::new());
-    while let Some(frame) = reader.next_frame()? {
-        // Each frame counted once: its own histogram (--per-frame) and the sum.
-        let counts = integer_value_counts(&PixelImage::from_rgba8(frame))
-            .ok_or_else(|| CliError::internal("a video frame is not an integer image"))?;
-        if args.per_frame {
-            per_frame.push(document_of(&histogram_of_counts(&counts)?));
-        }
-        match &mut sum {
-            None => sum = Some(counts),
-            Some(sum) => {
-                for (x, y) in sum.iter_mut().zip(&counts) {
-                    x.iter_mut().zip(y).for_each(|(x, y)| *x += y);
+    let decoder = crate::pipeline::process_video_headless(
+        &args.input,
+        &info,
+        &[],
+        args.backend,
+        args.interop,
+        |out| {
+            // Each frame counted once: its own histogram (--per-frame) and the sum.
+            let counts = integer_value_counts(&PixelImage::from_rgba8(out.image))
+                .ok_or_else(|| CliError::internal("a video frame is not an integer image"))?;
+            if args.per_frame {
+                per_frame.push(document_of(&histogram_of_counts(&counts)?));
+            }
+            match &mut sum {
+                None => sum = Some(counts),
+                Some(sum) => {
+                    for (x, y) in sum.iter_mut().zip(&counts) {
+                        x.iter_mut().zip(y).for_each(|(x, y)| *x += y);
+                    }
                 }
             }
-        }
-        frames += 1;
-    }
+            frames += 1;
+            Ok::<(), CliError>(())
+        },
+    )?;
     let sum = sum.ok_or_else(|| CliError::internal("a video without frames"))?;
     let h = histogram_of_counts(&sum)?;
     if args.json {
@@ -101,7 +110,7 @@ fn video(args: &HistogramArgs) -> Result<(), CliError> {
         return Ok(());
     }
     println!(
-        "{}: {frames} frames of {}×{} (8-bit RGB, counted on the CPU)",
+        "{}: {frames} frames of {}×{} (8-bit RGB, decoded by {decoder}, counted on the CPU)",
         args.input.display(),
         h.width,
         h.height

@@ -6,9 +6,31 @@
 //! not take) is an error the caller answers with another decoder.
 
 use super::{check_input, VideoError, VideoInfo, MAX_VIDEO_SIDE};
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+
+thread_local! {
+    static IN_CONTAINER_PARSER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread is inside a container parser, whose panics on damaged files are
+/// caught and become the file's error (a panic hook stays quiet for them).
+pub fn in_container_parser() -> bool {
+    IN_CONTAINER_PARSER.with(std::cell::Cell::get)
+}
+
+/// Runs another crate's parser on untrusted bytes: a panic becomes `failed`.
+fn guarded_parse<T>(failed: &str, parse: impl FnOnce() -> T) -> Result<T, String> {
+    IN_CONTAINER_PARSER.with(|c| c.set(true));
+    let result = catch_unwind(AssertUnwindSafe(parse));
+    IN_CONTAINER_PARSER.with(|c| c.set(false));
+    result.map_err(|_| failed.to_string())
+}
+
+/// What a demuxer reads: a file, or bytes in memory (tests, fuzzing).
+pub trait Input: Read + Seek + Send {}
+impl<T: Read + Seek + Send> Input for T {}
 
 /// The codecs this demuxer hands to NVDEC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,12 +156,12 @@ struct Mp4Sample {
 
 enum Source {
     Mp4 {
-        file: File,
+        file: Box<dyn Input>,
         samples: Vec<Mp4Sample>,
         next: usize,
     },
     Matroska {
-        file: Box<matroska_demuxer::MatroskaFile<File>>,
+        file: Box<matroska_demuxer::MatroskaFile<Box<dyn Input>>>,
         track: u64,
         frame: matroska_demuxer::Frame,
     },
@@ -157,25 +179,92 @@ pub struct Demuxer {
 /// The largest sample taken (a declared size past it is damage, not a frame).
 const MAX_SAMPLE_BYTES: u64 = 256 << 20;
 
+/// A reader that stops answering once far more was read, or far more calls made, than
+/// demuxing a file of its size needs: the container parsers are other crates', and a
+/// damaged box size can send one round in a loop (a child box of size 0 re-read for ever).
+/// Beneath the buffered reader, so a loop costs a buffer refill per turn.
+struct Guarded<R> {
+    inner: R,
+    bytes: u64,
+    calls: u64,
+    max_bytes: u64,
+    max_calls: u64,
+}
+
+impl<R> Guarded<R> {
+    fn new(inner: R, size: u64) -> Self {
+        Self {
+            inner,
+            bytes: 0,
+            calls: 0,
+            max_bytes: size.saturating_mul(4).saturating_add(16 << 20),
+            max_calls: (size / 1024).saturating_add(4 << 20),
+        }
+    }
+
+    fn count(&mut self, bytes: usize) -> std::io::Result<()> {
+        self.calls += 1;
+        self.bytes += bytes as u64;
+        if self.bytes > self.max_bytes || self.calls > self.max_calls {
+            return Err(std::io::Error::other(
+                "reading went round in circles (a damaged box or element size)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for Guarded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count(n)?;
+        Ok(n)
+    }
+}
+
+impl<R: Seek> Seek for Guarded<R> {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        self.count(0)?;
+        self.inner.seek(to)
+    }
+}
+
 impl Demuxer {
     /// Opens `path` when it is an MP4/MOV or Matroska/WebM file whose first video stream
     /// is H.264, HEVC or VP9.
     pub fn open(path: &Path) -> Result<Self, VideoError> {
         check_input(path)?;
-        let probe = |reason: String| VideoError::Probe {
+        let file = std::fs::File::open(path).map_err(|e| VideoError::Container {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        Self::from_input(path, Box::new(file))
+    }
+
+    /// [`Demuxer::open`] on `input` (`path` names it in errors).
+    pub fn from_input(path: &Path, mut input: Box<dyn Input>) -> Result<Self, VideoError> {
+        let probe = |reason: String| VideoError::Container {
             path: path.to_path_buf(),
             reason,
         };
-        let mut file = File::open(path).map_err(|e| probe(e.to_string()))?;
-        let mut magic = [0u8; 4];
-        file.read_exact(&mut magic)
-            .map_err(|_| probe("too short to be a video".into()))?;
-        file.seek(SeekFrom::Start(0))
+        let size = input
+            .seek(SeekFrom::End(0))
             .map_err(|e| probe(e.to_string()))?;
+        input
+            .seek(SeekFrom::Start(0))
+            .map_err(|e| probe(e.to_string()))?;
+        let mut magic = [0u8; 4];
+        input
+            .read_exact(&mut magic)
+            .map_err(|_| probe("too short to be a video".into()))?;
+        input
+            .seek(SeekFrom::Start(0))
+            .map_err(|e| probe(e.to_string()))?;
+        let input: Box<dyn Input> = Box::new(std::io::BufReader::new(Guarded::new(input, size)));
         let opened = if magic == [0x1a, 0x45, 0xdf, 0xa3] {
-            open_matroska(path, file)
+            open_matroska(path, input)
         } else {
-            open_mp4(path, file)
+            open_mp4(path, input, size)
         };
         opened.map_err(probe)
     }
@@ -216,9 +305,12 @@ impl Demuxer {
                 Ok(Some(Packet { data, pts: s.pts }))
             }
             Source::Matroska { file, track, frame } => loop {
-                let more = file
-                    .next_frame(frame)
-                    .map_err(|e| damaged(format!("Matroska: {e}")))?;
+                // The parser is another crate's: damage it does not expect stays an error.
+                let more = guarded_parse("the Matroska parser failed on this file", || {
+                    file.next_frame(frame)
+                })
+                .map_err(damaged)?
+                .map_err(|e| damaged(format!("Matroska: {e}")))?;
                 if !more {
                     return Ok(None);
                 }
@@ -264,13 +356,12 @@ fn rate_text(frames: u64, seconds: f64) -> String {
     format!("{}/1000", (fps * 1000.0).round() as u64)
 }
 
-fn open_mp4(path: &Path, file: File) -> Result<Demuxer, String> {
-    let size = file.metadata().map_err(|e| e.to_string())?.len();
-    let reader = std::io::BufReader::new(file.try_clone().map_err(|e| e.to_string())?);
+fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer, String> {
     // The parser is another crate's: damage it does not expect must stay an error.
-    let mp4 = std::panic::catch_unwind(move || re_mp4::Mp4::read(reader, size))
-        .map_err(|_| "the MP4 parser failed on this file".to_string())?
-        .map_err(|e| format!("not an MP4 this reader takes ({e})"))?;
+    let mp4 = guarded_parse("the MP4 parser failed on this file", || {
+        re_mp4::Mp4::read(&mut file, size)
+    })?
+    .map_err(|e| format!("not an MP4 this reader takes ({e})"))?;
     let track = mp4
         .tracks()
         .values()
@@ -338,6 +429,7 @@ fn open_mp4(path: &Path, file: File) -> Result<Demuxer, String> {
         frame_rate: rate_text(frames, seconds),
         frames: Some(frames),
         duration: (seconds > 0.0).then_some(seconds),
+        colour: None,
     };
     Ok(Demuxer {
         source: Source::Mp4 {
@@ -352,10 +444,11 @@ fn open_mp4(path: &Path, file: File) -> Result<Demuxer, String> {
     })
 }
 
-fn open_matroska(path: &Path, file: File) -> Result<Demuxer, String> {
-    let mkv = std::panic::catch_unwind(move || matroska_demuxer::MatroskaFile::open(file))
-        .map_err(|_| "the Matroska parser failed on this file".to_string())?
-        .map_err(|e| format!("not a Matroska file this reader takes ({e})"))?;
+fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, String> {
+    let mkv = guarded_parse("the Matroska parser failed on this file", || {
+        matroska_demuxer::MatroskaFile::open(file)
+    })?
+    .map_err(|e| format!("not a Matroska file this reader takes ({e})"))?;
     let track = mkv
         .tracks()
         .iter()
@@ -399,6 +492,7 @@ fn open_matroska(path: &Path, file: File) -> Result<Demuxer, String> {
         frame_rate,
         frames: None,
         duration: seconds,
+        colour: None,
     };
     Ok(Demuxer {
         source: Source::Matroska {
@@ -479,6 +573,74 @@ mod tests {
             std::fs::write(&p, bytes).expect("write");
             assert!(Demuxer::open(&p).is_err(), "{name}");
         }
+    }
+
+    /// Opens `bytes` and reads every packet: the packet count, or the one-line error.
+    fn drain(bytes: Vec<u8>) -> Result<usize, String> {
+        let input: Box<dyn Input> = Box::new(std::io::Cursor::new(bytes));
+        let mut d = Demuxer::from_input(Path::new("x"), input).map_err(|e| e.to_string())?;
+        let mut n = 0;
+        while d.next_packet().map_err(|e| e.to_string())?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Every clip cut short at many lengths and with bytes flipped at random places: each
+    /// opens and gives packets, or ends in one line; nothing panics, nothing hangs.
+    #[test]
+    fn damaged_clips_end_in_one_line() {
+        let mut seed = 0x9e37_79b9_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut errors = 0;
+        for name in [
+            "counter_h264.mp4",
+            "texture_h264.mp4",
+            "texture_hevc_full.mp4",
+            "texture_hevc10.mkv",
+            "texture_vp9.webm",
+        ] {
+            let whole = std::fs::read(clip(name)).expect("clip");
+            let full = drain(whole.clone()).expect("the clip itself");
+            assert!(full >= 12, "{name}: {full} packets");
+            for cut in (0..whole.len()).step_by(whole.len() / 40 + 1) {
+                if let Err(e) = drain(whole[..cut].to_vec()) {
+                    assert!(!e.contains('\n'), "{name} cut at {cut}: {e}");
+                    errors += 1;
+                }
+            }
+            for _ in 0..200 {
+                let mut bytes = whole.clone();
+                for _ in 0..1 + next() % 8 {
+                    let at = (next() % bytes.len() as u64) as usize;
+                    bytes[at] ^= 1 << (next() % 8);
+                }
+                if let Err(e) = drain(bytes) {
+                    assert!(!e.contains('\n'), "{name} flipped: {e}");
+                    errors += 1;
+                }
+            }
+        }
+        assert!(errors > 0, "no damage was noticed at all");
+    }
+
+    /// An MP4 written with its index first and cut short (its media box, and the samples
+    /// its table lists, run past the end of the file) is refused when it opens.
+    #[test]
+    fn an_index_first_mp4_cut_short_is_refused() {
+        let e = Demuxer::open(&clip("faststart_cut.mp4"))
+            .err()
+            .expect("refused");
+        let line = e.to_string();
+        assert!(
+            line.contains("cannot read its container") && !line.contains('\n'),
+            "{line}"
+        );
     }
 
     #[test]

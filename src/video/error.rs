@@ -11,6 +11,8 @@ pub enum VideoError {
     Input { path: PathBuf, reason: String },
     #[error("{path}: not a video ffmpeg can read ({reason})")]
     Probe { path: PathBuf, reason: String },
+    #[error("{path}: cannot read its container ({reason})")]
+    Container { path: PathBuf, reason: String },
     #[error("{path}: no video stream (sound or data only)")]
     NoVideo { path: PathBuf },
     #[error("{path}: {what} {value}: out of range")]

@@ -113,7 +113,7 @@ pub fn probe_json(path: &Path) -> Result<String, VideoError> {
             "-v".as_ref(),
             "error".as_ref(),
             "-show_entries".as_ref(),
-            "stream=index,codec_type,codec_name,width,height,avg_frame_rate,nb_frames,duration,pix_fmt:format=duration"
+            "stream=index,codec_type,codec_name,width,height,avg_frame_rate,nb_frames,duration,pix_fmt,color_space,color_range:format=duration"
                 .as_ref(),
             "-of".as_ref(),
             "json".as_ref(),
@@ -134,11 +134,11 @@ pub fn probe_json(path: &Path) -> Result<String, VideoError> {
     Ok(json)
 }
 
-/// `ffmpeg` decoding the first video stream of `path` into raw RGBA frames on stdout, in
-/// presentation order, stopping at the first error in the data (`-xerror`); from the
-/// first frame at or after `from` seconds when given (ffmpeg seeks to the keyframe before
-/// and decodes forward, dropping the frames before it).
-pub fn decode(path: &Path, from: Option<f64>) -> Result<Program, VideoError> {
+/// `ffmpeg` decoding the first video stream of `path` into raw frames of `pix_fmt` on
+/// stdout, in presentation order, stopping at the first error in the data (`-xerror`);
+/// from the first frame at or after `from` seconds when given (ffmpeg seeks to the
+/// keyframe before and decodes forward, dropping the frames before it).
+pub fn decode(path: &Path, from: Option<f64>, pix_fmt: &str) -> Result<Program, VideoError> {
     let seek = from.map(|s| format!("{s:.6}"));
     let seek_args: Vec<&std::ffi::OsStr> = match &seek {
         Some(s) => vec!["-ss".as_ref(), s.as_ref()],
@@ -163,7 +163,7 @@ pub fn decode(path: &Path, from: Option<f64>) -> Result<Program, VideoError> {
             "-f".as_ref(),
             "rawvideo".as_ref(),
             "-pix_fmt".as_ref(),
-            "rgba".as_ref(),
+            pix_fmt.as_ref(),
             "pipe:1".as_ref(),
         ])
         .collect();

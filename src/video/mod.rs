@@ -16,6 +16,7 @@ pub use ffmpeg::Container;
 use image::RgbaImage;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use yuv::{Yuv420, YuvFormat, YuvToRgb};
 
 /// Extensions taken as videos (any case).
 pub const VIDEO_EXTENSIONS: [&str; 7] = ["mp4", "m4v", "mov", "mkv", "webm", "avi", "m4a"];
@@ -62,6 +63,9 @@ pub struct VideoInfo {
     pub frames: Option<u64>,
     /// Seconds the file lasts, where the container says.
     pub duration: Option<f64>,
+    /// The colour the decoder reports (ffprobe's `color_space` and `color_range`); None
+    /// where the Rust demuxer described the file.
+    pub colour: Option<(String, String)>,
 }
 
 impl VideoInfo {
@@ -83,6 +87,31 @@ impl VideoInfo {
             .map(|d| (d * self.fps()).round() as u64)
             .filter(|&n| n > 0);
         self.frames.filter(|&n| n > 0).or(from_duration)
+    }
+
+    /// How ffmpeg's 4:2:0 frames of this stream become RGBA: through [`yuv`] (the
+    /// arithmetic NVDEC's frames take) when the samples are 4:2:0 of 8 to 12 bits; None for
+    /// other layouts (ffmpeg converts those itself).
+    pub fn yuv_format(&self) -> Option<YuvFormat> {
+        let (space, range) = self.colour.as_ref()?;
+        let (depth, jpeg) = match self.pixel_format.as_str() {
+            "yuv420p" => (8, false),
+            "yuvj420p" => (8, true),
+            "yuv420p10le" => (10, false),
+            "yuv420p12le" => (12, false),
+            _ => return None,
+        };
+        let code = match space.as_str() {
+            "bt709" => 1,
+            "bt470bg" | "smpte170m" => 6,
+            "bt2020nc" => 9,
+            _ => 2,
+        };
+        Some(YuvFormat {
+            depth,
+            matrix: yuv::Matrix::from_h273(code, self.height),
+            full_range: jpeg || range == "pc",
+        })
     }
 
     /// Where frame `index` starts being shown, in seconds (at the frame rate).
@@ -121,6 +150,8 @@ struct ProbeStream {
     avg_frame_rate: Option<String>,
     nb_frames: Option<String>,
     pix_fmt: Option<String>,
+    color_space: Option<String>,
+    color_range: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -172,6 +203,10 @@ fn info_from_json(path: &Path, json: &str) -> Result<VideoInfo, VideoError> {
             .unwrap_or_else(|| "25/1".into()),
         frames: stream.nb_frames.and_then(|n| n.parse().ok()),
         duration,
+        colour: Some((
+            stream.color_space.unwrap_or_else(|| "unknown".into()),
+            stream.color_range.unwrap_or_else(|| "unknown".into()),
+        )),
     })
 }
 
@@ -194,12 +229,16 @@ pub fn probe(path: &Path) -> Result<VideoInfo, VideoError> {
     info_from_json(path, &json)
 }
 
-/// A video's frames as RGBA, in presentation order, from an `ffmpeg` decoding it.
+/// A video's frames as RGBA, in presentation order, from an `ffmpeg` decoding it: 4:2:0
+/// streams as their samples, converted here as NVDEC's frames are (so both decoders give
+/// the same pixels), other layouts as ffmpeg's RGBA.
 pub struct FrameReader {
     program: Option<ffmpeg::Program>,
     out: Option<std::process::ChildStdout>,
     path: PathBuf,
     info: VideoInfo,
+    /// The samples' layout and their conversion (None: ffmpeg sends RGBA).
+    yuv: Option<(YuvFormat, YuvToRgb)>,
     frame: u64,
 }
 
@@ -213,15 +252,31 @@ impl FrameReader {
     /// at the frame rate (ffmpeg decodes forward from the keyframe before).
     pub fn open_at(path: &Path, info: VideoInfo, first: u64) -> Result<Self, VideoError> {
         check_input(path)?;
+        // The colour comes from ffprobe (the Rust demuxer does not read it).
+        let info = match info.colour {
+            Some(_) => info,
+            None => VideoInfo {
+                colour: probe(path)?.colour,
+                ..info
+            },
+        };
+        let yuv = info.yuv_format().map(|f| (f, YuvToRgb::new(f)));
         // Half a frame early: the first frame at or after that time is frame `first`.
         let from = (first > 0).then(|| (info.frame_time(first) - 0.5 / info.fps()).max(0.0));
-        let mut program = ffmpeg::decode(path, from)?;
+        // 4:2:0 in the stream's own layout (its depth and range untouched).
+        let pix_fmt = if yuv.is_some() {
+            info.pixel_format.as_str()
+        } else {
+            "rgba"
+        };
+        let mut program = ffmpeg::decode(path, from, pix_fmt)?;
         let out = program.take_stdout();
         Ok(Self {
             program: Some(program),
             out,
             path: path.to_path_buf(),
             info,
+            yuv,
             frame: first,
         })
     }
@@ -237,7 +292,15 @@ impl FrameReader {
         let Some(out) = self.out.as_mut() else {
             return Ok(None);
         };
-        let mut bytes = vec![0u8; w as usize * h as usize * 4];
+        let frame_bytes = match self.yuv {
+            Some((f, _)) => {
+                let (cw, ch) = yuv::chroma_size(w, h);
+                let samples = w as usize * h as usize + 2 * cw as usize * ch as usize;
+                samples * if f.depth > 8 { 2 } else { 1 }
+            }
+            None => w as usize * h as usize * 4,
+        };
+        let mut bytes = vec![0u8; frame_bytes];
         let mut filled = 0;
         while filled < bytes.len() {
             match out.read(&mut bytes[filled..]) {
@@ -249,7 +312,12 @@ impl FrameReader {
         }
         if filled == bytes.len() {
             self.frame += 1;
-            return Ok(RgbaImage::from_raw(w, h, bytes));
+            return match self.yuv {
+                Some((f, k)) => Yuv420::from_planar(&bytes, (w, h), f.depth > 8)
+                    .map(|p| Some(p.to_rgba(&k)))
+                    .ok_or_else(|| self.failed("a frame of the wrong size".into())),
+                None => Ok(RgbaImage::from_raw(w, h, bytes)),
+            };
         }
         // The end of the stream: the decoder says whether it ended well.
         self.out = None;
