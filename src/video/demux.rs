@@ -5,7 +5,8 @@
 //! Nothing here decodes; a file either container parser refuses (or a codec NVDEC does
 //! not take) is an error the caller answers with another decoder.
 
-use super::{check_input, VideoError, VideoInfo, MAX_VIDEO_SIDE};
+use super::error::VideoError;
+use super::info::{check_input, VideoInfo, MAX_VIDEO_SIDE};
 use std::io::{Read, Seek, SeekFrom};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};

@@ -10,8 +10,9 @@
 mod ffi;
 
 use super::demux::{Codec, Demuxer};
+use super::error::VideoError;
+use super::info::{VideoInfo, MAX_VIDEO_SIDE};
 use super::yuv::{Matrix, Yuv420, YuvFormat, YuvToRgb};
-use super::{VideoError, VideoInfo};
 use crate::cuda::{load_function, load_module, ArrayRef, CudaDevice, CudaError, SurfaceObject};
 use cudarc::driver::{sys, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use std::collections::VecDeque;
@@ -73,8 +74,7 @@ impl ParserState {
         }
         let [left, top, right, bottom] = format.display_area;
         let (w, h) = (right - left, bottom - top);
-        if w <= 0 || h <= 0 || w > super::MAX_VIDEO_SIDE as i32 || h > super::MAX_VIDEO_SIDE as i32
-        {
+        if w <= 0 || h <= 0 || w > MAX_VIDEO_SIDE as i32 || h > MAX_VIDEO_SIDE as i32 {
             return Err(format!("a frame of {w}×{h}"));
         }
         let surfaces = c_int::from(format.min_num_decode_surfaces).max(1) + 4;
