@@ -410,6 +410,15 @@ fn ffmpeg_frames_take_the_conversion_nvdec_frames_take() {
         let pix = info.pixel_format.clone();
         let raw = ffmpeg_raw(&clip(name), &pix, &[]);
         let got = frames(&clip(name));
+        // Described by the Rust demuxer (as `apply` and `histogram` describe a video), the
+        // reader takes the same path.
+        let described = cudalens::video::describe(&clip(name)).expect("described");
+        let mut reader = FrameReader::open_at(&clip(name), described, 0).expect("opens");
+        let mut again = Vec::new();
+        while let Some(f) = reader.next_frame().expect("decodes") {
+            again.push(f);
+        }
+        assert!(again == got, "{name}: the described reader's frames differ");
         let per_frame = raw.len() / got.len();
         for (i, (frame, planes)) in got.iter().zip(raw.chunks(per_frame)).enumerate() {
             let want = Yuv420::from_planar(planes, (w, h), format.depth > 8)

@@ -426,7 +426,7 @@ fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer,
         width,
         height,
         codec: codec.name().into(),
-        pixel_format: if ten_bit { "yuv420p10" } else { "yuv420p" }.into(),
+        pixel_format: if ten_bit { "yuv420p10le" } else { "yuv420p" }.into(),
         frame_rate: rate_text(frames, seconds),
         frames: Some(frames),
         duration: (seconds > 0.0).then_some(seconds),
@@ -489,7 +489,7 @@ fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, String> {
         width,
         height,
         codec: codec.name().into(),
-        pixel_format: if ten_bit { "yuv420p10" } else { "yuv420p" }.into(),
+        pixel_format: if ten_bit { "yuv420p10le" } else { "yuv420p" }.into(),
         frame_rate,
         frames: None,
         duration: seconds,
@@ -548,7 +548,7 @@ mod tests {
     fn matroska_hevc_and_webm_vp9_give_their_frames() {
         let (d, all) = packets("counter_hevc10.mkv");
         assert_eq!(d.codec(), Codec::Hevc);
-        assert_eq!(d.info().pixel_format, "yuv420p10");
+        assert_eq!(d.info().pixel_format, "yuv420p10le");
         assert_eq!(all.len(), 12);
         // VPS (type 32) first: 0x40 = 32 << 1.
         assert_eq!(&all[0].data[..5], &[0, 0, 0, 1, 0x40]);

@@ -160,12 +160,17 @@ impl FrameReader {
     pub fn open_at(path: &Path, info: VideoInfo, first: u64) -> Result<Self, VideoError> {
         check_input(path)?;
         // The colour comes from ffprobe (the Rust demuxer does not read it).
+        // The colour and sample layout come from ffprobe (the Rust demuxer reads neither).
         let info = match info.colour {
             Some(_) => info,
-            None => VideoInfo {
-                colour: probe(path)?.colour,
-                ..info
-            },
+            None => {
+                let probed = probe(path)?;
+                VideoInfo {
+                    colour: probed.colour,
+                    pixel_format: probed.pixel_format,
+                    ..info
+                }
+            }
         };
         let yuv = info.yuv_format().map(|f| (f, YuvToRgb::new(f)));
         // Half a frame early: the first frame at or after that time is frame `first`.
