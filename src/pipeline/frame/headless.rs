@@ -218,15 +218,25 @@ fn run_host_frames<E: From<PipelineError>>(
         let report = runner
             .load_source(gl, &frame)
             .and_then(|_| runner.run_loaded(gl, &frame, filters))?;
-        let image = runner.read_output(gl)?;
-        sink(HeadlessOutput {
-            image,
-            report,
-            status: runner.status.clone(),
-            interop: runner.interop.clone(),
-        })?;
+        hand_over(gl, runner, report, &mut sink)?;
     }
     Ok(())
+}
+
+/// Reads the frame's output back and hands it to `sink` with its report.
+fn hand_over<E: From<PipelineError>>(
+    gl: &glow::Context,
+    runner: &mut FrameRunner,
+    report: FrameReport,
+    sink: &mut dyn FnMut(HeadlessOutput) -> Result<(), E>,
+) -> Result<(), E> {
+    let image = runner.read_output(gl)?;
+    sink(HeadlessOutput {
+        image,
+        report,
+        status: runner.status.clone(),
+        interop: runner.interop.clone(),
+    })
 }
 
 /// Which decoder a video's frames came from.
@@ -332,13 +342,7 @@ fn run_nvdec_frames<E: From<PipelineError> + From<VideoError>>(
         })?;
         drop(frame);
         let report = runner.run_loaded_on_device(gl, filters)?;
-        let image = runner.read_output(gl)?;
-        sink(HeadlessOutput {
-            image,
-            report,
-            status: runner.status.clone(),
-            interop: runner.interop.clone(),
-        })?;
+        hand_over(gl, runner, report, sink)?;
     }
     Ok(())
 }
