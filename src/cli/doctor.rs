@@ -50,6 +50,15 @@ pub fn run() -> Result<(), CliError> {
         }
     }
     println!("NVRTC:          {}", nvrtc_line());
+    let nvdec = CudaDevice::new(0)
+        .map_err(|e| e.to_string())
+        .and_then(|d| crate::video::nvdec::decoder_summary(&d));
+    match nvdec {
+        Ok(lines) => println!("NVDEC:          {}", lines.join(", ")),
+        Err(reason) => {
+            println!("NVDEC:          unavailable ({reason}); videos decode with ffmpeg")
+        }
+    }
     match crate::video::ffmpeg_found() {
         Some(version) => println!("videos:         {version}"),
         None => println!("videos:         no ffmpeg and ffprobe on the PATH (videos cannot open)"),

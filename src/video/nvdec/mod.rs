@@ -20,9 +20,38 @@ use std::ffi::{c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Whether NVDEC's library loads here, or why not.
-pub fn nvdec_available() -> Result<(), String> {
-    ffi::nvcuvid().map(|_| ()).map_err(|e| e.to_string())
+/// What `device` decodes, one entry per codec and depth this reader takes: "hevc 10-bit up
+/// to 8192×8192", or "… no"; for `doctor`.
+pub fn decoder_summary(device: &CudaDevice) -> Result<Vec<String>, String> {
+    let lib = ffi::nvcuvid().map_err(|e| format!("libnvcuvid.so.1: {e}"))?;
+    device.bind().map_err(|e| e.to_string())?;
+    let mut lines = Vec::new();
+    for (codec, depth) in [
+        (Codec::H264, 8),
+        (Codec::Hevc, 8),
+        (Codec::Hevc, 10),
+        (Codec::Vp9, 8),
+        (Codec::Vp9, 10),
+    ] {
+        let mut caps = ffi::DecodeCaps {
+            codec: nvdec_codec(codec),
+            chroma_format: ffi::CHROMA_420,
+            bit_depth_minus8: depth - 8,
+            ..Default::default()
+        };
+        // SAFETY: `caps` is initialised and a valid in/out pointer; a context is current.
+        status("cuvidGetDecoderCaps", unsafe {
+            (lib.decoder_caps)(&mut caps)
+        })
+        .map_err(|e| e.to_string())?;
+        let what = format!("{} {depth}-bit", codec.name());
+        lines.push(if caps.is_supported == 0 {
+            format!("{what} no")
+        } else {
+            format!("{what} up to {}×{}", caps.max_width, caps.max_height)
+        });
+    }
+    Ok(lines)
 }
 
 fn status(call: &'static str, code: c_int) -> Result<(), CudaError> {
