@@ -61,7 +61,9 @@ pub fn run() -> Result<(), CliError> {
     }
     match crate::video::ffmpeg_found() {
         Some(version) => println!("videos:         {version}"),
-        None => println!("videos:         no ffmpeg and ffprobe on the PATH (videos cannot open)"),
+        None => println!(
+            "videos:         no ffmpeg and ffprobe on the PATH (only what NVDEC decodes opens, in apply and histogram; no video output, no playback in the window)"
+        ),
     }
     println!("CPU threads:    {}", rayon::current_num_threads());
     Ok(())
