@@ -100,3 +100,50 @@ pub fn check_input(path: &Path) -> Result<(), VideoError> {
         Ok(_) => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::video::yuv::Matrix;
+
+    fn info(pixel_format: &str, space: &str, range: &str, height: u32) -> VideoInfo {
+        VideoInfo {
+            width: 16,
+            height,
+            codec: "h264".into(),
+            pixel_format: pixel_format.into(),
+            frame_rate: "25/1".into(),
+            frames: None,
+            duration: None,
+            colour: Some((space.into(), range.into())),
+        }
+    }
+
+    #[test]
+    fn ffprobes_colour_names_become_the_conversion() {
+        let f = info("yuv420p", "bt709", "tv", 144)
+            .yuv_format()
+            .expect("4:2:0");
+        assert_eq!((f.depth, f.matrix, f.full_range), (8, Matrix::Bt709, false));
+        let f = info("yuvj420p", "unknown", "unknown", 1080)
+            .yuv_format()
+            .expect("4:2:0");
+        assert_eq!((f.matrix, f.full_range), (Matrix::Bt709, true));
+        let f = info("yuv420p10le", "bt2020nc", "pc", 2160)
+            .yuv_format()
+            .expect("4:2:0");
+        assert_eq!(
+            (f.depth, f.matrix, f.full_range),
+            (10, Matrix::Bt2020, true)
+        );
+        let f = info("yuv420p", "smpte170m", "tv", 1080)
+            .yuv_format()
+            .expect("4:2:0");
+        assert_eq!(f.matrix, Matrix::Bt601);
+        // Other layouts stay ffmpeg's RGBA; so does a description without colour.
+        assert!(info("yuv444p", "bt709", "tv", 144).yuv_format().is_none());
+        let mut demuxed = info("yuv420p", "bt709", "tv", 144);
+        demuxed.colour = None;
+        assert!(demuxed.yuv_format().is_none());
+    }
+}
