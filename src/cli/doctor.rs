@@ -51,7 +51,7 @@ pub fn run() -> Result<(), CliError> {
     }
     println!("NVRTC:          {}", nvrtc_line());
     let nvdec = CudaDevice::new(0)
-        .map_err(|e| e.to_string())
+        .map_err(crate::video::NvdecError::from)
         .and_then(|d| crate::video::nvdec::decoder_summary(&d));
     match nvdec {
         Ok(lines) => println!("NVDEC:          {}", lines.join(", ")),

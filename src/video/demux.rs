@@ -5,7 +5,7 @@
 //! Nothing here decodes; a file either container parser refuses (or a codec NVDEC does
 //! not take) is an error the caller answers with another decoder.
 
-use super::error::VideoError;
+use super::error::{DemuxError, VideoError};
 use super::info::{check_input, VideoInfo, MAX_VIDEO_SIDE};
 use std::io::{Read, Seek, SeekFrom};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -21,12 +21,13 @@ pub fn in_container_parser() -> bool {
     IN_CONTAINER_PARSER.with(std::cell::Cell::get)
 }
 
-/// Runs another crate's parser on untrusted bytes: a panic becomes `failed`.
-fn guarded_parse<T>(failed: &str, parse: impl FnOnce() -> T) -> Result<T, String> {
+/// Runs another crate's parser (`parser`: "MP4", "Matroska") on untrusted bytes: a panic
+/// becomes [`DemuxError::ParserFailed`].
+fn guarded_parse<T>(parser: &'static str, parse: impl FnOnce() -> T) -> Result<T, DemuxError> {
     IN_CONTAINER_PARSER.with(|c| c.set(true));
     let result = catch_unwind(AssertUnwindSafe(parse));
     IN_CONTAINER_PARSER.with(|c| c.set(false));
-    result.map_err(|_| failed.to_string())
+    result.map_err(|_| DemuxError::ParserFailed(parser))
 }
 
 /// What a demuxer reads: a file, or bytes in memory (tests, fuzzing).
@@ -69,7 +70,7 @@ struct NalFraming {
 }
 
 impl NalFraming {
-    fn annex_b(&self, sample: &[u8], keyframe: bool) -> Result<Vec<u8>, String> {
+    fn annex_b(&self, sample: &[u8], keyframe: bool) -> Result<Vec<u8>, DemuxError> {
         if self.length_size == 0 {
             return Ok(sample.to_vec());
         }
@@ -80,15 +81,15 @@ impl NalFraming {
         let mut rest = sample;
         while !rest.is_empty() {
             if rest.len() < self.length_size {
-                return Err("a NAL unit's length is cut off".into());
+                return Err(DemuxError::CutLength);
             }
             let (len, tail) = rest.split_at(self.length_size);
             let n = len.iter().fold(0usize, |a, &b| (a << 8) | usize::from(b));
             if n > tail.len() {
-                return Err(format!(
-                    "a NAL unit of {n} bytes in a sample with {} left",
-                    tail.len()
-                ));
+                return Err(DemuxError::LongUnit {
+                    unit: n,
+                    left: tail.len(),
+                });
             }
             out.extend_from_slice(&[0, 0, 0, 1]);
             out.extend_from_slice(&tail[..n]);
@@ -173,6 +174,8 @@ pub struct Demuxer {
     source: Source,
     framing: NalFraming,
     codec: Codec,
+    /// Bits a sample, as the codec configuration says (8 or 10).
+    depth: u8,
     info: VideoInfo,
     path: PathBuf,
 }
@@ -235,43 +238,45 @@ impl Demuxer {
     /// is H.264, HEVC or VP9.
     pub fn open(path: &Path) -> Result<Self, VideoError> {
         check_input(path)?;
-        let file = std::fs::File::open(path).map_err(|e| VideoError::Container {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
-        Self::from_input(path, Box::new(file))
+        std::fs::File::open(path)
+            .map_err(|e| VideoError::Container {
+                path: path.to_path_buf(),
+                reason: e.into(),
+            })
+            .and_then(|file| Self::from_input(path, Box::new(file)))
     }
 
     /// [`Demuxer::open`] on `input` (`path` names it in errors).
-    pub fn from_input(path: &Path, mut input: Box<dyn Input>) -> Result<Self, VideoError> {
-        let probe = |reason: String| VideoError::Container {
+    pub fn from_input(path: &Path, input: Box<dyn Input>) -> Result<Self, VideoError> {
+        Self::demux(path, input).map_err(|reason| VideoError::Container {
             path: path.to_path_buf(),
             reason,
-        };
-        let size = input
-            .seek(SeekFrom::End(0))
-            .map_err(|e| probe(e.to_string()))?;
-        input
-            .seek(SeekFrom::Start(0))
-            .map_err(|e| probe(e.to_string()))?;
+        })
+    }
+
+    fn demux(path: &Path, mut input: Box<dyn Input>) -> Result<Self, DemuxError> {
+        let size = input.seek(SeekFrom::End(0))?;
+        input.seek(SeekFrom::Start(0))?;
         let mut magic = [0u8; 4];
         input
             .read_exact(&mut magic)
-            .map_err(|_| probe("too short to be a video".into()))?;
-        input
-            .seek(SeekFrom::Start(0))
-            .map_err(|e| probe(e.to_string()))?;
+            .map_err(|_| DemuxError::TooShort)?;
+        input.seek(SeekFrom::Start(0))?;
         let input: Box<dyn Input> = Box::new(std::io::BufReader::new(Guarded::new(input, size)));
-        let opened = if magic == [0x1a, 0x45, 0xdf, 0xa3] {
+        if magic == [0x1a, 0x45, 0xdf, 0xa3] {
             open_matroska(path, input)
         } else {
             open_mp4(path, input, size)
-        };
-        opened.map_err(probe)
+        }
     }
 
     pub fn codec(&self) -> Codec {
         self.codec
+    }
+
+    /// Bits a sample, as the codec configuration says (8 or 10).
+    pub fn bit_depth(&self) -> u8 {
+        self.depth
     }
 
     pub fn info(&self) -> &VideoInfo {
@@ -280,11 +285,13 @@ impl Demuxer {
 
     /// The next packet in decode order, None after the last.
     pub fn next_packet(&mut self) -> Result<Option<Packet>, VideoError> {
-        let path = &self.path;
-        let damaged = |reason: String| VideoError::Input {
-            path: path.clone(),
+        self.packet().map_err(|reason| VideoError::Packet {
+            path: self.path.clone(),
             reason,
-        };
+        })
+    }
+
+    fn packet(&mut self) -> Result<Option<Packet>, DemuxError> {
         match &mut self.source {
             Source::Mp4 {
                 file,
@@ -296,22 +303,22 @@ impl Demuxer {
                 };
                 *next += 1;
                 if s.size > MAX_SAMPLE_BYTES {
-                    return Err(damaged(format!("a sample of {} bytes", s.size)));
+                    return Err(DemuxError::HugeSample(s.size));
                 }
                 let mut bytes = vec![0u8; s.size as usize];
                 file.seek(SeekFrom::Start(s.offset))
                     .and_then(|_| file.read_exact(&mut bytes))
-                    .map_err(|e| damaged(format!("sample {}: {e}", *next - 1)))?;
-                let data = self.framing.annex_b(&bytes, s.keyframe).map_err(damaged)?;
+                    .map_err(|error| DemuxError::Sample {
+                        index: *next - 1,
+                        error,
+                    })?;
+                let data = self.framing.annex_b(&bytes, s.keyframe)?;
                 Ok(Some(Packet { data, pts: s.pts }))
             }
             Source::Matroska { file, track, frame } => loop {
                 // The parser is another crate's: damage it does not expect stays an error.
-                let more = guarded_parse("the Matroska parser failed on this file", || {
-                    file.next_frame(frame)
-                })
-                .map_err(damaged)?
-                .map_err(|e| damaged(format!("Matroska: {e}")))?;
+                let more = guarded_parse("Matroska", || file.next_frame(frame))?
+                    .map_err(DemuxError::MatroskaFrame)?;
                 if !more {
                     return Ok(None);
                 }
@@ -319,16 +326,21 @@ impl Demuxer {
                     continue;
                 }
                 let keyframe = frame.is_keyframe.unwrap_or(true);
-                let data = self
-                    .framing
-                    .annex_b(&frame.data, keyframe)
-                    .map_err(damaged)?;
+                let data = self.framing.annex_b(&frame.data, keyframe)?;
                 return Ok(Some(Packet {
                     data,
                     pts: frame.timestamp.min(i64::MAX as u64) as i64,
                 }));
             },
         }
+    }
+}
+
+/// The sample layout of a 4:2:0 stream of `depth` bits, as ffmpeg names it.
+fn pixel_format(depth: u8) -> String {
+    match depth {
+        8 => "yuv420p".into(),
+        d => format!("yuv420p{d}le"),
     }
 }
 
@@ -357,33 +369,31 @@ fn rate_text(frames: u64, seconds: f64) -> String {
     format!("{}/1000", (fps * 1000.0).round() as u64)
 }
 
-fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer, String> {
+fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer, DemuxError> {
     // The parser is another crate's: damage it does not expect must stay an error.
-    let mp4 = guarded_parse("the MP4 parser failed on this file", || {
-        re_mp4::Mp4::read(&mut file, size)
-    })?
-    .map_err(|e| format!("not an MP4 this reader takes ({e})"))?;
+    let mp4 =
+        guarded_parse("MP4", || re_mp4::Mp4::read(&mut file, size))?.map_err(DemuxError::Mp4)?;
     let track = mp4
         .tracks()
         .values()
         .find(|t| t.kind == Some(re_mp4::TrackKind::Video))
-        .ok_or("no video stream")?;
+        .ok_or(DemuxError::NoVideo)?;
     let trak = track.trak(&mp4);
     // A turned picture (phone videos): ffmpeg applies the turn, NVDEC's frames would not.
     let m = &trak.tkhd.matrix;
     if m.b != 0 || m.c != 0 || m.a < 0 || m.d < 0 {
-        return Err("the picture is turned by its track's matrix (not applied on NVDEC)".into());
+        return Err(DemuxError::Turned);
     }
     let stsd = &trak.mdia.minf.stbl.stsd.contents;
     let (codec, framing, ten_bit) = match stsd {
         re_mp4::StsdBoxContent::Avc1(c) => (
             Codec::H264,
-            NalFraming::from_avcc(&c.avcc.raw).ok_or("a damaged avcC")?,
+            NalFraming::from_avcc(&c.avcc.raw).ok_or(DemuxError::Config("avcC"))?,
             false,
         ),
         re_mp4::StsdBoxContent::Hev1(c) | re_mp4::StsdBoxContent::Hvc1(c) => (
             Codec::Hevc,
-            NalFraming::from_hvcc(&c.hvcc.raw).ok_or("a damaged hvcC")?,
+            NalFraming::from_hvcc(&c.hvcc.raw).ok_or(DemuxError::Config("hvcC"))?,
             c.hvcc.raw.get(17).is_some_and(|b| b & 7 != 0),
         ),
         re_mp4::StsdBoxContent::Vp09(c) => (
@@ -392,26 +402,23 @@ fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer,
             c.vpcc.raw.get(6).is_some_and(|b| b >> 4 > 8),
         ),
         other => {
-            return Err(format!(
-                "codec {} (NVDEC here takes H.264, HEVC and VP9)",
-                other.codec_string().unwrap_or_else(|| "unknown".into())
+            return Err(DemuxError::Codec(
+                other.codec_string().unwrap_or_else(|| "unknown".into()),
             ))
         }
     };
+    let depth = if ten_bit { 10 } else { 8 };
     let (width, height) = (
-        side(u64::from(track.width)).ok_or("no frame size")?,
-        side(u64::from(track.height)).ok_or("no frame size")?,
+        side(u64::from(track.width)).ok_or(DemuxError::NoSize)?,
+        side(u64::from(track.height)).ok_or(DemuxError::NoSize)?,
     );
     if track.samples.is_empty() {
-        return Err("no frames".into());
+        return Err(DemuxError::NoFrames);
     }
     let mut samples: Vec<Mp4Sample> = Vec::with_capacity(track.samples.len());
     for s in &track.samples {
         if s.offset.checked_add(s.size).is_none_or(|end| end > size) {
-            return Err(format!(
-                "frame {} lies past the end of the file (cut short?)",
-                samples.len()
-            ));
+            return Err(DemuxError::PastTheEnd(samples.len()));
         }
         samples.push(Mp4Sample {
             offset: s.offset,
@@ -426,7 +433,7 @@ fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer,
         width,
         height,
         codec: codec.name().into(),
-        pixel_format: if ten_bit { "yuv420p10le" } else { "yuv420p" }.into(),
+        pixel_format: pixel_format(depth),
         frame_rate: rate_text(frames, seconds),
         frames: Some(frames),
         duration: (seconds > 0.0).then_some(seconds),
@@ -440,43 +447,39 @@ fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer,
         },
         framing,
         codec,
+        depth,
         info,
         path: path.to_path_buf(),
     })
 }
 
-fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, String> {
-    let mkv = guarded_parse("the Matroska parser failed on this file", || {
-        matroska_demuxer::MatroskaFile::open(file)
-    })?
-    .map_err(|e| format!("not a Matroska file this reader takes ({e})"))?;
+fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, DemuxError> {
+    let mkv = guarded_parse("Matroska", || matroska_demuxer::MatroskaFile::open(file))?
+        .map_err(DemuxError::Matroska)?;
     let track = mkv
         .tracks()
         .iter()
         .find(|t| t.track_type() == matroska_demuxer::TrackType::Video)
-        .ok_or("no video stream")?;
+        .ok_or(DemuxError::NoVideo)?;
     let private = track.codec_private().unwrap_or(&[]);
     let (codec, framing) = match track.codec_id() {
         "V_MPEG4/ISO/AVC" => (
             Codec::H264,
-            NalFraming::from_avcc(private).ok_or("a damaged avcC")?,
+            NalFraming::from_avcc(private).ok_or(DemuxError::Config("avcC"))?,
         ),
         "V_MPEGH/ISO/HEVC" => (
             Codec::Hevc,
-            NalFraming::from_hvcc(private).ok_or("a damaged hvcC")?,
+            NalFraming::from_hvcc(private).ok_or(DemuxError::Config("hvcC"))?,
         ),
         "V_VP9" => (Codec::Vp9, NalFraming::default()),
-        other => {
-            return Err(format!(
-                "codec {other} (NVDEC here takes H.264, HEVC and VP9)"
-            ))
-        }
+        other => return Err(DemuxError::Codec(other.to_string())),
     };
     let ten_bit = codec == Codec::Hevc && private.get(17).is_some_and(|b| b & 7 != 0);
-    let video = track.video().ok_or("no frame size")?;
+    let depth = if ten_bit { 10 } else { 8 };
+    let video = track.video().ok_or(DemuxError::NoSize)?;
     let (width, height) = (
-        side(video.pixel_width().get()).ok_or("no frame size")?,
-        side(video.pixel_height().get()).ok_or("no frame size")?,
+        side(video.pixel_width().get()).ok_or(DemuxError::NoSize)?,
+        side(video.pixel_height().get()).ok_or(DemuxError::NoSize)?,
     );
     let scale = mkv.info().timestamp_scale().get() as f64;
     let seconds = mkv.info().duration().map(|d| d * scale / 1e9);
@@ -489,7 +492,7 @@ fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, String> {
         width,
         height,
         codec: codec.name().into(),
-        pixel_format: if ten_bit { "yuv420p10le" } else { "yuv420p" }.into(),
+        pixel_format: pixel_format(depth),
         frame_rate,
         frames: None,
         duration: seconds,
@@ -503,6 +506,7 @@ fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, String> {
         },
         framing,
         codec,
+        depth,
         info,
         path: path.to_path_buf(),
     })

@@ -12,7 +12,7 @@ mod info;
 pub mod nvdec;
 pub mod yuv;
 
-pub use error::VideoError;
+pub use error::{DemuxError, NvdecError, VideoError};
 pub use ffmpeg::Container;
 use image::RgbaImage;
 use info::check_input;

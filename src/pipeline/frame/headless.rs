@@ -16,7 +16,7 @@ use crate::pipeline::{
 };
 use crate::pixels::PixelImage;
 use crate::video::nvdec::NvdecReader;
-use crate::video::{FrameReader, VideoError, VideoInfo};
+use crate::video::{FrameReader, NvdecError, VideoError, VideoInfo};
 use image::RgbaImage;
 use std::path::Path;
 
@@ -297,11 +297,11 @@ pub fn process_video_headless<E: From<PipelineError> + From<VideoError>>(
         Some(device) if takes_device_frames => NvdecReader::open(path, device),
         Some(_) => Err(VideoError::NoNvdec {
             path: path.to_path_buf(),
-            reason: "the map/unmap interop path takes frames from the host".into(),
+            reason: NvdecError::MapUnmapInterop,
         }),
         None => Err(VideoError::NoNvdec {
             path: path.to_path_buf(),
-            reason: runner.status.reason.clone(),
+            reason: NvdecError::NoCuda(runner.status.reason.clone()),
         }),
     };
     let result = match nvdec {

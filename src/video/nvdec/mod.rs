@@ -10,7 +10,7 @@
 mod ffi;
 
 use super::demux::{Codec, Demuxer};
-use super::error::VideoError;
+use super::error::{NvdecError, VideoError};
 use super::info::{VideoInfo, MAX_VIDEO_SIDE};
 use super::yuv::{Matrix, Yuv420, YuvFormat, YuvToRgb};
 use crate::cuda::{load_function, load_module, ArrayRef, CudaDevice, CudaError, SurfaceObject};
@@ -20,11 +20,35 @@ use std::ffi::{c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The loaded library, or why it does not load.
+fn library() -> Result<&'static ffi::Nvcuvid, NvdecError> {
+    ffi::nvcuvid().map_err(NvdecError::Library)
+}
+
+/// What the device whose context is current decodes of `codec` at `depth` bits, 4:2:0.
+fn decoder_caps(
+    lib: &ffi::Nvcuvid,
+    codec: Codec,
+    depth: u8,
+) -> Result<ffi::DecodeCaps, NvdecError> {
+    let mut caps = ffi::DecodeCaps {
+        codec: nvdec_codec(codec),
+        chroma_format: ffi::CHROMA_420,
+        bit_depth_minus8: u32::from(depth.saturating_sub(8)),
+        ..Default::default()
+    };
+    // SAFETY: `caps` is initialised and a valid in/out pointer; a context is current.
+    status("cuvidGetDecoderCaps", unsafe {
+        (lib.decoder_caps)(&mut caps)
+    })?;
+    Ok(caps)
+}
+
 /// What `device` decodes, one entry per codec and depth this reader takes: "hevc 10-bit up
 /// to 8192×8192", or "… no"; for `doctor`.
-pub fn decoder_summary(device: &CudaDevice) -> Result<Vec<String>, String> {
-    let lib = ffi::nvcuvid().map_err(|e| format!("libnvcuvid.so.1: {e}"))?;
-    device.bind().map_err(|e| e.to_string())?;
+pub fn decoder_summary(device: &CudaDevice) -> Result<Vec<String>, NvdecError> {
+    let lib = library()?;
+    device.bind()?;
     let mut lines = Vec::new();
     for (codec, depth) in [
         (Codec::H264, 8),
@@ -33,17 +57,7 @@ pub fn decoder_summary(device: &CudaDevice) -> Result<Vec<String>, String> {
         (Codec::Vp9, 8),
         (Codec::Vp9, 10),
     ] {
-        let mut caps = ffi::DecodeCaps {
-            codec: nvdec_codec(codec),
-            chroma_format: ffi::CHROMA_420,
-            bit_depth_minus8: depth - 8,
-            ..Default::default()
-        };
-        // SAFETY: `caps` is initialised and a valid in/out pointer; a context is current.
-        status("cuvidGetDecoderCaps", unsafe {
-            (lib.decoder_caps)(&mut caps)
-        })
-        .map_err(|e| e.to_string())?;
+        let caps = decoder_caps(lib, codec, depth)?;
         let what = format!("{} {depth}-bit", codec.name());
         lines.push(if caps.is_supported == 0 {
             format!("{what} no")
@@ -72,7 +86,7 @@ struct ParserState {
     /// Pictures ready to show, in display order.
     ready: VecDeque<ffi::ParserDispInfo>,
     /// The first failure inside a callback (the parse call then fails too).
-    failure: Option<String>,
+    failure: Option<NvdecError>,
 }
 
 impl ParserState {
@@ -90,21 +104,18 @@ impl ParserState {
 
     /// Makes the decoder for `format` (replacing one of another size); the number of
     /// surfaces the parser is to use.
-    fn sequence(&mut self, format: &ffi::VideoFormat) -> Result<c_int, String> {
+    fn sequence(&mut self, format: &ffi::VideoFormat) -> Result<c_int, NvdecError> {
         if format.chroma_format != ffi::CHROMA_420 {
-            return Err(format!(
-                "chroma format {} (NVDEC here takes 4:2:0)",
-                format.chroma_format
-            ));
+            return Err(NvdecError::Chroma(format.chroma_format));
         }
         let depth = 8 + u32::from(format.bit_depth_luma_minus8);
         if depth > 12 {
-            return Err(format!("{depth}-bit samples"));
+            return Err(NvdecError::Depth(depth));
         }
         let [left, top, right, bottom] = format.display_area;
         let (w, h) = (right - left, bottom - top);
         if w <= 0 || h <= 0 || w > MAX_VIDEO_SIDE as i32 || h > MAX_VIDEO_SIDE as i32 {
-            return Err(format!("a frame of {w}×{h}"));
+            return Err(NvdecError::FrameSize(w, h));
         }
         let surfaces = c_int::from(format.min_num_decode_surfaces).max(1) + 4;
         let same = self.format.is_some_and(|f| {
@@ -156,7 +167,7 @@ impl ParserState {
         // context is current (the reader binds it before parsing).
         let code = unsafe { (self.lib.create_decoder)(&mut decoder, &mut info) };
         if code != 0 {
-            return Err(CudaError::raw("cuvidCreateDecoder", code).to_string());
+            return Err(CudaError::raw("cuvidCreateDecoder", code).into());
         }
         self.decoder = decoder;
         self.format = Some(*format);
@@ -181,9 +192,7 @@ unsafe extern "C" fn on_decode(user: *mut c_void, picture: *mut c_void) -> c_int
     // SAFETY: as in `on_sequence`; `picture` is the parser's picture parameters, passed on.
     let state = unsafe { &mut *user.cast::<ParserState>() };
     if state.decoder.is_null() {
-        state
-            .failure
-            .get_or_insert("a picture before any sequence header".into());
+        state.failure.get_or_insert(NvdecError::NoSequence);
         return 0;
     }
     // SAFETY: the decoder is live; the parameters are the parser's, valid for this call.
@@ -191,7 +200,7 @@ unsafe extern "C" fn on_decode(user: *mut c_void, picture: *mut c_void) -> c_int
     if code != 0 {
         state
             .failure
-            .get_or_insert(CudaError::raw("cuvidDecodePicture", code).to_string());
+            .get_or_insert(CudaError::raw("cuvidDecodePicture", code).into());
         return 0;
     }
     1
@@ -215,37 +224,31 @@ fn nvdec_codec(codec: Codec) -> std::ffi::c_uint {
     }
 }
 
-/// Whether the device decodes `demux`'s stream at its size, or one line why not (the
-/// app's context must be current).
-fn check_caps(lib: &ffi::Nvcuvid, demux: &Demuxer) -> Result<(), String> {
-    let info = demux.info();
-    let depth_minus8 = if info.pixel_format.contains("10") {
-        2
-    } else {
-        0
-    };
-    let mut caps = ffi::DecodeCaps {
-        codec: nvdec_codec(demux.codec()),
-        chroma_format: ffi::CHROMA_420,
-        bit_depth_minus8: depth_minus8,
-        ..Default::default()
-    };
-    // SAFETY: `caps` is initialised and a valid in/out pointer; a context is current.
-    status("cuvidGetDecoderCaps", unsafe {
-        (lib.decoder_caps)(&mut caps)
-    })
-    .map_err(|e| e.to_string())?;
-    let what = format!("{} {}-bit", demux.codec().name(), 8 + depth_minus8);
+/// Whether the device decodes `demux`'s stream at its size, or why not (the app's context
+/// must be current).
+fn check_caps(lib: &ffi::Nvcuvid, demux: &Demuxer) -> Result<(), NvdecError> {
+    let depth = demux.bit_depth();
+    let caps = decoder_caps(lib, demux.codec(), depth)?;
+    let what = format!("{} {depth}-bit", demux.codec().name());
     if caps.is_supported == 0 {
-        return Err(format!("this GPU has no {what} decoder"));
+        return Err(NvdecError::NoDecoder(what));
     }
-    let (w, h) = (info.width, info.height);
-    let (min_w, min_h) = (u32::from(caps.min_width), u32::from(caps.min_height));
-    if w < min_w || h < min_h || w > caps.max_width || h > caps.max_height {
-        return Err(format!(
-            "{w}×{h}: this GPU decodes {what} from {min_w}×{min_h} to {}×{}",
-            caps.max_width, caps.max_height
-        ));
+    let (width, height) = (demux.info().width, demux.info().height);
+    let (min_width, min_height) = (u32::from(caps.min_width), u32::from(caps.min_height));
+    if width < min_width
+        || height < min_height
+        || width > caps.max_width
+        || height > caps.max_height
+    {
+        return Err(NvdecError::Size {
+            width,
+            height,
+            what,
+            min_width,
+            min_height,
+            max_width: caps.max_width,
+            max_height: caps.max_height,
+        });
     }
     Ok(())
 }
@@ -269,13 +272,13 @@ impl NvdecReader {
     /// Opens `path` for NVDEC on `device` (its context must be the app's): the container
     /// and codec are checked now, the decoder is made at the first sequence header.
     pub fn open(path: &Path, device: &CudaDevice) -> Result<Self, VideoError> {
-        let refused = |reason: String| VideoError::NoNvdec {
+        let refused = |reason: NvdecError| VideoError::NoNvdec {
             path: path.to_path_buf(),
             reason,
         };
-        let lib = ffi::nvcuvid().map_err(|e| refused(format!("libnvcuvid.so.1: {e}")))?;
+        let lib = library().map_err(refused)?;
         let demux = Demuxer::open(path)?;
-        let cuda = |e: CudaError| refused(e.to_string());
+        let cuda = |e: CudaError| refused(e.into());
         device.bind().map_err(cuda)?;
         let module = load_module(device, "yuv_to_rgba").map_err(cuda)?;
         let nv12 = load_function(&module, "nv12_to_rgba").map_err(cuda)?;
@@ -337,17 +340,18 @@ impl NvdecReader {
         self.demux.info()
     }
 
-    fn failed(&self, reason: String) -> VideoError {
-        VideoError::Decode {
+    /// `reason` as the error of the frame being decoded.
+    fn failed(&self, reason: impl Into<NvdecError>) -> VideoError {
+        VideoError::Nvdec {
             path: self.path.clone(),
             frame: self.frame,
-            reason,
+            reason: reason.into(),
         }
     }
 
     /// Sends one packet (or the end of the stream) to the parser.
     fn parse(&mut self, packet: Option<&super::demux::Packet>) -> Result<(), VideoError> {
-        self.device.bind().map_err(|e| self.failed(e.to_string()))?;
+        self.device.bind().map_err(|e| self.failed(e))?;
         let mut source = match packet {
             Some(p) => ffi::SourceDataPacket {
                 flags: ffi::PKT_TIMESTAMP,
@@ -368,7 +372,7 @@ impl NvdecReader {
         if let Some(reason) = self.state.failure.take() {
             return Err(self.failed(reason));
         }
-        status("cuvidParseVideoData", code).map_err(|e| self.failed(e.to_string()))
+        status("cuvidParseVideoData", code).map_err(|e| self.failed(e))
     }
 
     /// The next frame in presentation order, mapped; None after the last.
@@ -376,7 +380,7 @@ impl NvdecReader {
         while self.state.ready.is_empty() {
             if self.flushed {
                 if self.frame == 0 {
-                    return Err(self.failed("no frame decoded".into()));
+                    return Err(self.failed(NvdecError::NoFrame));
                 }
                 return Ok(None);
             }
@@ -392,7 +396,7 @@ impl NvdecReader {
             return Ok(None);
         };
         let Some(format) = self.state.format else {
-            return Err(self.failed("a frame before any sequence header".into()));
+            return Err(self.failed(NvdecError::FrameBeforeSequence));
         };
         let frame = self.frame;
         self.frame += 1;
@@ -430,14 +434,14 @@ impl NvdecReader {
                 ffi::DECODE_STATUS_ERROR | ffi::DECODE_STATUS_ERROR_CONCEALED
             )
         {
-            return Err(VideoError::Decode {
+            return Err(VideoError::Nvdec {
                 path: self.path.clone(),
                 frame,
-                reason: "the stream's data is damaged".into(),
+                reason: NvdecError::Damaged,
             });
         }
         let (mut ptr, mut pitch) = (0u64, 0u32);
-        self.device.bind().map_err(|e| self.failed(e.to_string()))?;
+        self.device.bind().map_err(|e| self.failed(e))?;
         // SAFETY: the decoder is live and `picture_index` one of its surfaces that the
         // parser just reported for display; out-pointers valid; `params` initialised.
         let code = unsafe {
@@ -449,7 +453,7 @@ impl NvdecReader {
                 &mut params,
             )
         };
-        status("cuvidMapVideoFrame64", code).map_err(|e| self.failed(e.to_string()))?;
+        status("cuvidMapVideoFrame64", code).map_err(|e| self.failed(e))?;
         let [left, top, right, bottom] = format.display_area;
         let depth = 8 + format.bit_depth_luma_minus8;
         let height = (bottom - top) as u32;
