@@ -250,3 +250,164 @@ fn gpu_damaged_streams_end_in_one_line() {
 fn decoded_frame_count(device: &CudaDevice, name: &str) -> usize {
     decoded(device, name).len()
 }
+
+/// Whether NVDEC takes the clip (the tiny HEVC and VP9 counters are below its smallest
+/// size).
+fn nvdec_takes(name: &str) -> bool {
+    !(name.starts_with("counter_hevc") || name.starts_with("counter_vp9"))
+}
+
+/// Exact seeks on NVDEC: after a seek to frame k the reader gives FFmpeg's frame k (its
+/// Adler-32) and then frame k + 1, for every k of every clip NVDEC takes, in a scrambled
+/// order (forwards and backwards, within and across GOPs, the open-GOP HEVC's leading
+/// pictures that show before their keyframe, Matroska from its start); past the end
+/// nothing is left.
+#[test]
+fn gpu_nvdec_seeks_land_on_the_exact_frame() {
+    if common::gpu::cuda_devices().is_none() {
+        return;
+    }
+    let device = CudaDevice::new(0).expect("CUDA device 0");
+    let mut seeks = 0;
+    for (name, _, depth, crcs) in ffmpeg_frames() {
+        if !nvdec_takes(&name) {
+            continue;
+        }
+        let mut reader = NvdecReader::open(&clip(&name), &device).expect("opens");
+        let n = crcs.len() as u64;
+        let adler = |frame: &cudalens::video::nvdec::MappedFrame<'_>| {
+            planar_adler(&frame.read_yuv().expect("samples"), depth)
+        };
+        for i in 0..n {
+            let k = (i * 7 + 3) % n;
+            reader.seek(k).expect("seeks");
+            let frame = reader.next_frame().expect("decodes").expect("frame k");
+            assert_eq!(frame.index(), k, "{name}");
+            assert_eq!(
+                adler(&frame),
+                crcs[k as usize],
+                "{name}: frame {k} after a seek"
+            );
+            drop(frame);
+            if k + 1 < n {
+                let next = reader.next_frame().expect("decodes").expect("frame k + 1");
+                assert_eq!(next.index(), k + 1, "{name}");
+                assert_eq!(adler(&next), crcs[k as usize + 1], "{name}: frame {k} + 1");
+            }
+            seeks += 1;
+        }
+        reader.seek(n).expect("seeks past the end");
+        assert!(reader.next_frame().expect("ends").is_none(), "{name}");
+        reader.seek(0).expect("seeks back");
+        assert_eq!(
+            reader.next_frame().expect("decodes").map(|f| f.index()),
+            Some(0)
+        );
+    }
+    eprintln!("{seeks} exact seeks");
+    assert!(seeks >= 100);
+}
+
+/// The window's player on NVDEC: frames stay on the device, and seeks, steps and the end
+/// land on the exact frame (the counters' colour says which frame it is); a frame's pixels
+/// equal the CPU reference's conversion of NVDEC's samples.
+#[test]
+fn gpu_player_decodes_on_the_device_and_seeks_exactly() {
+    use cudalens::app::video::{FramePixels, ShownFrame, VideoPlayer};
+    use std::time::{Duration, Instant};
+    if common::gpu::cuda_devices().is_none() {
+        return;
+    }
+    let device = CudaDevice::new(0).expect("CUDA device 0");
+    let number = |frame: &ShownFrame| {
+        let FramePixels::Device(f) = &frame.pixels else {
+            panic!("NVDEC's frames stay on the device");
+        };
+        let p = f.pixel((32, 24), &device.stream).expect("a pixel");
+        let n = (f64::from(p[0]) / 10.0).round() as i32;
+        assert!((i32::from(p[1]) - (255 - 10 * n)).abs() <= 6, "{p:?}");
+        n as u64
+    };
+    let arrived = |player: &mut VideoPlayer| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let (frame, event) = player.poll(Instant::now());
+            if frame.is_some() || event.is_some() {
+                return frame;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        panic!("no frame within ten seconds");
+    };
+    for name in ["counter_h264.mp4", "gop_h264.mp4", "gop_hevc.mp4"] {
+        let (mut player, first) =
+            VideoPlayer::open(&clip(name), std::sync::Arc::new(|| {}), Some(&device))
+                .expect("opens");
+        assert_eq!(player.decoded_by(), &VideoDecoder::Nvdec, "{name}");
+        assert_eq!((first.index, number(&first)), (0, 0), "{name}");
+        let count = player.frame_count().expect("an MP4 declares its frames");
+        assert_eq!(count, 24);
+        for want in 1..4 {
+            player.step_forward();
+            let f = arrived(&mut player).expect("a frame");
+            assert_eq!((f.index, number(&f)), (want, want), "{name}");
+        }
+        player.step_back().expect("steps back");
+        let back = arrived(&mut player).expect("a frame");
+        assert_eq!((back.index, number(&back)), (2, 2), "{name}");
+        for target in [23, 5, 13, 0, 7, 6, 17] {
+            let start = Instant::now();
+            player.seek(target).expect("seeks");
+            let f = arrived(&mut player).expect("a frame");
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            assert_eq!(
+                (f.index, number(&f)),
+                (target, target),
+                "{name} ({ms:.1} ms)"
+            );
+        }
+        player.seek(23).expect("seeks");
+        arrived(&mut player).expect("the last frame");
+        player.step_forward();
+        assert!(
+            arrived(&mut player).is_none(),
+            "{name}: a frame after the last"
+        );
+        // The pixels of a frame, read back, are the CPU conversion of NVDEC's samples.
+        let reference = decoded(&device, name);
+        player.seek(9).expect("seeks");
+        let f = arrived(&mut player).expect("frame 9");
+        let FramePixels::Device(frame) = &f.pixels else {
+            panic!("on the device");
+        };
+        let rgba = frame.read_rgba(&device.stream).expect("read back");
+        assert!(
+            rgba == reference[9].1,
+            "{name}: frame 9 differs from the CPU conversion"
+        );
+    }
+    // Playing: frames come at the clock's pace from the device, none lost at 24 fps.
+    let (mut player, _) = VideoPlayer::open(
+        &clip("gop_hevc.mp4"),
+        std::sync::Arc::new(|| {}),
+        Some(&device),
+    )
+    .expect("opens");
+    player.looping = false;
+    player.play(Instant::now()).expect("plays");
+    let mut shown = vec![0];
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while player.is_playing() && Instant::now() < deadline {
+        if let (Some(f), _) = player.poll(Instant::now()) {
+            assert_eq!(number(&f), f.index);
+            shown.push(f.index);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(
+        shown,
+        (0..24).collect::<Vec<u64>>(),
+        "dropped {}",
+        player.dropped()
+    );
+}

@@ -32,6 +32,15 @@ ff -f lavfi -i "$texture" -c:v libx265 -tag:v hvc1 \
 ff -f lavfi -i "$texture" -c:v libx265 -x265-params log-level=error:crf=14 \
     -pix_fmt yuv420p10le texture_hevc10.mkv
 ff -f lavfi -i "$texture" -c:v libvpx-vp9 -crf 20 -b:v 0 -pix_fmt yuv420p texture_vp9.webm
+# Counters with a keyframe every 6 frames, for exact seeks from a keyframe that is not the
+# first, at 176×144 (NVDEC takes them): H.264 with B-frames (closed GOPs); HEVC with
+# B-frames and open GOPs (CRA pictures, whose leading pictures need the GOP before).
+gop="color=c=black:s=176x144:r=24:d=1,format=rgb24,geq=r='10*N':g='255-10*N':b=128"
+ff -f lavfi -i "$gop" -c:v libx264 -preset medium -crf 10 -bf 2 -g 6 -keyint_min 6 \
+    -sc_threshold 0 -pix_fmt yuv420p gop_h264.mp4
+ff -f lavfi -i "$gop" -c:v libx265 -tag:v hvc1 -pix_fmt yuv420p \
+    -x265-params log-level=error:crf=8:keyint=6:min-keyint=6:scenecut=0:bframes=2:open-gop=1 \
+    gop_hevc.mp4
 # Turned a quarter by its track matrix (as phones write them).
 ff -i odd_size.mp4 -c copy -metadata:s:v:0 rotate=90 turned.mp4
 # Sound only.
@@ -48,7 +57,8 @@ rm faststart.mp4
 {
     echo "# clip width height depth adler32-of-each-frame (FFmpeg $(ffmpeg -version | head -1 | cut -d' ' -f3))"
     for clip in counter_h264.mp4 counter_hevc10.mkv counter_vp9.webm odd_size.mp4 \
-        texture_h264.mp4 texture_hevc_full.mp4 texture_hevc10.mkv texture_vp9.webm; do
+        texture_h264.mp4 texture_hevc_full.mp4 texture_hevc10.mkv texture_vp9.webm \
+        gop_h264.mp4 gop_hevc.mp4; do
         fmt=$(ffprobe -v error -select_streams v:0 -show_entries stream=pix_fmt,width,height \
             -of csv=p=0 "$clip")
         IFS=, read -r w h pix <<<"$fmt"

@@ -9,7 +9,8 @@
 # The binary comes from the bundle (.carry, scripts/gpu/prepare.sh). Output in $OUT: the
 # image window, a selection with the stack inside it, a 16-bit image, the kernel editor with a marked error,
 # the explorer with its overlay, a Julia set, the 1e-100 deep bookmark, and the 1e-300 one in
-# smooth colour.
+# smooth colour; a 4K video playing, and two minutes of 4K playback at 60 fps counted for
+# frames never painted. ONLY="shot-video play-2min" takes some of them.
 set -u
 cd "$(dirname "$0")/../.."
 X=/opt/x
@@ -66,6 +67,25 @@ case ${1:-} in
         step shot-deep-distance 120 env XDG_CONFIG_HOME=/tmp/deep-distance-session "$B/cudalens" "${app[@]}" \
             --frames 60 --mandelbrot --smooth --distance 1.5 --bookmark "Spiral by c = i, period-137" \
             --screenshot "$OUT/screenshot-gpu-deep-distance.png"
+        # A 4K HEVC clip playing through NVDEC and the stack, before/after split, its
+        # transport bar (.carry/video from make_bench_clips.sh).
+        step shot-video 120 env XDG_CONFIG_HOME=/tmp/video-session "$B/cudalens" \
+            .carry/video/hevc_4k.mp4 "${app[@]}" --play --frames 240 --split \
+            --filter gaussian:sigma=2 --filter sobel --screenshot "$OUT/screenshot-gpu-video.png"
+        # Two minutes of 4K at 60 frames a second (the 30 fps clip at 2×, looping) through
+        # gaussian → sobel → box: the frame log's video column says which frames were painted.
+        step play-2min 200 env XDG_CONFIG_HOME=/tmp/play-session CUDALENS_FRAME_LOG=/tmp/play.log \
+            "$B/cudalens" .carry/video/hevc_4k_2min.mp4 "${app[@]}" --play --speed 2 \
+            --frames 14500 --filter gaussian:sigma=2 --filter sobel --filter box:radius=5
+        if [ -f /tmp/play.log ]; then
+            awk '$11 != "none" { v = $11 + 0; if (n == 0) t0 = $1; t = $1
+                    if (n > 0 && v != last) { shown++; if (v > last + 1) skipped += v - last - 1
+                                               else if (v < last) loops++ }
+                    last = v; n++ }
+                 END { printf "painted %d frames in %.1f s; video frames shown %d, never painted %d, loops %d\n",
+                       n, t - t0, shown, skipped, loops }' /tmp/play.log | tee "$OUT/video-play.txt" >>"$LOG"
+            grep -h "video: frame\|decoded by" "$LOG" | tail -3 >>"$OUT/video-play.txt"
+        fi
         kill "$xvfb"
         finish "screenshot"
         ;;

@@ -59,6 +59,9 @@ pub struct GuiArgs {
     /// Start playing a video given on the command line (the window opens it paused).
     #[arg(long)]
     pub play: bool,
+    /// A video's playback speed (0.0625 to 16; 1: the stream's frame rate).
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub speed: f64,
     /// Open Brightness/Contrast over a 16-bit or float image and press its Auto once the
     /// first result shows.
     #[arg(long)]

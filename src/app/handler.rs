@@ -305,6 +305,16 @@ impl Handler {
         self.last_frame = Some(Instant::now());
         let last = self.args.frames > 0 && self.frames >= self.args.frames;
         if last {
+            if let Some(v) = &r.state.video {
+                log::info!(
+                    "video: frame {} shown, {} dropped, decode {} fps, decoded by {}",
+                    v.shown(),
+                    v.dropped(),
+                    v.decode_fps()
+                        .map_or_else(|| "?".into(), |f| format!("{f:.0}")),
+                    v.decoded_by()
+                );
+            }
             if let Some(path) = self.args.screenshot.clone() {
                 let shot = r
                     .window

@@ -36,7 +36,7 @@ mod status_bar;
 mod typed;
 mod unsaved;
 mod user_bookmarks;
-mod video;
+pub mod video;
 
 pub use args::{
     parse_pair, parse_selection, parse_size_up_to, parse_window_size, screenshot_options, GuiArgs,

@@ -26,8 +26,8 @@ use super::typed::{
     TYPED_READ_BACK_STAGE,
 };
 use super::video::{
-    handle_request, video_controls_ui, video_keys, PlayerEvent, ShownFrame, VideoPlayer,
-    VideoRequest, Waker,
+    handle_request, video_controls_ui, video_keys, FramePixels, PlayerEvent, ShownFrame,
+    VideoPlayer, VideoRequest, Waker,
 };
 use super::worker::{progress_ui, Worker};
 use super::GuiArgs;
@@ -125,8 +125,14 @@ pub struct AppState {
     pub(super) typed_hover: Option<(u32, u32)>,
     /// The video the document's pixels are a frame of (None for a still).
     pub(super) video: Option<VideoPlayer>,
+    /// The video frame on screen when it was decoded on the device and the document's
+    /// host pixels are not yet read back from it (they are when playback stops, or when
+    /// something needs them).
+    device_frame: Option<crate::video::nvdec::DeviceFrame>,
     /// The first video opened starts playing (`--play`).
     play_on_open: bool,
+    /// The speed a video opened from the command line plays at.
+    play_speed: f64,
     /// The egui context, for threads that wake the window (set on the first frame).
     repaint: Arc<std::sync::OnceLock<egui::Context>>,
 }
@@ -229,7 +235,9 @@ impl AppState {
             typed_stages: Vec::new(),
             auto_contrast: args.auto_contrast,
             video: None,
+            device_frame: None,
             play_on_open: args.play,
+            play_speed: args.speed,
             repaint: Arc::default(),
             typed_hover: None,
         };
@@ -306,11 +314,23 @@ impl AppState {
                     ctx.request_repaint();
                 }
             });
-            let (player, first) = VideoPlayer::open(path, wake)?;
-            let loaded = video_frame_document(&player, first.image);
+            let device = match self.runner.takes_device_frames() {
+                true => self.runner.cuda_device().cloned(),
+                false => None,
+            };
+            let (player, first) = VideoPlayer::open(path, wake, device.as_ref())?;
+            let image = match (first.pixels, &device) {
+                (FramePixels::Host(image), _) => image,
+                (FramePixels::Device(frame), Some(device)) => frame.read_rgba(&device.stream)?,
+                (FramePixels::Device(_), None) => anyhow::bail!("a device frame without CUDA"),
+            };
+            log::info!("{}: decoded by {}", path.display(), player.decoded_by());
+            let loaded = video_frame_document(&player, image);
             self.take_loaded(gl, loaded, path)?;
+            self.device_frame = None;
             let mut player = player;
             if std::mem::take(&mut self.play_on_open) {
+                player.set_speed(self.play_speed, Instant::now());
                 player.play(Instant::now())?;
             }
             self.video = Some(player);
@@ -326,6 +346,7 @@ impl AppState {
         let loaded = load_image_with(path, &admission)?;
         self.take_loaded(gl, loaded, path)?;
         self.video = None;
+        self.device_frame = None;
         Ok(())
     }
 
@@ -569,6 +590,8 @@ impl AppState {
     }
 
     fn apply(&mut self, gl: &glow::Context, action: Action) {
+        // Actions read and change the document's host pixels.
+        self.refresh_host_pixels();
         match action {
             Action::Open => self.ask_path(gl, DialogPurpose::Open),
             Action::OpenPath(p) => self.open(gl, &p),
@@ -636,6 +659,9 @@ impl AppState {
         if let Some(frame) = shown {
             self.show_video_frame(gl, frame);
         }
+        if !self.video.as_ref().is_some_and(VideoPlayer::is_playing) {
+            self.refresh_host_pixels();
+        }
         if let Some(wait) = self.video.as_ref().and_then(|v| v.next_due(Instant::now())) {
             ctx.request_repaint_after(wait);
         }
@@ -653,17 +679,63 @@ impl AppState {
     }
 
     /// Makes `frame` the document's pixels (selection, stack and view stay) and runs the
-    /// stack on it.
+    /// stack on it. A frame on the device goes into the source there; the document's host
+    /// pixels follow when playback stops.
     fn show_video_frame(&mut self, gl: &glow::Context, frame: ShownFrame) {
-        if frame.image.dimensions() != self.document.size() {
+        if frame.pixels.size() != self.document.size() {
             return self.set_message("the video changed size mid-stream; frame skipped", true);
         }
-        if let Err(e) = self.runner.load_source(gl, &frame.image) {
-            return self.set_message(format!("video frame: {e}"), true);
+        let loaded = match frame.pixels {
+            FramePixels::Device(f) if self.runner.takes_device_frames() => self
+                .runner
+                .load_source_on_device(gl, f.size(), |array, stream| f.copy_to(array, stream))
+                .map(|_| self.device_frame = Some(f))
+                .map_err(anyhow::Error::from),
+            FramePixels::Device(f) => match self.runner.cuda_device() {
+                Some(device) => f.read_rgba(&device.stream).map_err(anyhow::Error::from),
+                None => Err(anyhow::anyhow!("a device frame without CUDA")),
+            }
+            .and_then(|image| self.show_host_frame(gl, image)),
+            FramePixels::Host(image) => self.show_host_frame(gl, image),
+        };
+        if let Err(e) = loaded {
+            return self.set_message(format!("video frame: {e:#}"), true);
         }
-        self.document.image = Arc::new(frame.image);
         self.inspected = None;
         self.dirty = true;
+    }
+
+    /// Makes `image` the document's pixels and the source.
+    fn show_host_frame(
+        &mut self,
+        gl: &glow::Context,
+        image: image::RgbaImage,
+    ) -> anyhow::Result<()> {
+        self.runner.load_source(gl, &image)?;
+        self.document.image = Arc::new(image);
+        self.device_frame = None;
+        Ok(())
+    }
+
+    /// Reads the pixels of the video frame on screen into the document when they are
+    /// still only on the device (its result stays the result of the same pixels).
+    fn refresh_host_pixels(&mut self) {
+        let Some(frame) = self.device_frame.take() else {
+            return;
+        };
+        let Some(device) = self.runner.cuda_device() else {
+            return;
+        };
+        match frame.read_rgba(&device.stream) {
+            Ok(image) => {
+                let was_result = self.result_ready();
+                self.document.image = Arc::new(image);
+                if was_result {
+                    self.output_of = Some(self.document.image.clone());
+                }
+            }
+            Err(e) => self.set_message(format!("reading the video frame: {e}"), true),
+        }
     }
 
     /// Runs the filter stack if anything changed (or every frame when continuous).
@@ -1246,9 +1318,14 @@ impl AppState {
     fn source_pixel_text(&self, (x, y): (u32, u32)) -> Option<String> {
         let output = &self.runner.targets.output;
         let same = (output.width, output.height) == self.document.size();
-        same.then(|| self.document.image.get_pixel_checked(x, y))
-            .flatten()
-            .map(|p| samples_text(&p.0))
+        if !same {
+            return None;
+        }
+        let pixel = match (&self.device_frame, self.runner.cuda_device()) {
+            (Some(frame), Some(device)) => frame.pixel((x, y), &device.stream),
+            _ => self.document.image.get_pixel_checked(x, y).map(|p| p.0),
+        };
+        pixel.map(|p| samples_text(&p))
     }
 
     fn image_tab_ui(&mut self, ui: &mut egui::Ui, gl: &glow::Context) {

@@ -3,7 +3,8 @@
 //! the frame's source) and decode → stack (the `--filter` stack, by default gaussian σ=2 →
 //! sobel → box r=5, with the frame's histogram). Frames a second per pass, the median of
 //! five passes after one of warm-up; the stack's GPU time per frame (its stages, hand-overs
-//! left out), median over the frames.
+//! left out), median over the frames. Then exact seeks to frames spread over the clip, each
+//! timed from the request to the frame in the source: median and longest.
 
 use super::{BenchArgs, CliError};
 use crate::bench_stats::median;
@@ -16,6 +17,8 @@ use std::time::Instant;
 
 /// Passes over the clip per mode (after one of warm-up).
 const PASSES: usize = 5;
+/// Seeks timed (after one of warm-up).
+const SEEKS: u64 = 40;
 
 /// The stack `bench --video` runs without `--filter`.
 fn default_stack() -> Result<Vec<Filter>, CliError> {
@@ -60,6 +63,46 @@ fn pass(
         frames += 1;
     }
     Ok((frames, start.elapsed().as_secs_f64(), gpu_ms))
+}
+
+/// Exact seeks to frames spread over `path` (a fixed scramble of the frame numbers, so
+/// that every run seeks the same frames), each from the request to the frame in the
+/// source; milliseconds, in order.
+fn seeks(
+    gl: &glow::Context,
+    runner: &mut FrameRunner,
+    path: &Path,
+    frames: u64,
+) -> Result<Vec<f64>, CliError> {
+    let device = runner
+        .cuda_device()
+        .cloned()
+        .ok_or_else(|| CliError::usage("bench --video needs CUDA"))?;
+    let mut reader = NvdecReader::open(path, &device)?;
+    let mut times = Vec::new();
+    for i in 0..=SEEKS {
+        // Golden-ratio steps: spread over the clip, forwards and backwards.
+        let target = (i * 40_503 + 7) % frames.max(1);
+        let start = Instant::now();
+        reader.seek(target)?;
+        let frame = reader
+            .next_frame()?
+            .ok_or_else(|| CliError::internal(format!("no frame {target} after seeking to it")))?;
+        if frame.index() != target {
+            return Err(CliError::internal(format!(
+                "seeking to frame {target} gave frame {}",
+                frame.index()
+            )));
+        }
+        runner.load_source_on_device(gl, frame.size(), |array, stream| {
+            frame.write_rgba(array, stream)
+        })?;
+        drop(frame);
+        if i > 0 {
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    Ok(times)
 }
 
 /// Times the clip `path` (see the module).
@@ -115,6 +158,16 @@ pub fn run(gl: &glow::Context, args: &BenchArgs, path: &Path) -> Result<Value, C
             "video: decode → stack at {:.0} % of decode alone",
             100.0 * share
         );
+        let frames = modes["decode"]["frames"].as_u64().unwrap_or(0);
+        let gop = crate::video::demux::Demuxer::open(path)?.longest_gop();
+        let times = seeks(gl, &mut runner, path, frames)?;
+        let longest = times.iter().copied().fold(0.0, f64::max);
+        let seek_median = median(times);
+        println!(
+            "video seek: median {seek_median:.1} ms, longest {longest:.1} ms over {SEEKS} exact seeks \
+             ({frames} frames, keyframes up to {} apart)",
+            gop.map_or_else(|| "?".into(), |g| g.to_string())
+        );
         let stack_text: Vec<String> = filters.iter().map(ToString::to_string).collect();
         Ok::<Value, CliError>(json!({
             "clip": path.display().to_string(),
@@ -124,6 +177,7 @@ pub fn run(gl: &glow::Context, args: &BenchArgs, path: &Path) -> Result<Value, C
             "stack": stack_text,
             "modes": modes,
             "stack_share_of_decode": share,
+            "seek": { "median_ms": seek_median, "longest_ms": longest, "seeks": SEEKS, "longest_gop": gop },
         }))
     })();
     runner.destroy(gl);

@@ -65,6 +65,10 @@ impl CudaArray2d {
     }
 }
 
+// SAFETY: an array handle is usable from any thread of its context (the calls on it bind
+// the context first); the array is owned by one value at a time.
+unsafe impl Send for CudaArray2d {}
+
 impl Drop for CudaArray2d {
     fn drop(&mut self) {
         // SAFETY: `raw` was created by cuArray3DCreate in this context, destroyed once.

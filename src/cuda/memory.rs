@@ -34,14 +34,15 @@ impl CopyEnd {
     }
 }
 
-/// Copies `height` rows of `row_bytes` from `src` to `dst`, on `stream`.
+/// Copies `height` rows of `row_bytes` from `src` (from `src_at`: byte in the row, row) to
+/// `dst`, on `stream`.
 ///
 /// # Safety
-/// Each end must be a live array of at least `height` rows of `row_bytes` (owned, mapped
-/// or imported) or host memory of `row_bytes × height` bytes (only read when it is the
-/// source), and stay so until the stream has run the copy.
+/// Each end must be a live array holding the rows copied (owned, mapped or imported) or
+/// host memory of `row_bytes × height` bytes (only read when it is the source), and stay
+/// so until the stream has run the copy.
 unsafe fn copy_2d(
-    src: CopyEnd,
+    (src, src_at): (CopyEnd, (usize, u32)),
     dst: CopyEnd,
     row_bytes: usize,
     height: u32,
@@ -50,8 +51,8 @@ unsafe fn copy_2d(
     let (src_type, src_array, src_host, src_pitch) = src.fields(row_bytes);
     let (dst_type, dst_array, dst_host, dst_pitch) = dst.fields(row_bytes);
     let copy = sys::CUDA_MEMCPY2D {
-        srcXInBytes: 0,
-        srcY: 0,
+        srcXInBytes: src_at.0,
+        srcY: src_at.1 as usize,
         srcMemoryType: src_type,
         srcHost: src_host.cast_const(),
         srcDevice: 0,
@@ -109,7 +110,7 @@ pub unsafe fn copy_array(
     // SAFETY: as guaranteed by the caller.
     unsafe {
         copy_2d(
-            CopyEnd::Array(src),
+            (CopyEnd::Array(src), (0, 0)),
             CopyEnd::Array(dst),
             width as usize * RGBA8_BYTES,
             height,
@@ -153,7 +154,7 @@ pub unsafe fn read_texels(
     let dst = CopyEnd::Host(out.as_mut_ptr());
     // SAFETY: `out` holds exactly the image (checked) and outlives the copy, which is
     // waited for below; the caller guarantees `src`.
-    unsafe { copy_2d(CopyEnd::Array(src), dst, row, height, stream)? };
+    unsafe { copy_2d((CopyEnd::Array(src), (0, 0)), dst, row, height, stream)? };
     stream
         .synchronize()
         .map_err(CudaError::driver("cuStreamSynchronize"))
@@ -197,10 +198,31 @@ pub unsafe fn write_texels(
     let src = CopyEnd::Host(texels.as_ptr().cast_mut());
     // SAFETY: `texels` holds exactly the image (checked) and outlives the copy, which is
     // waited for below; the caller guarantees `dst`.
-    unsafe { copy_2d(src, CopyEnd::Array(dst), row, height, stream)? };
+    unsafe { copy_2d((src, (0, 0)), CopyEnd::Array(dst), row, height, stream)? };
     stream
         .synchronize()
         .map_err(CudaError::driver("cuStreamSynchronize"))
+}
+
+/// Reads the pixel at (`x`, `y`) of an RGBA8 array and waits for it.
+///
+/// # Safety
+/// `src` must be a live RGBA8 array holding (`x`, `y`) that stays so until this returns.
+pub unsafe fn read_pixel(
+    src: CUarray,
+    (x, y): (u32, u32),
+    stream: &CudaStream,
+) -> Result<[u8; 4], CudaError> {
+    let mut out = [0u8; RGBA8_BYTES];
+    let at = (x as usize * RGBA8_BYTES, y);
+    let dst = CopyEnd::Host(out.as_mut_ptr());
+    // SAFETY: `out` holds one pixel and outlives the copy, waited for below; the caller
+    // guarantees `src` holds the pixel.
+    unsafe { copy_2d((CopyEnd::Array(src), at), dst, RGBA8_BYTES, 1, stream)? };
+    stream
+        .synchronize()
+        .map_err(CudaError::driver("cuStreamSynchronize"))?;
+    Ok(out)
 }
 
 /// Sets `count` u32 at `ptr` to `value`, on `stream`.

@@ -52,6 +52,16 @@ impl Codec {
     }
 }
 
+/// Where decoding resumes after [`Demuxer::seek_frame`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeekStart {
+    /// At a keyframe: the frames shown before time `pts` are skipped (`i64::MAX`: past the
+    /// last frame, nothing is left).
+    Pts(i64),
+    /// From the first frame: the first `n` frames shown are skipped.
+    Count(u64),
+}
+
 /// One compressed frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Packet {
@@ -161,6 +171,8 @@ enum Source {
         file: Box<dyn Input>,
         samples: Vec<Mp4Sample>,
         next: usize,
+        /// The samples' presentation times in order (made at the first seek).
+        shown: Option<Vec<i64>>,
     },
     Matroska {
         file: Box<matroska_demuxer::MatroskaFile<Box<dyn Input>>>,
@@ -291,12 +303,61 @@ impl Demuxer {
         })
     }
 
+    /// Moves to where decoding must start for frame `index` (presentation order, from 0)
+    /// to show exactly: in an MP4, the last keyframe at or before that frame in decode
+    /// order whose time is not later than the frame's (the sample table says where);
+    /// a Matroska file, which has no sample table here, starts again from its first frame.
+    pub fn seek_frame(&mut self, index: u64) -> Result<SeekStart, VideoError> {
+        match &mut self.source {
+            Source::Mp4 {
+                samples,
+                next,
+                shown,
+                ..
+            } => {
+                let shown = shown.get_or_insert_with(|| {
+                    let mut times: Vec<i64> = samples.iter().map(|s| s.pts).collect();
+                    times.sort_unstable();
+                    times
+                });
+                let Some(&target) = usize::try_from(index).ok().and_then(|i| shown.get(i)) else {
+                    *next = samples.len();
+                    return Ok(SeekStart::Pts(i64::MAX));
+                };
+                let at = samples.iter().position(|s| s.pts == target).unwrap_or(0);
+                *next = samples[..=at]
+                    .iter()
+                    .rposition(|s| s.keyframe && s.pts <= target)
+                    .unwrap_or(0);
+                Ok(SeekStart::Pts(target))
+            }
+            Source::Matroska { .. } => {
+                self.source = Self::open(&self.path)?.source;
+                Ok(SeekStart::Count(index))
+            }
+        }
+    }
+
+    /// The most frames from one keyframe to the next, in decode order (what an exact seek
+    /// decodes at most); None where the container keeps no sample table here (Matroska).
+    pub fn longest_gop(&self) -> Option<usize> {
+        let Source::Mp4 { samples, .. } = &self.source else {
+            return None;
+        };
+        let keys: Vec<usize> = (0..samples.len())
+            .filter(|&i| samples[i].keyframe)
+            .collect();
+        let ends = keys.iter().skip(1).copied().chain([samples.len()]);
+        keys.iter().zip(ends).map(|(a, b)| b - a).max()
+    }
+
     fn packet(&mut self) -> Result<Option<Packet>, DemuxError> {
         match &mut self.source {
             Source::Mp4 {
                 file,
                 samples,
                 next,
+                ..
             } => {
                 let Some(s) = samples.get(*next).copied() else {
                     return Ok(None);
@@ -444,6 +505,7 @@ fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer,
             file,
             samples,
             next: 0,
+            shown: None,
         },
         framing,
         codec,
@@ -530,6 +592,72 @@ mod tests {
             all.push(p);
         }
         (d, all)
+    }
+
+    /// Whether an Annex B packet holds a keyframe's parameter sets (SPS: H.264 type 7,
+    /// HEVC VPS type 32), which the demuxer puts before every keyframe only.
+    fn starts_a_gop(codec: Codec, data: &[u8]) -> bool {
+        data.windows(4).any(|w| {
+            w[..3] == [0, 0, 1]
+                && match codec {
+                    Codec::H264 => w[3] & 0x1f == 7,
+                    _ => (w[3] >> 1) & 0x3f == 32,
+                }
+        })
+    }
+
+    #[test]
+    fn seeks_start_at_the_keyframe_before_the_frame() {
+        // Keyframes every 6 frames with B-frames: closed GOPs (H.264), open GOPs whose
+        // leading pictures show before their keyframe (HEVC: frame 5 follows frame 6).
+        for name in ["gop_h264.mp4", "gop_hevc.mp4"] {
+            let (d, all) = packets(name);
+            let codec = d.codec();
+            let mut times: Vec<i64> = all.iter().map(|p| p.pts).collect();
+            times.sort_unstable();
+            // In decode order: the open GOPs' leading pictures follow their keyframe.
+            let gop = if codec == Codec::H264 { 6 } else { 7 };
+            assert_eq!(d.longest_gop(), Some(gop), "{name}");
+            let mut d = Demuxer::open(&clip(name)).expect("opens");
+            for k in [23u64, 5, 0, 6, 11, 12, 17, 1] {
+                let start = d.seek_frame(k).expect("seeks");
+                assert_eq!(start, SeekStart::Pts(times[k as usize]), "{name} {k}");
+                let first = d.next_packet().expect("packet").expect("a packet");
+                assert!(
+                    starts_a_gop(codec, &first.data),
+                    "{name} {k}: not a keyframe"
+                );
+                // The keyframe of the frame's own GOP, or the one before for a leading
+                // picture that shows before its keyframe.
+                let at = all
+                    .iter()
+                    .position(|p| p == &first)
+                    .expect("a packet of the clip");
+                let target = all.iter().position(|p| p.pts == times[k as usize]).unwrap();
+                assert!(at <= target && first.pts <= times[k as usize], "{name} {k}");
+                let later_key = all[at + 1..=target]
+                    .iter()
+                    .any(|p| starts_a_gop(codec, &p.data) && p.pts <= times[k as usize]);
+                assert!(!later_key, "{name} {k}: a nearer keyframe was passed over");
+            }
+            assert_eq!(d.seek_frame(24).expect("seeks"), SeekStart::Pts(i64::MAX));
+            assert!(
+                d.next_packet().expect("end").is_none(),
+                "{name}: past the end"
+            );
+        }
+        // Frame 5 of the open-GOP HEVC shows before keyframe 6 and needs the GOP before.
+        let mut d = Demuxer::open(&clip("gop_hevc.mp4")).expect("opens");
+        d.seek_frame(5).expect("seeks");
+        let (_, all) = packets("gop_hevc.mp4");
+        assert_eq!(d.next_packet().expect("packet").as_ref(), all.first());
+        // Matroska starts again from its first packet.
+        let (_, all) = packets("texture_hevc10.mkv");
+        let mut d = Demuxer::open(&clip("texture_hevc10.mkv")).expect("opens");
+        d.next_packet().expect("packet");
+        assert_eq!(d.seek_frame(7).expect("seeks"), SeekStart::Count(7));
+        assert_eq!(d.next_packet().expect("packet").as_ref(), all.first());
+        assert_eq!(d.longest_gop(), None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 mod player;
 
-pub use player::{clock_text, PlayerEvent, ShownFrame, VideoPlayer, Waker};
+pub use player::{clock_text, FramePixels, PlayerEvent, ShownFrame, VideoPlayer, Waker};
 
 use std::time::Instant;
 
@@ -41,7 +41,7 @@ pub fn video_keys(ctx: &egui::Context, playing: bool) -> Option<VideoRequest> {
 }
 
 /// The transport bar: play/pause, steps, the timeline (a seek when the drag ends), loop,
-/// speed, and the frame, time, decode rate and dropped frames.
+/// speed, and the frame, time, decode rate, dropped frames and the decoder.
 pub fn video_controls_ui(ui: &mut egui::Ui, player: &mut VideoPlayer) -> Option<VideoRequest> {
     let mut request = None;
     let playing = player.is_playing();
@@ -100,7 +100,14 @@ pub fn video_controls_ui(ui: &mut egui::Ui, player: &mut VideoPlayer) -> Option<
         if player.is_seeking() {
             text.push_str(" · seeking…");
         }
-        ui.label(text);
+        let decoder = player.decoded_by();
+        let short = match decoder {
+            crate::pipeline::VideoDecoder::Nvdec => "NVDEC",
+            crate::pipeline::VideoDecoder::Ffmpeg(_) => "ffmpeg",
+        };
+        text.push_str(&format!(" · {short}"));
+        ui.label(text)
+            .on_hover_text(format!("decoded by {decoder}"));
     });
     request
 }

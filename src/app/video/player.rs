@@ -1,13 +1,20 @@
-//! A video's playback, free of GL and egui: a decoder thread (`ffmpeg` through
-//! [`FrameReader`]) fills a short queue of RGBA frames and wakes the window after each; a
-//! clock at the stream's frame rate says which frame is due; frames that come too late to
-//! be shown are dropped and counted. Seeks and steps never wait: the decoder starts again
-//! at the exact frame and the frame shows when it arrives.
+//! A video's playback, free of GL and egui: a decoder thread fills a short queue of
+//! frames and wakes the window after each; a clock at the stream's frame rate says which
+//! frame is due; frames that come too late to be shown are dropped and counted. Seeks and
+//! steps never wait: the decoder thread moves to the exact frame and it shows when it
+//! arrives. On CUDA with external memory NVDEC decodes and frames stay on the device;
+//! otherwise (or where NVDEC refuses the file) `ffmpeg` decodes into host memory.
 
+use crate::cuda::CudaDevice;
+use crate::pipeline::VideoDecoder;
+use crate::video::nvdec::{DeviceFrame, FramePool, NvdecReader};
 use crate::video::{FrameReader, VideoError, VideoInfo};
+use cudarc::driver::CudaStream;
 use image::RgbaImage;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::mpsc::{
+    channel, sync_channel, Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError,
+};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,18 +29,135 @@ const RATE_WINDOW: usize = 30;
 /// Called by the decoder thread after each frame it queues (the window repaints).
 pub type Waker = Arc<dyn Fn() + Send + Sync>;
 
+/// A frame's pixels: in host memory (ffmpeg) or on the device (NVDEC).
+pub enum FramePixels {
+    Host(RgbaImage),
+    Device(DeviceFrame),
+}
+
+impl FramePixels {
+    pub fn size(&self) -> (u32, u32) {
+        match self {
+            FramePixels::Host(image) => image.dimensions(),
+            FramePixels::Device(frame) => frame.size(),
+        }
+    }
+}
+
 /// What the decoder thread sends.
 enum Decoded {
     /// A frame and how long reading it from the decoder took.
-    Frame(RgbaImage, Duration),
+    Frame(FramePixels, Duration),
     End,
     Failed(VideoError),
 }
 
-/// The decoder thread's queue, from frame `next` on; dropping it stops the thread (its
-/// next send fails) and with it `ffmpeg`.
+/// A decoder the thread drives: frames in presentation order from the one sought.
+trait FrameSource: Send {
+    fn next(&mut self) -> Result<Option<FramePixels>, VideoError>;
+    /// Makes frame `index` the next one.
+    fn seek(&mut self, index: u64) -> Result<(), VideoError>;
+}
+
+/// `ffmpeg` decoding into host memory; a seek starts it again at the frame.
+struct FfmpegFrames {
+    path: PathBuf,
+    info: VideoInfo,
+    reader: FrameReader,
+}
+
+impl FrameSource for FfmpegFrames {
+    fn next(&mut self) -> Result<Option<FramePixels>, VideoError> {
+        Ok(self.reader.next_frame()?.map(FramePixels::Host))
+    }
+
+    fn seek(&mut self, index: u64) -> Result<(), VideoError> {
+        self.reader = FrameReader::open_at(&self.path, self.info.clone(), index)?;
+        Ok(())
+    }
+}
+
+/// NVDEC decoding into device arrays (converted on the thread's own stream).
+struct NvdecFrames {
+    reader: NvdecReader,
+    pool: FramePool,
+    stream: Arc<CudaStream>,
+}
+
+impl FrameSource for NvdecFrames {
+    fn next(&mut self) -> Result<Option<FramePixels>, VideoError> {
+        let frame = self.reader.next_device_frame(&self.pool, &self.stream)?;
+        Ok(frame.map(FramePixels::Device))
+    }
+
+    fn seek(&mut self, index: u64) -> Result<(), VideoError> {
+        self.reader.seek(index)
+    }
+}
+
+/// NVDEC on `device` where it takes the file, else `ffmpeg` (with the reason); the
+/// stream's description.
+fn open_source(
+    path: &Path,
+    device: Option<&CudaDevice>,
+) -> Result<(Box<dyn FrameSource>, VideoInfo, VideoDecoder), VideoError> {
+    let refused = match device {
+        None => None,
+        Some(device) => match open_nvdec(path, device) {
+            Ok((source, info)) => return Ok((Box::new(source), info, VideoDecoder::Nvdec)),
+            Err(e) => Some(e),
+        },
+    };
+    let ffmpeg = crate::video::probe(path).and_then(|info| {
+        let reader = FrameReader::open_at(path, info.clone(), 0)?;
+        Ok((reader, info))
+    });
+    match (ffmpeg, refused) {
+        (Ok((reader, info)), refused) => {
+            let why = refused.map_or_else(|| "no CUDA device frames".into(), |e| e.to_string());
+            let source = FfmpegFrames {
+                path: path.to_path_buf(),
+                info: info.clone(),
+                reader,
+            };
+            Ok((Box::new(source), info, VideoDecoder::Ffmpeg(why)))
+        }
+        // Without ffmpeg, NVDEC's reason is the one that says what is wrong with the file.
+        (Err(VideoError::NoFfmpeg(_)), Some(refused)) => Err(refused),
+        (Err(e), _) => Err(e),
+    }
+}
+
+fn open_nvdec(path: &Path, device: &CudaDevice) -> Result<(NvdecFrames, VideoInfo), VideoError> {
+    let reader = NvdecReader::open(path, device)?;
+    let info = reader.info().clone();
+    let stream = device.ctx.new_stream().map_err(|e| VideoError::Nvdec {
+        path: path.to_path_buf(),
+        frame: 0,
+        reason: crate::cuda::CudaError::driver("cuStreamCreate")(e).into(),
+    })?;
+    let pool = FramePool::new(&device.ctx);
+    Ok((
+        NvdecFrames {
+            reader,
+            pool,
+            stream,
+        },
+        info,
+    ))
+}
+
+/// Asks the decoder thread to go to frame `index` and send from there on `frames`.
+struct Seek {
+    index: u64,
+    frames: SyncSender<Decoded>,
+}
+
+/// The decoder thread's queue, from frame `next` on. A seek hands the thread a new queue;
+/// dropping the decoder ends the thread (its commands disconnect).
 struct Decoder {
     frames: Receiver<Decoded>,
+    commands: Sender<Seek>,
     /// The index of the frame the queue gives next.
     next: u64,
     /// The stream ended (or failed) after the frames received.
@@ -41,32 +165,88 @@ struct Decoder {
 }
 
 impl Decoder {
-    fn start(path: &Path, info: &VideoInfo, first: u64, wake: Waker) -> Result<Self, VideoError> {
-        let mut reader = FrameReader::open_at(path, info.clone(), first)?;
+    fn start(mut source: Box<dyn FrameSource>, wake: Waker) -> Result<Self, VideoError> {
         let (send, frames) = sync_channel(QUEUE_FRAMES);
+        let (commands, requests) = channel::<Seek>();
         std::thread::Builder::new()
             .name("video decoder".into())
-            .spawn(move || loop {
-                let start = Instant::now();
-                let (item, last) = match reader.next_frame() {
-                    Ok(Some(frame)) => (Decoded::Frame(frame, start.elapsed()), false),
-                    Ok(None) => (Decoded::End, true),
-                    Err(e) => (Decoded::Failed(e), true),
-                };
-                if send.send(item).is_err() {
-                    return;
-                }
-                wake();
-                if last {
-                    return;
-                }
-            })
+            .spawn(move || decode_loop(source.as_mut(), Some(send), &requests, &*wake))
             .map_err(|e| VideoError::Io(format!("decoder thread: {e}")))?;
         Ok(Self {
             frames,
-            next: first,
+            commands,
+            next: 0,
             ended: false,
         })
+    }
+
+    /// The queue from frame `index` on (frames of the old queue are dropped).
+    fn seek(&mut self, index: u64) -> Result<(), VideoError> {
+        let (send, frames) = sync_channel(QUEUE_FRAMES);
+        self.commands
+            .send(Seek {
+                index,
+                frames: send,
+            })
+            .map_err(|_| VideoError::Io("the decoder thread stopped".into()))?;
+        self.frames = frames;
+        self.next = index;
+        self.ended = false;
+        Ok(())
+    }
+}
+
+/// The decoder thread: decodes into `out` until the stream ends or its receiver goes,
+/// then waits for a seek; the newest seek wins. Returns when the player is dropped.
+fn decode_loop(
+    source: &mut dyn FrameSource,
+    mut out: Option<SyncSender<Decoded>>,
+    requests: &Receiver<Seek>,
+    wake: &(dyn Fn() + Send + Sync),
+) {
+    loop {
+        let mut seek = None;
+        loop {
+            match requests.try_recv() {
+                Ok(s) => seek = Some(s),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return,
+            }
+        }
+        if out.is_none() && seek.is_none() {
+            match requests.recv() {
+                Ok(s) => seek = Some(s),
+                Err(_) => return,
+            }
+        }
+        if let Some(Seek { index, frames }) = seek {
+            out = Some(frames);
+            if let Err(e) = source.seek(index) {
+                if let Some(o) = out.take() {
+                    let _ = o.send(Decoded::Failed(e));
+                }
+                wake();
+                continue;
+            }
+        }
+        let Some(queue) = &out else {
+            continue;
+        };
+        let start = Instant::now();
+        let (item, last) = match source.next() {
+            Ok(Some(frame)) => (Decoded::Frame(frame, start.elapsed()), false),
+            Ok(None) => (Decoded::End, true),
+            Err(e) => (Decoded::Failed(e), true),
+        };
+        if queue.send(item).is_err() {
+            // The player moved to a new queue: its seek comes next.
+            out = None;
+            continue;
+        }
+        wake();
+        if last {
+            out = None;
+        }
     }
 }
 
@@ -84,7 +264,7 @@ enum Clock {
 /// A frame to show: its index and pixels.
 pub struct ShownFrame {
     pub index: u64,
-    pub image: RgbaImage,
+    pub pixels: FramePixels,
 }
 
 /// What happened to the video since the last poll, besides a frame.
@@ -101,7 +281,8 @@ pub struct VideoPlayer {
     path: PathBuf,
     info: VideoInfo,
     decoder: Decoder,
-    wake: Waker,
+    /// Which decoder runs, and why not NVDEC.
+    decoded_by: VideoDecoder,
     clock: Clock,
     /// The decoder's next frame shows as soon as it arrives (after a seek or a step).
     awaiting: bool,
@@ -119,17 +300,23 @@ pub struct VideoPlayer {
 }
 
 impl VideoPlayer {
-    /// Opens `path` and decodes its first frame (waits for it: ffmpeg starts in tens of
-    /// milliseconds), paused on it; `wake` is called whenever a frame is ready.
-    pub fn open(path: &Path, wake: Waker) -> Result<(Self, ShownFrame), VideoError> {
-        let info = crate::video::probe(path)?;
-        let decoder = Decoder::start(path, &info, 0, wake.clone())?;
+    /// Opens `path` and decodes its first frame (waits for it: decoders start in tens of
+    /// milliseconds), paused on it; `wake` is called whenever a frame is ready. With
+    /// `device` (the app's CUDA device, whose frames take device sources) NVDEC decodes
+    /// where it takes the file.
+    pub fn open(
+        path: &Path,
+        wake: Waker,
+        device: Option<&CudaDevice>,
+    ) -> Result<(Self, ShownFrame), VideoError> {
+        let (source, info, decoded_by) = open_source(path, device)?;
+        let decoder = Decoder::start(source, wake)?;
         let mut player = Self {
             path: path.to_path_buf(),
             count: info.frame_count(),
             info,
             decoder,
-            wake,
+            decoded_by,
             clock: Clock::Paused,
             awaiting: false,
             shown: 0,
@@ -153,6 +340,11 @@ impl VideoPlayer {
 
     pub fn info(&self) -> &VideoInfo {
         &self.info
+    }
+
+    /// Which decoder runs (and why not NVDEC).
+    pub fn decoded_by(&self) -> &VideoDecoder {
+        &self.decoded_by
     }
 
     pub fn path(&self) -> &Path {
@@ -341,7 +533,7 @@ impl VideoPlayer {
     /// decoded: the decoder starts again there. A playing clock goes on from it.
     pub fn seek(&mut self, index: u64) -> Result<(), VideoError> {
         let index = self.count.map_or(index, |n| index.min(n.saturating_sub(1)));
-        self.decoder = Decoder::start(&self.path, &self.info, index, self.wake.clone())?;
+        self.decoder.seek(index)?;
         self.decode_times.clear();
         self.awaiting = true;
         Ok(())
@@ -372,14 +564,14 @@ impl VideoPlayer {
             },
         };
         match item {
-            Decoded::Frame(image, took) => {
+            Decoded::Frame(pixels, took) => {
                 let index = self.decoder.next;
                 self.decoder.next += 1;
                 if self.decode_times.len() == RATE_WINDOW {
                     self.decode_times.remove(0);
                 }
                 self.decode_times.push(took);
-                Ok(Some(ShownFrame { index, image }))
+                Ok(Some(ShownFrame { index, pixels }))
             }
             Decoded::End => {
                 self.decoder.ended = true;

@@ -23,7 +23,10 @@ fn clip(name: &str) -> PathBuf {
 
 /// The counter's frame number read from its colour (the red channel, 10 levels a frame).
 fn frame_number(frame: &ShownFrame) -> u64 {
-    let p = frame.image.get_pixel(32, 24);
+    let FramePixels::Host(image) = &frame.pixels else {
+        panic!("ffmpeg's frames are in host memory");
+    };
+    let p = image.get_pixel(32, 24);
     let n = (f64::from(p[0]) / 10.0).round() as u64;
     let green = 255 - 10 * n as i32;
     assert!(
@@ -36,7 +39,7 @@ fn frame_number(frame: &ShownFrame) -> u64 {
 
 /// Opens `path` (no window to wake).
 fn open(path: &Path) -> Result<(VideoPlayer, ShownFrame), crate::video::VideoError> {
-    VideoPlayer::open(path, std::sync::Arc::new(|| {}))
+    VideoPlayer::open(path, std::sync::Arc::new(|| {}), None)
 }
 
 /// The frame a seek or a step asked for, once decoded (polled for at most ten seconds).

@@ -7,9 +7,12 @@
 //! Parsing runs on the caller's thread; the callbacks run inside `cuvidParseVideoData`
 //! and write only the state boxed beside the parser.
 
+mod device_frames;
 mod ffi;
 
-use super::demux::{Codec, Demuxer};
+pub use device_frames::{DeviceFrame, FramePool};
+
+use super::demux::{Codec, Demuxer, SeekStart};
 use super::error::{NvdecError, VideoError};
 use super::info::{VideoInfo, MAX_VIDEO_SIDE};
 use super::yuv::{Matrix, Yuv420, YuvFormat, YuvToRgb};
@@ -262,10 +265,75 @@ pub struct NvdecReader {
     nv12: CudaFunction,
     p016: CudaFunction,
     path: PathBuf,
-    /// Frames handed out so far.
+    /// The number of the next frame handed out (presentation order).
     frame: u64,
     /// The end of the stream was sent to the parser.
     flushed: bool,
+    /// Decoded frames dropped before the one a seek asked for.
+    skip: Skip,
+    /// A frame was shown since the reader opened (a stream with none is an error).
+    shown_any: bool,
+}
+
+/// What [`NvdecReader::seek`] leaves to drop of the frames decoded from its keyframe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Skip {
+    Nothing,
+    /// Frames shown before this time.
+    Before(i64),
+    /// This many frames.
+    First(u64),
+}
+
+impl Skip {
+    /// Whether a frame shown at `pts` is dropped (counting it when counted).
+    fn drops(&mut self, pts: i64) -> bool {
+        match self {
+            Skip::Nothing => false,
+            Skip::Before(t) if pts < *t => true,
+            Skip::First(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => {
+                *self = Skip::Nothing;
+                false
+            }
+        }
+    }
+}
+
+/// Makes a parser for `codec` whose callbacks write `state`.
+fn create_parser(
+    lib: &'static ffi::Nvcuvid,
+    codec: Codec,
+    state: &mut ParserState,
+) -> Result<ffi::Parser, CudaError> {
+    let mut params = ffi::ParserParams {
+        codec: nvdec_codec(codec),
+        max_num_decode_surfaces: 1,
+        clock_rate: 0,
+        error_threshold: 0,
+        max_display_delay: 0,
+        flags: 0,
+        reserved1: [0; 4],
+        user_data: std::ptr::from_mut(state).cast(),
+        sequence: Some(on_sequence),
+        decode: Some(on_decode),
+        display: Some(on_display),
+        operating_point: None,
+        sei_message: None,
+        reserved2: [std::ptr::null_mut(); 5],
+        ext_video_info: std::ptr::null_mut(),
+    };
+    let mut parser = std::ptr::null_mut();
+    // SAFETY: `params` is fully initialised; its user data is the reader's boxed state,
+    // which stays at a fixed address for as long as the parser lives (both belong to the
+    // reader, and the parser is destroyed first).
+    status("cuvidCreateVideoParser", unsafe {
+        (lib.create_parser)(&mut parser, &mut params)
+    })?;
+    Ok(parser)
 }
 
 impl NvdecReader {
@@ -298,29 +366,11 @@ impl NvdecReader {
             ready: VecDeque::new(),
             failure: None,
         });
-        let mut params = ffi::ParserParams {
-            codec: nvdec_codec(demux.codec()),
-            max_num_decode_surfaces: 1,
-            clock_rate: 0,
-            error_threshold: 0,
-            max_display_delay: 0,
-            flags: 0,
-            reserved1: [0; 4],
-            user_data: std::ptr::addr_of_mut!(*state).cast(),
-            sequence: Some(on_sequence),
-            decode: Some(on_decode),
-            display: Some(on_display),
-            operating_point: None,
-            sei_message: None,
-            reserved2: [std::ptr::null_mut(); 5],
-            ext_video_info: std::ptr::null_mut(),
+        let created = create_parser(lib, demux.codec(), &mut state);
+        let (parser, created) = match created {
+            Ok(parser) => (parser, Ok(())),
+            Err(e) => (std::ptr::null_mut(), Err(e)),
         };
-        let mut parser = std::ptr::null_mut();
-        // SAFETY: `params` is fully initialised; its user data is the boxed state, which
-        // lives (at a fixed address) as long as the parser: both belong to the reader.
-        let created = status("cuvidCreateVideoParser", unsafe {
-            (lib.create_parser)(&mut parser, &mut params)
-        });
         let reader = Self {
             demux,
             parser,
@@ -331,6 +381,8 @@ impl NvdecReader {
             path: path.to_path_buf(),
             frame: 0,
             flushed: false,
+            skip: Skip::Nothing,
+            shown_any: false,
         };
         created.map_err(cuda)?;
         Ok(reader)
@@ -338,6 +390,11 @@ impl NvdecReader {
 
     pub fn info(&self) -> &VideoInfo {
         self.demux.info()
+    }
+
+    /// The demuxer (what the container says of the stream).
+    pub fn demuxer(&self) -> &Demuxer {
+        &self.demux
     }
 
     /// `reason` as the error of the frame being decoded.
@@ -351,6 +408,9 @@ impl NvdecReader {
 
     /// Sends one packet (or the end of the stream) to the parser.
     fn parse(&mut self, packet: Option<&super::demux::Packet>) -> Result<(), VideoError> {
+        if self.parser.is_null() {
+            return Err(self.failed(CudaError::Missing("NVDEC parser")));
+        }
         self.device.bind().map_err(|e| self.failed(e))?;
         let mut source = match packet {
             Some(p) => ffi::SourceDataPacket {
@@ -375,11 +435,55 @@ impl NvdecReader {
         status("cuvidParseVideoData", code).map_err(|e| self.failed(e))
     }
 
-    /// The next frame in presentation order, mapped; None after the last.
-    pub fn next_frame(&mut self) -> Result<Option<MappedFrame<'_>>, VideoError> {
-        while self.state.ready.is_empty() {
+    /// Makes frame `index` (presentation order) the next one [`NvdecReader::next_frame`]
+    /// hands out: decoding starts again at the keyframe before it (a new parser; the
+    /// decoder stays while the stream's format does) and the frames before it are dropped
+    /// unmapped. Past the last frame, the reader is at its end.
+    pub fn seek(&mut self, index: u64) -> Result<(), VideoError> {
+        self.destroy_parser();
+        self.state.ready.clear();
+        self.state.failure = None;
+        self.skip = match self.demux.seek_frame(index)? {
+            SeekStart::Pts(pts) => Skip::Before(pts),
+            SeekStart::Count(n) => Skip::First(n),
+        };
+        self.frame = index;
+        self.flushed = false;
+        self.device.bind().map_err(|e| self.failed(e))?;
+        let lib = self.state.lib;
+        self.parser =
+            create_parser(lib, self.demux.codec(), &mut self.state).map_err(|e| self.failed(e))?;
+        Ok(())
+    }
+
+    fn destroy_parser(&mut self) {
+        if self.parser.is_null() {
+            return;
+        }
+        if let Err(e) = self.device.bind() {
+            log::warn!("NVDEC parser teardown: {e}");
+        }
+        // SAFETY: created by cuvidCreateVideoParser, destroyed once (the handle is cleared).
+        let code = unsafe { (self.state.lib.destroy_parser)(self.parser) };
+        if code != 0 {
+            log::warn!("cuvidDestroyVideoParser failed ({code})");
+        }
+        self.parser = std::ptr::null_mut();
+    }
+
+    /// The next picture to show, in presentation order (those a seek skips are dropped
+    /// here); None after the last.
+    fn next_shown(&mut self) -> Result<Option<ffi::ParserDispInfo>, VideoError> {
+        loop {
+            if let Some(shown) = self.state.ready.pop_front() {
+                if self.skip.drops(shown.timestamp) {
+                    continue;
+                }
+                self.shown_any = true;
+                return Ok(Some(shown));
+            }
             if self.flushed {
-                if self.frame == 0 {
+                if !self.shown_any && self.skip == Skip::Nothing {
                     return Err(self.failed(NvdecError::NoFrame));
                 }
                 return Ok(None);
@@ -392,7 +496,11 @@ impl NvdecReader {
                 }
             }
         }
-        let Some(shown) = self.state.ready.pop_front() else {
+    }
+
+    /// The next frame in presentation order, mapped; None after the last.
+    pub fn next_frame(&mut self) -> Result<Option<MappedFrame<'_>>, VideoError> {
+        let Some(shown) = self.next_shown()? else {
             return Ok(None);
         };
         let Some(format) = self.state.format else {
@@ -474,18 +582,18 @@ impl NvdecReader {
     }
 }
 
+// SAFETY: the parser, decoder and context lock are driver handles usable from any thread
+// of the context; the reader is used by one thread at a time (every call takes `&mut self`
+// or a frame borrowing it), binds the context before each call, and the decoder works
+// under its context lock.
+unsafe impl Send for NvdecReader {}
+
 impl Drop for NvdecReader {
     fn drop(&mut self) {
         let lib = self.state.lib;
+        self.destroy_parser();
         if let Err(e) = self.device.bind() {
             log::warn!("NVDEC teardown: {e}");
-        }
-        if !self.parser.is_null() {
-            // SAFETY: created by cuvidCreateVideoParser, destroyed once, before its state.
-            let code = unsafe { (lib.destroy_parser)(self.parser) };
-            if code != 0 {
-                log::warn!("cuvidDestroyVideoParser failed ({code})");
-            }
         }
         self.state.destroy_decoder();
         // SAFETY: created by cuvidCtxLockCreate; the decoder that used it is gone.
