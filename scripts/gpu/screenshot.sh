@@ -72,10 +72,11 @@ case ${1:-} in
         step shot-video 120 env XDG_CONFIG_HOME=/tmp/video-session "$B/cudalens" \
             .carry/video/hevc_4k.mp4 "${app[@]}" --play --frames 240 --split \
             --filter gaussian:sigma=2 --filter sobel --screenshot "$OUT/screenshot-gpu-video.png"
-        # Two minutes of 4K at 60 frames a second (the 30 fps clip at 2×, looping) through
-        # gaussian → sobel → box: the frame log's video column says which frames were painted.
+        # Two minutes of 4K at 60 frames a second (the 2-second clip looping: a seek to its
+        # start every 120 frames) through gaussian → sobel → box: the frame log's video
+        # column says which frames were painted.
         step play-2min 200 env XDG_CONFIG_HOME=/tmp/play-session CUDALENS_FRAME_LOG=/tmp/play.log \
-            "$B/cudalens" .carry/video/hevc_4k_2min.mp4 "${app[@]}" --play --speed 2 \
+            "$B/cudalens" .carry/video/hevc_4k.mp4 "${app[@]}" --play \
             --frames 14500 --filter gaussian:sigma=2 --filter sobel --filter box:radius=5
         if [ -f /tmp/play.log ]; then
             awk '$11 != "none" { v = $11 + 0; if (n == 0) t0 = $1; t = $1

@@ -10,6 +10,8 @@ use super::info::{check_input, VideoInfo, MAX_VIDEO_SIDE};
 use std::io::{Read, Seek, SeekFrom};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 thread_local! {
     static IN_CONTAINER_PARSER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -190,6 +192,8 @@ pub struct Demuxer {
     depth: u8,
     info: VideoInfo,
     path: PathBuf,
+    /// The read guard's counts (started again at each seek).
+    reads: Arc<ReadCounts>,
 }
 
 /// The largest sample taken (a declared size past it is damage, not a frame).
@@ -198,30 +202,43 @@ const MAX_SAMPLE_BYTES: u64 = 256 << 20;
 /// A reader that stops answering once far more was read, or far more calls made, than
 /// demuxing a file of its size needs: the container parsers are other crates', and a
 /// damaged box size can send one round in a loop (a child box of size 0 re-read for ever).
-/// Beneath the buffered reader, so a loop costs a buffer refill per turn.
+/// Beneath the buffered reader, so a loop costs a buffer refill per turn. The count starts
+/// again at each seek (which reads part of the file again, rightly).
 struct Guarded<R> {
     inner: R,
-    bytes: u64,
-    calls: u64,
+    counts: Arc<ReadCounts>,
+}
+
+/// What a [`Guarded`] reader read since it opened or the demuxer last sought.
+struct ReadCounts {
+    bytes: AtomicU64,
+    calls: AtomicU64,
     max_bytes: u64,
     max_calls: u64,
 }
 
-impl<R> Guarded<R> {
-    fn new(inner: R, size: u64) -> Self {
+impl ReadCounts {
+    fn new(size: u64) -> Self {
         Self {
-            inner,
-            bytes: 0,
-            calls: 0,
+            bytes: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
             max_bytes: size.saturating_mul(4).saturating_add(16 << 20),
             max_calls: (size / 1024).saturating_add(4 << 20),
         }
     }
 
+    fn restart(&self) {
+        self.bytes.store(0, Ordering::Relaxed);
+        self.calls.store(0, Ordering::Relaxed);
+    }
+}
+
+impl<R> Guarded<R> {
     fn count(&mut self, bytes: usize) -> std::io::Result<()> {
-        self.calls += 1;
-        self.bytes += bytes as u64;
-        if self.bytes > self.max_bytes || self.calls > self.max_calls {
+        let c = &self.counts;
+        let calls = c.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        let read = c.bytes.fetch_add(bytes as u64, Ordering::Relaxed) + bytes as u64;
+        if read > c.max_bytes || calls > c.max_calls {
             return Err(std::io::Error::other(
                 "reading went round in circles (a damaged box or element size)",
             ));
@@ -274,12 +291,19 @@ impl Demuxer {
             .read_exact(&mut magic)
             .map_err(|_| DemuxError::TooShort)?;
         input.seek(SeekFrom::Start(0))?;
-        let input: Box<dyn Input> = Box::new(std::io::BufReader::new(Guarded::new(input, size)));
-        if magic == [0x1a, 0x45, 0xdf, 0xa3] {
+        let counts = Arc::new(ReadCounts::new(size));
+        let guarded = Guarded {
+            inner: input,
+            counts: counts.clone(),
+        };
+        let input: Box<dyn Input> = Box::new(std::io::BufReader::new(guarded));
+        let mut demuxer = if magic == [0x1a, 0x45, 0xdf, 0xa3] {
             open_matroska(path, input)
         } else {
             open_mp4(path, input, size)
-        }
+        }?;
+        demuxer.reads = counts;
+        Ok(demuxer)
     }
 
     pub fn codec(&self) -> Codec {
@@ -320,6 +344,7 @@ impl Demuxer {
                     times.sort_unstable();
                     times
                 });
+                self.reads.restart();
                 let Some(&target) = usize::try_from(index).ok().and_then(|i| shown.get(i)) else {
                     *next = samples.len();
                     return Ok(SeekStart::Pts(i64::MAX));
@@ -512,6 +537,7 @@ fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer,
         depth,
         info,
         path: path.to_path_buf(),
+        reads: Arc::new(ReadCounts::new(0)),
     })
 }
 
@@ -571,6 +597,7 @@ fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, DemuxErro
         depth,
         info,
         path: path.to_path_buf(),
+        reads: Arc::new(ReadCounts::new(0)),
     })
 }
 
@@ -645,6 +672,13 @@ mod tests {
                 d.next_packet().expect("end").is_none(),
                 "{name}: past the end"
             );
+        }
+        // Seeking reads the file again, as often as asked: the read guard (which stops a
+        // parser going round in circles) starts its count again at each seek.
+        let mut d = Demuxer::open(&clip("gop_h264.mp4")).expect("opens");
+        for _ in 0..400 {
+            d.seek_frame(0).expect("seeks");
+            while d.next_packet().expect("reads again").is_some() {}
         }
         // Frame 5 of the open-GOP HEVC shows before keyframe 6 and needs the GOP before.
         let mut d = Demuxer::open(&clip("gop_hevc.mp4")).expect("opens");

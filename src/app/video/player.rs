@@ -9,7 +9,6 @@ use crate::cuda::CudaDevice;
 use crate::pipeline::VideoDecoder;
 use crate::video::nvdec::{DeviceFrame, FramePool, NvdecReader};
 use crate::video::{FrameReader, VideoError, VideoInfo};
-use cudarc::driver::CudaStream;
 use image::RgbaImage;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{
@@ -81,12 +80,11 @@ impl FrameSource for FfmpegFrames {
 struct NvdecFrames {
     reader: NvdecReader,
     pool: FramePool,
-    stream: Arc<CudaStream>,
 }
 
 impl FrameSource for NvdecFrames {
     fn next(&mut self) -> Result<Option<FramePixels>, VideoError> {
-        let frame = self.reader.next_device_frame(&self.pool, &self.stream)?;
+        let frame = self.reader.next_device_frame(&self.pool)?;
         Ok(frame.map(FramePixels::Device))
     }
 
@@ -129,22 +127,15 @@ fn open_source(
 }
 
 fn open_nvdec(path: &Path, device: &CudaDevice) -> Result<(NvdecFrames, VideoInfo), VideoError> {
-    let reader = NvdecReader::open(path, device)?;
-    let info = reader.info().clone();
     let stream = device.ctx.new_stream().map_err(|e| VideoError::Nvdec {
         path: path.to_path_buf(),
         frame: 0,
         reason: crate::cuda::CudaError::driver("cuStreamCreate")(e).into(),
     })?;
+    let reader = NvdecReader::open(path, device)?.on_stream(stream.clone());
+    let info = reader.info().clone();
     let pool = FramePool::new(&device.ctx);
-    Ok((
-        NvdecFrames {
-            reader,
-            pool,
-            stream,
-        },
-        info,
-    ))
+    Ok((NvdecFrames { reader, pool }, info))
 }
 
 /// Asks the decoder thread to go to frame `index` and send from there on `frames`.

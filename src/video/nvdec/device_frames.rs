@@ -112,12 +112,12 @@ impl Drop for DeviceFrame {
 
 impl NvdecReader {
     /// The next frame in presentation order converted to RGBA8 into an array of `pool`
-    /// (on `stream`, waited for); None after the last.
+    /// (on the reader's stream, waited for); None after the last.
     pub fn next_device_frame(
         &mut self,
         pool: &FramePool,
-        stream: &Arc<CudaStream>,
     ) -> Result<Option<DeviceFrame>, VideoError> {
+        let stream = self.stream.clone();
         let Some(frame) = self.next_frame()? else {
             return Ok(None);
         };
@@ -127,7 +127,7 @@ impl NvdecReader {
             reason: e.into(),
         };
         let array = pool.take(frame.size()).map_err(failed)?;
-        frame.write_rgba(array.view(), stream).map_err(failed)?;
+        frame.write_rgba(array.view(), &stream).map_err(failed)?;
         Ok(Some(DeviceFrame {
             array: Some(array),
             free: pool.free.clone(),

@@ -262,6 +262,8 @@ pub struct NvdecReader {
     parser: ffi::Parser,
     state: Box<ParserState>,
     device: CudaDevice,
+    /// The stream NVDEC readies mapped frames on: the one their conversion runs on.
+    stream: Arc<CudaStream>,
     nv12: CudaFunction,
     p016: CudaFunction,
     path: PathBuf,
@@ -376,6 +378,7 @@ impl NvdecReader {
             parser,
             state,
             device: device.clone(),
+            stream: device.stream.clone(),
             nv12,
             p016,
             path: path.to_path_buf(),
@@ -390,6 +393,13 @@ impl NvdecReader {
 
     pub fn info(&self) -> &VideoInfo {
         self.demux.info()
+    }
+
+    /// Frames are mapped ready for work on `stream` (by default the device's own): the
+    /// stream their conversion runs on.
+    pub fn on_stream(mut self, stream: Arc<CudaStream>) -> Self {
+        self.stream = stream;
+        self
     }
 
     /// The demuxer (what the container says of the stream).
@@ -521,7 +531,7 @@ impl NvdecReader {
             raw_output_dptr: 0,
             raw_output_pitch: 0,
             reserved1: 0,
-            output_stream: self.device.stream.cu_stream(),
+            output_stream: self.stream.cu_stream(),
             reserved: [0; 46],
             histogram_dptr: std::ptr::null_mut(),
             reserved2: [std::ptr::null_mut(); 1],
@@ -634,7 +644,8 @@ impl MappedFrame<'_> {
 
     /// Converts the frame to RGBA8 into `dst` (an array of the app's context with surface
     /// load/store, at least the frame's size) on `stream`, and waits for it (the frame is
-    /// unmapped after).
+    /// unmapped after). `stream` must be the reader's ([`NvdecReader::on_stream`]), on
+    /// which NVDEC readies the mapped frame.
     pub fn write_rgba(&self, dst: ArrayRef<'_>, stream: &Arc<CudaStream>) -> Result<(), CudaError> {
         let reader = self.reader;
         let surface = SurfaceObject::from_array(&reader.device.ctx, dst)?;
