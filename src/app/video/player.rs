@@ -56,6 +56,11 @@ trait FrameSource: Send {
     fn next(&mut self) -> Result<Option<FramePixels>, VideoError>;
     /// Makes frame `index` the next one.
     fn seek(&mut self, index: u64) -> Result<(), VideoError>;
+    /// Whether the source holds device objects that must go before the CUDA context
+    /// (the player then waits for its thread when dropped).
+    fn holds_device(&self) -> bool {
+        false
+    }
 }
 
 /// `ffmpeg` decoding into host memory; a seek starts it again at the frame.
@@ -90,6 +95,10 @@ impl FrameSource for NvdecFrames {
 
     fn seek(&mut self, index: u64) -> Result<(), VideoError> {
         self.reader.seek(index)
+    }
+
+    fn holds_device(&self) -> bool {
+        true
     }
 }
 
@@ -145,10 +154,13 @@ struct Seek {
 }
 
 /// The decoder thread's queue, from frame `next` on. A seek hands the thread a new queue;
-/// dropping the decoder ends the thread (its commands disconnect).
+/// dropping the decoder ends the thread (its commands disconnect). A thread holding device
+/// objects is waited for, so that they are gone before the CUDA context may go (NVDEC
+/// finishes its frame; an `ffmpeg` pipe is never waited on).
 struct Decoder {
     frames: Receiver<Decoded>,
     commands: Sender<Seek>,
+    thread: Option<std::thread::JoinHandle<()>>,
     /// The index of the frame the queue gives next.
     next: u64,
     /// The stream ended (or failed) after the frames received.
@@ -159,13 +171,15 @@ impl Decoder {
     fn start(mut source: Box<dyn FrameSource>, wake: Waker) -> Result<Self, VideoError> {
         let (send, frames) = sync_channel(QUEUE_FRAMES);
         let (commands, requests) = channel::<Seek>();
-        std::thread::Builder::new()
+        let join = source.holds_device();
+        let thread = std::thread::Builder::new()
             .name("video decoder".into())
             .spawn(move || decode_loop(source.as_mut(), Some(send), &requests, &*wake))
             .map_err(|e| VideoError::Io(format!("decoder thread: {e}")))?;
         Ok(Self {
             frames,
             commands,
+            thread: join.then_some(thread),
             next: 0,
             ended: false,
         })
@@ -184,6 +198,20 @@ impl Decoder {
         self.next = index;
         self.ended = false;
         Ok(())
+    }
+}
+
+impl Drop for Decoder {
+    fn drop(&mut self) {
+        // The thread ends when its queue and its commands are gone: a send or a wait for
+        // a seek fails at once, a frame being decoded finishes first.
+        self.frames = sync_channel(0).1;
+        self.commands = channel().0;
+        if let Some(thread) = self.thread.take() {
+            if thread.join().is_err() {
+                log::warn!("the video decoder thread panicked");
+            }
+        }
     }
 }
 
