@@ -4,7 +4,9 @@
 //! sobel → box r=5, with the frame's histogram). Frames a second per pass, the median of
 //! five passes after one of warm-up; the stack's GPU time per frame (its stages, hand-overs
 //! left out), median over the frames. Then exact seeks to frames spread over the clip, each
-//! timed from the request to the frame in the source: median and longest.
+//! timed from the request to the frame in the source: median and longest. Last, four
+//! decoders at once, each on its own thread and stream into device frames (as the window's
+//! player decodes): their frames a second together.
 
 use super::{BenchArgs, CliError};
 use crate::bench_stats::median;
@@ -19,6 +21,8 @@ use std::time::Instant;
 const PASSES: usize = 5;
 /// Seeks timed (after one of warm-up).
 const SEEKS: u64 = 40;
+/// Streams decoded at once in the last mode.
+const STREAMS: usize = 4;
 
 /// The stack `bench --video` runs without `--filter`.
 fn default_stack() -> Result<Vec<Filter>, CliError> {
@@ -105,6 +109,44 @@ fn seeks(
     Ok(times)
 }
 
+/// [`STREAMS`] decoders on the clip at once, each on its own thread and stream converting
+/// into device frames (the window's player's path): frames a second, all streams together,
+/// over one pass each after one of warm-up.
+fn streams(device: &crate::cuda::CudaDevice, path: &Path) -> Result<f64, CliError> {
+    use crate::video::nvdec::FramePool;
+    let decode_all = || -> Result<usize, crate::video::VideoError> {
+        let stream = device
+            .ctx
+            .new_stream()
+            .map_err(|e| crate::video::VideoError::Nvdec {
+                path: path.to_path_buf(),
+                frame: 0,
+                reason: crate::cuda::CudaError::driver("cuStreamCreate")(e).into(),
+            })?;
+        let mut reader = NvdecReader::open(path, device)?.on_stream(stream);
+        let pool = FramePool::new(&device.ctx);
+        let mut frames = 0;
+        while reader.next_device_frame(&pool)?.is_some() {
+            frames += 1;
+        }
+        Ok(frames)
+    };
+    let mut fps = 0.0;
+    for _ in 0..2 {
+        let start = Instant::now();
+        let frames: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..STREAMS).map(|_| s.spawn(decode_all)).collect();
+            handles.into_iter().map(|h| h.join()).collect()
+        });
+        let mut total = 0;
+        for f in frames {
+            total += f.map_err(|_| CliError::internal("a decoder thread panicked"))??;
+        }
+        fps = total as f64 / start.elapsed().as_secs_f64().max(1e-9);
+    }
+    Ok(fps)
+}
+
 /// Times the clip `path` (see the module).
 pub fn run(gl: &glow::Context, args: &BenchArgs, path: &Path) -> Result<Value, CliError> {
     let info = crate::video::describe(path)?;
@@ -168,6 +210,16 @@ pub fn run(gl: &glow::Context, args: &BenchArgs, path: &Path) -> Result<Value, C
              ({frames} frames, keyframes up to {} apart)",
             gop.map_or_else(|| "?".into(), |g| g.to_string())
         );
+        let device = runner
+            .cuda_device()
+            .cloned()
+            .ok_or_else(|| CliError::usage("bench --video needs CUDA"))?;
+        let together = streams(&device, path)?;
+        println!(
+            "video: {STREAMS} streams at once {together:.1} fps together ({:.1} each; one alone {:.1})",
+            together / STREAMS as f64,
+            fps_of[0]
+        );
         let stack_text: Vec<String> = filters.iter().map(ToString::to_string).collect();
         Ok::<Value, CliError>(json!({
             "clip": path.display().to_string(),
@@ -177,6 +229,7 @@ pub fn run(gl: &glow::Context, args: &BenchArgs, path: &Path) -> Result<Value, C
             "stack": stack_text,
             "modes": modes,
             "stack_share_of_decode": share,
+            "streams": { "count": STREAMS, "fps_together": together },
             "seek": { "median_ms": seek_median, "longest_ms": longest, "seeks": SEEKS, "longest_gop": gop },
         }))
     })();
