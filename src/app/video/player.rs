@@ -136,12 +136,7 @@ fn open_source(
 }
 
 fn open_nvdec(path: &Path, device: &CudaDevice) -> Result<(NvdecFrames, VideoInfo), VideoError> {
-    let stream = device.ctx.new_stream().map_err(|e| VideoError::Nvdec {
-        path: path.to_path_buf(),
-        frame: 0,
-        reason: crate::cuda::CudaError::driver("cuStreamCreate")(e).into(),
-    })?;
-    let reader = NvdecReader::open(path, device)?.on_stream(stream.clone());
+    let reader = NvdecReader::open_on_own_stream(path, device)?;
     let info = reader.info().clone();
     let pool = FramePool::new(&device.ctx);
     Ok((NvdecFrames { reader, pool }, info))

@@ -402,6 +402,17 @@ impl NvdecReader {
         self
     }
 
+    /// [`NvdecReader::open`] on a stream of its own, for a reader on another thread than
+    /// the device's stream.
+    pub fn open_on_own_stream(path: &Path, device: &CudaDevice) -> Result<Self, VideoError> {
+        let stream = device.ctx.new_stream().map_err(|e| VideoError::Nvdec {
+            path: path.to_path_buf(),
+            frame: 0,
+            reason: CudaError::driver("cuStreamCreate")(e).into(),
+        })?;
+        Ok(Self::open(path, device)?.on_stream(stream))
+    }
+
     /// The demuxer (what the container says of the stream).
     pub fn demuxer(&self) -> &Demuxer {
         &self.demux
