@@ -264,8 +264,7 @@ pub struct NvdecReader {
     device: CudaDevice,
     /// The stream NVDEC readies mapped frames on: the one their conversion runs on.
     stream: Arc<CudaStream>,
-    nv12: CudaFunction,
-    p016: CudaFunction,
+    kernels: YuvKernels,
     path: PathBuf,
     /// The number of the next frame handed out (presentation order).
     frame: u64,
@@ -350,9 +349,7 @@ impl NvdecReader {
         let demux = Demuxer::open(path)?;
         let cuda = |e: CudaError| refused(e.into());
         device.bind().map_err(cuda)?;
-        let module = load_module(device, "yuv_to_rgba").map_err(cuda)?;
-        let nv12 = load_function(&module, "nv12_to_rgba").map_err(cuda)?;
-        let p016 = load_function(&module, "p016_to_rgba").map_err(cuda)?;
+        let kernels = YuvKernels::load(device).map_err(cuda)?;
         check_caps(lib, &demux).map_err(refused)?;
         let mut lock = std::ptr::null_mut();
         // SAFETY: `lock` is a valid out-pointer; the context is live (the device holds it).
@@ -379,8 +376,7 @@ impl NvdecReader {
             state,
             device: device.clone(),
             stream: device.stream.clone(),
-            nv12,
-            p016,
+            kernels,
             path: path.to_path_buf(),
             frame: 0,
             flushed: false,
@@ -588,15 +584,17 @@ impl NvdecReader {
         let height = (bottom - top) as u32;
         Ok(Some(MappedFrame {
             reader: self,
-            ptr,
-            pitch: pitch as usize,
-            size: ((right - left) as u32, height),
-            chroma_row: ((height + 1) & !1) as usize,
-            sixteen: depth > 8,
-            yuv: YuvFormat {
-                depth,
-                matrix: Matrix::from_h273(format.matrix_coefficients, height),
-                full_range: format.video_signal_flags & 0x08 != 0,
+            samples: SemiPlanar {
+                ptr,
+                pitch: pitch as usize,
+                chroma_row: ((height + 1) & !1) as usize,
+                size: ((right - left) as u32, height),
+                sixteen: depth > 8,
+                yuv: YuvFormat {
+                    depth,
+                    matrix: Matrix::from_h273(format.matrix_coefficients, height),
+                    full_range: format.video_signal_flags & 0x08 != 0,
+                },
             },
             index: frame,
         }))
@@ -625,32 +623,111 @@ impl Drop for NvdecReader {
     }
 }
 
-/// A decoded frame mapped for CUDA (`pitch`-byte rows of luma, then interleaved chroma),
-/// unmapped when dropped.
+/// The conversion kernels of `kernels/video/yuv_to_rgba.cu`, loaded in a device's context.
+pub struct YuvKernels {
+    nv12: CudaFunction,
+    p016: CudaFunction,
+}
+
+/// 4:2:0 samples in device memory as NVDEC maps them: `pitch`-byte rows of luma from `ptr`,
+/// then interleaved chroma from row `chroma_row`; 16-bit words (P016) when `sixteen`.
+#[derive(Debug, Clone, Copy)]
+pub struct SemiPlanar {
+    pub ptr: u64,
+    pub pitch: usize,
+    pub chroma_row: usize,
+    /// The displayed size.
+    pub size: (u32, u32),
+    pub sixteen: bool,
+    pub yuv: YuvFormat,
+}
+
+impl SemiPlanar {
+    /// Bytes from `ptr` to the end of the last chroma row.
+    pub fn bytes(&self) -> usize {
+        let (_, ch) = super::yuv::chroma_size(self.size.0, self.size.1);
+        self.pitch * (self.chroma_row + ch as usize)
+    }
+}
+
+impl YuvKernels {
+    pub fn load(device: &CudaDevice) -> Result<Self, CudaError> {
+        device.bind()?;
+        let module = load_module(device, "yuv_to_rgba")?;
+        Ok(Self {
+            nv12: load_function(&module, "nv12_to_rgba")?,
+            p016: load_function(&module, "p016_to_rgba")?,
+        })
+    }
+
+    /// Queues the conversion of `src` to RGBA8 through `dst` (a surface over an array of at
+    /// least `src`'s size) on `stream`; nothing waits for it.
+    ///
+    /// # Safety
+    /// `src` must describe live device memory of `stream`'s context (its
+    /// [`SemiPlanar::bytes`] from `ptr`) that stays as it is until the stream has run the
+    /// launch.
+    pub unsafe fn launch(
+        &self,
+        src: &SemiPlanar,
+        dst: &SurfaceObject<'_>,
+        stream: &Arc<CudaStream>,
+    ) -> Result<(), CudaError> {
+        let k = YuvToRgb::new(src.yuv);
+        let (w, h) = (src.size.0 as i32, src.size.1 as i32);
+        let (pitch, chroma_row) = (src.pitch as i32, src.chroma_row as i32);
+        let handle = dst.handle();
+        let shift = 16 - i32::from(src.yuv.depth);
+        let cfg = LaunchConfig {
+            grid_dim: (src.size.0.div_ceil(32), src.size.1.div_ceil(8), 1),
+            block_dim: (32, 8, 1),
+            shared_mem_bytes: 0,
+        };
+        let (function, kernel) = if src.sixteen {
+            (&self.p016, "p016_to_rgba")
+        } else {
+            (&self.nv12, "nv12_to_rgba")
+        };
+        let mut b = stream.launch_builder(function);
+        b.arg(&src.ptr).arg(&pitch).arg(&chroma_row).arg(&w).arg(&h);
+        if src.sixteen {
+            b.arg(&shift);
+        }
+        b.arg(&k).arg(&handle);
+        // SAFETY: matches `nv12_to_rgba(const uchar*, int, int, int, int, YuvToRgb,
+        // surface)` / `p016_to_rgba(…, int shift, YuvToRgb, surface)`; the caller keeps
+        // the samples (`chroma_row + ⌈h/2⌉` rows of `pitch` bytes) until the launch ran;
+        // writes stay inside w × h of the surface's array.
+        unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
+        Ok(())
+    }
+}
+
+/// A decoded frame mapped for CUDA, unmapped when dropped.
 pub struct MappedFrame<'a> {
     reader: &'a NvdecReader,
-    ptr: u64,
-    pitch: usize,
-    size: (u32, u32),
-    chroma_row: usize,
-    sixteen: bool,
-    yuv: YuvFormat,
+    samples: SemiPlanar,
     index: u64,
 }
 
 impl MappedFrame<'_> {
     /// The displayed size.
     pub fn size(&self) -> (u32, u32) {
-        self.size
+        self.samples.size
     }
 
     pub fn yuv_format(&self) -> YuvFormat {
-        self.yuv
+        self.samples.yuv
     }
 
     /// The frame's number in presentation order, from 0.
     pub fn index(&self) -> u64 {
         self.index
+    }
+
+    /// Where the frame's samples lie (valid while the frame is mapped).
+    pub fn samples(&self) -> SemiPlanar {
+        self.samples
     }
 
     /// Converts the frame to RGBA8 into `dst` (an array of the app's context with surface
@@ -660,36 +737,8 @@ impl MappedFrame<'_> {
     pub fn write_rgba(&self, dst: ArrayRef<'_>, stream: &Arc<CudaStream>) -> Result<(), CudaError> {
         let reader = self.reader;
         let surface = SurfaceObject::from_array(&reader.device.ctx, dst)?;
-        let k = YuvToRgb::new(self.yuv);
-        let (w, h) = (self.size.0 as i32, self.size.1 as i32);
-        let (pitch, chroma_row) = (self.pitch as i32, self.chroma_row as i32);
-        let handle = surface.handle();
-        let shift = 16 - i32::from(self.yuv.depth);
-        let cfg = LaunchConfig {
-            grid_dim: (self.size.0.div_ceil(32), self.size.1.div_ceil(8), 1),
-            block_dim: (32, 8, 1),
-            shared_mem_bytes: 0,
-        };
-        let (function, kernel) = if self.sixteen {
-            (&reader.p016, "p016_to_rgba")
-        } else {
-            (&reader.nv12, "nv12_to_rgba")
-        };
-        let mut b = stream.launch_builder(function);
-        b.arg(&self.ptr)
-            .arg(&pitch)
-            .arg(&chroma_row)
-            .arg(&w)
-            .arg(&h);
-        if self.sixteen {
-            b.arg(&shift);
-        }
-        b.arg(&k).arg(&handle);
-        // SAFETY: matches `nv12_to_rgba(const uchar*, int, int, int, int, YuvToRgb,
-        // surface)` / `p016_to_rgba(…, int shift, YuvToRgb, surface)`; the frame is
-        // mapped (`chroma_row + ⌈h/2⌉` rows of `pitch` bytes) until this returns, after the
-        // stream synchronized; writes stay inside w × h of `dst`.
-        unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
+        // SAFETY: the frame stays mapped while `self` lives, past the wait below.
+        unsafe { reader.kernels.launch(&self.samples, &surface, stream)? };
         stream
             .synchronize()
             .map_err(CudaError::driver("cuStreamSynchronize(video frame)"))
@@ -697,24 +746,17 @@ impl MappedFrame<'_> {
 
     /// The frame's samples on the host (tests compare them with another decoder's).
     pub fn read_yuv(&self) -> Result<Yuv420, CudaError> {
-        let (_, ch) = super::yuv::chroma_size(self.size.0, self.size.1);
-        let bytes = self.pitch * (self.chroma_row + ch as usize);
+        let s = &self.samples;
+        let bytes = s.bytes();
         let mut host = vec![0u8; bytes];
         self.reader.device.bind()?;
         // SAFETY: the frame is mapped; `bytes` lie within its luma and chroma rows; `host`
         // holds them.
         crate::cuda::check("cuMemcpyDtoH(video frame)", unsafe {
-            sys::cuMemcpyDtoH_v2(host.as_mut_ptr().cast(), self.ptr, bytes)
+            sys::cuMemcpyDtoH_v2(host.as_mut_ptr().cast(), s.ptr, bytes)
         })?;
-        Yuv420::from_semiplanar(
-            &host,
-            self.size,
-            self.pitch,
-            self.chroma_row,
-            self.sixteen,
-            self.yuv.depth,
-        )
-        .ok_or(CudaError::Missing("video frame's rows"))
+        Yuv420::from_semiplanar(&host, s.size, s.pitch, s.chroma_row, s.sixteen, s.yuv.depth)
+            .ok_or(CudaError::Missing("video frame's rows"))
     }
 }
 
@@ -726,7 +768,7 @@ impl Drop for MappedFrame<'_> {
         }
         // SAFETY: mapped by cuvidMapVideoFrame64 on this decoder, unmapped once; work
         // reading it was waited for.
-        let code = unsafe { (state.lib.unmap_frame)(state.decoder, self.ptr) };
+        let code = unsafe { (state.lib.unmap_frame)(state.decoder, self.samples.ptr) };
         if code != 0 {
             log::warn!("cuvidUnmapVideoFrame64 failed ({code})");
         }

@@ -10,6 +10,7 @@ mod npp;
 mod peer_bench;
 mod peer_for;
 mod peers;
+mod video_peer;
 
 use clap::Parser;
 use cudalens::cli::bench::{bench_frame, check_bench, headless_gl, measure_cases, Measured};
@@ -32,6 +33,8 @@ Modes (each adds to the filter table of `cudalens bench` unless said otherwise):
   --bla-stats        instead of the cases, on the CPU: the deep bookmarks' perturbation and
                      BLA steps per pixel for several ε and reaches, and the dwells that change
                      (--bla-view NAME: the bookmarks whose name contains it)
+  --video-peer CLIP  instead of the cases: the NV12 → RGBA conversion of NVDEC's first
+                     frame of CLIP against NPP's NV12 → RGB (CUDA, needs libnppicc)
 
 Examples:
   cudalens-bench --backend cuda --peers --size 3840x2160 --json peers.json
@@ -39,7 +42,8 @@ Examples:
   cudalens-bench --backend cuda --mandelbrot --ms-sweep --ms-sweep-sizes large
   cudalens-bench --backend cuda --deep --size 1920x1080 --runs 20
   cudalens-bench --backend cuda --interop external --handover-probe --size 7680x4320
-  cudalens-bench --bla-stats --size 480x270 --bla-view period-137";
+  cudalens-bench --bla-stats --size 480x270 --bla-view period-137
+  cudalens-bench --video-peer .carry/video/hevc_4k.mp4 --json nv12.json";
 
 /// cudalens's research benchmarks: NPP peers, Mariani–Silver sweeps and goal points, deep
 /// sweeps, the GL–CUDA hand-over probe.
@@ -71,6 +75,9 @@ pub struct BenchCli {
     /// With --bla-stats: only the deep bookmarks whose name contains this.
     #[arg(long, value_name = "NAME", requires = "bla_stats")]
     pub bla_view: Option<String>,
+    /// Instead of the cases: the conversion of this clip's first NVDEC frame against NPP's.
+    #[arg(long, value_name = "CLIP")]
+    pub video_peer: Option<std::path::PathBuf>,
 }
 
 /// The size classes of `--ms-sweep`.
@@ -95,6 +102,14 @@ fn run(cli: &BenchCli) -> Result<(), CliError> {
         let stats = bla_stats::run(args.size, cli.bla_view.as_deref())?;
         if let Some(path) = &args.json {
             let doc = serde_json::json!({ "bla_stats": stats });
+            cudalens::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
+        }
+        return Ok(());
+    }
+    if let Some(clip) = &cli.video_peer {
+        let peer = video_peer::run(clip)?;
+        if let Some(path) = &args.json {
+            let doc = serde_json::json!({ "video_peer": peer });
             cudalens::image_io::write_bytes_atomically(path, doc.to_string().as_bytes())?;
         }
         return Ok(());

@@ -189,6 +189,17 @@ pub type LutFn = unsafe extern "C" fn(
     NppStreamContext,
 ) -> c_int;
 
+/// `nppiNV12ToRGB_709CSC_8u_P2C3R_Ctx(pSrc[2], rSrcStep, pDst, nDstStep, oSizeROI, ctx)`:
+/// the luma and chroma planes of NV12 (one row step for both) to RGB, BT.709 limited range.
+pub type Nv12ToRgbFn = unsafe extern "C" fn(
+    *const *const u8,
+    c_int,
+    *mut u8,
+    c_int,
+    NppiSize,
+    NppStreamContext,
+) -> c_int;
+
 /// The libraries, in load order (the core first: the others need it).
 pub const LIBRARIES: [&str; 5] = [
     "libnppc.so.13",
@@ -199,7 +210,7 @@ pub const LIBRARIES: [&str; 5] = [
 ];
 
 /// Libraries that only some peers need (colour conversion: the LUT of the equalisation
-/// peer); loaded when present.
+/// peer, NV12 to RGB); loaded when present.
 pub const OPTIONAL_LIBRARIES: [&str; 1] = ["libnppicc.so.13"];
 
 /// Where the libraries are looked for when the dynamic linker's path lacks them.
@@ -227,6 +238,7 @@ pub struct NppFunctions {
     pub filter_unsharp_border: Result<FilterUnsharpBorderFn, String>,
     pub filter_unsharp_buffer_size: Result<FilterUnsharpBufferSizeFn, String>,
     pub lut: Result<LutFn, String>,
+    pub nv12_to_rgb_709csc: Result<Nv12ToRgbFn, String>,
     _libraries: Vec<libloading::Library>,
 }
 
@@ -293,6 +305,7 @@ pub fn load() -> Result<NppFunctions, String> {
             filter_unsharp_border: symbol(l, "nppiFilterUnsharpBorder_8u_C4R_Ctx"),
             filter_unsharp_buffer_size: symbol(l, "nppiFilterUnsharpGetBufferSize_8u_C4R"),
             lut: symbol(l, "nppiLUT_8u_C4R_Ctx"),
+            nv12_to_rgb_709csc: symbol(l, "nppiNV12ToRGB_709CSC_8u_P2C3R_Ctx"),
             _libraries: libraries,
         })
     }
@@ -312,6 +325,7 @@ mod tests {
                 assert!(f.filter_unsharp_border.is_ok());
                 assert!(f.filter_unsharp_buffer_size.is_ok());
                 assert!(f.lut.is_ok());
+                assert!(f.nv12_to_rgb_709csc.is_ok());
             }
         }
     }
