@@ -128,24 +128,14 @@ pub fn run(clip: &Path) -> Result<Value, CliError> {
     }
     .map_err(npp)?;
     let theirs = dst.download(&device).map_err(npp)?;
-    let row = w as usize * 4;
-    let largest = ours
-        .chunks_exact(row)
-        .zip(theirs.as_raw().chunks_exact(row))
-        .flat_map(|(o, t)| {
-            o.chunks_exact(4)
-                .zip(t.chunks_exact(3))
-                .flat_map(|(o, t)| (0..3).map(move |c| o[c].abs_diff(t[c])))
-        })
-        .max()
-        .unwrap_or(0);
+    let differences = compare(&ours, theirs.as_raw(), w as usize);
     let copy_rate = median(copy_bandwidth_samples(&device).map_err(npp)?);
     let pixels = f64::from(w) * f64::from(h);
     let ours_share = gb_per_s(pixels * (1.5 + 4.0), ours_ms) / copy_rate;
     let npp_share = gb_per_s(pixels * (1.5 + 3.0), npp_ms) / copy_rate;
     println!(
         "NV12 → RGB {w}×{h} ({}): cudalens {ours_ms:.3} ms ({:.0} % of copy), NPP 709CSC \
-         {npp_ms:.3} ms ({:.0} % of copy): {:.2}× NPP; largest difference {largest} levels",
+         {npp_ms:.3} ms ({:.0} % of copy): {:.2}× NPP; NPP's RGB against ours: {differences}",
         clip.display(),
         100.0 * ours_share,
         100.0 * npp_share,
@@ -158,6 +148,55 @@ pub fn run(clip: &Path) -> Result<Value, CliError> {
         "npp_ms": npp_ms,
         "cudalens_share_of_copy": ours_share,
         "npp_share_of_copy": npp_share,
-        "largest_difference": largest,
+        "differences": differences.to_string(),
     }))
+}
+
+/// How NPP's RGB differs from our RGBA: the largest and mean difference of R, G and B read
+/// in RGB and in BGR order, and where the largest lies. NPP's triplets sit in rows laid
+/// out for four bytes a pixel, so pixel x of a row is at byte 3x.
+struct Differences {
+    rgb: (u8, f64),
+    bgr: (u8, f64),
+    at: (usize, usize, [u8; 3], [u8; 3]),
+}
+
+impl std::fmt::Display for Differences {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (x, y, o, t) = self.at;
+        write!(
+            f,
+            "as RGB largest {} mean {:.2}, as BGR largest {} mean {:.2}; largest at ({x}, {y}): ours {o:?}, NPP {t:?}",
+            self.rgb.0, self.rgb.1, self.bgr.0, self.bgr.1
+        )
+    }
+}
+
+fn compare(ours: &[u8], theirs: &[u8], width: usize) -> Differences {
+    let row = width * 4;
+    let (mut rgb, mut bgr) = ((0u8, 0u64), (0u8, 0u64));
+    let mut at = (0, 0, [0; 3], [0; 3]);
+    for (y, (o_row, t_row)) in ours
+        .chunks_exact(row)
+        .zip(theirs.chunks_exact(row))
+        .enumerate()
+    {
+        for (x, (o, t)) in o_row.chunks_exact(4).zip(t_row.chunks_exact(3)).enumerate() {
+            for c in 0..3 {
+                let d = o[c].abs_diff(t[c]);
+                if d > rgb.0 {
+                    at = (x, y, [o[0], o[1], o[2]], [t[0], t[1], t[2]]);
+                }
+                rgb = (rgb.0.max(d), rgb.1 + u64::from(d));
+                let d = o[c].abs_diff(t[2 - c]);
+                bgr = (bgr.0.max(d), bgr.1 + u64::from(d));
+            }
+        }
+    }
+    let n = (ours.len() / 4 * 3).max(1) as f64;
+    Differences {
+        rgb: (rgb.0, rgb.1 as f64 / n),
+        bgr: (bgr.0, bgr.1 as f64 / n),
+        at,
+    }
 }
