@@ -429,3 +429,36 @@ fn ffmpeg_frames_take_the_conversion_nvdec_frames_take() {
         eprintln!("{name}: {} frames, {format:?}", got.len());
     }
 }
+
+/// The shipped video (`assets/make-clip.sh`) is what README's quick start opens: H.264,
+/// 448×298, 120 frames, read by the Rust demuxer (no ffmpeg needed), and its first frame
+/// (decoded by ffmpeg where installed) is the shipped photo, scaled.
+#[test]
+fn the_shipped_clip_is_the_photo_zoomed() {
+    let path = common::repo_root().join("assets/chelsea.mp4");
+    let info = cudalens::video::describe(&path).expect("described");
+    assert_eq!(
+        (info.codec.as_str(), info.width, info.height, info.frames),
+        ("h264", 448, 298, Some(120))
+    );
+    if !ffmpeg_installed() {
+        return;
+    }
+    let mut reader = FrameReader::open(&path).expect("opens");
+    let first = reader.next_frame().expect("decodes").expect("a frame");
+    let photo = image::open(common::repo_root().join("assets/chelsea.png"))
+        .expect("the photo")
+        .to_rgba8();
+    let scaled = image::imageops::resize(&photo, 448, 298, image::imageops::FilterType::Triangle);
+    let total: u64 = first
+        .pixels()
+        .zip(scaled.pixels())
+        .flat_map(|(a, b)| (0..3).map(move |c| u64::from(a[c].abs_diff(b[c]))))
+        .sum();
+    let mean = total as f64 / (448.0 * 298.0 * 3.0);
+    eprintln!("the first frame is {mean:.2} levels off the photo, on average");
+    assert!(
+        mean < 8.0,
+        "the first frame is {mean:.1} levels off the photo"
+    );
+}
