@@ -77,11 +77,10 @@ fn decoded(device: &CudaDevice, name: &str) -> Vec<(Yuv420, RgbaImage)> {
 /// The frames of `name` through the stack on CUDA (external memory), decoded by NVDEC.
 fn through_the_stack(name: &str, filters: &[Filter]) -> Vec<RgbaImage> {
     let path = clip(name);
-    let info = cudalens::video::describe(&path).expect("described");
+    let mut video = cudalens::video::VideoFile::open(&path).expect("described");
     let mut out = Vec::new();
     let decoder = process_video_headless::<anyhow::Error>(
-        &path,
-        &info,
+        &mut video,
         &stages_of(filters),
         BackendRequest::Cuda,
         InteropRequest::External,

@@ -65,8 +65,8 @@ fn video(args: &HistogramArgs) -> Result<(), CliError> {
     };
     // The options are checked once, before any frame is decoded (frames are 8-bit).
     resolve_range(SampleType::U8, &options, None).map_err(|e| CliError::usage(e.to_string()))?;
-    let info = crate::video::describe(&args.input)?;
-    let size = (info.width, info.height);
+    let mut video = crate::video::VideoFile::open(&args.input)?;
+    let size = (video.info.width, video.info.height);
     let histogram_of_counts = |counts: &[Vec<u64>]| {
         histogram_of_value_counts(SampleType::U8, 4, size, counts, &options)
             .map_err(|e| CliError::usage(e.to_string()))
@@ -74,8 +74,7 @@ fn video(args: &HistogramArgs) -> Result<(), CliError> {
     let mut sum: Option<Vec<Vec<u64>>> = None;
     let (mut frames, mut per_frame) = (0u64, Vec::new());
     let decoder = crate::pipeline::process_video_headless(
-        &args.input,
-        &info,
+        &mut video,
         &[],
         args.backend,
         args.interop,

@@ -10,7 +10,7 @@ use crate::image_io::{
 };
 use crate::pipeline::process_video_headless;
 use crate::pixels::PixelImage;
-use crate::video::{container_of, describe, Container, VideoError, VideoWriter};
+use crate::video::{container_of, Container, VideoError, VideoFile, VideoWriter};
 use std::path::{Path, PathBuf};
 
 impl From<VideoError> for CliError {
@@ -110,7 +110,8 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
             check_save_target(&seq.path(0), options)?;
         }
     }
-    let info = describe(&args.input)?;
+    let mut video = VideoFile::open(&args.input)?;
+    let info = video.info.clone();
     let size = (info.width, info.height);
     let progress = Progress::new(info.frames.unwrap_or(0) as usize, "frames");
     let start = std::time::Instant::now();
@@ -118,8 +119,7 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
     let mut backend = String::new();
     let decoder = match output {
         Output::Frames(seq) => process_video_headless(
-            &args.input,
-            &info,
+            &mut video,
             &args.filters,
             args.backend,
             args.interop,
@@ -140,8 +140,7 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
                 std::thread::scope(|scope| {
                     let copy = scope.spawn(move || std::io::copy(&mut encoded, file));
                     let run = process_video_headless(
-                        &args.input,
-                        &info,
+                        &mut video,
                         &args.filters,
                         args.backend,
                         args.interop,

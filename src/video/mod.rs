@@ -117,16 +117,41 @@ fn info_from_json(path: &Path, json: &str) -> Result<VideoInfo, VideoError> {
     })
 }
 
-/// What the first video stream of `path` is: from the Rust demuxer where it reads the
-/// file (MP4/MOV, Matroska, WebM with H.264, HEVC or VP9), else from ffprobe.
-pub fn describe(path: &Path) -> Result<VideoInfo, VideoError> {
-    match demux::Demuxer::open(path) {
-        Ok(d) => Ok(d.info().clone()),
-        Err(demuxed) => match probe(path) {
-            Err(VideoError::NoFfmpeg(_)) => Err(demuxed),
-            other => other,
-        },
+/// A video file described and ready to decode: its first video stream and, where the Rust
+/// demuxer reads the file, that demuxer (NVDEC takes it over, so the index is read once).
+pub struct VideoFile {
+    pub path: PathBuf,
+    pub info: VideoInfo,
+    demuxer: Option<demux::Demuxer>,
+}
+
+impl VideoFile {
+    /// Describes `path` by the Rust demuxer where it reads the file (MP4/MOV, Matroska,
+    /// WebM with H.264, HEVC or VP9), else by ffprobe.
+    pub fn open(path: &Path) -> Result<Self, VideoError> {
+        let (info, demuxer) = match demux::Demuxer::open(path) {
+            Ok(d) => (d.info().clone(), Some(d)),
+            Err(demuxed) => match probe(path) {
+                Err(VideoError::NoFfmpeg(_)) => return Err(demuxed),
+                other => (other?, None),
+            },
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            info,
+            demuxer,
+        })
     }
+
+    /// The demuxer [`VideoFile::open`] read the file with, once.
+    pub fn take_demuxer(&mut self) -> Option<demux::Demuxer> {
+        self.demuxer.take()
+    }
+}
+
+/// What the first video stream of `path` is: [`VideoFile::open`]'s description.
+pub fn describe(path: &Path) -> Result<VideoInfo, VideoError> {
+    VideoFile::open(path).map(|v| v.info)
 }
 
 /// What the first video stream of `path` is (ffprobe).

@@ -16,9 +16,8 @@ use crate::pipeline::{
 };
 use crate::pixels::PixelImage;
 use crate::video::nvdec::NvdecReader;
-use crate::video::{FrameReader, NvdecError, VideoError, VideoInfo};
+use crate::video::{FrameReader, NvdecError, VideoError, VideoFile};
 use image::RgbaImage;
-use std::path::Path;
 
 /// A processed image with its report and the backend (and interop path) that made it.
 pub struct HeadlessOutput {
@@ -257,18 +256,19 @@ impl std::fmt::Display for VideoDecoder {
     }
 }
 
-/// Runs `filters` on every frame of the video `path` (described by `info`) and hands each
-/// result to `sink` in presentation order. On CUDA with external memory NVDEC decodes
+/// Runs `filters` on every frame of `video` and hands each result to `sink` in
+/// presentation order. On CUDA with external memory NVDEC decodes
 /// each frame straight into the frame's source (no host copy); otherwise, or where NVDEC
 /// cannot take the file, ffmpeg decodes and frames go through the host as stills do.
 pub fn process_video_headless<E: From<PipelineError> + From<VideoError>>(
-    path: &Path,
-    info: &VideoInfo,
+    video: &mut VideoFile,
     filters: &[Stage],
     request: BackendRequest,
     interop: InteropRequest,
     mut sink: impl FnMut(HeadlessOutput) -> Result<(), E>,
 ) -> Result<VideoDecoder, E> {
+    let demuxer = video.take_demuxer();
+    let (path, info) = (video.path.as_path(), &video.info);
     let size = (info.width, info.height);
     let host_frames = |why: String, sink: &mut dyn FnMut(HeadlessOutput) -> Result<(), E>| {
         let mut reader = FrameReader::open_at(path, info.clone(), 0)?;
@@ -294,7 +294,10 @@ pub fn process_video_headless<E: From<PipelineError> + From<VideoError>>(
     let mut runner = FrameRunner::new(gl, request, interop, size.0, size.1)?;
     let takes_device_frames = runner.takes_device_frames();
     let nvdec = match runner.cuda_device() {
-        Some(device) if takes_device_frames => NvdecReader::open(path, device),
+        Some(device) if takes_device_frames => match demuxer {
+            Some(demux) => NvdecReader::with_demuxer(path, demux, device),
+            None => NvdecReader::open(path, device),
+        },
         Some(_) => Err(VideoError::NoNvdec {
             path: path.to_path_buf(),
             reason: NvdecError::MapUnmapInterop,

@@ -341,12 +341,20 @@ impl NvdecReader {
     /// Opens `path` for NVDEC on `device` (its context must be the app's): the container
     /// and codec are checked now, the decoder is made at the first sequence header.
     pub fn open(path: &Path, device: &CudaDevice) -> Result<Self, VideoError> {
+        Self::with_demuxer(path, Demuxer::open(path)?, device)
+    }
+
+    /// [`NvdecReader::open`] with `demux`, the file's demuxer (the index already read).
+    pub fn with_demuxer(
+        path: &Path,
+        demux: Demuxer,
+        device: &CudaDevice,
+    ) -> Result<Self, VideoError> {
         let refused = |reason: NvdecError| VideoError::NoNvdec {
             path: path.to_path_buf(),
             reason,
         };
         let lib = library().map_err(refused)?;
-        let demux = Demuxer::open(path)?;
         let cuda = |e: CudaError| refused(e.into());
         device.bind().map_err(cuda)?;
         let kernels = YuvKernels::load(device).map_err(cuda)?;
