@@ -41,6 +41,8 @@ ff -f lavfi -i "$gop" -c:v libx264 -preset medium -crf 10 -bf 2 -g 6 -keyint_min
 ff -f lavfi -i "$gop" -c:v libx265 -tag:v hvc1 -pix_fmt yuv420p \
     -x265-params log-level=error:crf=8:keyint=6:min-keyint=6:scenecut=0:bframes=2:open-gop=1 \
     gop_hevc.mp4
+# The same in Matroska (seeks there go by the demuxer's own keyframe index).
+ff -i gop_hevc.mp4 -c copy gop_hevc.mkv
 # Turned a quarter by its track matrix (as phones write them).
 ff -i odd_size.mp4 -c copy -metadata:s:v:0 rotate=90 turned.mp4
 # Sound only.
@@ -58,7 +60,7 @@ rm faststart.mp4
     echo "# clip width height depth adler32-of-each-frame (FFmpeg $(ffmpeg -version | head -1 | cut -d' ' -f3))"
     for clip in counter_h264.mp4 counter_hevc10.mkv counter_vp9.webm odd_size.mp4 \
         texture_h264.mp4 texture_hevc_full.mp4 texture_hevc10.mkv texture_vp9.webm \
-        gop_h264.mp4 gop_hevc.mp4; do
+        gop_h264.mp4 gop_hevc.mp4 gop_hevc.mkv; do
         fmt=$(ffprobe -v error -select_streams v:0 -show_entries stream=pix_fmt,width,height \
             -of csv=p=0 "$clip")
         IFS=, read -r w h pix <<<"$fmt"

@@ -180,6 +180,11 @@ enum Source {
         file: Box<matroska_demuxer::MatroskaFile<Box<dyn Input>>>,
         track: u64,
         frame: matroska_demuxer::Frame,
+        /// The track's frames in file order, time and whether a keyframe (made at the
+        /// first seek by reading the file once).
+        index: Option<Vec<(i64, bool)>>,
+        /// A packet read ahead by a seek, given next.
+        pending: Option<Packet>,
     },
 }
 
@@ -356,11 +361,138 @@ impl Demuxer {
                     .unwrap_or(0);
                 Ok(SeekStart::Pts(target))
             }
-            Source::Matroska { .. } => {
-                self.source = Self::open(&self.path)?.source;
-                Ok(SeekStart::Count(index))
+            Source::Matroska { .. } => self.seek_matroska(index),
+        }
+    }
+
+    /// [`Demuxer::seek_frame`] in Matroska: the track's frames are indexed once (the file
+    /// read through); matroska-demuxer's seek to the keyframe's time lands on the first
+    /// block at or after it, and blocks are read on to the keyframe itself. Where that
+    /// fails (no cluster index, a keyframe not found) decoding starts again from the first
+    /// frame.
+    fn seek_matroska(&mut self, index: u64) -> Result<SeekStart, VideoError> {
+        let frames = match &mut self.source {
+            Source::Matroska {
+                index: Some(frames),
+                ..
+            } => std::mem::take(frames),
+            _ => self.matroska_index()?,
+        };
+        let mut times: Vec<i64> = frames.iter().map(|f| f.0).collect();
+        times.sort_unstable();
+        let target = usize::try_from(index)
+            .ok()
+            .and_then(|i| times.get(i))
+            .copied();
+        let key = target.and_then(|t| {
+            let at = frames.iter().position(|f| f.0 == t)?;
+            frames[..=at]
+                .iter()
+                .rev()
+                .find(|f| f.1 && f.0 <= t)
+                .map(|f| f.0)
+        });
+        self.reopen()?;
+        let landed = match (target, key) {
+            (None, _) => Some(()),
+            (Some(_), Some(key)) => self.land_on_keyframe(key).ok().flatten(),
+            (Some(_), None) => None,
+        };
+        if let Source::Matroska { index, .. } = &mut self.source {
+            *index = Some(frames);
+        }
+        Ok(match (target, landed) {
+            (None, _) => {
+                // Past the last frame: nothing is left.
+                self.drain();
+                SeekStart::Pts(i64::MAX)
+            }
+            (Some(t), Some(())) => SeekStart::Pts(t),
+            (Some(_), None) => {
+                self.reopen()?;
+                SeekStart::Count(index)
+            }
+        })
+    }
+
+    /// The file read again from its start (with its own read guard).
+    fn reopen(&mut self) -> Result<(), VideoError> {
+        let fresh = Self::open(&self.path)?;
+        self.source = fresh.source;
+        self.reads = fresh.reads;
+        Ok(())
+    }
+
+    /// The track's frames in file order (time, keyframe), read from a fresh reader.
+    fn matroska_index(&self) -> Result<Vec<(i64, bool)>, VideoError> {
+        let mut fresh = Self::open(&self.path)?;
+        let mut frames = Vec::new();
+        while let Some((pts, key)) = fresh.matroska_frame()? {
+            frames.push((pts, key));
+        }
+        Ok(frames)
+    }
+
+    /// The next frame of the track (time, keyframe), its data left in the reader's frame.
+    fn matroska_frame(&mut self) -> Result<Option<(i64, bool)>, VideoError> {
+        let Source::Matroska {
+            file, track, frame, ..
+        } = &mut self.source
+        else {
+            return Ok(None);
+        };
+        let failed = |reason| VideoError::Packet {
+            path: self.path.clone(),
+            reason,
+        };
+        loop {
+            let more = guarded_parse("Matroska", || file.next_frame(frame))
+                .map_err(failed)?
+                .map_err(|e| failed(DemuxError::MatroskaFrame(e)))?;
+            if !more {
+                return Ok(None);
+            }
+            if frame.track == *track {
+                let pts = frame.timestamp.min(i64::MAX as u64) as i64;
+                return Ok(Some((pts, frame.is_keyframe.unwrap_or(true))));
             }
         }
+    }
+
+    /// Seeks a fresh Matroska reader to the keyframe at time `key` and keeps that
+    /// keyframe's packet for the next read; None when the reader cannot get there.
+    fn land_on_keyframe(&mut self, key: i64) -> Result<Option<()>, VideoError> {
+        let Source::Matroska { file, .. } = &mut self.source else {
+            return Ok(None);
+        };
+        let sought = guarded_parse("Matroska", || file.seek(key.max(0) as u64));
+        if !matches!(sought, Ok(Ok(()))) {
+            return Ok(None);
+        }
+        while let Some((pts, keyframe)) = self.matroska_frame()? {
+            if pts > key {
+                return Ok(None);
+            }
+            if pts == key && keyframe {
+                let Source::Matroska { frame, pending, .. } = &mut self.source else {
+                    return Ok(None);
+                };
+                let data = self.framing.annex_b(&frame.data, true).map_err(|reason| {
+                    VideoError::Packet {
+                        path: self.path.clone(),
+                        reason,
+                    }
+                })?;
+                *pending = Some(Packet { data, pts });
+                return Ok(Some(()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Reads a Matroska reader to its end.
+    fn drain(&mut self) {
+        while let Ok(Some(_)) = self.matroska_frame() {}
     }
 
     /// The most frames from one keyframe to the next, in decode order (what an exact seek
@@ -377,6 +509,11 @@ impl Demuxer {
     }
 
     fn packet(&mut self) -> Result<Option<Packet>, DemuxError> {
+        if let Source::Matroska { pending, .. } = &mut self.source {
+            if let Some(p) = pending.take() {
+                return Ok(Some(p));
+            }
+        }
         match &mut self.source {
             Source::Mp4 {
                 file,
@@ -401,7 +538,9 @@ impl Demuxer {
                 let data = self.framing.annex_b(&bytes, s.keyframe)?;
                 Ok(Some(Packet { data, pts: s.pts }))
             }
-            Source::Matroska { file, track, frame } => loop {
+            Source::Matroska {
+                file, track, frame, ..
+            } => loop {
                 // The parser is another crate's: damage it does not expect stays an error.
                 let more = guarded_parse("Matroska", || file.next_frame(frame))?
                     .map_err(DemuxError::MatroskaFrame)?;
@@ -591,6 +730,8 @@ fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, DemuxErro
             file: Box::new(mkv),
             track: track_number,
             frame: matroska_demuxer::Frame::default(),
+            index: None,
+            pending: None,
         },
         framing,
         codec,
@@ -637,14 +778,16 @@ mod tests {
     fn seeks_start_at_the_keyframe_before_the_frame() {
         // Keyframes every 6 frames with B-frames: closed GOPs (H.264), open GOPs whose
         // leading pictures show before their keyframe (HEVC: frame 5 follows frame 6).
-        for name in ["gop_h264.mp4", "gop_hevc.mp4"] {
+        // Matroska seeks by the demuxer's own index of the track's keyframes.
+        for name in ["gop_h264.mp4", "gop_hevc.mp4", "gop_hevc.mkv"] {
             let (d, all) = packets(name);
             let codec = d.codec();
             let mut times: Vec<i64> = all.iter().map(|p| p.pts).collect();
             times.sort_unstable();
             // In decode order: the open GOPs' leading pictures follow their keyframe.
             let gop = if codec == Codec::H264 { 6 } else { 7 };
-            assert_eq!(d.longest_gop(), Some(gop), "{name}");
+            let mp4 = name.ends_with(".mp4");
+            assert_eq!(d.longest_gop(), mp4.then_some(gop), "{name}");
             let mut d = Demuxer::open(&clip(name)).expect("opens");
             for k in [23u64, 5, 0, 6, 11, 12, 17, 1] {
                 let start = d.seek_frame(k).expect("seeks");
@@ -685,11 +828,13 @@ mod tests {
         d.seek_frame(5).expect("seeks");
         let (_, all) = packets("gop_hevc.mp4");
         assert_eq!(d.next_packet().expect("packet").as_ref(), all.first());
-        // Matroska starts again from its first packet.
+        // One keyframe: a Matroska seek goes back to the first packet.
         let (_, all) = packets("texture_hevc10.mkv");
+        let mut times: Vec<i64> = all.iter().map(|p| p.pts).collect();
+        times.sort_unstable();
         let mut d = Demuxer::open(&clip("texture_hevc10.mkv")).expect("opens");
         d.next_packet().expect("packet");
-        assert_eq!(d.seek_frame(7).expect("seeks"), SeekStart::Count(7));
+        assert_eq!(d.seek_frame(7).expect("seeks"), SeekStart::Pts(times[7]));
         assert_eq!(d.next_packet().expect("packet").as_ref(), all.first());
         assert_eq!(d.longest_gop(), None);
     }
