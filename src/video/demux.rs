@@ -433,7 +433,8 @@ impl Demuxer {
         Ok(frames)
     }
 
-    /// The next frame of the track (time, keyframe), its data left in the reader's frame.
+    /// The next frame of the track (time, whether it is known to be a keyframe), its data
+    /// left in the reader's frame.
     fn matroska_frame(&mut self) -> Result<Option<(i64, bool)>, VideoError> {
         let Source::Matroska {
             file, track, frame, ..
@@ -454,7 +455,9 @@ impl Demuxer {
             }
             if frame.track == *track {
                 let pts = frame.timestamp.min(i64::MAX as u64) as i64;
-                return Ok(Some((pts, frame.is_keyframe.unwrap_or(true))));
+                // A block in a group does not say whether it is a keyframe: it is never a
+                // place a seek starts (with none known, decoding starts from the first).
+                return Ok(Some((pts, frame.is_keyframe == Some(true))));
             }
         }
     }
