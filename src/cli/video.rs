@@ -113,10 +113,12 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
     let mut video = VideoFile::open(&args.input)?;
     let info = video.info.clone();
     let size = (info.width, info.height);
-    let progress = Progress::new(info.frames.unwrap_or(0) as usize, "frames");
+    let mut tally = Tally {
+        progress: Progress::new(info.frames.unwrap_or(0) as usize, "frames"),
+        done: 0,
+        backend: String::new(),
+    };
     let start = std::time::Instant::now();
-    let mut done = 0u64;
-    let mut backend = String::new();
     let decoder = match output {
         Output::Frames(seq) => process_video_headless(
             &mut video,
@@ -125,10 +127,8 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
             args.interop,
             |out| {
                 let frame = PixelImage::from_rgba8_as(out.image, 3);
-                save_pixels(&frame, &seq.path(done), options)?;
-                done += 1;
-                backend = out.status.kind.to_string();
-                progress.update(done as usize);
+                save_pixels(&frame, &seq.path(tally.done), options)?;
+                tally.count(&out.status);
                 Ok::<(), CliError>(())
             },
         )?,
@@ -146,9 +146,7 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
                         args.interop,
                         |out| {
                             writer.push(&out.image)?;
-                            done += 1;
-                            backend = out.status.kind.to_string();
-                            progress.update(done as usize);
+                            tally.count(&out.status);
                             Ok::<(), CliError>(())
                         },
                     );
@@ -171,6 +169,11 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
             used.ok_or_else(|| CliError::internal("the video ended without its decoder"))?
         }
     };
+    let Tally {
+        progress,
+        done,
+        backend,
+    } = tally;
     drop(progress);
     eprintln!(
         "{} → {} ({}×{} {} {}, {done} frames at {} fps, decoded by {decoder}, {backend} backend, {:.2} s{})",
@@ -188,6 +191,22 @@ pub fn apply_video(args: &ApplyArgs, options: &SaveOptions) -> Result<(), CliErr
         }
     );
     Ok(())
+}
+
+/// The frames written so far, the backend that made the last, and the progress bar.
+struct Tally {
+    progress: Progress,
+    done: u64,
+    backend: String,
+}
+
+impl Tally {
+    /// One more frame written, made on `status`'s backend.
+    fn count(&mut self, status: &crate::pipeline::BackendStatus) {
+        self.done += 1;
+        self.backend = status.kind.to_string();
+        self.progress.update(self.done as usize);
+    }
 }
 
 #[cfg(test)]
