@@ -10,6 +10,7 @@
 
 use super::{BenchArgs, CliError};
 use crate::bench_stats::median;
+use crate::cuda::CudaDevice;
 use crate::filters::Filter;
 use crate::pipeline::{stages_of, BackendRequest, FrameRunner, InteropRequest, Stage};
 use crate::video::nvdec::NvdecReader;
@@ -32,6 +33,14 @@ fn default_stack() -> Result<Vec<Filter>, CliError> {
         .collect()
 }
 
+/// The device of `runner`, which the bench needs.
+fn device_of(runner: &FrameRunner) -> Result<CudaDevice, CliError> {
+    runner
+        .cuda_device()
+        .cloned()
+        .ok_or_else(|| CliError::usage("bench --video needs CUDA"))
+}
+
 /// One pass over `path`: frames decoded and (with `stack`) run; the stack's GPU
 /// milliseconds per frame.
 fn pass(
@@ -40,18 +49,12 @@ fn pass(
     path: &Path,
     stack: Option<&[Stage]>,
 ) -> Result<(usize, f64, Vec<f64>), CliError> {
-    let device = runner
-        .cuda_device()
-        .cloned()
-        .ok_or_else(|| CliError::usage("bench --video needs CUDA"))?;
-    let mut reader = NvdecReader::open(path, &device)?;
+    let mut reader = NvdecReader::open(path, &device_of(runner)?)?;
     let mut frames = 0;
     let mut gpu_ms = Vec::new();
     let start = Instant::now();
     while let Some(frame) = reader.next_frame()? {
-        runner.load_source_on_device(gl, frame.size(), |array, stream| {
-            frame.write_rgba(array, stream)
-        })?;
+        runner.load_video_frame(gl, &frame)?;
         drop(frame);
         if let Some(filters) = stack {
             let report = runner.run_loaded_on_device(gl, filters)?;
@@ -71,18 +74,15 @@ fn pass(
 
 /// Exact seeks to frames spread over `path` (a fixed scramble of the frame numbers, so
 /// that every run seeks the same frames), each from the request to the frame in the
-/// source; milliseconds, in order.
+/// source; milliseconds, in order, and the most frames between keyframes (None where the
+/// container does not say).
 fn seeks(
     gl: &glow::Context,
     runner: &mut FrameRunner,
     path: &Path,
     frames: u64,
-) -> Result<Vec<f64>, CliError> {
-    let device = runner
-        .cuda_device()
-        .cloned()
-        .ok_or_else(|| CliError::usage("bench --video needs CUDA"))?;
-    let mut reader = NvdecReader::open(path, &device)?;
+) -> Result<(Vec<f64>, Option<usize>), CliError> {
+    let mut reader = NvdecReader::open(path, &device_of(runner)?)?;
     let mut times = Vec::new();
     for i in 0..=SEEKS {
         // Golden-ratio steps: spread over the clip, forwards and backwards.
@@ -98,32 +98,22 @@ fn seeks(
                 frame.index()
             )));
         }
-        runner.load_source_on_device(gl, frame.size(), |array, stream| {
-            frame.write_rgba(array, stream)
-        })?;
+        runner.load_video_frame(gl, &frame)?;
         drop(frame);
         if i > 0 {
             times.push(start.elapsed().as_secs_f64() * 1e3);
         }
     }
-    Ok(times)
+    Ok((times, reader.demuxer().longest_gop()))
 }
 
 /// [`STREAMS`] decoders on the clip at once, each on its own thread and stream converting
 /// into device frames (the window's player's path): frames a second, all streams together,
 /// over one pass each after one of warm-up.
-fn streams(device: &crate::cuda::CudaDevice, path: &Path) -> Result<f64, CliError> {
+fn streams(device: &CudaDevice, path: &Path) -> Result<f64, CliError> {
     use crate::video::nvdec::FramePool;
     let decode_all = || -> Result<usize, crate::video::VideoError> {
-        let stream = device
-            .ctx
-            .new_stream()
-            .map_err(|e| crate::video::VideoError::Nvdec {
-                path: path.to_path_buf(),
-                frame: 0,
-                reason: crate::cuda::CudaError::driver("cuStreamCreate")(e).into(),
-            })?;
-        let mut reader = NvdecReader::open(path, device)?.on_stream(stream);
+        let mut reader = NvdecReader::open_on_own_stream(path, device)?;
         let pool = FramePool::new(&device.ctx);
         let mut frames = 0;
         while reader.next_device_frame(&pool)?.is_some() {
@@ -201,8 +191,7 @@ pub fn run(gl: &glow::Context, args: &BenchArgs, path: &Path) -> Result<Value, C
             100.0 * share
         );
         let frames = modes["decode"]["frames"].as_u64().unwrap_or(0);
-        let gop = crate::video::demux::Demuxer::open(path)?.longest_gop();
-        let times = seeks(gl, &mut runner, path, frames)?;
+        let (times, gop) = seeks(gl, &mut runner, path, frames)?;
         let longest = times.iter().copied().fold(0.0, f64::max);
         let seek_median = median(times);
         println!(
@@ -210,11 +199,7 @@ pub fn run(gl: &glow::Context, args: &BenchArgs, path: &Path) -> Result<Value, C
              ({frames} frames, keyframes up to {} apart)",
             gop.map_or_else(|| "?".into(), |g| g.to_string())
         );
-        let device = runner
-            .cuda_device()
-            .cloned()
-            .ok_or_else(|| CliError::usage("bench --video needs CUDA"))?;
-        let together = streams(&device, path)?;
+        let together = streams(&device_of(&runner)?, path)?;
         println!(
             "video: {STREAMS} streams at once {together:.1} fps together ({:.1} each; one alone {:.1})",
             together / STREAMS as f64,

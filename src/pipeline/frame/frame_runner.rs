@@ -227,6 +227,16 @@ impl FrameRunner {
         Ok(source)
     }
 
+    /// Loads a frame NVDEC decoded as the source, converted on the device (see
+    /// [`FrameRunner::load_source_on_device`]).
+    pub fn load_video_frame(
+        &mut self,
+        gl: &glow::Context,
+        frame: &crate::video::nvdec::MappedFrame<'_>,
+    ) -> Result<TextureRef, PipelineError> {
+        self.load_source_on_device(gl, frame.size(), |array, _| frame.write_rgba(array))
+    }
+
     /// Whether [`FrameRunner::load_source_on_device`] can take frames.
     pub fn takes_device_frames(&mut self) -> bool {
         self.cuda.is_some() && self.targets.external().is_some()

@@ -340,9 +340,7 @@ fn run_nvdec_frames<E: From<PipelineError> + From<VideoError>>(
     sink: &mut dyn FnMut(HeadlessOutput) -> Result<(), E>,
 ) -> Result<(), E> {
     while let Some(frame) = reader.next_frame()? {
-        runner.load_source_on_device(gl, frame.size(), |array, stream| {
-            frame.write_rgba(array, stream)
-        })?;
+        runner.load_video_frame(gl, &frame)?;
         drop(frame);
         let report = runner.run_loaded_on_device(gl, filters)?;
         hand_over(gl, runner, report, sink)?;

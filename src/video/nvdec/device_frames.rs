@@ -117,7 +117,6 @@ impl NvdecReader {
         &mut self,
         pool: &FramePool,
     ) -> Result<Option<DeviceFrame>, VideoError> {
-        let stream = self.stream.clone();
         let Some(frame) = self.next_frame()? else {
             return Ok(None);
         };
@@ -127,7 +126,7 @@ impl NvdecReader {
             reason: e.into(),
         };
         let array = pool.take(frame.size()).map_err(failed)?;
-        frame.write_rgba(array.view(), &stream).map_err(failed)?;
+        frame.write_rgba(array.view()).map_err(failed)?;
         Ok(Some(DeviceFrame {
             array: Some(array),
             free: pool.free.clone(),

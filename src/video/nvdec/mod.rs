@@ -399,22 +399,17 @@ impl NvdecReader {
         self.demux.info()
     }
 
-    /// Frames are mapped ready for work on `stream` (by default the device's own): the
-    /// stream their conversion runs on.
-    pub fn on_stream(mut self, stream: Arc<CudaStream>) -> Self {
-        self.stream = stream;
-        self
-    }
-
-    /// [`NvdecReader::open`] on a stream of its own, for a reader on another thread than
-    /// the device's stream.
+    /// [`NvdecReader::open`] on a stream of its own (frames mapped and converted there),
+    /// for a reader on another thread than the device's stream.
     pub fn open_on_own_stream(path: &Path, device: &CudaDevice) -> Result<Self, VideoError> {
         let stream = device.ctx.new_stream().map_err(|e| VideoError::Nvdec {
             path: path.to_path_buf(),
             frame: 0,
             reason: CudaError::driver("cuStreamCreate")(e).into(),
         })?;
-        Ok(Self::open(path, device)?.on_stream(stream))
+        let mut reader = Self::open(path, device)?;
+        reader.stream = stream;
+        Ok(reader)
     }
 
     /// The demuxer (what the container says of the stream).
@@ -739,15 +734,19 @@ impl MappedFrame<'_> {
     }
 
     /// Converts the frame to RGBA8 into `dst` (an array of the app's context with surface
-    /// load/store, at least the frame's size) on `stream`, and waits for it (the frame is
-    /// unmapped after). `stream` must be the reader's ([`NvdecReader::on_stream`]), on
-    /// which NVDEC readies the mapped frame.
-    pub fn write_rgba(&self, dst: ArrayRef<'_>, stream: &Arc<CudaStream>) -> Result<(), CudaError> {
+    /// load/store, at least the frame's size) and waits for it (the frame is unmapped
+    /// after). It runs on the reader's stream, on which NVDEC readied the mapped frame.
+    pub fn write_rgba(&self, dst: ArrayRef<'_>) -> Result<(), CudaError> {
         let reader = self.reader;
         let surface = SurfaceObject::from_array(&reader.device.ctx, dst)?;
         // SAFETY: the frame stays mapped while `self` lives, past the wait below.
-        unsafe { reader.kernels.launch(&self.samples, &surface, stream)? };
-        stream
+        unsafe {
+            reader
+                .kernels
+                .launch(&self.samples, &surface, &reader.stream)?
+        };
+        reader
+            .stream
             .synchronize()
             .map_err(CudaError::driver("cuStreamSynchronize(video frame)"))
     }
