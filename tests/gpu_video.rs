@@ -322,7 +322,7 @@ fn gpu_player_decodes_on_the_device_and_seeks_exactly() {
         let FramePixels::Device(f) = &frame.pixels else {
             panic!("NVDEC's frames stay on the device");
         };
-        let p = f.pixel((32, 24), &device.stream).expect("a pixel");
+        let p = f.pixel((32, 24)).expect("a pixel");
         let n = (f64::from(p[0]) / 10.0).round() as i32;
         assert!((i32::from(p[1]) - (255 - 10 * n)).abs() <= 6, "{p:?}");
         n as u64
@@ -379,7 +379,7 @@ fn gpu_player_decodes_on_the_device_and_seeks_exactly() {
         let FramePixels::Device(frame) = &f.pixels else {
             panic!("on the device");
         };
-        let rgba = frame.read_rgba(&device.stream).expect("read back");
+        let rgba = frame.read_rgba().expect("read back");
         assert!(
             rgba == reference[9].1,
             "{name}: frame 9 differs from the CPU conversion"

@@ -319,11 +319,7 @@ impl AppState {
                 false => None,
             };
             let (player, first) = VideoPlayer::open(path, wake, device.as_ref())?;
-            let image = match (first.pixels, &device) {
-                (FramePixels::Host(image), _) => image,
-                (FramePixels::Device(frame), Some(device)) => frame.read_rgba(&device.stream)?,
-                (FramePixels::Device(_), None) => anyhow::bail!("a device frame without CUDA"),
-            };
+            let image = first.pixels.into_host()?;
             log::info!("{}: decoded by {}", path.display(), player.decoded_by());
             let loaded = video_frame_document(&player, image);
             self.take_loaded(gl, loaded, path)?;
@@ -691,12 +687,11 @@ impl AppState {
                 .load_source_on_device(gl, f.size(), |array, stream| f.copy_to(array, stream))
                 .map(|_| self.device_frame = Some(f))
                 .map_err(anyhow::Error::from),
-            FramePixels::Device(f) => match self.runner.cuda_device() {
-                Some(device) => f.read_rgba(&device.stream).map_err(anyhow::Error::from),
-                None => Err(anyhow::anyhow!("a device frame without CUDA")),
-            }
-            .and_then(|image| self.show_host_frame(gl, image)),
-            FramePixels::Host(image) => self.show_host_frame(gl, image),
+            // CUDA fell back to the CPU since the video opened: through the host.
+            pixels => pixels
+                .into_host()
+                .map_err(anyhow::Error::from)
+                .and_then(|image| self.show_host_frame(gl, image)),
         };
         if let Err(e) = loaded {
             return self.set_message(format!("video frame: {e:#}"), true);
@@ -723,10 +718,7 @@ impl AppState {
         let Some(frame) = self.device_frame.take() else {
             return;
         };
-        let Some(device) = self.runner.cuda_device() else {
-            return;
-        };
-        match frame.read_rgba(&device.stream) {
+        match frame.read_rgba() {
             Ok(image) => {
                 let was_result = self.result_ready();
                 self.document.image = Arc::new(image);
@@ -1321,9 +1313,9 @@ impl AppState {
         if !same {
             return None;
         }
-        let pixel = match (&self.device_frame, self.runner.cuda_device()) {
-            (Some(frame), Some(device)) => frame.pixel((x, y), &device.stream),
-            _ => self.document.image.get_pixel_checked(x, y).map(|p| p.0),
+        let pixel = match &self.device_frame {
+            Some(frame) => frame.pixel((x, y)),
+            None => self.document.image.get_pixel_checked(x, y).map(|p| p.0),
         };
         pixel.map(|p| samples_text(&p))
     }

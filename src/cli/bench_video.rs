@@ -114,7 +114,7 @@ fn streams(device: &CudaDevice, path: &Path) -> Result<f64, CliError> {
     use crate::video::nvdec::FramePool;
     let decode_all = || -> Result<usize, crate::video::VideoError> {
         let mut reader = NvdecReader::open_on_own_stream(path, device)?;
-        let pool = FramePool::new(&device.ctx);
+        let pool = FramePool::new(device);
         let mut frames = 0;
         while reader.next_device_frame(&pool)?.is_some() {
             frames += 1;

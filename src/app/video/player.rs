@@ -41,6 +41,14 @@ impl FramePixels {
             FramePixels::Device(frame) => frame.size(),
         }
     }
+
+    /// The pixels in host memory (a device frame read back).
+    pub fn into_host(self) -> Result<RgbaImage, crate::cuda::CudaError> {
+        match self {
+            FramePixels::Host(image) => Ok(image),
+            FramePixels::Device(frame) => frame.read_rgba(),
+        }
+    }
 }
 
 /// What the decoder thread sends.
@@ -138,7 +146,7 @@ fn open_source(
 fn open_nvdec(path: &Path, device: &CudaDevice) -> Result<(NvdecFrames, VideoInfo), VideoError> {
     let reader = NvdecReader::open_on_own_stream(path, device)?;
     let info = reader.info().clone();
-    let pool = FramePool::new(&device.ctx);
+    let pool = FramePool::new(device);
     Ok((NvdecFrames { reader, pool }, info))
 }
 

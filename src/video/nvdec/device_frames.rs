@@ -3,7 +3,7 @@
 //! [`DeviceFrame`] owns an array from a [`FramePool`] and gives it back when dropped.
 
 use super::NvdecReader;
-use crate::cuda::{memory, ArrayRef, CudaArray2d, CudaError};
+use crate::cuda::{memory, ArrayRef, CudaArray2d, CudaDevice, CudaError};
 use crate::video::VideoError;
 use cudarc::driver::{CudaContext, CudaStream};
 use image::RgbaImage;
@@ -13,16 +13,18 @@ use std::sync::{Arc, Mutex};
 const KEPT_ARRAYS: usize = 6;
 
 /// Arrays of the frames' size, reused from frame to frame.
-#[derive(Clone)]
 pub struct FramePool {
     ctx: Arc<CudaContext>,
+    /// The device's own stream, on which the app reads frames back.
+    reads: Arc<CudaStream>,
     free: Arc<Mutex<Vec<CudaArray2d>>>,
 }
 
 impl FramePool {
-    pub fn new(ctx: &Arc<CudaContext>) -> Self {
+    pub fn new(device: &CudaDevice) -> Self {
         Self {
-            ctx: ctx.clone(),
+            ctx: device.ctx.clone(),
+            reads: device.stream.clone(),
             free: Arc::default(),
         }
     }
@@ -42,6 +44,8 @@ impl FramePool {
 /// A decoded frame as RGBA8 on the device.
 pub struct DeviceFrame {
     array: Option<CudaArray2d>,
+    /// The stream its pixels are read back on (the device's).
+    reads: Arc<CudaStream>,
     free: Arc<Mutex<Vec<CudaArray2d>>>,
 }
 
@@ -77,23 +81,23 @@ impl DeviceFrame {
     }
 
     /// The frame's pixels on the host.
-    pub fn read_rgba(&self, stream: &Arc<CudaStream>) -> Result<RgbaImage, CudaError> {
+    pub fn read_rgba(&self) -> Result<RgbaImage, CudaError> {
         let array = self.array()?;
         let (w, h) = (array.width, array.height);
         let mut pixels = vec![0u8; w as usize * h as usize * 4];
         // SAFETY: an RGBA8 array of w × h, alive while `self` is.
-        unsafe { memory::read_array(array.view().raw(), w, h, &mut pixels, stream)? };
+        unsafe { memory::read_array(array.view().raw(), w, h, &mut pixels, &self.reads)? };
         RgbaImage::from_raw(w, h, pixels).ok_or(CudaError::Missing("video frame's pixels"))
     }
 
     /// The pixel at (`x`, `y`), None outside the frame.
-    pub fn pixel(&self, (x, y): (u32, u32), stream: &Arc<CudaStream>) -> Option<[u8; 4]> {
+    pub fn pixel(&self, (x, y): (u32, u32)) -> Option<[u8; 4]> {
         let array = self.array().ok()?;
         if x >= array.width || y >= array.height {
             return None;
         }
         // SAFETY: (x, y) lies inside the RGBA8 array, alive while `self` is.
-        unsafe { memory::read_pixel(array.view().raw(), (x, y), stream) }.ok()
+        unsafe { memory::read_pixel(array.view().raw(), (x, y), &self.reads) }.ok()
     }
 }
 
@@ -129,6 +133,7 @@ impl NvdecReader {
         frame.write_rgba(array.view()).map_err(failed)?;
         Ok(Some(DeviceFrame {
             array: Some(array),
+            reads: pool.reads.clone(),
             free: pool.free.clone(),
         }))
     }
