@@ -64,6 +64,37 @@ pub enum SeekStart {
     Count(u64),
 }
 
+/// A track's frames for exact seeks: time and whether a keyframe, in decode order, and
+/// the times in presentation order.
+#[derive(Debug, Default)]
+struct SeekIndex {
+    decode: Vec<(i64, bool)>,
+    shown: Vec<i64>,
+}
+
+impl SeekIndex {
+    fn new(decode: Vec<(i64, bool)>) -> Self {
+        let mut shown: Vec<i64> = decode.iter().map(|f| f.0).collect();
+        shown.sort_unstable();
+        Self { decode, shown }
+    }
+
+    /// Frame `index` in presentation order: its time and the decode position of the last
+    /// keyframe at or before it whose time is not later than its own (an open GOP's
+    /// leading pictures show before their keyframe and need the GOP before); None for
+    /// the keyframe when none precedes it, None past the last frame.
+    fn start_of(&self, index: u64) -> Option<(i64, Option<usize>)> {
+        let target = *usize::try_from(index)
+            .ok()
+            .and_then(|i| self.shown.get(i))?;
+        let at = self.decode.iter().position(|f| f.0 == target)?;
+        let key = self.decode[..=at]
+            .iter()
+            .rposition(|&(pts, keyframe)| keyframe && pts <= target);
+        Some((target, key))
+    }
+}
+
 /// One compressed frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Packet {
@@ -173,16 +204,16 @@ enum Source {
         file: Box<dyn Input>,
         samples: Vec<Mp4Sample>,
         next: usize,
-        /// The samples' presentation times in order (made at the first seek).
-        shown: Option<Vec<i64>>,
+        /// The samples' times and keyframes (made at the first seek).
+        seek: Option<SeekIndex>,
     },
     Matroska {
         file: Box<matroska_demuxer::MatroskaFile<Box<dyn Input>>>,
         track: u64,
         frame: matroska_demuxer::Frame,
-        /// The track's frames in file order, time and whether a keyframe (made at the
-        /// first seek by reading the file once).
-        index: Option<Vec<(i64, bool)>>,
+        /// The track's frames' times and keyframes (made at the first seek by reading
+        /// the file once).
+        seek: Option<SeekIndex>,
         /// A packet read ahead by a seek, given next.
         pending: Option<Packet>,
     },
@@ -296,19 +327,17 @@ impl Demuxer {
             .read_exact(&mut magic)
             .map_err(|_| DemuxError::TooShort)?;
         input.seek(SeekFrom::Start(0))?;
-        let counts = Arc::new(ReadCounts::new(size));
+        let reads = Arc::new(ReadCounts::new(size));
         let guarded = Guarded {
             inner: input,
-            counts: counts.clone(),
+            counts: reads.clone(),
         };
         let input: Box<dyn Input> = Box::new(std::io::BufReader::new(guarded));
-        let mut demuxer = if magic == [0x1a, 0x45, 0xdf, 0xa3] {
-            open_matroska(path, input)
+        if magic == [0x1a, 0x45, 0xdf, 0xa3] {
+            open_matroska(path, input, reads)
         } else {
-            open_mp4(path, input, size)
-        }?;
-        demuxer.reads = counts;
-        Ok(demuxer)
+            open_mp4(path, input, size, reads)
+        }
     }
 
     pub fn codec(&self) -> Codec {
@@ -333,86 +362,63 @@ impl Demuxer {
     }
 
     /// Moves to where decoding must start for frame `index` (presentation order, from 0)
-    /// to show exactly: in an MP4, the last keyframe at or before that frame in decode
-    /// order whose time is not later than the frame's (the sample table says where);
-    /// a Matroska file, which has no sample table here, starts again from its first frame.
+    /// to show exactly: the last keyframe at or before that frame in decode order whose
+    /// time is not later than the frame's ([`SeekIndex`]). An MP4's sample table says
+    /// where it lies; a Matroska file is indexed by reading it once, then matroska-demuxer
+    /// seeks to the keyframe's time (landing on the first block at or after it) and blocks
+    /// are read on to the keyframe itself. Where that fails (no cluster index, the keyframe
+    /// not found, no keyframe known) decoding starts again from the first frame.
     pub fn seek_frame(&mut self, index: u64) -> Result<SeekStart, VideoError> {
-        match &mut self.source {
-            Source::Mp4 {
-                samples,
-                next,
-                shown,
-                ..
-            } => {
-                let shown = shown.get_or_insert_with(|| {
-                    let mut times: Vec<i64> = samples.iter().map(|s| s.pts).collect();
-                    times.sort_unstable();
-                    times
-                });
-                self.reads.restart();
-                let Some(&target) = usize::try_from(index).ok().and_then(|i| shown.get(i)) else {
+        if let Source::Mp4 {
+            samples,
+            next,
+            seek,
+            ..
+        } = &mut self.source
+        {
+            let seek = seek.get_or_insert_with(|| {
+                SeekIndex::new(samples.iter().map(|s| (s.pts, s.keyframe)).collect())
+            });
+            self.reads.restart();
+            return Ok(match seek.start_of(index) {
+                None => {
                     *next = samples.len();
-                    return Ok(SeekStart::Pts(i64::MAX));
-                };
-                let at = samples.iter().position(|s| s.pts == target).unwrap_or(0);
-                *next = samples[..=at]
-                    .iter()
-                    .rposition(|s| s.keyframe && s.pts <= target)
-                    .unwrap_or(0);
-                Ok(SeekStart::Pts(target))
-            }
-            Source::Matroska { .. } => self.seek_matroska(index),
+                    SeekStart::Pts(i64::MAX)
+                }
+                Some((target, key)) => {
+                    *next = key.unwrap_or(0);
+                    SeekStart::Pts(target)
+                }
+            });
         }
-    }
-
-    /// [`Demuxer::seek_frame`] in Matroska: the track's frames are indexed once (the file
-    /// read through); matroska-demuxer's seek to the keyframe's time lands on the first
-    /// block at or after it, and blocks are read on to the keyframe itself. Where that
-    /// fails (no cluster index, a keyframe not found) decoding starts again from the first
-    /// frame.
-    fn seek_matroska(&mut self, index: u64) -> Result<SeekStart, VideoError> {
-        let frames = match &mut self.source {
-            Source::Matroska {
-                index: Some(frames),
-                ..
-            } => std::mem::take(frames),
+        let seek = match &mut self.source {
+            Source::Matroska { seek: Some(s), .. } => std::mem::take(s),
             _ => self.matroska_index()?,
         };
-        let mut times: Vec<i64> = frames.iter().map(|f| f.0).collect();
-        times.sort_unstable();
-        let target = usize::try_from(index)
-            .ok()
-            .and_then(|i| times.get(i))
-            .copied();
-        let key = target.and_then(|t| {
-            let at = frames.iter().position(|f| f.0 == t)?;
-            frames[..=at]
-                .iter()
-                .rev()
-                .find(|f| f.1 && f.0 <= t)
-                .map(|f| f.0)
-        });
-        self.reopen()?;
-        let landed = match (target, key) {
-            (None, _) => Some(()),
-            (Some(_), Some(key)) => self.land_on_keyframe(key).ok().flatten(),
-            (Some(_), None) => None,
-        };
-        if let Source::Matroska { index, .. } = &mut self.source {
-            *index = Some(frames);
-        }
-        Ok(match (target, landed) {
-            (None, _) => {
+        let start = match seek.start_of(index) {
+            None => {
                 // Past the last frame: nothing is left.
                 self.drain();
                 SeekStart::Pts(i64::MAX)
             }
-            (Some(t), Some(())) => SeekStart::Pts(t),
-            (Some(_), None) => {
+            Some((target, Some(key))) => {
+                self.reopen()?;
+                if self.land_on_keyframe(seek.decode[key].0) {
+                    SeekStart::Pts(target)
+                } else {
+                    self.reopen()?;
+                    SeekStart::Count(index)
+                }
+            }
+            Some((_, None)) => {
                 self.reopen()?;
                 SeekStart::Count(index)
             }
-        })
+        };
+        if let Source::Matroska { seek: kept, .. } = &mut self.source {
+            *kept = Some(seek);
+        }
+        Ok(start)
     }
 
     /// The file read again from its start (with its own read guard).
@@ -423,14 +429,14 @@ impl Demuxer {
         Ok(())
     }
 
-    /// The track's frames in file order (time, keyframe), read from a fresh reader.
-    fn matroska_index(&self) -> Result<Vec<(i64, bool)>, VideoError> {
+    /// The track's frames in file order, read from a fresh reader.
+    fn matroska_index(&self) -> Result<SeekIndex, VideoError> {
         let mut fresh = Self::open(&self.path)?;
         let mut frames = Vec::new();
-        while let Some((pts, key)) = fresh.matroska_frame()? {
-            frames.push((pts, key));
+        while let Some(frame) = fresh.matroska_frame()? {
+            frames.push(frame);
         }
-        Ok(frames)
+        Ok(SeekIndex::new(frames))
     }
 
     /// The next frame of the track (time, whether it is known to be a keyframe), its data
@@ -463,38 +469,38 @@ impl Demuxer {
     }
 
     /// Seeks a fresh Matroska reader to the keyframe at time `key` and keeps that
-    /// keyframe's packet for the next read; None when the reader cannot get there.
-    fn land_on_keyframe(&mut self, key: i64) -> Result<Option<()>, VideoError> {
+    /// keyframe's packet for the next read; false when the reader cannot get there.
+    fn land_on_keyframe(&mut self, key: i64) -> bool {
         let Source::Matroska { file, .. } = &mut self.source else {
-            return Ok(None);
+            return false;
         };
         let sought = guarded_parse("Matroska", || file.seek(key.max(0) as u64));
         if !matches!(sought, Ok(Ok(()))) {
-            return Ok(None);
+            return false;
         }
-        while let Some((pts, keyframe)) = self.matroska_frame()? {
+        while let Ok(Some((pts, keyframe))) = self.matroska_frame() {
             if pts > key {
-                return Ok(None);
+                return false;
             }
             if pts == key && keyframe {
                 let Source::Matroska { frame, pending, .. } = &mut self.source else {
-                    return Ok(None);
+                    return false;
                 };
-                let data = self.framing.annex_b(&frame.data, true).map_err(|reason| {
-                    VideoError::Packet {
-                        path: self.path.clone(),
-                        reason,
-                    }
-                })?;
+                let Ok(data) = self.framing.annex_b(&frame.data, true) else {
+                    return false;
+                };
                 *pending = Some(Packet { data, pts });
-                return Ok(Some(()));
+                return true;
             }
         }
-        Ok(None)
+        false
     }
 
-    /// Reads a Matroska reader to its end.
+    /// Reads a Matroska reader to its end (nothing read ahead is left either).
     fn drain(&mut self) {
+        if let Source::Matroska { pending, .. } = &mut self.source {
+            *pending = None;
+        }
         while let Ok(Some(_)) = self.matroska_frame() {}
     }
 
@@ -597,7 +603,13 @@ fn rate_text(frames: u64, seconds: f64) -> String {
     format!("{}/1000", (fps * 1000.0).round() as u64)
 }
 
-fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer, DemuxError> {
+/// `reads`: the read guard's counts of `file`.
+fn open_mp4(
+    path: &Path,
+    mut file: Box<dyn Input>,
+    size: u64,
+    reads: Arc<ReadCounts>,
+) -> Result<Demuxer, DemuxError> {
     // The parser is another crate's: damage it does not expect must stay an error.
     let mp4 =
         guarded_parse("MP4", || re_mp4::Mp4::read(&mut file, size))?.map_err(DemuxError::Mp4)?;
@@ -672,18 +684,23 @@ fn open_mp4(path: &Path, mut file: Box<dyn Input>, size: u64) -> Result<Demuxer,
             file,
             samples,
             next: 0,
-            shown: None,
+            seek: None,
         },
         framing,
         codec,
         depth,
         info,
         path: path.to_path_buf(),
-        reads: Arc::new(ReadCounts::new(0)),
+        reads,
     })
 }
 
-fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, DemuxError> {
+/// `reads`: the read guard's counts of `file`.
+fn open_matroska(
+    path: &Path,
+    file: Box<dyn Input>,
+    reads: Arc<ReadCounts>,
+) -> Result<Demuxer, DemuxError> {
     let mkv = guarded_parse("Matroska", || matroska_demuxer::MatroskaFile::open(file))?
         .map_err(DemuxError::Matroska)?;
     let track = mkv
@@ -733,7 +750,7 @@ fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, DemuxErro
             file: Box::new(mkv),
             track: track_number,
             frame: matroska_demuxer::Frame::default(),
-            index: None,
+            seek: None,
             pending: None,
         },
         framing,
@@ -741,7 +758,7 @@ fn open_matroska(path: &Path, file: Box<dyn Input>) -> Result<Demuxer, DemuxErro
         depth,
         info,
         path: path.to_path_buf(),
-        reads: Arc::new(ReadCounts::new(0)),
+        reads,
     })
 }
 
