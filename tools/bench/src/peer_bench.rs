@@ -107,12 +107,21 @@ fn timed_runs(
     dst: &mut NppImage,
     runs: usize,
 ) -> Result<Vec<f64>, NppError> {
-    let device = &npp.device;
+    event_times(&npp.device, runs, || peer.run(npp, src, dst))
+}
+
+/// Milliseconds of each of `runs` back-to-back calls of `queue`, which queues work on
+/// `device`'s stream (CUDA events between them).
+pub fn event_times(
+    device: &CudaDevice,
+    runs: usize,
+    mut queue: impl FnMut() -> Result<(), NppError>,
+) -> Result<Vec<f64>, NppError> {
     device.bind()?;
     let mut timeline = GpuTimeline::start(&device.ctx, &device.stream)?;
     for _ in 0..runs {
-        peer.run(npp, src, dst)?;
-        timeline.mark("npp", &device.stream)?;
+        queue()?;
+        timeline.mark("run", &device.stream)?;
     }
     Ok(timeline
         .stage_times()?

@@ -10,11 +10,11 @@
 //! required.
 
 use crate::npp::{check, Npp, NppError, NppImage};
+use crate::peer_bench::event_times;
 use cudalens::bench_stats::median;
 use cudalens::cli::CliError;
 use cudalens::cuda::{
-    copy_bandwidth_samples, gb_per_s, CudaArray2d, CudaDevice, CudaError, GpuTimeline,
-    SurfaceObject,
+    copy_bandwidth_samples, gb_per_s, CudaArray2d, CudaDevice, CudaError, SurfaceObject,
 };
 use cudalens::video::nvdec::{NvdecReader, SemiPlanar, YuvKernels};
 use cudarc::driver::{sys, DevicePtr};
@@ -34,17 +34,7 @@ fn timed(
     mut queue: impl FnMut() -> Result<(), NppError>,
 ) -> Result<f64, NppError> {
     queue()?;
-    let mut timeline = GpuTimeline::start(&device.ctx, &device.stream)?;
-    for _ in 0..RUNS {
-        queue()?;
-        timeline.mark("run", &device.stream)?;
-    }
-    let times = timeline
-        .stage_times()?
-        .into_iter()
-        .map(|(_, ms)| ms)
-        .collect();
-    Ok(median(times))
+    Ok(median(event_times(device, RUNS, queue)?))
 }
 
 /// Times both conversions on `clip`'s first frame (see the module).
