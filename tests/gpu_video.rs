@@ -26,8 +26,9 @@ fn clip(name: &str) -> PathBuf {
     common::data(&format!("video/{name}"))
 }
 
-/// FFmpeg's decode of a clip: its name, size, bit depth and the Adler-32 of each frame.
-type ClipFrames = (String, (u32, u32), u8, Vec<u32>);
+/// FFmpeg's decode of a clip: its name, first frame's size, bit depth and each frame's
+/// Adler-32 and size.
+type ClipFrames = (String, (u32, u32), u8, Vec<(u32, (u32, u32))>);
 
 fn ffmpeg_frames() -> Vec<ClipFrames> {
     let text = std::fs::read_to_string(clip("ffmpeg_frames.txt")).expect("reference");
@@ -36,12 +37,20 @@ fn ffmpeg_frames() -> Vec<ClipFrames> {
         .map(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
             let num = |s: &str| s.parse::<u32>().expect("number");
-            let crcs = w[4..]
+            let size = (num(w[1]), num(w[2]));
+            // "0xADLER", or "0xADLER@WxH" for a frame of another size than the first.
+            let frames = w[4..]
                 .iter()
-                .map(|c| u32::from_str_radix(c.trim_start_matches("0x"), 16).expect("hex"))
+                .map(|token| {
+                    let (crc, own) = token.split_once('@').map_or((*token, size), |(c, s)| {
+                        let (fw, fh) = s.split_once('x').expect("WxH");
+                        (c, (num(fw), num(fh)))
+                    });
+                    let crc = u32::from_str_radix(crc.trim_start_matches("0x"), 16).expect("hex");
+                    (crc, own)
+                })
                 .collect();
-            let depth = num(w[3]) as u8;
-            (w[0].to_string(), (num(w[1]), num(w[2])), depth, crcs)
+            (w[0].to_string(), size, num(w[3]) as u8, frames)
         })
         .collect()
 }
@@ -61,9 +70,21 @@ fn planar_adler(yuv: &Yuv420, depth: u8) -> u32 {
     a.checksum()
 }
 
-/// Every frame of `name` as NVDEC decodes it: its samples and the CPU reference's RGBA.
+/// Every frame of `name` as NVDEC decodes it, each at its own size: its samples and the
+/// CPU reference's RGBA.
 fn decoded(device: &CudaDevice, name: &str) -> Vec<(Yuv420, RgbaImage)> {
     let mut reader = NvdecReader::open(&clip(name), device).expect("NVDEC opens the clip");
+    reader.keep_native_sizes();
+    read_all(&mut reader)
+}
+
+/// Every frame of `name` as the app shows it (at the first frame's size).
+fn decoded_as_shown(device: &CudaDevice, name: &str) -> Vec<(Yuv420, RgbaImage)> {
+    let mut reader = NvdecReader::open(&clip(name), device).expect("NVDEC opens the clip");
+    read_all(&mut reader)
+}
+
+fn read_all(reader: &mut NvdecReader) -> Vec<(Yuv420, RgbaImage)> {
     let mut frames = Vec::new();
     while let Some(frame) = reader.next_frame().expect("decodes") {
         assert_eq!(frame.index(), frames.len() as u64);
@@ -100,7 +121,7 @@ fn gpu_nvdec_decodes_every_clip_as_ffmpeg_does() {
         return;
     }
     let device = CudaDevice::new(0).expect("CUDA device 0");
-    for (name, size, depth, crcs) in ffmpeg_frames() {
+    for (name, _, depth, crcs) in ffmpeg_frames() {
         // HEVC and VP9 below NVDEC's smallest size: refused in one line, for ffmpeg to take.
         if name.starts_with("counter_hevc") || name.starts_with("counter_vp9") {
             let refused = NvdecReader::open(&clip(&name), &device)
@@ -116,8 +137,8 @@ fn gpu_nvdec_decodes_every_clip_as_ffmpeg_does() {
         }
         let frames = decoded(&device, &name);
         assert_eq!(frames.len(), crcs.len(), "{name}: frame count");
-        for (i, ((yuv, _), want)) in frames.iter().zip(&crcs).enumerate() {
-            assert_eq!((yuv.width, yuv.height), size, "{name} frame {i}: size");
+        for (i, ((yuv, _), (want, size))) in frames.iter().zip(&crcs).enumerate() {
+            assert_eq!((yuv.width, yuv.height), *size, "{name} frame {i}: size");
             assert_eq!(
                 planar_adler(yuv, depth),
                 *want,
@@ -141,8 +162,9 @@ fn gpu_video_frames_reach_the_stack_as_the_cpu_reference_converts_them() {
         "texture_hevc10.mkv",
         "texture_vp9.webm",
         "odd_size.mp4",
+        "sizes_h264.mp4",
     ] {
-        let reference = decoded(&device, name);
+        let reference = decoded_as_shown(&device, name);
         let plain = through_the_stack(name, &[]);
         assert_eq!(plain.len(), reference.len(), "{name}: frame count");
         for (i, (got, (_, want))) in plain.iter().zip(&reference).enumerate() {
@@ -177,6 +199,130 @@ fn gpu_video_frames_reach_the_stack_as_the_cpu_reference_converts_them() {
             assert!(worst <= 1, "{name} frame {i}: sobel off by {worst}");
         }
         eprintln!("{name}: {} frames through the stack", plain.len());
+    }
+}
+
+/// `plane` (`w × h` samples) resampled to `to` by bilinear interpolation between sample
+/// centres.
+fn bilinear(plane: &[u16], (w, h): (u32, u32), to: (u32, u32)) -> Vec<f64> {
+    let at = |x: i64, y: i64| {
+        let (x, y) = (x.clamp(0, w as i64 - 1), y.clamp(0, h as i64 - 1));
+        f64::from(plane[(y * w as i64 + x) as usize])
+    };
+    let mut out = Vec::with_capacity((to.0 * to.1) as usize);
+    for ty in 0..to.1 {
+        let sy = (f64::from(ty) + 0.5) * f64::from(h) / f64::from(to.1) - 0.5;
+        let (y0, fy) = (sy.floor(), sy - sy.floor());
+        for tx in 0..to.0 {
+            let sx = (f64::from(tx) + 0.5) * f64::from(w) / f64::from(to.0) - 0.5;
+            let (x0, fx) = (sx.floor(), sx - sx.floor());
+            let (x0, y0) = (x0 as i64, y0 as i64);
+            let top = at(x0, y0) * (1.0 - fx) + at(x0 + 1, y0) * fx;
+            let bottom = at(x0, y0 + 1) * (1.0 - fx) + at(x0 + 1, y0 + 1) * fx;
+            out.push(top * (1.0 - fy) + bottom * fy);
+        }
+    }
+    out
+}
+
+fn mean_difference(a: &[u16], b: &[f64]) -> f64 {
+    let sum: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(&a, &b)| (f64::from(a) - b).abs())
+        .sum();
+    sum / a.len() as f64
+}
+
+/// Streams whose size changes at a keyframe (H.264 with its parameter sets in band; VP9):
+/// the decoder is reconfigured where the new size fits it and made again only where it
+/// grows; every frame decodes as FFmpeg's at its own size (in
+/// `gpu_nvdec_decodes_every_clip_as_ffmpeg_does`), and as the app shows them all frames
+/// keep the first frame's size, scaled on the decoder: frames of that size exactly, the
+/// others within a few levels of the CPU's bilinear scaling of the frame at its own size.
+/// Decoding the clip again and again leaves the device's memory where it was.
+#[test]
+fn gpu_nvdec_follows_a_stream_whose_size_changes() {
+    if common::gpu::cuda_devices().is_none() {
+        return;
+    }
+    let device = CudaDevice::new(0).expect("CUDA device 0");
+    let reference = ffmpeg_frames();
+    for name in ["sizes_h264.mp4", "sizes_vp9.webm"] {
+        let (_, first, _, crcs) = reference
+            .iter()
+            .find(|(n, ..)| n == name)
+            .expect("reference frames");
+        let native = decoded(&device, name);
+        let mut reader = NvdecReader::open(&clip(name), &device).expect("opens");
+        let shown = read_all(&mut reader);
+        let changes = reader.decoder_changes();
+        assert_eq!(
+            (changes.created, changes.reconfigured),
+            (2, 2),
+            "{name}: made at the start and where the size grew past it, else reconfigured"
+        );
+        assert_eq!(shown.len(), crcs.len(), "{name}: frame count");
+        let (mut worst, mut apart) = (0.0f64, f64::MAX);
+        for (i, ((yuv, _), (crc, size))) in shown.iter().zip(crcs).enumerate() {
+            assert_eq!(
+                (yuv.width, yuv.height),
+                *first,
+                "{name} frame {i}: shown size"
+            );
+            if size == first {
+                assert_eq!(planar_adler(yuv, 8), *crc, "{name} frame {i}");
+                continue;
+            }
+            let own = &native[i].0;
+            let scaled = bilinear(&own.y, (own.width, own.height), *first);
+            let off = mean_difference(&yuv.y, &scaled);
+            worst = worst.max(off);
+            for j in [i.saturating_sub(1), (i + 1).min(native.len() - 1)] {
+                if j != i {
+                    let other = &native[j].0;
+                    let theirs = bilinear(&other.y, (other.width, other.height), *first);
+                    apart = apart.min(mean_difference(&yuv.y, &theirs));
+                }
+            }
+            assert!(
+                off <= 6.0,
+                "{name} frame {i}: {off:.2} levels from its frame, scaled"
+            );
+        }
+        eprintln!(
+            "{name}: {} frames at {}×{}, {changes:?}; scaled frames at most {worst:.2} levels \
+             (mean luma) from the CPU's scaling of their own frame, at least {apart:.2} from a \
+             neighbour's",
+            shown.len(),
+            first.0,
+            first.1
+        );
+        drop(reader);
+        // Over and over: the device's memory stays where it was after the first rounds.
+        let mut reader = NvdecReader::open(&clip(name), &device).expect("opens");
+        let mut used = Vec::new();
+        for round in 0..30 {
+            reader.seek(0).expect("seeks to the start");
+            let mut n = 0;
+            while let Some(frame) = reader.next_frame().expect("decodes") {
+                n += 1;
+                drop(frame);
+            }
+            assert_eq!(n, crcs.len(), "{name} round {round}");
+            let (free, total) = device.memory_info().expect("cuMemGetInfo");
+            used.push(total as i64 - free as i64);
+        }
+        let drift = used[29] - used[4];
+        eprintln!(
+            "{name}: device memory after rounds 5 and 30 {} / {} MiB ({drift} B)",
+            used[4] >> 20,
+            used[29] >> 20
+        );
+        assert!(
+            drift.abs() <= 1 << 20,
+            "{name}: device memory moved {drift} B"
+        );
     }
 }
 
@@ -273,6 +419,7 @@ fn gpu_nvdec_seeks_land_on_the_exact_frame() {
             continue;
         }
         let mut reader = NvdecReader::open(&clip(&name), &device).expect("opens");
+        reader.keep_native_sizes();
         let n = crcs.len() as u64;
         let adler = |frame: &cudalens::video::nvdec::MappedFrame<'_>| {
             planar_adler(&frame.read_yuv().expect("samples"), depth)
@@ -284,14 +431,18 @@ fn gpu_nvdec_seeks_land_on_the_exact_frame() {
             assert_eq!(frame.index(), k, "{name}");
             assert_eq!(
                 adler(&frame),
-                crcs[k as usize],
+                crcs[k as usize].0,
                 "{name}: frame {k} after a seek"
             );
             drop(frame);
             if k + 1 < n {
                 let next = reader.next_frame().expect("decodes").expect("frame k + 1");
                 assert_eq!(next.index(), k + 1, "{name}");
-                assert_eq!(adler(&next), crcs[k as usize + 1], "{name}: frame {k} + 1");
+                assert_eq!(
+                    adler(&next),
+                    crcs[k as usize + 1].0,
+                    "{name}: frame {k} + 1"
+                );
             }
             seeks += 1;
         }

@@ -41,6 +41,28 @@ fn frames(path: &Path) -> Vec<image::RgbaImage> {
     all
 }
 
+/// A stream whose size changes at keyframes (96×64 → 64×48 → 160×96 → 96×64, H.264 and
+/// VP9): every frame arrives at the first frame's size (ffmpeg scales the others, as NVDEC
+/// does in the app), described the same by the Rust demuxer and ffprobe.
+#[test]
+fn a_stream_whose_size_changes_keeps_its_first_size() {
+    if !ffmpeg_installed() {
+        return;
+    }
+    for (name, size) in [("sizes_h264.mp4", (96, 64)), ("sizes_vp9.webm", (176, 144))] {
+        let described = cudalens::video::describe(&clip(name)).expect("described");
+        assert_eq!((described.width, described.height), size, "{name}");
+        let all = frames(&clip(name));
+        assert_eq!(all.len(), 48, "{name}: frames");
+        assert!(all.iter().all(|f| f.dimensions() == size), "{name}: sizes");
+        // Not one picture repeated: the segments after a change are decoded, not dropped.
+        assert!(
+            all.windows(2).all(|w| w[0] != w[1]),
+            "{name}: a frame repeats"
+        );
+    }
+}
+
 /// The counter's colour of frame `n`.
 fn counter(n: usize) -> [i32; 3] {
     [10 * n as i32, 255 - 10 * n as i32, 128]

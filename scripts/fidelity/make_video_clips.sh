@@ -43,6 +43,33 @@ ff -f lavfi -i "$gop" -c:v libx265 -tag:v hvc1 -pix_fmt yuv420p \
     gop_hevc.mp4
 # The same in Matroska (seeks there go by the demuxer's own keyframe index).
 ff -i gop_hevc.mp4 -c copy gop_hevc.mkv
+# Streams whose size changes at a keyframe (as a capture or a stream that adapts its
+# resolution does): 96×64 → 64×48 → 160×96 → 96×64, 12 frames each, H.264 with its
+# parameter sets in band at every keyframe, joined by ffmpeg's concat demuxer; and VP9 in
+# WebM 176×144 → 128×128 → 256×144 → 176×144 (NVDEC takes VP9 from 128 lines up).
+sized() { # codec, output, then size:source pairs
+    local codec=$1 out=$2 list parts=()
+    shift 2
+    list=$(mktemp --suffix=.txt)
+    for part in "$@"; do
+        local size=${part%%:*} src=${part#*:} seg
+        seg=$(mktemp --suffix=."${out##*.}")
+        if [[ $codec == h264 ]]; then
+            ff -f lavfi -i "$src=size=$size:rate=24" -frames:v 12 -c:v libx264 -preset medium \
+                -crf 20 -bf 2 -g 6 -keyint_min 6 -sc_threshold 0 \
+                -x264-params repeat-headers=1 -pix_fmt yuv420p "$seg"
+        else
+            ff -f lavfi -i "$src=size=$size:rate=24" -frames:v 12 -c:v libvpx-vp9 -crf 30 \
+                -b:v 0 -g 6 -pix_fmt yuv420p "$seg"
+        fi
+        echo "file '$seg'" >>"$list"
+        parts+=("$seg")
+    done
+    ff -f concat -safe 0 -i "$list" -c copy "$out"
+    rm "$list" "${parts[@]}"
+}
+sized h264 sizes_h264.mp4 96x64:testsrc2 64x48:mandelbrot 160x96:testsrc2 96x64:mandelbrot
+sized vp9 sizes_vp9.webm 176x144:testsrc2 128x128:mandelbrot 256x144:testsrc2 176x144:mandelbrot
 # Turned a quarter by its track matrix (as phones write them).
 ff -i odd_size.mp4 -c copy -metadata:s:v:0 rotate=90 turned.mp4
 # Sound only.
@@ -55,19 +82,26 @@ ff -i texture_h264.mp4 -c copy -movflags faststart faststart.mp4
 head -c "$(($(stat -c %s faststart.mp4) / 2))" faststart.mp4 >faststart_cut.mp4
 rm faststart.mp4
 # FFmpeg's decode of each clip, as an Adler-32 per frame of its planar samples (8-bit, or
-# 16-bit little-endian words; framecrc's, which starts from 0, not 1), in presentation order.
+# 16-bit little-endian words; framecrc's, which starts from 0, not 1), in presentation order,
+# each frame at its own size (`-autoscale 0`); "@WxH" after a frame of another size than
+# the clip's first.
 {
     echo "# clip width height depth adler32-of-each-frame (FFmpeg $(ffmpeg -version | head -1 | cut -d' ' -f3))"
     for clip in counter_h264.mp4 counter_hevc10.mkv counter_vp9.webm odd_size.mp4 \
         texture_h264.mp4 texture_hevc_full.mp4 texture_hevc10.mkv texture_vp9.webm \
-        gop_h264.mp4 gop_hevc.mp4 gop_hevc.mkv; do
+        gop_h264.mp4 gop_hevc.mp4 gop_hevc.mkv sizes_h264.mp4 sizes_vp9.webm; do
         fmt=$(ffprobe -v error -select_streams v:0 -show_entries stream=pix_fmt,width,height \
             -of csv=p=0 "$clip")
         IFS=, read -r w h pix <<<"$fmt"
         depth=8
         [[ $pix == *10le ]] && depth=10
-        crcs=$(ffmpeg -hide_banner -loglevel error -i "$clip" -fps_mode passthrough -f framecrc - |
-            grep -v '^#' | awk -F', *' '{print $6}' | tr '\n' ' ')
+        crcs=$(paste -d' ' \
+            <(ffmpeg -hide_banner -loglevel error -i "$clip" -autoscale 0 -fps_mode passthrough \
+                -f framecrc - | grep -v '^#' | awk -F', *' '{print $6}') \
+            <(ffprobe -v error -select_streams v:0 -show_entries frame=width,height \
+                -of csv=p=0 "$clip" | grep -v '^$') |
+            awk -v size="$w,$h" '{ split($2, s, ","); f = s[1] "," s[2];
+                printf "%s%s ", $1, (f == size ? "" : "@" s[1] "x" s[2]) }')
         echo "$clip $w $h $depth $crcs"
     done
 } >ffmpeg_frames.txt

@@ -110,17 +110,20 @@ struct NalFraming {
     length_size: usize,
     /// The configuration's parameter sets, each with a start code.
     parameter_sets: Vec<u8>,
+    /// HEVC's NAL unit header (else H.264's), to find a sample's own SPS.
+    hevc: bool,
 }
 
 impl NalFraming {
+    /// `sample` with start codes; a keyframe gets the configuration's parameter sets
+    /// first unless it carries an SPS of its own (a stream whose size changes carries the
+    /// new one in band, and the configuration's would undo it).
     fn annex_b(&self, sample: &[u8], keyframe: bool) -> Result<Vec<u8>, DemuxError> {
         if self.length_size == 0 {
             return Ok(sample.to_vec());
         }
         let mut out = Vec::with_capacity(sample.len() + 16 + self.parameter_sets.len());
-        if keyframe {
-            out.extend_from_slice(&self.parameter_sets);
-        }
+        let mut own_sps = false;
         let mut rest = sample;
         while !rest.is_empty() {
             if rest.len() < self.length_size {
@@ -134,11 +137,25 @@ impl NalFraming {
                     left: tail.len(),
                 });
             }
+            let unit = &tail[..n];
+            own_sps |= unit.first().is_some_and(|&h| self.is_sps(h));
             out.extend_from_slice(&[0, 0, 0, 1]);
-            out.extend_from_slice(&tail[..n]);
+            out.extend_from_slice(unit);
             rest = &tail[n..];
         }
+        if keyframe && !own_sps {
+            out.splice(0..0, self.parameter_sets.iter().copied());
+        }
         Ok(out)
+    }
+
+    /// Whether a NAL unit whose header starts with `header` is a sequence parameter set.
+    fn is_sps(&self, header: u8) -> bool {
+        if self.hevc {
+            (header >> 1) & 0x3f == 33
+        } else {
+            header & 0x1f == 7
+        }
     }
 
     /// From an `avcC` record: the length size and every SPS and PPS.
@@ -156,6 +173,7 @@ impl NalFraming {
         Some(Self {
             length_size,
             parameter_sets: sets,
+            hevc: false,
         })
     }
 
@@ -176,6 +194,7 @@ impl NalFraming {
         Some(Self {
             length_size,
             parameter_sets: sets,
+            hevc: true,
         })
     }
 }
@@ -794,6 +813,28 @@ mod tests {
         })
     }
 
+    /// How many SPS units an Annex B H.264 packet holds.
+    fn sps_count(data: &[u8]) -> usize {
+        data.windows(4)
+            .filter(|w| w[..3] == [0, 0, 1] && w[3] & 0x1f == 7)
+            .count()
+    }
+
+    #[test]
+    fn a_stream_whose_size_changes_keeps_its_own_parameter_sets() {
+        // Keyframes every 6 frames, each with its SPS in band; the segments of another
+        // size than the first would be undone by the configuration's SPS put before them.
+        let (_, all) = packets("sizes_h264.mp4");
+        assert_eq!(all.len(), 48);
+        let keyframes: Vec<usize> = (0..all.len())
+            .filter(|&i| starts_a_gop(Codec::H264, &all[i].data))
+            .collect();
+        assert_eq!(keyframes.len(), 8, "{keyframes:?}");
+        for i in keyframes {
+            assert_eq!(sps_count(&all[i].data), 1, "packet {i}: one SPS, its own");
+        }
+    }
+
     #[test]
     fn seeks_start_at_the_keyframe_before_the_frame() {
         // Keyframes every 6 frames with B-frames: closed GOPs (H.264), open GOPs whose
@@ -980,11 +1021,18 @@ mod tests {
         let f = NalFraming {
             length_size: 4,
             parameter_sets: vec![0, 0, 0, 1, 9],
+            hevc: false,
         };
         assert_eq!(
             f.annex_b(&[0, 0, 0, 2, 0x65, 1, 0, 0, 0, 1, 0x41], true)
                 .expect("units"),
             vec![0, 0, 0, 1, 9, 0, 0, 0, 1, 0x65, 1, 0, 0, 0, 1, 0x41]
+        );
+        // A keyframe with an SPS of its own (type 7) keeps it and gets no other.
+        assert_eq!(
+            f.annex_b(&[0, 0, 0, 2, 0x67, 5, 0, 0, 0, 1, 0x65], true)
+                .expect("units"),
+            vec![0, 0, 0, 1, 0x67, 5, 0, 0, 0, 1, 0x65]
         );
         assert!(f.annex_b(&[0, 0, 0, 9, 1], false).is_err());
         assert!(f.annex_b(&[0, 0], false).is_err());

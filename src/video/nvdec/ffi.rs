@@ -129,6 +129,22 @@ pub struct DecodeCreateInfo {
     pub reserved2: [c_ulong; 4],
 }
 
+/// `CUVIDRECONFIGUREDECODERINFO`: a live decoder's new stream size (at most the
+/// create-time maximum), output size and surfaces.
+#[repr(C)]
+pub struct ReconfigureInfo {
+    pub width: c_uint,
+    pub height: c_uint,
+    pub target_width: c_uint,
+    pub target_height: c_uint,
+    pub num_decode_surfaces: c_uint,
+    pub reserved1: [c_uint; 12],
+    /// left, top, right, bottom.
+    pub display_area: [i16; 4],
+    pub target_rect: [i16; 4],
+    pub reserved2: [c_uint; 11],
+}
+
 /// `CUVIDPROCPARAMS`.
 #[repr(C)]
 pub struct ProcParams {
@@ -188,6 +204,7 @@ pub struct Nvcuvid {
     pub destroy_parser: unsafe extern "C" fn(Parser) -> c_int,
     pub create_decoder: unsafe extern "C" fn(*mut Decoder, *mut DecodeCreateInfo) -> c_int,
     pub destroy_decoder: unsafe extern "C" fn(Decoder) -> c_int,
+    pub reconfigure_decoder: unsafe extern "C" fn(Decoder, *mut ReconfigureInfo) -> c_int,
     pub decode_picture: unsafe extern "C" fn(Decoder, *mut c_void) -> c_int,
     pub decode_status: unsafe extern "C" fn(Decoder, c_int, *mut DecodeStatus) -> c_int,
     pub map_frame:
@@ -217,6 +234,7 @@ fn load() -> Result<Nvcuvid, String> {
             destroy_parser: sym!("cuvidDestroyVideoParser"),
             create_decoder: sym!("cuvidCreateDecoder"),
             destroy_decoder: sym!("cuvidDestroyDecoder"),
+            reconfigure_decoder: sym!("cuvidReconfigureDecoder"),
             decode_picture: sym!("cuvidDecodePicture"),
             decode_status: sym!("cuvidGetDecodeStatus"),
             map_frame: sym!("cuvidMapVideoFrame64"),
@@ -245,6 +263,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<ParserParams>(), 136);
         assert_eq!(std::mem::size_of::<SourceDataPacket>(), 32);
         assert_eq!(std::mem::size_of::<DecodeCreateInfo>(), 176);
+        assert_eq!(std::mem::size_of::<ReconfigureInfo>(), 128);
         assert_eq!(std::mem::size_of::<ProcParams>(), 264);
         assert_eq!(std::mem::size_of::<DecodeStatus>(), 192);
         assert_eq!(std::mem::size_of::<DecodeCaps>(), 88);

@@ -1,6 +1,8 @@
 //! Videos decoded by NVDEC in the app's CUDA context: the demuxer's packets go to NVDEC's
-//! parser, whose callbacks create the decoder (again when the stream's size changes),
-//! decode pictures and queue them in display order. A decoded frame is mapped as a view
+//! parser, whose callbacks create the decoder, decode pictures and queue them in display
+//! order. Where the stream's size changes the decoder is reconfigured (made again only
+//! where the new size outgrows it), the pictures still waiting copied out first, and
+//! frames keep the first frame's size, scaled by the decoder. A decoded frame is mapped as a view
 //! ([`MappedFrame`], unmapped when dropped) and converted to RGBA8 by a kernel straight
 //! into the frame's source surface: no frame passes through the host.
 //!
@@ -17,7 +19,9 @@ use super::error::{NvdecError, VideoError};
 use super::info::{VideoInfo, MAX_VIDEO_SIDE};
 use super::yuv::{Matrix, Yuv420, YuvFormat, YuvToRgb};
 use crate::cuda::{load_function, load_module, ArrayRef, CudaDevice, CudaError, SurfaceObject};
-use cudarc::driver::{sys, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    sys, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
+};
 use std::collections::VecDeque;
 use std::ffi::{c_int, c_void};
 use std::path::{Path, PathBuf};
@@ -84,12 +88,94 @@ struct ParserState {
     lib: &'static ffi::Nvcuvid,
     lock: ffi::CtxLock,
     decoder: ffi::Decoder,
+    /// The stream NVDEC readies mapped frames on: the one their conversion runs on.
+    stream: Arc<CudaStream>,
     /// The stream's format as the last sequence callback gave it.
     format: Option<ffi::VideoFormat>,
+    /// The largest coded size the decoder takes (past it, a new decoder).
+    max_coded: (u32, u32),
+    /// The size the decoder writes frames at (its target).
+    target: (u32, u32),
+    /// Frames keep their own size when the stream's size changes; else they are scaled to
+    /// the first frame's size, as ffmpeg's frames are.
+    native_sizes: bool,
     /// Pictures ready to show, in display order.
-    ready: VecDeque<ffi::ParserDispInfo>,
+    ready: VecDeque<Shown>,
+    /// Decoders made and reconfigured since the reader opened.
+    changes: DecoderChanges,
     /// The first failure inside a callback (the parse call then fails too).
     failure: Option<NvdecError>,
+}
+
+/// How often a reader's decoder was made and reconfigured for a new stream size.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DecoderChanges {
+    pub created: u32,
+    pub reconfigured: u32,
+}
+
+/// A picture the parser readied for display.
+enum Shown {
+    /// Still in the decoder's surface `picture_index`.
+    Decoded(ffi::ParserDispInfo),
+    /// Copied out before the decoder changed for a new stream size.
+    Held(HeldFrame),
+}
+
+impl Shown {
+    fn timestamp(&self) -> i64 {
+        match self {
+            Shown::Decoded(info) => info.timestamp,
+            Shown::Held(held) => held.timestamp,
+        }
+    }
+}
+
+/// A frame's samples in device memory of the reader's own.
+struct HeldFrame {
+    samples: SemiPlanar,
+    timestamp: i64,
+    buffer: CudaSlice<u8>,
+}
+
+/// Where a frame of `format` written at `target` lies once mapped at `ptr` with `pitch`.
+fn samples_of(format: &ffi::VideoFormat, target: (u32, u32), ptr: u64, pitch: u32) -> SemiPlanar {
+    let [_, top, _, bottom] = format.display_area;
+    let depth = 8 + format.bit_depth_luma_minus8;
+    SemiPlanar {
+        ptr,
+        pitch: pitch as usize,
+        chroma_row: ((target.1 + 1) & !1) as usize,
+        size: target,
+        sixteen: depth > 8,
+        yuv: YuvFormat {
+            depth,
+            matrix: Matrix::from_h273(format.matrix_coefficients, (bottom - top) as u32),
+            full_range: format.video_signal_flags & 0x08 != 0,
+        },
+    }
+}
+
+/// The post-processing parameters that map a picture the parser showed, on `stream`.
+fn proc_params(shown: &ffi::ParserDispInfo, stream: &CudaStream) -> ffi::ProcParams {
+    ffi::ProcParams {
+        progressive_frame: shown.progressive_frame,
+        second_field: 0,
+        top_field_first: shown.top_field_first,
+        unpaired_field: c_int::from(shown.repeat_first_field < 0),
+        reserved_flags: 0,
+        reserved_zero: 0,
+        raw_input_dptr: 0,
+        raw_input_pitch: 0,
+        raw_input_format: 0,
+        raw_output_dptr: 0,
+        raw_output_pitch: 0,
+        reserved1: 0,
+        output_stream: stream.cu_stream(),
+        reserved: [0; 46],
+        histogram_dptr: std::ptr::null_mut(),
+        reserved2: [std::ptr::null_mut(); 1],
+    }
 }
 
 impl ParserState {
@@ -105,8 +191,81 @@ impl ParserState {
         }
     }
 
-    /// Makes the decoder for `format` (replacing one of another size); the number of
-    /// surfaces the parser is to use.
+    /// Maps picture `shown` of the decoder: the samples' address and pitch.
+    fn map(&self, shown: &ffi::ParserDispInfo) -> Result<(u64, u32), CudaError> {
+        let mut params = proc_params(shown, &self.stream);
+        let (mut ptr, mut pitch) = (0u64, 0u32);
+        // SAFETY: the decoder is live and `picture_index` one of its surfaces that the
+        // parser reported for display; out-pointers valid; `params` initialised.
+        let code = unsafe {
+            (self.lib.map_frame)(
+                self.decoder,
+                shown.picture_index,
+                &mut ptr,
+                &mut pitch,
+                &mut params,
+            )
+        };
+        status("cuvidMapVideoFrame64", code)?;
+        Ok((ptr, pitch))
+    }
+
+    fn unmap(&self, ptr: u64) {
+        // SAFETY: mapped by `map` on this decoder, unmapped once; work reading it was
+        // waited for.
+        let code = unsafe { (self.lib.unmap_frame)(self.decoder, ptr) };
+        if code != 0 {
+            log::warn!("cuvidUnmapVideoFrame64 failed ({code})");
+        }
+    }
+
+    /// Copies the pictures waiting for display out of the decoder (of `format`), which is
+    /// about to change: its surfaces do not outlive that.
+    fn hold_ready(&mut self, format: &ffi::VideoFormat) -> Result<(), CudaError> {
+        for i in 0..self.ready.len() {
+            let Shown::Decoded(shown) = self.ready[i] else {
+                continue;
+            };
+            let (ptr, pitch) = self.map(&shown)?;
+            let samples = samples_of(format, self.target, ptr, pitch);
+            let copied = self.copy_out(&samples);
+            self.unmap(ptr);
+            let buffer = copied?;
+            let (held, _) = buffer.device_ptr(&self.stream);
+            self.ready[i] = Shown::Held(HeldFrame {
+                samples: SemiPlanar {
+                    ptr: held,
+                    ..samples
+                },
+                timestamp: shown.timestamp,
+                buffer,
+            });
+        }
+        Ok(())
+    }
+
+    /// A copy of mapped `samples` in memory of the reader's, the copy waited for.
+    fn copy_out(&self, samples: &SemiPlanar) -> Result<CudaSlice<u8>, CudaError> {
+        let bytes = samples.bytes();
+        let mut buffer = self
+            .stream
+            .alloc_zeros::<u8>(bytes)
+            .map_err(CudaError::driver("cuMemAlloc(held video frame)"))?;
+        let (dst, _) = buffer.device_ptr_mut(&self.stream);
+        // SAFETY: `samples` are mapped (`bytes` from `ptr`) and `dst` holds `bytes`; the
+        // copy is waited for before either goes.
+        crate::cuda::check("cuMemcpyDtoDAsync(held video frame)", unsafe {
+            sys::cuMemcpyDtoDAsync_v2(dst, samples.ptr, bytes, self.stream.cu_stream())
+        })?;
+        self.stream
+            .synchronize()
+            .map_err(CudaError::driver("cuStreamSynchronize(held video frame)"))?;
+        Ok(buffer)
+    }
+
+    /// Readies the decoder for `format`: made at the first sequence; at a new size
+    /// reconfigured where it fits the decoder (else made again), the pictures still to
+    /// show copied out first. The number of surfaces the parser is to use.
     fn sequence(&mut self, format: &ffi::VideoFormat) -> Result<c_int, NvdecError> {
         if format.chroma_format != ffi::CHROMA_420 {
             return Err(NvdecError::Chroma(format.chroma_format));
@@ -121,23 +280,68 @@ impl ParserState {
             return Err(NvdecError::FrameSize(w, h));
         }
         let surfaces = c_int::from(format.min_num_decode_surfaces).max(1) + 4;
-        let same = self.format.is_some_and(|f| {
+        let shown = (w as u32, h as u32);
+        let coded = (format.coded_width, format.coded_height);
+        let target = match self.format {
+            Some(_) if !self.native_sizes => self.target,
+            _ => shown,
+        };
+        let Some(old) = self.format.filter(|_| !self.decoder.is_null()) else {
+            self.create(format, surfaces, coded, target)?;
+            return Ok(surfaces);
+        };
+        let key = |f: &ffi::VideoFormat| {
             (
                 f.coded_width,
                 f.coded_height,
                 f.display_area,
                 f.bit_depth_luma_minus8,
-            ) == (
-                format.coded_width,
-                format.coded_height,
-                format.display_area,
-                format.bit_depth_luma_minus8,
             )
-        });
-        if same && !self.decoder.is_null() {
+        };
+        if key(&old) == key(format) {
+            return Ok(surfaces);
+        }
+        self.hold_ready(&old)?;
+        let fits = coded.0 <= self.max_coded.0 && coded.1 <= self.max_coded.1;
+        if fits && old.bit_depth_luma_minus8 == format.bit_depth_luma_minus8 {
+            let mut info = ffi::ReconfigureInfo {
+                width: coded.0,
+                height: coded.1,
+                target_width: target.0,
+                target_height: target.1,
+                num_decode_surfaces: surfaces as _,
+                reserved1: [0; 12],
+                display_area: [left, top, right, bottom].map(|v| v as i16),
+                target_rect: [0; 4],
+                reserved2: [0; 11],
+            };
+            // SAFETY: the decoder is live with no frame mapped (the waiting ones were
+            // copied out); `info` is fully initialised within the create-time maximum.
+            let code = unsafe { (self.lib.reconfigure_decoder)(self.decoder, &mut info) };
+            if code != 0 {
+                return Err(CudaError::raw("cuvidReconfigureDecoder", code).into());
+            }
+            self.changes.reconfigured += 1;
+            self.target = target;
+            self.format = Some(*format);
             return Ok(surfaces);
         }
         self.destroy_decoder();
+        let max = (coded.0.max(self.max_coded.0), coded.1.max(self.max_coded.1));
+        self.create(format, surfaces, max, target)?;
+        Ok(surfaces)
+    }
+
+    /// Makes the decoder for `format` with room for streams up to `max` coded pixels,
+    /// writing frames at `target`.
+    fn create(
+        &mut self,
+        format: &ffi::VideoFormat,
+        surfaces: c_int,
+        max: (u32, u32),
+        target: (u32, u32),
+    ) -> Result<(), NvdecError> {
+        let depth = 8 + u32::from(format.bit_depth_luma_minus8);
         let mut info = ffi::DecodeCreateInfo {
             width: format.coded_width.into(),
             height: format.coded_height.into(),
@@ -147,18 +351,18 @@ impl ParserState {
             creation_flags: ffi::CREATE_PREFER_CUVID,
             bit_depth_minus8: format.bit_depth_luma_minus8.into(),
             intra_decode_only: 0,
-            max_width: format.coded_width.into(),
-            max_height: format.coded_height.into(),
+            max_width: max.0.into(),
+            max_height: max.1.into(),
             reserved1: 0,
-            display_area: [left, top, right, bottom].map(|v| v as i16),
+            display_area: format.display_area.map(|v| v as i16),
             output_format: if depth > 8 {
                 ffi::SURFACE_P016
             } else {
                 ffi::SURFACE_NV12
             },
             deinterlace_mode: ffi::DEINTERLACE_WEAVE,
-            target_width: w as _,
-            target_height: h as _,
+            target_width: target.0.into(),
+            target_height: target.1.into(),
             num_output_surfaces: 2,
             ctx_lock: self.lock,
             target_rect: [0; 4],
@@ -173,8 +377,11 @@ impl ParserState {
             return Err(CudaError::raw("cuvidCreateDecoder", code).into());
         }
         self.decoder = decoder;
+        self.changes.created += 1;
+        self.max_coded = max;
+        self.target = target;
         self.format = Some(*format);
-        Ok(surfaces)
+        Ok(())
     }
 }
 
@@ -213,7 +420,7 @@ unsafe extern "C" fn on_display(user: *mut c_void, info: *mut ffi::ParserDispInf
     // SAFETY: as in `on_sequence`; a null `info` marks the end of the stream.
     let state = unsafe { &mut *user.cast::<ParserState>() };
     if let Some(info) = unsafe { info.as_ref() } {
-        state.ready.push_back(*info);
+        state.ready.push_back(Shown::Decoded(*info));
     }
     1
 }
@@ -262,8 +469,6 @@ pub struct NvdecReader {
     parser: ffi::Parser,
     state: Box<ParserState>,
     device: CudaDevice,
-    /// The stream NVDEC readies mapped frames on: the one their conversion runs on.
-    stream: Arc<CudaStream>,
     kernels: YuvKernels,
     path: PathBuf,
     /// The number of the next frame handed out (presentation order).
@@ -369,8 +574,13 @@ impl NvdecReader {
             lib,
             lock,
             decoder: std::ptr::null_mut(),
+            stream: device.stream.clone(),
             format: None,
+            max_coded: (0, 0),
+            target: (0, 0),
+            native_sizes: false,
             ready: VecDeque::new(),
+            changes: DecoderChanges::default(),
             failure: None,
         });
         let created = create_parser(lib, demux.codec(), &mut state);
@@ -383,7 +593,6 @@ impl NvdecReader {
             parser,
             state,
             device: device.clone(),
-            stream: device.stream.clone(),
             kernels,
             path: path.to_path_buf(),
             frame: 0,
@@ -408,8 +617,20 @@ impl NvdecReader {
             reason: CudaError::driver("cuStreamCreate")(e).into(),
         })?;
         let mut reader = Self::open(path, device)?;
-        reader.stream = stream;
+        reader.state.stream = stream;
         Ok(reader)
+    }
+
+    /// Frames keep their own size where the stream's size changes (before the first
+    /// frame). By default they are scaled on the decoder to the first frame's size, as
+    /// ffmpeg scales them, so that a video's frames share one size.
+    pub fn keep_native_sizes(&mut self) {
+        self.state.native_sizes = true;
+    }
+
+    /// How often the decoder was made and reconfigured for the stream's sizes.
+    pub fn decoder_changes(&self) -> DecoderChanges {
+        self.state.changes
     }
 
     /// The demuxer (what the container says of the stream).
@@ -493,10 +714,10 @@ impl NvdecReader {
 
     /// The next picture to show, in presentation order (those a seek skips are dropped
     /// here); None after the last.
-    fn next_shown(&mut self) -> Result<Option<ffi::ParserDispInfo>, VideoError> {
+    fn next_shown(&mut self) -> Result<Option<Shown>, VideoError> {
         loop {
             if let Some(shown) = self.state.ready.pop_front() {
-                if self.skip.drops(shown.timestamp) {
+                if self.skip.drops(shown.timestamp()) {
                     continue;
                 }
                 self.shown_any = true;
@@ -523,28 +744,21 @@ impl NvdecReader {
         let Some(shown) = self.next_shown()? else {
             return Ok(None);
         };
-        let Some(format) = self.state.format else {
-            return Err(self.failed(NvdecError::FrameBeforeSequence));
-        };
         let frame = self.frame;
         self.frame += 1;
-        let mut params = ffi::ProcParams {
-            progressive_frame: shown.progressive_frame,
-            second_field: 0,
-            top_field_first: shown.top_field_first,
-            unpaired_field: c_int::from(shown.repeat_first_field < 0),
-            reserved_flags: 0,
-            reserved_zero: 0,
-            raw_input_dptr: 0,
-            raw_input_pitch: 0,
-            raw_input_format: 0,
-            raw_output_dptr: 0,
-            raw_output_pitch: 0,
-            reserved1: 0,
-            output_stream: self.stream.cu_stream(),
-            reserved: [0; 46],
-            histogram_dptr: std::ptr::null_mut(),
-            reserved2: [std::ptr::null_mut(); 1],
+        let shown = match shown {
+            Shown::Held(held) => {
+                return Ok(Some(MappedFrame {
+                    reader: self,
+                    samples: held.samples,
+                    index: frame,
+                    held: Some(held.buffer),
+                }))
+            }
+            Shown::Decoded(shown) => shown,
+        };
+        let Some(format) = self.state.format else {
+            return Err(self.failed(NvdecError::FrameBeforeSequence));
         };
         let mut status_out = ffi::DecodeStatus {
             status: 0,
@@ -568,38 +782,13 @@ impl NvdecReader {
                 reason: NvdecError::Damaged,
             });
         }
-        let (mut ptr, mut pitch) = (0u64, 0u32);
         self.device.bind().map_err(|e| self.failed(e))?;
-        // SAFETY: the decoder is live and `picture_index` one of its surfaces that the
-        // parser just reported for display; out-pointers valid; `params` initialised.
-        let code = unsafe {
-            (self.state.lib.map_frame)(
-                self.state.decoder,
-                shown.picture_index,
-                &mut ptr,
-                &mut pitch,
-                &mut params,
-            )
-        };
-        status("cuvidMapVideoFrame64", code).map_err(|e| self.failed(e))?;
-        let [left, top, right, bottom] = format.display_area;
-        let depth = 8 + format.bit_depth_luma_minus8;
-        let height = (bottom - top) as u32;
+        let (ptr, pitch) = self.state.map(&shown).map_err(|e| self.failed(e))?;
         Ok(Some(MappedFrame {
             reader: self,
-            samples: SemiPlanar {
-                ptr,
-                pitch: pitch as usize,
-                chroma_row: ((height + 1) & !1) as usize,
-                size: ((right - left) as u32, height),
-                sixteen: depth > 8,
-                yuv: YuvFormat {
-                    depth,
-                    matrix: Matrix::from_h273(format.matrix_coefficients, height),
-                    full_range: format.video_signal_flags & 0x08 != 0,
-                },
-            },
+            samples: samples_of(&format, self.state.target, ptr, pitch),
             index: frame,
+            held: None,
         }))
     }
 }
@@ -706,11 +895,13 @@ impl YuvKernels {
     }
 }
 
-/// A decoded frame mapped for CUDA, unmapped when dropped.
+/// A decoded frame mapped for CUDA, unmapped when dropped (or, copied out of a decoder
+/// since changed, its copy).
 pub struct MappedFrame<'a> {
     reader: &'a NvdecReader,
     samples: SemiPlanar,
     index: u64,
+    held: Option<CudaSlice<u8>>,
 }
 
 impl MappedFrame<'_> {
@@ -738,15 +929,11 @@ impl MappedFrame<'_> {
     /// after). It runs on the reader's stream, on which NVDEC readied the mapped frame.
     pub fn write_rgba(&self, dst: ArrayRef<'_>) -> Result<(), CudaError> {
         let reader = self.reader;
+        let stream = &reader.state.stream;
         let surface = SurfaceObject::from_array(&reader.device.ctx, dst)?;
-        // SAFETY: the frame stays mapped while `self` lives, past the wait below.
-        unsafe {
-            reader
-                .kernels
-                .launch(&self.samples, &surface, &reader.stream)?
-        };
-        reader
-            .stream
+        // SAFETY: the frame stays mapped (or held) while `self` lives, past the wait below.
+        unsafe { reader.kernels.launch(&self.samples, &surface, stream)? };
+        stream
             .synchronize()
             .map_err(CudaError::driver("cuStreamSynchronize(video frame)"))
     }
@@ -769,15 +956,12 @@ impl MappedFrame<'_> {
 
 impl Drop for MappedFrame<'_> {
     fn drop(&mut self) {
-        let state = &self.reader.state;
+        if self.held.is_some() {
+            return;
+        }
         if let Err(e) = self.reader.device.bind() {
             log::warn!("unmapping a video frame: {e}");
         }
-        // SAFETY: mapped by cuvidMapVideoFrame64 on this decoder, unmapped once; work
-        // reading it was waited for.
-        let code = unsafe { (state.lib.unmap_frame)(state.decoder, self.samples.ptr) };
-        if code != 0 {
-            log::warn!("cuvidUnmapVideoFrame64 failed ({code})");
-        }
+        self.reader.state.unmap(self.samples.ptr);
     }
 }
