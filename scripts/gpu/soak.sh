@@ -4,7 +4,9 @@
 #   bash scripts/gpu/soak.sh                   frames leak
 # Steps: frames (random filter stacks and Mandelbrot views, checked against the CPU, with
 # host and device memory at checkpoints, on each variant of SOAK_VARIANTS), leak (10 000
-# frames on the external-memory path: device memory before and after).
+# frames on the external-memory path: device memory before and after), video (NVDEC for
+# SOAK_SECONDS: size-changing streams, seeks, readers opened and dropped; device memory
+# at the end of each pass).
 # SOAK_VARIANTS: interop:parts[:replace[:view[:readback[:stacks]]]] (interop auto, classic
 # or external; parts both, filters, mandelbrot or none; replace 0 keeps the first image;
 # view fixed: every view 640×480; readback all or none; stacks same-shape).
@@ -41,7 +43,11 @@ leak() {
     echo "nvidia-smi memory.used: before ${before} MiB, after ${after} MiB"
     return "$rc"
 }
-export -f soak_variant mem leak
+video() {
+    SOAK_SECONDS=${SOAK_SECONDS:-120} "$B/gpu_video-tests" --test-threads=1 --nocapture \
+        --ignored nvdec_decoding_leaks_no_gpu_memory
+}
+export -f soak_variant mem leak video
 export B OUT
 
 steps=${*:-"frames leak"}
@@ -53,6 +59,9 @@ for s in $steps; do
                     done
                 done ;;
         leak) for r in $(seq "${SOAK_REPEAT:-1}"); do step "leak-external#$r" 200 leak; done ;;
+        video) for r in $(seq "${SOAK_REPEAT:-1}"); do
+                   step "video-nvdec#$r" $((${SOAK_SECONDS:-120} + 60)) video
+               done ;;
         *) echo "unknown step $s" | tee -a "$SUMMARY" ;;
     esac
 done

@@ -25,10 +25,18 @@ process, on the same images:
   red           the baseline with red.shared.add (no-return reduction) written in PTX;
   cluster-K     the baseline counting, the merge through distributed shared memory: a cluster
                 of K blocks sums its sub-histograms, K times fewer global atomics at the end;
-  linear        the baseline reading packed words from linear memory (LINEAR READS: not
-                comparable 1:1 with the texture path);
-  diag-*        diagnostics, never "best", not checked: reads-only (the texture reads and the
-                luma arithmetic, no counting) and no-merge (counting without the global merge);
+  surface       the baseline's counting on pixels read through a surface object on the same
+                array (surf2Dread of one 4-byte element: one register back instead of the four
+                of a tex2D<uint4>); the product's output arrays allow surface loads;
+  surface-wide  the same reading 2 or 4 pixels per surf2Dread (wider than an array element):
+                these may fault, so they run in a last "risky" phase after everything else;
+  linear        the baseline reading one packed word a pixel from linear memory, and linear16
+                reading 4 pixels a lane with one 16-byte load (LINEAR READS: not the product's
+                path; they show what the counting costs when the reads are cheap);
+  diag-*        diagnostics, never "best", not checked: diag-reads (the reads and the luma, no
+                counting: the floor of each read path: texture, surface, linear uint4),
+                diag-atomics (the counting on hashed bins, no reads: the floor of the atomics)
+                and diag-nomerge (counting without the global merge);
   NPP           nppiHistogramEven_8u_C4R_Ctx, 257 levels 0..256 a channel, on a pitched linear
                 copy of the image, as tools/bench/src/npp/peers.rs calls it;
   copy          cudaMemcpyAsync device to device of the image's bytes: the "% copy" yardstick.
@@ -37,10 +45,10 @@ CUB's DeviceHistogram::MultiHistogramEven is not included: it is a host-side dis
 
 Every variant reads through a texture object on an 8-bit RGBA CUDA array (element read mode,
 point filtering, clamp addressing, unnormalised coordinates) with tex2D<uint4>(x + 0.5, y + 0.5)
-like the product, except "linear". Every result is checked against a numpy reference (luma
-exactly as kernels/common.cuh computes it) on each image and on a small odd-sized one; a
-variant that differs prints MISMATCH and is never "best". NPP is checked on R, G and B only
-(its fourth channel counts alpha).
+like the product, except those marked SURFACE or LINEAR READS. Every result is checked
+against a numpy reference (luma exactly as kernels/common.cuh computes it) on each image and
+on a small odd-sized one; a variant that differs prints MISMATCH and is never "best". NPP is
+checked on R, G and B only (its fourth channel counts alpha).
 
 Timing: CUDA events, 5 warm-ups, median and min of --runs. Before each run a one-thread spin
 kernel keeps the GPU busy while Python queues the run, so launch overhead never shows up
@@ -51,7 +59,9 @@ between the events. Two times a run:
             mark), and what 0.0259 ms is. NPP's call includes its own initialisation.
 xNPP = NPP ms / ms, xNPP+z = NPP ms / (+zero ms), xbase = baseline ms / ms, and
 % copy = (image bytes / ms) / (2 x image bytes / copy ms), tools/bench/src/peer_bench.rs's
-fraction_of_copy with the histogram's bytes = the image's bytes (it only reads).
+fraction_of_copy with the histogram's bytes = the image's bytes (it only reads). Each case
+ends with the fastest exact variant over texture reads (the product's path) and over texture
+or surface reads, against the goal 1.5x NPP.
 
 Needs CuPy (and NPP for its column). Usage, on the GPU machine, from the repository root:
     python3 tools/bench/probes/histogram_variants.py --sizes 3840x2160,7680x4320 --out $OUT/hist.txt
@@ -643,6 +653,161 @@ hist_linear(const unsigned int* __restrict__ src, int width, int height, unsigne
         if (total) atomicAdd(&bins[b], total);
     }
 }
+
+__device__ __forceinline__ unsigned int word_of(uint4 v, int i)
+{
+    return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
+}
+
+// LINEAR READS: the baseline's counting on 4 pixels a lane and row read with one 16-byte load
+// (rows of width words; per-pixel loads where width is not a multiple of 4, or past the right
+// edge). Items of 128 columns x ROWS rows. What the counting costs when the reads are cheap.
+template <int WARPS, int ROWS>
+__global__ void __launch_bounds__(32 * WARPS)
+hist_linear16(const unsigned int* __restrict__ src, int width, int height, unsigned int* bins)
+{
+    unsigned int* sub = dyn_smem;
+    for (int i = threadIdx.x; i < WARPS * 4 * HIST_BINS; i += 32 * WARPS) sub[i] = 0u;
+    __syncthreads();
+
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x & 31;
+    unsigned int* mine = sub + warp * 4 * HIST_BINS;
+    const bool vec = (width & 3) == 0;
+    const int columns = div_up(width, 128);
+    const int items = columns * div_up(height, ROWS);
+    const int warps = gridDim.x * WARPS;
+    for (int item = blockIdx.x * WARPS + warp; item < items; item += warps) {
+        const int row = item / columns;
+        const int x = (item - row * columns) * 128 + lane * 4;
+        const int y0 = row * ROWS;
+        uint4 v[ROWS];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const int y = y0 + r;
+            const unsigned int* at = src + (size_t)(y < height ? y : 0) * width;
+            if (vec && x < width && y < height) {
+                v[r] = __ldg(reinterpret_cast<const uint4*>(at + x));
+            } else {
+                v[r].x = (x < width && y < height) ? __ldg(at + x) : 0u;
+                v[r].y = (x + 1 < width && y < height) ? __ldg(at + x + 1) : 0u;
+                v[r].z = (x + 2 < width && y < height) ? __ldg(at + x + 2) : 0u;
+                v[r].w = (x + 3 < width && y < height) ? __ldg(at + x + 3) : 0u;
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                if (x + i < width && y0 + r < height) {
+                    const unsigned int w = word_of(v[r], i);
+                    const uint4 p = make_uint4(w & 0xffu, (w >> 8) & 0xffu, (w >> 16) & 0xffu, w >> 24);
+                    atomicAdd(&mine[p.x], 1u);
+                    atomicAdd(&mine[HIST_BINS + p.y], 1u);
+                    atomicAdd(&mine[2 * HIST_BINS + p.z], 1u);
+                    atomicAdd(&mine[3 * HIST_BINS + luma_bin(p)], 1u);
+                }
+    }
+    __syncthreads();
+
+    for (int b = threadIdx.x; b < 4 * HIST_BINS; b += 32 * WARPS) {
+        unsigned int total = 0u;
+#pragma unroll
+        for (int k = 0; k < WARPS; ++k) total += sub[k * 4 * HIST_BINS + b];
+        if (total) atomicAdd(&bins[b], total);
+    }
+}
+"""
+
+SURFACE_SRC = r"""
+// PIX raw pixel words (R in the low byte) at (x, y) .. (x + PIX - 1, y) through a surface object on
+// the same array: one read of 4 * PIX bytes where the run lies inside the image (PIX 2 and 4 read
+// wider than an array element), else one element-sized read per pixel. Boundary mode zero: a
+// read outside the surface returns 0 (those pixels are never counted) instead of trapping.
+template <int PIX>
+__device__ __forceinline__ void surface_words(cudaSurfaceObject_t s, int x, int y, int width, unsigned int (&out)[PIX])
+{
+    if constexpr (PIX == 4) {
+        if (x + 4 <= width) {
+            const uint4 v = surf2Dread<uint4>(s, x * 4, y, cudaBoundaryModeZero);
+            out[0] = v.x;
+            out[1] = v.y;
+            out[2] = v.z;
+            out[3] = v.w;
+            return;
+        }
+    } else if constexpr (PIX == 2) {
+        if (x + 2 <= width) {
+            const uint2 v = surf2Dread<uint2>(s, x * 4, y, cudaBoundaryModeZero);
+            out[0] = v.x;
+            out[1] = v.y;
+            return;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < PIX; ++i) out[i] = surf2Dread<unsigned int>(s, (x + i) * 4, y, cudaBoundaryModeZero);
+}
+
+__device__ __forceinline__ uint4 unpack_word(unsigned int w)
+{
+    return make_uint4(w & 0xffu, (w >> 8) & 0xffu, (w >> 16) & 0xffu, w >> 24);
+}
+
+// SURFACE READS: the baseline's per-warp counting on pixels read through a surface object, PIX
+// pixels a lane and row; items of 32 * PIX columns x ROWS rows. COUNT false: diagnostic, the
+// reads and the luma only. Dynamic shared memory WARPS * 4 KB (COUNT) or none.
+template <int WARPS, int ROWS, int PIX, bool COUNT>
+__global__ void __launch_bounds__(32 * WARPS)
+hist_surface(cudaSurfaceObject_t src, int width, int height, unsigned int* bins)
+{
+    unsigned int* sub = dyn_smem;
+    if (COUNT) {
+        for (int i = threadIdx.x; i < WARPS * 4 * HIST_BINS; i += 32 * WARPS) sub[i] = 0u;
+        __syncthreads();
+    }
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x & 31;
+    unsigned int* mine = sub + warp * 4 * HIST_BINS;
+    const int columns = div_up(width, 32 * PIX);
+    const int items = columns * div_up(height, ROWS);
+    const int warps = gridDim.x * WARPS;
+    unsigned int acc = 0u;
+    for (int item = blockIdx.x * WARPS + warp; item < items; item += warps) {
+        const int row = item / columns;
+        const int x = (item - row * columns) * 32 * PIX + lane * PIX;
+        const int y0 = row * ROWS;
+        unsigned int w[ROWS][PIX];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) surface_words<PIX>(src, x, y0 + r, width, w[r]);
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+            for (int i = 0; i < PIX; ++i)
+                if (x + i < width && y0 + r < height) {
+                    const uint4 p = unpack_word(w[r][i]);
+                    if (COUNT) {
+                        atomicAdd(&mine[p.x], 1u);
+                        atomicAdd(&mine[HIST_BINS + p.y], 1u);
+                        atomicAdd(&mine[2 * HIST_BINS + p.z], 1u);
+                        atomicAdd(&mine[3 * HIST_BINS + luma_bin(p)], 1u);
+                    } else {
+                        acc += w[r][i] ^ (luma_bin(p) << 24);
+                    }
+                }
+    }
+    if (!COUNT) {
+        if (acc == 0x9e3779b9u) bins[0] = acc;
+        return;
+    }
+    __syncthreads();
+
+    for (int b = threadIdx.x; b < 4 * HIST_BINS; b += 32 * WARPS) {
+        unsigned int total = 0u;
+#pragma unroll
+        for (int k = 0; k < WARPS; ++k) total += sub[k * 4 * HIST_BINS + b];
+        if (total) atomicAdd(&bins[b], total);
+    }
+}
 """
 
 DIAG_SRC = r"""
@@ -673,6 +838,81 @@ diag_reads(cudaTextureObject_t src, int width, int height, unsigned int* bins)
     }
     if (acc == 0x9e3779b9u) bins[0] = acc;
 }
+
+// Diagnostic, LINEAR READS: 16 bytes (4 pixels) a lane and row from a linear image, the floor
+// of plain vector loads; no counting, no luma. Reads nothing unless width is a multiple of 4.
+template <int WARPS, int ROWS>
+__global__ void __launch_bounds__(32 * WARPS)
+diag_linear16(const uint4* __restrict__ src, int width, int height, unsigned int* bins)
+{
+    if (width & 3) return;
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x & 31;
+    const int quads = width / 4;
+    const int columns = div_up(quads, 32);
+    const int items = columns * div_up(height, ROWS);
+    const int warps = gridDim.x * WARPS;
+    unsigned int acc = 0u;
+    for (int item = blockIdx.x * WARPS + warp; item < items; item += warps) {
+        const int row = item / columns;
+        const int q = (item - row * columns) * 32 + lane;
+        const int y0 = row * ROWS;
+        uint4 v[ROWS];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r)
+            v[r] = (q < quads && y0 + r < height) ? __ldg(&src[(size_t)(y0 + r) * quads + q]) : make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) acc += v[r].x ^ v[r].y ^ v[r].z ^ v[r].w;
+    }
+    if (acc == 0x9e3779b9u) bins[0] = acc;
+}
+
+// Diagnostic: the product's counting (per-warp sub-histograms, four atomics and the luma a
+// pixel, the merge) on pseudo-random bins hashed from (x, y): no image reads at all, the
+// floor of the counting alone. Dynamic shared memory WARPS * 4 KB. The bins are not checked.
+template <int WARPS, int ROWS>
+__global__ void __launch_bounds__(32 * WARPS)
+diag_atomics(cudaTextureObject_t src, int width, int height, unsigned int* bins)
+{
+    unsigned int* sub = dyn_smem;
+    for (int i = threadIdx.x; i < WARPS * 4 * HIST_BINS; i += 32 * WARPS) sub[i] = 0u;
+    __syncthreads();
+
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x & 31;
+    unsigned int* mine = sub + warp * 4 * HIST_BINS;
+    const int columns = div_up(width, 32);
+    const int items = columns * div_up(height, ROWS);
+    const int warps = gridDim.x * WARPS;
+    for (int item = blockIdx.x * WARPS + warp; item < items; item += warps) {
+        const int row = item / columns;
+        const int x = (item - row * columns) * 32 + lane;
+        const int y0 = row * ROWS;
+        if (x < width) {
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r)
+                if (y0 + r < height) {
+                    unsigned int h = (unsigned int)x * 0x9e3779b1u ^ (unsigned int)(y0 + r) * 0x85ebca77u;
+                    h ^= h >> 15;
+                    h *= 0x2c1b3c6du;
+                    h ^= h >> 12;
+                    const uint4 p = make_uint4(h & 0xffu, (h >> 8) & 0xffu, (h >> 16) & 0xffu, 255u);
+                    atomicAdd(&mine[p.x], 1u);
+                    atomicAdd(&mine[HIST_BINS + p.y], 1u);
+                    atomicAdd(&mine[2 * HIST_BINS + p.z], 1u);
+                    atomicAdd(&mine[3 * HIST_BINS + luma_bin(p)], 1u);
+                }
+        }
+    }
+    __syncthreads();
+
+    for (int b = threadIdx.x; b < 4 * HIST_BINS; b += 32 * WARPS) {
+        unsigned int total = 0u;
+#pragma unroll
+        for (int k = 0; k < WARPS; ++k) total += sub[k * 4 * HIST_BINS + b];
+        if (total) atomicAdd(&bins[b], total);
+    }
+}
 """
 
 SPIN_SRC = r"""
@@ -694,7 +934,9 @@ MODULE_BODIES = {
     "match": DYNAMIC_SHARED + MATCH_SRC,
     "cluster": DYNAMIC_SHARED + CLUSTER_SRC,
     "linear": DYNAMIC_SHARED + LINEAR_SRC,
-    "diag": DIAG_SRC,
+    "surface": DYNAMIC_SHARED + SURFACE_SRC,
+    "surface_wide": DYNAMIC_SHARED + SURFACE_SRC,  # the same source: PIX 2 and 4, run last
+    "diag": DYNAMIC_SHARED + DIAG_SRC,
 }
 COMPILE_OPTIONS = ("-std=c++17",)
 
@@ -713,10 +955,15 @@ def div_up(a, b):
 
 class Variant:
     """One kernel and launch configuration. bps: blocks per SM (None: what the occupancy
-    calculator allows). groups_y: gridDim.y. cluster: blocks a cluster (grid rounded up)."""
+    calculator allows). groups_y: gridDim.y. cluster: blocks a cluster (grid rounded up).
+    source: what the kernel reads, "texture" (the product's path), "surface" (a surface object
+    on the same array), "linear" (u32 words) or "linear16" (uint4). item_cols: image columns a
+    warp's item covers. risky: may fault (reads wider than an array element), so it runs after
+    everything else has been measured."""
 
     def __init__(self, family, config, module, expr, warps, rows, dyn_bytes, bps,
-                 groups_y=1, cluster=1, diagnostic=False, linear=False):
+                 groups_y=1, cluster=1, diagnostic=False, linear=False, source="texture",
+                 item_cols=32, risky=False):
         self.family = family
         self.config = config
         self.module = module
@@ -729,6 +976,9 @@ class Variant:
         self.cluster = cluster
         self.diagnostic = diagnostic
         self.linear = linear
+        self.source = source
+        self.item_cols = item_cols
+        self.risky = risky
         self.kernel = None
         self.error = None
         self.regs = None
@@ -741,7 +991,7 @@ class Variant:
         return f"{self.family} {self.config}"
 
     def grid(self, w, h, sm_count):
-        items = div_up(w, 32) * div_up(h, self.rows)
+        items = div_up(w, self.item_cols) * div_up(h, self.rows)
         bps = self.bps if self.bps is not None else max(1, self.occupancy or 1)
         gx = max(1, min(div_up(items, self.warps), sm_count * bps))
         if self.cluster > 1:
@@ -767,7 +1017,9 @@ def make_variants():
         v.append(Variant("per-block", f"W{w} R8 groups{g} bps{bps}", "groups",
                          f"hist_groups<{w}, 8, {g}, 1, 0>", w, 8, g * kb4, bps))
     # interleaved copies (bank spread)
-    for w, g, c, bps in ((8, 8, 2, 3), (4, 4, 2, 4), (4, 4, 4, 3), (8, 2, 4, 4), (8, 1, 4, 4), (8, 1, 8, 4)):
+    # (C = 32: lane l always in bank l, no bank conflicts whatever the bins; 128 KB, one block an SM)
+    for w, g, c, bps in ((8, 8, 2, 3), (4, 4, 2, 4), (4, 4, 4, 3), (8, 2, 4, 4), (8, 1, 4, 4), (8, 1, 8, 4),
+                         (16, 1, 16, 2), (16, 1, 32, 1), (32, 1, 32, 1)):
         v.append(Variant("spread", f"W{w} R8 groups{g} C{c} bps{bps}", "groups",
                          f"hist_groups<{w}, 8, {g}, {c}, 0>", w, 8, g * c * kb4, bps))
     v.append(Variant("red", "W8 R8 bps4", "groups", "hist_groups<8, 8, 8, 1, 1>", 8, 8, 8 * kb4, 4))
@@ -784,11 +1036,37 @@ def make_variants():
         v.append(Variant(f"cluster-{k}", f"W8 R8 bps4 K{k}", "cluster", f"hist_cluster<8, 8, {k}>",
                          8, 8, 8 * kb4, 4, cluster=k))
     v.append(Variant("linear", "W8 R8 bps4 LINEAR READS", "linear", "hist_linear<8, 8>", 8, 8, 8 * kb4, 4,
-                     linear=True))
-    v.append(Variant("diag-reads", "W8 R8 bps4 (no counting)", "diag", "diag_reads<8, 8>", 8, 8, 0, 4,
-                     diagnostic=True))
+                     linear=True, source="linear"))
+    for w, r, bps in ((8, 8, 4), (8, 4, 4), (16, 4, 2)):
+        v.append(Variant("linear16", f"W{w} R{r} bps{bps} LINEAR uint4 READS", "linear", f"hist_linear16<{w}, {r}>",
+                         w, r, w * kb4, bps, linear=True, source="linear", item_cols=128))
+    # surface reads of one element (4 bytes) a pixel: a surface load returns one register, a
+    # tex2D<uint4> four
+    for w, r, bps in ((8, 8, 4), (16, 8, 2), (8, 16, 2)):
+        v.append(Variant("surface", f"W{w} R{r} PIX1 bps{bps} SURFACE READS", "surface",
+                         f"hist_surface<{w}, {r}, 1, true>", w, r, w * kb4, bps, source="surface"))
+    # surface reads of 2 or 4 pixels at once (wider than an element: may fault, run last)
+    for w, r, pix, bps in ((8, 8, 2, 4), (8, 8, 4, 4), (8, 4, 4, 4), (16, 4, 4, 2), (16, 8, 2, 2)):
+        v.append(Variant("surface-wide", f"W{w} R{r} PIX{pix} bps{bps} SURFACE READS", "surface_wide",
+                         f"hist_surface<{w}, {r}, {pix}, true>", w, r, w * kb4, bps, source="surface",
+                         item_cols=32 * pix, risky=True))
+    # diagnostics: the floor of each read path (no counting)
+    for w, r, bps in ((8, 8, 4), (8, 16, 4), (16, 16, 2)):
+        v.append(Variant("diag-reads", f"W{w} R{r} bps{bps} (texture, no counting)", "diag",
+                         f"diag_reads<{w}, {r}>", w, r, 0, bps, diagnostic=True))
+    v.append(Variant("diag-reads", "W8 R8 bps4 (surface PIX1, no counting)", "surface",
+                     "hist_surface<8, 8, 1, false>", 8, 8, 0, 4, diagnostic=True, source="surface"))
+    for pix in (2, 4):
+        v.append(Variant("diag-reads", f"W8 R8 bps4 (surface PIX{pix}, no counting)", "surface_wide",
+                         f"hist_surface<8, 8, {pix}, false>", 8, 8, 0, 4, diagnostic=True, source="surface",
+                         item_cols=32 * pix, risky=True))
+    v.append(Variant("diag-reads", "W8 R8 bps4 (LINEAR uint4, no counting)", "diag", "diag_linear16<8, 8>",
+                     8, 8, 0, 4, diagnostic=True, linear=True, source="linear16", item_cols=128))
     v.append(Variant("diag-nomerge", "W8 R8 bps4 (no global merge)", "groups",
                      "hist_groups<8, 8, 8, 1, 2>", 8, 8, 8 * kb4, 4, diagnostic=True))
+    for w, r, bps in ((8, 8, 4), (16, 8, 2)):
+        v.append(Variant("diag-atomics", f"W{w} R{r} bps{bps} (hashed bins, no reads)", "diag",
+                         f"diag_atomics<{w}, {r}>", w, r, w * kb4, bps, diagnostic=True))
     return v
 
 
@@ -1219,28 +1497,43 @@ class Probe:
     # -- one image -----------------------------------------------------------------------------
 
     def upload(self, img):
+        """The image as the product has it (an RGBA8 CUDA array, surface load/store allowed like
+        the product's output arrays), its texture and surface objects, and a linear copy."""
         cp = self.cp
         from cupy.cuda import texture
         h, w, _ = img.shape
         rt = cp.cuda.runtime
         desc = texture.ChannelFormatDescriptor(8, 8, 8, 8, rt.cudaChannelFormatKindUnsigned)
-        arr = texture.CUDAarray(desc, w, h)
+        arr = texture.CUDAarray(desc, w, h, 0, getattr(rt, "cudaArraySurfaceLoadStore", 2))
         host = np.ascontiguousarray(img.reshape(h, 4 * w))  # alive until the copy is done
         arr.copy_from(host, self.stream)
         res = texture.ResourceDescriptor(rt.cudaResourceTypeArray, cuArr=arr)
         tex_desc = texture.TextureDescriptor(
             (rt.cudaAddressModeClamp, rt.cudaAddressModeClamp), rt.cudaFilterModePoint,
             rt.cudaReadModeElementType, normalizedCoords=0)
-        tex = texture.TextureObject(res, tex_desc)
+        src = {"array": arr, "texture": texture.TextureObject(res, tex_desc)}
+        try:
+            src["surface"] = texture.SurfaceObject(res)
+        except Exception as e:  # noqa: BLE001 - costs the surface variants only
+            src["surface_error"] = one_line(e)
         with self.stream:
             linear = cp.asarray(host)
         self.stream.synchronize()
-        return arr, tex, linear
+        src["linear16"] = linear  # (h, 4 w) bytes; the kernel takes it as uint4 rows
+        src["linear"] = linear.view(cp.uint32).reshape(h, w)
+        return src, linear
 
-    def launcher(self, v, w, h, tex, linear32, bins):
+    def launcher(self, v, w, h, src, bins):
         grid = v.grid(w, h, self.sm)
-        src = linear32 if v.linear else np.uint64(tex.ptr)
-        args = (src, np.int32(w), np.int32(h), bins)
+        if v.source == "texture":
+            arg = np.uint64(src["texture"].ptr)
+        elif v.source == "surface":
+            if "surface" not in src:
+                raise RuntimeError(f"no surface object: {src.get('surface_error')}")
+            arg = np.uint64(src["surface"].ptr)
+        else:
+            arg = src[v.source]
+        args = (arg, np.int32(w), np.int32(h), bins)
         block = (32 * v.warps,)
         k = v.kernel
         if v.dyn_bytes:
@@ -1255,90 +1548,109 @@ class Probe:
         self.stream.synchronize()
         return compare(bins.get(), want, range(4))
 
+    def context_alive(self):
+        try:
+            self.stream.synchronize()
+            return True
+        except Exception:  # noqa: BLE001 - a sticky error: nothing more will run
+            self.broken = True
+            self.out("the CUDA context is broken (sticky error): stopping")
+            return False
+
     def edge_check(self, variants):
         """Every variant once on an odd-sized random image (partial warps and items)."""
         cp = self.cp
         w, h = EDGE_SIZE
         img = make_image("random", w, h, seed=7)
         want = reference(img)
-        arr, tex, linear = self.upload(img)
-        linear32 = linear.view(cp.uint32).reshape(h, w)
+        src, _ = self.upload(img)
         bins = cp.zeros(4 * HIST_BINS, dtype=cp.uint32)
-        bad = []
+        bad, checked = [], 0
         for v in variants:
             if v.error or v.diagnostic:
                 continue
             try:
-                diff = self.check(v, self.launcher(v, w, h, tex, linear32, bins), bins, want)
+                diff = self.check(v, self.launcher(v, w, h, src, bins), bins, want)
+                checked += 1
             except Exception as e:  # noqa: BLE001
                 diff = f"launch failed: {one_line(e)}"
                 v.error = f"edge launch: {one_line(e)}"
+                if not self.context_alive():
+                    return
             if diff:
                 v.edge_mismatch = diff
                 bad.append(v)
                 self.out(f"MISMATCH (edge {w}x{h}) {v.label}: {diff}")
-        self.out(f"edge check {w}x{h} random: "
-                 f"{'every variant exact' if not bad else f'{len(bad)} variant(s) differ'}")
-        del arr, tex
+        self.out(f"edge check {w}x{h} random: {checked} variant(s) run, "
+                 f"{'every one exact' if not bad else f'{len(bad)} differ or failed'}")
 
-    def run_case(self, variants, npp, w, h, kind, timer):
+    def run_case(self, variants, npp, w, h, kind, timer, known=None):
+        """Times `variants` on one image; `known`: the case's copy, NPP and baseline times from
+        an earlier phase (not measured again). Returns them."""
         cp, out = self.cp, self.out
         rt = cp.cuda.runtime
         t0 = time.perf_counter()
         img = make_image(kind, w, h)
         want = reference(img)
-        arr, tex, linear = self.upload(img)
-        linear32 = linear.view(cp.uint32).reshape(h, w)
+        src, linear = self.upload(img)
         bins = cp.zeros(4 * HIST_BINS, dtype=cp.uint32)
         nbytes = 4 * w * h
         out("")
         out(f"=== {w}x{h} {kind} ({nbytes / 1e6:.1f} MB; image + reference in {time.perf_counter() - t0:.1f} s)")
+        known = dict(known or {})
 
-        # the copy yardstick
-        copy_dst = cp.empty_like(linear)
-        kind_d2d = getattr(rt, "memcpyDeviceToDevice", 3)
-        copy_ms = timer.time(lambda: rt.memcpyAsync(copy_dst.data.ptr, linear.data.ptr, nbytes, kind_d2d,
-                                                    self.stream.ptr))[0]
-        del copy_dst
+        if "copy_ms" not in known:  # the copy yardstick
+            copy_dst = cp.empty_like(linear)
+            kind_d2d = getattr(rt, "memcpyDeviceToDevice", 3)
+            known["copy_ms"] = timer.time(lambda: rt.memcpyAsync(copy_dst.data.ptr, linear.data.ptr, nbytes,
+                                                                 kind_d2d, self.stream.ptr))[0]
+            del copy_dst
+        copy_ms = known["copy_ms"]
 
         def pct_copy(ms):
             return 100.0 * (nbytes / ms) / (2.0 * nbytes / copy_ms)
 
-        # NPP
-        npp_ms = None
-        npp_line = "NPP: not loaded"
-        if npp is not None:
-            try:
-                scratch = npp.prepare(w, h, linear)
-                with self.stream:
-                    rt.memsetAsync(npp.hist.data.ptr, 0xAB, BIN_BYTES, self.stream.ptr)
-                    npp.run()
-                self.stream.synchronize()
-                diff = compare(npp.hist.get(), want, range(3))
-                ms, mn, _, _ = timer.time(npp.run)
-                npp_ms = ms
-                npp_line = (f"NPP {npp.version} nppiHistogramEven_8u_C4R_Ctx: {ms:.4f} ms (min {mn:.4f}), "
-                            f"{pct_copy(ms):.0f} % copy, scratch {scratch} B, R,G,B "
-                            f"{'exact' if diff is None else 'MISMATCH ' + diff}")
-                if diff is not None:
-                    out(f"MISMATCH NPP: {diff}")
-            except Exception as e:  # noqa: BLE001
-                npp_line = f"NPP failed: {one_line(e)}"
-        out(f"copy (cudaMemcpyAsync D2D of {nbytes / 1e6:.1f} MB): {copy_ms:.4f} ms; {npp_line}")
+        if "npp_ms" not in known:
+            known["npp_ms"] = None
+            npp_line = "NPP: not loaded"
+            if npp is not None:
+                try:
+                    scratch = npp.prepare(w, h, linear)
+                    with self.stream:
+                        rt.memsetAsync(npp.hist.data.ptr, 0xAB, BIN_BYTES, self.stream.ptr)
+                        npp.run()
+                    self.stream.synchronize()
+                    diff = compare(npp.hist.get(), want, range(3))
+                    ms, mn, _, _ = timer.time(npp.run)
+                    known["npp_ms"] = ms
+                    npp_line = (f"NPP {npp.version} nppiHistogramEven_8u_C4R_Ctx: {ms:.4f} ms (min {mn:.4f}), "
+                                f"{pct_copy(ms):.0f} % copy, scratch {scratch} B, R,G,B "
+                                f"{'exact' if diff is None else 'MISMATCH ' + diff}")
+                    if diff is not None:
+                        out(f"MISMATCH NPP: {diff}")
+                except Exception as e:  # noqa: BLE001
+                    npp_line = f"NPP failed: {one_line(e)}"
+            out(f"copy (cudaMemcpyAsync D2D of {nbytes / 1e6:.1f} MB): {copy_ms:.4f} ms; {npp_line}")
+        else:
+            npp_ms = known["npp_ms"]
+            out(f"copy {copy_ms:.4f} ms, NPP {'-' if npp_ms is None else f'{npp_ms:.4f}'} ms, baseline "
+                f"{'-' if known.get('base_ms') is None else '%.4f' % known['base_ms']} ms: measured earlier")
+        npp_ms = known["npp_ms"]
+        base_ms = known.get("base_ms")
 
         head = (f"{'variant':<13} {'config':<38} {'smem':>6} {'regs':>4} {'b/SM':>4} {'grid':>8} "
                 f"{'ms':>8} {'min':>8} {'+zero':>8} {'xNPP':>6} {'xNPP+z':>6} {'xbase':>6} {'%copy':>6}  check")
         out(head)
         out("-" * len(head))
-        results = []
-        base_ms = None
+        results = self.results.setdefault((w, h, kind), [])
         zero = lambda: rt.memsetAsync(bins.data.ptr, 0, BIN_BYTES, self.stream.ptr)  # noqa: E731
+        fmt = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
         for v in variants:
             if v.error:
                 out(f"{v.family:<13} {v.config:<38} ERROR {v.error}")
                 continue
             try:
-                launch = self.launcher(v, w, h, tex, linear32, bins)
+                launch = self.launcher(v, w, h, src, bins)
                 if v.diagnostic:
                     status = "diagnostic (not checked)"
                     diff = None
@@ -1353,30 +1665,37 @@ class Probe:
                 ms, mn, zms, _ = timer.time(launch, zero)
             except Exception as e:  # noqa: BLE001 - a failing launch costs this variant only
                 out(f"{v.family:<13} {v.config:<38} LAUNCH ERROR {one_line(e)}")
-                try:
-                    self.stream.synchronize()
-                except Exception:  # noqa: BLE001 - a sticky error: nothing more will run
-                    out("the CUDA context is broken; stopping this case")
+                if not self.context_alive():
                     break
                 continue
             if v.family == "baseline":
-                base_ms = ms
+                base_ms = known["base_ms"] = ms
             gx, gy = v.grid(w, h, self.sm)
             occ = "?" if v.occupancy is None else str(v.occupancy)
-            fmt = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
             out(f"{v.family:<13} {v.config:<38} {v.smem_bytes() / 1024:5.0f}K {v.regs:>4} {occ:>4} "
                 f"{f'{gx}x{gy}':>8} {ms:8.4f} {mn:8.4f} {zms:8.4f} "
                 f"{fmt(npp_ms / ms if npp_ms else None):>6} {fmt(npp_ms / zms if npp_ms else None):>6} "
                 f"{fmt(base_ms / ms if base_ms else None):>6} {pct_copy(ms):5.0f}%  {status}")
             ok = (not v.diagnostic and diff is None and not getattr(v, "edge_mismatch", None))
             results.append((v, ms, zms, ok))
+        self.known[(w, h, kind)] = known
+        self.best_lines(w, h, kind)
+        return known
 
-        candidates = [r for r in results if r[3] and not r[0].linear]
-        summary = []
-        if candidates:
-            best = min(candidates, key=lambda r: r[1])
-            best_z = min(candidates, key=lambda r: r[2])
-            line = (f"best (texture reads, exact): {best[0].label} {best[1]:.4f} ms"
+    def best_lines(self, w, h, kind, prefix=""):
+        """The fastest exact variants of a case so far: over the texture path (the product's)
+        and over texture or surface reads (both work on the product's arrays)."""
+        known = self.known.get((w, h, kind), {})
+        npp_ms, base_ms = known.get("npp_ms"), known.get("base_ms")
+        results = self.results.get((w, h, kind), [])
+        lines = []
+        for title, sources in (("texture reads", ("texture",)), ("texture or surface reads", ("texture", "surface"))):
+            c = [r for r in results if r[3] and r[0].source in sources]
+            if not c:
+                continue
+            best = min(c, key=lambda r: r[1])
+            best_z = min(c, key=lambda r: r[2])
+            line = (f"best ({title}, exact): {best[0].label} {best[1]:.4f} ms"
                     + (f" = {npp_ms / best[1]:.2f}x NPP" if npp_ms else "")
                     + f"; with the memset: {best_z[0].label} {best_z[2]:.4f} ms"
                     + (f" = {npp_ms / best_z[2]:.2f}x NPP" if npp_ms else ""))
@@ -1387,13 +1706,13 @@ class Probe:
                 line += (f"; goal 1.5x NPP = {goal:.4f} ms: "
                          + ("MET" if best_z[2] <= goal else "not met") + " with the memset, "
                          + ("MET" if best[1] <= goal else "not met") + " kernel alone")
-            out(line)
-            summary.append(f"{w}x{h} {kind}: {line}")
-        del arr, tex
-        return summary
+            lines.append(line)
+            self.out(prefix + line)
+        return lines
 
     def run(self):
         cp, out, args = self.cp, self.out, self.args
+        self.results, self.known, self.broken = {}, {}, False
         self.header()
         variants = make_variants()
         if args.only:
@@ -1407,22 +1726,35 @@ class Probe:
             out(f"NPP {npp.version}: {npp.nppc_path}, {npp.nppist_path}")
         except Exception as e:  # noqa: BLE001 - the NPP column is optional
             out(f"NPP not available, its column stays empty: {one_line(e)}")
-        out("")
-        self.edge_check(variants)
         timer = Timer(cp, self.stream, self.spin, self.spin_cycles, args.runs)
-        summary = []
+        phases = [("", [v for v in variants if not v.risky]),
+                  ("risky phase: reads wider than an array element (a fault here stops only this phase)",
+                   [v for v in variants if v.risky])]
+        for title, group in phases:
+            if not group or self.broken:
+                continue
+            if title:
+                out("")
+                out("=" * 20 + " " + title)
+            out("")
+            self.edge_check(group)
+            for w, h in args.size_list:
+                for kind in args.kinds:
+                    if self.broken:
+                        break
+                    try:
+                        self.run_case(group, npp, w, h, kind, timer, self.known.get((w, h, kind)))
+                    except Exception as e:  # noqa: BLE001
+                        out(f"case {w}x{h} {kind} failed: {one_line(e)}")
+                        out(traceback.format_exc())
+                        if not self.context_alive():
+                            break
+                    cp.get_default_memory_pool().free_all_blocks()
+        out("")
+        out("summary (every phase)")
         for w, h in args.size_list:
             for kind in args.kinds:
-                try:
-                    summary += self.run_case(variants, npp, w, h, kind, timer)
-                except Exception as e:  # noqa: BLE001
-                    out(f"case {w}x{h} {kind} failed: {one_line(e)}")
-                    out(traceback.format_exc())
-                cp.get_default_memory_pool().free_all_blocks()
-        out("")
-        out("summary")
-        for s in summary:
-            out("  " + s)
+                self.best_lines(w, h, kind, prefix=f"  {w}x{h} {kind}: ")
 
 
 def main(argv=None):
