@@ -202,6 +202,86 @@ fn gpu_video_frames_reach_the_stack_as_the_cpu_reference_converts_them() {
     }
 }
 
+/// A video frame takes the path a still takes: with a user kernel in the stack, on
+/// external memory, the whole frame runs in the kernel host (built-ins, the user's kernel
+/// and the histogram, on the objects the app shares with it), from NVDEC's frame written
+/// into the shared source on the device; the output is the CPU reference's, frame by frame.
+#[test]
+fn gpu_video_frames_run_whole_in_the_kernel_host() {
+    use cudalens::ops::cpu;
+    use cudalens::pipeline::{FrameRunner, Stage, KERNEL_HOST_STAGE};
+    use cudalens::user_kernel::sandbox::HostCommand;
+    let Some(ctx) = common::gpu::cuda_gl() else {
+        return;
+    };
+    let gl = &ctx.gl;
+    let device = CudaDevice::new(0).expect("CUDA device 0");
+    let name = "texture_h264.mp4";
+    let reference = decoded_as_shown(&device, name);
+    let (w, h) = reference[0].1.dimensions();
+    let invert = common::repo_root().join("assets/kernels/invert.cu");
+    let stack: Vec<Stage> = [
+        "gaussian:sigma=1".to_string(),
+        format!("kernel:{}", invert.display()),
+    ]
+    .iter()
+    .map(|spec| spec.parse().expect("stage spec"))
+    .collect();
+    let gaussian: Filter = "gaussian:sigma=1".parse().expect("gaussian");
+    let mut runner =
+        FrameRunner::new(gl, BackendRequest::Cuda, InteropRequest::External, w, h).expect("CUDA");
+    runner.use_kernel_host(
+        HostCommand::kernel_host(common::cudalens_bin())
+            .arg("--device")
+            .arg("0"),
+    );
+    let mut reader = NvdecReader::open(&clip(name), &device).expect("opens");
+    let mut n = 0;
+    while let Some(frame) = reader.next_frame().expect("decodes") {
+        runner
+            .load_video_frame(gl, &frame)
+            .expect("loads on the device");
+        drop(frame);
+        let report = runner.run_loaded_on_device(gl, &stack).expect("frame");
+        let names: Vec<&str> = report.stages.iter().map(|s| s.name.as_str()).collect();
+        assert!(
+            names.contains(&KERNEL_HOST_STAGE),
+            "frame {n}: not run whole in the kernel host: {names:?}"
+        );
+        let out = runner.targets.output.read(gl).expect("read output");
+        let mut want = process_headless(
+            &reference[n].1,
+            &stages_of(&[gaussian]),
+            BackendRequest::Cpu,
+            InteropRequest::Auto,
+        )
+        .expect("CPU gaussian")
+        .image;
+        for p in want.pixels_mut() {
+            p.0 = [255 - p.0[0], 255 - p.0[1], 255 - p.0[2], p.0[3]];
+        }
+        let worst = out
+            .as_raw()
+            .iter()
+            .zip(want.as_raw())
+            .map(|(a, b)| a.abs_diff(*b))
+            .max()
+            .unwrap_or(0);
+        assert!(
+            worst <= 1,
+            "frame {n}: {worst} levels from the CPU reference"
+        );
+        assert_eq!(
+            report.histogram,
+            cpu::histogram(&out),
+            "frame {n}: histogram"
+        );
+        n += 1;
+    }
+    assert_eq!(n, reference.len());
+    eprintln!("{name}: {n} frames whole in the kernel host, each the CPU reference's");
+}
+
 /// `plane` (`w × h` samples) resampled to `to` by bilinear interpolation between sample
 /// centres.
 fn bilinear(plane: &[u16], (w, h): (u32, u32), to: (u32, u32)) -> Vec<f64> {

@@ -18,6 +18,19 @@ use std::sync::Arc;
 pub const SHARED_ARRAY_FLAGS: u32 =
     sys::CUDA_ARRAY3D_SURFACE_LDST | sys::CUDA_ARRAY3D_COLOR_ATTACHMENT;
 
+/// An object one process shares with another through external memory, as the importer
+/// needs it described (the exporter's interop hands these out; the kernel host's protocol
+/// carries them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedObject {
+    /// An RGBA8 image of `width × height` in `size` bytes of memory.
+    Image { width: u32, height: u32, size: u64 },
+    /// A buffer of `size` bytes in `memory_size` bytes of memory.
+    Buffer { size: u64, memory_size: u64 },
+    /// A binary semaphore.
+    Semaphore,
+}
+
 /// One imported allocation; destroyed on drop.
 struct ExternalMemory {
     raw: CUexternalMemory,

@@ -33,7 +33,7 @@ pub use array_format::ArrayFormat;
 pub use bandwidth::{copy_bandwidth_samples, copy_ms_samples, gb_per_s, rgba_pass_bytes};
 pub use device::{CudaDevice, DeviceInfo};
 pub use error::{check, release_in, CudaError};
-pub use external_memory::{ExternalArray, ExternalBuffer, SHARED_ARRAY_FLAGS};
+pub use external_memory::{ExternalArray, ExternalBuffer, SharedObject, SHARED_ARRAY_FLAGS};
 pub use external_semaphore::ExternalSemaphore;
 pub use image_array::ImageArray;
 pub use kernel_set::{check_scratch, KernelSet};

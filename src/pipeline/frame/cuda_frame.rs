@@ -6,21 +6,19 @@
 //! memory and a semaphore pair hands them over; on the map/unmap path they are registered
 //! (when a texture changes, not every frame) and mapped and unmapped with one call each.
 
-use super::frame_targets::{FrameTargets, BIN_BUFFER_BYTES};
+use super::frame_stages::{missing_stage, FrameStages, UserStages};
+use super::frame_targets::FrameTargets;
 use super::intermediates::Intermediates;
 use super::stage::Stage;
-use crate::cuda::{
-    ffi, memory, ArrayRef, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject,
-    TextureObject,
-};
-use crate::filters::{kernel_modules, launch_histogram, launch_typed_copy, GpuStage};
+use crate::cuda::{ffi, memory, ArrayRef, CudaDevice, CudaError, GpuTimeline, KernelSet};
+use crate::filters::kernel_modules;
 use crate::gl::TextureRef;
-use crate::ops::{Histogram, HISTOGRAM_BINS};
+use crate::ops::Histogram;
 use crate::pipeline::interop::SharedTargets;
 use crate::pipeline::interop::{
     with_cuda_access, with_views, ClassicResources, InteropResources, InteropViews,
 };
-use crate::pipeline::report::{hand_over_stage, stages_from, FrameReport, KERNEL_HOST_STAGE};
+use crate::pipeline::report::{stages_from, FrameReport, KERNEL_HOST_STAGE};
 use crate::pipeline::{BackendKind, GpuPixelFormat, PipelineError};
 use crate::user_kernel::cache::compile_cached;
 use crate::user_kernel::cache::LoadedKernels;
@@ -28,10 +26,10 @@ use crate::user_kernel::device::arch_for;
 use crate::user_kernel::device::LoadedKernel;
 use crate::user_kernel::sandbox::protocol::{FrameRequest, FrameResult, WireStage};
 use crate::user_kernel::sandbox::{
-    FrameSandbox, HostCommand, HostFrame, SandboxConfig, SandboxError, StageRun,
+    FrameSandbox, HostCommand, HostFrame, SandboxConfig, SandboxError,
 };
 use crate::user_kernel::{CompiledKernel, KernelStage};
-use cudarc::driver::{CudaSlice, CudaStream, PinnedHostSlice};
+use cudarc::driver::CudaStream;
 use image::RgbaImage;
 use std::sync::Arc;
 use std::time::Instant;
@@ -47,16 +45,11 @@ struct RegistrationKey {
 /// CUDA state kept between frames.
 pub struct CudaFrame {
     pub device: CudaDevice,
-    kernels: KernelSet,
+    stages: FrameStages,
     registration: Option<(RegistrationKey, ClassicResources)>,
     /// The source's pixels were replaced since the last frame (the external path copies
     /// them into shared memory then).
     source_changed: bool,
-    intermediates: Intermediates,
-    scratch: Option<CudaSlice<u8>>,
-    /// The bins on the host, copied without blocking so that the hand-back to GL is queued
-    /// right after the histogram (read after the stream synchronizes).
-    bins_host: PinnedHostSlice<u32>,
     /// User kernels compiled and loaded in this context (for their attributes, and to
     /// run them here when `in_process`).
     user_kernels: LoadedKernels,
@@ -72,6 +65,17 @@ pub struct CudaFrame {
     /// Why whole frames do not run in the kernel host, once it refused the shared
     /// objects (its user kernels then run there stage by stage).
     host_frames_refused: Option<String>,
+}
+
+/// Where a frame runs: the one choice between the three ways a stack can run on CUDA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// Every stage in this process (no user kernels, or user kernels run here).
+    InProcess,
+    /// The whole frame in the kernel host, on the objects the app shares with it.
+    HostFrame,
+    /// Built-ins here, each user kernel stage in the kernel host on the stage's arrays.
+    HostStages,
 }
 
 /// How a frame run wholly in the kernel host ended, when not with a report.
@@ -92,17 +96,12 @@ impl CudaFrame {
     pub fn new(device: CudaDevice) -> Result<Self, CudaError> {
         device.bind()?;
         let kernels = KernelSet::load(&device, kernel_modules())?;
-        // SAFETY: the bins are only read after a copy into them completed.
-        let bins_host = unsafe { device.ctx.alloc_pinned_with_flags(4 * HISTOGRAM_BINS, 0) }
-            .map_err(CudaError::driver("cuMemHostAlloc(bins)"))?;
+        let stages = FrameStages::new(&device, kernels)?;
         Ok(Self {
             device,
-            kernels,
+            stages,
             registration: None,
             source_changed: true,
-            intermediates: Intermediates::default(),
-            scratch: None,
-            bins_host,
             user_kernels: LoadedKernels::default(),
             in_process: std::env::var_os("CUDALENS_USER_KERNELS")
                 .is_some_and(|v| v == "in-process"),
@@ -139,20 +138,21 @@ impl CudaFrame {
         signal: impl FnOnce(&CudaStream) -> Result<(), CudaError>,
     ) -> Result<FrameResult, CudaError> {
         self.device.bind()?;
-        self.ensure_scratch(filters, source.0, source.1, GpuPixelFormat::RGBA8)?;
         let stream = self.device.stream.clone();
+        self.stages
+            .ensure_scratch(&stream, filters, source, GpuPixelFormat::RGBA8)?;
         wait(&stream)?;
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
-        let hosted = vec![None; filters.len()];
         // SAFETY: the caller's contract: the views are the frame's objects, alive until
         // this returns, which is after the stream is synchronized below.
         let queued = unsafe {
-            self.run_mapped(
+            self.stages.run_views(
+                &self.device.ctx,
+                &stream,
                 views,
                 (source, GpuPixelFormat::RGBA8),
                 filters,
-                user_kernels,
-                &hosted,
+                &mut UserStages::Here(user_kernels),
                 true,
                 &mut timeline,
             )
@@ -163,6 +163,7 @@ impl CudaFrame {
         synced?;
         let stages = timeline.stage_times()?;
         let bins = self
+            .stages
             .bins_host
             .as_slice()
             .map_err(CudaError::driver("cuEventSynchronize"))?
@@ -186,13 +187,13 @@ impl CudaFrame {
     /// Drops the registrations and frees the scratch and the intermediates.
     pub fn trim(&mut self) {
         self.release_registrations();
-        self.scratch = None;
-        self.intermediates = Intermediates::default();
+        self.stages.scratch = None;
+        self.stages.intermediates = Intermediates::default();
     }
 
     /// Frees the intermediates kept for other sizes; true when there were any.
     pub fn release_spares(&mut self) -> bool {
-        self.intermediates.release_spares()
+        self.stages.intermediates.release_spares()
     }
 
     /// The map/unmap resources for `key`, registered again when the objects changed.
@@ -210,36 +211,6 @@ impl CudaFrame {
             ],
             &[(key.bins, 0)],
         )
-    }
-
-    /// Makes the scratch hold what the largest stage needs (at least one byte).
-    fn ensure_scratch(
-        &mut self,
-        filters: &[Stage],
-        mut w: u32,
-        mut h: u32,
-        format: GpuPixelFormat,
-    ) -> Result<(), CudaError> {
-        let mut need = 1usize;
-        for f in filters {
-            need = need.max(f.scratch_bytes(w, h, format.layout()));
-            (w, h) = f.output_size(w, h);
-        }
-        if need > self.scratch.as_ref().map_or(0, |s| s.len()) {
-            self.scratch = None;
-            if crate::fault::injected(crate::fault::Fault::OomScratch) {
-                return Err(CudaError::OutOfMemory {
-                    call: "cuMemAlloc(scratch)",
-                });
-            }
-            self.scratch = Some(
-                self.device
-                    .stream
-                    .alloc_zeros::<u8>(need)
-                    .map_err(CudaError::driver("cuMemAlloc(scratch)"))?,
-            );
-        }
-        Ok(())
     }
 
     /// Runs `filters` from `source` into `targets` (whose output already has the final
@@ -261,8 +232,8 @@ impl CudaFrame {
             bins: targets.bins.id,
         };
         let (width, height) = (targets.output.width, targets.output.height);
-        if self.runs_in_host(filters, targets) {
-            match self.run_in_host(gl, source, targets, filters) {
+        let placement = match self.placement(filters, targets) {
+            Placement::HostFrame => match self.run_in_host(gl, source, targets, filters) {
                 Ok(report) => return Ok(report),
                 Err(HostFrameError::Failed(e)) => return Err(e),
                 Err(HostFrameError::Refused(reason)) => {
@@ -270,37 +241,53 @@ impl CudaFrame {
                         "the kernel host cannot share the frame's objects ({reason}): its kernels run stage by stage"
                     );
                     self.host_frames_refused = Some(reason);
+                    Placement::HostStages
                 }
-            }
-        }
+            },
+            placement => placement,
+        };
         let format = GpuPixelFormat::from_gl(source.format)?;
         refuse_typed_user_kernels(filters, format)?;
-        let hosted = self.prepare_kernel_host(filters, (source.width, source.height))?;
-        self.ensure_scratch(filters, source.width, source.height, format)?;
+        let size = (source.width, source.height);
+        let compiled = match placement {
+            Placement::HostStages => self.prepare_kernel_host(filters, size)?,
+            _ => Vec::new(),
+        };
+        let stream = self.device.stream.clone();
+        self.stages.ensure_scratch(&stream, filters, size, format)?;
         if let Some(shared) = targets.external() {
             shared.prepare_source(gl, source, self.source_changed)?;
         }
         self.source_changed = false;
-        let stream = self.device.stream.clone();
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let mut classic = None;
         let resources: &mut dyn InteropResources = match targets.external() {
             Some(shared) => shared,
             None => classic.insert(self.classic(key)?),
         };
-        let (w, h) = (width, height);
         self.kernel_failure = None;
+        let mut users = match (placement, self.kernel_host.as_mut()) {
+            (Placement::HostStages, Some(host)) => UserStages::Host {
+                host,
+                compiled: &compiled,
+                failure: &mut self.kernel_failure,
+            },
+            (Placement::HostStages, None) => return Err(missing_stage().into()),
+            _ => UserStages::Here(&user_kernels),
+        };
+        let (ctx, stages) = (&self.device.ctx, &mut self.stages);
         let ran = with_cuda_access(resources, gl, &stream, &mut timeline, |views, timeline| {
             // SAFETY: `views` come from this frame's `acquire` (array 0 the source texture,
             // array 1 the output, pointer 0 the bin buffer) and stay valid until `release`,
             // which is ordered on the stream after all the work queued here.
             unsafe {
-                self.run_mapped(
+                stages.run_views(
+                    ctx,
+                    &stream,
                     views,
-                    ((source.width, source.height), format),
+                    (size, format),
                     filters,
-                    &user_kernels,
-                    &hosted,
+                    &mut users,
                     false,
                     timeline,
                 )
@@ -312,13 +299,14 @@ impl CudaFrame {
             return Err(PipelineError::Kernel(message));
         }
         ran?;
-        let stages = timeline.stage_times()?;
+        let stage_times = timeline.stage_times()?;
         self.device.synchronize()?; // the bins copy is done
         let flat = self
+            .stages
             .bins_host
             .as_slice()
             .map_err(CudaError::driver("cuEventSynchronize"))?;
-        let histogram = Histogram::from_flat(w, h, flat).ok_or(missing_stage())?;
+        let histogram = Histogram::from_flat(width, height, flat).ok_or(missing_stage())?;
         if let Some(c) = classic {
             self.registration = Some((key, c));
         }
@@ -327,18 +315,21 @@ impl CudaFrame {
             width,
             height,
             histogram,
-            stages: stages_from(stages),
+            stages: stages_from(stage_times),
         })
     }
 
-    /// Whether `filters` run wholly in the kernel host: they have a user kernel, user
-    /// kernels do not run in this process, and the targets are external memory, which the
-    /// host can import (unless it refused to).
-    fn runs_in_host(&self, filters: &[Stage], targets: &mut FrameTargets) -> bool {
-        !self.in_process
-            && self.host_frames_refused.is_none()
-            && filters.iter().any(|s| matches!(s, Stage::Kernel(_)))
-            && targets.external().is_some()
+    /// Where `filters`' user kernels run: none (or `in_process`) here; else the whole frame
+    /// in the kernel host where the targets are external memory, which the host imports
+    /// (unless it refused to); else the kernel host stage by stage.
+    fn placement(&self, filters: &[Stage], targets: &mut FrameTargets) -> Placement {
+        if self.in_process || !filters.iter().any(|s| matches!(s, Stage::Kernel(_))) {
+            Placement::InProcess
+        } else if self.host_frames_refused.is_none() && targets.external().is_some() {
+            Placement::HostFrame
+        } else {
+            Placement::HostStages
+        }
     }
 
     /// Runs the kernel host as `command` (another build of this program, for the tests,
@@ -501,7 +492,7 @@ impl CudaFrame {
     /// Starts the kernel host, loads the frame's user kernels and maps the device frame in
     /// it (each stage's input size) before the frame's timing starts: a kernel stage's time
     /// is its run, not the host's start or the driver's compilation of the PTX. The PTX of
-    /// each stage the host runs, in order (None for the others; all None in-process).
+    /// each user kernel stage, in order (None for the built-ins).
     fn prepare_kernel_host(
         &mut self,
         filters: &[Stage],
@@ -513,7 +504,7 @@ impl CudaFrame {
             let size = (w, h);
             (w, h) = stage.output_size(w, h);
             let user = match stage {
-                Stage::Kernel(k) if !self.in_process => k,
+                Stage::Kernel(k) => k,
                 _ => {
                     hosted.push(None);
                     continue;
@@ -627,188 +618,6 @@ impl CudaFrame {
         self.registration = classic;
         Some(read.map(|()| pixels))
     }
-
-    /// Queues the frame's kernels on the acquired views. With `guard_output`, a user
-    /// kernel never writes the output itself: the last stage, if it is one, writes an
-    /// intermediate that is copied to the output after it, so that a kernel that faults or
-    /// never ends leaves the last output as it was.
-    ///
-    /// # Safety
-    /// `mapped` must hold this frame's objects (array 0: the source, `source`'s size and
-    /// format; array 1: the output, the size of the chain's result, of the same format;
-    /// pointer 0: the bin buffer),
-    /// and the owner must order its release after the queued work on the stream (both
-    /// interop paths do). That they stay alive meanwhile is the views' borrow.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn run_mapped(
-        &mut self,
-        mapped: &InteropViews<'_>,
-        (source, format): ((u32, u32), GpuPixelFormat),
-        filters: &[Stage],
-        user_kernels: &[Option<Arc<LoadedKernel>>],
-        hosted: &[Option<Arc<CompiledKernel>>],
-        guard_output: bool,
-        timeline: &mut GpuTimeline,
-    ) -> Result<(), CudaError> {
-        let stream = self.device.stream.clone();
-        let source_array = mapped.array(0)?;
-        let output_array = mapped.array(1)?;
-        let bins = mapped.pointer(0)?;
-        let (bins_ptr, bins_size) = (bins.ptr, bins.size);
-        if bins_size < BIN_BUFFER_BYTES {
-            return Err(CudaError::Launch {
-                kernel: "histogram",
-                reason: format!("bin buffer of {bins_size} B"),
-            });
-        }
-        let ctx = self.device.ctx.clone();
-        let source_texture = TextureObject::from_typed_array(&ctx, source_array, format.cuda())?;
-        // The output is registered (or imported) for surface stores.
-        let output_surface = SurfaceObject::from_array(&ctx, output_array)?;
-        let (mut w, mut h) = source;
-        let copy_out = guard_output && matches!(filters.last(), Some(Stage::Kernel(_)));
-        for (k, filter) in filters.iter().enumerate() {
-            let (ow, oh) = filter.output_size(w, h);
-            let last = k + 1 == filters.len() && !copy_out;
-            if !last {
-                self.intermediates.ensure(&ctx, k, (ow, oh), format)?;
-            }
-            let input = if k == 0 {
-                &source_texture
-            } else {
-                self.intermediates
-                    .get(k - 1)
-                    .ok_or(missing_stage())?
-                    .texture()
-            };
-            let output = if last {
-                &output_surface
-            } else {
-                self.intermediates.get(k).ok_or(missing_stage())?.surface()
-            };
-            let scratch = self.scratch.as_mut().ok_or(missing_stage())?;
-            let mut stage = GpuStage {
-                kernels: &self.kernels,
-                stream: &stream,
-                input,
-                output,
-                width: w,
-                height: h,
-                layout: format.layout(),
-                scratch,
-            };
-            // The kernel's own GPU time where the kernel host ran it (the rest of the
-            // stage is the hand-over).
-            let mut hosted_ms = None;
-            match (filter, hosted.get(k), user_kernels.get(k)) {
-                (Stage::Filter(f), ..) => f.def().ops.launch(&mut stage, f.params())?,
-                (Stage::Kernel(user), Some(Some(compiled)), _) => {
-                    let input_array = match k {
-                        0 => source_array,
-                        _ => self
-                            .intermediates
-                            .get(k - 1)
-                            .ok_or(missing_stage())?
-                            .array()
-                            .view(),
-                    };
-                    let output_array = match last {
-                        true => output_array,
-                        false => self
-                            .intermediates
-                            .get(k)
-                            .ok_or(missing_stage())?
-                            .array()
-                            .view(),
-                    };
-                    let run = StageRun {
-                        ctx: &ctx,
-                        stream: &stream,
-                        hash: user.hash(),
-                        source: user.source(),
-                        compiled,
-                        params: &user.param_block(),
-                        input: input_array,
-                        output: output_array,
-                        width: w,
-                        height: h,
-                    };
-                    // prepare_kernel_host started it.
-                    let host = self.kernel_host.as_mut().ok_or(missing_stage())?;
-                    match host.run(&run) {
-                        Ok(ms) => hosted_ms = ms,
-                        Err(e) => {
-                            let message = format!("{}: {e}", user.label());
-                            self.kernel_failure = Some(message.clone());
-                            return Err(CudaError::Launch {
-                                kernel: "user kernel",
-                                reason: message,
-                            });
-                        }
-                    }
-                }
-                (Stage::Kernel(user), _, Some(Some(loaded))) => {
-                    // SAFETY: `input` and `output` are live objects of this context over
-                    // RGBA8 arrays of `w × h` (a kernel keeps the size), kept until the
-                    // queued work has run (this function's contract).
-                    unsafe {
-                        loaded.launch(
-                            &stream,
-                            input.handle(),
-                            output.handle(),
-                            w,
-                            h,
-                            &user.param_block(),
-                        )
-                    }
-                    .map_err(|e| CudaError::Launch {
-                        kernel: "user kernel",
-                        reason: format!("{}: {e}", user.label()),
-                    })?;
-                }
-                (Stage::Kernel(_), ..) => return Err(missing_stage()),
-            }
-            let label = filter.label();
-            match hosted_ms {
-                Some(ms) => {
-                    timeline.mark_part(label.clone(), ms, hand_over_stage(&label), &stream)?
-                }
-                None => timeline.mark(label, &stream)?,
-            }
-            (w, h) = (ow, oh);
-        }
-        if filters.is_empty() || copy_out {
-            let input = match filters.len() {
-                0 => &source_texture,
-                n => self
-                    .intermediates
-                    .get(n - 1)
-                    .ok_or(missing_stage())?
-                    .texture(),
-            };
-            let layout = (format.sample, format.channels);
-            let objects = (input, &output_surface);
-            launch_typed_copy(&self.kernels, &stream, objects, (w, h), layout)?;
-            timeline.mark("copy", &stream)?;
-        }
-        // SAFETY: the bin buffer holds BIN_BUFFER_BYTES = 4 × HISTOGRAM_BINS u32 (checked
-        // above) and stays mapped until the fill has run.
-        unsafe { memory::fill_u32(bins_ptr, 0, 4 * HISTOGRAM_BINS, &stream)? };
-        // The histogram kernel reads RGBA8; other formats keep empty bins for now.
-        if format == GpuPixelFormat::RGBA8 {
-            let output_texture = TextureObject::from_array(&ctx, output_array)?;
-            // SAFETY: `bins_ptr` is the frame's bin buffer, checked above to hold
-            // BIN_BUFFER_BYTES, valid until the frame's work is released.
-            unsafe { launch_histogram(&self.kernels, &stream, &output_texture, w, h, bins_ptr)? };
-        }
-        // The histogram's own stage ends here: what NPP's peer does too (zeroed bins, counted
-        // on the device); the copy to the host that the UI reads is a stage of its own.
-        timeline.mark("histogram", &stream)?;
-        // SAFETY: `bins_host` holds 4 × HISTOGRAM_BINS u32 and lives in `self`, which the
-        // caller synchronizes before reading it; the bin buffer is valid as for the fill.
-        unsafe { memory::read_u32_async(bins_ptr, &mut self.bins_host, &stream)? };
-        timeline.mark(BINS_TO_HOST, &stream)
-    }
 }
 
 /// The PTX of user kernel stage `stage` for `arch` (cached); an error names the stage.
@@ -823,9 +632,6 @@ fn host_export(
 ) -> impl Fn(u64) -> Result<std::os::fd::OwnedFd, String> + '_ {
     move |id| shared.export_for_host(id).map_err(|e| e.to_string())
 }
-
-/// The stage that copies the frame's bins to the host, after the histogram kernel.
-const BINS_TO_HOST: &str = "bins to host";
 
 /// Refuses a stack with a user kernel on an image not stored as RGBA8 (user kernels read
 /// and write RGBA8; the filters have a kernel for every format).
@@ -848,12 +654,5 @@ pub fn no_typed_kernel(stage: &Stage, format: GpuPixelFormat) -> PipelineError {
     PipelineError::NoTypedKernel {
         stage: stage.label(),
         format,
-    }
-}
-
-fn missing_stage() -> CudaError {
-    CudaError::Launch {
-        kernel: "pipeline",
-        reason: "internal: stage buffer missing".into(),
     }
 }

@@ -5,6 +5,7 @@
 mod cpu_frame;
 mod cuda_frame;
 mod frame_runner;
+mod frame_stages;
 mod frame_targets;
 mod headless;
 mod hosted;

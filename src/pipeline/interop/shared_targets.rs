@@ -11,10 +11,10 @@ use super::external::{
 };
 use super::resources::{InteropResources, InteropViews};
 use crate::cuda::CudaError;
+use crate::cuda::SharedObject;
 use crate::gl::{check_gl, GlBuffer, GlTexture, SharedObjects, TextureRef};
 use crate::pipeline::with_spare::{Size, WithSpare};
 use crate::pipeline::{GpuPixelFormat, PipelineError};
-use crate::user_kernel::sandbox::protocol::SharedObject;
 use cudarc::driver::CudaStream;
 use glow::HasContext;
 use std::os::fd::OwnedFd;

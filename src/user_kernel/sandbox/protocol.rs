@@ -8,6 +8,7 @@
 //! frame as an `SCM_RIGHTS` descriptor.
 //! Every length is bounded before anything is allocated.
 
+pub use crate::cuda::SharedObject;
 use crate::user_kernel::compile::KernelAttributes;
 use crate::user_kernel::prelude::PARAMS_BYTES;
 
@@ -167,17 +168,6 @@ pub const NOT_LOADED: &str = "NOT_LOADED";
 /// Name of the failure the host sends for a frame on a shared object it has not mapped
 /// (the parent maps it and runs again).
 pub const NOT_MAPPED: &str = "NOT_MAPPED";
-
-/// An object of the app's external-memory interop that a `MapShared` brings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SharedObject {
-    /// An RGBA8 image of `width × height` in `size` bytes of memory.
-    Image { width: u32, height: u32, size: u64 },
-    /// A buffer of `size` bytes in `memory_size` bytes of memory.
-    Buffer { size: u64, memory_size: u64 },
-    /// A binary semaphore.
-    Semaphore,
-}
 
 /// A stage of a frame run in the host: a built-in filter's spec, or a user kernel the host
 /// has loaded (`id`) with its stage spec (`kernel:PATH,name=value...`).

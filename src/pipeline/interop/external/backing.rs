@@ -3,10 +3,10 @@
 //! Release with `destroy(gl)` after the GL texture or buffer made with it.
 
 use super::ExternalInterop;
+use crate::cuda::SharedObject;
 use crate::cuda::{ArrayRef, BufferRef, CudaError, ExternalArray, ExternalBuffer};
 use crate::gl::{GlBuffer, GlError, GlMemoryObject, GlTexture};
 use crate::pipeline::{GpuPixelFormat, PipelineError};
-use crate::user_kernel::sandbox::protocol::SharedObject;
 use crate::vk::{ExportedBuffer, ExportedImage, ExportedMemory};
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicU64, Ordering};
