@@ -95,8 +95,8 @@ fn read_all(reader: &mut NvdecReader) -> Vec<(Yuv420, RgbaImage)> {
     frames
 }
 
-/// The frames of `name` through the stack on CUDA (external memory), decoded by NVDEC.
-fn through_the_stack(name: &str, filters: &[Filter]) -> Vec<RgbaImage> {
+/// The frames of `name` through the stack on CUDA (on `interop`), decoded by NVDEC.
+fn through_the_stack(name: &str, filters: &[Filter], interop: InteropRequest) -> Vec<RgbaImage> {
     let path = clip(name);
     let mut video = cudalens::video::VideoFile::open(&path).expect("described");
     let mut out = Vec::new();
@@ -104,14 +104,14 @@ fn through_the_stack(name: &str, filters: &[Filter]) -> Vec<RgbaImage> {
         &mut video,
         &stages_of(filters),
         BackendRequest::Cuda,
-        InteropRequest::External,
+        interop,
         |o| {
             out.push(o.image);
             Ok(())
         },
     )
     .expect("the stack runs");
-    assert_eq!(decoder, VideoDecoder::Nvdec, "{name}");
+    assert_eq!(decoder, VideoDecoder::Nvdec, "{name} ({interop:?})");
     out
 }
 
@@ -165,21 +165,26 @@ fn gpu_video_frames_reach_the_stack_as_the_cpu_reference_converts_them() {
         "sizes_h264.mp4",
     ] {
         let reference = decoded_as_shown(&device, name);
-        let plain = through_the_stack(name, &[]);
-        assert_eq!(plain.len(), reference.len(), "{name}: frame count");
-        for (i, (got, (_, want))) in plain.iter().zip(&reference).enumerate() {
-            assert_eq!(got.dimensions(), want.dimensions(), "{name} frame {i}");
-            let differ = got
-                .pixels()
-                .zip(want.pixels())
-                .filter(|(a, b)| a != b)
-                .count();
-            assert_eq!(
-                differ, 0,
-                "{name} frame {i}: {differ} pixels unlike the CPU's"
-            );
+        // Both interop paths: the frame written into the shared source, or into the plain
+        // source registered writable and mapped for it.
+        let mut plain = Vec::new();
+        for interop in [InteropRequest::External, InteropRequest::Classic] {
+            plain = through_the_stack(name, &[], interop);
+            assert_eq!(plain.len(), reference.len(), "{name}: frame count");
+            for (i, (got, (_, want))) in plain.iter().zip(&reference).enumerate() {
+                assert_eq!(got.dimensions(), want.dimensions(), "{name} frame {i}");
+                let differ = got
+                    .pixels()
+                    .zip(want.pixels())
+                    .filter(|(a, b)| a != b)
+                    .count();
+                assert_eq!(
+                    differ, 0,
+                    "{name} frame {i} ({interop:?}): {differ} pixels unlike the CPU's"
+                );
+            }
         }
-        let filtered = through_the_stack(name, &[sobel]);
+        let filtered = through_the_stack(name, &[sobel], InteropRequest::Classic);
         for (i, (got, (_, frame))) in filtered.iter().zip(&reference).enumerate() {
             let want = process_headless(
                 frame,
@@ -198,7 +203,10 @@ fn gpu_video_frames_reach_the_stack_as_the_cpu_reference_converts_them() {
                 .unwrap_or(0);
             assert!(worst <= 1, "{name} frame {i}: sobel off by {worst}");
         }
-        eprintln!("{name}: {} frames through the stack", plain.len());
+        eprintln!(
+            "{name}: {} frames through the stack on both interop paths",
+            plain.len()
+        );
     }
 }
 

@@ -118,8 +118,6 @@ pub enum NvdecError {
     NoFrame,
     #[error("the stream's data is damaged")]
     Damaged,
-    #[error("the map/unmap interop path takes frames from the host")]
-    MapUnmapInterop,
     /// The backend is not CUDA: why (the backend's own reason).
     #[error("{0}")]
     NoCuda(String),

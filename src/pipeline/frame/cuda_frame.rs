@@ -34,12 +34,23 @@ use image::RgbaImage;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// What the registration was made for: re-register when any of it changes.
+/// What the registration was made for: re-register when the objects change, or when the
+/// source is to be written and was registered for reading only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct RegistrationKey {
     source: TextureRef,
     output: TextureRef,
     bins: glow::Buffer,
+    /// CUDA writes the source too (a frame decoded on the device).
+    writes_source: bool,
+}
+
+impl RegistrationKey {
+    /// Whether a registration made for `self` serves `want`.
+    fn serves(&self, want: &RegistrationKey) -> bool {
+        (self.source, self.output, self.bins) == (want.source, want.output, want.bins)
+            && (self.writes_source || !want.writes_source)
+    }
 }
 
 /// CUDA state kept between frames.
@@ -196,21 +207,30 @@ impl CudaFrame {
         self.stages.intermediates.release_spares()
     }
 
-    /// The map/unmap resources for `key`, registered again when the objects changed.
-    fn classic(&mut self, key: RegistrationKey) -> Result<ClassicResources, CudaError> {
+    /// The map/unmap resources for `want` and what they were registered for (the kept
+    /// ones where they serve it, else registered again).
+    fn classic(
+        &mut self,
+        want: RegistrationKey,
+    ) -> Result<(RegistrationKey, ClassicResources), CudaError> {
         if let Some((k, r)) = self.registration.take() {
-            if k == key && r.usable() {
-                return Ok(r);
+            if k.serves(&want) && r.usable() {
+                return Ok((k, r));
             }
         }
-        ClassicResources::register(
+        let source_flags = match want.writes_source {
+            true => ffi::REGISTER_NONE,
+            false => ffi::REGISTER_READ_ONLY,
+        };
+        let registered = ClassicResources::register(
             &self.device.ctx,
             &[
-                (key.source.id, ffi::REGISTER_READ_ONLY),
-                (key.output.id, ffi::REGISTER_SURFACE_LDST),
+                (want.source.id, source_flags),
+                (want.output.id, ffi::REGISTER_SURFACE_LDST),
             ],
-            &[(key.bins, 0)],
-        )
+            &[(want.bins, 0)],
+        )?;
+        Ok((want, registered))
     }
 
     /// Runs `filters` from `source` into `targets` (whose output already has the final
@@ -230,6 +250,7 @@ impl CudaFrame {
             source,
             output: targets.output.texture_ref(),
             bins: targets.bins.id,
+            writes_source: false,
         };
         let (width, height) = (targets.output.width, targets.output.height);
         let placement = match self.placement(filters, targets) {
@@ -263,7 +284,7 @@ impl CudaFrame {
         let mut classic = None;
         let resources: &mut dyn InteropResources = match targets.external() {
             Some(shared) => shared,
-            None => classic.insert(self.classic(key)?),
+            None => &mut classic.insert(self.classic(key)?).1,
         };
         self.kernel_failure = None;
         let mut users = match (placement, self.kernel_host.as_mut()) {
@@ -307,8 +328,8 @@ impl CudaFrame {
             .as_slice()
             .map_err(CudaError::driver("cuEventSynchronize"))?;
         let histogram = Histogram::from_flat(width, height, flat).ok_or(missing_stage())?;
-        if let Some(c) = classic {
-            self.registration = Some((key, c));
+        if classic.is_some() {
+            self.registration = classic;
         }
         Ok(FrameReport {
             backend: BackendKind::Cuda,
@@ -556,6 +577,32 @@ impl CudaFrame {
         let stream = self.device.stream.clone();
         with_views(shared, gl, &stream, |views| write(views.array(0)?, &stream))?;
         Ok(source)
+    }
+
+    /// Lets `write` fill the plain source `source` on the device (map/unmap interop: the
+    /// frame's objects registered with the source writable, mapped for the write);
+    /// `output` and `bins` are the frame's other objects, registered with it.
+    pub fn write_registered_source(
+        &mut self,
+        gl: &glow::Context,
+        source: TextureRef,
+        (output, bins): (TextureRef, glow::Buffer),
+        write: impl FnOnce(ArrayRef<'_>, &Arc<CudaStream>) -> Result<(), CudaError>,
+    ) -> Result<(), PipelineError> {
+        self.device.bind()?;
+        let want = RegistrationKey {
+            source,
+            output,
+            bins,
+            writes_source: true,
+        };
+        let (key, mut classic) = self.classic(want)?;
+        let stream = self.device.stream.clone();
+        let written = with_views(&mut classic, gl, &stream, |views| {
+            write(views.array(0)?, &stream)
+        });
+        self.registration = Some((key, classic));
+        written
     }
 
     /// Reads the last frame's output back through CUDA (the output's array, copied to the

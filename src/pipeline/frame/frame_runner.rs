@@ -204,8 +204,9 @@ impl FrameRunner {
     }
 
     /// Loads an RGBA8 source of `size` that `write` fills on the device (a decoded video
-    /// frame): [`FrameRunner::run_loaded_on_device`] runs it. Needs CUDA on the
-    /// external-memory path, where the source is memory both share.
+    /// frame): [`FrameRunner::run_loaded_on_device`] runs it. On the external-memory path
+    /// the source is memory both share; on map/unmap the plain source, registered writable
+    /// and mapped for the write. Needs CUDA.
     pub fn load_source_on_device(
         &mut self,
         gl: &glow::Context,
@@ -216,13 +217,27 @@ impl FrameRunner {
         ) -> Result<(), crate::cuda::CudaError>,
     ) -> Result<TextureRef, PipelineError> {
         let format = GpuPixelFormat::RGBA8;
-        let (Some(cuda), Some(shared)) = (self.cuda.as_mut(), self.targets.external()) else {
+        let Some(cuda) = self.cuda.as_mut() else {
             return Err(PipelineError::InteropUnavailable(
-                "frames decoded on the GPU need CUDA on the external-memory path".into(),
+                "frames decoded on the GPU need the CUDA backend".into(),
             ));
         };
         self.loaded = None;
-        let source = cuda.write_source(gl, shared, (size, format), write)?;
+        let source = match self.targets.external() {
+            Some(shared) => cuda.write_source(gl, shared, (size, format), write)?,
+            None => {
+                if !self.targets.plain_source_is(size, format) {
+                    cuda.release_registrations();
+                }
+                let source = self
+                    .targets
+                    .plain_source_for_device(gl, size, format)?
+                    .texture_ref();
+                let frame = (self.targets.output.texture_ref(), self.targets.bins.id);
+                cuda.write_registered_source(gl, source, frame, write)?;
+                source
+            }
+        };
         self.loaded = Some((format, 4));
         Ok(source)
     }
@@ -237,9 +252,10 @@ impl FrameRunner {
         self.load_source_on_device(gl, frame.size(), |array, _| frame.write_rgba(array))
     }
 
-    /// Whether [`FrameRunner::load_source_on_device`] can take frames.
-    pub fn takes_device_frames(&mut self) -> bool {
-        self.cuda.is_some() && self.targets.external().is_some()
+    /// Whether [`FrameRunner::load_source_on_device`] can take frames (on CUDA, either
+    /// interop path).
+    pub fn takes_device_frames(&self) -> bool {
+        self.cuda.is_some()
     }
 
     /// Runs `filters` on the source [`FrameRunner::load_source_on_device`] wrote.

@@ -70,6 +70,36 @@ impl FrameTargets {
         (o.width, o.height, o.format) == (width, height, format.gl())
     }
 
+    /// The plain source (no shared memory) made `size` of `format` for pixels CUDA writes:
+    /// kept where it already is, else made or re-specified (its CUDA registrations must be
+    /// released first: [`FrameTargets::plain_source_is`] says whether it changes).
+    pub fn plain_source_for_device(
+        &mut self,
+        gl: &glow::Context,
+        (w, h): (u32, u32),
+        format: GpuPixelFormat,
+    ) -> Result<&GlTexture, PipelineError> {
+        match self.plain_source {
+            Some(ref mut texture) => {
+                if (texture.width, texture.height, texture.format) != (w, h, format.gl()) {
+                    texture.respecify(gl, w, h, format.gl())?;
+                }
+                Ok(texture)
+            }
+            None => {
+                let texture = GlTexture::with_format(gl, w, h, format.gl(), None)?;
+                Ok(self.plain_source.insert(texture))
+            }
+        }
+    }
+
+    /// Whether the plain source is `size` of `format`.
+    pub fn plain_source_is(&self, (w, h): (u32, u32), format: GpuPixelFormat) -> bool {
+        self.plain_source
+            .as_ref()
+            .is_some_and(|t| (t.width, t.height, t.format) == (w, h, format.gl()))
+    }
+
     /// Loads `texels` of `format` (`size`, rows packed) as the frames' source and returns its
     /// GL texture (the "before" the app shows): on the external-memory path into the shared
     /// source itself (CUDA reads it with no copy; the name changes with the size), otherwise

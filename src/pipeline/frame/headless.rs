@@ -257,9 +257,9 @@ impl std::fmt::Display for VideoDecoder {
 }
 
 /// Runs `filters` on every frame of `video` and hands each result to `sink` in
-/// presentation order. On CUDA with external memory NVDEC decodes
-/// each frame straight into the frame's source (no host copy); otherwise, or where NVDEC
-/// cannot take the file, ffmpeg decodes and frames go through the host as stills do.
+/// presentation order. On CUDA (either interop path) NVDEC decodes each frame straight
+/// into the frame's source (no host copy); otherwise, or where NVDEC cannot take the file,
+/// ffmpeg decodes and frames go through the host as stills do.
 pub fn process_video_headless<E: From<PipelineError> + From<VideoError>>(
     video: &mut VideoFile,
     filters: &[Stage],
@@ -292,16 +292,11 @@ pub fn process_video_headless<E: From<PipelineError> + From<VideoError>>(
     let gl = &opened.gl;
     check_gpu_frame(gl, size.0, size.1, filters)?;
     let mut runner = FrameRunner::new(gl, request, interop, size.0, size.1)?;
-    let takes_device_frames = runner.takes_device_frames();
     let nvdec = match runner.cuda_device() {
-        Some(device) if takes_device_frames => match demuxer {
+        Some(device) => match demuxer {
             Some(demux) => NvdecReader::with_demuxer(path, demux, device),
             None => NvdecReader::open(path, device),
         },
-        Some(_) => Err(VideoError::NoNvdec {
-            path: path.to_path_buf(),
-            reason: NvdecError::MapUnmapInterop,
-        }),
         None => Err(VideoError::NoNvdec {
             path: path.to_path_buf(),
             reason: NvdecError::NoCuda(runner.status.reason.clone()),
