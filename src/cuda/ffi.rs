@@ -14,9 +14,7 @@ type GetDevicesFn = unsafe extern "C" fn(*mut c_uint, *mut CUdevice, c_uint, c_u
 
 /// `CU_GL_DEVICE_LIST_ALL`.
 const GL_DEVICE_LIST_ALL: c_uint = 1;
-/// `CU_GRAPHICS_REGISTER_FLAGS_NONE` (read and written), `..._READ_ONLY`,
-/// `..._WRITE_DISCARD`, `..._SURFACE_LDST`.
-pub const REGISTER_NONE: u32 = 0;
+/// `CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY`, `..._WRITE_DISCARD`, `..._SURFACE_LDST`.
 pub const REGISTER_READ_ONLY: u32 = 1;
 pub const REGISTER_WRITE_DISCARD: u32 = 2;
 pub const REGISTER_SURFACE_LDST: u32 = 4;

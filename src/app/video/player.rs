@@ -2,7 +2,7 @@
 //! frames and wakes the window after each; a clock at the stream's frame rate says which
 //! frame is due; frames that come too late to be shown are dropped and counted. Seeks and
 //! steps never wait: the decoder thread moves to the exact frame and it shows when it
-//! arrives. On CUDA with external memory NVDEC decodes and frames stay on the device;
+//! arrives. On CUDA NVDEC decodes and frames stay on the device;
 //! otherwise (or where NVDEC refuses the file) `ffmpeg` decodes into host memory.
 
 use crate::cuda::CudaDevice;

@@ -218,8 +218,9 @@ impl CudaFrame {
                 return Ok((k, r));
             }
         }
+        // Written by a copy or through a surface (a video frame's conversion).
         let source_flags = match want.writes_source {
-            true => ffi::REGISTER_NONE,
+            true => ffi::REGISTER_SURFACE_LDST,
             false => ffi::REGISTER_READ_ONLY,
         };
         let registered = ClassicResources::register(

@@ -205,8 +205,8 @@ impl FrameRunner {
 
     /// Loads an RGBA8 source of `size` that `write` fills on the device (a decoded video
     /// frame): [`FrameRunner::run_loaded_on_device`] runs it. On the external-memory path
-    /// the source is memory both share; on map/unmap the plain source, registered writable
-    /// and mapped for the write. Needs CUDA.
+    /// the source is memory both share; on map/unmap the plain source, registered for
+    /// surface stores and mapped for the write. Needs CUDA.
     pub fn load_source_on_device(
         &mut self,
         gl: &glow::Context,
