@@ -236,9 +236,10 @@ fn cpu_backend_copies_typed_images_exactly() {
 /// A user kernel (it reads and writes RGBA8) on a non-RGBA8 image is refused before any
 /// work; on 8-bit RGB it runs, and the filters run on every type.
 fn check_refusals(gl: &glow::Context, runner: &mut FrameRunner) {
+    // The repository where the tests run (the GPU machine's copy, not the build's).
     let kernel = format!(
-        "kernel:{}/assets/kernels/invert.cu",
-        env!("CARGO_MANIFEST_DIR")
+        "kernel:{}",
+        common::repo_root().join("assets/kernels/invert.cu").display()
     );
     let stack = vec![
         "gaussian:sigma=2".parse::<Stage>().expect("spec"),
