@@ -239,7 +239,9 @@ fn check_refusals(gl: &glow::Context, runner: &mut FrameRunner) {
     // The repository where the tests run (the GPU machine's copy, not the build's).
     let kernel = format!(
         "kernel:{}",
-        common::repo_root().join("assets/kernels/invert.cu").display()
+        common::repo_root()
+            .join("assets/kernels/invert.cu")
+            .display()
     );
     let stack = vec![
         "gaussian:sigma=2".parse::<Stage>().expect("spec"),

@@ -95,6 +95,12 @@ fn read_all(reader: &mut NvdecReader) -> Vec<(Yuv420, RgbaImage)> {
     frames
 }
 
+/// The largest difference of two images' samples.
+fn worst_difference(a: &RgbaImage, b: &RgbaImage) -> u8 {
+    let pairs = a.as_raw().iter().zip(b.as_raw());
+    pairs.map(|(a, b)| a.abs_diff(*b)).max().unwrap_or(0)
+}
+
 /// The frames of `name` through the stack on CUDA (on `interop`), decoded by NVDEC.
 fn through_the_stack(name: &str, filters: &[Filter], interop: InteropRequest) -> Vec<RgbaImage> {
     let path = clip(name);
@@ -194,13 +200,7 @@ fn gpu_video_frames_reach_the_stack_as_the_cpu_reference_converts_them() {
             )
             .expect("CPU sobel")
             .image;
-            let worst = got
-                .as_raw()
-                .iter()
-                .zip(want.as_raw())
-                .map(|(a, b)| a.abs_diff(*b))
-                .max()
-                .unwrap_or(0);
+            let worst = worst_difference(got, &want);
             assert!(worst <= 1, "{name} frame {i}: sobel off by {worst}");
         }
         eprintln!(
@@ -268,13 +268,7 @@ fn gpu_video_frames_run_whole_in_the_kernel_host() {
         for p in want.pixels_mut() {
             p.0 = [255 - p.0[0], 255 - p.0[1], 255 - p.0[2], p.0[3]];
         }
-        let worst = out
-            .as_raw()
-            .iter()
-            .zip(want.as_raw())
-            .map(|(a, b)| a.abs_diff(*b))
-            .max()
-            .unwrap_or(0);
+        let worst = worst_difference(&out, &want);
         assert!(
             worst <= 1,
             "frame {n}: {worst} levels from the CPU reference"
