@@ -69,3 +69,39 @@ histogram(cudaTextureObject_t src, int width, int height, unsigned int* bins)
 {
     histogram_items<HIST_WARPS, HIST_ROWS>(src, width, height, bins);
 }
+
+// The histogram of what is shown where the filters' result shows inside a selection only:
+// the caller counted the source with `histogram`; for each pixel of the selection
+// (x0, y0, w × h) this takes the source's bins away and adds the result's. One thread a
+// pixel in a grid-stride loop; a block keeps signed sub-histograms in shared memory and
+// adds each non-zero total to the global bins (unsigned wrap-around adds the negatives).
+//
+// Launch: HIST_BLOCK threads per block, a few blocks per SM (grid-stride).
+extern "C" __global__ void __launch_bounds__(HIST_BLOCK)
+histogram_swap_rect(cudaTextureObject_t src, cudaTextureObject_t out, int x0, int y0, int w,
+                    int h, unsigned int* bins)
+{
+    __shared__ int sub[4 * HIST_BINS];
+    for (int i = threadIdx.x; i < 4 * HIST_BINS; i += HIST_BLOCK) sub[i] = 0;
+    __syncthreads();
+    const long long n = (long long)w * h;
+    for (long long i = blockIdx.x * (long long)HIST_BLOCK + threadIdx.x; i < n;
+         i += (long long)gridDim.x * HIST_BLOCK) {
+        const int x = x0 + (int)(i % w);
+        const int y = y0 + (int)(i / w);
+        const uint4 s = texel_at(src, x, y);
+        const uint4 o = texel_at(out, x, y);
+        atomicSub(&sub[s.x], 1);
+        atomicSub(&sub[HIST_BINS + s.y], 1);
+        atomicSub(&sub[2 * HIST_BINS + s.z], 1);
+        atomicSub(&sub[3 * HIST_BINS + luma_bin(s)], 1);
+        atomicAdd(&sub[o.x], 1);
+        atomicAdd(&sub[HIST_BINS + o.y], 1);
+        atomicAdd(&sub[2 * HIST_BINS + o.z], 1);
+        atomicAdd(&sub[3 * HIST_BINS + luma_bin(o)], 1);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < 4 * HIST_BINS; b += HIST_BLOCK) {
+        if (sub[b] != 0) atomicAdd(&bins[b], (unsigned int)sub[b]);
+    }
+}

@@ -129,6 +129,69 @@ fn gl_bins(gl: &glow::Context, runner: &FrameRunner) -> Vec<u32> {
         .collect()
 }
 
+/// With filters on a selection only, the bins count what is shown: the result inside the
+/// selection, the source outside, on both interop paths and with a user kernel in the
+/// stack (whose frame then counts its bins in this process rather than whole in the kernel
+/// host): GL's bins and the report equal the CPU's count of the composite, which is not the
+/// result's own histogram.
+#[test]
+fn gpu_bins_count_what_is_shown_with_filters_on_a_selection() {
+    use cudalens::ops::ShownSelection;
+    use cudalens::pipeline::{Stage, KERNEL_HOST_STAGE};
+    let Some(ctx) = cuda_gl() else { return };
+    let gl = &ctx.gl;
+    let check = |runner: &mut FrameRunner, image: &RgbaImage, stack: &[Stage], label: &str| {
+        let (w, h) = image.dimensions();
+        let selection = ShownSelection {
+            x: w / 5,
+            y: h / 4,
+            width: w / 2,
+            height: h / 3,
+        };
+        let source = GlTexture::new(gl, w, h, Some(image.as_raw())).expect("source texture");
+        runner.targets.shown_selection = Some(selection);
+        runner
+            .targets
+            .bins
+            .write(gl, &[0x5A; 4096])
+            .expect("poison bins");
+        let report = runner.run(gl, &source, image, stack).expect("frame");
+        let out = runner.targets.output.read(gl).expect("read output");
+        let want = cpu::histogram_shown(image, &out, Some(selection));
+        assert_ne!(
+            want,
+            cpu::histogram(&out),
+            "{label}: a selection that shows nothing"
+        );
+        assert_eq!(report.histogram, want, "{label}: report");
+        assert_eq!(gl_bins(gl, runner), want.flat(), "{label}: GL bins");
+        source.destroy(gl);
+        report
+    };
+    let image = photo("astronaut.png");
+    let (w, h) = image.dimensions();
+    let sobel: Filter = "sobel".parse().expect("sobel");
+    for (path, kind) in PATHS {
+        let mut runner = cuda_runner(gl, path, w, h);
+        check(
+            &mut runner,
+            &image,
+            &stages_of(&[sobel]),
+            &format!("{kind:?}"),
+        );
+        runner.destroy(gl);
+    }
+    let Some(stacks) = user_kernel_stacks() else {
+        return;
+    };
+    let (w, h) = stacks.image.dimensions();
+    let mut runner = hosted_runner(gl, InteropRequest::External, w, h);
+    let report = check(&mut runner, &stacks.image, &stacks.good, "user kernel");
+    let names: Vec<&str> = report.stages.iter().map(|s| s.name.as_str()).collect();
+    assert!(!names.contains(&KERNEL_HOST_STAGE), "{names:?}");
+    runner.destroy(gl);
+}
+
 /// Compares one case; panics with a precise message on mismatch.
 fn check_case(gl: &glow::Context, label: &str, image: &RgbaImage, filters: &[Filter]) {
     let start = Instant::now();

@@ -5,6 +5,7 @@
 use super::worker::JobContext;
 use crate::filters::Filter;
 use crate::mandelbrot::{Dwells, MandelbrotSettings};
+use crate::ops::ShownSelection;
 use crate::pipeline::{
     cpu_panned_dwells, cpu_picture, cpu_picture_keeping_dwells, process_on_cpu_with, FrameReport,
     MandelbrotFrame, RenderControl, StageTime,
@@ -20,18 +21,23 @@ pub const BACKGROUND_PIXELS: u64 = 1 << 20;
 pub const PREVIEW_SCALE: u32 = 8;
 
 /// Runs `filters` on `image` (the CPU reference, filter by filter, checking for a cancel
-/// between them) and sends the result with its report.
+/// between them) and sends the result with its report, whose histogram counts what is
+/// shown (the result inside `shown` only, where given).
 pub fn filter_job(
     image: &Arc<RgbaImage>,
     filters: &[Filter],
+    shown: Option<ShownSelection>,
     job: &JobContext<(RgbaImage, FrameReport)>,
 ) {
     let done = process_on_cpu_with(image, filters, &mut |progress| {
         job.set_progress(progress);
         !job.cancelled()
     });
-    if let Some(result) = done {
-        job.send(result);
+    if let Some((result, mut report)) = done {
+        if shown.is_some() {
+            report.histogram = crate::ops::cpu::histogram_shown(image, &result, shown);
+        }
+        job.send((result, report));
     }
 }
 
@@ -147,12 +153,25 @@ mod tests {
         let image = Arc::new(img);
         let mut w = Worker::new("test");
         let (i2, f2) = (image.clone(), filters.clone());
-        w.start(|| {}, move |job| filter_job(&i2, &f2, job));
+        w.start(|| {}, move |job| filter_job(&i2, &f2, None, job));
         let got = finish(&mut w);
         let (result, report) = got.into_iter().last().expect("a result");
         assert_eq!(result, want);
         assert_eq!(report.stages.len(), 3);
         assert_eq!(report.histogram, crate::ops::cpu::histogram(&want));
+        // With filters on a selection only, the histogram counts what is shown.
+        let shown = Some(ShownSelection {
+            x: 10,
+            y: 8,
+            width: 30,
+            height: 20,
+        });
+        let (i2, f2) = (image.clone(), filters.clone());
+        w.start(|| {}, move |job| filter_job(&i2, &f2, shown, job));
+        let (result, report) = finish(&mut w).into_iter().last().expect("a result");
+        let composite = crate::ops::cpu::histogram_shown(&image, &result, shown);
+        assert_eq!(report.histogram, composite);
+        assert_ne!(report.histogram, crate::ops::cpu::histogram(&result));
     }
 
     #[test]

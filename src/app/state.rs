@@ -34,6 +34,7 @@ use super::GuiArgs;
 use crate::gl::HistogramRenderer;
 use crate::image_io::{load_image_with, LoadedImage, SAVE_EXTENSIONS};
 use crate::mandelbrot::deep::find_bookmark;
+use crate::ops::ShownSelection;
 use crate::pipeline::{upload_cpu_bins, BackendKind, FrameReport, FrameRunner, MandelbrotRenderer};
 use crate::pixels::PixelImage;
 use std::path::{Path, PathBuf};
@@ -733,6 +734,18 @@ impl AppState {
     /// Runs the filter stack if anything changed (or every frame when continuous).
     fn process_if_needed(&mut self, gl: &glow::Context, ctx: &egui::Context) {
         self.take_filter_result(gl);
+        // The histogram counts what is shown: with filters on the selection only, the
+        // result inside it and the source outside.
+        let shown = self.selection_only().map(|s| ShownSelection {
+            x: s.x,
+            y: s.y,
+            width: s.width,
+            height: s.height,
+        });
+        if self.runner.targets.shown_selection != shown {
+            self.runner.targets.shown_selection = shown;
+            self.dirty = true;
+        }
         let busy = self.filters.busy() || self.typed_filters.busy();
         if !(self.dirty || (self.continuous && !busy)) {
             return;
@@ -749,7 +762,7 @@ impl AppState {
             self.job_of = Some(image.clone());
             self.filters.start(
                 move || ctx.request_repaint(),
-                move |job| filter_job(&image, &filters, job),
+                move |job| filter_job(&image, &filters, shown, job),
             );
             return;
         }

@@ -51,6 +51,49 @@ pub unsafe fn launch_histogram(
         .map_err(CudaError::launch("histogram"))
 }
 
+/// Turns the bins of `src` (counted by [`launch_histogram`]) into those of what is shown
+/// where `out` shows inside `rect` only (x, y, width, height; inside both textures): the
+/// rectangle's source pixels taken away, its result pixels added.
+///
+/// # Safety
+/// As [`launch_histogram`]; `src` and `out` must be RGBA8 textures of one size holding
+/// `rect`.
+pub unsafe fn launch_histogram_swap_rect(
+    kernels: &KernelSet,
+    stream: &CudaStream,
+    (src, out): (&TextureObject, &TextureObject),
+    (x, y, w, h): (u32, u32, u32, u32),
+    bins: CUdeviceptr,
+) -> Result<(), CudaError> {
+    let block = HIST_WARPS * 32;
+    let pixels = u64::from(w) * u64::from(h);
+    let grid = pixels
+        .div_ceil(u64::from(block))
+        .min(u64::from(kernels.sm_count) * HIST_BLOCKS_PER_SM) as u32;
+    let cfg = LaunchConfig {
+        grid_dim: (grid.max(1), 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let f = kernels.function("histogram", "histogram_swap_rect", &cfg)?;
+    let (s, o) = (src.handle(), out.handle());
+    let [xi, yi, wi, hi] = [x, y, w, h].map(|v| v as i32);
+    let mut b = stream.launch_builder(&f);
+    b.arg(&s)
+        .arg(&o)
+        .arg(&xi)
+        .arg(&yi)
+        .arg(&wi)
+        .arg(&hi)
+        .arg(&bins);
+    // SAFETY: matches `histogram_swap_rect(tex, tex, int, int, int, int, unsigned int*)`;
+    // the caller guarantees that `bins` holds 4 · 256 u32 and the rectangle lies inside
+    // both textures.
+    unsafe { b.launch(cfg) }
+        .map(|_| ())
+        .map_err(CudaError::launch("histogram_swap_rect"))
+}
+
 /// The module of the ranged histograms of typed images (`kernels/histogram_ranged.cu`).
 pub const RANGED_MODULE: &str = "histogram_ranged";
 

@@ -30,8 +30,8 @@ pub use frame_copy::{copy_kernel_name, launch_copy, launch_typed_copy};
 pub use gaussian::gaussian_weights;
 pub use gpu_stage::{colour_plane_bytes, pick_typed_kernel, GpuStage, RGBA8};
 pub use histogram::{
-    launch_histogram, launch_ranged_histogram, ranged_histogram_cuda, RangedLaunch,
-    HISTOGRAM_BIN_BYTES, RANGED_MODULE,
+    launch_histogram, launch_histogram_swap_rect, launch_ranged_histogram, ranged_histogram_cuda,
+    RangedLaunch, HISTOGRAM_BIN_BYTES, RANGED_MODULE,
 };
 pub use param::{Default as ParamDefault, ParamDef, Params, MAX_PARAMS};
 pub use spec_error::FilterSpecError;

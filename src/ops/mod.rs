@@ -11,6 +11,6 @@ pub mod histogram;
 mod luma;
 mod random;
 
-pub use histogram::{ChannelStats, Histogram, HISTOGRAM_BINS};
+pub use histogram::{ChannelStats, Histogram, ShownSelection, HISTOGRAM_BINS};
 pub use luma::{luma, luma_bin};
 pub use random::random_image;

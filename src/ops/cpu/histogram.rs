@@ -4,7 +4,7 @@
 //! then counts into two private sets of bins (even and odd pixels, so that runs of equal
 //! values do not serialise on one counter); the sets are merged at the end.
 
-use super::super::{luma, Histogram, HISTOGRAM_BINS};
+use super::super::{luma, Histogram, ShownSelection, HISTOGRAM_BINS};
 use super::rows::band_height;
 use super::simd::vectorized;
 use super::to_u8;
@@ -75,11 +75,106 @@ pub fn histogram(image: &RgbaImage) -> Histogram {
     }
 }
 
+/// The histogram of what is shown where the filters' result `output` shows inside
+/// `selection` only and `source` (the same size) outside it (of `source` where the
+/// selection lies outside the image); of `output` where there is no selection (or the
+/// sizes differ: the whole result is shown then).
+pub fn histogram_shown(
+    source: &RgbaImage,
+    output: &RgbaImage,
+    selection: Option<ShownSelection>,
+) -> Histogram {
+    let Some(selection) = selection.filter(|_| source.dimensions() == output.dimensions()) else {
+        return histogram(output);
+    };
+    let mut shown = histogram(source);
+    let Some(s) = selection.within(output.dimensions()) else {
+        return shown;
+    };
+    let (x, w) = (s.x as usize * 4, s.width as usize * 4);
+    let row_bytes = source.width() as usize * 4;
+    let rows = s.y as usize..(s.y + s.height) as usize;
+    let inside = |image: &RgbaImage| {
+        let raw = image.as_raw();
+        rows.clone()
+            .map(|r| count_band(&raw[r * row_bytes + x..][..w], s.width as usize))
+            .fold([[0u32; HISTOGRAM_BINS]; 4], merge)
+    };
+    let (before, after) = (inside(source), inside(output));
+    for c in 0..4 {
+        for b in 0..HISTOGRAM_BINS {
+            shown.bins[c][b] = shown.bins[c][b] - before[c][b] + after[c][b];
+        }
+    }
+    shown
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::super::luma_bin;
     use super::super::test_images::random;
     use super::*;
+
+    /// What is shown with filters on a selection only, counted as the composite image
+    /// itself: the result inside (cut to the image), the source outside; the result's
+    /// own histogram without a selection or where the sizes differ.
+    #[test]
+    fn what_is_shown_counts_the_result_inside_the_selection_only() {
+        let (source, output) = (random(41, 29, 3), random(41, 29, 4));
+        for selection in [
+            ShownSelection {
+                x: 5,
+                y: 7,
+                width: 13,
+                height: 11,
+            },
+            ShownSelection {
+                x: 30,
+                y: 20,
+                width: 50,
+                height: 50,
+            },
+            ShownSelection {
+                x: 0,
+                y: 0,
+                width: 41,
+                height: 29,
+            },
+        ] {
+            let mut composite = source.clone();
+            for (x, y, p) in composite.enumerate_pixels_mut() {
+                let inside = (selection.x..selection.x + selection.width).contains(&x)
+                    && (selection.y..selection.y + selection.height).contains(&y);
+                if inside {
+                    *p = *output.get_pixel(x, y);
+                }
+            }
+            let shown = histogram_shown(&source, &output, Some(selection));
+            assert_eq!(shown, histogram(&composite), "{selection:?}");
+        }
+        let outside = ShownSelection {
+            x: 50,
+            y: 0,
+            width: 3,
+            height: 3,
+        };
+        assert_eq!(
+            histogram_shown(&source, &output, Some(outside)),
+            histogram(&source)
+        );
+        assert_eq!(histogram_shown(&source, &output, None), histogram(&output));
+        let smaller = random(40, 29, 5);
+        let some = Some(ShownSelection {
+            x: 1,
+            y: 1,
+            width: 2,
+            height: 2,
+        });
+        assert_eq!(
+            histogram_shown(&source, &smaller, some),
+            histogram(&smaller)
+        );
+    }
 
     #[test]
     fn counts_every_pixel_once_per_channel() {

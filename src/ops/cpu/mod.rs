@@ -11,7 +11,7 @@ pub mod rows;
 pub mod simd;
 
 pub use equalize::equalize_lut;
-pub use histogram::histogram;
+pub use histogram::{histogram, histogram_shown};
 
 /// Rounds a filtered value to 8 bits: `clamp(round(v), 0, 255)`.
 #[inline(always)]

@@ -20,4 +20,4 @@ pub use ranged::{
     ranged_histogram, resolve_range, HistogramOptions, RangedChannel, RangedHistogram,
     DEFAULT_BINS,
 };
-pub use rgba8::{ChannelStats, Histogram, CHANNEL_NAMES, HISTOGRAM_BINS};
+pub use rgba8::{ChannelStats, Histogram, ShownSelection, CHANNEL_NAMES, HISTOGRAM_BINS};

@@ -138,6 +138,33 @@ fn channel_stats(bins: &[u32; HISTOGRAM_BINS]) -> ChannelStats {
     }
 }
 
+/// A selection inside which the filters' result is shown and the source outside it
+/// ("Filters on Selection Only"): the histogram of what is shown counts the result's
+/// pixels inside and the source's outside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShownSelection {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl ShownSelection {
+    /// The selection cut to a `width × height` image (None where nothing is left).
+    pub fn within(self, (width, height): (u32, u32)) -> Option<Self> {
+        let x = self.x.min(width);
+        let y = self.y.min(height);
+        let w = self.width.min(width - x);
+        let h = self.height.min(height - y);
+        (w > 0 && h > 0).then_some(Self {
+            x,
+            y,
+            width: w,
+            height: h,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

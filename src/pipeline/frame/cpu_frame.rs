@@ -126,6 +126,9 @@ pub fn run_cpu_frame(
     filters: &[Filter],
 ) -> Result<FrameReport, GlError> {
     let (result, mut report) = process_on_cpu(image, filters);
+    if let Some(selection) = targets.shown_selection {
+        report.histogram = cpu::histogram_shown(image, &result, Some(selection));
+    }
     upload_cpu_result(gl, targets, &result, &mut report)?;
     Ok(report)
 }

@@ -164,7 +164,7 @@ impl CudaFrame {
                 (source, GpuPixelFormat::RGBA8),
                 filters,
                 &mut UserStages::Here(user_kernels),
-                true,
+                (true, None),
                 &mut timeline,
             )
         };
@@ -281,6 +281,7 @@ impl CudaFrame {
             shared.prepare_source(gl, source, self.source_changed)?;
         }
         self.source_changed = false;
+        let shown = targets.shown_selection;
         let mut timeline = GpuTimeline::start(&self.device.ctx, &stream)?;
         let mut classic = None;
         let resources: &mut dyn InteropResources = match targets.external() {
@@ -310,7 +311,7 @@ impl CudaFrame {
                     (size, format),
                     filters,
                     &mut users,
-                    false,
+                    (false, shown),
                     timeline,
                 )
             }
@@ -343,11 +344,15 @@ impl CudaFrame {
 
     /// Where `filters`' user kernels run: none (or `in_process`) here; else the whole frame
     /// in the kernel host where the targets are external memory, which the host imports
-    /// (unless it refused to); else the kernel host stage by stage.
+    /// (unless it refused to), and the bins count the result alone (a shown selection's
+    /// bins are counted here); else the kernel host stage by stage.
     fn placement(&self, filters: &[Stage], targets: &mut FrameTargets) -> Placement {
         if self.in_process || !filters.iter().any(|s| matches!(s, Stage::Kernel(_))) {
             Placement::InProcess
-        } else if self.host_frames_refused.is_none() && targets.external().is_some() {
+        } else if self.host_frames_refused.is_none()
+            && targets.shown_selection.is_none()
+            && targets.external().is_some()
+        {
             Placement::HostFrame
         } else {
             Placement::HostStages

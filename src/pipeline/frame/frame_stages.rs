@@ -9,8 +9,8 @@ use super::stage::Stage;
 use crate::cuda::{
     memory, ArrayRef, CudaDevice, CudaError, GpuTimeline, KernelSet, SurfaceObject, TextureObject,
 };
-use crate::filters::{launch_histogram, launch_typed_copy, GpuStage};
-use crate::ops::HISTOGRAM_BINS;
+use crate::filters::{launch_histogram, launch_histogram_swap_rect, launch_typed_copy, GpuStage};
+use crate::ops::{ShownSelection, HISTOGRAM_BINS};
 use crate::pipeline::interop::InteropViews;
 use crate::pipeline::report::hand_over_stage;
 use crate::pipeline::GpuPixelFormat;
@@ -170,7 +170,9 @@ impl FrameStages {
     /// Queues the frame's kernels on the acquired views, user kernels where `users` runs
     /// them. With `guard_output`, a user kernel never writes the output itself: the last
     /// stage, if it is one, writes an intermediate that is copied to the output after it,
-    /// so that a kernel that faults or never ends leaves the last output as it was.
+    /// so that a kernel that faults or never ends leaves the last output as it was. With
+    /// `shown`, the bins count what is shown: the result inside the selection, the source
+    /// outside (where the result has the source's size).
     ///
     /// # Safety
     /// `mapped` must hold this frame's objects (array 0: the source, `source`'s size and
@@ -187,7 +189,7 @@ impl FrameStages {
         (source, format): ((u32, u32), GpuPixelFormat),
         filters: &[Stage],
         users: &mut UserStages<'_>,
-        guard_output: bool,
+        (guard_output, shown): (bool, Option<ShownSelection>),
         timeline: &mut GpuTimeline,
     ) -> Result<(), CudaError> {
         let source_array = mapped.array(0)?;
@@ -283,9 +285,28 @@ impl FrameStages {
         // The histogram kernel reads RGBA8; other formats keep empty bins for now.
         if format == GpuPixelFormat::RGBA8 {
             let output_texture = TextureObject::from_array(ctx, output_array)?;
+            // With a selection (on a result of the source's size) the source is counted,
+            // then the selection's pixels swapped for the result's.
+            let shown = shown.filter(|_| (w, h) == source);
+            let counted = match shown {
+                Some(_) => &source_texture,
+                None => &output_texture,
+            };
             // SAFETY: `bins_ptr` is the frame's bin buffer, checked above to hold
-            // BIN_BUFFER_BYTES, valid until the frame's work is released.
-            unsafe { launch_histogram(&self.kernels, stream, &output_texture, w, h, bins_ptr)? };
+            // BIN_BUFFER_BYTES, valid until the frame's work is released; the selection
+            // lies inside both textures, of one size (`within`, and the test above).
+            unsafe {
+                launch_histogram(&self.kernels, stream, counted, w, h, bins_ptr)?;
+                if let Some(s) = shown.and_then(|s| s.within((w, h))) {
+                    launch_histogram_swap_rect(
+                        &self.kernels,
+                        stream,
+                        (&source_texture, &output_texture),
+                        (s.x, s.y, s.width, s.height),
+                        bins_ptr,
+                    )?;
+                }
+            }
         }
         // The histogram's own stage ends here: what NPP's peer does too (zeroed bins, counted
         // on the device); the copy to the host that the UI reads is a stage of its own.

@@ -3,7 +3,7 @@
 //! otherwise they are plain GL objects that CUDA registers and maps per frame.
 
 use crate::gl::{GlBuffer, GlError, GlTexture};
-use crate::ops::HISTOGRAM_BINS;
+use crate::ops::{ShownSelection, HISTOGRAM_BINS};
 use crate::pipeline::interop::ExternalInterop;
 use crate::pipeline::interop::SharedTargets;
 use crate::pipeline::{GpuPixelFormat, PipelineError};
@@ -19,6 +19,9 @@ pub struct FrameTargets {
     shared: Option<SharedTargets>,
     /// The loaded source when there is no shared memory (see `load_source`).
     plain_source: Option<GlTexture>,
+    /// Where the result shows inside a selection only (the source outside it): the bins
+    /// count what is shown. None: the bins count the result.
+    pub shown_selection: Option<ShownSelection>,
 }
 
 impl FrameTargets {
@@ -29,6 +32,7 @@ impl FrameTargets {
             bins: GlBuffer::new(gl, BIN_BUFFER_BYTES)?,
             shared: None,
             plain_source: None,
+            shown_selection: None,
         })
     }
 
@@ -47,6 +51,7 @@ impl FrameTargets {
             bins,
             shared: Some(shared),
             plain_source: None,
+            shown_selection: None,
         })
     }
 
