@@ -29,17 +29,9 @@ pub unsafe fn launch_histogram(
     h: u32,
     bins: CUdeviceptr,
 ) -> Result<(), CudaError> {
-    let block = HIST_WARPS * 32;
-    // Items of 32 columns × HIST_ROWS rows, one warp each at a time, a few blocks per SM.
+    // Items of 32 columns × HIST_ROWS rows, one warp each at a time.
     let items = u64::from(w.div_ceil(32)) * u64::from(h.div_ceil(HIST_ROWS));
-    let grid = items
-        .div_ceil(u64::from(HIST_WARPS))
-        .min(u64::from(kernels.sm_count) * HIST_BLOCKS_PER_SM) as u32;
-    let cfg = LaunchConfig {
-        grid_dim: (grid.max(1), 1, 1),
-        block_dim: (block, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = grid_stride(kernels, items.div_ceil(u64::from(HIST_WARPS)));
     let f = kernels.function("histogram", "histogram", &cfg)?;
     let (s, wi, hi) = (src.handle(), w as i32, h as i32);
     let mut b = stream.launch_builder(&f);
@@ -49,6 +41,17 @@ pub unsafe fn launch_histogram(
     unsafe { b.launch(cfg) }
         .map(|_| ())
         .map_err(CudaError::launch("histogram"))
+}
+
+/// A grid-stride launch of the frame histogram's kernels: blocks of HIST_WARPS warps,
+/// `blocks` of them where the device runs that many at once, else a few per SM.
+fn grid_stride(kernels: &KernelSet, blocks: u64) -> LaunchConfig {
+    let grid = blocks.min(u64::from(kernels.sm_count) * HIST_BLOCKS_PER_SM) as u32;
+    LaunchConfig {
+        grid_dim: (grid.max(1), 1, 1),
+        block_dim: (HIST_WARPS * 32, 1, 1),
+        shared_mem_bytes: 0,
+    }
 }
 
 /// Turns the bins of `src` (counted by [`launch_histogram`]) into those of what is shown
@@ -65,16 +68,9 @@ pub unsafe fn launch_histogram_swap_rect(
     (x, y, w, h): (u32, u32, u32, u32),
     bins: CUdeviceptr,
 ) -> Result<(), CudaError> {
-    let block = HIST_WARPS * 32;
+    // One thread a pixel.
     let pixels = u64::from(w) * u64::from(h);
-    let grid = pixels
-        .div_ceil(u64::from(block))
-        .min(u64::from(kernels.sm_count) * HIST_BLOCKS_PER_SM) as u32;
-    let cfg = LaunchConfig {
-        grid_dim: (grid.max(1), 1, 1),
-        block_dim: (block, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = grid_stride(kernels, pixels.div_ceil(u64::from(HIST_WARPS * 32)));
     let f = kernels.function("histogram", "histogram_swap_rect", &cfg)?;
     let (s, o) = (src.handle(), out.handle());
     let [xi, yi, wi, hi] = [x, y, w, h].map(|v| v as i32);
