@@ -887,7 +887,12 @@ impl AppState {
         if !current {
             return;
         }
-        if let Err(e) = t.set_result(gl, result, &mut self.display) {
+        // With filters on a selection only, the histogram counts what is shown.
+        let shown = self.runner.targets.shown_selection.map(|s| {
+            let rect = Some((s.x, s.y, s.width, s.height));
+            super::typed::selection_result(&result, &t.source, rect)
+        });
+        if let Err(e) = t.set_result(gl, result, &mut self.display, shown) {
             return self.set_message(format!("processing failed: {e}"), true);
         }
         self.frame_ms = ms;

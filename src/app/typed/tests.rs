@@ -229,6 +229,13 @@ fn a_selection_only_result_keeps_the_source_outside() {
     assert_eq!(bits(&saved), bits(&reference));
     assert_ne!(bits(&saved), bits(&result), "the source shows outside");
     assert_ne!(bits(&saved), bits(&source), "the result shows inside");
+    // The histogram panel counts what is shown (the window passes this composite).
+    let counts = |image: &PixelImage| super::view::TypedHistogram::of(image).map(|h| h.channels);
+    assert_ne!(
+        counts(&saved),
+        counts(&result),
+        "the histogram of what is shown"
+    );
     // Each pixel is the result's inside, the source's outside, as the inspector says.
     for (x, y) in [(0, 0), (w / 4, h / 3), (w / 4 - 1, h / 2), (w / 2, h / 2)] {
         let from = match shows_source_at((x, y), Some(rect)) {

@@ -127,19 +127,21 @@ impl TypedView {
         self.result.as_ref().unwrap_or(&self.source)
     }
 
-    /// Takes `result` as the one shown: uploaded, its histogram counted, drawn (the display
-    /// follows its data until the user changes it).
+    /// Takes `result` as the one shown: uploaded, the histogram of what is shown counted
+    /// (`shown`, where it is not the result: the result inside a selection only, the
+    /// source outside), drawn (the display follows its data until the user changes it).
     pub fn set_result(
         &mut self,
         gl: &glow::Context,
         result: PixelImage,
         targets: &mut DisplayTargets,
+        shown: Option<PixelImage>,
     ) -> Result<(), GlError> {
         match self.result_texture.as_mut() {
             Some(t) => reupload_pixels(gl, t, &result)?,
             None => self.result_texture = Some(upload_pixels(gl, &result)?),
         }
-        self.histogram = TypedHistogram::of(&result);
+        self.histogram = TypedHistogram::of(shown.as_ref().unwrap_or(&result));
         if !self.touched {
             self.panel = BrightnessContrastPanel::new(BrightnessContrast::for_image(&result));
         }
