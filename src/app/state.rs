@@ -315,10 +315,7 @@ impl AppState {
                     ctx.request_repaint();
                 }
             });
-            let device = match self.runner.takes_device_frames() {
-                true => self.runner.cuda_device().cloned(),
-                false => None,
-            };
+            let device = self.runner.cuda_device().cloned();
             let (player, first) = VideoPlayer::open(path, wake, device.as_ref())?;
             let image = first.pixels.into_host()?;
             log::info!("{}: decoded by {}", path.display(), player.decoded_by());
@@ -683,7 +680,7 @@ impl AppState {
             return self.set_message("the video changed size mid-stream; frame skipped", true);
         }
         let loaded = match frame.pixels {
-            FramePixels::Device(f) if self.runner.takes_device_frames() => self
+            FramePixels::Device(f) if self.runner.cuda_device().is_some() => self
                 .runner
                 .load_source_on_device(gl, f.size(), |array, stream| f.copy_to(array, stream))
                 .map(|_| self.device_frame = Some(f))
@@ -877,21 +874,23 @@ impl AppState {
 
     /// Shows a typed result of the current source.
     fn typed_filters_done(&mut self, gl: &glow::Context, result: PixelImage, ms: f64) {
-        let Some(t) = self.typed.as_mut() else {
+        let Some(source) = self.typed.as_ref().map(|t| t.source.clone()) else {
             return;
         };
         let current = self
             .typed_job_of
             .as_ref()
-            .is_some_and(|s| Arc::ptr_eq(s, &t.source));
+            .is_some_and(|s| Arc::ptr_eq(s, &source));
         if !current {
             return;
         }
-        // With filters on a selection only, the histogram counts what is shown.
-        let shown = self.runner.targets.shown_selection.map(|s| {
-            let rect = Some((s.x, s.y, s.width, s.height));
-            super::typed::selection_result(&result, &t.source, rect)
-        });
+        // With filters on a selection only, the histogram counts what is shown (as saved).
+        let shown = self
+            .selection_only()
+            .map(|_| self.saved_typed_result(&result, &source));
+        let Some(t) = self.typed.as_mut() else {
+            return;
+        };
         if let Err(e) = t.set_result(gl, result, &mut self.display, shown) {
             return self.set_message(format!("processing failed: {e}"), true);
         }

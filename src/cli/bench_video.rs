@@ -147,13 +147,8 @@ pub fn run(gl: &glow::Context, args: &BenchArgs, path: &Path) -> Result<Value, C
     };
     let stack = stages_of(&filters);
     let (w, h) = (info.width, info.height);
+    // Both requests are errors, not fallbacks, where CUDA or external memory is missing.
     let mut runner = FrameRunner::new(gl, BackendRequest::Cuda, InteropRequest::External, w, h)?;
-    if !runner.takes_device_frames() {
-        runner.destroy(gl);
-        return Err(CliError::usage(
-            "bench --video needs CUDA with external-memory interop",
-        ));
-    }
     let measured = (|| {
         let mut modes = serde_json::Map::new();
         let mut fps_of = Vec::new();

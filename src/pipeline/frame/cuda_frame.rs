@@ -164,7 +164,8 @@ impl CudaFrame {
                 (source, GpuPixelFormat::RGBA8),
                 filters,
                 &mut UserStages::Here(user_kernels),
-                (true, None),
+                true,
+                None,
                 &mut timeline,
             )
         };
@@ -311,7 +312,8 @@ impl CudaFrame {
                     (size, format),
                     filters,
                     &mut users,
-                    (false, shown),
+                    false,
+                    shown,
                     timeline,
                 )
             }

@@ -169,19 +169,23 @@ impl FrameRunner {
         channels: u8,
         texels: &[u8],
     ) -> Result<TextureRef, PipelineError> {
-        // A plain source is re-specified when its size or format changes: its registration
-        // goes first. (Pixels replaced alike keep it; shared memory has none.)
+        self.release_registrations_unless_source_is(size, format);
+        self.loaded = None;
+        let source =
+            self.freeing_spares_on_failure(gl, |r| r.load_texels_once(gl, (size, format), texels))?;
+        self.loaded = Some((format, channels));
+        Ok(source)
+    }
+
+    /// A plain source is re-specified when its size or format changes: its registration
+    /// goes first. (Pixels replaced alike keep it; shared memory has none.)
+    fn release_registrations_unless_source_is(&mut self, size: (u32, u32), format: GpuPixelFormat) {
         let kept = self.targets.source().map(|t| (t.width, t.height, t.format));
         if kept != Some((size.0, size.1, format.gl())) {
             if let Some(cuda) = self.cuda.as_mut() {
                 cuda.release_registrations();
             }
         }
-        self.loaded = None;
-        let source =
-            self.freeing_spares_on_failure(gl, |r| r.load_texels_once(gl, (size, format), texels))?;
-        self.loaded = Some((format, channels));
-        Ok(source)
     }
 
     /// The pixels go in through CUDA where the source is shared memory and CUDA is open
@@ -217,6 +221,9 @@ impl FrameRunner {
         ) -> Result<(), crate::cuda::CudaError>,
     ) -> Result<TextureRef, PipelineError> {
         let format = GpuPixelFormat::RGBA8;
+        if self.targets.external().is_none() {
+            self.release_registrations_unless_source_is(size, format);
+        }
         let Some(cuda) = self.cuda.as_mut() else {
             return Err(PipelineError::InteropUnavailable(
                 "frames decoded on the GPU need the CUDA backend".into(),
@@ -226,9 +233,6 @@ impl FrameRunner {
         let source = match self.targets.external() {
             Some(shared) => cuda.write_source(gl, shared, (size, format), write)?,
             None => {
-                if !self.targets.plain_source_is(size, format) {
-                    cuda.release_registrations();
-                }
                 let source = self
                     .targets
                     .plain_source_for_device(gl, size, format)?
@@ -250,12 +254,6 @@ impl FrameRunner {
         frame: &crate::video::nvdec::MappedFrame<'_>,
     ) -> Result<TextureRef, PipelineError> {
         self.load_source_on_device(gl, frame.size(), |array, _| frame.write_rgba(array))
-    }
-
-    /// Whether [`FrameRunner::load_source_on_device`] can take frames (on CUDA, either
-    /// interop path).
-    pub fn takes_device_frames(&self) -> bool {
-        self.cuda.is_some()
     }
 
     /// Runs `filters` on the source [`FrameRunner::load_source_on_device`] wrote.

@@ -189,7 +189,8 @@ impl FrameStages {
         (source, format): ((u32, u32), GpuPixelFormat),
         filters: &[Stage],
         users: &mut UserStages<'_>,
-        (guard_output, shown): (bool, Option<ShownSelection>),
+        guard_output: bool,
+        shown: Option<ShownSelection>,
         timeline: &mut GpuTimeline,
     ) -> Result<(), CudaError> {
         let source_array = mapped.array(0)?;

@@ -77,7 +77,7 @@ impl FrameTargets {
 
     /// The plain source (no shared memory) made `size` of `format` for pixels CUDA writes:
     /// kept where it already is, else made or re-specified (its CUDA registrations must be
-    /// released first: [`FrameTargets::plain_source_is`] says whether it changes).
+    /// released first).
     pub fn plain_source_for_device(
         &mut self,
         gl: &glow::Context,
@@ -96,13 +96,6 @@ impl FrameTargets {
                 Ok(self.plain_source.insert(texture))
             }
         }
-    }
-
-    /// Whether the plain source is `size` of `format`.
-    pub fn plain_source_is(&self, (w, h): (u32, u32), format: GpuPixelFormat) -> bool {
-        self.plain_source
-            .as_ref()
-            .is_some_and(|t| (t.width, t.height, t.format) == (w, h, format.gl()))
     }
 
     /// Loads `texels` of `format` (`size`, rows packed) as the frames' source and returns its
