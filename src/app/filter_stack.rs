@@ -363,6 +363,11 @@ enum RowEdit {
 /// The payload of an entry being dragged: its index.
 struct DraggedEntry(usize);
 
+/// The index of the stack entry being dragged, if one is.
+pub fn dragged_entry(ctx: &egui::Context) -> Option<usize> {
+    egui::DragAndDrop::payload::<DraggedEntry>(ctx).map(|d| d.0)
+}
+
 /// The row of one entry: drag handle, switch and name, its buttons and context menu.
 fn entry_header_ui(
     ui: &mut Ui,

@@ -7,8 +7,15 @@
 //! `none`), the filter stack (`gaussian,-sobel`: names in order, `-` before those off;
 //! `none`), the name of the image tab's next undo step (`Add_gaussian`, or `none`), and
 //! a typed image's display window (`MIN..MAX` of the first channel, or `none`), and the
-//! index of a video's frame shown (`none` for a still).
+//! index of a video's frame shown (`none` for a still), and what holds the user's attention
+//! (`,`-joined: `quit-question`, `dialog:open` and the other dialogs, `drag:NAME` while a
+//! stack entry is dragged, `selecting` during a selecting drag, `menu`,
+//! `brightness-contrast` and `kernel-editor` windows open; `none`), so that a script waits
+//! for the state its next input needs instead of guessing how long the app takes.
 
+use super::file_dialog::DialogPurpose;
+use super::filter_stack::dragged_entry;
+use super::state::AppState;
 use std::fs::File;
 use std::io::Write;
 use std::time::Instant;
@@ -32,6 +39,8 @@ pub struct FrameLine<'a> {
     pub display: Option<(f64, f64)>,
     /// The index of the video frame shown.
     pub video: Option<u64>,
+    /// What holds the user's attention (see the module's note), `none` when nothing.
+    pub attention: String,
 }
 
 /// `text` as one word of the log: `none` when empty, spaces as `_`.
@@ -41,6 +50,40 @@ fn word(text: &str) -> String {
     } else {
         text.replace(char::is_whitespace, "_")
     }
+}
+
+/// What holds the user's attention this frame, as the log names it: its items joined by
+/// `,` (empty: nothing).
+pub fn attention_of(state: &AppState, ctx: &egui::Context) -> String {
+    let mut items: Vec<String> = Vec::new();
+    if state.quit_prompt {
+        items.push("quit-question".into());
+    }
+    if let Some(browser) = &state.browser {
+        let purpose = match browser.purpose {
+            DialogPurpose::Open => "open",
+            DialogPurpose::SaveResult => "save-result",
+            DialogPurpose::SaveMandelbrot => "save-view",
+            DialogPurpose::ImportPalette => "import-palette",
+        };
+        items.push(format!("dialog:{purpose}"));
+    }
+    if let Some(entry) = dragged_entry(ctx).and_then(|i| state.stack.entries.get(i)) {
+        items.push(format!("drag:{}", entry.filter.label()));
+    }
+    if state.view.drag_anchor.is_some() {
+        items.push("selecting".into());
+    }
+    if egui::Popup::is_any_open(ctx) {
+        items.push("menu".into());
+    }
+    if state.typed.as_ref().is_some_and(|t| t.panel_open) {
+        items.push("brightness-contrast".into());
+    }
+    if state.kernel_editor.open {
+        items.push("kernel-editor".into());
+    }
+    items.join(",")
 }
 
 /// The open log; writes that fail are reported once and end the log, never the app.
@@ -89,14 +132,15 @@ impl FrameLog {
             .map_or_else(|| "none".into(), |(lo, hi)| format!("{lo}..{hi}"));
         let video = line.video.map_or_else(|| "none".into(), |i| i.to_string());
         let text = format!(
-            "{:.3} {} {} {} {}x{} {} {selection} {stack} {undo} {display} {video}\n",
+            "{:.3} {} {} {} {}x{} {} {selection} {stack} {undo} {display} {video} {}\n",
             self.start.elapsed().as_secs_f64(),
             line.tab,
             u8::from(line.busy),
             line.filters,
             line.image.0,
             line.image.1,
-            line.fractal
+            line.fractal,
+            word(&line.attention)
         );
         if let Err(e) = file.write_all(text.as_bytes()) {
             log::warn!("{FRAME_LOG_VAR}: {e}; no more frames logged");

@@ -1,7 +1,7 @@
 //! winit event handling: the window, egui_glow, redraws, dropped files, screenshots.
 
 use super::config_dir::config_dir;
-use super::frame_log::{FrameLine, FrameLog};
+use super::frame_log::{attention_of, FrameLine, FrameLog};
 use super::settings::{SavedWindow, Settings, SettingsStore};
 use super::state::{AppState, Tab};
 use super::GuiArgs;
@@ -300,6 +300,7 @@ impl Handler {
                 (range.min, range.max)
             }),
             video: r.state.video.as_ref().map(|v| v.shown()),
+            attention: attention_of(&r.state, &r.egui.egui_ctx),
         });
         self.frames += 1;
         self.last_frame = Some(Instant::now());
