@@ -5,8 +5,7 @@
 //! gesture is one step of undo. Zoom and pan move the settings' exact location, so they
 //! go on below f64's precision (deep views).
 
-use super::view_history::Place;
-use crate::mandelbrot::{MandelbrotSettings, View};
+use crate::mandelbrot::{MandelbrotSettings, Place, View};
 use egui::{Key, PointerButton, Pos2, Rect, Response, Ui};
 use std::time::Instant;
 
@@ -155,8 +154,7 @@ impl Navigator {
         ppp: f32,
         view: &mut MandelbrotSettings,
     ) -> NavOutcome {
-        let before = Place::of(&view.view);
-        let before_deep = view.location().ok();
+        let before = view.place().ok();
         let mut out = NavOutcome::default();
         let to_px = |p: Pos2| {
             (
@@ -238,17 +236,18 @@ impl Navigator {
         let keys = self.keyboard(ui, view, dt);
         out.animating |= keys;
         self.clock.mark(now, out.animating);
-        out.changed = Place::of(&view.view) != before || view.location().ok() != before_deep;
+        let after = view.place().ok();
+        out.changed = after != before;
         let active = primary
             || secondary
             || keys
             || time - self.last_wheel < WHEEL_GESTURE
             || ui.input(|i| i.pointer.button_down(PointerButton::Middle));
         match (active || self.press.is_some(), self.gesture_from) {
-            (true, None) => self.gesture_from = Some(before),
+            (true, None) => self.gesture_from = before,
             (false, Some(from)) => {
                 self.gesture_from = None;
-                out.finished = (from != Place::of(&view.view)).then_some(from);
+                out.finished = (Some(from) != after).then_some(from);
             }
             _ => {}
         }

@@ -11,16 +11,16 @@ use super::mandelbrot_navigation::Navigator;
 use super::palette_editor::{add_user_palette, palette_ui, PaletteEditor, PaletteRequest};
 use super::settings::UserBookmark;
 use super::user_bookmarks::{julia_button_ui, user_bookmarks_ui, BookmarkAction};
-use super::view_history::{Place, ViewHistory};
+use super::view_history::ViewHistory;
 use super::view_text::{short_scientific, view_from_text, view_to_text, ViewText};
 use super::worker::{progress_ui, Worker};
-use crate::mandelbrot::deep::{DeepBookmark, DeepLocation, DEEP_BOOKMARKS};
+use crate::mandelbrot::deep::{DeepBookmark, DEEP_BOOKMARKS};
 #[cfg(test)]
 use crate::mandelbrot::Palette;
 use crate::mandelbrot::{
     kind_color, pan_offset, Dwells, Fractal, FractalKind, Gradient, JuliaC, MandelbrotSettings,
-    Mode, MsRecord, PaletteChoice, Precision, RectKind, Refinement, View, BOOKMARKS, DENSITY_RANGE,
-    JULIA_START, MAX_DWELL_LIMIT, MAX_RENDER_SIDE,
+    Mode, MsRecord, PaletteChoice, Place, Precision, RectKind, Refinement, View, BOOKMARKS,
+    DENSITY_RANGE, JULIA_START, MAX_DWELL_LIMIT, MAX_RENDER_SIDE,
 };
 use crate::pipeline::{BackendKind, MandelbrotFrame, MandelbrotRenderer};
 use egui::{pos2, vec2, Color32, Rect, Sense, Stroke, Ui};
@@ -34,8 +34,6 @@ const OVERLAY_MAX: usize = 20_000;
 /// How long a background frame that has shown nothing may run before a newer view
 /// replaces it.
 const RESTART_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
-/// Exact locations of deep places remembered for undo and redo.
-const DEEP_PLACES: usize = 400;
 /// The live Julia preview: size (pixels) and max dwell.
 const PREVIEW_SIZE: (u32, u32) = (192, 144);
 const PREVIEW_MAX_DWELL: u32 = 256;
@@ -59,9 +57,6 @@ pub struct MandelbrotView {
     /// The user's bookmarks (saved with the settings) and the name being typed.
     pub user_bookmarks: Vec<UserBookmark>,
     pub new_bookmark_name: String,
-    /// The exact locations of the deep places shown lately: the history holds f64 places,
-    /// and undo or redo to one of these restores its exact location.
-    deep_places: Vec<(Place, DeepLocation)>,
     /// The view being pasted as text.
     pub view_text: String,
     /// Frames computed in the background (CPU backend) and the texture they are shown in.
@@ -152,10 +147,9 @@ fn elide_middle(text: &str, max: usize) -> String {
     out
 }
 
-/// The Mandelbrot view left for a Julia set: its view, exact location and undo history.
+/// The Mandelbrot view left for a Julia set: its place and undo history.
 struct JuliaReturn {
-    view: View,
-    deep: Option<DeepLocation>,
+    place: Place,
     history: ViewHistory,
 }
 
@@ -186,7 +180,6 @@ impl MandelbrotView {
             user_bookmarks: Vec::new(),
             new_bookmark_name: String::new(),
             last_frame: None,
-            deep_places: Vec::new(),
             view_text: String::new(),
             worker: Worker::new("explorer"),
             cpu_texture: None,
@@ -393,26 +386,29 @@ impl MandelbrotView {
     /// Goes to the view the opened PNG carries.
     pub fn open_offered_view(&mut self) {
         if let Some((_, v)) = self.offered_view.clone() {
-            self.go_to_view(v.location, v.max_dwell, v.fractal);
+            self.go_to_text(&v);
+        }
+    }
+
+    /// Goes to a view read from text (its max dwell, else the current one).
+    pub fn go_to_text(&mut self, v: &ViewText) {
+        let max_dwell = v.max_dwell.unwrap_or(self.settings.view.max_dwell);
+        match Place::new(v.location, max_dwell) {
+            Ok(place) => self.go_to_place_of(v.fractal, place),
+            Err(e) => self.error = Some(format!("view: {e}")),
         }
     }
 
     /// Shows the Julia set of `c` (whole), remembering the Mandelbrot view to go back to.
     pub fn show_julia(&mut self, c: JuliaC) {
-        let s = &self.settings;
-        let from_mandelbrot = s.view.fractal == Fractal::Mandelbrot;
-        let (view, deep) = (s.view, s.deep.filter(|d| d.matches_f64(&s.view)));
+        let from_mandelbrot = self.settings.view.fractal == Fractal::Mandelbrot;
+        let place = self.settings.place();
         match self.settings.show_julia(c) {
             Ok(()) => {
                 let history = std::mem::take(&mut self.history);
-                if from_mandelbrot {
-                    self.julia_return = Some(Box::new(JuliaReturn {
-                        view,
-                        deep,
-                        history,
-                    }));
+                if let (true, Ok(place)) = (from_mandelbrot, place) {
+                    self.julia_return = Some(Box::new(JuliaReturn { place, history }));
                 }
-                self.deep_places.clear();
                 self.error = None;
                 self.dirty = true;
             }
@@ -431,22 +427,20 @@ impl MandelbrotView {
     /// Back to the Mandelbrot view the Julia set was picked from (its size stays the
     /// panel's), or to the whole set when there is none.
     pub fn back_to_mandelbrot(&mut self) {
-        let (w, h) = (self.settings.view.width, self.settings.view.height);
+        self.settings.view.fractal = Fractal::Mandelbrot;
         match self.julia_return.take() {
             Some(r) => {
-                self.settings.view = r.view;
-                self.settings.deep = r.deep;
+                self.settings.set_place(&r.place);
                 self.history = r.history;
             }
             None => {
-                self.settings.view = View::default();
+                let home = View::default();
+                (self.settings.view.center, self.settings.view.span) = (home.center, home.span);
+                self.settings.view.max_dwell = home.max_dwell;
                 self.settings.deep = None;
                 self.history = ViewHistory::default();
             }
         }
-        (self.settings.view.width, self.settings.view.height) = (w, h);
-        self.settings.view.fractal = Fractal::Mandelbrot;
-        self.deep_places.clear();
         self.error = None;
         self.dirty = true;
     }
@@ -591,7 +585,6 @@ impl MandelbrotView {
             return;
         }
         self.dirty = false;
-        self.remember_deep();
         if self.in_background() && self.recolour(gl) {
             return;
         }
@@ -654,60 +647,22 @@ impl MandelbrotView {
         }
     }
 
-    /// Remembers the exact location of the current place if it is deep.
-    fn remember_deep(&mut self) {
-        let place = Place::of(&self.settings.view);
-        let Some(deep) = self.settings.deep else {
-            return;
-        };
-        if !deep.matches_f64(&self.settings.view)
-            || self.deep_places.last().is_some_and(|(p, _)| *p == place)
-        {
-            return;
-        }
-        self.deep_places.push((place, deep));
-        if self.deep_places.len() > DEEP_PLACES {
-            self.deep_places.remove(0);
-        }
-    }
-
-    /// Applies `place`, with its exact location when it was a deep place shown lately.
-    fn apply(&mut self, place: Place) {
-        place.apply(&mut self.settings.view);
-        if let Some((_, deep)) = self.deep_places.iter().rev().find(|(p, _)| *p == place) {
-            self.settings.deep = Some(*deep);
-        }
-        self.dirty = true;
+    /// Where the view is now (None only for an f64 view no decimal holds).
+    fn current_place(&self) -> Option<Place> {
+        self.settings.place().ok()
     }
 
     /// Goes to a deep bookmark, remembering the current place for undo.
     pub fn go_to_deep(&mut self, bookmark: &DeepBookmark) {
-        self.remember_deep();
-        let current = Place::of(&self.settings.view);
-        match self.settings.go_to(bookmark) {
-            Ok(()) => {
-                self.history.push(current);
-                self.dirty = true;
-            }
+        match bookmark.place() {
+            Ok(place) => self.go_to_place_of(Fractal::Mandelbrot, place),
             Err(e) => self.error = Some(format!("bookmark {}: {e}", bookmark.name)),
         }
     }
 
-    /// Goes to an exact location (a pasted view), remembering the current place for undo.
-    pub fn go_to_location(&mut self, loc: DeepLocation, max_dwell: Option<u32>) {
-        self.remember_deep();
-        let current = Place::of(&self.settings.view);
-        self.settings.set_location(loc);
-        if let Some(d) = max_dwell {
-            self.settings.view.max_dwell = d.clamp(16, MAX_DWELL_LIMIT);
-        }
-        self.history.push(current);
-        self.error = None;
-        self.dirty = true;
-    }
-
-    /// Goes to an exact view of either fractal (a pasted view).
-    pub fn go_to_view(&mut self, loc: DeepLocation, max_dwell: Option<u32>, fractal: Fractal) {
+    /// Goes to `place` of `fractal` (a bookmark, a pasted view), from either fractal:
+    /// a step of undo within that fractal's history.
+    pub fn go_to_place_of(&mut self, fractal: Fractal, place: Place) {
         match fractal {
             Fractal::Mandelbrot if self.settings.view.fractal != fractal => {
                 self.back_to_mandelbrot()
@@ -715,23 +670,19 @@ impl MandelbrotView {
             Fractal::Julia { c } if self.settings.view.fractal != fractal => self.show_julia(c),
             _ => {}
         }
-        self.go_to_location(loc, max_dwell);
-    }
-
-    /// Moves to a place of the Mandelbrot set (a bookmark), from a Julia set too.
-    pub fn go_to_mandelbrot_place(&mut self, place: Place) {
-        if self.settings.view.fractal != Fractal::Mandelbrot {
-            self.back_to_mandelbrot();
-        }
         self.go_to(place);
+        self.error = None;
     }
 
-    /// Moves to `place`, remembering the current one for undo.
+    /// Moves to `place` of the fractal shown, remembering the current one for undo.
     pub fn go_to(&mut self, place: Place) {
-        let current = Place::of(&self.settings.view);
-        if place != current {
-            self.history.push(current);
-            self.apply(place);
+        let current = self.current_place();
+        if current != Some(place) {
+            if let Some(current) = current {
+                self.history.push(current);
+            }
+            self.settings.set_place(&place);
+            self.dirty = true;
         }
     }
 
@@ -745,16 +696,22 @@ impl MandelbrotView {
     }
 
     pub fn undo(&mut self) {
-        self.remember_deep();
-        if let Some(p) = self.history.undo(Place::of(&self.settings.view)) {
-            self.apply(p);
+        let Some(current) = self.current_place() else {
+            return;
+        };
+        if let Some(p) = self.history.undo(current) {
+            self.settings.set_place(&p);
+            self.dirty = true;
         }
     }
 
     pub fn redo(&mut self) {
-        self.remember_deep();
-        if let Some(p) = self.history.redo(Place::of(&self.settings.view)) {
-            self.apply(p);
+        let Some(current) = self.current_place() else {
+            return;
+        };
+        if let Some(p) = self.history.redo(current) {
+            self.settings.set_place(&p);
+            self.dirty = true;
         }
     }
 
@@ -794,10 +751,10 @@ fn shortcuts(ui: &Ui, m: &mut MandelbrotView) {
                 ..View::default()
             },
         };
-        m.go_to(Place {
-            max_dwell: m.settings.view.max_dwell,
-            ..Place::of(&home)
-        });
+        match Place::from_f64(home.center, home.span, m.settings.view.max_dwell) {
+            Ok(place) => m.go_to(place),
+            Err(e) => m.error = Some(format!("reset: {e}")),
+        }
     }
     m.settings.overlay ^= overlay;
     m.settings.coloring.smooth ^= smooth;
@@ -1186,7 +1143,7 @@ fn location_ui(ui: &mut Ui, m: &mut MandelbrotView) {
         {
             match view_from_text(&m.view_text) {
                 Ok(v) => {
-                    m.go_to_view(v.location, v.max_dwell, v.fractal);
+                    m.go_to_text(&v);
                     m.view_text.clear();
                 }
                 Err(e) => m.error = Some(format!("pasted view: {e}")),
@@ -1446,11 +1403,10 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> Option<Con
     for (name, center, span, max_dwell) in BOOKMARKS {
         ui.horizontal(|ui| {
             if ui.button(name).clicked() {
-                m.go_to_mandelbrot_place(Place {
-                    center,
-                    span,
-                    max_dwell,
-                });
+                match Place::from_f64(center, span, max_dwell) {
+                    Ok(place) => m.go_to_place_of(Fractal::Mandelbrot, place),
+                    Err(e) => m.error = Some(format!("bookmark {name}: {e}")),
+                }
             }
             if julia_button_ui(ui) {
                 match JuliaC::from_f64(center.0, center.1) {
@@ -1460,15 +1416,10 @@ pub fn mandelbrot_controls_ui(ui: &mut Ui, m: &mut MandelbrotView) -> Option<Con
             }
         });
     }
-    let view = m.settings.view;
-    match user_bookmarks_ui(ui, &mut m.user_bookmarks, &mut m.new_bookmark_name, &view) {
-        Some(BookmarkAction::Go(place, fractal)) => match fractal {
-            Fractal::Mandelbrot => m.go_to_mandelbrot_place(place),
-            Fractal::Julia { c } => {
-                m.show_julia(c);
-                m.go_to(place);
-            }
-        },
+    let shown = m.settings.clone();
+    match user_bookmarks_ui(ui, &mut m.user_bookmarks, &mut m.new_bookmark_name, &shown) {
+        Some(BookmarkAction::Go(place, fractal)) => m.go_to_place_of(fractal, *place),
+        Some(BookmarkAction::Invalid(e)) => m.error = Some(e),
         Some(BookmarkAction::Julia(c)) => m.show_julia(c),
         None => {}
     }

@@ -6,7 +6,8 @@ use super::palette_editor::{
     palette_from_setting, palette_setting_name, restore_palettes, saved_palettes,
 };
 use super::settings::{
-    SavedEditor, SavedExplorer, SavedFilter, SavedHistogram, SavedWindow, Settings,
+    exact_texts, saved_place, SavedEditor, SavedExplorer, SavedFilter, SavedHistogram, SavedWindow,
+    Settings,
 };
 use super::state::{AppState, Tab};
 use super::GuiArgs;
@@ -103,7 +104,7 @@ impl AppState {
     pub fn settings(&self, window: SavedWindow) -> Settings {
         let m = &self.mandelbrot.settings;
         // A view past f64 keeps its exact location.
-        let deep = m.deep.filter(|d| d.matches_f64(&m.view));
+        let exact = exact_texts(m);
         Settings {
             tab: match self.tab {
                 Tab::Image => "image",
@@ -132,8 +133,8 @@ impl AppState {
                 density: m.coloring.density,
                 offset: m.coloring.offset,
                 zoom_per_second: self.mandelbrot.navigator.zoom_per_second,
-                deep_center: deep.map(|d| format!("{},{}", d.re.scientific(), d.im.scientific())),
-                deep_span: deep.map(|d| d.span.scientific()),
+                deep_center: exact.as_ref().map(|e| e.0.clone()),
+                deep_span: exact.map(|e| e.1),
                 fractal: m.view.fractal.text(),
                 user_palettes: saved_palettes(&self.mandelbrot.user_palettes),
                 bla: m.bla,
@@ -190,17 +191,10 @@ impl AppState {
         // A --bookmark or --julia given on the command line chose the place (and its max
         // dwell).
         if args.bookmark.is_none() && args.julia.is_none() {
-            if e.span.is_finite() && e.span > 0.0 && e.center.iter().all(|c| c.is_finite()) {
-                (m.view.center, m.view.span) = ((e.center[0], e.center[1]), e.span);
-            } else {
-                notes.push("saved explorer view is invalid; kept the default".into());
-            }
-            m.view.max_dwell = e.max_dwell.clamp(16, crate::mandelbrot::MAX_DWELL_LIMIT);
-            if let (Some(c), Some(sp)) = (&e.deep_center, &e.deep_span) {
-                match crate::mandelbrot::deep::DeepLocation::parse(c, sp) {
-                    Ok(loc) => m.set_location(loc),
-                    Err(err) => notes.push(format!("saved deep view skipped: {err}")),
-                }
+            let exact = (e.deep_center.as_deref(), e.deep_span.as_deref());
+            match saved_place(e.center, e.span, exact, e.max_dwell) {
+                Ok(place) => m.set_place(&place),
+                Err(err) => notes.push(format!("saved explorer view skipped: {err}")),
             }
             match crate::mandelbrot::Fractal::parse(&e.fractal) {
                 Ok(f) => m.view.fractal = f,

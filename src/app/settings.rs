@@ -11,6 +11,8 @@
 
 use super::config_dir::write_atomically;
 use crate::image_io::SaveError;
+use crate::mandelbrot::deep::{DeepError, DeepLocation};
+use crate::mandelbrot::{MandelbrotSettings, Place};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -149,6 +151,12 @@ pub struct UserBookmark {
     /// A place of the Julia set of c = "RE,IM" (exact decimals); None: of the Mandelbrot set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub julia: Option<String>,
+    /// The exact centre ("RE,IM") and span, which `center` and `span` round (absent in
+    /// bookmarks saved before they were kept: those go to the f64 place).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deep_center: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deep_span: Option<String>,
 }
 
 /// Everything restored on start.
@@ -288,6 +296,33 @@ impl SettingsStore {
     }
 }
 
+/// The place a saved view names: its exact centre ("RE,IM") and span where kept, else its
+/// f64 centre and span; the max dwell checked.
+pub fn saved_place(
+    center: [f64; 2],
+    span: f64,
+    exact: (Option<&str>, Option<&str>),
+    max_dwell: u32,
+) -> Result<Place, DeepError> {
+    let location = match exact {
+        (Some(center), Some(span)) => DeepLocation::parse(center, span)?,
+        _ => DeepLocation::from_f64((center[0], center[1]), span)?,
+    };
+    Place::new(location, max_dwell)
+}
+
+/// The exact centre ("RE,IM") and span a saved view keeps beside its f64 ones: None where
+/// f64 holds the view's location.
+pub fn exact_texts(s: &MandelbrotSettings) -> Option<(String, String)> {
+    let exact = s.location().ok()?;
+    (DeepLocation::from_view(&s.view).ok() != Some(exact)).then(|| {
+        (
+            format!("{},{}", exact.re.scientific(), exact.im.scientific()),
+            exact.span.scientific(),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,6 +393,8 @@ mod tests {
                     span: 0.004,
                     max_dwell: 2048,
                     julia: None,
+                    deep_center: None,
+                    deep_span: None,
                 },
                 UserBookmark {
                     name: "rabbit's ear".into(),
@@ -365,6 +402,8 @@ mod tests {
                     span: 0.5,
                     max_dwell: 500,
                     julia: Some("-0.123,0.745".into()),
+                    deep_center: Some("1.00000000000000000000000000000000000001e-1,2e-1".into()),
+                    deep_span: Some("5e-40".into()),
                 },
             ],
             save_dir: Some(PathBuf::from("/home/me/results")),

@@ -1,28 +1,6 @@
-//! Undo and redo of the explorer's views (where it looks, not the window size).
+//! Undo and redo of the explorer's views (where it looks, exactly: not the window size).
 
-use crate::mandelbrot::View;
-
-/// The part of a view that navigation changes.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Place {
-    pub center: (f64, f64),
-    pub span: f64,
-    pub max_dwell: u32,
-}
-
-impl Place {
-    pub fn of(view: &View) -> Self {
-        Self {
-            center: view.center,
-            span: view.span,
-            max_dwell: view.max_dwell,
-        }
-    }
-
-    pub fn apply(&self, view: &mut View) {
-        (view.center, view.span, view.max_dwell) = (self.center, self.span, self.max_dwell);
-    }
-}
+use crate::mandelbrot::Place;
 
 /// Views before the current one (undo) and after it (redo), at most `LIMIT` each.
 #[derive(Debug, Default)]
@@ -73,11 +51,7 @@ mod tests {
     use super::*;
 
     fn at(x: f64) -> Place {
-        Place {
-            center: (x, 0.0),
-            span: 1.0,
-            max_dwell: 100,
-        }
+        Place::from_f64((x, 0.0), 1.0, 100).expect("place")
     }
 
     #[test]
@@ -95,5 +69,37 @@ mod tests {
         h.undo(at(2.0));
         h.push(at(1.0)); // a new change drops the redo list
         assert!(!h.can_redo() && h.can_undo());
+    }
+
+    #[test]
+    fn undo_past_f64_returns_to_each_exact_place() {
+        use crate::mandelbrot::MandelbrotSettings;
+        let mut s = MandelbrotSettings::default();
+        let mut h = ViewHistory::default();
+        let mut visited = Vec::new();
+        // Zoom far below f64 (each step a change of its own), then pan there.
+        for step in 0..160 {
+            let before = s.place().expect("place");
+            if step < 150 {
+                s.zoom_at(300.0, 200.0, 0.5);
+            } else {
+                s.pan_pixels(7.0, -3.0);
+            }
+            h.push(before);
+            visited.push(before);
+        }
+        assert!(s.deep_precision().is_some(), "deep at the end");
+        let end = s.place().expect("place");
+        for want in visited.iter().rev() {
+            let p = h.undo(s.place().expect("place")).expect("an undo step");
+            s.set_place(&p);
+            assert_eq!(s.place().expect("place"), *want);
+        }
+        assert!(!h.can_undo());
+        for _ in 0..visited.len() {
+            let p = h.redo(s.place().expect("place")).expect("a redo step");
+            s.set_place(&p);
+        }
+        assert_eq!(s.place().expect("place"), end, "redo comes back exactly");
     }
 }

@@ -16,9 +16,9 @@ use crate::image_io::{
 };
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
-    draw_overlay, load_map, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode, Palette,
-    PaletteChoice, PosterPlan, Precision, Refinement, View, DENSITY_RANGE, DISTANCE_WIDTH_RANGE,
-    MAX_DWELL_16_BIT, MAX_DWELL_LIMIT, MAX_POSTER_SIDE, MAX_RENDER_SIDE,
+    check_max_dwell, draw_overlay, load_map, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode,
+    Palette, PaletteChoice, PosterPlan, Precision, Refinement, View, DENSITY_RANGE,
+    DISTANCE_WIDTH_RANGE, MAX_DWELL_16_BIT, MAX_POSTER_SIDE, MAX_RENDER_SIDE,
 };
 use crate::pipeline::{
     render_frames_spread, render_mandelbrot_frames, render_poster, BackendRequest, DeviceChoice,
@@ -295,19 +295,13 @@ fn validate(args: &MandelbrotArgs, max_dwell: u32) -> Result<(), CliError> {
             ));
         }
     }
-    let dwell_png = args.dwell && !exr;
-    let limit = if dwell_png {
-        MAX_DWELL_16_BIT
-    } else {
-        MAX_DWELL_LIMIT
-    };
-    if max_dwell == 0 || max_dwell > limit {
-        let why = if dwell_png {
-            " (a 16-bit dwell PNG)"
-        } else {
-            ""
-        };
-        return usage(format!("max dwell {max_dwell}: must be 1..={limit}{why}"));
+    if let Err(e) = check_max_dwell(max_dwell) {
+        return usage(e.to_string());
+    }
+    if args.dwell && !exr && max_dwell > MAX_DWELL_16_BIT {
+        return usage(format!(
+            "max dwell {max_dwell}: a 16-bit dwell PNG holds 1..={MAX_DWELL_16_BIT} (or write .exr)"
+        ));
     }
     if let Some(d) = args.distance.filter(|d| !DISTANCE_WIDTH_RANGE.contains(d)) {
         return usage(format!(

@@ -2,13 +2,12 @@
 //! decimal arithmetic, and whether a view renders by perturbation.
 //!
 //! `settings.deep` is the exact location only while `settings.view` holds its f64 rounding:
-//! code that moves the f64 view (undo, bookmarks, zoom sequences, saved sessions) thereby
-//! returns to f64 locations without having to know about deep views.
+//! code that moves only the f64 view (a plain zoom sequence, a renderer's f64 copy)
+//! thereby returns to f64 locations without having to know about deep views. Navigation
+//! (undo and redo, bookmarks, pasted views) moves exact [`Place`]s: `place` and `set_place`.
 
-use super::deep::{
-    choose_precision, is_deep, Decimal, DeepBookmark, DeepError, DeepLocation, DeepView,
-};
-use super::{Fractal, JuliaC, MandelbrotSettings, Precision};
+use super::deep::{choose_precision, is_deep, Decimal, DeepError, DeepLocation, DeepView};
+use super::{Fractal, JuliaC, MandelbrotSettings, Place, Precision};
 
 /// Where a Julia view starts: centred at 0, 4 wide.
 pub const JULIA_START: (f64, f64, f64) = (0.0, 0.0, 4.0);
@@ -39,11 +38,15 @@ impl MandelbrotSettings {
         self.deep = Some(location);
     }
 
-    /// Goes to a deep bookmark (its location and max dwell).
-    pub fn go_to(&mut self, bookmark: &DeepBookmark) -> Result<(), DeepError> {
-        self.set_location(bookmark.location()?);
-        self.view.max_dwell = bookmark.max_dwell;
-        Ok(())
+    /// Where the view is, exactly, with its max dwell.
+    pub fn place(&self) -> Result<Place, DeepError> {
+        Place::new(self.location()?, self.view.max_dwell)
+    }
+
+    /// Moves the view to `place` (its exact location and max dwell).
+    pub fn set_place(&mut self, place: &Place) {
+        self.set_location(place.location);
+        self.view.max_dwell = place.max_dwell();
     }
 
     /// The perturbation precision this view renders with, if it is deep.

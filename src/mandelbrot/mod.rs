@@ -18,6 +18,7 @@ mod overlay;
 mod palette;
 mod palette_file;
 mod pan;
+mod place;
 mod poster;
 mod rect;
 mod refinement;
@@ -43,6 +44,7 @@ pub use overlay::{draw_overlay, kind_color};
 pub use palette::{Gradient, GradientError, Palette, PaletteChoice, Stop, MAX_STOPS};
 pub use palette_file::{load_map, parse_map, MapError, MAP_MAX_BYTES, MAP_MAX_COLOURS};
 pub use pan::{pan_offset, panned_dwells, whole_pixels};
+pub use place::{check_max_dwell, Place, MAX_DWELL_RANGE};
 pub use poster::{
     tile_settings, PosterPlan, PosterTile, MAX_POSTER_SIDE, POSTER_BAND_ROWS, POSTER_TILE_WIDTH,
 };

@@ -18,6 +18,11 @@ impl DeepBookmark {
     pub fn location(&self) -> Result<DeepLocation, DeepError> {
         DeepLocation::new(self.re.parse()?, self.im.parse()?, self.span.parse()?)
     }
+
+    /// Its location and max dwell.
+    pub fn place(&self) -> Result<crate::mandelbrot::Place, DeepError> {
+        crate::mandelbrot::Place::new(self.location()?, self.max_dwell)
+    }
 }
 
 /// The deep bookmark whose name starts with `prefix` (any case).

@@ -76,10 +76,15 @@ impl DeepLocation {
 
     /// The exact location of an f64 view.
     pub fn from_view(view: &View) -> Result<Self, DeepError> {
+        Self::from_f64(view.center, view.span)
+    }
+
+    /// The exact location of an f64 centre and span.
+    pub fn from_f64(center: (f64, f64), span: f64) -> Result<Self, DeepError> {
         Self::new(
-            Decimal::from_f64(view.center.0)?,
-            Decimal::from_f64(view.center.1)?,
-            Decimal::from_f64(view.span)?,
+            Decimal::from_f64(center.0)?,
+            Decimal::from_f64(center.1)?,
+            Decimal::from_f64(span)?,
         )
     }
 

@@ -52,4 +52,6 @@ pub enum DeepError {
     NotAPair(String),
     #[error("{0}")]
     Fractal(String),
+    #[error("max dwell {0}: must be 1..={limit}", limit = crate::mandelbrot::MAX_DWELL_LIMIT)]
+    MaxDwell(u32),
 }
