@@ -135,6 +135,9 @@ shared_constants! {
     TYPED_BOX_DIRECT_RADIUS = 16;
     /// Bins of a typed luma or channel histogram (U16 and F32; U8 uses 256).
     TYPED_HIST_BINS = 65536;
+    /// Threads of an `equalize_tables` block (one block a channel; a power of two that
+    /// divides TYPED_HIST_BINS, at most 1024).
+    EQUALIZE_TABLE_THREADS = 1024;
 
     // the Mandelbrot kernels: kernels/mandelbrot.cu.
     /// Steps between two periodicity checks of an orbit (a power of two): z is compared with

@@ -79,15 +79,91 @@ equalize_apply(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int 
 // Scratch (u32 words): bins [c][TYPED_HIST_BINS] from 0; the float channels' least and
 // greatest order keys at EQ_RANGE + 2c; the tables (f32) [c][TYPED_HIST_BINS] at EQ_TABLE;
 // one flag a channel at EQ_HAS (0: the channel is constant and kept as it is).
-// equalize_range_<format> (floats) and equalize_hist_<format> count here; the host reads
-// the bins, makes each channel's table with the reference's own function and uploads it;
-// equalize_map_<format> looks each value's bin up (non-finite values kept); alpha kept.
-// One thread a pixel: block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
+// equalize_range_<format> (floats) and equalize_hist_<format> count here, equalize_tables
+// makes each channel's table and flag from its bins (below), and equalize_map_<format>
+// looks each value's bin up (non-finite values kept); alpha kept. Nothing goes to the host.
+// Counting and mapping: one thread a pixel, block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid
+// (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
 #include "typed.cuh"
 
 #define EQ_RANGE (3 * TYPED_HIST_BINS)
 #define EQ_TABLE (EQ_RANGE + 8)
 #define EQ_HAS (EQ_TABLE + 3 * TYPED_HIST_BINS)
+
+// equalize_tables: each colour channel's table from its bins, on the device, in the
+// reference's arithmetic (filters/equalize/typed.rs, equalize_table). One block a channel
+// (grid = colour channels) of EQUALIZE_TABLE_THREADS threads; thread t owns the
+// TYPED_HIST_BINS / EQUALIZE_TABLE_THREADS consecutive bins from t times that. The block
+// finds the first non-empty bin (a shared minimum) and each thread the count below its
+// bins (a block-wide exclusive scan of per-thread totals, in u64: the same sums as the
+// reference's running loop); then each thread writes its entries. `round`: integer
+// samples (round_ties_even((sum as f32) * (full / (N - h[i0]) as f32)), clamped to
+// 0..=full); else floats ((sum as f32) * full / (N - h[i0]) as f32). Entries at or below
+// the first bin are 0; a constant channel gets its flag at EQ_HAS cleared (kept as it is).
+#define EQ_PER_THREAD (TYPED_HIST_BINS / EQUALIZE_TABLE_THREADS)
+
+__device__ __forceinline__ unsigned long long warp_inclusive_sum_u64(unsigned long long v)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned long long other = __shfl_up_sync(0xffffffffu, v, d);
+        if (lane >= d) v += other;
+    }
+    return v;
+}
+
+extern "C" __global__ void __launch_bounds__(EQUALIZE_TABLE_THREADS)
+equalize_tables(unsigned int* scratch, int round, float full)
+{
+    __shared__ unsigned long long warp_totals[EQUALIZE_TABLE_THREADS / 32];
+    __shared__ unsigned int first_bin;
+    __shared__ unsigned long long total;
+    const int c = blockIdx.x, t = threadIdx.x;
+    const unsigned int* hist = scratch + c * TYPED_HIST_BINS;
+    float* table = (float*)(scratch + EQ_TABLE) + c * TYPED_HIST_BINS;
+    const int begin = t * EQ_PER_THREAD;
+    if (t == 0) first_bin = TYPED_HIST_BINS;
+    __syncthreads();
+    unsigned long long mine = 0;
+    for (int i = begin; i < begin + EQ_PER_THREAD; ++i) {
+        const unsigned int h = hist[i];
+        if (h != 0u && mine == 0) atomicMin(&first_bin, (unsigned int)i);
+        mine += h;
+    }
+    // Exclusive scan of the threads' totals: the count below bin `begin`.
+    const unsigned long long in_warp = warp_inclusive_sum_u64(mine);
+    if ((t & 31) == 31) warp_totals[t >> 5] = in_warp;
+    __syncthreads();
+    if (t < 32) {
+        const unsigned long long w = t < EQUALIZE_TABLE_THREADS / 32 ? warp_totals[t] : 0;
+        const unsigned long long scanned = warp_inclusive_sum_u64(w);
+        if (t < EQUALIZE_TABLE_THREADS / 32) warp_totals[t] = scanned - w;
+        if (t == 31) total = scanned;
+    }
+    __syncthreads();
+    const unsigned int first = first_bin;
+    const unsigned long long n = total;
+    if (first == TYPED_HIST_BINS || (unsigned long long)hist[first] == n) {
+        if (t == 0) scratch[EQ_HAS + c] = 0u;
+        return;
+    }
+    if (t == 0) scratch[EQ_HAS + c] = 1u;
+    const unsigned long long at_first = hist[first];
+    const float rest = __ull2float_rn(n - at_first);
+    const float scale = __fdiv_rn(full, rest);
+    unsigned long long cdf = warp_totals[t >> 5] + in_warp - mine;  // count below `begin`
+    for (int i = begin; i < begin + EQ_PER_THREAD; ++i) {
+        cdf += hist[i];
+        float v = 0.0f;
+        if ((unsigned int)i > first) {
+            const float sum = __ull2float_rn(cdf - at_first);
+            v = round ? fminf(fmaxf(rintf(__fmul_rn(sum, scale)), 0.0f), full)
+                      : __fdiv_rn(__fmul_rn(sum, full), rest);
+        }
+        table[i] = v;
+    }
+}
 
 // The bin of channel c's value v (false: not counted, a non-finite float).
 template <typename T>

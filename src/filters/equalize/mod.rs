@@ -15,7 +15,8 @@ mod cpu;
 mod typed;
 
 use crate::kernel_constants::{
-    EQUALIZE_BINS, EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, EQUALIZE_ROWS, TYPED_HIST_BINS,
+    EQUALIZE_BINS, EQUALIZE_BLOCK_X, EQUALIZE_BLOCK_Y, EQUALIZE_ROWS, EQUALIZE_TABLE_THREADS,
+    TYPED_HIST_BINS,
 };
 use super::histogram::{launch_histogram, HISTOGRAM_BIN_BYTES};
 use super::{FilterDef, FilterOps, Golden, GpuStage, Params, RGBA8};
@@ -35,9 +36,9 @@ const EQ_TABLE: usize = EQ_RANGE + 8;
 const EQ_HAS: usize = EQ_TABLE + 3 * BINS;
 const TYPED_WORDS: usize = EQ_HAS + 4;
 
-/// Equalisation of a typed stage (`equalize_{range,hist,map}_<format>`): each channel's
-/// table is made on the host by the reference's own [`typed::equalize_tables`] from the
-/// bins the device counted (one wait for the stream), then looked up on the device.
+/// Equalisation of a typed stage (`equalize_{range,hist,map}_<format>`, `equalize_tables`):
+/// counted, each channel's table made (the arithmetic of [`typed::equalize_tables`]) and
+/// looked up, all on the device.
 fn launch_typed(stage: &mut GpuStage<'_>) -> Result<(), CudaError> {
     let (w, h) = (stage.width, stage.height);
     check_scratch("equalize", stage.scratch.len(), 4 * TYPED_WORDS)?;
@@ -64,26 +65,20 @@ fn launch_typed(stage: &mut GpuStage<'_>) -> Result<(), CudaError> {
         // TYPED_HIST_BINS per channel).
         unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
     }
-    let bins = match sample {
-        SampleType::F32 => BINS,
-        _ => sample.full_scale() as usize + 1,
+    let tables_cfg = LaunchConfig {
+        grid_dim: (colour as u32, 1, 1),
+        block_dim: (EQUALIZE_TABLE_THREADS, 1, 1),
+        shared_mem_bytes: 0,
     };
-    // Only the bins the image's channels use travel: channel c's from word c · BINS.
-    let used = (colour - 1) * BINS + bins;
-    let counts = stage.scratch_u32(0, used)?;
-    let hists: Vec<&[u32]> = (0..colour).map(|c| &counts[c * BINS..c * BINS + bins]).collect();
-    let mut tables = vec![0u32; used];
-    let mut has = [0u32; 3];
-    for (c, table) in typed::equalize_tables(&hists, sample).into_iter().enumerate() {
-        if let Some(table) = table {
-            for (t, v) in tables[c * BINS..].iter_mut().zip(&table) {
-                *t = v.to_bits();
-            }
-            has[c] = 1;
-        }
-    }
-    stage.write_scratch(4 * EQ_TABLE, &tables)?;
-    stage.write_scratch(4 * EQ_HAS, &has)?;
+    let f = stage
+        .kernels
+        .function("equalize", "equalize_tables", &tables_cfg)?;
+    let (round, full) = (i32::from(sample != SampleType::F32), sample.full_scale());
+    let mut b = stage.stream.launch_builder(&f);
+    b.arg(&mut *stage.scratch).arg(&round).arg(&full);
+    // SAFETY: matches `equalize_tables(unsigned int*, int, float)`; block c reads channel
+    // c's bins and writes its table and flag, inside the checked scratch (c < 3).
+    unsafe { b.launch(tables_cfg) }.map_err(CudaError::launch("equalize_tables"))?;
     let kernel = crate::typed_kernel!("equalize_map", stage.layout)?;
     let f = stage.kernels.function("equalize", kernel, &cfg)?;
     let mut b = stage.stream.launch_builder(&f);

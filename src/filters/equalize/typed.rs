@@ -88,7 +88,8 @@ impl Binning {
 
 /// The table of each channel's bins (`hists`: one per colour channel, one bin per value
 /// for integer types, [`F32_BINS`] over the channel's range for floats), `None` for a
-/// constant channel: what [`equalize_typed`] maps by (the typed kernels too).
+/// constant channel: what [`equalize_typed`] maps by (the `equalize_tables` kernel makes
+/// the same tables on the device).
 pub fn equalize_tables(hists: &[&[u32]], sample: SampleType) -> Vec<Option<Vec<f32>>> {
     hists
         .iter()
