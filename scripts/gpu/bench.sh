@@ -6,7 +6,9 @@
 # Steps: filters (`cudalens bench` at 4K, the filter table), explorer (`--mandelbrot`: the
 # explorer's frame), peers (`cudalens-bench --peers` at 4K and 8K: NPP beside each kernel),
 # goals (`cudalens-bench --mandelbrot`: Mariani–Silver at the four goal points and the
-# window bookmarks), typed (`cudalens bench --type u8|u16|f32` at 4K, f32 at 8K), kernels (`--kernels`: user kernels' goals), deep, handover (the GL–CUDA hand-over probe on both interop paths),
+# window bookmarks), typed (`cudalens bench --type u8|u16|f32` at 4K, f32 at 8K),
+# typed-peers (`cudalens-bench --peers --type u16|f32` at 4K: NPP's 16u and 32f calls beside
+# the typed kernels), kernels (`--kernels`: user kernels' goals), deep, handover (the GL–CUDA hand-over probe on both interop paths),
 # ms-sweep (the tuning sweep: long, one per call). DEADLINE (epoch seconds) stops steps.
 cd "$(dirname "$0")/../.."
 source scripts/gpu/common.sh
@@ -58,6 +60,12 @@ for s in $steps; do
                    step_pair "typed-4k-$t" 200 app --backend cuda --runs 20 --size 3840x2160 --type "$t"
                done
                step_pair typed-8k-f32 240 app --backend cuda --runs 10 --size 7680x4320 --type f32 ;;
+        # NPP's 16u and 32f C4R calls (box, Gaussian, median, Sobel in 32f, the copy) beside
+        # the typed kernels on the same 4K image, each checked against the typed reference.
+        typed-peers) for t in u16 f32; do
+                         step_pair "typed-peers-4k-$t" 300 research --backend cuda --peers \
+                             --type "$t" --runs 20 --size 3840x2160
+                     done ;;
         # User kernels: edit to first frame, the per-pixel copy's share of the built-in copy
         # at 4K and 8K, the tiled Sobel against the built-in (in the kernel host and in-process).
         kernels) step kernels 300 "$B/cudalens" bench --kernels --runs 30 --json "$OUT/kernels.json" ;;

@@ -10,18 +10,21 @@ mod npp;
 mod peer_bench;
 mod peer_for;
 mod peers;
+mod typed_peers;
 mod video_peer;
 
 use clap::Parser;
 use cudalens::cli::bench::{bench_frame, check_bench, headless_gl, measure_cases, Measured};
 use cudalens::cli::{BenchArgs, CliError};
+use cudalens::pixels::SampleType;
 use std::process::ExitCode;
 
 /// Shown at the end of `cudalens-bench --help`.
 const MODES: &str = "\
 Modes (each adds to the filter table of `cudalens bench` unless said otherwise):
   --peers            NPP's nearest equivalent of each filter case, same process and image,
-                     checked against the CPU reference (needs libnpp* on the library path)
+                     checked against the CPU reference (needs libnpp* on the library path);
+                     with --type u16|f32, NPP's 16u or 32f RGBA calls beside the typed kernels
   --mandelbrot       Mariani–Silver against per-pixel: the four goal points, the bookmarks at
                      window sizes, the nesting presets, one pixel's latency, the explorer frame
   --ms-sweep         a grid of Mariani–Silver tunings per size class (implies --mandelbrot;
@@ -38,6 +41,7 @@ Modes (each adds to the filter table of `cudalens bench` unless said otherwise):
 
 Examples:
   cudalens-bench --backend cuda --peers --size 3840x2160 --json peers.json
+  cudalens-bench --backend cuda --peers --type f32 --size 3840x2160 --runs 20
   cudalens-bench --backend cuda --mandelbrot --runs 15
   cudalens-bench --backend cuda --mandelbrot --ms-sweep --ms-sweep-sizes large
   cudalens-bench --backend cuda --deep --size 1920x1080 --runs 20
@@ -144,10 +148,22 @@ fn run(cli: &BenchCli) -> Result<(), CliError> {
     if let Some(i) = &interop {
         println!("interop: {i}");
     }
+    // RGBA8 peers run after each case (the app's hook); typed ones after the last case,
+    // since the app runs no hook on typed images.
+    let typed = cudalens::cli::bench::bench_sample_type(args.sample_type) != SampleType::U8;
     let mut peer_run = peers::PeerRun::default();
     let hook: Option<&mut dyn cudalens::cli::bench::CaseHook> =
-        cli.peers.then_some(&mut peer_run as _);
+        (cli.peers && !typed).then_some(&mut peer_run as _);
     let measured = measure_cases(gl, args, &mut runner, &source, &image, hook);
+    let typed_peer_json = match &measured {
+        Ok(m) if cli.peers && typed => Some(typed_peers::run(
+            runner.cuda_device(),
+            args,
+            &image,
+            &m.json,
+        )),
+        _ => None,
+    };
     runner.destroy(gl);
     source.destroy(gl);
     let Measured {
@@ -155,6 +171,7 @@ fn run(cli: &BenchCli) -> Result<(), CliError> {
         peers: peer_json,
         copy_gbps,
     } = measured?;
+    let peer_json = peer_json.or(typed_peer_json);
     if cli.deep {
         json.insert(
             "deep".into(),
@@ -203,6 +220,33 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<BenchCli, clap::Error> {
+        BenchCli::try_parse_from(std::iter::once("cudalens-bench").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn peers_take_the_apps_sample_type() {
+        use cudalens::cli::bench::bench_sample_type;
+        let cli = parse(&["--peers", "--size", "64x32"]).expect("parses");
+        assert_eq!(bench_sample_type(cli.common.sample_type), SampleType::U8);
+        for (name, sample) in [("u16", SampleType::U16), ("f32", SampleType::F32)] {
+            let cli = parse(&[
+                "--peers",
+                "--type",
+                name,
+                "--size",
+                "3840x2160",
+                "--runs",
+                "20",
+            ])
+            .expect("parses");
+            assert!(cli.peers);
+            assert_eq!(bench_sample_type(cli.common.sample_type), sample);
+            assert_eq!((cli.common.size, cli.common.runs), ((3840, 2160), 20));
+        }
+        assert!(parse(&["--peers", "--type", "u32"]).is_err());
+    }
 
     #[test]
     fn every_argument_has_help() {

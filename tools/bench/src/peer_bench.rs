@@ -1,10 +1,13 @@
 //! [`PeerBench`]: NPP loaded on the benchmark's device with the benchmark's image in
-//! pitched linear memory, the copy of the same bytes that is the yardstick, and the timing
-//! of one peer (first run checked against the CPU reference, then a time-boxed median).
+//! pitched linear memory (RGBA8, or RGBA of 16-bit or float samples for the typed peers),
+//! the copy of the same bytes that is the yardstick, and the timing of one peer (first run
+//! checked against the CPU reference, then a time-boxed median).
 
+use crate::npp::typed::{image_rows, pixel_bytes};
 use crate::npp::{max_difference, Compare, Npp, NppError, NppImage, Peer, PeerOutput};
 use cudalens::bench_stats::median;
 use cudalens::cuda::{copy_ms_samples, CudaDevice, GpuTimeline};
+use cudalens::pixels::PixelImage;
 use image::RgbaImage;
 
 /// A peer whose first run takes longer than this is timed once (box r = 255 takes seconds).
@@ -39,12 +42,32 @@ impl PeerBench {
     /// Loads NPP and uploads `image`; [`NppError::NotFound`] without NPP.
     pub fn new(device: &CudaDevice, image: &RgbaImage, runs: usize) -> Result<Self, NppError> {
         let npp = Npp::load(device)?;
-        let (w, h) = image.dimensions();
         let src = NppImage::from_image(device, image)?;
-        let copy_ms = median(copy_ms_samples(device, src.bytes(), runs)?);
+        Self::with_source(npp, src, runs)
+    }
+
+    /// As [`PeerBench::new`] for an RGBA image of any sample type (the typed peers).
+    pub fn from_pixels(
+        device: &CudaDevice,
+        image: &PixelImage,
+        runs: usize,
+    ) -> Result<Self, NppError> {
+        let npp = Npp::load(device)?;
+        let (w, h) = image.dimensions();
+        let pixel = pixel_bytes(image.sample_type());
+        let mut src = NppImage::with_pixel_bytes(device, w, h, pixel)?;
+        src.upload_rows(device, &image_rows(image)?)?;
+        Self::with_source(npp, src, runs)
+    }
+
+    /// The bench of `src`: destinations of its size and pixel bytes, the copy yardstick.
+    fn with_source(npp: Npp, src: NppImage, runs: usize) -> Result<Self, NppError> {
+        let device = npp.device.clone();
+        let (w, h, pixel) = (src.width, src.height, src.pixel_bytes);
+        let copy_ms = median(copy_ms_samples(&device, src.bytes(), runs)?);
         Ok(Self {
-            dst: NppImage::new(device, w, h)?,
-            dst_transposed: NppImage::new(device, h, w)?,
+            dst: NppImage::with_pixel_bytes(&device, w, h, pixel)?,
+            dst_transposed: NppImage::with_pixel_bytes(&device, h, w, pixel)?,
             src,
             npp,
             copy_ms,
@@ -65,6 +88,20 @@ impl PeerBench {
         peer: &Peer,
         reference: Option<&PeerOutput>,
     ) -> Result<PeerTiming, NppError> {
+        let (output, ms, runs) = self.run_and_time(peer)?;
+        let max_difference = reference.and_then(|r| max_difference(&output, r, peer.compare));
+        Ok(PeerTiming {
+            label: peer.label.clone(),
+            ms,
+            runs,
+            compare: peer.compare,
+            max_difference,
+        })
+    }
+
+    /// Runs `peer` once on a poisoned destination and reads its output back, then times it:
+    /// the output, the median milliseconds and the timed runs.
+    pub fn run_and_time(&mut self, peer: &Peer) -> Result<(PeerOutput, f64, usize), NppError> {
         let device = self.npp.device.clone();
         let dst = if peer.transposes {
             &mut self.dst_transposed
@@ -74,7 +111,6 @@ impl PeerBench {
         dst.fill(&device, POISON)?;
         let first = timed_runs(&self.npp, peer, &self.src, dst, 1)?;
         let output = peer.output(&self.npp, dst)?;
-        let max_difference = reference.and_then(|r| max_difference(&output, r, peer.compare));
         let first_ms = first.first().copied().unwrap_or(f64::NAN);
         let more = if first_ms > SLOW_MS {
             0
@@ -89,13 +125,7 @@ impl PeerBench {
                 more,
             )
         };
-        Ok(PeerTiming {
-            label: peer.label.clone(),
-            ms,
-            runs,
-            compare: peer.compare,
-            max_difference,
-        })
+        Ok((output, ms, runs))
     }
 }
 

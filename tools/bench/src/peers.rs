@@ -16,10 +16,10 @@ use std::collections::BTreeMap;
 
 /// One kernel of a case, held against its peer: the stage it is timed as, and the bytes it
 /// must move at least (read + write; the histogram only reads).
-struct KernelRow {
-    name: String,
-    stage: &'static str,
-    bytes: f64,
+pub(crate) struct KernelRow {
+    pub(crate) name: String,
+    pub(crate) stage: &'static str,
+    pub(crate) bytes: f64,
 }
 
 /// The rows of one case: the copy and the histogram without filters, the filter alone, and

@@ -2,6 +2,7 @@
 //! CUDA call under it.
 
 use cudalens::cuda::CudaError;
+use std::borrow::Cow;
 
 /// What went wrong with an NPP peer.
 #[derive(Debug, thiserror::Error)]
@@ -15,7 +16,7 @@ pub enum NppError {
     #[error("not run: {0}")]
     Refused(String),
     #[error("{call} returned NPP status {code}")]
-    Status { call: &'static str, code: i32 },
+    Status { call: Cow<'static, str>, code: i32 },
     #[error("NPP image of {width}×{height}: {reason}")]
     Size {
         width: u32,
@@ -29,7 +30,23 @@ pub enum NppError {
 /// Turns an `NppStatus` into a `Result`: errors are negative; warnings (positive) pass.
 pub fn check(call: &'static str, code: i32) -> Result<(), NppError> {
     if code < 0 {
-        Err(NppError::Status { call, code })
+        Err(NppError::Status {
+            call: Cow::Borrowed(call),
+            code,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// [`check`] for an entry point whose name is built at run time (the typed peers': one
+/// name per sample type); the name is copied only for an error.
+pub fn check_named(call: &str, code: i32) -> Result<(), NppError> {
+    if code < 0 {
+        Err(NppError::Status {
+            call: Cow::Owned(call.to_string()),
+            code,
+        })
     } else {
         Ok(())
     }
@@ -48,5 +65,8 @@ mod tests {
             e.to_string(),
             "nppiTranspose_8u_C4R_Ctx returned NPP status -4"
         );
+        assert!(check_named("nppiCopy_32f_C4R_Ctx", 2).is_ok());
+        let e = check_named("nppiCopy_32f_C4R_Ctx", -6).unwrap_err();
+        assert_eq!(e.to_string(), "nppiCopy_32f_C4R_Ctx returned NPP status -6");
     }
 }

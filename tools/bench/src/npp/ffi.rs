@@ -6,7 +6,13 @@
 //! so [`NppStreamContext`] is filled by the caller (`context.rs`). Every status is a C
 //! `int` (`NppStatus`: 0 success, negative errors, positive warnings). Enumerations are
 //! passed as `c_int`.
+//!
+//! The filter and copy signatures are generic over the sample type `S` of the pointers:
+//! NPP declares the 8u, 16u and 32f forms alike but for `Npp8u`, `Npp16u` and `Npp32f`
+//! (`u8`, `u16`, `f32`). Each alias quotes the 8u declaration; the 16u and 32f ones the
+//! typed peers use are quoted in [`TypedFunctions`].
 
+use cudalens::pixels::SampleType;
 use std::ffi::{c_int, c_uint, c_void};
 
 /// `NppiSize`.
@@ -61,12 +67,12 @@ pub type GetLibVersionFn = unsafe extern "C" fn() -> *const NppLibraryVersion;
 
 /// `nppiFilterBoxBorder_8u_C4R_Ctx(pSrc, nSrcStep, oSrcSize, oSrcOffset, pDst, nDstStep,
 /// oSizeROI, oMaskSize, oAnchor, eBorderType, ctx)`.
-pub type FilterBoxBorderFn = unsafe extern "C" fn(
-    *const u8,
+pub type FilterBoxBorderFn<S> = unsafe extern "C" fn(
+    *const S,
     c_int,
     NppiSize,
     NppiPoint,
-    *mut u8,
+    *mut S,
     c_int,
     NppiSize,
     NppiSize,
@@ -77,12 +83,12 @@ pub type FilterBoxBorderFn = unsafe extern "C" fn(
 
 /// `nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(pSrc, nSrcStep, oSrcSize, oSrcOffset, pDst,
 /// nDstStep, oSizeROI, nFilterTaps, pKernel, eBorderType, ctx)`.
-pub type FilterGaussAdvancedBorderFn = unsafe extern "C" fn(
-    *const u8,
+pub type FilterGaussAdvancedBorderFn<S> = unsafe extern "C" fn(
+    *const S,
     c_int,
     NppiSize,
     NppiPoint,
-    *mut u8,
+    *mut S,
     c_int,
     NppiSize,
     c_int,
@@ -93,12 +99,12 @@ pub type FilterGaussAdvancedBorderFn = unsafe extern "C" fn(
 
 /// `nppiFilterSobelHorizBorder_8u_C4R_Ctx` and `...VertBorder...`: (pSrc, nSrcStep, oSrcSize,
 /// oSrcOffset, pDst, nDstStep, oSizeROI, eBorderType, ctx).
-pub type FilterSobelBorderFn = unsafe extern "C" fn(
-    *const u8,
+pub type FilterSobelBorderFn<S> = unsafe extern "C" fn(
+    *const S,
     c_int,
     NppiSize,
     NppiPoint,
-    *mut u8,
+    *mut S,
     c_int,
     NppiSize,
     c_int,
@@ -107,8 +113,8 @@ pub type FilterSobelBorderFn = unsafe extern "C" fn(
 
 /// `nppiTranspose_8u_C4R_Ctx` and `nppiCopy_8u_C4R_Ctx`: (pSrc, nSrcStep, pDst, nDstStep,
 /// oSrcROI, ctx).
-pub type CopyLikeFn =
-    unsafe extern "C" fn(*const u8, c_int, *mut u8, c_int, NppiSize, NppStreamContext) -> c_int;
+pub type CopyLikeFn<S> =
+    unsafe extern "C" fn(*const S, c_int, *mut S, c_int, NppiSize, NppStreamContext) -> c_int;
 
 /// `nppiHistogramEvenGetBufferSize_8u_C4R_Ctx(oSizeROI, nLevels[4], hpBufferSize, ctx)`.
 /// The size is a `size_t` in CUDA 12+ (an `int` before): the caller zeroes a `usize`.
@@ -132,12 +138,12 @@ pub type HistogramEvenFn = unsafe extern "C" fn(
 
 /// `nppiFilterMedianBorder_8u_C4R_Ctx(pSrc, nSrcStep, oSrcSize, oSrcOffset, pDst, nDstStep,
 /// oSizeROI, oMaskSize, oAnchor, pBuffer, eBorderType, ctx)`.
-pub type FilterMedianBorderFn = unsafe extern "C" fn(
-    *const u8,
+pub type FilterMedianBorderFn<S> = unsafe extern "C" fn(
+    *const S,
     c_int,
     NppiSize,
     NppiPoint,
-    *mut u8,
+    *mut S,
     c_int,
     NppiSize,
     NppiSize,
@@ -148,7 +154,7 @@ pub type FilterMedianBorderFn = unsafe extern "C" fn(
 ) -> c_int;
 
 /// `nppiFilterMedianBorderGetBufferSize_8u_C4R_Ctx(oSizeROI, oMaskSize, nBufferSize (Npp32u),
-/// eBorderType, ctx)`.
+/// eBorderType, ctx)` (the 16u and 32f forms take the same arguments).
 pub type FilterMedianBorderBufferSizeFn =
     unsafe extern "C" fn(NppiSize, NppiSize, *mut c_uint, c_int, NppStreamContext) -> c_int;
 
@@ -223,23 +229,115 @@ pub const FALLBACK_DIRS: [&str; 3] = [
 /// The NPP entry points the peers use, with the libraries kept loaded.
 pub struct NppFunctions {
     pub version: GetLibVersionFn,
-    pub filter_box_border: FilterBoxBorderFn,
-    pub filter_gauss_advanced_border: FilterGaussAdvancedBorderFn,
-    pub filter_sobel_horiz_border: FilterSobelBorderFn,
-    pub filter_sobel_vert_border: FilterSobelBorderFn,
-    pub transpose: CopyLikeFn,
-    pub copy: CopyLikeFn,
+    pub filter_box_border: FilterBoxBorderFn<u8>,
+    pub filter_gauss_advanced_border: FilterGaussAdvancedBorderFn<u8>,
+    pub filter_sobel_horiz_border: FilterSobelBorderFn<u8>,
+    pub filter_sobel_vert_border: FilterSobelBorderFn<u8>,
+    pub transpose: CopyLikeFn<u8>,
+    pub copy: CopyLikeFn<u8>,
     pub histogram_even_buffer_size: HistogramEvenBufferSizeFn,
     pub histogram_even: HistogramEvenFn,
     /// Entry points a peer needs that older NPP builds may lack: a missing one costs that
     /// peer only (its row says which symbol), not the whole column.
-    pub filter_median_border: Result<FilterMedianBorderFn, String>,
+    pub filter_median_border: Result<FilterMedianBorderFn<u8>, String>,
     pub filter_median_border_buffer_size: Result<FilterMedianBorderBufferSizeFn, String>,
     pub filter_unsharp_border: Result<FilterUnsharpBorderFn, String>,
     pub filter_unsharp_buffer_size: Result<FilterUnsharpBufferSizeFn, String>,
     pub lut: Result<LutFn, String>,
     pub nv12_to_rgb_709csc: Result<Nv12ToRgbFn, String>,
+    /// The 16u and 32f C4R entry points of the typed peers (`--type u16|f32`).
+    pub u16: TypedFunctions<u16>,
+    pub f32: TypedFunctions<f32>,
     _libraries: Vec<libloading::Library>,
+}
+
+/// A sample type NPP has 4-channel entry points for, tied to the name those entry points
+/// carry, so that a symbol is only ever looked up with the pointer type of its declaration.
+pub trait NppSample: Copy + 'static {
+    /// The type in NPP's entry point names: `16u` (`Npp16u`), `32f` (`Npp32f`).
+    const NPP_NAME: &'static str;
+    /// The same type among cudalens's sample types.
+    const SAMPLE: SampleType;
+    /// This type's entry points in `functions`.
+    fn functions(functions: &NppFunctions) -> &TypedFunctions<Self>;
+}
+
+impl NppSample for u16 {
+    const NPP_NAME: &'static str = "16u";
+    const SAMPLE: SampleType = SampleType::U16;
+    fn functions(functions: &NppFunctions) -> &TypedFunctions<Self> {
+        &functions.u16
+    }
+}
+
+impl NppSample for f32 {
+    const NPP_NAME: &'static str = "32f";
+    const SAMPLE: SampleType = SampleType::F32;
+    fn functions(functions: &NppFunctions) -> &TypedFunctions<Self> {
+        &functions.f32
+    }
+}
+
+/// The C4R entry points of one sample type `S` (`Npp16u` or `Npp32f` for `S` = `u16`,
+/// `f32`), as the CUDA 13.0 headers declare them (NPP 13.0.0, `nppi_filtering_functions.h`
+/// and `nppi_data_exchange_and_initialization.h`; `XX` is `16u` or `32f`, `T` is `Npp16u`
+/// or `Npp32f`). Every one is optional: a symbol this NPP lacks costs that peer only.
+pub struct TypedFunctions<S> {
+    /// `NppStatus nppiCopy_XX_C4R_Ctx(const T * pSrc, int nSrcStep, T * pDst, int nDstStep,
+    /// NppiSize oSizeROI, NppStreamContext nppStreamCtx);`
+    pub copy: Result<CopyLikeFn<S>, String>,
+    /// `NppStatus nppiFilterBoxBorder_XX_C4R_Ctx(const T * pSrc, Npp32s nSrcStep, NppiSize
+    /// oSrcSize, NppiPoint oSrcOffset, T * pDst, Npp32s nDstStep, NppiSize oSizeROI,
+    /// NppiSize oMaskSize, NppiPoint oAnchor, NppiBorderType eBorderType, NppStreamContext
+    /// nppStreamCtx);`
+    pub filter_box_border: Result<FilterBoxBorderFn<S>, String>,
+    /// `NppStatus nppiFilterGaussAdvancedBorder_XX_C4R_Ctx(const T * pSrc, Npp32s nSrcStep,
+    /// NppiSize oSrcSize, NppiPoint oSrcOffset, T * pDst, Npp32s nDstStep, NppiSize
+    /// oSizeROI, const int nFilterTaps, const Npp32f * pKernel, NppiBorderType eBorderType,
+    /// NppStreamContext nppStreamCtx);`
+    pub filter_gauss_advanced_border: Result<FilterGaussAdvancedBorderFn<S>, String>,
+    /// `NppStatus nppiFilterMedianBorder_XX_C4R_Ctx(const T * pSrc, Npp32s nSrcStep, NppiSize
+    /// oSrcSize, NppiPoint oSrcOffset, T * pDst, Npp32s nDstStep, NppiSize oSizeROI,
+    /// NppiSize oMaskSize, NppiPoint oAnchor, Npp8u * pBuffer, NppiBorderType eBorderType,
+    /// NppStreamContext nppStreamCtx);`
+    pub filter_median_border: Result<FilterMedianBorderFn<S>, String>,
+    /// `NppStatus nppiFilterMedianBorderGetBufferSize_XX_C4R_Ctx(NppiSize oSizeROI, NppiSize
+    /// oMaskSize, Npp32u * nBufferSize, NppiBorderType eBorderType, NppStreamContext
+    /// nppStreamCtx);`
+    pub filter_median_border_buffer_size: Result<FilterMedianBorderBufferSizeFn, String>,
+    /// `NppStatus nppiFilterSobelHorizBorder_32f_C4R_Ctx(const Npp32f * pSrc, Npp32s
+    /// nSrcStep, NppiSize oSrcSize, NppiPoint oSrcOffset, Npp32f * pDst, Npp32s nDstStep,
+    /// NppiSize oSizeROI, NppiBorderType eBorderType, NppStreamContext nppStreamCtx);` and
+    /// `...VertBorder...` alike. 32f only: NPP declares no 16u Sobel (8u, 16s and 32f).
+    pub filter_sobel_horiz_border: Result<FilterSobelBorderFn<S>, String>,
+    pub filter_sobel_vert_border: Result<FilterSobelBorderFn<S>, String>,
+}
+
+/// The typed entry points of `S` in `l`, each `Err` (naming the symbol) where missing.
+fn load_typed<S: NppSample>(l: &[libloading::Library]) -> TypedFunctions<S> {
+    let name = |call: &str| format!("nppi{call}_{}_C4R_Ctx", S::NPP_NAME);
+    let sobel = |direction: &str| match S::NPP_NAME {
+        "32f" => {
+            // SAFETY: the 32f Sobel declarations quoted on `TypedFunctions`, with `S` = f32.
+            unsafe { symbol(l, &name(&format!("FilterSobel{direction}Border"))) }
+        }
+        other => Err(format!(
+            "NPP has no {other} Sobel (its Sobel takes 8u, 16s and 32f)"
+        )),
+    };
+    // SAFETY: every alias is the declaration quoted on `TypedFunctions` for the name built
+    // from `S::NPP_NAME`, which `NppSample` ties to the pointer type `S`.
+    unsafe {
+        TypedFunctions {
+            copy: symbol(l, &name("Copy")),
+            filter_box_border: symbol(l, &name("FilterBoxBorder")),
+            filter_gauss_advanced_border: symbol(l, &name("FilterGaussAdvancedBorder")),
+            filter_median_border: symbol(l, &name("FilterMedianBorder")),
+            filter_median_border_buffer_size: symbol(l, &name("FilterMedianBorderGetBufferSize")),
+            filter_sobel_horiz_border: sobel("Horiz"),
+            filter_sobel_vert_border: sobel("Vert"),
+        }
+    }
 }
 
 fn open(name: &str) -> Result<libloading::Library, String> {
@@ -306,6 +404,8 @@ pub fn load() -> Result<NppFunctions, String> {
             filter_unsharp_buffer_size: symbol(l, "nppiFilterUnsharpGetBufferSize_8u_C4R"),
             lut: symbol(l, "nppiLUT_8u_C4R_Ctx"),
             nv12_to_rgb_709csc: symbol(l, "nppiNV12ToRGB_709CSC_8u_P2C3R_Ctx"),
+            u16: load_typed(l),
+            f32: load_typed(l),
             _libraries: libraries,
         })
     }
@@ -326,8 +426,50 @@ mod tests {
                 assert!(f.filter_unsharp_buffer_size.is_ok());
                 assert!(f.lut.is_ok());
                 assert!(f.nv12_to_rgb_709csc.is_ok());
+                // The typed peers' entry points, both types (Sobel in 32f only).
+                for ok in [
+                    f.u16.copy.is_ok(),
+                    f.u16.filter_box_border.is_ok(),
+                    f.u16.filter_gauss_advanced_border.is_ok(),
+                    f.u16.filter_median_border.is_ok(),
+                    f.u16.filter_median_border_buffer_size.is_ok(),
+                    f.f32.copy.is_ok(),
+                    f.f32.filter_box_border.is_ok(),
+                    f.f32.filter_gauss_advanced_border.is_ok(),
+                    f.f32.filter_median_border.is_ok(),
+                    f.f32.filter_median_border_buffer_size.is_ok(),
+                    f.f32.filter_sobel_horiz_border.is_ok(),
+                    f.f32.filter_sobel_vert_border.is_ok(),
+                ] {
+                    assert!(ok);
+                }
+                assert!(f.u16.filter_sobel_horiz_border.is_err());
             }
         }
+    }
+
+    #[test]
+    fn a_missing_symbol_is_a_reason_naming_it() {
+        // No library loaded: every look-up fails with the symbol's name, not a crash.
+        // SAFETY: nothing is resolved, so the type is never called.
+        let missing =
+            unsafe { super::symbol::<super::CopyLikeFn<u16>>(&[], "nppiCopy_16u_C4R_Ctx") };
+        assert_eq!(
+            missing.err().as_deref(),
+            Some("symbol nppiCopy_16u_C4R_Ctx not found in NPP")
+        );
+        let typed = super::load_typed::<f32>(&[]);
+        assert!(
+            matches!(&typed.filter_median_border, Err(e) if e.contains("nppiFilterMedianBorder_32f_C4R_Ctx"))
+        );
+        assert!(
+            matches!(&typed.filter_sobel_vert_border, Err(e) if e.contains("nppiFilterSobelVertBorder_32f_C4R_Ctx"))
+        );
+        let typed = super::load_typed::<u16>(&[]);
+        assert!(
+            matches!(&typed.filter_box_border, Err(e) if e.contains("nppiFilterBoxBorder_16u_C4R_Ctx"))
+        );
+        assert!(matches!(&typed.filter_sobel_horiz_border, Err(e) if e.contains("no 16u Sobel")));
     }
 
     #[test]

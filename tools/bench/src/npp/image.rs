@@ -1,4 +1,5 @@
-//! [`NppImage`]: an RGBA8 image in pitched linear device memory, the layout NPP works on.
+//! [`NppImage`]: an image of 4 interleaved samples a pixel (RGBA8, or 16-bit or float
+//! samples for the typed peers) in pitched linear device memory, the layout NPP works on.
 
 use super::ffi::NppiSize;
 use super::NppError;
@@ -10,19 +11,31 @@ use image::RgbaImage;
 /// Row pitch alignment in bytes (what cuMemAllocPitch picks on current GPUs).
 const PITCH_ALIGN: usize = 512;
 
-/// A `width × height` RGBA8 device image with rows `pitch` bytes apart; freed on drop.
+/// A `width × height` device image of `pixel_bytes` a pixel (4 for RGBA8) with rows
+/// `pitch` bytes apart; freed on drop.
 pub struct NppImage {
     buffer: CudaSlice<u8>,
     pub width: u32,
     pub height: u32,
     pub pitch: usize,
+    pub pixel_bytes: usize,
 }
 
 impl NppImage {
-    /// Allocates an image on `device` (contents undefined until written).
+    /// Allocates an RGBA8 image on `device` (contents undefined until written).
     pub fn new(device: &CudaDevice, width: u32, height: u32) -> Result<Self, NppError> {
-        let pitch = (width as usize * 4).next_multiple_of(PITCH_ALIGN);
-        if width == 0 || height == 0 || i32::try_from(pitch).is_err() {
+        Self::with_pixel_bytes(device, width, height, 4)
+    }
+
+    /// Allocates an image of `pixel_bytes` a pixel (8 for 16-bit RGBA, 16 for float RGBA).
+    pub fn with_pixel_bytes(
+        device: &CudaDevice,
+        width: u32,
+        height: u32,
+        pixel_bytes: usize,
+    ) -> Result<Self, NppError> {
+        let pitch = (width as usize * pixel_bytes).next_multiple_of(PITCH_ALIGN);
+        if width == 0 || height == 0 || pixel_bytes == 0 || i32::try_from(pitch).is_err() {
             return Err(NppError::Size {
                 width,
                 height,
@@ -38,6 +51,7 @@ impl NppImage {
             width,
             height,
             pitch,
+            pixel_bytes,
         })
     }
 
@@ -48,16 +62,24 @@ impl NppImage {
         Ok(out)
     }
 
-    /// Copies `image` (of this size) in.
+    /// Copies `image` (of this size, RGBA8) in.
     pub fn upload(&mut self, device: &CudaDevice, image: &RgbaImage) -> Result<(), NppError> {
-        if image.dimensions() != (self.width, self.height) {
-            return Err(self.size_error(format!("upload of {:?}", image.dimensions())));
+        if image.dimensions() != (self.width, self.height) || self.pixel_bytes != 4 {
+            return Err(self.size_error(format!("upload of {:?} RGBA8", image.dimensions())));
         }
-        let row = self.width as usize * 4;
+        self.upload_rows(device, image.as_raw())
+    }
+
+    /// Copies in `rows`: the image's pixels with rows packed (`width × pixel_bytes` each).
+    pub fn upload_rows(&mut self, device: &CudaDevice, rows: &[u8]) -> Result<(), NppError> {
+        let row = self.row_bytes();
+        if rows.len() != row * self.height as usize {
+            return Err(self.size_error(format!("upload of {} bytes", rows.len())));
+        }
         let mut staged = vec![0u8; self.pitch * self.height as usize];
         for (dst, src) in staged
             .chunks_exact_mut(self.pitch)
-            .zip(image.as_raw().chunks_exact(row))
+            .zip(rows.chunks_exact(row))
         {
             dst[..row].copy_from_slice(src);
         }
@@ -78,19 +100,33 @@ impl NppImage {
         Ok(())
     }
 
-    /// Reads the image back (waits for the stream).
+    /// Reads the RGBA8 image back (waits for the stream).
     pub fn download(&self, device: &CudaDevice) -> Result<RgbaImage, NppError> {
+        let pixels = self.download_rows(device)?;
+        match self.pixel_bytes {
+            4 => RgbaImage::from_raw(self.width, self.height, pixels),
+            _ => None,
+        }
+        .ok_or_else(|| self.size_error("download as RGBA8".into()))
+    }
+
+    /// Reads the pixels back with rows packed (waits for the stream).
+    pub fn download_rows(&self, device: &CudaDevice) -> Result<Vec<u8>, NppError> {
         let staged = device
             .stream
             .clone_dtoh(&self.buffer)
             .map_err(CudaError::driver("cuMemcpyDtoH(NPP image)"))?;
-        let row = self.width as usize * 4;
+        let row = self.row_bytes();
         let mut pixels = Vec::with_capacity(row * self.height as usize);
         for line in staged.chunks_exact(self.pitch) {
             pixels.extend_from_slice(&line[..row]);
         }
-        RgbaImage::from_raw(self.width, self.height, pixels)
-            .ok_or_else(|| self.size_error("download".into()))
+        Ok(pixels)
+    }
+
+    /// Bytes of one row without the padding.
+    fn row_bytes(&self) -> usize {
+        self.width as usize * self.pixel_bytes
     }
 
     /// The ROI size of the whole image.
@@ -114,7 +150,7 @@ impl NppImage {
 
     /// Image bytes without the row padding (what a filter reads or writes).
     pub fn bytes(&self) -> usize {
-        self.width as usize * self.height as usize * 4
+        self.row_bytes() * self.height as usize
     }
 
     fn size_error(&self, reason: String) -> NppError {

@@ -9,6 +9,7 @@ use super::{check, Npp, NppError, NppImage};
 use cudalens::cuda::{check as check_cuda, CudaError};
 use cudalens::ops::cpu::equalize_lut;
 use cudalens::ops::HISTOGRAM_BINS;
+use cudalens::pixels::PixelImage;
 use cudarc::driver::sys::{self, CUdeviceptr, CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTALLOC_PORTABLE};
 use cudarc::driver::{CudaSlice, DevicePtr, PinnedHostSlice};
 use image::RgbaImage;
@@ -33,10 +34,12 @@ pub enum PeerOutput {
     Image(RgbaImage),
     /// 4 × 256 counts, channel-major (the cudalens bin layout).
     Histogram(Vec<u32>),
+    /// An image of 16-bit or float samples (the typed peers, `npp::typed`).
+    Pixels(PixelImage),
 }
 
-type RunFn = Box<dyn Fn(&Npp, &NppImage, &mut NppImage) -> Result<(), NppError>>;
-type ReadFn = Box<dyn Fn(&Npp, &NppImage) -> Result<PeerOutput, NppError>>;
+pub(super) type RunFn = Box<dyn Fn(&Npp, &NppImage, &mut NppImage) -> Result<(), NppError>>;
+pub(super) type ReadFn = Box<dyn Fn(&Npp, &NppImage) -> Result<PeerOutput, NppError>>;
 
 /// NPP's nearest equivalent of one cudalens operation on one image size.
 pub struct Peer {
@@ -61,17 +64,27 @@ impl Peer {
     }
 
     fn image(label: String, compare: Compare, run: RunFn) -> Self {
+        Self::with_reader(
+            label,
+            compare,
+            run,
+            Box::new(|npp, dst| Ok(PeerOutput::Image(dst.download(&npp.device)?))),
+        )
+    }
+
+    /// A peer whose output `read` reads back (the typed peers read typed pixels).
+    pub(super) fn with_reader(label: String, compare: Compare, run: RunFn, read: ReadFn) -> Self {
         Self {
             label,
             compare,
             transposes: false,
             run,
-            read: Box::new(|npp, dst| Ok(PeerOutput::Image(dst.download(&npp.device)?))),
+            read,
         }
     }
 }
 
-fn origin() -> NppiPoint {
+pub(super) fn origin() -> NppiPoint {
     NppiPoint { x: 0, y: 0 }
 }
 
@@ -197,7 +210,7 @@ pub fn box_filter(radius: u32) -> Peer {
 
 /// Page-locked host memory mapped into the device's address space at the same address, so
 /// that NPP may read it from either side. Fails cleanly where the addresses differ.
-fn shared_floats(npp: &Npp, values: &[f32]) -> Result<PinnedHostSlice<f32>, NppError> {
+pub(super) fn shared_floats(npp: &Npp, values: &[f32]) -> Result<PinnedHostSlice<f32>, NppError> {
     // SAFETY: the memory is written below before anything reads it.
     let mut pinned = unsafe {
         npp.device.ctx.alloc_pinned_with_flags::<f32>(
@@ -457,12 +470,16 @@ pub fn equalize(npp: &Npp, width: u32, height: u32) -> Result<Peer, NppError> {
 }
 
 /// An optional entry point, or why the peer cannot run.
-fn entry<T: Copy>(f: &Result<T, String>) -> Result<T, NppError> {
+pub(super) fn entry<T: Copy>(f: &Result<T, String>) -> Result<T, NppError> {
     f.clone().map_err(NppError::NotFound)
 }
 
 /// Device scratch of `bytes` (at least one) that lives as long as the peer's closures.
-fn scratch(npp: &Npp, bytes: usize, what: &'static str) -> Result<CudaSlice<u8>, NppError> {
+pub(super) fn scratch(
+    npp: &Npp,
+    bytes: usize,
+    what: &'static str,
+) -> Result<CudaSlice<u8>, NppError> {
     Ok(npp
         .device
         .stream
@@ -474,7 +491,7 @@ fn scratch(npp: &Npp, bytes: usize, what: &'static str) -> Result<CudaSlice<u8>,
 /// `nppiFilterMedianBorder_8u_C4R` writes megabytes past the scratch buffer of the size
 /// `nppiFilterMedianBorderGetBufferSize_8u_C4R` returns (compute-sanitizer memcheck on the
 /// H200), which leaves the context unusable; 3×3 and 5×5 ran clean.
-const MEDIAN_PEER_MAX_RADIUS: u32 = 2;
+pub(super) const MEDIAN_PEER_MAX_RADIUS: u32 = 2;
 
 /// `nppiFilterMedianBorder_8u_C4R` with a `(2R+1)²` mask centred on the pixel, replicate
 /// border, for a `width × height` source (its scratch buffer depends on the size). NPP also
