@@ -175,4 +175,34 @@ __device__ __forceinline__ unsigned int range_bin(float v, float lo, float hi, u
     return b < bins - 1 ? b : bins - 1;
 }
 
+// Folds `key` into the least and greatest keys at lo_hi[0] and lo_hi[1], one atomicMin and
+// one atomicMax a warp (millions of samples would otherwise queue on two words). Every lane
+// of the warp calls it, those with nothing to fold with valid = false.
+__device__ __forceinline__ void warp_fold_range(unsigned int* lo_hi, unsigned int key, bool valid)
+{
+    unsigned int lo = valid ? key : 0xffffffffu, hi = valid ? key : 0u;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+        hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+    }
+    if (((threadIdx.y * blockDim.x + threadIdx.x) & 31) == 0 && lo <= hi) {
+        atomicMin(lo_hi, lo);
+        atomicMax(lo_hi + 1, hi);
+    }
+}
+
+// This thread's pixel in a launch of one thread a pixel, as typed_pixel, for kernels whose
+// warps must stay whole (warp_fold_range): false past the image, where v is zero.
+template <typename T, int C>
+__device__ __forceinline__ bool typed_pixel_or_zero(cudaTextureObject_t src, int width,
+                                                    int height, float4& v)
+{
+    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
+    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
+    const bool inside = x < width && y < height;
+    v = inside ? load_values<T, C>(src, x, y) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    return inside;
+}
+
 __device__ __forceinline__ bool is_finite_f32(float v) { return (__float_as_uint(v) & 0x7f800000u) != 0x7f800000u; }

@@ -187,15 +187,12 @@ template <typename T, int C>
 __device__ __forceinline__ void equalize_range(cudaTextureObject_t src, unsigned int* scratch,
                                                int width, int height)
 {
-    int x, y;
     float4 v;
-    if (!typed_pixel<T, C>(src, width, height, x, y, v)) return;
+    const bool inside = typed_pixel_or_zero<T, C>(src, width, height, v);
 #pragma unroll
     for (int c = 0; c < Colour<C>::count; ++c) {
         const float s = channel_of(v, c);
-        if (!is_finite_f32(s)) continue;
-        atomicMin(scratch + EQ_RANGE + 2 * c, float_key(s));
-        atomicMax(scratch + EQ_RANGE + 2 * c + 1, float_key(s));
+        warp_fold_range(scratch + EQ_RANGE + 2 * c, float_key(s), inside && is_finite_f32(s));
     }
 }
 

@@ -206,14 +206,10 @@ template <typename T, int C>
 __device__ __forceinline__ void threshold_range(cudaTextureObject_t src, unsigned int* scratch,
                                                 int width, int height)
 {
-    int x, y;
     float4 v;
-    if (!typed_pixel<T, C>(src, width, height, x, y, v)) return;
+    const bool inside = typed_pixel_or_zero<T, C>(src, width, height, v);
     const float luma = typed_luma<C>(v);
-    if (!is_finite_f32(luma)) return;
-    const unsigned int key = float_key(luma);
-    atomicMin(scratch + TYPED_HIST_BINS, key);
-    atomicMax(scratch + TYPED_HIST_BINS + 1, key);
+    warp_fold_range(scratch + TYPED_HIST_BINS, float_key(luma), inside && is_finite_f32(luma));
 }
 
 template <typename T, int C>
