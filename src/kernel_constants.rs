@@ -135,6 +135,8 @@ shared_constants! {
     TYPED_BOX_DIRECT_RADIUS = 16;
     /// Bins of a typed luma or channel histogram (U16 and F32; U8 uses 256).
     TYPED_HIST_BINS = 65536;
+    /// Rows (TYPED_BLOCK_Y apart) a thread of a float range kernel folds.
+    TYPED_RANGE_ROWS = 32;
     /// Threads of an `equalize_tables` block (one block a channel; a power of two that
     /// divides TYPED_HIST_BINS, at most 1024).
     EQUALIZE_TABLE_THREADS = 1024;

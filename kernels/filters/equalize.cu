@@ -83,7 +83,7 @@ equalize_apply(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int 
 // makes each channel's table and flag from its bins (below), and equalize_map_<format>
 // looks each value's bin up (non-finite values kept); alpha kept. Nothing goes to the host.
 // Counting and mapping: one thread a pixel, block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid
-// (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
+// (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)); the range: as typed.cuh's range kernels.
 #include "typed.cuh"
 
 #define EQ_RANGE (3 * TYPED_HIST_BINS)
@@ -92,15 +92,15 @@ equalize_apply(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int 
 
 // equalize_tables: each colour channel's table from its bins, on the device, in the
 // reference's arithmetic (filters/equalize/typed.rs, equalize_table). One block a channel
-// (grid = colour channels) of EQUALIZE_TABLE_THREADS threads; thread t owns the
-// TYPED_HIST_BINS / EQUALIZE_TABLE_THREADS consecutive bins from t times that. The block
-// finds the first non-empty bin (a shared minimum) and each thread the count below its
-// bins (a block-wide exclusive scan of per-thread totals, in u64: the same sums as the
-// reference's running loop); then each thread writes its entries. `round`: integer
-// samples (round_ties_even((sum as f32) * (full / (N - h[i0]) as f32)), clamped to
-// 0..=full); else floats ((sum as f32) * full / (N - h[i0]) as f32). Entries at or below
-// the first bin are 0; a constant channel gets its flag at EQ_HAS cleared (kept as it is).
-#define EQ_PER_THREAD (TYPED_HIST_BINS / EQUALIZE_TABLE_THREADS)
+// (grid = colour channels) of EQUALIZE_TABLE_THREADS threads, reading the bins coalesced:
+// first the first non-empty bin (a shared minimum) and the count (a shared u64 sum), then
+// the bins in tiles of EQUALIZE_TABLE_THREADS, each an inclusive block-wide scan in u64
+// carried from the tile before (the same sums as the reference's running loop), writing
+// each entry. `round`: integer samples (round_ties_even((sum as f32) * (full / (N - h[i0])
+// as f32)), clamped to 0..=full); else floats ((sum as f32) * full / (N - h[i0]) as f32).
+// Entries at or below the first bin are 0; a constant channel gets its flag at EQ_HAS
+// cleared (kept as it is).
+#define EQ_WARPS (EQUALIZE_TABLE_THREADS / 32)
 
 __device__ __forceinline__ unsigned long long warp_inclusive_sum_u64(unsigned long long v)
 {
@@ -116,52 +116,62 @@ __device__ __forceinline__ unsigned long long warp_inclusive_sum_u64(unsigned lo
 extern "C" __global__ void __launch_bounds__(EQUALIZE_TABLE_THREADS)
 equalize_tables(unsigned int* scratch, int round, float full)
 {
-    __shared__ unsigned long long warp_totals[EQUALIZE_TABLE_THREADS / 32];
+    __shared__ unsigned long long warp_sums[EQ_WARPS];
+    __shared__ unsigned long long total, tile_total;
     __shared__ unsigned int first_bin;
-    __shared__ unsigned long long total;
     const int c = blockIdx.x, t = threadIdx.x;
     const unsigned int* hist = scratch + c * TYPED_HIST_BINS;
     float* table = (float*)(scratch + EQ_TABLE) + c * TYPED_HIST_BINS;
-    const int begin = t * EQ_PER_THREAD;
-    if (t == 0) first_bin = TYPED_HIST_BINS;
+    if (t == 0) {
+        first_bin = TYPED_HIST_BINS;
+        total = 0;
+    }
     __syncthreads();
     unsigned long long mine = 0;
-    for (int i = begin; i < begin + EQ_PER_THREAD; ++i) {
+    unsigned int first = TYPED_HIST_BINS;
+    for (int i = t; i < TYPED_HIST_BINS; i += EQUALIZE_TABLE_THREADS) {
         const unsigned int h = hist[i];
-        if (h != 0u && mine == 0) atomicMin(&first_bin, (unsigned int)i);
+        if (h != 0u && first == TYPED_HIST_BINS) first = (unsigned int)i;
         mine += h;
     }
-    // Exclusive scan of the threads' totals: the count below bin `begin`.
-    const unsigned long long in_warp = warp_inclusive_sum_u64(mine);
-    if ((t & 31) == 31) warp_totals[t >> 5] = in_warp;
+    if (first < TYPED_HIST_BINS) atomicMin(&first_bin, first);
+    const unsigned long long warp_total = __shfl_sync(0xffffffffu, warp_inclusive_sum_u64(mine), 31);
+    if ((t & 31) == 0) atomicAdd(&total, warp_total);
     __syncthreads();
-    if (t < 32) {
-        const unsigned long long w = t < EQUALIZE_TABLE_THREADS / 32 ? warp_totals[t] : 0;
-        const unsigned long long scanned = warp_inclusive_sum_u64(w);
-        if (t < EQUALIZE_TABLE_THREADS / 32) warp_totals[t] = scanned - w;
-        if (t == 31) total = scanned;
-    }
-    __syncthreads();
-    const unsigned int first = first_bin;
+    const unsigned int i0 = first_bin;
     const unsigned long long n = total;
-    if (first == TYPED_HIST_BINS || (unsigned long long)hist[first] == n) {
+    if (i0 == TYPED_HIST_BINS || (unsigned long long)hist[i0] == n) {
         if (t == 0) scratch[EQ_HAS + c] = 0u;
         return;
     }
     if (t == 0) scratch[EQ_HAS + c] = 1u;
-    const unsigned long long at_first = hist[first];
+    const unsigned long long at_first = hist[i0];
     const float rest = __ull2float_rn(n - at_first);
     const float scale = __fdiv_rn(full, rest);
-    unsigned long long cdf = warp_totals[t >> 5] + in_warp - mine;  // count below `begin`
-    for (int i = begin; i < begin + EQ_PER_THREAD; ++i) {
-        cdf += hist[i];
+    unsigned long long carry = 0;  // the count below this tile
+    for (int base = 0; base < TYPED_HIST_BINS; base += EQUALIZE_TABLE_THREADS) {
+        const int i = base + t;
+        const unsigned int h = hist[i];
+        const unsigned long long in_warp = warp_inclusive_sum_u64(h);
+        if ((t & 31) == 31) warp_sums[t >> 5] = in_warp;
+        __syncthreads();
+        if (t < 32) {
+            const unsigned long long w = t < EQ_WARPS ? warp_sums[t] : 0;
+            const unsigned long long scanned = warp_inclusive_sum_u64(w);
+            if (t < EQ_WARPS) warp_sums[t] = scanned - w;
+            if (t == 31) tile_total = scanned;
+        }
+        __syncthreads();
+        const unsigned long long cdf = carry + warp_sums[t >> 5] + in_warp;  // bins 0..=i
         float v = 0.0f;
-        if ((unsigned int)i > first) {
+        if ((unsigned int)i > i0) {
             const float sum = __ull2float_rn(cdf - at_first);
             v = round ? fminf(fmaxf(rintf(__fmul_rn(sum, scale)), 0.0f), full)
                       : __fdiv_rn(__fmul_rn(sum, full), rest);
         }
         table[i] = v;
+        carry += tile_total;
+        __syncthreads();  // warp_sums and tile_total are the next tile's
     }
 }
 
@@ -187,13 +197,17 @@ template <typename T, int C>
 __device__ __forceinline__ void equalize_range(cudaTextureObject_t src, unsigned int* scratch,
                                                int width, int height)
 {
-    float4 v;
-    const bool inside = typed_pixel_or_zero<T, C>(src, width, height, v);
+    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x, y0 = range_first_row();
+    unsigned int lo[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, hi[3] = {0u, 0u, 0u};
+    for (int r = 0; r < TYPED_RANGE_ROWS && x < width; ++r) {
+        const int y = y0 + r * TYPED_BLOCK_Y;
+        if (y >= height) break;
+        const float4 v = load_values<T, C>(src, x, y);
 #pragma unroll
-    for (int c = 0; c < Colour<C>::count; ++c) {
-        const float s = channel_of(v, c);
-        warp_fold_range(scratch + EQ_RANGE + 2 * c, float_key(s), inside && is_finite_f32(s));
+        for (int c = 0; c < Colour<C>::count; ++c) fold_key(lo[c], hi[c], channel_of(v, c));
     }
+#pragma unroll
+    for (int c = 0; c < Colour<C>::count; ++c) warp_fold_range(scratch + EQ_RANGE + 2 * c, lo[c], hi[c]);
 }
 
 template <typename T, int C>

@@ -192,7 +192,8 @@ threshold_apply(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int
 // `on` where the pixel is white, `off` elsewhere; alpha kept.
 // mode: 0 white where Y >= `at` (floats, manual); 1 where round(Y) >= level (integers);
 // 2 where Y is finite and its range bin >= level (floats, automatic).
-// One thread a pixel: block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
+// One thread a pixel: block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(H / BLOCK_Y));
+// the range: as typed.cuh's range kernels.
 #include "typed.cuh"
 
 // round(Y) clamped to 0..full scale, as the reference's integer bins.
@@ -206,10 +207,14 @@ template <typename T, int C>
 __device__ __forceinline__ void threshold_range(cudaTextureObject_t src, unsigned int* scratch,
                                                 int width, int height)
 {
-    float4 v;
-    const bool inside = typed_pixel_or_zero<T, C>(src, width, height, v);
-    const float luma = typed_luma<C>(v);
-    warp_fold_range(scratch + TYPED_HIST_BINS, float_key(luma), inside && is_finite_f32(luma));
+    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x, y0 = range_first_row();
+    unsigned int lo = 0xffffffffu, hi = 0u;
+    for (int r = 0; r < TYPED_RANGE_ROWS && x < width; ++r) {
+        const int y = y0 + r * TYPED_BLOCK_Y;
+        if (y >= height) break;
+        fold_key(lo, hi, typed_luma<C>(load_values<T, C>(src, x, y)));
+    }
+    warp_fold_range(scratch + TYPED_HIST_BINS, lo, hi);
 }
 
 template <typename T, int C>

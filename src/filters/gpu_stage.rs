@@ -2,7 +2,7 @@
 //! the typed kernels (`kernels/typed.cuh`: every stored format but RGBA8) share.
 
 use crate::cuda::{blocks, check_scratch, CudaError, KernelSet, SurfaceObject, TextureObject};
-use crate::kernel_constants::{TYPED_BLOCK_X, TYPED_BLOCK_Y};
+use crate::kernel_constants::{TYPED_BLOCK_X, TYPED_BLOCK_Y, TYPED_RANGE_ROWS};
 use crate::pixels::SampleType;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 use std::sync::Arc;
@@ -41,6 +41,19 @@ impl GpuStage<'_> {
             grid_dim: (blocks(w, TYPED_BLOCK_X), blocks(h, TYPED_BLOCK_Y), 1),
             block_dim: (TYPED_BLOCK_X, TYPED_BLOCK_Y, 1),
             shared_mem_bytes: 0,
+        }
+    }
+
+    /// The launch of a float range kernel (`typed.cuh`): a thread folds `TYPED_RANGE_ROWS`
+    /// rows of its column.
+    pub fn range_grid(w: u32, h: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid_dim: (
+                blocks(w, TYPED_BLOCK_X),
+                blocks(h, TYPED_BLOCK_Y * TYPED_RANGE_ROWS),
+                1,
+            ),
+            ..Self::pixel_grid(w, h)
         }
     }
 

@@ -53,17 +53,20 @@ fn launch_typed(stage: &mut GpuStage<'_>) -> Result<(), CudaError> {
         _ => &["equalize_hist"][..],
     };
     for &base in counting {
-        let kernel = match base {
-            "equalize_range" => crate::typed_kernel!("equalize_range", stage.layout)?,
-            _ => crate::typed_kernel!("equalize_hist", stage.layout)?,
+        let (kernel, launch) = match base {
+            "equalize_range" => (
+                crate::typed_kernel!("equalize_range", stage.layout)?,
+                GpuStage::range_grid(w, h),
+            ),
+            _ => (crate::typed_kernel!("equalize_hist", stage.layout)?, cfg),
         };
-        let f = stage.kernels.function("equalize", kernel, &cfg)?;
+        let f = stage.kernels.function("equalize", kernel, &launch)?;
         let mut b = stage.stream.launch_builder(&f);
         b.arg(&s).arg(&mut *stage.scratch).arg(&wi).arg(&hi);
         // SAFETY: matches `equalize_{range,hist}_<format>(tex, unsigned int*, int, int)`;
         // they count into the bins and ranges of the checked scratch (bins below
         // TYPED_HIST_BINS per channel).
-        unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
+        unsafe { b.launch(launch) }.map_err(CudaError::launch(kernel))?;
     }
     let tables_cfg = LaunchConfig {
         grid_dim: (colour as u32, 1, 1),

@@ -235,12 +235,13 @@ fn launch_typed(stage: &mut GpuStage<'_>, p: &ThresholdParams) -> Result<(), Cud
         stage.write_scratch(range_at, &[u32::MAX, 0])?;
         if floats {
             let kernel = crate::typed_kernel!("threshold_range", stage.layout)?;
-            let f = stage.kernels.function("threshold", kernel, &cfg)?;
+            let range_cfg = GpuStage::range_grid(w, h);
+            let f = stage.kernels.function("threshold", kernel, &range_cfg)?;
             let mut b = stage.stream.launch_builder(&f);
             b.arg(&s).arg(&mut *stage.scratch).arg(&wi).arg(&hi);
             // SAFETY: matches `threshold_range_<format>(tex, unsigned int*, int, int)`; it
             // updates the two keys after the bins, inside the checked scratch.
-            unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
+            unsafe { b.launch(range_cfg) }.map_err(CudaError::launch(kernel))?;
         }
         let kernel = crate::typed_kernel!("threshold_hist", stage.layout)?;
         let f = stage.kernels.function("threshold", kernel, &cfg)?;
