@@ -16,8 +16,8 @@ use crate::image_io::{
 };
 use crate::mandelbrot::deep::{DeepError, DeepLocation};
 use crate::mandelbrot::{
-    check_max_dwell, draw_overlay, load_map, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode,
-    Palette, PaletteChoice, PosterPlan, Precision, Refinement, View, DENSITY_RANGE,
+    draw_overlay, load_map, Coloring, Fractal, JuliaC, MandelbrotSettings, Mode, Palette,
+    PaletteChoice, Place, PosterPlan, Precision, Refinement, View, DENSITY_RANGE,
     DISTANCE_WIDTH_RANGE, MAX_DWELL_16_BIT, MAX_POSTER_SIDE, MAX_RENDER_SIDE,
 };
 use crate::pipeline::{
@@ -174,9 +174,16 @@ const DEFAULT_MAX_DWELL: u32 = 1024;
 /// Where to render, what and how deep, from `--view` or from `--center`, `--span`,
 /// `--julia` and `--max-dwell` (the default: the whole Mandelbrot set).
 struct Target {
-    location: DeepLocation,
+    place: Place,
     fractal: Fractal,
-    max_dwell: u32,
+}
+
+impl Target {
+    /// The target at `location` with `max_dwell`, checked by the explorer's one rule.
+    fn new(location: DeepLocation, fractal: Fractal, max_dwell: u32) -> Result<Self, CliError> {
+        let place = Place::new(location, max_dwell).map_err(|e| CliError::usage(e.to_string()))?;
+        Ok(Self { place, fractal })
+    }
 }
 
 /// The text of `--view`: itself, or the view a PNG it names carries.
@@ -202,20 +209,18 @@ fn target(args: &MandelbrotArgs) -> Result<Target, CliError> {
         let text = view_text(arg)?;
         let view = crate::app::view_from_text(&text)
             .map_err(|e| CliError::usage(format!("--view: {e}")))?;
-        return Ok(Target {
-            location: view.location,
-            fractal: view.fractal,
-            max_dwell: args
-                .max_dwell
-                .or(view.max_dwell)
-                .unwrap_or(DEFAULT_MAX_DWELL),
-        });
+        let max_dwell = args.max_dwell.or(view.max_dwell);
+        return Target::new(
+            view.location,
+            view.fractal,
+            max_dwell.unwrap_or(DEFAULT_MAX_DWELL),
+        );
     }
-    Ok(Target {
-        location: location(args)?,
-        fractal: fractal(args)?,
-        max_dwell: args.max_dwell.unwrap_or(DEFAULT_MAX_DWELL),
-    })
+    Target::new(
+        location(args)?,
+        fractal(args)?,
+        args.max_dwell.unwrap_or(DEFAULT_MAX_DWELL),
+    )
 }
 
 /// The exact location from `--center` and `--span` (decimal strings of any depth), by
@@ -295,9 +300,6 @@ fn validate(args: &MandelbrotArgs, max_dwell: u32) -> Result<(), CliError> {
             ));
         }
     }
-    if let Err(e) = check_max_dwell(max_dwell) {
-        return usage(e.to_string());
-    }
     if args.dwell && !exr && max_dwell > MAX_DWELL_16_BIT {
         return usage(format!(
             "max dwell {max_dwell}: a 16-bit dwell PNG holds 1..={MAX_DWELL_16_BIT} (or write .exr)"
@@ -362,7 +364,6 @@ fn settings(
         view: View {
             width: args.width,
             height: args.height,
-            max_dwell: target.max_dwell,
             fractal: target.fractal,
             ..View::default()
         },
@@ -386,7 +387,7 @@ fn settings(
         deep: None,
         bla: args.bla == OnOff::On,
     };
-    first.set_location(target.location);
+    first.set_place(&target.place);
     let Some((re, im, span)) = args.zoom_to else {
         return vec![first];
     };
@@ -456,7 +457,7 @@ fn palette(args: &MandelbrotArgs) -> Result<PaletteChoice, CliError> {
 
 pub fn run(args: &MandelbrotArgs) -> Result<(), CliError> {
     let target = target(args)?;
-    validate(args, target.max_dwell)?;
+    validate(args, target.place.max_dwell())?;
     let options = SaveOptions {
         overwrite: args.force,
         ..Default::default()
