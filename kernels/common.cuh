@@ -160,13 +160,14 @@ __device__ __forceinline__ unsigned int divide(unsigned int x, Divider d)
     return __umulhi(x, d.m) >> d.s;
 }
 
-// Inclusive prefix sum across the 32 lanes of a warp (all lanes active).
-__device__ __forceinline__ unsigned int warp_inclusive_sum(unsigned int v)
+// Inclusive prefix sum across the 32 lanes of a warp (all lanes active), of u32 or u64.
+template <typename T>
+__device__ __forceinline__ T warp_inclusive_sum(T v)
 {
     const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-        const unsigned int other = __shfl_up_sync(0xffffffffu, v, d);
+        const T other = __shfl_up_sync(0xffffffffu, v, d);
         if (lane >= d) v += other;
     }
     return v;

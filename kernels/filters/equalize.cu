@@ -102,17 +102,6 @@ equalize_apply(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int 
 // cleared (kept as it is).
 #define EQ_WARPS (EQUALIZE_TABLE_THREADS / 32)
 
-__device__ __forceinline__ unsigned long long warp_inclusive_sum_u64(unsigned long long v)
-{
-    const int lane = threadIdx.x & 31;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const unsigned long long other = __shfl_up_sync(0xffffffffu, v, d);
-        if (lane >= d) v += other;
-    }
-    return v;
-}
-
 extern "C" __global__ void __launch_bounds__(EQUALIZE_TABLE_THREADS)
 equalize_tables(unsigned int* scratch, int round, float full)
 {
@@ -135,7 +124,7 @@ equalize_tables(unsigned int* scratch, int round, float full)
         mine += h;
     }
     if (first < TYPED_HIST_BINS) atomicMin(&first_bin, first);
-    const unsigned long long warp_total = __shfl_sync(0xffffffffu, warp_inclusive_sum_u64(mine), 31);
+    const unsigned long long warp_total = __shfl_sync(0xffffffffu, warp_inclusive_sum(mine), 31);
     if ((t & 31) == 0) atomicAdd(&total, warp_total);
     __syncthreads();
     const unsigned int i0 = first_bin;
@@ -152,12 +141,12 @@ equalize_tables(unsigned int* scratch, int round, float full)
     for (int base = 0; base < TYPED_HIST_BINS; base += EQUALIZE_TABLE_THREADS) {
         const int i = base + t;
         const unsigned int h = hist[i];
-        const unsigned long long in_warp = warp_inclusive_sum_u64(h);
+        const unsigned long long in_warp = warp_inclusive_sum<unsigned long long>(h);
         if ((t & 31) == 31) warp_sums[t >> 5] = in_warp;
         __syncthreads();
         if (t < 32) {
             const unsigned long long w = t < EQ_WARPS ? warp_sums[t] : 0;
-            const unsigned long long scanned = warp_inclusive_sum_u64(w);
+            const unsigned long long scanned = warp_inclusive_sum(w);
             if (t < EQ_WARPS) warp_sums[t] = scanned - w;
             if (t == 31) tile_total = scanned;
         }
