@@ -41,18 +41,6 @@ pub fn clamp_to_edge(i: isize, len: usize) -> usize {
     i.clamp(0, len as isize - 1) as usize
 }
 
-/// One colour channel of `image` as f64 values, row-major.
-pub fn channel_f64<T: Sample>(image: &ImageBuf<T>, channel: usize) -> Vec<f64> {
-    let c = usize::from(image.channels());
-    image
-        .as_slice()
-        .iter()
-        .skip(channel)
-        .step_by(c)
-        .map(|v| v.to_f64())
-        .collect()
-}
-
 /// An image of `image`'s size and channels whose colour channels come from `value(pixel
 /// index, channel)` and whose alpha (if any) is the source's; rows in parallel.
 pub fn with_colour<T: Sample>(

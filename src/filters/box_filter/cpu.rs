@@ -1,14 +1,18 @@
-//! Box filter: the exact mean of the `(2R+1)²` window per RGB channel, rounded to nearest,
-//! in integers throughout, at a cost independent of the radius.
+//! Box filter: the mean of the `(2R+1)²` window per colour channel at a cost independent of
+//! the radius, in every sample type; integers exact (rounded to nearest), floats summed in
+//! f64.
 //!
-//! Each band of output rows (one rayon task) keeps a running column sum of all four RGBA
-//! lanes of one row: the source row entering the window is added and the one leaving it
-//! subtracted, whole-row loops over `u8 → u32` that vectorise. A running sum along that
-//! row then gives the window sums, and the division by `(2R+1)²` is an exact
-//! multiply-shift. Alpha is copied from the source.
+//! Each band of output rows (one rayon task) keeps a running column sum of every lane of
+//! one row: the source row entering the window is added and the one leaving it subtracted,
+//! whole-row loops that vectorise. A running sum along that row then gives the window sums,
+//! and the mean is stored: 8-bit sums (u32) by an exact multiply-shift, 16-bit sums (u32,
+//! or u64 for windows past 65 537 pixels) by an f64 reciprocal whose floor is exact, float
+//! sums (f64) times 1/n, rounded to f32. A fourth channel (alpha) is copied from the
+//! source.
 
-use crate::ops::cpu::rows::{band_height, clamped_row, rgba_by_bands};
+use crate::ops::cpu::rows::{band_height, by_bands, clamped_row, with_channel_count};
 use crate::ops::cpu::simd::vectorized;
+use crate::pixels::Sample;
 use image::RgbaImage;
 
 /// `round(s / n)` for every window sum `s ≤ 255·n` of an `n`-pixel window, as
@@ -40,85 +44,256 @@ impl RoundedDivision {
             shift,
         }
     }
+}
 
+/// `round(s / n)` (half up) of an odd `n` for sums below 2^53, as
+/// `⌊(s + (n−1)/2 + ½) · fl(1/n)⌋`: the exact quotient `(t + ½)/n` lies at least `½/n`
+/// from an integer, while the two roundings err by under `2⁻⁵¹` of it (below 2⁻³⁵ for
+/// 16-bit means), so the floor is exact.
+#[derive(Debug, Clone, Copy)]
+struct ReciprocalRounding {
+    offset: f64,
+    inverse: f64,
+}
+
+impl ReciprocalRounding {
+    fn new(n: u32) -> Self {
+        Self {
+            offset: f64::from(n / 2) + 0.5,
+            inverse: 1.0 / f64::from(n),
+        }
+    }
+}
+
+/// A float window's mean: the f64 sum times `1/n`, rounded to f32.
+#[derive(Debug, Clone, Copy)]
+struct FloatMean {
+    inverse: f64,
+}
+
+/// A lane of the column and window sums of samples `T`.
+trait Lane<T>: Copy + Default + Send + Sync {
+    fn of(v: T) -> Self;
+    fn plus(self, o: Self) -> Self;
+    fn minus(self, o: Self) -> Self;
+}
+
+macro_rules! integer_lane {
+    ($($s:ty: $($t:ty),*);*) => {$($(
+        impl Lane<$t> for $s {
+            #[inline(always)]
+            fn of(v: $t) -> Self {
+                <$s>::from(v)
+            }
+            #[inline(always)]
+            fn plus(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            #[inline(always)]
+            fn minus(self, o: Self) -> Self {
+                self.wrapping_sub(o)
+            }
+        }
+    )*)*};
+}
+integer_lane!(u32: u8, u16; u64: u16);
+
+impl Lane<f32> for f64 {
     #[inline(always)]
-    fn apply(self, sum: u32) -> u8 {
+    fn of(v: f32) -> Self {
+        f64::from(v)
+    }
+    #[inline(always)]
+    fn plus(self, o: Self) -> Self {
+        self + o
+    }
+    #[inline(always)]
+    fn minus(self, o: Self) -> Self {
+        self - o
+    }
+}
+
+/// How a window sum becomes the stored mean.
+trait Mean<S, T>: Copy + Sync {
+    fn mean(self, sum: S) -> T;
+}
+
+impl Mean<u32, u8> for RoundedDivision {
+    #[inline(always)]
+    fn mean(self, sum: u32) -> u8 {
         ((u64::from(sum + self.half) * u64::from(self.multiplier)) >> self.shift) as u8
     }
 }
 
-/// `column += entering − leaving`, lane by lane.
-#[inline(always)]
-fn slide_column(column: &mut [u32], entering: &[u8], leaving: &[u8]) {
-    for ((c, &a), &b) in column.iter_mut().zip(entering).zip(leaving) {
-        *c = c.wrapping_add(u32::from(a)).wrapping_sub(u32::from(b));
+impl Mean<u32, u16> for ReciprocalRounding {
+    #[inline(always)]
+    fn mean(self, sum: u32) -> u16 {
+        ((f64::from(sum) + self.offset) * self.inverse) as u16
     }
 }
 
-#[inline(always)]
-fn add_row(column: &mut [u32], row: &[u8]) {
-    for (c, &a) in column.iter_mut().zip(row) {
-        *c += u32::from(a);
+impl Mean<u64, u16> for ReciprocalRounding {
+    #[inline(always)]
+    fn mean(self, sum: u64) -> u16 {
+        ((sum as f64 + self.offset) * self.inverse) as u16
     }
 }
 
-/// Window sums along one row of column sums (4 lanes per pixel), borders clamped:
+impl Mean<f64, f32> for FloatMean {
+    #[inline(always)]
+    fn mean(self, sum: f64) -> f32 {
+        (sum * self.inverse) as f32
+    }
+}
+
+/// One image's geometry: `C` interleaved samples a pixel (1, 3 or 4; a fourth is alpha).
+struct Geometry<'a, T, const C: usize> {
+    src: &'a [T],
+    width: usize,
+    height: usize,
+    radius: usize,
+}
+
+impl<T: Copy, const C: usize> Geometry<'_, T, C> {
+    /// One band of output rows starting at row `y0`.
+    #[inline(always)]
+    fn band<S: Lane<T>, M: Mean<S, T>>(&self, y0: usize, out: &mut [T], mean: M) {
+        let (row_len, r) = (C * self.width, self.radius);
+        let row = |y: isize| clamped_row(self.src, row_len, self.height, y);
+        let (r_i, y0_i) = (r as isize, y0 as isize);
+        let mut column = vec![S::default(); row_len];
+        for k in -r_i..=r_i {
+            for (c, &a) in column.iter_mut().zip(row(y0_i + k)) {
+                *c = c.plus(S::of(a));
+            }
+        }
+        let mut padded = Vec::with_capacity(row_len + 2 * C * (r + 1));
+        let mut sums = vec![S::default(); row_len];
+        for (i, out_row) in out.chunks_exact_mut(row_len).enumerate() {
+            let y = y0_i + i as isize;
+            if i > 0 {
+                let (entering, leaving) = (row(y + r_i), row(y - r_i - 1));
+                for ((c, &a), &b) in column.iter_mut().zip(entering).zip(leaving) {
+                    *c = c.plus(S::of(a)).minus(S::of(b));
+                }
+            }
+            row_sums::<T, S, C>(&column, r, &mut padded, &mut sums);
+            let source = row(y);
+            let colour = C.min(3);
+            for ((o, s), a) in out_row
+                .chunks_exact_mut(C)
+                .zip(sums.chunks_exact(C))
+                .zip(source.chunks_exact(C))
+            {
+                for k in 0..colour {
+                    o[k] = mean.mean(s[k]);
+                }
+                if C == 4 {
+                    o[3] = a[3];
+                }
+            }
+        }
+    }
+}
+
+/// Window sums along one row of column sums (`C` lanes per pixel), borders clamped:
 /// `padded` holds the row with `r + 1` copies of the edge pixels before and `r + 1` after.
 #[inline(always)]
-fn row_sums(column: &[u32], r: usize, padded: &mut Vec<u32>, sums: &mut [u32]) {
-    let (first, last) = (&column[..4], &column[column.len() - 4..]);
+fn row_sums<T, S: Lane<T>, const C: usize>(
+    column: &[S],
+    r: usize,
+    padded: &mut Vec<S>,
+    sums: &mut [S],
+) {
+    let (first, last) = (&column[..C], &column[column.len() - C..]);
     padded.clear();
     (0..=r).for_each(|_| padded.extend_from_slice(first));
     padded.extend_from_slice(column);
     (0..=r).for_each(|_| padded.extend_from_slice(last));
     // The window of pixel x is padded pixels x+1 ..= x+2r+1.
-    let mut s = [0u32; 4];
-    for p in padded[4..4 * (2 * r + 2)].chunks_exact(4) {
-        (0..4).for_each(|c| s[c] += p[c]);
+    let mut s = [S::default(); C];
+    for p in padded[C..C * (2 * r + 2)].chunks_exact(C) {
+        (0..C).for_each(|c| s[c] = s[c].plus(p[c]));
     }
-    let entering = padded[4 * (2 * r + 2)..].chunks_exact(4);
-    let leaving = padded[4..].chunks_exact(4);
-    for ((out, add), sub) in sums.chunks_exact_mut(4).zip(entering).zip(leaving) {
+    let entering = padded[C * (2 * r + 2)..].chunks_exact(C);
+    let leaving = padded[C..].chunks_exact(C);
+    for ((out, add), sub) in sums.chunks_exact_mut(C).zip(entering).zip(leaving) {
         out.copy_from_slice(&s);
-        (0..4).for_each(|c| s[c] = s[c].wrapping_add(add[c]).wrapping_sub(sub[c]));
+        (0..C).for_each(|c| s[c] = s[c].plus(add[c]).minus(sub[c]));
     }
 }
 
-/// Divides the RGB sums into `out`, alpha from `source`.
-#[inline(always)]
-fn divide_row(out: &mut [u8], sums: &[u32], source: &[u8], division: RoundedDivision) {
-    for ((o, s), a) in out
-        .chunks_exact_mut(4)
-        .zip(sums.chunks_exact(4))
-        .zip(source.chunks_exact(4))
-    {
-        o[0] = division.apply(s[0]);
-        o[1] = division.apply(s[1]);
-        o[2] = division.apply(s[2]);
-        o[3] = a[3];
-    }
+/// The box filter of `src` (`width × height` pixels of `C` samples) into `out`, bands of
+/// rows in parallel, sums in lanes `S`, means stored by `mean`.
+fn box_by_bands<T, S, M, const C: usize>(src: &[T], (w, h): (usize, usize), r: usize, mean: M, out: &mut [T])
+where
+    T: Copy + Send + Sync,
+    S: Lane<T>,
+    M: Mean<S, T>,
+{
+    let geometry = Geometry::<T, C> {
+        src,
+        width: w,
+        height: h,
+        radius: r,
+    };
+    by_bands(out, C * w, band_height(h, r), |y0, band| {
+        vectorized(|| geometry.band::<S, M>(y0, band, mean))
+    });
 }
 
-/// One band of output rows starting at row `y0`.
-#[inline(always)]
-fn box_band(src: &[u8], width: usize, height: usize, r: usize, y0: usize, out: &mut [u8]) {
-    let row_len = 4 * width;
-    let row = |y: isize| clamped_row(src, row_len, height, y);
-    let division = RoundedDivision::new(((2 * r + 1) * (2 * r + 1)) as u32);
-    let (r_i, y0_i) = (r as isize, y0 as isize);
-    let mut column = vec![0u32; row_len];
-    for k in -r_i..=r_i {
-        add_row(&mut column, row(y0_i + k));
-    }
-    let mut padded = Vec::with_capacity(row_len + 8 * (r + 1));
-    let mut sums = vec![0u32; row_len];
-    for (i, out_row) in out.chunks_exact_mut(row_len).enumerate() {
-        let y = y0_i + i as isize;
-        if i > 0 {
-            slide_column(&mut column, row(y + r_i), row(y - r_i - 1));
+/// Samples the box filter runs on, each with its sums and rounding.
+pub trait BoxSample: Sample {
+    /// The box filter of `src` (`w × h` pixels of `channels` samples: 1, 3 or 4) into `out`.
+    fn box_samples(src: &[Self], size: (usize, usize), channels: usize, r: usize, out: &mut [Self]);
+}
+
+/// Pixels of a `(2r + 1)²` window.
+fn window(r: usize) -> u32 {
+    ((2 * r + 1) * (2 * r + 1)) as u32
+}
+
+impl BoxSample for u8 {
+    fn box_samples(src: &[u8], size: (usize, usize), c: usize, r: usize, out: &mut [u8]) {
+        let mean = RoundedDivision::new(window(r));
+        macro_rules! run {
+            ($n:literal) => {
+                box_by_bands::<u8, u32, _, $n>(src, size, r, mean, out)
+            };
         }
-        row_sums(&column, r, &mut padded, &mut sums);
-        divide_row(out_row, &sums, row(y), division);
+        with_channel_count!(c, run)
+    }
+}
+
+impl BoxSample for u16 {
+    fn box_samples(src: &[u16], size: (usize, usize), c: usize, r: usize, out: &mut [u16]) {
+        let n = window(r);
+        let mean = ReciprocalRounding::new(n);
+        let fits_u32 = u64::from(n) * 65535 + u64::from(n) < 1 << 32;
+        macro_rules! run {
+            ($n:literal) => {
+                if fits_u32 {
+                    box_by_bands::<u16, u32, _, $n>(src, size, r, mean, out)
+                } else {
+                    box_by_bands::<u16, u64, _, $n>(src, size, r, mean, out)
+                }
+            };
+        }
+        with_channel_count!(c, run)
+    }
+}
+
+impl BoxSample for f32 {
+    fn box_samples(src: &[f32], size: (usize, usize), c: usize, r: usize, out: &mut [f32]) {
+        let mean = FloatMean {
+            inverse: 1.0 / f64::from(window(r)),
+        };
+        macro_rules! run {
+            ($n:literal) => {
+                box_by_bands::<f32, f64, _, $n>(src, size, r, mean, out)
+            };
+        }
+        with_channel_count!(c, run)
     }
 }
 
@@ -126,17 +301,11 @@ fn box_band(src: &[u8], width: usize, height: usize, r: usize, y0: usize, out: &
 /// `radius` is at most [`super::BOX_RADIUS_MAX`] (as `Filter` validates).
 pub fn box_filter(image: &RgbaImage, radius: u32) -> RgbaImage {
     let (w, h) = (image.width() as usize, image.height() as usize);
-    if w == 0 || h == 0 {
-        return image.clone();
+    let mut out = RgbaImage::new(image.width(), image.height());
+    if w > 0 && h > 0 {
+        u8::box_samples(image.as_raw(), (w, h), 4, radius as usize, &mut out);
     }
-    let r = radius as usize;
-    let src = image.as_raw();
-    rgba_by_bands(
-        image.width(),
-        image.height(),
-        band_height(h, r),
-        |y0, out| vectorized(|| box_band(src, w, h, r, y0, out)),
-    )
+    out
 }
 
 #[cfg(test)]
@@ -192,7 +361,29 @@ mod tests {
                 let edge = (q * n).saturating_sub(n / 2);
                 for s in [edge.saturating_sub(1), edge, edge + 1, q * n, q * n + n / 2] {
                     if s <= 255 * n {
-                        assert_eq!(u32::from(division.apply(s)), (s + n / 2) / n, "n={n} s={s}");
+                        assert_eq!(u32::from(division.mean(s)), (s + n / 2) / n, "n={n} s={s}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn reciprocal_rounding_is_exact_at_every_rounding_boundary() {
+        for r in 1..=255u64 {
+            let n = (2 * r + 1) * (2 * r + 1);
+            let rounding = ReciprocalRounding::new(n as u32);
+            for q in 0..=65535u64 {
+                let edge = (q * n).saturating_sub(n / 2);
+                for s in [edge.saturating_sub(1), edge, edge + 1, q * n, q * n + n / 2] {
+                    if s <= 65535 * n {
+                        let want = (s + n / 2) / n;
+                        let got: u16 = rounding.mean(s);
+                        assert_eq!(u64::from(got), want, "n={n} s={s}");
+                        if let Ok(s32) = u32::try_from(s) {
+                            let got: u16 = rounding.mean(s32);
+                            assert_eq!(u64::from(got), want, "n={n} s={s} (u32)");
+                        }
                     }
                 }
             }

@@ -8,12 +8,13 @@
 //! `SUB_BAND + 2R` rows, tile by tile of `TILE` floats accumulated in registers, and the
 //! column pass reads that ring in column tiles small enough to stay in L1.
 
-use crate::ops::cpu::rows::{band_height, clamp_index, rgba_by_bands};
+use crate::ops::cpu::rows::{band_height, by_bands, clamp_index};
 use crate::ops::cpu::simd::vectorized;
-use crate::ops::cpu::to_u8;
+use crate::pixels::Sample;
 use image::RgbaImage;
 
-/// Floats per register tile: 16 RGB pixels (six AVX2 registers of accumulators).
+/// Floats per register tile: 16 RGB or 48 grey pixels (six AVX2 registers of
+/// accumulators).
 const TILE: usize = 48;
 /// Output rows per column pass over the ring.
 const SUB_BAND: usize = 32;
@@ -42,58 +43,93 @@ fn weighted_tile<'a>(weights: &[f32], tap: impl Fn(usize) -> &'a [f32]) -> [f32;
     acc
 }
 
-/// The row geometry of one image: `width` pixels, rows of the row pass padded to whole tiles.
-struct Rows<'a> {
-    src: &'a [u8],
+/// The row geometry of one image of `channels` interleaved samples a pixel, of which the
+/// first `colour` are filtered (a fourth, alpha, is copied): rows of the row pass padded to
+/// whole tiles.
+struct Rows<'a, T> {
+    src: &'a [T],
     width: usize,
     height: usize,
+    channels: usize,
+    colour: usize,
     weights: &'a [f32],
-    /// Floats per row of the row pass: `3·width` rounded up to whole tiles.
+    /// Floats per row of the row pass: `colour·width` rounded up to whole tiles.
     stride: usize,
 }
 
-impl Rows<'_> {
+impl<T: Sample> Rows<'_, T> {
     fn radius(&self) -> usize {
         self.weights.len() / 2
     }
 
-    /// The row pass of source row `y` into `out` (`stride` floats): the RGB of the row as
-    /// f32 with `R` copies of the edge pixels on each side (`padded`), then per tile
-    /// `out[j] = Σ_k w[k]·padded[j + 3k]`.
+    /// The row pass of source row `y` into `out` (`stride` floats): the colour samples of
+    /// the row as f32 with `R` copies of the edge pixels on each side (`padded`), then per
+    /// tile `out[j] = Σ_k w[k]·padded[j + colour·k]`.
     #[inline(always)]
     fn row_pass(&self, y: usize, padded: &mut Vec<f32>, out: &mut [f32]) {
-        let row = &self.src[4 * self.width * y..][..4 * self.width];
-        let rgb = |p: &[u8]| [f32::from(p[0]), f32::from(p[1]), f32::from(p[2])];
-        let (first, last) = (rgb(&row[..4]), rgb(&row[row.len() - 4..]));
+        let (c, cc, r) = (self.channels, self.colour, self.radius());
+        let row = &self.src[c * self.width * y..][..c * self.width];
+        let pixel = |p: &[T]| [p[0].to_f32(), p[cc / 2].to_f32(), p[cc - 1].to_f32()];
+        let (first, last) = (pixel(row), pixel(&row[row.len() - c..]));
         padded.clear();
-        (0..self.radius()).for_each(|_| padded.extend_from_slice(&first));
-        padded.extend(row.chunks_exact(4).flat_map(rgb));
-        (0..self.radius()).for_each(|_| padded.extend_from_slice(&last));
-        padded.resize(self.stride + 6 * self.radius(), 0.0);
+        (0..r).for_each(|_| padded.extend_from_slice(&first[..cc]));
+        if c == cc {
+            padded.extend(row.iter().map(|v| v.to_f32()));
+        } else {
+            padded.extend(row.chunks_exact(c).flat_map(pixel));
+        }
+        (0..r).for_each(|_| padded.extend_from_slice(&last[..cc]));
+        padded.resize(self.stride + 2 * cc * r, 0.0);
         let padded: &[f32] = padded;
         for (j0, tile) in (0..self.stride)
             .step_by(TILE)
             .zip(out.chunks_exact_mut(TILE))
         {
-            tile.copy_from_slice(&weighted_tile(self.weights, move |k| &padded[j0 + 3 * k..]));
+            tile.copy_from_slice(&weighted_tile(self.weights, move |k| &padded[j0 + cc * k..]));
+        }
+    }
+
+    /// Stores `pixels` pixels of column-pass sums (`colour` a pixel) from pixel `x0` of
+    /// output row `y`: rounded into the sample type, alpha from the source.
+    #[inline(always)]
+    fn store(&self, y: usize, x0: usize, pixels: usize, acc: &[f32], out_row: &mut [T]) {
+        let c = self.channels;
+        let dst = &mut out_row[c * x0..c * (x0 + pixels)];
+        if c == self.colour {
+            for (o, &v) in dst.iter_mut().zip(acc) {
+                *o = T::from_f32(v);
+            }
+            return;
+        }
+        let src_row = &self.src[c * self.width * y..][..c * self.width];
+        let alpha = &src_row[c * x0..c * (x0 + pixels)];
+        for ((o, a), v) in dst
+            .chunks_exact_mut(c)
+            .zip(alpha.chunks_exact(c))
+            .zip(acc.chunks_exact(3))
+        {
+            o[0] = T::from_f32(v[0]);
+            o[1] = T::from_f32(v[1]);
+            o[2] = T::from_f32(v[2]);
+            o[3] = a[3];
         }
     }
 
     /// Rows `y0..` of the output (as many as `out` holds).
     #[inline(always)]
-    fn band(&self, y0: usize, out: &mut [u8]) {
-        let (w, r) = (self.width, self.radius());
+    fn band(&self, y0: usize, out: &mut [T]) {
+        let (w, r, c, cc) = (self.width, self.radius(), self.channels, self.colour);
         let ring_rows = SUB_BAND + 2 * r;
         let mut ring = vec![0f32; ring_rows * self.stride];
-        let mut padded = Vec::with_capacity(self.stride + 6 * r);
+        let mut padded = Vec::with_capacity(self.stride + 2 * cc * r);
         let mut offsets = Vec::with_capacity(ring_rows);
         let clamp_row = |y: isize| clamp_index(y, self.height);
         let mut next = clamp_row(y0 as isize - r as isize);
-        for (sub, out_rows) in out.chunks_mut(4 * w * SUB_BAND).enumerate() {
-            let ys = (y0 + sub * SUB_BAND) as isize;
-            let rows = out_rows.len() / (4 * w);
+        for (sub, out_rows) in out.chunks_mut(c * w * SUB_BAND).enumerate() {
+            let ys = y0 + sub * SUB_BAND;
+            let rows = out_rows.len() / (c * w);
             // Real rows ys-R ..= ye-1+R (clamped): each in ring slot row mod ring_rows.
-            let last = clamp_row(ys + rows as isize - 1 + r as isize);
+            let last = clamp_row((ys + rows - 1 + r) as isize);
             while next <= last {
                 let slot = next % ring_rows;
                 let dst = &mut ring[slot * self.stride..][..self.stride];
@@ -103,52 +139,57 @@ impl Rows<'_> {
             offsets.clear();
             offsets.extend(
                 (0..rows + 2 * r)
-                    .map(|i| clamp_row(ys - r as isize + i as isize) % ring_rows * self.stride),
+                    .map(|i| clamp_row((ys + i) as isize - r as isize) % ring_rows * self.stride),
             );
             let ring: &[f32] = &ring;
             for j0 in (0..self.stride).step_by(TILE) {
-                let x0 = j0 / 3;
-                let pixels = (w - x0).min(TILE / 3);
-                for (i, out_row) in out_rows.chunks_exact_mut(4 * w).enumerate() {
+                let x0 = j0 / cc;
+                let pixels = (w - x0).min(TILE / cc);
+                for (i, out_row) in out_rows.chunks_exact_mut(c * w).enumerate() {
                     let taps = &offsets[i..i + 2 * r + 1];
                     let acc = weighted_tile(self.weights, move |k| &ring[taps[k] + j0..]);
-                    let src_row = &self.src[4 * w * (ys as usize + i)..][..4 * w];
-                    let dst = &mut out_row[4 * x0..4 * (x0 + pixels)];
-                    let alpha = &src_row[4 * x0..4 * (x0 + pixels)];
-                    for ((o, a), v) in dst
-                        .chunks_exact_mut(4)
-                        .zip(alpha.chunks_exact(4))
-                        .zip(acc.chunks_exact(3))
-                    {
-                        o[0] = to_u8(v[0]);
-                        o[1] = to_u8(v[1]);
-                        o[2] = to_u8(v[2]);
-                        o[3] = a[3];
-                    }
+                    self.store(ys + i, x0, pixels, &acc[..cc * pixels], out_row);
                 }
             }
         }
     }
 }
 
+/// The Gaussian of `src` (`width × height` pixels of `channels` interleaved samples; the
+/// colour channels filtered, alpha copied) into `out`, bands of rows in parallel.
+pub fn gaussian_samples<T: Sample>(
+    src: &[T],
+    (width, height, channels): (usize, usize, usize),
+    sigma: f32,
+    radius: u32,
+    out: &mut [T],
+) {
+    if width == 0 || height == 0 {
+        return;
+    }
+    let weights = gaussian_weights(sigma, radius);
+    let colour = channels.min(3);
+    let rows = Rows {
+        src,
+        width,
+        height,
+        channels,
+        colour,
+        weights: &weights,
+        stride: (colour * width).div_ceil(TILE) * TILE,
+    };
+    let band = band_height(height, 2 * radius as usize);
+    by_bands(out, channels * width, band, |y0, out| {
+        vectorized(|| rows.band(y0, out))
+    });
+}
+
 /// Gaussian blur per RGB channel; alpha unchanged.
 pub fn gaussian(image: &RgbaImage, sigma: f32, radius: u32) -> RgbaImage {
     let (w, h) = (image.width() as usize, image.height() as usize);
-    if w == 0 || h == 0 {
-        return image.clone();
-    }
-    let weights = gaussian_weights(sigma, radius);
-    let rows = Rows {
-        src: image.as_raw(),
-        width: w,
-        height: h,
-        weights: &weights,
-        stride: (3 * w).div_ceil(TILE) * TILE,
-    };
-    let band = band_height(h, 2 * radius as usize);
-    rgba_by_bands(image.width(), image.height(), band, |y0, out| {
-        vectorized(|| rows.band(y0, out))
-    })
+    let mut out = RgbaImage::new(image.width(), image.height());
+    gaussian_samples(image.as_raw(), (w, h, 4), sigma, radius, &mut out);
+    out
 }
 
 /// The blurred RGB plane before rounding, by the plain separable definition (row pass, then
@@ -188,6 +229,7 @@ pub fn gaussian_plane(image: &RgbaImage, sigma: f32, radius: u32) -> Vec<[f32; 3
 #[cfg(test)]
 mod tests {
     use crate::ops::cpu::test_images::{at, random, SIZES};
+    use crate::ops::cpu::to_u8;
     use super::*;
 
     /// Direct 2-D convolution with the outer product of the weights, in f64.

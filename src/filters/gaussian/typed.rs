@@ -4,8 +4,9 @@
 //! equals the fast path bit for bit; results stored by `Sample::from_f32` (integers round
 //! half away from zero and saturate, F32 as computed).
 
+use super::cpu::gaussian_samples;
 use super::gaussian_weights;
-use crate::filters::typed::{clamp_to_edge, colour_channels, with_colour};
+use crate::filters::typed::{clamp_to_edge, colour_channels};
 use crate::pixels::{ImageBuf, Sample};
 use rayon::prelude::*;
 
@@ -55,11 +56,19 @@ pub fn gaussian_plane_typed<T: Sample>(image: &ImageBuf<T>, sigma: f32, radius: 
     plane
 }
 
-/// Gaussian blur of the colour channels; alpha kept.
+/// Gaussian blur of the colour channels; alpha kept: [`gaussian_plane_typed`] stored in the
+/// type, computed by the RGBA8 reference's bands of rows and register tiles (the same sums).
 pub fn gaussian_typed<T: Sample>(image: &ImageBuf<T>, sigma: f32, radius: u32) -> ImageBuf<T> {
-    let plane = gaussian_plane_typed(image, sigma, radius);
-    let cc = colour_channels(image.channels());
-    with_colour(image, |i, ch| T::from_f32(plane[i * cc + ch]))
+    let (w, h, c) = (image.width(), image.height(), image.channels());
+    let mut out = image.clone();
+    gaussian_samples(
+        image.as_slice(),
+        (w as usize, h as usize, usize::from(c)),
+        sigma,
+        radius,
+        out.as_mut_slice(),
+    );
+    out
 }
 
 #[cfg(test)]
@@ -107,6 +116,35 @@ mod tests {
                         let scale = f64::from(ty.full_scale());
                         for (g, w) in got.iter().zip(&want) {
                             assert!((f64::from(*g) - w).abs() <= 1e-5 * scale, "{ty} {g} vs {w}");
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    /// The bands and tiles store the plain plane's sums, bit for bit, in every type and
+    /// channel count, across bands and sub-bands (tall images) and partial tiles.
+    #[test]
+    fn stores_the_plain_plane_in_every_type() {
+        for (i, ty) in SampleType::ALL.into_iter().enumerate() {
+            for (channels, (w, h)) in [(1, (53, 9)), (3, (17, 80)), (4, (21, 70)), (4, (1, 5))] {
+                let img = random(ty, w, h, channels, 30 + i as u64);
+                for (s, r) in [(0.5, 1), (2.0, 6), (9.0, 27)] {
+                    crate::with_pixels!(&img, b => {
+                        let plane = gaussian_plane_typed(b, s, r);
+                        let got = gaussian_typed(b, s, r);
+                        let cc = colour_channels(b.channels());
+                        let c = usize::from(b.channels());
+                        for (p, px) in got.as_slice().chunks_exact(c).enumerate() {
+                            for ch in 0..c {
+                                let want = if ch < cc {
+                                    Sample::from_f32(plane[p * cc + ch])
+                                } else {
+                                    b.as_slice()[p * c + ch]
+                                };
+                                assert_eq!(px[ch], want, "{ty} c{channels} {w}x{h} s{s}");
+                            }
                         }
                     });
                 }

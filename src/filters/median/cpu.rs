@@ -2,7 +2,7 @@
 //! column triples for 3×3, selection for 5×5); above, Huang's sliding histogram along each
 //! row (rows in parallel), the median tracked by a pointer that moves with the window.
 
-use super::keys::median_keys;
+use super::keys::median_rows;
 use image::RgbaImage;
 use rayon::prelude::*;
 
@@ -60,26 +60,19 @@ const KEYS_MAX_RADIUS: u32 = 2;
 /// The median filter of the contract.
 pub fn median(image: &RgbaImage, radius: u32) -> RgbaImage {
     let (w, h) = (image.width() as usize, image.height() as usize);
-    let mut out = image.clone();
     if w == 0 || h == 0 {
-        return out;
+        return image.clone();
     }
     if radius <= KEYS_MAX_RADIUS {
-        let keys: Vec<u32> = image.as_raw().iter().map(|&v| u32::from(v)).collect();
-        let medians = median_keys(&keys, w, h, 4, radius as usize);
-        out.par_chunks_mut(4)
-            .zip(medians.par_chunks(4))
-            .for_each(|(px, m)| {
-                for (v, &k) in px.iter_mut().zip(m).take(3) {
-                    *v = k as u8;
-                }
-            });
-        return out;
+        let medians = median_rows(image.as_raw(), w, h, 4, radius as usize, true);
+        return RgbaImage::from_raw(image.width(), image.height(), medians)
+            .unwrap_or_else(|| unreachable!("the medians hold as many samples as the image"));
     }
     let r = radius as isize;
     let side = 2 * radius as usize + 1;
     let rank = ((side * side - 1) / 2) as u32;
     let src = image.as_raw();
+    let mut out = image.clone();
     let at = |x: isize, y: isize, c: usize| {
         let x = x.clamp(0, w as isize - 1) as usize;
         let y = y.clamp(0, h as isize - 1) as usize;

@@ -1,17 +1,21 @@
-//! The median on order keys: every sample type mapped to `u32` keys whose integer order is
-//! the samples' total order (`f32::total_cmp`: NaN above every number), so one exact,
-//! branch-free path serves U8, U16 and F32.
+//! The median on order keys: every sample type mapped to unsigned keys whose integer order
+//! is the samples' total order (`f32::total_cmp`: NaN above every number), so one exact,
+//! branch-free path serves U8, U16 and F32. Integers are their own keys (8-bit samples go
+//! 32 to an AVX2 register); f32 maps to `u32` as it is loaded. Rows run in parallel, each
+//! compiled with AVX2 where the CPU has it.
 //!
 //! 3×3: each column of three rows is sorted once (min, mid, max) and shared by the three
 //! windows that hold it; a window's median is then med(max of the mins, med of the mids,
 //! min of the maxes), a classic identity of the 3×3 median. Every step is a min or max over
-//! whole rows of interleaved samples, which the compiler vectorises. Larger windows select
+//! whole rows of interleaved samples, which the compiler vectorises.
 //! 5×5: the same idea with the network of the CUDA kernel (`scripts/median5_network.py`
 //! proves it on every 0-1 input): columns of five sorted once, neighbouring columns merged in
 //! pairs once, and each window's median taken from the merge of two pairs and its fifth
 //! column, all as min and max over lanes of a row. Larger windows select the middle of each
 //! window gathered on the stack.
 
+use crate::ops::cpu::rows::clamped_row;
+use crate::ops::cpu::simd::vectorized;
 use rayon::prelude::*;
 
 /// Largest window side (radius 7).
@@ -19,109 +23,191 @@ const MAX_SIDE: usize = 15;
 
 /// The order key of a sample given as f32 (integers are exact in it): the IEEE bits with
 /// the sign bit flipped for positives and every bit flipped for negatives.
-#[inline]
+#[inline(always)]
 pub fn key_of(v: f32) -> u32 {
     let b = v.to_bits();
-    if b & 0x8000_0000 != 0 {
-        !b
-    } else {
-        b | 0x8000_0000
-    }
+    b ^ (((b as i32 >> 31) as u32) | 0x8000_0000)
 }
 
 /// The sample of a key, as f32.
-#[inline]
+#[inline(always)]
 pub fn value_of(k: u32) -> f32 {
-    f32::from_bits(if k & 0x8000_0000 != 0 {
-        k & 0x7fff_ffff
-    } else {
-        !k
-    })
+    f32::from_bits(k ^ (!((k as i32 >> 31) as u32) | 0x8000_0000))
 }
 
-#[inline]
-fn med3(a: u32, b: u32, c: u32) -> u32 {
-    a.min(b).max(a.max(b).min(c))
+/// A sample with an order key: an unsigned integer whose order is the samples' total order
+/// (the sample itself for integers, so 8-bit samples select 32 to a vector register; f32's
+/// bits as [`key_of`] arranges them).
+pub trait Keyed: Copy + Default + Send + Sync {
+    type Key: Copy + Ord + Default + Send + Sync;
+    fn key(self) -> Self::Key;
+    fn from_key(k: Self::Key) -> Self;
 }
 
-/// The median of every sample of `keys` (`w × h` pixels of `c` interleaved channels) over
-/// the `(2r+1)²` window, clamp-to-edge; every channel is computed (callers keep alpha).
-pub fn median_keys(keys: &[u32], w: usize, h: usize, c: usize, radius: usize) -> Vec<u32> {
-    let mut out = vec![0u32; keys.len()];
+macro_rules! keyed_as_itself {
+    ($($t:ty),*) => {$(
+        impl Keyed for $t {
+            type Key = $t;
+            #[inline(always)]
+            fn key(self) -> $t {
+                self
+            }
+            #[inline(always)]
+            fn from_key(k: $t) -> $t {
+                k
+            }
+        }
+    )*};
+}
+keyed_as_itself!(u8, u16, u32);
+
+impl Keyed for f32 {
+    type Key = u32;
+    #[inline(always)]
+    fn key(self) -> u32 {
+        key_of(self)
+    }
+    #[inline(always)]
+    fn from_key(k: u32) -> f32 {
+        value_of(k)
+    }
+}
+
+#[inline(always)]
+fn med3<K: Ord>(a: K, b: K, c: K) -> K {
+    let (lo, hi) = if b < a { (b, a) } else { (a, b) };
+    lo.max(hi.min(c))
+}
+
+/// A row task's buffers, reused from row to row.
+struct Scratch<K> {
+    lo: Vec<K>,
+    md: Vec<K>,
+    hi: Vec<K>,
+    cols: Vec<[K; 5]>,
+    pairs: Vec<[K; 10]>,
+    wires: Vec<[K; LANES]>,
+}
+
+impl<K: Copy + Default> Scratch<K> {
+    fn new() -> Self {
+        Self {
+            lo: Vec::new(),
+            md: Vec::new(),
+            hi: Vec::new(),
+            cols: Vec::new(),
+            pairs: Vec::new(),
+            wires: vec![[K::default(); LANES]; 20],
+        }
+    }
+}
+
+/// The median of every sample of `src` (`w × h` pixels of `c` interleaved channels) over
+/// the `(2r+1)²` window, clamp-to-edge, by order keys; every channel is computed, but with
+/// `keep_alpha` a fourth channel is copied from the source.
+pub fn median_rows<T: Keyed>(
+    src: &[T],
+    w: usize,
+    h: usize,
+    c: usize,
+    radius: usize,
+    keep_alpha: bool,
+) -> Vec<T> {
+    let mut out = vec![T::default(); src.len()];
     if w == 0 || h == 0 {
         return out;
     }
     let row = w * c;
-    let rows_at = |y: usize, dy: isize| {
-        let yy = (y as isize + dy).clamp(0, h as isize - 1) as usize;
-        &keys[yy * row..(yy + 1) * row]
-    };
-    if radius == 1 {
-        out.par_chunks_mut(row).enumerate().for_each(|(y, dst)| {
-            median3_row(rows_at(y, -1), rows_at(y, 0), rows_at(y, 1), c, dst);
-        });
-        return out;
-    }
-    if radius == 2 {
-        let net = median5_network();
-        out.par_chunks_mut(row).enumerate().for_each(|(y, dst)| {
-            let rows = [-2, -1, 0, 1, 2].map(|dy| rows_at(y, dy));
-            median5_row(&rows, c, net, dst);
-        });
-        return out;
-    }
-    let side = 2 * radius + 1;
-    let rank = (side * side - 1) / 2;
-    out.par_chunks_mut(row).enumerate().for_each(|(y, dst)| {
-        let mut window = [0u32; MAX_SIDE * MAX_SIDE];
-        let rows: Vec<&[u32]> = (0..side)
-            .map(|k| {
-                let yy = (y as isize + k as isize - radius as isize).clamp(0, h as isize - 1);
-                &keys[yy as usize * row..(yy as usize + 1) * row]
-            })
-            .collect();
-        for x in 0..w {
-            for ch in 0..c {
-                let mut n = 0;
-                for r in &rows {
-                    for dx in 0..side {
-                        let xx = (x as isize + dx as isize - radius as isize)
-                            .clamp(0, w as isize - 1) as usize;
-                        window[n] = r[xx * c + ch];
-                        n += 1;
-                    }
+    let rows_at = |y: usize, dy: isize| clamped_row(src, row, h, y as isize + dy);
+    out.par_chunks_mut(row)
+        .enumerate()
+        .for_each_init(Scratch::<T::Key>::new, |scratch, (y, dst)| {
+            vectorized(|| match radius {
+                1 => median3_row(rows_at(y, -1), rows_at(y, 0), rows_at(y, 1), c, scratch, dst),
+                2 => {
+                    let rows = [-2, -1, 0, 1, 2].map(|dy| rows_at(y, dy));
+                    median5_row(&rows, c, median5_network(), scratch, dst);
                 }
-                let (_, m, _) = window[..n].select_nth_unstable(rank);
-                dst[x * c + ch] = *m;
+                _ => {
+                    let rows: Vec<&[T]> = (0..=2 * radius)
+                        .map(|k| rows_at(y, k as isize - radius as isize))
+                        .collect();
+                    median_select_row(&rows, c, radius, dst);
+                }
+            });
+            if keep_alpha && c == 4 {
+                for (d, s) in dst.chunks_exact_mut(4).zip(rows_at(y, 0).chunks_exact(4)) {
+                    d[3] = s[3];
+                }
             }
-        }
-    });
+        });
     out
 }
 
+/// One output row of any window by selecting the middle of each window gathered on the
+/// stack (`rows`: the window's `2r + 1` source rows).
+fn median_select_row<T: Keyed>(rows: &[&[T]], c: usize, radius: usize, dst: &mut [T]) {
+    let side = 2 * radius + 1;
+    let rank = (side * side - 1) / 2;
+    let w = dst.len() / c;
+    let mut window = [T::Key::default(); MAX_SIDE * MAX_SIDE];
+    for x in 0..w {
+        for ch in 0..c {
+            let mut n = 0;
+            for r in rows {
+                for dx in 0..side {
+                    let xx = (x as isize + dx as isize - radius as isize).clamp(0, w as isize - 1)
+                        as usize;
+                    window[n] = r[xx * c + ch].key();
+                    n += 1;
+                }
+            }
+            let (_, m, _) = window[..n].select_nth_unstable(rank);
+            dst[x * c + ch] = T::from_key(*m);
+        }
+    }
+}
+
 /// One output row of the 3×3 median from the rows above, at and below it.
-fn median3_row(up: &[u32], mid: &[u32], down: &[u32], c: usize, dst: &mut [u32]) {
+#[inline(always)]
+fn median3_row<T: Keyed>(
+    up: &[T],
+    mid: &[T],
+    down: &[T],
+    c: usize,
+    s: &mut Scratch<T::Key>,
+    dst: &mut [T],
+) {
     let n = mid.len();
     // Column sorts, padded by one pixel each side with the edge's (clamp-to-edge).
-    let mut lo = vec![0u32; n + 2 * c];
-    let mut md = vec![0u32; n + 2 * c];
-    let mut hi = vec![0u32; n + 2 * c];
-    for i in 0..n {
-        let (a, b, d) = (up[i], mid[i], down[i]);
-        lo[c + i] = a.min(b).min(d);
-        hi[c + i] = a.max(b).max(d);
-        md[c + i] = med3(a, b, d);
+    for v in [&mut s.lo, &mut s.md, &mut s.hi] {
+        v.clear();
+        v.resize(n + 2 * c, T::Key::default());
     }
-    for v in [&mut lo, &mut md, &mut hi] {
+    let columns = s.lo[c..c + n]
+        .iter_mut()
+        .zip(&mut s.md[c..c + n])
+        .zip(&mut s.hi[c..c + n]);
+    for (((lo, md), hi), ((a, b), d)) in columns.zip(up.iter().zip(mid).zip(down)) {
+        let (a, b, d) = (a.key(), b.key(), d.key());
+        *lo = a.min(b).min(d);
+        *hi = a.max(b).max(d);
+        *md = med3(a, b, d);
+    }
+    for v in [&mut s.lo, &mut s.md, &mut s.hi] {
         v.copy_within(c..2 * c, 0);
         v.copy_within(n..n + c, n + c);
     }
-    for (i, out) in dst.iter_mut().enumerate() {
-        let (l, m, r) = (i, i + c, i + 2 * c);
-        let max_lo = lo[l].max(lo[m]).max(lo[r]);
-        let min_hi = hi[l].min(hi[m]).min(hi[r]);
-        let med_md = med3(md[l], md[m], md[r]);
-        *out = med3(max_lo, med_md, min_hi);
+    let (lo, md, hi) = (&s.lo, &s.md, &s.hi);
+    let lows = lo[..n].iter().zip(&lo[c..c + n]).zip(&lo[2 * c..2 * c + n]);
+    let mids = md[..n].iter().zip(&md[c..c + n]).zip(&md[2 * c..2 * c + n]);
+    let highs = hi[..n].iter().zip(&hi[c..c + n]).zip(&hi[2 * c..2 * c + n]);
+    for (out, (((l0, l1), l2), (((m0, m1), m2), ((h0, h1), h2)))) in
+        dst.iter_mut().zip(lows.zip(mids.zip(highs)))
+    {
+        let max_lo = (*l0).max(*l1).max(*l2);
+        let min_hi = (*h0).min(*h1).min(*h2);
+        *out = T::from_key(med3(max_lo, med3(*m0, *m1, *m2), min_hi));
     }
 }
 
@@ -187,8 +273,8 @@ fn median5_network() -> &'static Median5Network {
 }
 
 /// Applies compare-exchanges to wires of `LANES` lanes each.
-#[inline]
-fn exchange(wires: &mut [[u32; LANES]], net: &[(usize, usize)]) {
+#[inline(always)]
+fn exchange<K: Copy + Ord>(wires: &mut [[K; LANES]], net: &[(usize, usize)]) {
     for &(a, b) in net {
         // Two distinct wires borrowed at once: `a` takes the minimum, `b` the maximum.
         let (low, high) = if a < b {
@@ -207,7 +293,15 @@ fn exchange(wires: &mut [[u32; LANES]], net: &[(usize, usize)]) {
 }
 
 /// One output row of the 5×5 median from its five rows (clamp-to-edge).
-fn median5_row(rows: &[&[u32]; 5], c: usize, net: &Median5Network, dst: &mut [u32]) {
+#[inline(always)]
+fn median5_row<T: Keyed>(
+    rows: &[&[T]; 5],
+    c: usize,
+    net: &Median5Network,
+    s: &mut Scratch<T::Key>,
+    dst: &mut [T],
+) {
+    let zero = T::Key::default();
     let n = dst.len();
     let padded = n + 4 * c;
     // The source sample at padded position p (two pixels of edge on each side).
@@ -217,16 +311,17 @@ fn median5_row(rows: &[&[u32]; 5], c: usize, net: &Median5Network, dst: &mut [u3
             Some(i) if i >= n => n - c + p % c,
             Some(i) => i,
         };
-        rows[r][i]
+        rows[r][i].key()
     };
     // Sorted columns, padded positions.
-    let mut cols = vec![[0u32; 5]; padded];
-    let mut wires = vec![[0u32; LANES]; 20];
+    let (cols, pairs, wires) = (&mut s.cols, &mut s.pairs, &mut s.wires);
+    cols.clear();
+    cols.resize(padded, [zero; 5]);
     for p0 in (0..padded).step_by(LANES) {
         let lanes = LANES.min(padded - p0);
         for (r, wire) in wires.iter_mut().take(5).enumerate() {
             for (k, v) in wire.iter_mut().enumerate() {
-                *v = if k < lanes { src(r, p0 + k) } else { 0 };
+                *v = if k < lanes { src(r, p0 + k) } else { zero };
             }
         }
         exchange(&mut wires[..5], &net.sort5);
@@ -236,14 +331,15 @@ fn median5_row(rows: &[&[u32]; 5], c: usize, net: &Median5Network, dst: &mut [u3
     }
     // Pairs of neighbouring columns (p and p + c), merged.
     let pairs_len = padded - c;
-    let mut pairs = vec![[0u32; 10]; pairs_len];
+    pairs.clear();
+    pairs.resize(pairs_len, [zero; 10]);
     for p0 in (0..pairs_len).step_by(LANES) {
         let lanes = LANES.min(pairs_len - p0);
         for k in 0..LANES {
             let (a, b) = if k < lanes {
                 (cols[p0 + k], cols[p0 + k + c])
             } else {
-                ([0; 5], [0; 5])
+                ([zero; 5], [zero; 5])
             };
             for r in 0..5 {
                 wires[r][k] = a[r];
@@ -262,21 +358,21 @@ fn median5_row(rows: &[&[u32]; 5], c: usize, net: &Median5Network, dst: &mut [u3
             let (l, m) = if k < lanes {
                 (pairs[i0 + k], pairs[i0 + k + 2 * c])
             } else {
-                ([0; 10], [0; 10])
+                ([zero; 10], [zero; 10])
             };
             for r in 0..10 {
                 wires[r][k] = l[r];
                 wires[10 + r][k] = m[r];
             }
         }
-        exchange(&mut wires, &net.window);
+        exchange(wires, &net.window);
         for k in 0..lanes {
             let far = cols[i0 + k + 4 * c];
             let mut median = wires[net.ranks[5]][k];
             for j in 0..5 {
                 median = median.min(wires[net.ranks[j]][k].max(far[4 - j]));
             }
-            dst[i0 + k] = median;
+            dst[i0 + k] = T::from_key(median);
         }
     }
 }
@@ -322,7 +418,7 @@ mod tests {
         for (w, h, c) in [(1, 1, 1), (9, 1, 3), (1, 8, 4), (13, 11, 4), (20, 7, 1)] {
             let keys: Vec<u32> = (0..w * h * c).map(|_| next()).collect();
             for r in [1usize, 2, 3] {
-                let got = median_keys(&keys, w, h, c, r);
+                let got = median_rows(&keys, w, h, c, r, false);
                 for y in 0..h as isize {
                     for x in 0..w as isize {
                         for ch in 0..c {

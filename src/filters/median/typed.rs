@@ -2,32 +2,22 @@
 //! `(2R+1)²` window (clamp-to-edge), alpha kept. Values are ordered by `f32::total_cmp`
 //! (exact for U8 and U16; for F32 NaN sorts above every number).
 
-use super::keys::{key_of, median_keys, value_of};
-use crate::filters::typed::colour_channels;
+use super::keys::{median_rows, Keyed};
 use crate::pixels::{ImageBuf, Sample};
-use rayon::prelude::*;
 
 /// The median filter of the colour channels.
-pub fn median_typed<T: Sample>(image: &ImageBuf<T>, radius: u32) -> ImageBuf<T> {
-    let (w, h) = (image.width() as usize, image.height() as usize);
-    let c = usize::from(image.channels());
-    let keys: Vec<u32> = image
-        .as_slice()
-        .par_iter()
-        .map(|v| key_of(v.to_f32()))
-        .collect();
-    let medians = median_keys(&keys, w, h, c, radius as usize);
-    let colour = colour_channels(image.channels());
-    let mut out = image.clone();
-    out.as_mut_slice()
-        .par_chunks_mut(c)
-        .zip(medians.par_chunks(c))
-        .for_each(|(px, m)| {
-            for (v, &k) in px.iter_mut().zip(m).take(colour) {
-                *v = T::from_f32(value_of(k));
-            }
-        });
-    out
+pub fn median_typed<T: Sample + Keyed>(image: &ImageBuf<T>, radius: u32) -> ImageBuf<T> {
+    let (w, h, c) = (image.width(), image.height(), image.channels());
+    let medians = median_rows(
+        image.as_slice(),
+        w as usize,
+        h as usize,
+        usize::from(c),
+        radius as usize,
+        c == 4,
+    );
+    ImageBuf::from_vec(w, h, c, medians)
+        .unwrap_or_else(|_| unreachable!("the medians hold as many samples as the image"))
 }
 
 #[cfg(test)]

@@ -1,37 +1,50 @@
-//! Transpose: `out(x, y) = in(y, x)`; alpha moves with its pixel.
+//! Transpose: `out(x, y) = in(y, x)`; alpha moves with its pixel; any sample type.
 //!
 //! Cache-blocked: each task writes `BLOCK` output rows (= `BLOCK` input columns), reading
-//! one cache line of `BLOCK` pixels from every input row and appending one pixel to each of
-//! its `BLOCK` output rows, so every line is read and written once.
+//! `BLOCK` pixels (a cache line or more) from every input row and appending one pixel to
+//! each of its `BLOCK` output rows, so every line is read and written once.
 
-use crate::ops::cpu::rows::rgba_by_bands;
+use crate::ops::cpu::rows::{by_bands, with_channel_count};
 use image::RgbaImage;
 
 /// Pixels per block side: 16 RGBA8 pixels are one 64-byte cache line.
 const BLOCK: usize = 16;
 
-/// Output rows `x0..` (as many as `out` holds) from input columns `x0..`.
-fn transpose_band(src: &[u8], width: usize, height: usize, x0: usize, out: &mut [u8]) {
-    let columns = out.len() / (4 * height);
-    for y in 0..height {
-        let line = &src[4 * (y * width + x0)..][..4 * columns];
-        for (dx, pixel) in line.chunks_exact(4).enumerate() {
-            let at = 4 * (dx * height + y);
-            out[at..at + 4].copy_from_slice(pixel);
+/// Output rows `x0..` (as many as `out` holds) from input columns `x0..`; `C` samples a
+/// pixel.
+#[inline(always)]
+fn transpose_band<T: Copy, const C: usize>(src: &[T], (w, h): (usize, usize), x0: usize, out: &mut [T]) {
+    let columns = out.len() / (C * h);
+    for y in 0..h {
+        let line = &src[C * (y * w + x0)..][..C * columns];
+        for (dx, pixel) in line.chunks_exact(C).enumerate() {
+            let at = C * (dx * h + y);
+            out[at..at + C].copy_from_slice(pixel);
         }
     }
+}
+
+/// The transpose of `src` (`w × h` pixels of `c` samples: 1, 3 or 4) into `out` (`h × w`).
+pub fn transpose_samples<T: Copy + Send + Sync>(src: &[T], size: (usize, usize), c: usize, out: &mut [T]) {
+    if size.0 == 0 || size.1 == 0 {
+        return;
+    }
+    macro_rules! run {
+        ($n:literal) => {
+            by_bands(out, $n * size.1, BLOCK, |x0, band| {
+                transpose_band::<T, $n>(src, size, x0, band)
+            })
+        };
+    }
+    with_channel_count!(c, run)
 }
 
 /// The H×W transpose of a W×H image.
 pub fn transpose(image: &RgbaImage) -> RgbaImage {
     let (w, h) = (image.width() as usize, image.height() as usize);
-    if w == 0 || h == 0 {
-        return RgbaImage::new(image.height(), image.width());
-    }
-    let src = image.as_raw();
-    rgba_by_bands(image.height(), image.width(), BLOCK, |x0, out| {
-        transpose_band(src, w, h, x0, out)
-    })
+    let mut out = RgbaImage::new(image.height(), image.width());
+    transpose_samples(image.as_raw(), (w, h), 4, &mut out);
+    out
 }
 
 #[cfg(test)]

@@ -14,6 +14,19 @@ pub fn band_height(height: usize, overhead: usize) -> usize {
     two_per_thread.max(4 * overhead).min(one_per_thread).max(1)
 }
 
+/// Fills `out` (rows of `row_len` samples) by bands of `band` rows in parallel:
+/// `fill(first_row, band_samples)`, which must write every sample of its band.
+pub fn by_bands<T: Send, F>(out: &mut [T], row_len: usize, band: usize, fill: F)
+where
+    F: Fn(usize, &mut [T]) + Sync,
+{
+    if row_len > 0 {
+        out.par_chunks_mut(row_len * band.max(1))
+            .enumerate()
+            .for_each(|(i, chunk)| fill(i * band.max(1), chunk));
+    }
+}
+
 /// A `width × height` RGBA8 image whose bands of `band` rows are written in parallel by
 /// `fill(first_row, band_bytes)`; `fill` must write every byte of its band.
 pub fn rgba_by_bands<F>(width: u32, height: u32, band: usize, fill: F) -> RgbaImage
@@ -21,12 +34,7 @@ where
     F: Fn(usize, &mut [u8]) + Sync,
 {
     let mut out = RgbaImage::new(width, height);
-    let row_bytes = 4 * width as usize;
-    if row_bytes > 0 {
-        out.par_chunks_mut(row_bytes * band.max(1))
-            .enumerate()
-            .for_each(|(i, chunk)| fill(i * band.max(1), chunk));
-    }
+    by_bands(&mut out, 4 * width as usize, band, fill);
     out
 }
 
@@ -42,3 +50,16 @@ pub fn clamped_row<T>(data: &[T], row_len: usize, rows: usize, y: isize) -> &[T]
     let start = clamp_index(y, rows) * row_len;
     &data[start..start + row_len]
 }
+
+/// Runs `$run!(C)` with the runtime channel count `$c` (1, 3 or 4) as a constant `C`, so
+/// that per-pixel loops over `C` samples are unrolled.
+macro_rules! with_channel_count {
+    ($c:expr, $run:ident) => {
+        match $c {
+            1 => $run!(1),
+            3 => $run!(3),
+            _ => $run!(4),
+        }
+    };
+}
+pub(crate) use with_channel_count;
