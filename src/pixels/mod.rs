@@ -18,7 +18,7 @@ mod sample;
 
 pub use self::image::PixelImage;
 pub use buffer::{ImageBuf, PixelsError};
-pub use sample::{Sample, SampleType};
+pub use sample::{f32_key, f32_of_key, Sample, SampleType};
 
 /// Calls `$body` with `$buf` bound to the typed buffer inside a [`PixelImage`] (by
 /// reference), whatever its sample type.

@@ -149,6 +149,21 @@ impl Sample for f32 {
     }
 }
 
+/// The order key of an f32: its IEEE bits with the sign bit flipped for positives and every
+/// bit flipped for negatives, so that integer order is `f32::total_cmp` (NaN above every
+/// number). Integer samples are exact in f32, so their keys order them too.
+#[inline(always)]
+pub fn f32_key(v: f32) -> u32 {
+    let b = v.to_bits();
+    b ^ (((b as i32 >> 31) as u32) | 0x8000_0000)
+}
+
+/// The f32 of an order key ([`f32_key`] undone, bit for bit).
+#[inline(always)]
+pub fn f32_of_key(k: u32) -> f32 {
+    f32::from_bits(k ^ (!((k as i32 >> 31) as u32) | 0x8000_0000))
+}
+
 /// Converts one sample between types by the module's depth rules.
 pub fn convert_sample<S: Sample, D: Sample>(v: S) -> D {
     match (S::TYPE, D::TYPE) {
@@ -214,5 +229,28 @@ mod tests {
             assert_eq!(SampleType::from_depth_name(t.depth_name()), Some(t));
         }
         assert_eq!(SampleType::from_depth_name("12"), None);
+    }
+
+    #[test]
+    fn keys_keep_the_total_order_both_ways() {
+        let mut values = vec![
+            f32::NEG_INFINITY,
+            -1e30,
+            -1.0,
+            -f32::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            1e-45,
+            0.5,
+            65535.0,
+            f32::INFINITY,
+            f32::NAN,
+        ];
+        values.sort_by(f32::total_cmp);
+        let keys: Vec<u32> = values.iter().map(|&v| f32_key(v)).collect();
+        assert!(keys.windows(2).all(|k| k[0] < k[1]));
+        for &v in &values {
+            assert_eq!(f32_of_key(f32_key(v)).to_bits(), v.to_bits());
+        }
     }
 }

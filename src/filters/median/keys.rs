@@ -15,29 +15,16 @@
 //! window gathered on the stack.
 
 use crate::ops::cpu::rows::clamped_row;
+use crate::pixels::{f32_key, f32_of_key};
 use crate::ops::cpu::simd::vectorized;
 use rayon::prelude::*;
 
 /// Largest window side (radius 7).
 const MAX_SIDE: usize = 15;
 
-/// The order key of a sample given as f32 (integers are exact in it): the IEEE bits with
-/// the sign bit flipped for positives and every bit flipped for negatives.
-#[inline(always)]
-pub fn key_of(v: f32) -> u32 {
-    let b = v.to_bits();
-    b ^ (((b as i32 >> 31) as u32) | 0x8000_0000)
-}
-
-/// The sample of a key, as f32.
-#[inline(always)]
-pub fn value_of(k: u32) -> f32 {
-    f32::from_bits(k ^ (!((k as i32 >> 31) as u32) | 0x8000_0000))
-}
-
 /// A sample with an order key: an unsigned integer whose order is the samples' total order
 /// (the sample itself for integers, so 8-bit samples select 32 to a vector register; f32's
-/// bits as [`key_of`] arranges them).
+/// bits as [`f32_key`] arranges them).
 pub trait Keyed: Copy + Default + Send + Sync {
     type Key: Copy + Ord + Default + Send + Sync;
     fn key(self) -> Self::Key;
@@ -65,11 +52,11 @@ impl Keyed for f32 {
     type Key = u32;
     #[inline(always)]
     fn key(self) -> u32 {
-        key_of(self)
+        f32_key(self)
     }
     #[inline(always)]
     fn from_key(k: u32) -> f32 {
-        value_of(k)
+        f32_of_key(k)
     }
 }
 
@@ -84,9 +71,10 @@ struct Scratch<K> {
     lo: Vec<K>,
     md: Vec<K>,
     hi: Vec<K>,
-    cols: Vec<[K; 5]>,
-    pairs: Vec<[K; 10]>,
-    wires: Vec<[K; LANES]>,
+    /// The 5×5 path's sorted columns, merged pairs of columns and window wires.
+    cols: Vec<[K; SPAN]>,
+    pairs: Vec<[K; SPAN]>,
+    wires: Vec<[K; CHUNK]>,
 }
 
 impl<K: Copy + Default> Scratch<K> {
@@ -95,9 +83,9 @@ impl<K: Copy + Default> Scratch<K> {
             lo: Vec::new(),
             md: Vec::new(),
             hi: Vec::new(),
-            cols: Vec::new(),
-            pairs: Vec::new(),
-            wires: vec![[K::default(); LANES]; 20],
+            cols: vec![[K::default(); SPAN]; 5],
+            pairs: vec![[K::default(); SPAN]; 10],
+            wires: vec![[K::default(); CHUNK]; 20],
         }
     }
 }
@@ -211,8 +199,12 @@ fn median3_row<T: Keyed>(
     }
 }
 
-/// Lanes of a row processed together by the 5×5 network (one vector register or more).
-const LANES: usize = 64;
+/// Output samples of a row the 5×5 network computes together: every compare-exchange is a
+/// min and a max over this many lanes (fixed, so the loops vectorise whole).
+const CHUNK: usize = 128;
+/// Lanes of the columns a chunk reads: its outputs and the four columns to their right (at
+/// most 4 channels each).
+const SPAN: usize = CHUNK + 16;
 
 /// The 5×5 network as compare-exchanges on wire indices (the lower wire takes the minimum):
 /// the column sort, the pair merge, and the window merge with the wires of its ranks 7..=12.
@@ -262,19 +254,31 @@ fn median5_network() -> &'static Median5Network {
         let left: Vec<usize> = (0..10).collect();
         let right: Vec<usize> = (10..20).collect();
         let d = merge_wires(&left, &right, &mut window);
+        let ranks = [d[7], d[8], d[9], d[10], d[11], d[12]];
+        // Only ranks 7..=12 are read: drop the exchanges none of them depends on.
+        let mut live: Vec<bool> = (0..20).map(|w| ranks.contains(&w)).collect();
+        let mut kept = Vec::new();
+        for &(a, b) in window.iter().rev() {
+            if live[a] || live[b] {
+                (live[a], live[b]) = (true, true);
+                kept.push((a, b));
+            }
+        }
+        kept.reverse();
+        let window = kept;
         Median5Network {
             sort5,
             pair,
             pair_order,
             window,
-            ranks: [d[7], d[8], d[9], d[10], d[11], d[12]],
+            ranks,
         }
     })
 }
 
-/// Applies compare-exchanges to wires of `LANES` lanes each.
+/// Applies compare-exchanges to wires of `N` lanes each.
 #[inline(always)]
-fn exchange<K: Copy + Ord>(wires: &mut [[K; LANES]], net: &[(usize, usize)]) {
+fn exchange<K: Copy + Ord, const N: usize>(wires: &mut [[K; N]], net: &[(usize, usize)]) {
     for &(a, b) in net {
         // Two distinct wires borrowed at once: `a` takes the minimum, `b` the maximum.
         let (low, high) = if a < b {
@@ -292,7 +296,10 @@ fn exchange<K: Copy + Ord>(wires: &mut [[K; LANES]], net: &[(usize, usize)]) {
     }
 }
 
-/// One output row of the 5×5 median from its five rows (clamp-to-edge).
+/// One output row of the 5×5 median from its five rows (clamp-to-edge), `CHUNK` outputs
+/// at a time: the chunk's columns (padded positions `i0 .. i0 + SPAN`, two edge pixels on
+/// each side) sorted, neighbouring columns `c` apart merged in pairs, and each window's two
+/// pairs merged; every step a min and max over whole wires.
 #[inline(always)]
 fn median5_row<T: Keyed>(
     rows: &[&[T]; 5],
@@ -301,9 +308,7 @@ fn median5_row<T: Keyed>(
     s: &mut Scratch<T::Key>,
     dst: &mut [T],
 ) {
-    let zero = T::Key::default();
     let n = dst.len();
-    let padded = n + 4 * c;
     // The source sample at padded position p (two pixels of edge on each side).
     let src = |r: usize, p: usize| {
         let i = match p.checked_sub(2 * c) {
@@ -313,66 +318,42 @@ fn median5_row<T: Keyed>(
         };
         rows[r][i].key()
     };
-    // Sorted columns, padded positions.
     let (cols, pairs, wires) = (&mut s.cols, &mut s.pairs, &mut s.wires);
-    cols.clear();
-    cols.resize(padded, [zero; 5]);
-    for p0 in (0..padded).step_by(LANES) {
-        let lanes = LANES.min(padded - p0);
-        for (r, wire) in wires.iter_mut().take(5).enumerate() {
-            for (k, v) in wire.iter_mut().enumerate() {
-                *v = if k < lanes { src(r, p0 + k) } else { zero };
-            }
-        }
-        exchange(&mut wires[..5], &net.sort5);
-        for k in 0..lanes {
-            cols[p0 + k] = std::array::from_fn(|r| wires[r][k]);
-        }
-    }
-    // Pairs of neighbouring columns (p and p + c), merged.
-    let pairs_len = padded - c;
-    pairs.clear();
-    pairs.resize(pairs_len, [zero; 10]);
-    for p0 in (0..pairs_len).step_by(LANES) {
-        let lanes = LANES.min(pairs_len - p0);
-        for k in 0..LANES {
-            let (a, b) = if k < lanes {
-                (cols[p0 + k], cols[p0 + k + c])
+    for i0 in (0..n).step_by(CHUNK) {
+        let lanes = CHUNK.min(n - i0);
+        let reach = lanes + 4 * c;
+        for (r, col) in cols.iter_mut().enumerate() {
+            if i0 >= 2 * c && i0 + reach <= n + 2 * c {
+                let start = i0 - 2 * c;
+                for (v, x) in col.iter_mut().zip(&rows[r][start..start + reach]) {
+                    *v = x.key();
+                }
             } else {
-                ([zero; 5], [zero; 5])
-            };
-            for r in 0..5 {
-                wires[r][k] = a[r];
-                wires[5 + r][k] = b[r];
+                for (k, v) in col.iter_mut().enumerate().take(reach) {
+                    *v = src(r, i0 + k);
+                }
             }
         }
-        exchange(&mut wires[..10], &net.pair);
-        for k in 0..lanes {
-            pairs[p0 + k] = std::array::from_fn(|r| wires[net.pair_order[r]][k]);
+        exchange(cols, &net.sort5);
+        for r in 0..5 {
+            pairs[r] = cols[r];
+            pairs[5 + r][..SPAN - c].copy_from_slice(&cols[r][c..]);
         }
-    }
-    // Each window: its two left columns' pair, its middle pair, its fifth column.
-    for i0 in (0..n).step_by(LANES) {
-        let lanes = LANES.min(n - i0);
-        for k in 0..LANES {
-            let (l, m) = if k < lanes {
-                (pairs[i0 + k], pairs[i0 + k + 2 * c])
-            } else {
-                ([zero; 10], [zero; 10])
-            };
-            for r in 0..10 {
-                wires[r][k] = l[r];
-                wires[10 + r][k] = m[r];
-            }
+        exchange(pairs, &net.pair);
+        for (r, &w) in net.pair_order.iter().enumerate() {
+            wires[r].copy_from_slice(&pairs[w][..CHUNK]);
+            wires[10 + r].copy_from_slice(&pairs[w][2 * c..2 * c + CHUNK]);
         }
         exchange(wires, &net.window);
-        for k in 0..lanes {
-            let far = cols[i0 + k + 4 * c];
-            let mut median = wires[net.ranks[5]][k];
-            for j in 0..5 {
-                median = median.min(wires[net.ranks[j]][k].max(far[4 - j]));
+        let far = |j: usize| &cols[4 - j][4 * c..4 * c + CHUNK];
+        let mut median = wires[net.ranks[5]];
+        for j in 0..5 {
+            for ((m, &w), &f) in median.iter_mut().zip(&wires[net.ranks[j]]).zip(far(j)) {
+                *m = (*m).min(w.max(f));
             }
-            dst[i0 + k] = T::from_key(median);
+        }
+        for (d, &m) in dst[i0..i0 + lanes].iter_mut().zip(&median) {
+            *d = T::from_key(m);
         }
     }
 }
@@ -380,29 +361,6 @@ fn median5_row<T: Keyed>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_keep_the_total_order_both_ways() {
-        let mut values = vec![
-            f32::NEG_INFINITY,
-            -1e30,
-            -1.0,
-            -f32::MIN_POSITIVE,
-            -0.0,
-            0.0,
-            1e-45,
-            0.5,
-            65535.0,
-            f32::INFINITY,
-            f32::NAN,
-        ];
-        values.sort_by(f32::total_cmp);
-        let keys: Vec<u32> = values.iter().map(|&v| key_of(v)).collect();
-        assert!(keys.windows(2).all(|k| k[0] < k[1]));
-        for &v in &values {
-            assert_eq!(value_of(key_of(v)).to_bits(), v.to_bits());
-        }
-    }
 
     /// Against sorting each window, on random keys with many ties, every radius and odd
     /// shapes (one row, one column).
@@ -415,7 +373,9 @@ mod tests {
             state ^= state << 17;
             (state % 50) as u32
         };
-        for (w, h, c) in [(1, 1, 1), (9, 1, 3), (1, 8, 4), (13, 11, 4), (20, 7, 1)] {
+        // Wide rows too: several chunks of the 5×5 path, inner and edge.
+        let shapes = [(1, 1, 1), (9, 1, 3), (1, 8, 4), (13, 11, 4), (20, 7, 1), (300, 5, 4), (150, 4, 3), (700, 3, 1)];
+        for (w, h, c) in shapes {
             let keys: Vec<u32> = (0..w * h * c).map(|_| next()).collect();
             for r in [1usize, 2, 3] {
                 let got = median_rows(&keys, w, h, c, r, false);

@@ -18,8 +18,6 @@ mod cpu;
 mod keys;
 mod typed;
 
-/// The order keys of samples (`f32::total_cmp`), which the typed kernels share.
-pub(super) use keys::value_of;
 
 use crate::kernel_constants::{
     MEDIAN3_OUT, MEDIAN3_SEGMENT, MEDIAN3_WARPS, MEDIAN5_OUT, MEDIAN5_SEGMENT, MEDIAN5_WARPS,

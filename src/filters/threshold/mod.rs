@@ -41,7 +41,7 @@ use cudarc::driver::{DevicePtrMut, LaunchConfig, PushKernelArg};
 use crate::pixels::{PixelImage, SampleType};
 use image::RgbaImage;
 use method::Method;
-use super::median::value_of;
+use crate::pixels::f32_of_key;
 
 /// The level (a `u32`) follows the bins in the scratch.
 const SCRATCH_BYTES: usize = HISTOGRAM_BIN_BYTES + 4;
@@ -261,7 +261,7 @@ fn launch_typed(stage: &mut GpuStage<'_>, p: &ThresholdParams) -> Result<(), Cud
         let counts = stage.scratch_u32(0, words)?;
         let level = cpu::level(p.method, p.level, &counts[..bins]);
         if floats {
-            (lo, hi_luma) = (value_of(counts[bins]), value_of(counts[bins + 1]));
+            (lo, hi_luma) = (f32_of_key(counts[bins]), f32_of_key(counts[bins + 1]));
         }
         (if floats { 2 } else { 1 }, level)
     };

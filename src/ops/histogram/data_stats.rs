@@ -1,6 +1,9 @@
 //! Statistics of one channel computed from its data (not from its bins), in the image's
 //! units.
 
+use crate::pixels::{f32_key, f32_of_key};
+use rayon::prelude::*;
+
 /// Count, extremes, mean, population standard deviation and lower median of the values
 /// counted. Float channels count only finite values (NaN and ±inf are left out); with no
 /// value counted every statistic but `count` is NaN.
@@ -62,36 +65,123 @@ impl DataStats {
         }
     }
 
-    /// Statistics of the finite values among `values` (the median is the exact order
-    /// statistic, found by selection on a copy). Sums are compensated (Neumaier) in f64.
+    /// Statistics of the finite values among `values`, in parallel over chunks: the sums
+    /// compensated (Neumaier) in f64 per chunk and over the chunks' partial sums; the median
+    /// the exact order statistic, found by counting the values' order keys ([`f32_key`]) in
+    /// two passes of 16 bits.
     pub fn from_floats(values: &[f32]) -> Self {
-        let mut finite: Vec<f32> = values.iter().copied().filter(|v| v.is_finite()).collect();
-        if finite.is_empty() {
+        let parts: Vec<Part> = values.par_chunks(STATS_CHUNK).map(Part::of).collect();
+        let count: u64 = parts.iter().map(|p| p.count).sum();
+        if count == 0 {
             return Self::empty();
         }
-        let count = finite.len() as u64;
-        let (mut min, mut max) = (f32::INFINITY, f32::NEG_INFINITY);
-        for &v in &finite {
-            min = min.min(v);
-            max = max.max(v);
-        }
-        let mean = compensated_sum(finite.iter().map(|&v| f64::from(v))) / count as f64;
-        let squares = compensated_sum(finite.iter().map(|&v| (f64::from(v) - mean).powi(2)));
-        let rank = (finite.len() - 1) / 2;
-        let (_, median, _) = finite.select_nth_unstable_by(rank, f32::total_cmp);
+        let min = parts.iter().map(|p| p.min).fold(f32::INFINITY, f32::min);
+        let max = parts
+            .iter()
+            .map(|p| p.max)
+            .fold(f32::NEG_INFINITY, f32::max);
+        let mean = compensated_sum(parts.iter().flat_map(|p| p.sum)) / count as f64;
+        let squares: Vec<[f64; 2]> = values
+            .par_chunks(STATS_CHUNK)
+            .map(|chunk| {
+                compensated_parts(
+                    chunk
+                        .iter()
+                        .filter(|v| v.is_finite())
+                        .map(|&v| (f64::from(v) - mean).powi(2)),
+                )
+            })
+            .collect();
+        let squares = compensated_sum(squares.into_iter().flatten());
         Self {
             count,
             min: f64::from(min),
             max: f64::from(max),
             mean,
             std_dev: (squares / count as f64).sqrt(),
-            median: f64::from(*median),
+            median: f64::from(finite_order_statistic(values, (count - 1) / 2)),
         }
     }
 }
 
-/// Neumaier's compensated sum.
-fn compensated_sum(values: impl Iterator<Item = f64>) -> f64 {
+/// Values a parallel task of the float statistics reads.
+const STATS_CHUNK: usize = 1 << 16;
+
+/// One chunk's finite values: count, extremes and compensated sum (sum, carry).
+struct Part {
+    count: u64,
+    min: f32,
+    max: f32,
+    sum: [f64; 2],
+}
+
+impl Part {
+    fn of(chunk: &[f32]) -> Self {
+        let (mut count, mut min, mut max) = (0, f32::INFINITY, f32::NEG_INFINITY);
+        for &v in chunk.iter().filter(|v| v.is_finite()) {
+            count += 1;
+            min = min.min(v);
+            max = max.max(v);
+        }
+        let sum = compensated_parts(
+            chunk
+                .iter()
+                .filter(|v| v.is_finite())
+                .map(|&v| f64::from(v)),
+        );
+        Self {
+            count,
+            min,
+            max,
+            sum,
+        }
+    }
+}
+
+/// The finite value of `values` at 0-based position `rank` in sorted order (`rank` below
+/// their count): the order keys' high 16 bits counted first, then the low 16 bits of the
+/// keys in the bucket that holds the rank.
+fn finite_order_statistic(values: &[f32], rank: u64) -> f32 {
+    /// Counts of `bucket(key)` over the finite values' keys (None: not counted).
+    fn count_keys(values: &[f32], bucket: impl Fn(u32) -> Option<usize> + Sync) -> Vec<u64> {
+        let empty = || vec![0u64; 1 << 16];
+        values
+            .par_chunks(STATS_CHUNK)
+            .with_min_len(8)
+            .fold(empty, |mut counts, chunk| {
+                for &v in chunk.iter().filter(|v| v.is_finite()) {
+                    if let Some(b) = bucket(f32_key(v)) {
+                        counts[b] += 1;
+                    }
+                }
+                counts
+            })
+            .reduce(empty, |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                a
+            })
+    }
+    // The bucket holding `rank` and the rank within it.
+    let locate = |counts: &[u64], rank: u64| {
+        let mut seen = 0;
+        for (b, &n) in counts.iter().enumerate() {
+            if seen + n > rank {
+                return (b as u32, rank - seen);
+            }
+            seen += n;
+        }
+        (counts.len() as u32 - 1, 0)
+    };
+    let (high, rest) = locate(&count_keys(values, |k| Some((k >> 16) as usize)), rank);
+    let low_counts = count_keys(values, |k| {
+        (k >> 16 == high).then_some((k & 0xffff) as usize)
+    });
+    let (low, _) = locate(&low_counts, rest);
+    f32_of_key(high << 16 | low)
+}
+
+/// Neumaier's compensated sum as (sum, carry), to be added up with other parts.
+fn compensated_parts(values: impl Iterator<Item = f64>) -> [f64; 2] {
     let (mut sum, mut carry) = (0.0f64, 0.0f64);
     for v in values {
         let t = sum + v;
@@ -102,6 +192,12 @@ fn compensated_sum(values: impl Iterator<Item = f64>) -> f64 {
         };
         sum = t;
     }
+    [sum, carry]
+}
+
+/// Neumaier's compensated sum.
+fn compensated_sum(values: impl Iterator<Item = f64>) -> f64 {
+    let [sum, carry] = compensated_parts(values);
     sum + carry
 }
 
@@ -131,6 +227,38 @@ mod tests {
         assert!((s.mean - 25.0).abs() < 1e-12);
         assert!((s.std_dev - 15.0).abs() < 1e-12);
         assert!(DataStats::from_floats(&[f32::NAN]).mean.is_nan());
+    }
+
+    /// The median by counting keys equals the order statistic of a sort, on values with
+    /// ties, both signs, zeros of both signs and non-finite values left out, across chunks.
+    #[test]
+    fn the_median_is_the_order_statistic_of_the_finite_values() {
+        let mut state = 3u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for len in [1usize, 2, 7, 1000, 3 * STATS_CHUNK + 17] {
+            let values: Vec<f32> = (0..len)
+                .map(|_| match next() % 10 {
+                    0 => f32::NAN,
+                    1 => f32::NEG_INFINITY,
+                    2 => -0.0,
+                    3 => 0.0,
+                    r => (next() % 2000) as f32 * if r % 2 == 0 { -0.37 } else { 1.5 },
+                })
+                .collect();
+            let mut finite: Vec<f32> = values.iter().copied().filter(|v| v.is_finite()).collect();
+            if finite.is_empty() {
+                continue;
+            }
+            finite.sort_by(f32::total_cmp);
+            let want = finite[(finite.len() - 1) / 2];
+            let got = DataStats::from_floats(&values).median;
+            assert_eq!(got.to_bits(), f64::from(want).to_bits(), "{len}");
+        }
     }
 
     #[test]

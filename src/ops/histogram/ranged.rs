@@ -237,33 +237,67 @@ pub fn histogram_of_value_counts(
     })
 }
 
+/// A float image's histogram channels: each channel's values gathered in parallel (the
+/// grey channel is the samples themselves), the data range, then per channel its slots and
+/// statistics, each in parallel over chunks.
 fn float_channels(
     buf: &ImageBuf<f32>,
     options: &HistogramOptions,
     names: &'static [&'static str],
 ) -> Result<(BinRange, Vec<RangedChannel>), HistogramError> {
     let ch = usize::from(buf.channels());
-    let pixels = buf.as_slice().len() / ch;
-    let mut values = vec![Vec::with_capacity(pixels); names.len()];
-    for_each_value(buf.as_slice(), ch, |c, v| values[c].push(v));
-    let data = values.iter().flatten().filter(|v| v.is_finite()).fold(
-        None,
-        |acc: Option<(f64, f64)>, &v| {
-            let v = f64::from(v);
-            Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
-        },
-    );
-    let range = resolve_range(SampleType::F32, options, data)?;
-    let channels = names
-        .par_iter()
-        .zip(&values)
-        .map(|(&name, vs)| {
-            let mut slots = vec![0u64; range.bins() + 3];
-            for &v in vs {
-                slots[range.slot_index(f64::from(v))] += 1;
-            }
-            channel_of(name, slots, DataStats::from_floats(vs))
+    let samples = buf.as_slice();
+    let gathered: Vec<Vec<f32>> = match ch {
+        1 => Vec::new(),
+        _ => (0..names.len())
+            .map(|c| match c {
+                3 => samples.par_chunks_exact(ch).map(luma_sample).collect(),
+                _ => samples.par_chunks_exact(ch).map(|p| p[c]).collect(),
+            })
+            .collect(),
+    };
+    let values: Vec<&[f32]> = match ch {
+        1 => vec![samples],
+        _ => gathered.iter().map(Vec::as_slice).collect(),
+    };
+    let data = values
+        .iter()
+        .map(|vs| {
+            vs.par_iter()
+                .copied()
+                .filter(|v| v.is_finite())
+                .fold_with((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| {
+                    (lo.min(v), hi.max(v))
+                })
+                .reduce(
+                    || (f32::INFINITY, f32::NEG_INFINITY),
+                    |a, b| (a.0.min(b.0), a.1.max(b.1)),
+                )
         })
+        .filter(|(lo, hi)| lo <= hi)
+        .fold(None, |acc: Option<(f64, f64)>, (lo, hi)| {
+            let (lo, hi) = (f64::from(lo), f64::from(hi));
+            Some(acc.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))))
+        });
+    let range = resolve_range(SampleType::F32, options, data)?;
+    let slots_of = |vs: &[f32]| {
+        let empty = || vec![0u64; range.bins() + 3];
+        vs.par_chunks(TASK_PIXELS)
+            .fold(empty, |mut slots, chunk| {
+                for &v in chunk {
+                    slots[range.slot_index(f64::from(v))] += 1;
+                }
+                slots
+            })
+            .reduce(empty, |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                a
+            })
+    };
+    let channels = names
+        .iter()
+        .zip(&values)
+        .map(|(&name, vs)| channel_of(name, slots_of(vs), DataStats::from_floats(vs)))
         .collect();
     Ok((range, channels))
 }
