@@ -56,6 +56,17 @@ impl<T: Sample> ImageBuf<T> {
         Self::filled(width, height, channels, T::default())
     }
 
+    /// A zeroed image of this one's size and channels (fresh pages from the allocator: a
+    /// filter's output, cheaper than a copy it overwrites).
+    pub fn zeroed_like(&self) -> Self {
+        Self {
+            width: self.width,
+            height: self.height,
+            channels: self.channels,
+            data: vec![T::default(); self.data.len()],
+        }
+    }
+
     /// Wraps `data` (interleaved, row-major); its length must be `width · height · channels`.
     pub fn from_vec(
         width: u32,

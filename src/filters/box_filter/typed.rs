@@ -10,7 +10,7 @@ use crate::pixels::ImageBuf;
 /// Mean of the `(2R+1)²` window per colour channel; alpha kept.
 pub fn box_filter_typed<T: BoxSample>(image: &ImageBuf<T>, radius: u32) -> ImageBuf<T> {
     let (w, h) = (image.width() as usize, image.height() as usize);
-    let mut out = image.clone();
+    let mut out = image.zeroed_like();
     if w > 0 && h > 0 {
         let c = usize::from(image.channels());
         T::box_samples(image.as_slice(), (w, h), c, radius as usize, out.as_mut_slice());

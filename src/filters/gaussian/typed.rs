@@ -60,7 +60,7 @@ pub fn gaussian_plane_typed<T: Sample>(image: &ImageBuf<T>, sigma: f32, radius: 
 /// type, computed by the RGBA8 reference's bands of rows and register tiles (the same sums).
 pub fn gaussian_typed<T: Sample>(image: &ImageBuf<T>, sigma: f32, radius: u32) -> ImageBuf<T> {
     let (w, h, c) = (image.width(), image.height(), image.channels());
-    let mut out = image.clone();
+    let mut out = image.zeroed_like();
     gaussian_samples(
         image.as_slice(),
         (w as usize, h as usize, usize::from(c)),

@@ -89,7 +89,7 @@ pub fn sobel_samples<T: Sample>(src: &[T], size: (usize, usize), c: usize, scale
 /// Sobel edge magnitude scaled by `scale`; alpha unchanged.
 pub fn sobel(image: &RgbaImage, scale: f32) -> RgbaImage {
     let (w, h) = (image.width() as usize, image.height() as usize);
-    let mut out = image.clone();
+    let mut out = RgbaImage::new(image.width(), image.height());
     sobel_samples(image.as_raw(), (w, h), 4, scale, &mut out);
     out
 }

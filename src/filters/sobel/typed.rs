@@ -12,7 +12,7 @@ use crate::pixels::{ImageBuf, Sample};
 /// Sobel edge magnitude scaled by `scale`; alpha kept (the bands of `cpu.rs`).
 pub fn sobel_typed<T: Sample>(image: &ImageBuf<T>, scale: f32) -> ImageBuf<T> {
     let (w, h, c) = (image.width(), image.height(), image.channels());
-    let mut out = image.clone();
+    let mut out = image.zeroed_like();
     sobel_samples(image.as_slice(), (w as usize, h as usize), usize::from(c), scale, out.as_mut_slice());
     out
 }
