@@ -247,14 +247,27 @@ fn float_channels(
 ) -> Result<(BinRange, Vec<RangedChannel>), HistogramError> {
     let ch = usize::from(buf.channels());
     let samples = buf.as_slice();
+    // R, G, B and luma of every pixel in one pass over the samples.
     let gathered: Vec<Vec<f32>> = match ch {
         1 => Vec::new(),
-        _ => (0..names.len())
-            .map(|c| match c {
-                3 => samples.par_chunks_exact(ch).map(luma_sample).collect(),
-                _ => samples.par_chunks_exact(ch).map(|p| p[c]).collect(),
-            })
-            .collect(),
+        _ => {
+            let mut planes = vec![vec![0f32; samples.len() / ch]; names.len()];
+            let [r, g, b, y] = &mut planes[..] else {
+                unreachable!("colour images have four histogram channels")
+            };
+            samples
+                .par_chunks(TASK_PIXELS * ch)
+                .zip(r.par_chunks_mut(TASK_PIXELS))
+                .zip(g.par_chunks_mut(TASK_PIXELS))
+                .zip(b.par_chunks_mut(TASK_PIXELS))
+                .zip(y.par_chunks_mut(TASK_PIXELS))
+                .for_each(|((((px, r), g), b), y)| {
+                    for (i, p) in px.chunks_exact(ch).enumerate() {
+                        (r[i], g[i], b[i], y[i]) = (p[0], p[1], p[2], luma_sample(p));
+                    }
+                });
+            planes
+        }
     };
     let values: Vec<&[f32]> = match ch {
         1 => vec![samples],
