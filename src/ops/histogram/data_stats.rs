@@ -233,21 +233,16 @@ mod tests {
     /// ties, both signs, zeros of both signs and non-finite values left out, across chunks.
     #[test]
     fn the_median_is_the_order_statistic_of_the_finite_values() {
-        let mut state = 3u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
         for len in [1usize, 2, 7, 1000, 3 * STATS_CHUNK + 17] {
             let values: Vec<f32> = (0..len)
-                .map(|_| match next() % 10 {
+                .map(|_| match rng.random_range(0..10) {
                     0 => f32::NAN,
                     1 => f32::NEG_INFINITY,
                     2 => -0.0,
                     3 => 0.0,
-                    r => (next() % 2000) as f32 * if r % 2 == 0 { -0.37 } else { 1.5 },
+                    r => rng.random_range(0..2000) as f32 * if r % 2 == 0 { -0.37 } else { 1.5 },
                 })
                 .collect();
             let mut finite: Vec<f32> = values.iter().copied().filter(|v| v.is_finite()).collect();
