@@ -15,8 +15,8 @@
 //! window gathered on the stack.
 
 use crate::ops::cpu::rows::clamped_row;
-use crate::pixels::{f32_key, f32_of_key};
 use crate::ops::cpu::simd::vectorized;
+use crate::pixels::{f32_key, f32_of_key};
 use rayon::prelude::*;
 
 /// Largest window side (radius 7).
