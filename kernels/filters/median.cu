@@ -321,9 +321,13 @@ median5(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
 // keys, one plane per colour channel (integers: the value; floats: float_key, the order of
 // f32::total_cmp, so NaN sorts above every number as in the reference), and each thread
 // selects rank (n - 1) / 2 of its window per channel: R = 1 from sorted columns (as median3);
-// otherwise a bitwise radix select: for each key bit from the top, the candidate
-// result | bit is kept while at most the rank values lie below it (8, 16 or 32 steps of n
-// compares; R = 2 holds its 25 keys in registers). Dynamic shared memory: channels * (MEDIAN_BLOCK + 2R)^2 * 4 bytes.
+// R = 2 by median5's pruned merging network on whole keys (five columns sorted, columns
+// (x-2, x-1) and (x, x+1) merged in pairs, the pairs merged as far as ranks 7..12, then the
+// fifth column: 96 compare-exchanges of 32-bit keys and 10 min or max, where a radix select
+// takes 16 or 32 steps of 25 compares); larger R a bitwise radix select: for each key bit
+// from the top, the candidate result | bit is kept while at most the rank values lie below
+// it (8, 16 or 32 steps of n compares). Dynamic shared memory: channels *
+// (MEDIAN_BLOCK + 2R)^2 * 4 bytes.
 #include "typed.cuh"
 
 template <typename T> struct MedianKey {
@@ -337,27 +341,28 @@ template <> struct MedianKey<float> {
     static __device__ __forceinline__ float value(unsigned int k) { return float_of_key(k); }
 };
 
-// Rank `rank` of the D x D keys at `plane` (rows `side` apart) by bitwise radix select over
-// BITS key bits, the window read once into registers.
-template <int BITS, int D>
-__device__ __forceinline__ unsigned int radix_select_window(const unsigned int* plane, int side,
-                                                            unsigned int rank)
+// Whole 32-bit keys compared as one value (median5's network on the typed kernels' keys).
+struct U32Keys {
+    static __device__ __forceinline__ unsigned int encode(unsigned int w) { return w; }
+    static __device__ __forceinline__ unsigned int min(unsigned int a, unsigned int b) { return ::min(a, b); }
+    static __device__ __forceinline__ unsigned int max(unsigned int a, unsigned int b) { return ::max(a, b); }
+};
+
+// The median of the 5 x 5 keys at `plane` (rows `side` apart) by median5's network: the
+// columns sorted, columns 0-1 and 2-3 merged in pairs, then the pairs and column 4.
+__device__ __forceinline__ unsigned int median25_keys(const unsigned int* plane, int side)
 {
-    unsigned int window[D * D];
+    unsigned int col[5][5];
 #pragma unroll
-    for (int j = 0; j < D; ++j)
+    for (int i = 0; i < 5; ++i) {
 #pragma unroll
-        for (int i = 0; i < D; ++i) window[j * D + i] = plane[j * side + i];
-    unsigned int result = 0;
-#pragma unroll
-    for (int bit = BITS - 1; bit >= 0; --bit) {
-        const unsigned int candidate = result | (1u << bit);
-        unsigned int below = 0;
-#pragma unroll
-        for (int k = 0; k < D * D; ++k) below += window[k] < candidate;
-        if (below <= rank) result = candidate;
+        for (int j = 0; j < 5; ++j) col[i][j] = plane[j * side + i];
+        sort5<U32Keys>(col[i]);
     }
-    return result;
+    unsigned int left[10], pair[10];
+    merge_sorted<U32Keys, 5, 1, 5, 1>(col[0], col[1], left);
+    merge_sorted<U32Keys, 5, 1, 5, 1>(col[2], col[3], pair);
+    return median_of_pairs_and_column<U32Keys>(left, pair, col[4]);
 }
 
 // The same for a d x d window of any size, read from `plane` at each bit.
@@ -429,7 +434,7 @@ __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfac
         if (R == 1) {
             result = median9_keys(plane, side);
         } else if (R == 2) {
-            result = radix_select_window<MedianKey<T>::bits, 5>(plane, side, rank);
+            result = median25_keys(plane, side);
         } else {
             result = radix_select_plane<MedianKey<T>::bits>(plane, side, d, rank);
         }
