@@ -323,8 +323,8 @@ median5(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
 // selects rank (n - 1) / 2 of its window per channel: R = 1 from sorted columns (as median3);
 // R = 2 by median5's pruned merging network on whole keys (five columns sorted, columns
 // (x-2, x-1) and (x, x+1) merged in pairs, the pairs merged as far as ranks 7..12, then the
-// fifth column: 96 compare-exchanges of 32-bit keys and 10 min or max, where a radix select
-// takes 16 or 32 steps of 25 compares); larger R a bitwise radix select: for each key bit
+// fifth column: 96 compare-exchanges and 10 min or max, where a radix select takes 16 or 32
+// steps of 25 compares; keys of 8 or 16 bits run two channels a word, 16-bit halves); larger R a bitwise radix select: for each key bit
 // from the top, the candidate result | bit is kept while at most the rank values lie below
 // it (8, 16 or 32 steps of n compares). Dynamic shared memory: channels *
 // (MEDIAN_BLOCK + 2R)^2 * 4 bytes.
@@ -348,21 +348,23 @@ struct U32Keys {
     static __device__ __forceinline__ unsigned int max(unsigned int a, unsigned int b) { return ::max(a, b); }
 };
 
-// The median of the 5 x 5 keys at `plane` (rows `side` apart) by median5's network: the
-// columns sorted, columns 0-1 and 2-3 merged in pairs, then the pairs and column 4.
-__device__ __forceinline__ unsigned int median25_keys(const unsigned int* plane, int side)
+// The median of 25 words by median5's network, in Pairs' comparison (whole keys, or two
+// 16-bit keys a word): word(i, j) is column i, row j of the window; the columns sorted,
+// columns 0-1 and 2-3 merged in pairs, then the pairs and column 4.
+template <typename Pairs, typename Word>
+__device__ __forceinline__ unsigned int median25_words(Word word)
 {
     unsigned int col[5][5];
 #pragma unroll
     for (int i = 0; i < 5; ++i) {
 #pragma unroll
-        for (int j = 0; j < 5; ++j) col[i][j] = plane[j * side + i];
-        sort5<U32Keys>(col[i]);
+        for (int j = 0; j < 5; ++j) col[i][j] = word(i, j);
+        sort5<Pairs>(col[i]);
     }
     unsigned int left[10], pair[10];
-    merge_sorted<U32Keys, 5, 1, 5, 1>(col[0], col[1], left);
-    merge_sorted<U32Keys, 5, 1, 5, 1>(col[2], col[3], pair);
-    return median_of_pairs_and_column<U32Keys>(left, pair, col[4]);
+    merge_sorted<Pairs, 5, 1, 5, 1>(col[0], col[1], left);
+    merge_sorted<Pairs, 5, 1, 5, 1>(col[2], col[3], pair);
+    return median_of_pairs_and_column<Pairs>(left, pair, col[4]);
 }
 
 // The same for a d x d window of any size, read from `plane` at each bit.
@@ -427,14 +429,25 @@ __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfac
     const unsigned int rank = (unsigned int)(d * d - 1) / 2;
     const float4 source = load_values<T, C>(src, x, y);
     float4 out = source;
+    const int at = threadIdx.y * side + threadIdx.x;
+    // Keys of at most 16 bits: the first two channels share the 5x5 network, one in each
+    // half of a word (median5's U16Pairs).
+    constexpr int FIRST = (R == 2 && MedianKey<T>::bits <= 16 && CC >= 2) ? 2 : 0;
+    if constexpr (FIRST == 2) {
+        const unsigned int *p0 = keys + at, *p1 = keys + area + at;
+        const unsigned int two = median25_words<U16Pairs>(
+            [&](int i, int j) { return p0[j * side + i] | (p1[j * side + i] << 16); });
+        set_channel(out, 0, MedianKey<T>::value(two & 0xffffu));
+        set_channel(out, 1, MedianKey<T>::value(two >> 16));
+    }
 #pragma unroll
-    for (int c = 0; c < CC; ++c) {
-        const unsigned int* plane = keys + c * area + threadIdx.y * side + threadIdx.x;
+    for (int c = FIRST; c < CC; ++c) {
+        const unsigned int* plane = keys + c * area + at;
         unsigned int result;
         if (R == 1) {
             result = median9_keys(plane, side);
         } else if (R == 2) {
-            result = median25_keys(plane, side);
+            result = median25_words<U32Keys>([&](int i, int j) { return plane[j * side + i]; });
         } else {
             result = radix_select_plane<MedianKey<T>::bits>(plane, side, d, rank);
         }
