@@ -100,6 +100,51 @@ fn every_type_and_layout_keeps_its_shape_and_alpha() {
     }
 }
 
+/// Hostile float samples through every filter on the CPU: NaN, both infinities, the
+/// extremes, subnormals and negative zero (the banded sums, key orders and ranges must not
+/// panic); shape and alpha are kept, and 16-bit white everywhere stays within the type.
+#[test]
+fn extreme_samples_keep_shape_and_alpha_in_every_filter() {
+    let special = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MAX,
+        f32::MIN,
+        1e-40,
+        -0.0,
+        0.5,
+    ];
+    let floats = ImageBuf::from_fn(23, 19, 4, |x, y, c| {
+        special[(x as usize * 3 + y as usize * 5 + usize::from(c)) % special.len()]
+    })
+    .expect("size");
+    let white = ImageBuf::<u16>::filled(23, 19, 3, u16::MAX).expect("size");
+    for img in [PixelImage::F32(floats), PixelImage::U16(white)] {
+        for f in specs() {
+            let out = f.apply_cpu_typed(&img);
+            assert_eq!(out.dimensions(), f.output_size(23, 19), "{f}");
+            assert_eq!(
+                (out.sample_type(), out.channels()),
+                (img.sample_type(), img.channels())
+            );
+            if let (PixelImage::F32(o), PixelImage::F32(i), (23, 19)) =
+                (&out, &img, out.dimensions())
+            {
+                let alpha = |b: &ImageBuf<f32>| {
+                    b.as_slice()
+                        .iter()
+                        .skip(3)
+                        .step_by(4)
+                        .map(|v| v.to_bits())
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(alpha(o), alpha(i), "{f}: alpha");
+            }
+        }
+    }
+}
+
 #[test]
 fn rgba8_through_the_typed_entry_takes_the_fast_path() {
     let img = crate::ops::random_image(23, 19, 50);
