@@ -2,7 +2,6 @@
 //! whole rows, one rayon task each, so that every kernel streams rows through per-band
 //! buffers that stay in cache.
 
-use image::RgbaImage;
 use rayon::prelude::*;
 
 /// Rows per band for a kernel whose band start costs about `overhead` extra rows (a
@@ -25,17 +24,6 @@ where
             .enumerate()
             .for_each(|(i, chunk)| fill(i * band.max(1), chunk));
     }
-}
-
-/// A `width × height` RGBA8 image whose bands of `band` rows are written in parallel by
-/// `fill(first_row, band_bytes)`; `fill` must write every byte of its band.
-pub fn rgba_by_bands<F>(width: u32, height: u32, band: usize, fill: F) -> RgbaImage
-where
-    F: Fn(usize, &mut [u8]) + Sync,
-{
-    let mut out = RgbaImage::new(width, height);
-    by_bands(&mut out, 4 * width as usize, band, fill);
-    out
 }
 
 /// Clamp-to-edge index of `i` in `0..len`.
