@@ -130,9 +130,11 @@ shared_constants! {
     TYPED_BLOCK_Y = 8;
     /// Rows (box columns) or columns (box rows) one thread slides its window over.
     TYPED_BOX_RUN = 32;
-    /// Largest box radius whose row sums are direct (one thread a pixel, coalesced
-    /// writes); above it a thread slides along a run.
-    TYPED_BOX_DIRECT_RADIUS = 16;
+    /// Largest box radius of the one-pass tile kernel (`box_tile_<format>`); above it
+    /// two passes through a plane of row sums.
+    TYPED_BOX_TILE_RADIUS = 16;
+    /// Output rows of a box tile (a multiple of TYPED_BLOCK_Y).
+    TYPED_BOX_TILE_ROWS = 64;
     /// Bins of a typed luma or channel histogram (U16 and F32; U8 uses 256).
     TYPED_HIST_BINS = 65536;
     /// Rows (TYPED_BLOCK_Y apart) a thread of a float range kernel folds.

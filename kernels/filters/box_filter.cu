@@ -281,7 +281,8 @@ BOX_SMALL_KERNEL(5, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
 BOX_SMALL_KERNEL(6, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
 BOX_SMALL_KERNEL(7, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
 
-// Every other stored format (typed.cuh), in two passes through a plane of the colour
+// Every other stored format (typed.cuh): radii up to TYPED_BOX_TILE_RADIUS in one pass
+// (box_tile_<format>, below), larger ones in two passes through a plane of the colour
 // channels in the scratch (channel-major: plane[c][y][x]), sums kept exactly as the
 // reference keeps them: integers in u32 along rows and u64 down columns, floats in f64
 // (a row's sum is stored as f32). Each thread slides its window over TYPED_BOX_RUN
@@ -295,31 +296,6 @@ BOX_SMALL_KERNEL(7, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
 
 template <typename T> struct BoxSums { typedef unsigned int row; typedef unsigned long long col; typedef unsigned int stored; };
 template <> struct BoxSums<float> { typedef double row; typedef double col; typedef float stored; };
-
-// Radii up to TYPED_BOX_DIRECT_RADIUS sum each row window directly, one thread a pixel, so
-// that a warp writes one contiguous row segment (the sliding threads of a warp write 32
-// segments a run apart). box_rows_direct_<format>: grid (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
-template <typename T, int C>
-__device__ __forceinline__ void box_rows_direct(cudaTextureObject_t src, void* plane_bytes,
-                                                int width, int height, int radius)
-{
-    typedef typename BoxSums<T>::row S;
-    typedef typename BoxSums<T>::stored P;
-    const int CC = Colour<C>::count;
-    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
-    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return;
-    S sum[3] = {0, 0, 0};
-    for (int dx = -radius; dx <= radius; ++dx) {
-        const float4 v = load_values<T, C>(src, x + dx, y);
-#pragma unroll
-        for (int c = 0; c < CC; ++c) sum[c] += (S)channel_of(v, c);
-    }
-    P* plane = (P*)plane_bytes;
-    const size_t channel = (size_t)width * height;
-#pragma unroll
-    for (int c = 0; c < CC; ++c) plane[c * channel + (size_t)y * width + x] = (P)sum[c];
-}
 
 template <typename T, int C>
 __device__ __forceinline__ void box_rows_typed(cudaTextureObject_t src, void* plane_bytes,
@@ -390,6 +366,85 @@ __device__ __forceinline__ void box_cols_typed(cudaTextureObject_t src, const vo
     }
 }
 
+// Radii up to TYPED_BOX_TILE_RADIUS in one pass through shared memory (box_tile_<format>):
+// a block of TYPED_BLOCK_X x TYPED_BLOCK_Y threads owns TYPED_BLOCK_X output columns and
+// TYPED_BOX_TILE_ROWS output rows.
+//   1. Each warp takes every TYPED_BLOCK_Y-th of the tile's TILE_ROWS + 2R window rows: its
+//      lanes stage the row's TYPED_BLOCK_X + 2R pixels (one texture read each, clamp-to-edge),
+//      then each lane sums its 2R + 1 staged values (u32, or f64 for floats) and keeps the
+//      row sum in `rows` (the stored type: u32, or f32 as the two-pass plane keeps it).
+//   2. Each thread slides its column's vertical window over TILE_ROWS / BLOCK_Y rows: the
+//      first window summed, then one add and one subtract a row; the mean sum / (2R+1)^2 in
+//      f64 stored by sample_from_f64, alpha from the source (as box_cols_typed).
+// Shared memory (dynamic): rows [TILE_ROWS + 2R][colours][BLOCK_X] then the warps' staging
+// [BLOCK_Y][colours][BLOCK_X + 2R], 4 bytes each (box_tile_shared_bytes in the launcher):
+// consecutive lanes touch consecutive words, so no bank conflicts.
+// grid (ceil(W / BLOCK_X), ceil(H / TILE_ROWS)), block (BLOCK_X, BLOCK_Y).
+template <typename T, int C>
+__device__ __forceinline__ void box_tile_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                               int width, int height, int radius)
+{
+    typedef typename BoxSums<T>::row S;
+    typedef typename BoxSums<T>::stored P;
+    const int CC = Colour<C>::count;
+    const int BX = TYPED_BLOCK_X, BY = TYPED_BLOCK_Y, ROWS = TYPED_BOX_TILE_ROWS;
+    static_assert(TYPED_BOX_TILE_ROWS % TYPED_BLOCK_Y == 0, "a thread's rows divide the tile's");
+    extern __shared__ unsigned int tile_words[];
+    P* rows = (P*)tile_words;                     // [ROWS + 2R][CC][BX]
+    const int window_rows = ROWS + 2 * radius;
+    const int staged = BX + 2 * radius;
+    P* stage = rows + window_rows * CC * BX + threadIdx.y * CC * staged;  // this warp's
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int x0 = blockIdx.x * BX, y0 = blockIdx.y * ROWS;
+
+    for (int r = ty; r < window_rows; r += BY) {
+        const int y = y0 - radius + r;
+        for (int i = tx; i < staged; i += BX) {
+            const float4 v = load_values<T, C>(src, x0 - radius + i, y);
+#pragma unroll
+            for (int c = 0; c < CC; ++c) stage[c * staged + i] = (P)channel_of(v, c);
+        }
+        __syncwarp();
+#pragma unroll
+        for (int c = 0; c < CC; ++c) {
+            S sum = 0;
+            for (int k = 0; k <= 2 * radius; ++k) sum += (S)stage[c * staged + tx + k];
+            rows[(r * CC + c) * BX + tx] = (P)sum;
+        }
+        __syncwarp();
+    }
+    __syncthreads();
+
+    typedef S V;  // (2R + 1)^2 * 65535 < 2^32 for R <= 16: a tile's integer sums fit u32
+    static_assert(TYPED_BOX_TILE_RADIUS <= 16, "u32 column sums");
+    const int x = x0 + tx;
+    const int first = ty * (ROWS / BY);
+    const double n = (double)(2 * radius + 1) * (double)(2 * radius + 1);
+    V sum[3] = {0, 0, 0};
+    for (int k = 0; k <= 2 * radius; ++k) {
+#pragma unroll
+        for (int c = 0; c < CC; ++c) sum[c] += (V)rows[((first + k) * CC + c) * BX + tx];
+    }
+#pragma unroll 2
+    for (int j = 0; j < ROWS / BY; ++j) {
+        const int y = y0 + first + j;
+        if (x < width && y < height) {
+            const float4 source = load_values<T, C>(src, x, y);
+            float4 out = source;
+#pragma unroll
+            for (int c = 0; c < CC; ++c)
+                set_channel(out, c, (float)sample_from_f64<T>(__ddiv_rn((double)sum[c], n)));
+            store_values<T, C>(dst, x, y, out, source);
+        }
+        if (j + 1 < ROWS / BY) {
+#pragma unroll
+            for (int c = 0; c < CC; ++c)
+                sum[c] = sum[c] + (V)rows[((first + j + 1 + 2 * radius) * CC + c) * BX + tx] -
+                         (V)rows[((first + j) * CC + c) * BX + tx];
+        }
+    }
+}
+
 #define BOX_TYPED(suffix, T, C)                                                              \
     extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
     box_rows_##suffix(cudaTextureObject_t src, void* plane, int width, int height, int radius) \
@@ -397,10 +452,10 @@ __device__ __forceinline__ void box_cols_typed(cudaTextureObject_t src, const vo
         box_rows_typed<T, C>(src, plane, width, height, radius);                             \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
-    box_rows_direct_##suffix(cudaTextureObject_t src, void* plane, int width, int height,    \
-                             int radius)                                                     \
+    box_tile_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, \
+                      int radius)                                                            \
     {                                                                                        \
-        box_rows_direct<T, C>(src, plane, width, height, radius);                            \
+        box_tile_typed<T, C>(src, dst, width, height, radius);                               \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
     box_cols_##suffix(cudaTextureObject_t src, const void* plane, cudaSurfaceObject_t dst,   \

@@ -7,13 +7,15 @@
 //! peer: `nppiFilterBoxBorder_8u_C4R`.
 //!
 //! Every sample type and channel count: the generic reference in `typed.rs` (its rules
-//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8.
+//! there; `docs/design/pixel-types.md`), equal to `cpu_rgba8` on RGBA8. Typed kernels: one
+//! pass of shared-memory tiles up to [`TYPED_BOX_TILE_RADIUS`] (`box_tile_<format>`), two
+//! passes through a plane of row sums above it.
 
 mod cpu;
 mod typed;
 
 use crate::kernel_constants::{
-    TYPED_BOX_DIRECT_RADIUS, TYPED_BOX_RUN,
+    TYPED_BLOCK_X, TYPED_BLOCK_Y, TYPED_BOX_RUN, TYPED_BOX_TILE_RADIUS, TYPED_BOX_TILE_ROWS,
     BOX_COLUMNS_PER_THREAD, BOX_MIN_SEGMENT, BOX_SMALL_MAX_RADIUS, BOX_SMALL_SEGMENT,
     BOX_SMALL_WARPS, BOX_TINY_MAX_RADIUS, BOX_TINY_SEGMENT,
 };
@@ -174,7 +176,7 @@ pub static BOX_FILTER: FilterDef = FilterDef {
                 "box:radius=64",
                 "box:radius=255",
             ],
-    test_specs: &["box:radius=1", "box:radius=255"],
+    test_specs: &["box:radius=1", "box:radius=16", "box:radius=255"],
     goldens: &[Golden {
                 photo: "camera.png",
                 specs: &["box:radius=7"],
@@ -193,8 +195,8 @@ impl FilterOps for BoxFilter {
         crate::map_pixels!(image, b => typed::box_filter_typed(b, BoxParams::from_params(p).radius))
     }
 
-    fn scratch_bytes(&self, w: u32, h: u32, layout: (SampleType, u8), _: &Params) -> usize {
-        match layout == RGBA8 {
+    fn scratch_bytes(&self, w: u32, h: u32, layout: (SampleType, u8), p: &Params) -> usize {
+        match layout == RGBA8 || BoxParams::from_params(p).radius <= TYPED_BOX_TILE_RADIUS {
             true => 0,
             false => colour_plane_bytes(w, h, layout),
         }
@@ -248,32 +250,50 @@ impl FilterOps for BoxFilter {
     }
 }
 
-/// The box of a typed stage: sliding sums along rows into the scratch's plane, then down
-/// columns to the output (`box_rows_<format>`, `box_cols_<format>`).
+/// Shared memory of a `box_tile_<format>` block: the tile's window row sums and each
+/// warp's staged row, 4 bytes a colour channel.
+fn box_tile_shared_bytes(radius: u32, colours: u32) -> u32 {
+    let window_rows = TYPED_BOX_TILE_ROWS + 2 * radius;
+    let staged = TYPED_BLOCK_X + 2 * radius;
+    4 * colours * (window_rows * TYPED_BLOCK_X + TYPED_BLOCK_Y * staged)
+}
+
+/// The box of a typed stage: up to [`TYPED_BOX_TILE_RADIUS`] one pass of tiles through
+/// shared memory (`box_tile_<format>`); above it sliding sums along rows into the
+/// scratch's plane, then down columns to the output (`box_rows_<format>`,
+/// `box_cols_<format>`).
 fn launch_typed(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> {
     let (w, h) = (stage.width, stage.height);
+    let (s, d) = (stage.input.handle(), stage.output.handle());
+    let (wi, hi, r) = (w as i32, h as i32, radius as i32);
+    if radius <= TYPED_BOX_TILE_RADIUS {
+        let colours = u32::from(stage.layout.1.min(3));
+        let cfg = LaunchConfig {
+            grid_dim: (w.div_ceil(TYPED_BLOCK_X), h.div_ceil(TYPED_BOX_TILE_ROWS), 1),
+            block_dim: (TYPED_BLOCK_X, TYPED_BLOCK_Y, 1),
+            shared_mem_bytes: box_tile_shared_bytes(radius, colours),
+        };
+        let kernel = crate::typed_kernel!("box_tile", stage.layout)?;
+        let f = stage.kernels.function("box_filter", kernel, &cfg)?;
+        let mut b = stage.stream.launch_builder(&f);
+        b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&r);
+        // SAFETY: matches `box_tile_<format>(tex, surf, int, int, int)` with the shared
+        // memory its radius and colour count need; it writes inside w × h of the output.
+        return unsafe { b.launch(cfg) }
+            .map(|_| ())
+            .map_err(CudaError::launch(kernel));
+    }
     check_scratch(
         "box",
         stage.scratch.len(),
         colour_plane_bytes(w, h, stage.layout),
     )?;
-    let (s, d) = (stage.input.handle(), stage.output.handle());
-    let (wi, hi, r) = (w as i32, h as i32, radius as i32);
-    let (rows, kernel) = match radius <= TYPED_BOX_DIRECT_RADIUS {
-        true => (
-            GpuStage::pixel_grid(w, h),
-            crate::typed_kernel!("box_rows_direct", stage.layout)?,
-        ),
-        false => (
-            GpuStage::pixel_grid(w.div_ceil(TYPED_BOX_RUN), h),
-            crate::typed_kernel!("box_rows", stage.layout)?,
-        ),
-    };
+    let rows = GpuStage::pixel_grid(w.div_ceil(TYPED_BOX_RUN), h);
+    let kernel = crate::typed_kernel!("box_rows", stage.layout)?;
     let f = stage.kernels.function("box_filter", kernel, &rows)?;
     let mut b = stage.stream.launch_builder(&f);
     b.arg(&s).arg(&mut *stage.scratch).arg(&wi).arg(&hi).arg(&r);
-    // SAFETY: matches `box_rows[_direct]_<format>(tex, void*, int, int, int)`, each with its
-    // grid; it writes the plane
+    // SAFETY: matches `box_rows_<format>(tex, void*, int, int, int)`; it writes the plane
     // of w·h values per colour channel (4 bytes each), which the scratch holds (checked).
     unsafe { b.launch(rows) }.map_err(CudaError::launch(kernel))?;
     let cols = GpuStage::pixel_grid(w, h.div_ceil(TYPED_BOX_RUN));
@@ -291,6 +311,13 @@ fn launch_typed(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_box_tile_fits_the_shared_memory_any_block_may_take() {
+        // 48 KiB: no opt-in attribute needed, on every architecture built for.
+        assert!(box_tile_shared_bytes(TYPED_BOX_TILE_RADIUS, 3) <= 48 * 1024);
+        assert_eq!(TYPED_BOX_TILE_ROWS % TYPED_BLOCK_Y, 0);
+    }
 
     #[test]
     fn every_radius_gets_a_launch_that_covers_the_image() {
