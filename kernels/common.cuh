@@ -180,18 +180,34 @@ __device__ __forceinline__ T warp_inclusive_sum(T v)
 // dropped (no lane branches). row_of(texel) turns a row's texel into the lane's state for
 // that row (what its neighbours will take by shuffle); the window's 2 RADIUS + 1 rows stay
 // in registers as the warp moves down, STEP rows read ahead before any is used;
-// pixel_of(rows, alpha) gives the output word from rows[0..2 RADIUS] (top to bottom) and the
+// pixel_of(rows, alpha) gives the output from rows[0..2 RADIUS] (top to bottom) and the
 // centre texel's alpha. Rows past the image's last (only in the last segment: SEGMENT is a
 // multiple of STEP) and columns past its right edge are dropped by the surface too.
+// Io says how texels are read, what of the centre texel is kept (its alpha) and how an
+// output is stored with it, dropped outside the surface: Rgba8Strip below (a word), or
+// TypedStrip (typed.cuh) for every other stored format.
 // block = (32, WARPS), grid = (ceil(W / (OUT * WARPS)), ceil(H / SEGMENT)).
-template <int RADIUS, int WARPS, int SEGMENT, int STEP, int OUT, typename RowOf, typename PixelOf>
+struct Rgba8Strip {
+    typedef uint4 Texel;
+    typedef unsigned int Kept;
+    static __device__ __forceinline__ Texel load(cudaTextureObject_t src, int x, int y) { return texel_at(src, x, y); }
+    static __device__ __forceinline__ Kept kept(Texel p) { return p.w; }
+    static __device__ __forceinline__ void store(cudaSurfaceObject_t dst, int x, int y, unsigned int v, Kept)
+    {
+        store_word_clipped(dst, x, y, v);
+    }
+};
+
+template <int RADIUS, int WARPS, int SEGMENT, int STEP, int OUT, typename Io = Rgba8Strip,
+          typename RowOf, typename PixelOf>
 __device__ __forceinline__ void slide_window_strip(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                                    int width, int height, RowOf row_of, PixelOf pixel_of)
 {
     static_assert(OUT == 32 - 2 * RADIUS, "the window takes RADIUS apron lanes at each side");
     static_assert(SEGMENT % STEP == 0, "a segment's last step must not run into the next");
     constexpr int SIDE = 2 * RADIUS;  // rows kept from one step to the next
-    typedef decltype(row_of(uint4{})) Row;
+    typedef typename Io::Texel Texel;
+    typedef decltype(row_of(Texel{})) Row;
     const int lane = threadIdx.x;
     const int x0 = (blockIdx.x * WARPS + threadIdx.y) * OUT;
     if (x0 >= width) return;  // the whole warp
@@ -202,25 +218,25 @@ __device__ __forceinline__ void slide_window_strip(cudaTextureObject_t src, cuda
 
     // Rows y - RADIUS to y + RADIUS - 1 of the window, then STEP new rows per step.
     Row win[STEP + SIDE];
-    unsigned int alpha[STEP + SIDE];
+    typename Io::Kept alpha[STEP + SIDE];
 #pragma unroll
     for (int r = 0; r < SIDE; ++r) {
-        const uint4 p = texel_at(src, x, y0 - RADIUS + r);
+        const Texel p = Io::load(src, x, y0 - RADIUS + r);
         win[r] = row_of(p);
-        alpha[r] = p.w;
+        alpha[r] = Io::kept(p);
     }
     for (int y = y0; y < y1; y += STEP) {
-        uint4 p[STEP];
+        Texel p[STEP];
 #pragma unroll
-        for (int r = 0; r < STEP; ++r) p[r] = texel_at(src, x, y + RADIUS + r);
+        for (int r = 0; r < STEP; ++r) p[r] = Io::load(src, x, y + RADIUS + r);
 #pragma unroll
         for (int r = 0; r < STEP; ++r) {
             win[SIDE + r] = row_of(p[r]);
-            alpha[SIDE + r] = p[r].w;
+            alpha[SIDE + r] = Io::kept(p[r]);
         }
 #pragma unroll
         for (int r = 0; r < STEP; ++r)
-            store_word_clipped(dst, x_out, y + r, pixel_of(&win[r], alpha[r + RADIUS]));
+            Io::store(dst, x_out, y + r, pixel_of(&win[r], alpha[r + RADIUS]), alpha[r + RADIUS]);
 #pragma unroll
         for (int r = 0; r < SIDE; ++r) {
             win[r] = win[STEP + r];

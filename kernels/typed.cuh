@@ -103,43 +103,68 @@ template <typename T> __device__ __forceinline__ T sample_from_f32(float v)
 }
 template <> __device__ __forceinline__ float sample_from_f32<float>(float v) { return v; }
 
-__device__ __forceinline__ void write_texel(cudaSurfaceObject_t dst, int x, int y, unsigned char v) { surf2Dwrite(v, dst, x * 1, y); }
-__device__ __forceinline__ void write_texel(cudaSurfaceObject_t dst, int x, int y, uchar4 v) { surf2Dwrite(v, dst, x * 4, y); }
-__device__ __forceinline__ void write_texel(cudaSurfaceObject_t dst, int x, int y, unsigned short v) { surf2Dwrite(v, dst, x * 2, y); }
-__device__ __forceinline__ void write_texel(cudaSurfaceObject_t dst, int x, int y, ushort4 v) { surf2Dwrite(v, dst, x * 8, y); }
-__device__ __forceinline__ void write_texel(cudaSurfaceObject_t dst, int x, int y, float v) { surf2Dwrite(v, dst, x * 4, y); }
-__device__ __forceinline__ void write_texel(cudaSurfaceObject_t dst, int x, int y, float4 v) { surf2Dwrite(v, dst, x * 16, y); }
+// A texel at (x, y); outside the surface a launch error (trap), or dropped where `mode` is
+// cudaBoundaryModeZero (the strip walker's apron lanes and last rows).
+typedef cudaSurfaceBoundaryMode Bounds;
+#define TYPED_WRITE_TEXEL(V, BYTES)                                                          \
+    __device__ __forceinline__ void write_texel(cudaSurfaceObject_t dst, int x, int y, V v,  \
+                                                Bounds mode = cudaBoundaryModeTrap)          \
+    {                                                                                        \
+        surf2Dwrite(v, dst, x * BYTES, y, mode);                                             \
+    }
+TYPED_WRITE_TEXEL(unsigned char, 1)
+TYPED_WRITE_TEXEL(uchar4, 4)
+TYPED_WRITE_TEXEL(unsigned short, 2)
+TYPED_WRITE_TEXEL(ushort4, 8)
+TYPED_WRITE_TEXEL(float, 4)
+TYPED_WRITE_TEXEL(float4, 16)
 
 // Stores `out` (the colour channels, computed: converted by sample_from_f32) with the
 // alpha of `source` (stored as read).
 template <typename T, int C>
 __device__ __forceinline__ void store_values(cudaSurfaceObject_t dst, int x, int y, float4 out,
-                                             float4 source);
+                                             float4 source, Bounds mode = cudaBoundaryModeTrap);
 #define TYPED_STORE_GREY(T)                                                                  \
     template <>                                                                              \
     __device__ __forceinline__ void store_values<T, 1>(cudaSurfaceObject_t dst, int x, int y, \
-                                                       float4 out, float4)                   \
+                                                       float4 out, float4, Bounds mode)      \
     {                                                                                        \
-        write_texel(dst, x, y, sample_from_f32<T>(out.x));                                   \
+        write_texel(dst, x, y, sample_from_f32<T>(out.x), mode);                             \
     }
 TYPED_STORE_GREY(unsigned char)
 TYPED_STORE_GREY(unsigned short)
 TYPED_STORE_GREY(float)
 template <>
 __device__ __forceinline__ void store_values<unsigned short, 4>(cudaSurfaceObject_t dst, int x,
-                                                                int y, float4 out, float4 source)
+                                                                int y, float4 out, float4 source,
+                                                                Bounds mode)
 {
     write_texel(dst, x, y,
                 make_ushort4(sample_from_f32<unsigned short>(out.x),
                              sample_from_f32<unsigned short>(out.y),
-                             sample_from_f32<unsigned short>(out.z), (unsigned short)source.w));
+                             sample_from_f32<unsigned short>(out.z), (unsigned short)source.w),
+                mode);
 }
 template <>
 __device__ __forceinline__ void store_values<float, 4>(cudaSurfaceObject_t dst, int x, int y,
-                                                       float4 out, float4 source)
+                                                       float4 out, float4 source, Bounds mode)
 {
-    write_texel(dst, x, y, make_float4(out.x, out.y, out.z, source.w));
+    write_texel(dst, x, y, make_float4(out.x, out.y, out.z, source.w), mode);
 }
+
+// The strip walker's reads and stores (slide_window_strip, common.cuh) for format (T, C):
+// texels as f32 values, the centre's alpha kept, the output's colour channels stored with
+// it, dropped outside the surface.
+template <typename T, int C> struct TypedStrip {
+    typedef float4 Texel;
+    typedef float Kept;
+    static __device__ __forceinline__ Texel load(cudaTextureObject_t src, int x, int y) { return load_values<T, C>(src, x, y); }
+    static __device__ __forceinline__ Kept kept(Texel p) { return p.w; }
+    static __device__ __forceinline__ void store(cudaSurfaceObject_t dst, int x, int y, float4 out, Kept alpha)
+    {
+        store_values<T, C>(dst, x, y, out, make_float4(0.0f, 0.0f, 0.0f, alpha), cudaBoundaryModeZero);
+    }
+};
 
 // Rec. 709 luma of a pixel's values in the type's units, in the reference's order (no
 // FMA contraction); grey counts as R = G = B.

@@ -66,37 +66,30 @@ sobel(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, f
     sobel_strip<SOBEL_WARPS, SOBEL_SEGMENT, SOBEL_STEP>(src, dst, width, height, scale);
 }
 
-// Every other stored format (typed.cuh): one thread a pixel, the nine lumas read through
-// the texture (clamp-to-edge), Gx and Gy in the reference's order, stored by
-// sample_from_f32 (integers round and saturate, floats unclamped); alpha kept.
-// block = (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid = (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
+// Every other stored format (typed.cuh): the same strip walker on f32 values
+// (TypedStrip), a lane's luma by typed_luma, Gx and Gy in the reference's order, the
+// magnitude's square root correctly rounded, stored by sample_from_f32 (integers round and
+// saturate, floats unclamped); alpha kept. Same block and grid as `sobel`.
 #include "typed.cuh"
 
 template <typename T, int C>
 __device__ __forceinline__ void sobel_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                             int width, int height, float scale)
 {
-    int x, y;
-    float4 centre;
-    if (!typed_pixel<T, C>(src, width, height, x, y, centre)) return;
-    float l[3][3];
-#pragma unroll
-    for (int dy = 0; dy < 3; ++dy)
-#pragma unroll
-        for (int dx = 0; dx < 3; ++dx)
-            l[dy][dx] = dx == 1 && dy == 1
-                            ? typed_luma<C>(centre)
-                            : typed_luma<C>(load_values<T, C>(src, x + dx - 1, y + dy - 1));
-    const float gx = __fsub_rn(weighted_sum(l[0][2], l[1][2], l[2][2]),
-                               weighted_sum(l[0][0], l[1][0], l[2][0]));
-    const float gy = __fsub_rn(weighted_sum(l[2][0], l[2][1], l[2][2]),
-                               weighted_sum(l[0][0], l[0][1], l[0][2]));
-    const float m = __fmul_rn(scale, __fsqrt_rn(__fadd_rn(__fmul_rn(gx, gx), __fmul_rn(gy, gy))));
-    store_values<T, C>(dst, x, y, make_float4(m, m, m, 0.0f), centre);
+    slide_window_strip<1, SOBEL_WARPS, SOBEL_SEGMENT, SOBEL_STEP, SOBEL_OUT, TypedStrip<T, C>>(
+        src, dst, width, height, [](float4 v) { return luma_row(typed_luma<C>(v)); },
+        [scale](const LumaRow* w, float) {
+            const LumaRow a = w[0], b = w[1], c = w[2];
+            const float gx = __fsub_rn(weighted_sum(a.r, b.r, c.r), weighted_sum(a.l, b.l, c.l));
+            const float gy = __fsub_rn(weighted_sum(c.l, c.c, c.r), weighted_sum(a.l, a.c, a.r));
+            const float m =
+                __fmul_rn(scale, __fsqrt_rn(__fadd_rn(__fmul_rn(gx, gx), __fmul_rn(gy, gy))));
+            return make_float4(m, m, m, 0.0f);
+        });
 }
 
 #define SOBEL_TYPED(suffix, T, C)                                                            \
-    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    extern "C" __global__ void __launch_bounds__(32 * SOBEL_WARPS)                           \
     sobel_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height,  \
                    float scale)                                                              \
     {                                                                                        \

@@ -1,6 +1,6 @@
 //! `sobel[:scale=S]`: gradient magnitude of luma, scaled, written to R, G and B (alpha kept).
 //! CPU reference in `cpu.rs`; kernel `kernels/filters/sobel.cu` (warps sliding down
-//! strips of 30 output columns, neighbours' lumas by shuffle); NPP peer: the horizontal and vertical
+//! strips of 30 output columns, neighbours' lumas by shuffle, in every stored format); NPP peer: the horizontal and vertical
 //! Sobel passes (a different operation, timed for scale).
 //!
 //! Every sample type and channel count: the generic reference in `typed.rs` (its rules
@@ -60,9 +60,18 @@ impl FilterOps for Sobel {
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
         let scale = SobelParams::from_params(p).scale;
+        // Every format slides the same strips (`slide_window_strip`).
+        let cfg = LaunchConfig {
+            grid_dim: (
+                blocks(w, SOBEL_OUT * SOBEL_WARPS),
+                blocks(h, SOBEL_SEGMENT),
+                1,
+            ),
+            block_dim: (32, SOBEL_WARPS, 1),
+            shared_mem_bytes: 0,
+        };
         if !stage.is_rgba8() {
             let kernel = crate::typed_kernel!("sobel", stage.layout)?;
-            let cfg = GpuStage::pixel_grid(w, h);
             let f = stage.kernels.function("sobel", kernel, &cfg)?;
             let (s, d, wi, hi) = (stage.input.handle(), stage.output.handle(), w as i32, h as i32);
             let mut b = stage.stream.launch_builder(&f);
@@ -73,15 +82,6 @@ impl FilterOps for Sobel {
                 .map(|_| ())
                 .map_err(CudaError::launch(kernel));
         }
-        let cfg = LaunchConfig {
-            grid_dim: (
-                blocks(w, SOBEL_OUT * SOBEL_WARPS),
-                blocks(h, SOBEL_SEGMENT),
-                1,
-            ),
-            block_dim: (32, SOBEL_WARPS, 1),
-            shared_mem_bytes: 0,
-        };
         let f = stage.kernels.function("sobel", "sobel", &cfg)?;
         let (s, d, wi, hi, scale) = (
             stage.input.handle(),
