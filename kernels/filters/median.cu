@@ -98,6 +98,13 @@ struct U16Pairs {
     static __device__ __forceinline__ unsigned int max(unsigned int a, unsigned int b) { return __vmaxu2(a, b); }
 };
 
+// Whole 32-bit keys compared as one value (the typed kernels' float keys).
+struct U32Keys {
+    static __device__ __forceinline__ unsigned int encode(unsigned int w) { return w; }
+    static __device__ __forceinline__ unsigned int min(unsigned int a, unsigned int b) { return ::min(a, b); }
+    static __device__ __forceinline__ unsigned int max(unsigned int a, unsigned int b) { return ::max(a, b); }
+};
+
 // Compare-exchange of both halves of two words: a gets the smaller, b the larger.
 template <typename Pairs>
 __device__ __forceinline__ void compare_exchange(unsigned int& a, unsigned int& b)
@@ -107,9 +114,10 @@ __device__ __forceinline__ void compare_exchange(unsigned int& a, unsigned int& 
     a = lo;
 }
 
+template <typename Pairs = U16Pairs>
 __device__ __forceinline__ unsigned int median3_pairs(unsigned int a, unsigned int b, unsigned int c)
 {
-    return __vmaxu2(__vminu2(a, b), __vminu2(__vmaxu2(a, b), c));
+    return Pairs::max(Pairs::min(a, b), Pairs::min(Pairs::max(a, b), c));
 }
 
 // One word of a column of three, sorted: lo <= mid <= hi in each 16-bit lane.
@@ -117,26 +125,28 @@ struct SortedColumn {
     unsigned int lo, mid, hi;
 };
 
+template <typename Pairs>
 __device__ __forceinline__ SortedColumn sorted_column(unsigned int a, unsigned int b, unsigned int c)
 {
-    compare_exchange<U16Pairs>(a, b);
-    compare_exchange<U16Pairs>(b, c);
-    compare_exchange<U16Pairs>(a, b);
+    compare_exchange<Pairs>(a, b);
+    compare_exchange<Pairs>(b, c);
+    compare_exchange<Pairs>(a, b);
     return SortedColumn{a, b, c};
 }
 
-// The median of the 3x3 window of one word (two channels) around this lane's column, from
-// the rows above, at and below.
+// The median of the 3x3 window of one word (two channels in U16Pairs, one key in U32Keys)
+// around this lane's column, from the rows above, at and below.
+template <typename Pairs = U16Pairs>
 __device__ __forceinline__ unsigned int median9_pairs(unsigned int up, unsigned int at, unsigned int down)
 {
-    const SortedColumn c = sorted_column(up, at, down);
+    const SortedColumn c = sorted_column<Pairs>(up, at, down);
     const unsigned int m = 0xffffffffu;
     const SortedColumn l{__shfl_up_sync(m, c.lo, 1), __shfl_up_sync(m, c.mid, 1), __shfl_up_sync(m, c.hi, 1)};
     const SortedColumn r{__shfl_down_sync(m, c.lo, 1), __shfl_down_sync(m, c.mid, 1),
                          __shfl_down_sync(m, c.hi, 1)};
-    const unsigned int lows = __vmaxu2(__vmaxu2(l.lo, c.lo), r.lo);
-    const unsigned int highs = __vminu2(__vminu2(l.hi, c.hi), r.hi);
-    return median3_pairs(lows, median3_pairs(l.mid, c.mid, r.mid), highs);
+    const unsigned int lows = Pairs::max(Pairs::max(l.lo, c.lo), r.lo);
+    const unsigned int highs = Pairs::min(Pairs::min(l.hi, c.hi), r.hi);
+    return median3_pairs<Pairs>(lows, median3_pairs<Pairs>(l.mid, c.mid, r.mid), highs);
 }
 
 // The output word: bytes R (rb 0), G (ga 0), B (rb 2) of the window's medians, then the
@@ -320,8 +330,8 @@ median5(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
 // MEDIAN_BLOCK^2 outputs' (MEDIAN_BLOCK + 2R)^2 window into dynamic shared memory as order
 // keys, one plane per colour channel (integers: the value; floats: float_key, the order of
 // f32::total_cmp, so NaN sorts above every number as in the reference), and each thread
-// selects rank (n - 1) / 2 of its window per channel: R = 1 from sorted columns (as median3);
-// R = 2 by median5's pruned merging network on whole keys (five columns sorted, columns
+// selects rank (n - 1) / 2 of its window per channel (R = 1 runs median3's strips instead,
+// median3_typed below): R = 2 by median5's pruned merging network on whole keys (five columns sorted, columns
 // (x-2, x-1) and (x, x+1) merged in pairs, the pairs merged as far as ranks 7..12, then the
 // fifth column: 96 compare-exchanges and 10 min or max, where a radix select takes 16 or 32
 // steps of 25 compares; keys of 8 or 16 bits run two channels a word, 16-bit halves); larger R a bitwise radix select: for each key bit
@@ -339,13 +349,6 @@ template <> struct MedianKey<float> {
     static const int bits = 32;
     static __device__ __forceinline__ unsigned int of(float v) { return float_key(v); }
     static __device__ __forceinline__ float value(unsigned int k) { return float_of_key(k); }
-};
-
-// Whole 32-bit keys compared as one value (median5's network on the typed kernels' keys).
-struct U32Keys {
-    static __device__ __forceinline__ unsigned int encode(unsigned int w) { return w; }
-    static __device__ __forceinline__ unsigned int min(unsigned int a, unsigned int b) { return ::min(a, b); }
-    static __device__ __forceinline__ unsigned int max(unsigned int a, unsigned int b) { return ::max(a, b); }
 };
 
 // The median of 25 words by median5's network, in Pairs' comparison (whole keys, or two
@@ -383,29 +386,63 @@ __device__ __forceinline__ unsigned int radix_select_plane(const unsigned int* p
     return result;
 }
 
-// The median of the 3 x 3 keys at `plane` from sorted columns: with each column sorted into
-// (lo, mid, hi), the median of the nine is the median of (the largest lo, the median of the
-// mids, the smallest hi), as median3 does for RGBA8.
-__device__ __forceinline__ unsigned int median9_keys(const unsigned int* plane, int side)
-{
-    unsigned int lo[3], mid[3], hi[3];
+// The 3x3 median of every other stored format: median3's strip walker (TypedStrip) on
+// the format's keys. Keys of at most 16 bits travel two channels a word in U16Pairs (R | G
+// << 16, then B; grey alone), float keys one a word in U32Keys; each word runs
+// median9_pairs. Same block and grid as median3.
+template <typename T, int C> struct Median3Keys {
+    static const int CC = Colour<C>::count;
+    static const bool pairs = MedianKey<T>::bits <= 16;
+    static const int words = pairs ? (CC + 1) / 2 : CC;
+    struct Row {
+        unsigned int w[words];
+    };
+    static __device__ __forceinline__ Row row(float4 v)
+    {
+        Row r;
 #pragma unroll
-    for (int i = 0; i < 3; ++i) {
-        const unsigned int a = plane[i], b = plane[side + i], c = plane[2 * side + i];
-        const unsigned int ab_lo = min(a, b), ab_hi = max(a, b);
-        lo[i] = min(ab_lo, c);
-        hi[i] = max(ab_hi, c);
-        mid[i] = max(ab_lo, min(ab_hi, c));
+        for (int i = 0; i < words; ++i) {
+            if (pairs) {
+                const unsigned int lo = MedianKey<T>::of(channel_of(v, 2 * i));
+                const unsigned int hi = 2 * i + 1 < CC ? MedianKey<T>::of(channel_of(v, 2 * i + 1)) : 0u;
+                r.w[i] = lo | (hi << 16);
+            } else {
+                r.w[i] = MedianKey<T>::of(channel_of(v, i));
+            }
+        }
+        return r;
     }
-    const unsigned int l = max(max(lo[0], lo[1]), lo[2]);
-    const unsigned int h = min(min(hi[0], hi[1]), hi[2]);
-    const unsigned int m = max(min(mid[0], mid[1]), min(max(mid[0], mid[1]), mid[2]));
-    return max(min(l, m), min(max(l, m), h));
+    static __device__ __forceinline__ float4 median(const Row* w)
+    {
+        float4 out = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+        for (int i = 0; i < words; ++i) {
+            if (pairs) {
+                const unsigned int m = median9_pairs<U16Pairs>(w[0].w[i], w[1].w[i], w[2].w[i]);
+                set_channel(out, 2 * i, MedianKey<T>::value(m & 0xffffu));
+                if (2 * i + 1 < CC) set_channel(out, 2 * i + 1, MedianKey<T>::value(m >> 16));
+            } else {
+                const unsigned int m = median9_pairs<U32Keys>(w[0].w[i], w[1].w[i], w[2].w[i]);
+                set_channel(out, i, MedianKey<T>::value(m));
+            }
+        }
+        return out;
+    }
+};
+
+template <typename T, int C>
+__device__ __forceinline__ void median3_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
+                                              int width, int height)
+{
+    typedef Median3Keys<T, C> K;
+    slide_window_strip<1, MEDIAN3_WARPS, MEDIAN3_SEGMENT, MEDIAN3_STEP, MEDIAN3_OUT, TypedStrip<T, C>>(
+        src, dst, width, height, [](float4 v) { return K::row(v); },
+        [](const typename K::Row* w, float) { return K::median(w); });
 }
 
-// R: 1 or 2 for the kernels built for that radius (median3_<format>, median5_<format>), 0
-// for any radius (median_<format>): a kernel of its own each, so that the 5x5 window's
-// registers do not cost the larger windows occupancy.
+// R: 2 for the kernel built for that radius (median5_<format>), 0 for any radius
+// (median_<format>): a kernel of its own each, so that the 5x5 window's registers do not
+// cost the larger windows occupancy.
 template <typename T, int C, int R>
 __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                              int width, int height, int radius)
@@ -444,9 +481,7 @@ __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfac
     for (int c = FIRST; c < CC; ++c) {
         const unsigned int* plane = keys + c * area + at;
         unsigned int result;
-        if (R == 1) {
-            result = median9_keys(plane, side);
-        } else if (R == 2) {
+        if (R == 2) {
             result = median25_words<U32Keys>([&](int i, int j) { return plane[j * side + i]; });
         } else {
             result = radix_select_plane<MedianKey<T>::bits>(plane, side, d, rank);
@@ -463,11 +498,10 @@ __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfac
     {                                                                                        \
         median_typed<T, C, 0>(src, dst, width, height, radius);                              \
     }                                                                                        \
-    extern "C" __global__ void __launch_bounds__(MEDIAN_BLOCK * MEDIAN_BLOCK)                \
-    median3_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,            \
-                     int height, int radius)                                                 \
+    extern "C" __global__ void __launch_bounds__(32 * MEDIAN3_WARPS)                         \
+    median3_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height) \
     {                                                                                        \
-        median_typed<T, C, 1>(src, dst, width, height, radius);                              \
+        median3_typed<T, C>(src, dst, width, height);                                        \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(MEDIAN_BLOCK * MEDIAN_BLOCK)                \
     median5_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,            \

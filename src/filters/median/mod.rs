@@ -75,6 +75,12 @@ impl FilterOps for Median {
         let radius = MedianParams::from_params(p).radius;
         let typed = !stage.is_rgba8();
         let strip = match radius {
+            1 if typed => Some((
+                crate::typed_kernel!("median3", stage.layout)?,
+                MEDIAN3_OUT,
+                MEDIAN3_WARPS,
+                MEDIAN3_SEGMENT,
+            )),
             _ if typed => None,
             1 => Some(("median3", MEDIAN3_OUT, MEDIAN3_WARPS, MEDIAN3_SEGMENT)),
             2 => Some(("median5", MEDIAN5_OUT, MEDIAN5_WARPS, MEDIAN5_SEGMENT)),
@@ -98,7 +104,6 @@ impl FilterOps for Median {
         }
         let kernel = match (typed, radius) {
             (false, _) => "median",
-            (true, 1) => crate::typed_kernel!("median3", stage.layout)?,
             (true, 2) => crate::typed_kernel!("median5", stage.layout)?,
             (true, _) => crate::typed_kernel!("median", stage.layout)?,
         };
@@ -107,8 +112,8 @@ impl FilterOps for Median {
         let (wi, hi, r) = (w as i32, h as i32, radius as i32);
         let mut b = stage.stream.launch_builder(&f);
         b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&r);
-        // SAFETY: matches `median[3|5][_<format>](tex, surf, int, int, int)` in
-        // kernels/filters/median.cu; the dynamic shared memory holds the (16 + 2R)² tile
+        // SAFETY: matches `median`, `median_<format>` and `median5_<format>` (tex, surf, int,
+        // int, int) in kernels/filters/median.cu; the dynamic shared memory holds the (16 + 2R)² tile
         // (one key plane per colour channel for the typed kernels); the output is w × h.
         unsafe { b.launch(cfg) }
             .map(|_| ())
@@ -116,8 +121,8 @@ impl FilterOps for Median {
     }
 }
 
-/// `median3` or `median5` (the 3×3 or 5×5 median; warps that slide down strips of `out`
-/// columns and `segment` rows, `warps` a block) over the stage's image.
+/// `median3[_<format>]` or `median5` (the 3×3 or 5×5 median; warps that slide down strips
+/// of `out` columns and `segment` rows, `warps` a block) over the stage's image.
 fn launch_strip(
     stage: &mut GpuStage<'_>,
     kernel: &'static str,
@@ -136,7 +141,7 @@ fn launch_strip(
     let (wi, hi) = (w as i32, h as i32);
     let mut b = stage.stream.launch_builder(&f);
     b.arg(&s).arg(&d).arg(&wi).arg(&hi);
-    // SAFETY: matches `median3` and `median5(tex, surf, int, int)` in kernels/filters/median.cu,
+    // SAFETY: matches `median3[_<format>]` and `median5(tex, surf, int, int)` in kernels/filters/median.cu,
     // whose launch layout the shared constants give; the kernel writes only inside w × h of the
     // output (the surface drops the rest), which has that size.
     unsafe { b.launch(cfg) }
