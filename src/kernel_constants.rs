@@ -27,6 +27,8 @@ shared_constants! {
     CONV_BLOCK = 256;
     CONV_TILE_W = 64;
     CONV_RUN = 8;
+    /// Warps (rows) of a typed Gaussian row-pass block (`gauss_rows_<format>`).
+    GAUSS_ROWS_WARPS = 4;
     /// Row stride (floats) of `conv_rows`' output staging: a tile row and one, odd.
     CONV_ROWS_OUT_STRIDE = CONV_TILE_W + 1;
 

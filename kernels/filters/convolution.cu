@@ -44,17 +44,23 @@ __device__ __forceinline__ void fma3(float w, float3 v, float3& acc)
     acc.z = fmaf(w, v.z, acc.z);
 }
 
-// acc[o] = sum_{k < taps} c_weights[k] * load(o + k) for o < K: a window of K values
-// rotates through registers (slot (o + u) % K holds value kb + o + u), so every value is
-// loaded once. `taps` is uniform across the warp.
-template <int K, class Load>
-__device__ __forceinline__ void convolve_run(int taps, Load load, float3 (&acc)[K])
+// The RGBA8 passes' multiply-add: fused, three channels.
+struct Fused3 {
+    __device__ __forceinline__ void operator()(float w, float3 v, float3& acc) const { fma3(w, v, acc); }
+};
+
+// acc[o] = sum_{k < taps} c_weights[k] * load(o + k) for o < K, each term added by
+// mad(w, value, acc) in order of k: a window of K values rotates through registers (slot
+// (o + u) % K holds value kb + o + u), so every value is loaded once. `taps` is uniform
+// across the warp. V: float3 (RGBA8) or the typed passes' Channels.
+template <int K, class Load, class V, class Mad = Fused3>
+__device__ __forceinline__ void convolve_run(int taps, Load load, V (&acc)[K], Mad mad = Mad())
 {
-    float3 win[K];
+    V win[K];
 #pragma unroll
     for (int i = 0; i < K; ++i) {
         win[i] = load(i);
-        acc[i] = make_float3(0.0f, 0.0f, 0.0f);
+        acc[i] = V{};
     }
     for (int kb = 0; kb < taps; kb += K) {
 #pragma unroll
@@ -62,7 +68,7 @@ __device__ __forceinline__ void convolve_run(int taps, Load load, float3 (&acc)[
             if (kb + u < taps) {
                 const float w = c_weights[kb + u];
 #pragma unroll
-                for (int o = 0; o < K; ++o) fma3(w, win[(o + u) % K], acc[o]);
+                for (int o = 0; o < K; ++o) mad(w, win[(o + u) % K], acc[o]);
                 if (kb + u + 1 < taps) win[u] = load(kb + u + K);
             }
         }
@@ -226,31 +232,82 @@ conv_rows(cudaTextureObject_t src, float4* rows, int width, int height, int radi
 // Every other stored format (typed.cuh): the reference's two f32 passes (filters/gaussian/
 // typed.rs) through a plane of the colour channels in the scratch (channel-major), each
 // output the sum over k = 0..2R of c_weights[k] * value, accumulated from 0 in that order
-// with each product and sum rounded (no FMA), so the plane is the reference's bit for bit.
-//   gauss_rows_<format>: out-of-range columns clamp through the texture.
-//   gauss_cols_<format>: clamped plane rows; stores the Gaussian, or with `unsharp` the
-//     mask v + amount (v - g), by sample_from_f32; alpha from the source.
-// One thread a pixel: block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(H / BLOCK_Y)).
+// with each product and sum rounded (no FMA: MadExact), so the plane is the reference's bit
+// for bit. Both passes run convolve_run: a thread's CONV_RUN consecutive outputs share one
+// window of values in registers, so each value is read once, not 2R + 1 times.
+//   gauss_rows_<format>: a warp a row, its lanes CONV_RUN consecutive columns each (a span
+//     of 32 * CONV_RUN). The warp stages its span's values and the 2R apron (texture,
+//     clamp-to-edge) in shared memory, channel by channel, value i at i + i / 8 (lane l's
+//     k-th value then falls in bank 9l + k + k/8: 32 lanes, 32 banks), convolves, puts its
+//     results back there and stores them coalesced to the plane. Warps share no data (no
+//     block barrier). block (32, GAUSS_ROWS_WARPS), grid (ceil(W / (32 * CONV_RUN)),
+//     ceil(H / GAUSS_ROWS_WARPS)); dynamic shared memory GAUSS_ROWS_WARPS * colours *
+//     `stride` floats, `stride` (from the host) >= n + n / 8 for n = 32 * CONV_RUN + 2R.
+//   gauss_cols_<format>: a thread CONV_RUN consecutive rows of a column from the plane
+//     (clamped rows; a warp's loads are one row's 32 columns); stores the Gaussian, or with
+//     `unsharp` the mask v + amount (v - g), by sample_from_f32; alpha from the source.
+//     block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(H / (BLOCK_Y * CONV_RUN))).
 #include "typed.cuh"
+
+template <int N> struct Channels {
+    float c[N];
+};
+
+struct MadExact {
+    template <int N>
+    __device__ __forceinline__ void operator()(float w, const Channels<N>& v, Channels<N>& acc) const
+    {
+#pragma unroll
+        for (int i = 0; i < N; ++i) acc.c[i] = __fadd_rn(acc.c[i], __fmul_rn(w, v.c[i]));
+    }
+};
+
+// Where staged value i of a row lies (one padding float after every 8).
+__device__ __forceinline__ int staged_at(int i) { return i + (i >> 3); }
 
 template <typename T, int C>
 __device__ __forceinline__ void gauss_rows_typed(cudaTextureObject_t src, float* plane, int width,
-                                                 int height, int radius)
+                                                 int height, int radius, int stride)
 {
     const int CC = Colour<C>::count;
-    const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
-    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return;
-    float acc[3] = {0.0f, 0.0f, 0.0f};
-    for (int k = 0; k <= 2 * radius; ++k) {
-        const float w = c_weights[k];
-        const float4 v = load_values<T, C>(src, x + k - radius, y);
+    const int SPAN = 32 * CONV_RUN;
+    extern __shared__ float staged_rows[];
+    const int lane = threadIdx.x;
+    const int y = blockIdx.y * GAUSS_ROWS_WARPS + threadIdx.y;
+    const int x0 = blockIdx.x * SPAN;
+    if (y >= height) return;  // the whole warp
+    float* row = staged_rows + threadIdx.y * CC * stride;
+    const int n = SPAN + 2 * radius;
+    for (int i = lane; i < n; i += 32) {
+        const float4 v = load_values<T, C>(src, x0 - radius + i, y);
 #pragma unroll
-        for (int c = 0; c < CC; ++c) acc[c] = __fadd_rn(acc[c], __fmul_rn(w, channel_of(v, c)));
+        for (int c = 0; c < CC; ++c) row[c * stride + staged_at(i)] = channel_of(v, c);
     }
-    const size_t channel = (size_t)width * height;
+    __syncwarp();
+    Channels<CC> acc[CONV_RUN];
+    convolve_run<CONV_RUN>(
+        2 * radius + 1,
+        [&](int k) {
+            const int at = staged_at(lane * CONV_RUN + k);
+            Channels<CC> v;
 #pragma unroll
-    for (int c = 0; c < CC; ++c) plane[c * channel + (size_t)y * width + x] = acc[c];
+            for (int c = 0; c < CC; ++c) v.c[c] = row[c * stride + at];
+            return v;
+        },
+        acc, MadExact());
+    __syncwarp();
+#pragma unroll
+    for (int o = 0; o < CONV_RUN; ++o) {
+#pragma unroll
+        for (int c = 0; c < CC; ++c) row[c * stride + staged_at(lane * CONV_RUN + o)] = acc[o].c[c];
+    }
+    __syncwarp();
+    const size_t channel = (size_t)width * height;
+    for (int i = lane; i < SPAN && x0 + i < width; i += 32) {
+#pragma unroll
+        for (int c = 0; c < CC; ++c)
+            plane[c * channel + (size_t)y * width + x0 + i] = row[c * stride + staged_at(i)];
+    }
 }
 
 template <typename T, int C>
@@ -260,33 +317,41 @@ __device__ __forceinline__ void gauss_cols_typed(cudaTextureObject_t src, const 
 {
     const int CC = Colour<C>::count;
     const int x = blockIdx.x * TYPED_BLOCK_X + threadIdx.x;
-    const int y = blockIdx.y * TYPED_BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return;
+    const int y0 = (blockIdx.y * TYPED_BLOCK_Y + threadIdx.y) * CONV_RUN;
+    if (x >= width || y0 >= height) return;
     const size_t channel = (size_t)width * height;
-    float acc[3] = {0.0f, 0.0f, 0.0f};
-    for (int k = 0; k <= 2 * radius; ++k) {
-        const float w = c_weights[k];
-        const size_t row = (size_t)clamp_int(y + k - radius, 0, height - 1) * width + x;
+    Channels<CC> acc[CONV_RUN];
+    convolve_run<CONV_RUN>(
+        2 * radius + 1,
+        [&](int k) {
+            const size_t at = (size_t)clamp_int(y0 - radius + k, 0, height - 1) * width + x;
+            Channels<CC> v;
 #pragma unroll
-        for (int c = 0; c < CC; ++c) acc[c] = __fadd_rn(acc[c], __fmul_rn(w, plane[c * channel + row]));
-    }
-    // Read after the sum, so that its values hold no registers through the loop.
-    const float4 source = load_values<T, C>(src, x, y);
-    float4 out = source;
+            for (int c = 0; c < CC; ++c) v.c[c] = plane[c * channel + at];
+            return v;
+        },
+        acc, MadExact());
 #pragma unroll
-    for (int c = 0; c < CC; ++c) {
-        const float v = channel_of(source, c);
-        set_channel(out, c, unsharp ? __fadd_rn(v, __fmul_rn(amount, __fsub_rn(v, acc[c]))) : acc[c]);
+    for (int o = 0; o < CONV_RUN; ++o) {
+        const int y = y0 + o;
+        if (y >= height) break;
+        const float4 source = load_values<T, C>(src, x, y);
+        float4 out = source;
+#pragma unroll
+        for (int c = 0; c < CC; ++c) {
+            const float v = channel_of(source, c), g = acc[o].c[c];
+            set_channel(out, c, unsharp ? __fadd_rn(v, __fmul_rn(amount, __fsub_rn(v, g))) : g);
+        }
+        store_values<T, C>(dst, x, y, out, source);
     }
-    store_values<T, C>(dst, x, y, out, source);
 }
 
 #define GAUSS_TYPED(suffix, T, C)                                                            \
-    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
+    extern "C" __global__ void __launch_bounds__(32 * GAUSS_ROWS_WARPS)                      \
     gauss_rows_##suffix(cudaTextureObject_t src, float* plane, int width, int height,        \
-                        int radius)                                                          \
+                        int radius, int stride)                                              \
     {                                                                                        \
-        gauss_rows_typed<T, C>(src, plane, width, height, radius);                           \
+        gauss_rows_typed<T, C>(src, plane, width, height, radius, stride);                   \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
     gauss_cols_##suffix(cudaTextureObject_t src, const float* plane, cudaSurfaceObject_t dst, \

@@ -19,7 +19,7 @@ pub use cpu::{gaussian_plane, gaussian_weights};
 pub use typed::gaussian_plane_typed;
 use crate::kernel_constants::{
     CONV_BLOCK, CONV_FUSED_MAX_RADIUS, CONV_MAX_RADIUS, CONV_ROWS_OUT_STRIDE, CONV_RUN,
-    CONV_TILE_W,
+    CONV_TILE_W, GAUSS_ROWS_WARPS, TYPED_BLOCK_X, TYPED_BLOCK_Y,
 };
 use super::param::typed_params;
 use super::param::Default::{Derived, Required};
@@ -171,6 +171,13 @@ pub(super) fn fused_pass(
         .map_err(CudaError::launch(kernel))
 }
 
+/// Floats between two channels of a `gauss_rows_<format>` warp's staged row: its span of
+/// `32 · CONV_RUN` columns and the `2R` apron, one padding float after every 8 values.
+fn gauss_rows_stride(radius: u32) -> u32 {
+    let n = 32 * CONV_RUN + 2 * radius;
+    n + n / 8 + 1
+}
+
 /// The Gaussian (or with `unsharp_amount` the unsharp mask) of a typed stage, weights
 /// already uploaded to the convolution module: rows into the scratch's f32 plane, then
 /// columns to the output (`gauss_rows_<format>`, `gauss_cols_<format>`).
@@ -181,19 +188,31 @@ pub(super) fn typed_passes(
 ) -> Result<(), CudaError> {
     let (w, h) = (stage.width, stage.height);
     check_scratch("gauss_rows", stage.scratch.len(), colour_plane_bytes(w, h, stage.layout))?;
-    let cfg = GpuStage::pixel_grid(w, h);
+    let stride = gauss_rows_stride(radius);
+    let colours = u32::from(stage.layout.1.min(3));
+    let rows = LaunchConfig {
+        grid_dim: (w.div_ceil(32 * CONV_RUN), h.div_ceil(GAUSS_ROWS_WARPS), 1),
+        block_dim: (32, GAUSS_ROWS_WARPS, 1),
+        shared_mem_bytes: 4 * GAUSS_ROWS_WARPS * colours * stride,
+    };
     let (s, d) = (stage.input.handle(), stage.output.handle());
-    let (wi, hi, r) = (w as i32, h as i32, radius as i32);
+    let (wi, hi, r, st) = (w as i32, h as i32, radius as i32, stride as i32);
     let kernel = crate::typed_kernel!("gauss_rows", stage.layout)?;
-    let f = stage.kernels.function("convolution", kernel, &cfg)?;
+    let f = stage.kernels.function("convolution", kernel, &rows)?;
     let mut b = stage.stream.launch_builder(&f);
-    b.arg(&s).arg(&mut *stage.scratch).arg(&wi).arg(&hi).arg(&r);
-    // SAFETY: matches `gauss_rows_<format>(tex, float*, int, int, int)`; it writes w·h
-    // floats per colour channel, which the scratch holds (checked above).
-    unsafe { b.launch(cfg) }.map_err(CudaError::launch(kernel))?;
+    b.arg(&s).arg(&mut *stage.scratch).arg(&wi).arg(&hi).arg(&r).arg(&st);
+    // SAFETY: matches `gauss_rows_<format>(tex, float*, int, int, int, int)` with the shared
+    // memory of its warps' staged rows at `stride`; it writes w·h floats per colour channel,
+    // which the scratch holds (checked above).
+    unsafe { b.launch(rows) }.map_err(CudaError::launch(kernel))?;
     let (unsharp, amount) = (i32::from(unsharp_amount.is_some()), unsharp_amount.unwrap_or(0.0));
+    let cols = LaunchConfig {
+        grid_dim: (w.div_ceil(TYPED_BLOCK_X), h.div_ceil(TYPED_BLOCK_Y * CONV_RUN), 1),
+        block_dim: (TYPED_BLOCK_X, TYPED_BLOCK_Y, 1),
+        shared_mem_bytes: 0,
+    };
     let kernel = crate::typed_kernel!("gauss_cols", stage.layout)?;
-    let f = stage.kernels.function("convolution", kernel, &cfg)?;
+    let f = stage.kernels.function("convolution", kernel, &cols)?;
     let mut b = stage.stream.launch_builder(&f);
     b.arg(&s)
         .arg(&*stage.scratch)
@@ -205,7 +224,7 @@ pub(super) fn typed_passes(
         .arg(&amount);
     // SAFETY: matches `gauss_cols_<format>(tex, const float*, surf, int, int, int, int,
     // float)`; it reads the plane written above on this stream and writes inside w × h.
-    unsafe { b.launch(cfg) }
+    unsafe { b.launch(cols) }
         .map(|_| ())
         .map_err(CudaError::launch(kernel))
 }
@@ -281,6 +300,18 @@ impl FilterOps for Gaussian {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_row_pass_staging_fits_every_radius() {
+        // Value i of a staged row lies at i + i / 8 (kernels/filters/convolution.cu).
+        for radius in 0..=CONV_MAX_RADIUS {
+            let n = 32 * CONV_RUN + 2 * radius;
+            let last = n - 1;
+            assert!(last + last / 8 < gauss_rows_stride(radius));
+        }
+        // 48 KiB: no opt-in attribute needed.
+        assert!(4 * GAUSS_ROWS_WARPS * 3 * gauss_rows_stride(CONV_MAX_RADIUS) <= 48 * 1024);
+    }
 
     #[test]
     fn tiles_fit_the_shared_memory_they_are_sized_for() {
