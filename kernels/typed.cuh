@@ -32,6 +32,13 @@ template <> struct Texel<unsigned short, 4> { typedef ushort4 type; };
 template <> struct Texel<float, 1> { typedef float type; };
 template <> struct Texel<float, 4> { typedef float4 type; };
 
+// Whether format (T, C) runs the strip walker's kernels (Sobel, 3x3 median): texels of at
+// most TYPED_STRIP_MAX_TEXEL_BYTES; wider ones one thread a pixel (slides_strips in
+// src/filters/gpu_stage.rs chooses the launch by the same rule).
+template <typename T, int C> struct SlidesStrips {
+    static constexpr bool value = sizeof(typename Texel<T, C>::type) <= TYPED_STRIP_MAX_TEXEL_BYTES;
+};
+
 // Colour channels a filter computes for C stored channels.
 template <int C> struct Colour { static const int count = C == 1 ? 1 : 3; };
 

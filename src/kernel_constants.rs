@@ -130,6 +130,11 @@ shared_constants! {
     /// One thread a pixel in blocks of TYPED_BLOCK_X × TYPED_BLOCK_Y.
     TYPED_BLOCK_X = 32;
     TYPED_BLOCK_Y = 8;
+    /// Widest texel (bytes) whose Sobel and 3×3 median slide strips (`slide_window_strip`);
+    /// wider ones (RGBA f32) run one thread a pixel. H200, 4K, same lease: strips took
+    /// u16 Sobel 0.099 → 0.062 ms and its median 0.112 → 0.061, but f32 0.152 → 0.164
+    /// and 0.105 → 0.137.
+    TYPED_STRIP_MAX_TEXEL_BYTES = 8;
     /// Rows (box columns) or columns (box rows) one thread slides its window over.
     TYPED_BOX_RUN = 32;
     /// Largest box radius of the one-pass tile kernel (`box_tile_<format>`); above it

@@ -330,8 +330,9 @@ median5(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height)
 // MEDIAN_BLOCK^2 outputs' (MEDIAN_BLOCK + 2R)^2 window into dynamic shared memory as order
 // keys, one plane per colour channel (integers: the value; floats: float_key, the order of
 // f32::total_cmp, so NaN sorts above every number as in the reference), and each thread
-// selects rank (n - 1) / 2 of its window per channel (R = 1 runs median3's strips instead,
-// median3_typed below): R = 2 by median5's pruned merging network on whole keys (five columns sorted, columns
+// selects rank (n - 1) / 2 of its window per channel: R = 1 from sorted columns (as median3;
+// texels up to TYPED_STRIP_MAX_TEXEL_BYTES run median3's strips instead, median3_typed);
+// R = 2 by median5's pruned merging network on whole keys (five columns sorted, columns
 // (x-2, x-1) and (x, x+1) merged in pairs, the pairs merged as far as ranks 7..12, then the
 // fifth column: 96 compare-exchanges and 10 min or max, where a radix select takes 16 or 32
 // steps of 25 compares; keys of 8 or 16 bits run two channels a word, 16-bit halves); larger R a bitwise radix select: for each key bit
@@ -386,8 +387,29 @@ __device__ __forceinline__ unsigned int radix_select_plane(const unsigned int* p
     return result;
 }
 
-// The 3x3 median of every other stored format: median3's strip walker (TypedStrip) on
-// the format's keys. Keys of at most 16 bits travel two channels a word in U16Pairs (R | G
+// The median of the 3 x 3 keys at `plane` from sorted columns: with each column sorted into
+// (lo, mid, hi), the median of the nine is the median of (the largest lo, the median of the
+// mids, the smallest hi), as median3 does for RGBA8 (median_typed's R = 1, texels wider than
+// TYPED_STRIP_MAX_TEXEL_BYTES).
+__device__ __forceinline__ unsigned int median9_keys(const unsigned int* plane, int side)
+{
+    unsigned int lo[3], mid[3], hi[3];
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+        const unsigned int a = plane[i], b = plane[side + i], c = plane[2 * side + i];
+        const unsigned int ab_lo = min(a, b), ab_hi = max(a, b);
+        lo[i] = min(ab_lo, c);
+        hi[i] = max(ab_hi, c);
+        mid[i] = max(ab_lo, min(ab_hi, c));
+    }
+    const unsigned int l = max(max(lo[0], lo[1]), lo[2]);
+    const unsigned int h = min(min(hi[0], hi[1]), hi[2]);
+    const unsigned int m = max(min(mid[0], mid[1]), min(max(mid[0], mid[1]), mid[2]));
+    return max(min(l, m), min(max(l, m), h));
+}
+
+// The 3x3 median of texels up to TYPED_STRIP_MAX_TEXEL_BYTES: median3's strip walker
+// (TypedStrip) on the format's keys. Keys of at most 16 bits travel two channels a word in U16Pairs (R | G
 // << 16, then B; grey alone), float keys one a word in U32Keys; each word runs
 // median9_pairs. Same block and grid as median3.
 template <typename T, int C> struct Median3Keys {
@@ -440,7 +462,8 @@ __device__ __forceinline__ void median3_typed(cudaTextureObject_t src, cudaSurfa
         [](const typename K::Row* w, float) { return K::median(w); });
 }
 
-// R: 2 for the kernel built for that radius (median5_<format>), 0 for any radius
+// R: 1 or 2 for the kernels built for that radius (median3_<format> where texels are
+// wider than TYPED_STRIP_MAX_TEXEL_BYTES, median5_<format>), 0 for any radius
 // (median_<format>): a kernel of its own each, so that the 5x5 window's registers do not
 // cost the larger windows occupancy.
 template <typename T, int C, int R>
@@ -481,7 +504,9 @@ __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfac
     for (int c = FIRST; c < CC; ++c) {
         const unsigned int* plane = keys + c * area + at;
         unsigned int result;
-        if (R == 2) {
+        if (R == 1) {
+            result = median9_keys(plane, side);
+        } else if (R == 2) {
             result = median25_words<U32Keys>([&](int i, int j) { return plane[j * side + i]; });
         } else {
             result = radix_select_plane<MedianKey<T>::bits>(plane, side, d, rank);
@@ -498,10 +523,13 @@ __device__ __forceinline__ void median_typed(cudaTextureObject_t src, cudaSurfac
     {                                                                                        \
         median_typed<T, C, 0>(src, dst, width, height, radius);                              \
     }                                                                                        \
-    extern "C" __global__ void __launch_bounds__(32 * MEDIAN3_WARPS)                         \
+    extern "C" __global__ void __launch_bounds__(MEDIAN_BLOCK * MEDIAN_BLOCK)                \
     median3_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height) \
     {                                                                                        \
-        median3_typed<T, C>(src, dst, width, height);                                        \
+        if constexpr (SlidesStrips<T, C>::value)                                             \
+            median3_typed<T, C>(src, dst, width, height);                                    \
+        else                                                                                 \
+            median_typed<T, C, 1>(src, dst, width, height, 1);                               \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(MEDIAN_BLOCK * MEDIAN_BLOCK)                \
     median5_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,            \

@@ -66,30 +66,49 @@ sobel(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, f
     sobel_strip<SOBEL_WARPS, SOBEL_SEGMENT, SOBEL_STEP>(src, dst, width, height, scale);
 }
 
-// Every other stored format (typed.cuh): the same strip walker on f32 values
-// (TypedStrip), a lane's luma by typed_luma, Gx and Gy in the reference's order, the
-// magnitude's square root correctly rounded, stored by sample_from_f32 (integers round and
-// saturate, floats unclamped); alpha kept. Same block and grid as `sobel`.
+// Every other stored format (typed.cuh), Gx and Gy of typed_luma in the reference's order,
+// the magnitude's square root correctly rounded, stored by sample_from_f32 (integers round
+// and saturate, floats unclamped); alpha kept. Texels of up to TYPED_STRIP_MAX_TEXEL_BYTES
+// slide the same strips (TypedStrip: a lane's luma computed once, its neighbours' by
+// shuffle; same block and grid as `sobel`); wider ones one thread a pixel, the nine lumas
+// read through the texture, block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X),
+// ceil(H / BLOCK_Y)).
 #include "typed.cuh"
+
+__device__ __forceinline__ float4 typed_sobel_value(LumaRow a, LumaRow b, LumaRow c, float scale)
+{
+    const float gx = __fsub_rn(weighted_sum(a.r, b.r, c.r), weighted_sum(a.l, b.l, c.l));
+    const float gy = __fsub_rn(weighted_sum(c.l, c.c, c.r), weighted_sum(a.l, a.c, a.r));
+    const float m = __fmul_rn(scale, __fsqrt_rn(__fadd_rn(__fmul_rn(gx, gx), __fmul_rn(gy, gy))));
+    return make_float4(m, m, m, 0.0f);
+}
 
 template <typename T, int C>
 __device__ __forceinline__ void sobel_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
                                             int width, int height, float scale)
 {
-    slide_window_strip<1, SOBEL_WARPS, SOBEL_SEGMENT, SOBEL_STEP, SOBEL_OUT, TypedStrip<T, C>>(
-        src, dst, width, height, [](float4 v) { return luma_row(typed_luma<C>(v)); },
-        [scale](const LumaRow* w, float) {
-            const LumaRow a = w[0], b = w[1], c = w[2];
-            const float gx = __fsub_rn(weighted_sum(a.r, b.r, c.r), weighted_sum(a.l, b.l, c.l));
-            const float gy = __fsub_rn(weighted_sum(c.l, c.c, c.r), weighted_sum(a.l, a.c, a.r));
-            const float m =
-                __fmul_rn(scale, __fsqrt_rn(__fadd_rn(__fmul_rn(gx, gx), __fmul_rn(gy, gy))));
-            return make_float4(m, m, m, 0.0f);
-        });
+    if constexpr (SlidesStrips<T, C>::value) {
+        slide_window_strip<1, SOBEL_WARPS, SOBEL_SEGMENT, SOBEL_STEP, SOBEL_OUT, TypedStrip<T, C>>(
+            src, dst, width, height, [](float4 v) { return luma_row(typed_luma<C>(v)); },
+            [scale](const LumaRow* w, float) { return typed_sobel_value(w[0], w[1], w[2], scale); });
+    } else {
+        int x, y;
+        float4 centre;
+        if (!typed_pixel<T, C>(src, width, height, x, y, centre)) return;
+        LumaRow rows[3];
+#pragma unroll
+        for (int dy = 0; dy < 3; ++dy) {
+            const float at = dy == 1 ? typed_luma<C>(centre)
+                                     : typed_luma<C>(load_values<T, C>(src, x, y + dy - 1));
+            rows[dy] = LumaRow{typed_luma<C>(load_values<T, C>(src, x - 1, y + dy - 1)), at,
+                               typed_luma<C>(load_values<T, C>(src, x + 1, y + dy - 1))};
+        }
+        store_values<T, C>(dst, x, y, typed_sobel_value(rows[0], rows[1], rows[2], scale), centre);
+    }
 }
 
 #define SOBEL_TYPED(suffix, T, C)                                                            \
-    extern "C" __global__ void __launch_bounds__(32 * SOBEL_WARPS)                           \
+    extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
     sobel_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height,  \
                    float scale)                                                              \
     {                                                                                        \

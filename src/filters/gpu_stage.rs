@@ -2,7 +2,9 @@
 //! the typed kernels (`kernels/typed.cuh`: every stored format but RGBA8) share.
 
 use crate::cuda::{blocks, check_scratch, CudaError, KernelSet, SurfaceObject, TextureObject};
-use crate::kernel_constants::{TYPED_BLOCK_X, TYPED_BLOCK_Y, TYPED_RANGE_ROWS};
+use crate::kernel_constants::{
+    TYPED_BLOCK_X, TYPED_BLOCK_Y, TYPED_RANGE_ROWS, TYPED_STRIP_MAX_TEXEL_BYTES,
+};
 use crate::pixels::SampleType;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 use std::sync::Arc;
@@ -135,6 +137,14 @@ macro_rules! typed_kernel {
     };
 }
 
+/// Whether the typed Sobel and 3×3 median of `layout` slide strips (`slide_window_strip`):
+/// stored texels of at most `TYPED_STRIP_MAX_TEXEL_BYTES` (`SlidesStrips` in
+/// kernels/typed.cuh, the same rule); wider ones run one thread a pixel.
+pub fn slides_strips(layout: (SampleType, u8)) -> bool {
+    let stored_channels = if layout.1 == 1 { 1 } else { 4 };
+    layout.0.bytes() * stored_channels <= TYPED_STRIP_MAX_TEXEL_BYTES as usize
+}
+
 /// Bytes of a typed stage's f32 (or u32) plane of its colour channels.
 pub fn colour_plane_bytes(width: u32, height: u32, layout: (SampleType, u8)) -> usize {
     width as usize * height as usize * usize::from(layout.1.min(3)) * 4
@@ -143,6 +153,16 @@ pub fn colour_plane_bytes(width: u32, height: u32, layout: (SampleType, u8)) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strips_take_texels_up_to_eight_bytes() {
+        let strips = |t, c| slides_strips((t, c));
+        assert!(strips(SampleType::U8, 1) && strips(SampleType::U16, 1));
+        assert!(strips(SampleType::F32, 1));
+        // RGB is stored as RGBA.
+        assert!(strips(SampleType::U16, 3) && strips(SampleType::U16, 4));
+        assert!(!strips(SampleType::F32, 3) && !strips(SampleType::F32, 4));
+    }
 
     /// `typed_kernel!` names each layout by the suffix that `TYPED_FORMATS` in
     /// `kernels/typed.cuh` gives the same sample type and channels.

@@ -28,7 +28,7 @@ pub use filter::Filter;
 pub use frame_copy::{copy_kernel_name, launch_copy, launch_typed_copy};
 /// The Gaussian's taps, for peers that must filter with the same weights.
 pub use gaussian::gaussian_weights;
-pub use gpu_stage::{colour_plane_bytes, pick_typed_kernel, GpuStage, RGBA8};
+pub use gpu_stage::{colour_plane_bytes, pick_typed_kernel, slides_strips, GpuStage, RGBA8};
 pub use histogram::{
     launch_histogram, launch_histogram_swap_rect, launch_ranged_histogram, ranged_histogram_cuda,
     RangedLaunch, HISTOGRAM_BIN_BYTES, RANGED_MODULE,

@@ -25,7 +25,7 @@ use crate::kernel_constants::{
 };
 use super::param::typed_params;
 use super::param::Default::Required;
-use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
+use super::{slides_strips, FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use crate::pixels::PixelImage;
@@ -73,78 +73,58 @@ impl FilterOps for Median {
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
         let radius = MedianParams::from_params(p).radius;
-        let typed = !stage.is_rgba8();
-        let strip = match radius {
-            1 if typed => Some((
-                crate::typed_kernel!("median3", stage.layout)?,
-                MEDIAN3_OUT,
-                MEDIAN3_WARPS,
-                MEDIAN3_SEGMENT,
-            )),
-            _ if typed => None,
-            1 => Some(("median3", MEDIAN3_OUT, MEDIAN3_WARPS, MEDIAN3_SEGMENT)),
-            2 => Some(("median5", MEDIAN5_OUT, MEDIAN5_WARPS, MEDIAN5_SEGMENT)),
-            _ => None,
-        };
-        if let Some((kernel, out, warps, segment)) = strip {
-            return launch_strip(stage, kernel, out, warps, segment);
-        }
-        let side = MEDIAN_BLOCK + 2 * radius;
-        let cfg = LaunchConfig {
-            grid_dim: (blocks(w, MEDIAN_BLOCK), blocks(h, MEDIAN_BLOCK), 1),
-            block_dim: (MEDIAN_BLOCK, MEDIAN_BLOCK, 1),
-            // RGBA8 packs a pixel's channels in one word; the typed kernels keep a plane each.
-            shared_mem_bytes: side * side * 4 * if typed { stage.colour_channels() as u32 } else { 1 },
-        };
         if radius > MEDIAN_MAX_RADIUS {
             return Err(CudaError::Launch {
                 kernel: "median",
                 reason: format!("radius {radius} > {MEDIAN_MAX_RADIUS}"),
             });
         }
-        let kernel = match (typed, radius) {
-            (false, _) => "median",
-            (true, 2) => crate::typed_kernel!("median5", stage.layout)?,
-            (true, _) => crate::typed_kernel!("median", stage.layout)?,
+        let typed = !stage.is_rgba8();
+        // Warps sliding down strips of `out` columns and `segment` rows, `warps` a block.
+        let strip = |out: u32, warps: u32, segment: u32| LaunchConfig {
+            grid_dim: (blocks(w, out * warps), blocks(h, segment), 1),
+            block_dim: (32, warps, 1),
+            shared_mem_bytes: 0,
+        };
+        // Blocks of MEDIAN_BLOCK² outputs with their (16 + 2R)² window in shared memory:
+        // RGBA8 packs a pixel's channels in one word; the typed kernels keep a plane each.
+        let side = MEDIAN_BLOCK + 2 * radius;
+        let planes = if typed { stage.colour_channels() as u32 } else { 1 };
+        let tile = LaunchConfig {
+            grid_dim: (blocks(w, MEDIAN_BLOCK), blocks(h, MEDIAN_BLOCK), 1),
+            block_dim: (MEDIAN_BLOCK, MEDIAN_BLOCK, 1),
+            shared_mem_bytes: side * side * 4 * planes,
+        };
+        let median3 = strip(MEDIAN3_OUT, MEDIAN3_WARPS, MEDIAN3_SEGMENT);
+        // The kernel, its launch, and whether it takes the radius.
+        let (kernel, cfg, takes_radius) = match (typed, radius) {
+            (false, 1) => ("median3", median3, false),
+            (false, 2) => ("median5", strip(MEDIAN5_OUT, MEDIAN5_WARPS, MEDIAN5_SEGMENT), false),
+            (false, _) => ("median", tile, true),
+            (true, 1) => (
+                crate::typed_kernel!("median3", stage.layout)?,
+                if slides_strips(stage.layout) { median3 } else { tile },
+                false,
+            ),
+            (true, 2) => (crate::typed_kernel!("median5", stage.layout)?, tile, true),
+            (true, _) => (crate::typed_kernel!("median", stage.layout)?, tile, true),
         };
         let f = stage.kernels.function("median", kernel, &cfg)?;
         let (s, d) = (stage.input.handle(), stage.output.handle());
         let (wi, hi, r) = (w as i32, h as i32, radius as i32);
         let mut b = stage.stream.launch_builder(&f);
-        b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&r);
-        // SAFETY: matches `median`, `median_<format>` and `median5_<format>` (tex, surf, int,
-        // int, int) in kernels/filters/median.cu; the dynamic shared memory holds the (16 + 2R)² tile
-        // (one key plane per colour channel for the typed kernels); the output is w × h.
+        b.arg(&s).arg(&d).arg(&wi).arg(&hi);
+        if takes_radius {
+            b.arg(&r);
+        }
+        // SAFETY: matches kernels/filters/median.cu: `median3`, `median5` and
+        // `median3_<format>` take (tex, surf, int, int), `median`, `median_<format>` and
+        // `median5_<format>` the radius after them; strips are the layout the shared
+        // constants give, tiles get the shared memory of their (16 + 2R)² window (one key
+        // plane per colour channel for the typed kernels); each writes only inside w × h of
+        // the output (the surface drops the strips' apron).
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch(kernel))
     }
-}
-
-/// `median3[_<format>]` or `median5` (the 3×3 or 5×5 median; warps that slide down strips
-/// of `out` columns and `segment` rows, `warps` a block) over the stage's image.
-fn launch_strip(
-    stage: &mut GpuStage<'_>,
-    kernel: &'static str,
-    out: u32,
-    warps: u32,
-    segment: u32,
-) -> Result<(), CudaError> {
-    let (w, h) = (stage.width, stage.height);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks(w, out * warps), blocks(h, segment), 1),
-        block_dim: (32, warps, 1),
-        shared_mem_bytes: 0,
-    };
-    let f = stage.kernels.function("median", kernel, &cfg)?;
-    let (s, d) = (stage.input.handle(), stage.output.handle());
-    let (wi, hi) = (w as i32, h as i32);
-    let mut b = stage.stream.launch_builder(&f);
-    b.arg(&s).arg(&d).arg(&wi).arg(&hi);
-    // SAFETY: matches `median3[_<format>]` and `median5(tex, surf, int, int)` in kernels/filters/median.cu,
-    // whose launch layout the shared constants give; the kernel writes only inside w × h of the
-    // output (the surface drops the rest), which has that size.
-    unsafe { b.launch(cfg) }
-        .map(|_| ())
-        .map_err(CudaError::launch(kernel))
 }

@@ -12,7 +12,7 @@ mod typed;
 use crate::kernel_constants::{SOBEL_OUT, SOBEL_SEGMENT, SOBEL_WARPS};
 use super::param::typed_params;
 use super::param::Default::Value;
-use super::{FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
+use super::{slides_strips, FilterDef, FilterOps, Golden, GpuStage, ParamDef, Params};
 use crate::cuda::{blocks, CudaError};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use crate::pixels::PixelImage;
@@ -60,7 +60,7 @@ impl FilterOps for Sobel {
     fn launch(&self, stage: &mut GpuStage<'_>, p: &Params) -> Result<(), CudaError> {
         let (w, h) = (stage.width, stage.height);
         let scale = SobelParams::from_params(p).scale;
-        // Every format slides the same strips (`slide_window_strip`).
+        // RGBA8 and narrow typed texels slide strips (`slide_window_strip`).
         let cfg = LaunchConfig {
             grid_dim: (
                 blocks(w, SOBEL_OUT * SOBEL_WARPS),
@@ -71,6 +71,10 @@ impl FilterOps for Sobel {
             shared_mem_bytes: 0,
         };
         if !stage.is_rgba8() {
+            let cfg = match slides_strips(stage.layout) {
+                true => cfg,
+                false => GpuStage::pixel_grid(w, h),
+            };
             let kernel = crate::typed_kernel!("sobel", stage.layout)?;
             let f = stage.kernels.function("sobel", kernel, &cfg)?;
             let (s, d, wi, hi) = (stage.input.handle(), stage.output.handle(), w as i32, h as i32);
