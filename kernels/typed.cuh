@@ -63,6 +63,18 @@ __device__ __forceinline__ float4 load_values(cudaTextureObject_t src, int x, in
     return texel_values(tex2D<V>(src, (float)x + 0.5f, (float)y + 0.5f));
 }
 
+// The texel at (x, y) as the texture holds it (integers not converted), clamp-to-edge.
+template <typename T, int C>
+__device__ __forceinline__ typename Texel<T, C>::type load_texel(cudaTextureObject_t src, int x, int y)
+{
+    return tex2D<typename Texel<T, C>::type>(src, (float)x + 0.5f, (float)y + 0.5f);
+}
+
+// Channel c (0..2) of an integer texel.
+__device__ __forceinline__ unsigned int texel_channel(unsigned char v, int) { return v; }
+__device__ __forceinline__ unsigned int texel_channel(unsigned short v, int) { return v; }
+__device__ __forceinline__ unsigned int texel_channel(ushort4 v, int c) { return c == 0 ? v.x : c == 1 ? v.y : v.z; }
+
 // This thread's pixel in a launch of one thread a pixel (blocks of TYPED_BLOCK_X x
 // TYPED_BLOCK_Y): its coordinates and values; false past the image.
 template <typename T, int C>

@@ -294,8 +294,8 @@ BOX_SMALL_KERNEL(7, BOX_SMALL_SEGMENT, BOX_SMALL_STEP)
 //     block (TYPED_BLOCK_X, TYPED_BLOCK_Y), grid (ceil(W / BLOCK_X), ceil(ceil(H / RUN) / BLOCK_Y)).
 #include "typed.cuh"
 
-template <typename T> struct BoxSums { typedef unsigned int row; typedef unsigned long long col; typedef unsigned int stored; };
-template <> struct BoxSums<float> { typedef double row; typedef double col; typedef float stored; };
+template <typename T> struct BoxSums { typedef unsigned int row; typedef unsigned long long col; typedef unsigned int stored; static const bool floating = false; };
+template <> struct BoxSums<float> { typedef double row; typedef double col; typedef float stored; static const bool floating = true; };
 
 template <typename T, int C>
 __device__ __forceinline__ void box_rows_typed(cudaTextureObject_t src, void* plane_bytes,
@@ -374,16 +374,21 @@ __device__ __forceinline__ void box_cols_typed(cudaTextureObject_t src, const vo
 //      then each lane sums its 2R + 1 staged values (u32, or f64 for floats) and keeps the
 //      row sum in `rows` (the stored type: u32, or f32 as the two-pass plane keeps it).
 //   2. Each thread slides its column's vertical window over TILE_ROWS / BLOCK_Y rows: the
-//      first window summed, then one add and one subtract a row; the mean sum / (2R+1)^2 in
-//      f64 stored by sample_from_f64, alpha from the source (as box_cols_typed).
+//      first window summed, then one add and one subtract a row. Integers: the exactly
+//      rounded mean floor((2 sum + n) / 2n), n = (2R+1)^2, by one multiply-high,
+//      ((2 sum + n) * magic) >> shift, exact for every 2 sum + n < 2^28 (the launcher's
+//      box_rounding; texels read and written as integers); floats: sum / n in f64 stored by
+//      sample_from_f64 (as box_cols_typed). Alpha from the source.
 // Shared memory (dynamic): rows [TILE_ROWS + 2R][colours][BLOCK_X] then the warps' staging
 // [BLOCK_Y][colours][BLOCK_X + 2R], 4 bytes each (box_tile_shared_bytes in the launcher):
 // consecutive lanes touch consecutive words, so no bank conflicts.
 // grid (ceil(W / BLOCK_X), ceil(H / TILE_ROWS)), block (BLOCK_X, BLOCK_Y).
 template <typename T, int C>
 __device__ __forceinline__ void box_tile_typed(cudaTextureObject_t src, cudaSurfaceObject_t dst,
-                                               int width, int height, int radius)
+                                               int width, int height, int radius,
+                                               unsigned int magic, int shift)
 {
+    constexpr bool INTEGER = !BoxSums<T>::floating;
     typedef typename BoxSums<T>::row S;
     typedef typename BoxSums<T>::stored P;
     const int CC = Colour<C>::count;
@@ -400,9 +405,15 @@ __device__ __forceinline__ void box_tile_typed(cudaTextureObject_t src, cudaSurf
     for (int r = ty; r < window_rows; r += BY) {
         const int y = y0 - radius + r;
         for (int i = tx; i < staged; i += BX) {
-            const float4 v = load_values<T, C>(src, x0 - radius + i, y);
+            if constexpr (INTEGER) {
+                const typename Texel<T, C>::type v = load_texel<T, C>(src, x0 - radius + i, y);
 #pragma unroll
-            for (int c = 0; c < CC; ++c) stage[c * staged + i] = (P)channel_of(v, c);
+                for (int c = 0; c < CC; ++c) stage[c * staged + i] = texel_channel(v, c);
+            } else {
+                const float4 v = load_values<T, C>(src, x0 - radius + i, y);
+#pragma unroll
+                for (int c = 0; c < CC; ++c) stage[c * staged + i] = channel_of(v, c);
+            }
         }
         __syncwarp();
 #pragma unroll
@@ -419,7 +430,8 @@ __device__ __forceinline__ void box_tile_typed(cudaTextureObject_t src, cudaSurf
     static_assert(TYPED_BOX_TILE_RADIUS <= 16, "u32 column sums");
     const int x = x0 + tx;
     const int first = ty * (ROWS / BY);
-    const double n = (double)(2 * radius + 1) * (double)(2 * radius + 1);
+    const unsigned int n_int = (unsigned int)((2 * radius + 1) * (2 * radius + 1));
+    const double n = (double)n_int;
     V sum[3] = {0, 0, 0};
     for (int k = 0; k <= 2 * radius; ++k) {
 #pragma unroll
@@ -429,12 +441,25 @@ __device__ __forceinline__ void box_tile_typed(cudaTextureObject_t src, cudaSurf
     for (int j = 0; j < ROWS / BY; ++j) {
         const int y = y0 + first + j;
         if (x < width && y < height) {
-            const float4 source = load_values<T, C>(src, x, y);
-            float4 out = source;
+            if constexpr (INTEGER) {
+                T q[3];
 #pragma unroll
-            for (int c = 0; c < CC; ++c)
-                set_channel(out, c, (float)sample_from_f64<T>(__ddiv_rn((double)sum[c], n)));
-            store_values<T, C>(dst, x, y, out, source);
+                for (int c = 0; c < CC; ++c)
+                    q[c] = (T)(((unsigned long long)(2u * sum[c] + n_int) * magic) >> shift);
+                if constexpr (C == 1) {
+                    write_texel(dst, x, y, q[0]);
+                } else {
+                    const typename Texel<T, C>::type source = load_texel<T, C>(src, x, y);
+                    write_texel(dst, x, y, typename Texel<T, C>::type{q[0], q[1], q[2], source.w});
+                }
+            } else {
+                const float4 source = load_values<T, C>(src, x, y);
+                float4 out = source;
+#pragma unroll
+                for (int c = 0; c < CC; ++c)
+                    set_channel(out, c, sample_from_f64<T>(__ddiv_rn((double)sum[c], n)));
+                store_values<T, C>(dst, x, y, out, source);
+            }
         }
         if (j + 1 < ROWS / BY) {
 #pragma unroll
@@ -453,9 +478,9 @@ __device__ __forceinline__ void box_tile_typed(cudaTextureObject_t src, cudaSurf
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
     box_tile_##suffix(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width, int height, \
-                      int radius)                                                            \
+                      int radius, unsigned int magic, int shift)                             \
     {                                                                                        \
-        box_tile_typed<T, C>(src, dst, width, height, radius);                               \
+        box_tile_typed<T, C>(src, dst, width, height, radius, magic, shift);                 \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(TYPED_BLOCK_X * TYPED_BLOCK_Y)              \
     box_cols_##suffix(cudaTextureObject_t src, const void* plane, cudaSurfaceObject_t dst,   \

@@ -250,6 +250,24 @@ impl FilterOps for BoxFilter {
     }
 }
 
+/// Bits of the numerators `2·sum + n` [`box_rounding`] divides exactly: the tiles' integer
+/// sums, at most `(2R+1)²·65535` for R ≤ [`TYPED_BOX_TILE_RADIUS`], stay below `2^28`.
+const BOX_ROUNDING_BITS: u32 = 28;
+
+/// The multiplier and shift with which `box_tile_<format>` rounds an integer window sum
+/// `s` of `n` samples to the nearest mean, halves up: `⌊(2s + n) / 2n⌋ =
+/// ((2s + n)·magic) >> shift` for every `2s + n < 2^28`. With `d = 2n`, `l = ⌈log₂ d⌉`
+/// and `magic = ⌈2^(28+l) / d⌉`, `2^(28+l) ≤ magic·d < 2^(28+l) + 2^l`, which makes the
+/// product's floor exact below `2^28` (Granlund and Montgomery, "Division by invariant
+/// integers using multiplication", theorem 4.2).
+fn box_rounding(n: u32) -> (u32, i32) {
+    let d = 2 * u64::from(n);
+    let l = 64 - (d - 1).leading_zeros();
+    let shift = BOX_ROUNDING_BITS + l;
+    let magic = (1u64 << shift).div_ceil(d);
+    (magic as u32, shift as i32)
+}
+
 /// Shared memory of a `box_tile_<format>` block: the tile's window row sums and each
 /// warp's staged row, 4 bytes a colour channel.
 fn box_tile_shared_bytes(radius: u32, colours: u32) -> u32 {
@@ -275,10 +293,12 @@ fn launch_typed(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> 
         };
         let kernel = crate::typed_kernel!("box_tile", stage.layout)?;
         let f = stage.kernels.function("box_filter", kernel, &cfg)?;
+        let (magic, shift) = box_rounding((2 * radius + 1) * (2 * radius + 1));
         let mut b = stage.stream.launch_builder(&f);
-        b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&r);
-        // SAFETY: matches `box_tile_<format>(tex, surf, int, int, int)` with the shared
-        // memory its radius and colour count need; it writes inside w × h of the output.
+        b.arg(&s).arg(&d).arg(&wi).arg(&hi).arg(&r).arg(&magic).arg(&shift);
+        // SAFETY: matches `box_tile_<format>(tex, surf, int, int, int, unsigned, int)` with
+        // the shared memory its radius and colour count need; it writes inside w × h of the
+        // output.
         return unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(CudaError::launch(kernel));
@@ -311,6 +331,32 @@ fn launch_typed(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tiles_rounding_is_exact_for_every_sum_they_make() {
+        for radius in 1..=TYPED_BOX_TILE_RADIUS {
+            let n = (2 * radius + 1) * (2 * radius + 1);
+            let (magic, shift) = box_rounding(n);
+            let d = 2 * u64::from(n);
+            let limit = 1u64 << BOX_ROUNDING_BITS;
+            // The largest numerator a tile makes fits.
+            assert!(2 * u64::from(n) * 65535 + u64::from(n) < limit);
+            let q = |x: u64| (x * u64::from(magic)) >> shift;
+            // Both sides are monotone: equal at each step's two ends, equal everywhere.
+            for k in 0..=(limit - 1) / d {
+                let x = k * d;
+                assert_eq!(q(x), k, "radius {radius}: {x}");
+                if x + d - 1 < limit {
+                    assert_eq!(q(x + d - 1), k, "radius {radius}: {}", x + d - 1);
+                }
+            }
+            // The mean, halves up, as the reference rounds it (n is odd: no exact halves).
+            for s in [0u64, 1, n as u64 / 2, n as u64, 12_345, 65535 * n as u64] {
+                let want = (s as f64 / f64::from(n) + 0.5).floor() as u64;
+                assert_eq!(q(2 * s + u64::from(n)), want, "radius {radius}, sum {s}");
+            }
+        }
+    }
 
     #[test]
     fn a_box_tile_fits_the_shared_memory_any_block_may_take() {
