@@ -38,15 +38,17 @@ pub enum VideoError {
         frame: u64,
         reason: NvdecError,
     },
-    /// Neither NVDEC, ffmpeg nor OpenH264 decodes the stream: what it is, and NVDEC's own
-    /// reason where NVDEC was asked.
+    /// Neither NVDEC, ffmpeg nor OpenH264 decodes the stream: what it is, whether NVDEC
+    /// could, and NVDEC's own reason where NVDEC was asked.
     #[error(
-        "{path}: {what} needs NVDEC or the ffmpeg program, which is not on the PATH (install ffmpeg){}",
+        "{path}: {what} needs {}the ffmpeg program, which is not on the PATH (install ffmpeg){}",
+        if *.nvdec_could { "NVDEC or " } else { "" },
         .nvdec.as_ref().map(|r| format!("; NVDEC: {r}")).unwrap_or_default()
     )]
     NoDecoder {
         path: PathBuf,
         what: String,
+        nvdec_could: bool,
         nvdec: Option<String>,
     },
     #[error("{path}: frame {frame}: openh264: {reason}")]

@@ -85,6 +85,11 @@ pub fn annex_b_units(data: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
+/// Whether a NAL unit (header first) is a slice of a picture (types 1 to 5).
+pub fn is_slice(unit: &[u8]) -> bool {
+    unit.first().is_some_and(|h| (1..=5).contains(&(h & 0x1f)))
+}
+
 /// Whether a NAL unit (header first) is an SPS.
 pub fn is_sps(unit: &[u8]) -> bool {
     unit.first().is_some_and(|h| h & 0x1f == 7)

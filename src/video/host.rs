@@ -102,11 +102,17 @@ impl VideoError {
     pub fn with_nvdec_reason(self, nvdec: Option<&VideoError>) -> Self {
         match (self, nvdec) {
             (
-                VideoError::NoDecoder { path, what, .. },
+                VideoError::NoDecoder {
+                    path,
+                    what,
+                    nvdec_could,
+                    ..
+                },
                 Some(VideoError::NoNvdec { reason, .. }),
             ) => VideoError::NoDecoder {
                 path,
                 what,
+                nvdec_could,
                 nvdec: Some(reason.to_string()),
             },
             (e, _) => e,

@@ -55,6 +55,7 @@ impl OpenH264Reader {
             }) => Err(VideoError::NoDecoder {
                 path: path.to_path_buf(),
                 what: codec,
+                nvdec_could: false,
                 nvdec: None,
             }),
             Err(e) => Err(e),
@@ -63,9 +64,10 @@ impl OpenH264Reader {
 
     /// [`OpenH264Reader::open`] with `demux`, the file's demuxer (the index already read).
     pub fn with_demuxer(path: &Path, demux: Demuxer) -> Result<Self, VideoError> {
-        let refused = |what: String| VideoError::NoDecoder {
+        let refused = |what: String, nvdec_could: bool| VideoError::NoDecoder {
             path: path.to_path_buf(),
             what,
+            nvdec_could,
             nvdec: None,
         };
         let failed = |reason: OpenH264Error| VideoError::OpenH264 {
@@ -80,7 +82,7 @@ impl OpenH264Reader {
                 8 => codec.label().to_string(),
                 _ => format!("{} {depth}-bit", codec.label()),
             };
-            return Err(refused(what));
+            return Err(refused(what, true));
         }
         let info = demux.info().clone();
         // The configuration's SPS, where it has one (else the first keyframe's says).
@@ -89,7 +91,9 @@ impl OpenH264Reader {
             None => None,
         };
         if let Some(sps) = sps.filter(|s| !s.is_8bit_420_frames()) {
-            return Err(refused(format!("H.264 {}", sps.layout())));
+            // NVDEC takes 8-bit 4:2:0 H.264, interlaced too.
+            let nvdec_could = sps.chroma_format_idc == 1 && sps.bit_depth_luma == 8;
+            return Err(refused(format!("H.264 {}", sps.layout()), nvdec_could));
         }
         let decoder = H264Decoder::new().map_err(failed)?;
         Ok(Self {
@@ -164,7 +168,10 @@ impl OpenH264Reader {
             }
             self.sps = Some(unit.to_vec());
         }
-        self.order.sent(packet.pts);
+        // A picture is waited for where the packet holds a slice.
+        if h264::annex_b_units(&packet.data).any(h264::is_slice) {
+            self.order.sent(packet.pts);
+        }
         let picture = self
             .decoder
             .decode(&packet.data, tag_of(packet.pts))
@@ -174,6 +181,8 @@ impl OpenH264Reader {
     }
 
     /// Takes the pictures the decoder still holds.
+    /// Takes the pictures the decoder still holds; a slice that gave no picture (OpenH264
+    /// drops some damaged ones without an error) is then an error, as it is to ffmpeg.
     fn flush(&mut self) -> Result<(), VideoError> {
         for _ in 0..MAX_FLUSHES {
             match self.decoder.flush().map_err(|e| self.failed(e))? {
@@ -181,7 +190,11 @@ impl OpenH264Reader {
                 None => break,
             }
         }
-        Ok(())
+        match self.order.lost() {
+            0 => Ok(()),
+            1 => Err(self.failed(OpenH264Error::Damaged("a picture not decoded".into()))),
+            n => Err(self.failed(OpenH264Error::Damaged(format!("{n} pictures not decoded")))),
+        }
     }
 
     fn take(&mut self, picture: Option<Picture>) {
@@ -260,6 +273,8 @@ struct Reorder {
     /// Pictures out of the decoder by (time, arrival).
     ready: BTreeMap<(i64, u64), Yuv420>,
     arrivals: u64,
+    /// Packets whose picture was given up for.
+    given_up: usize,
 }
 
 impl Reorder {
@@ -290,8 +305,14 @@ impl Reorder {
         if !(due || ending || self.ready.len() > MAX_HELD) {
             return None;
         }
-        self.waiting.retain(|&w, _| w > pts);
+        self.given_up += self.waiting.range(..pts).map(|(_, &n)| n).sum::<usize>();
+        self.waiting.retain(|&w, _| w >= pts);
         self.ready.pop_first().map(|((pts, _), yuv)| (pts, yuv))
+    }
+
+    /// Packets given up for or still waiting: once the decoder is empty, pictures lost.
+    fn lost(&self) -> usize {
+        self.given_up + self.waiting.values().sum::<usize>()
     }
 }
 
@@ -338,7 +359,8 @@ mod tests {
         order.decoded(99, picture(99));
         assert_eq!(order.next(false).map(|p| p.0), Some(11));
         assert_eq!(order.next(false).map(|p| p.0), Some(12));
-        assert!(order.waiting.keys().all(|&w| w > 11));
+        assert!(order.waiting.keys().all(|&w| w >= 11));
+        assert_eq!(order.lost(), 1, "time 10 gave none");
         // At the end everything goes, in order.
         let rest: Vec<i64> = std::iter::from_fn(|| order.next(true).map(|p| p.0)).collect();
         assert_eq!(rest.len(), MAX_HELD - 1);
