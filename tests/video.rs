@@ -3,7 +3,9 @@
 //! order, in their colours, on H.264 with B-frames, HEVC Main10 and VP9; `apply` writes
 //! numbered frames equal to the CPU filter of each decoded frame, and videos that ffprobe
 //! and the decoder read back. Bad input: one line, exit 2, nothing written, no hang.
-//! Skipped (with a message) where ffmpeg is not installed; CI installs it.
+//! Skipped (with a message) where ffmpeg is not installed; CI installs it. OpenH264 (forced,
+//! ffmpeg or not): ffmpeg's frames, FFmpeg's recorded samples (no ffmpeg needed), exact
+//! seeks, `apply` and `histogram` with no ffmpeg on the PATH, refusals in one line.
 
 mod common;
 
@@ -673,4 +675,100 @@ fn openh264_seeks_to_the_exact_frame() {
         reader.seek(n).expect("seeks");
         assert!(reader.next_frame().expect("the end").is_none(), "{name}");
     }
+}
+
+/// Without ffmpeg on the PATH (and on the CPU backend, so NVDEC does not take it either)
+/// `apply` runs the shipped clip through OpenH264 and says so, each frame the CPU filter of
+/// OpenH264's frame; `histogram` counts every frame of a clip.
+#[test]
+fn apply_and_histogram_decode_by_openh264_without_ffmpeg() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let input = common::repo_root().join("assets/chelsea.mp4");
+    let pattern = d.join("%06d.png");
+    let r = run_limited(
+        cudalens().env("PATH", "/nonexistent").args([
+            "apply",
+            s(&input),
+            "-o",
+            s(&pattern),
+            "--filter",
+            "sobel",
+            "--backend",
+            "cpu",
+        ]),
+        d,
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    assert!(
+        r.stderr.contains("120 frames")
+            && r.stderr.contains(
+                "decoded by openh264 (the CPU backend; the ffmpeg program is not on the PATH)"
+            ),
+        "{r:#?}"
+    );
+    let filter: Filter = "sobel".parse().expect("spec");
+    for (n, frame) in openh264_frames(&input).iter().enumerate() {
+        let got = image::open(d.join(format!("{n:06}.png")))
+            .expect("a frame")
+            .into_rgba8();
+        let want = filter.apply_cpu(frame);
+        assert!(
+            got.pixels()
+                .zip(want.pixels())
+                .all(|(a, b)| a.0[..3] == b.0[..3]),
+            "frame {n}"
+        );
+    }
+    assert!(!d.join("000120.png").exists(), "a frame too many");
+    let r = run_limited(
+        cudalens().env("PATH", "/nonexistent").args([
+            "histogram",
+            s(&clip("counter_h264.mp4")),
+            "--json",
+            "--backend",
+            "cpu",
+        ]),
+        d,
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+    assert_eq!(doc["frames"], 24);
+    for (c, want) in [("r", 115.0), ("g", 140.0), ("b", 128.0)] {
+        let mean = doc["stats"][c]["mean"].as_f64().expect("mean");
+        assert!(
+            (mean - want).abs() <= 3.0,
+            "{c}: mean {mean}, made as {want}"
+        );
+    }
+}
+
+/// What OpenH264 does not decode is refused when it opens, in a line that names the
+/// stream and what would decode it; a describe needs no ffprobe where the Rust demuxer
+/// reads the file.
+#[test]
+fn openh264_refuses_what_it_does_not_decode() {
+    use cudalens::video::HostFrames;
+    for (name, line) in [
+        (
+            "counter_hevc10.mkv",
+            "HEVC 10-bit needs NVDEC or the ffmpeg program",
+        ),
+        ("texture_vp9.webm", "VP9 needs NVDEC or the ffmpeg program"),
+        ("high10_h264.mp4", "H.264 10-bit needs the ffmpeg program"),
+    ] {
+        let e = HostFrames::openh264(&clip(name), None)
+            .err()
+            .expect("refused");
+        let text = e.to_string();
+        assert!(text.contains(name) && text.contains(line), "{text}");
+        assert!(text.contains("not on the PATH (install ffmpeg)") && !text.contains('\n'));
+    }
+    let info = cudalens::video::describe(&clip("high10_h264.mp4")).expect("described");
+    assert_eq!(
+        (info.codec.as_str(), info.pixel_format.as_str()),
+        ("h264", "yuv420p10le")
+    );
 }

@@ -78,6 +78,8 @@ ff -f lavfi -i "testsrc2=s=150x86:r=24:d=1" \
     -colorspace bt470bg -color_primaries bt470bg -color_trc smpte170m full_h264.mp4
 ff -f lavfi -i "testsrc2=s=1280x720:r=24:d=0.25" -c:v libx264 -preset medium -crf 30 -bf 2 \
     -pix_fmt yuv420p hd_h264.mp4
+# H.264 High 10, which OpenH264 does not decode (a refusal in one line without ffmpeg).
+ff -f lavfi -i "$counter" -frames:v 6 -c:v libx264 -pix_fmt yuv420p10le high10_h264.mp4
 # Turned a quarter by its track matrix (as phones write them).
 ff -i odd_size.mp4 -c copy -metadata:s:v:0 rotate=90 turned.mp4
 # Sound only.
