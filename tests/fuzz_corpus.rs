@@ -96,19 +96,37 @@ fn cli_seeds_parse_or_give_one_line() {
 }
 
 /// The demux target's seeds (the test clips) and regressions: each opens and gives packets
-/// or is refused, in one line, as the target requires.
+/// or is refused, in one line, as the target requires; H.264 ones also decode by OpenH264
+/// to their end or a one-line error.
 #[test]
 fn demux_seeds_give_packets_or_one_line() {
-    use cudalens::video::demux::{Demuxer, Input};
+    use cudalens::video::demux::{Codec, Demuxer, Input};
+    use cudalens::video::openh264::OpenH264Reader;
     let all: Vec<PathBuf> = files("corpus", "demux")
         .into_iter()
         .chain(files("regressions", "demux"))
         .collect();
     assert!(!all.is_empty(), "no demux seeds");
+    let demuxer = |bytes: &[u8]| {
+        let input: Box<dyn Input> = Box::new(std::io::Cursor::new(bytes.to_vec()));
+        Demuxer::from_input(Path::new("seed"), input)
+    };
     for path in all {
         let bytes = std::fs::read(&path).expect("seed");
-        let input: Box<dyn Input> = Box::new(std::io::Cursor::new(bytes));
-        match Demuxer::from_input(Path::new("seed"), input) {
+        if let Some(d) = demuxer(&bytes).ok().filter(|d| d.codec() == Codec::H264) {
+            let decoded = OpenH264Reader::with_demuxer(Path::new("seed"), d).and_then(|mut r| {
+                let mut frames = 0;
+                while r.next_frame()?.is_some() {
+                    frames += 1;
+                }
+                Ok(frames)
+            });
+            match decoded {
+                Ok(frames) => assert!(frames > 0, "{}", path.display()),
+                Err(e) => assert!(!e.to_string().contains('\n'), "{}: {e}", path.display()),
+            }
+        }
+        match demuxer(&bytes) {
             Ok(mut d) => loop {
                 match d.next_packet() {
                     Ok(Some(_)) => {}

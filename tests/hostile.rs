@@ -508,3 +508,73 @@ fn a_poster_is_streamed_in_bounded_memory_and_an_interrupt_leaves_nothing() {
     assert!(leftover_parts(d).is_empty(), "{:?}", leftover_parts(d));
     assert!(!out.exists(), "a part of a poster was left as the output");
 }
+
+/// `texture_h264.mp4` with bytes flipped inside its first IDR slice (the container and
+/// the NAL units' lengths left sound, so the damage reaches the decoder).
+fn damaged_slice() -> Vec<u8> {
+    let mut bytes = std::fs::read(data("video/texture_h264.mp4")).expect("clip");
+    // The media box comes first here; its first sample begins right after its header.
+    let mdat = bytes.windows(4).position(|w| w == b"mdat").expect("mdat") + 4;
+    let mut at = mdat;
+    loop {
+        let len = u32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as usize;
+        if bytes[at + 4] & 0x1f == 5 {
+            for k in (at + 4 + len / 4..at + 4 + len * 3 / 4).step_by(11) {
+                bytes[k] ^= 0xa5;
+            }
+            return bytes;
+        }
+        at += 4 + len;
+    }
+}
+
+/// Videos where only OpenH264 decodes (the CPU backend, no ffmpeg on the PATH): a file
+/// cut short, a false one, an empty one, H.264 with its slice data damaged, and streams
+/// OpenH264 does not decode (HEVC, H.264 High 10, VP9) each give one line naming the
+/// problem, exit 2 and write nothing; no panic, no hang.
+#[test]
+fn videos_only_openh264_could_decode_are_refused_in_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let cases = [
+        (data("video/truncated.mp4"), "cannot read its container"),
+        (
+            write(d, "text.mp4", b"a text file, not a video\n"),
+            "cannot read its container",
+        ),
+        (write(d, "empty.mp4", b""), "empty file"),
+        (
+            write(d, "damaged.mp4", &damaged_slice()),
+            "openh264: the stream's data is damaged",
+        ),
+        (
+            data("video/counter_hevc10.mkv"),
+            "HEVC 10-bit needs NVDEC or the ffmpeg program, which is not on the PATH",
+        ),
+        (
+            data("video/high10_h264.mp4"),
+            "H.264 10-bit needs the ffmpeg program, which is not on the PATH",
+        ),
+        (
+            data("video/counter_vp9.webm"),
+            "VP9 needs NVDEC or the ffmpeg program",
+        ),
+    ];
+    let out = d.join("f%03d.png");
+    for (input, needle) in cases {
+        for args in [
+            vec!["apply", s(&input), "-o", s(&out), "--backend", "cpu"],
+            vec!["histogram", s(&input), "--json", "--backend", "cpu"],
+        ] {
+            let r = run_limited(cudalens().env("PATH", "/nonexistent").args(&args), d, LIMIT);
+            r.refused_with(needle);
+            assert!(r
+                .stderr
+                .contains(input.file_name().and_then(|n| n.to_str()).expect("name")));
+            assert!(
+                !d.join("f000.png").exists(),
+                "{args:?}: a frame was written"
+            );
+        }
+    }
+}

@@ -3,7 +3,9 @@
 //! order, in their colours, on H.264 with B-frames, HEVC Main10 and VP9; `apply` writes
 //! numbered frames equal to the CPU filter of each decoded frame, and videos that ffprobe
 //! and the decoder read back. Bad input: one line, exit 2, nothing written, no hang.
-//! Skipped (with a message) where ffmpeg is not installed; CI installs it.
+//! Skipped (with a message) where ffmpeg is not installed; CI installs it. OpenH264 (forced,
+//! ffmpeg or not): ffmpeg's frames, FFmpeg's recorded samples (no ffmpeg needed), exact
+//! seeks, `apply` and `histogram` with no ffmpeg on the PATH, refusals in one line.
 
 mod common;
 
@@ -482,5 +484,291 @@ fn the_shipped_clip_is_the_photo_zoomed() {
     assert!(
         mean < 8.0,
         "the first frame is {mean:.1} levels off the photo"
+    );
+}
+
+/// The H.264 clips OpenH264 is checked on: B-frames (up to a pyramid of 3), BT.601 and
+/// BT.709 signalled, full range, no colour description at 144 and 720 lines, a size not a
+/// multiple of 16, keyframes 6 and 8 apart, and the shipped clip.
+fn h264_clips() -> Vec<PathBuf> {
+    let mut all: Vec<PathBuf> = [
+        "counter_h264.mp4",
+        "odd_size.mp4",
+        "texture_h264.mp4",
+        "gop_h264.mp4",
+        "full_h264.mp4",
+        "hd_h264.mp4",
+    ]
+    .iter()
+    .map(|n| clip(n))
+    .collect();
+    all.push(common::repo_root().join("assets/chelsea.mp4"));
+    all
+}
+
+/// Every frame of `path` as OpenH264 decodes it (whether ffmpeg is here or not).
+fn openh264_frames(path: &Path) -> Vec<image::RgbaImage> {
+    let mut reader = cudalens::video::HostFrames::openh264(path, None).expect("opens");
+    let mut all = Vec::new();
+    while let Some(f) = reader.next_frame().expect("decodes") {
+        all.push(f);
+    }
+    all
+}
+
+/// What sets OpenH264's decode apart from FFmpeg's (and NVDEC's, which the GPU tests find
+/// equal to FFmpeg's): in B-slices OpenH264 deblocks some edges with another strength than
+/// the standard's and predicts a few spatial-direct blocks otherwise, a level or a few off
+/// in a few blocks (its upstream tracker knows the deblocking one). Without B-frames, or
+/// with neither deblocked nor spatially predicted B-slices, it is exact. Clips where that
+/// shows are held to this bound; every other clip to the byte.
+const B_SLICE_DEVIATION: (f64, u8) = (0.005, 8);
+
+/// How far OpenH264's frames of `name` may be from ffmpeg's.
+fn openh264_bound(name: &str) -> (f64, u8) {
+    match name {
+        "texture_h264.mp4" | "chelsea.mp4" => B_SLICE_DEVIATION,
+        _ => (0.0, 0),
+    }
+}
+
+/// Whether `a` is `b` within `bound`, or how far it is not.
+fn within(a: &image::RgbaImage, b: &image::RgbaImage, bound: (f64, u8)) -> Result<(), String> {
+    let (share, level) = deviation(a, b);
+    if share <= bound.0 && level <= bound.1 {
+        return Ok(());
+    }
+    Err(format!(
+        "{:.3} % of pixels differ, by up to {level}",
+        100.0 * share
+    ))
+}
+
+/// The fraction of pixels of `a` and `b` that differ, and the largest difference.
+fn deviation(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, u8) {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let mut worst = 0;
+    let differ = a
+        .pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| {
+            worst = (0..3).fold(worst, |w, c| w.max(p[c].abs_diff(q[c])));
+            p != q
+        })
+        .count();
+    (differ as f64 / f64::from(a.width() * a.height()), worst)
+}
+
+/// OpenH264's frames against ffmpeg's (both readers convert the samples by `video::yuv`,
+/// OpenH264's with the SPS's matrix and range, ffmpeg's with ffprobe's): the same count,
+/// order and pixels, to the byte where OpenH264 decodes exactly.
+#[test]
+fn openh264_gives_ffmpegs_frames() {
+    if !ffmpeg_installed() {
+        return;
+    }
+    for path in h264_clips() {
+        let name = path.file_name().and_then(|n| n.to_str()).expect("name");
+        let bound = openh264_bound(name);
+        let ours = openh264_frames(&path);
+        let theirs = frames(&path);
+        assert_eq!(ours.len(), theirs.len(), "{name}: frames");
+        let (mut off, mut most, mut worst) = (0, 0.0f64, 0);
+        for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            if let Err(e) = within(a, b, bound) {
+                panic!("{name} frame {i}: {e}");
+            }
+            let (share, level) = deviation(a, b);
+            off += usize::from(share > 0.0);
+            most = most.max(share);
+            worst = worst.max(level);
+        }
+        eprintln!(
+            "{name}: {} frames, {off} not equal (at most {:.3} % of a frame's pixels, {worst} levels)",
+            ours.len(),
+            100.0 * most
+        );
+    }
+}
+
+/// OpenH264's samples against FFmpeg's decode as recorded (`ffmpeg_frames.txt`; no ffmpeg
+/// needed), each frame at its own size: equal on every frame of the clips without a
+/// B-slice deviation, on all but the deviating frames of the others (a stream whose size
+/// changes included: its frames come in order at their own sizes).
+#[test]
+fn openh264_decodes_the_samples_ffmpeg_decoded() {
+    use cudalens::video::openh264::OpenH264Reader;
+    let mut checked = 0;
+    for (name, _, depth, want) in common::video::ffmpeg_frames() {
+        let Ok(mut reader) = OpenH264Reader::open(&clip(&name)) else {
+            continue;
+        };
+        let mut got = Vec::new();
+        while let Some(yuv) = reader.next_samples().expect("decodes") {
+            got.push((
+                common::video::planar_adler(&yuv, depth),
+                (yuv.width, yuv.height),
+            ));
+        }
+        assert_eq!(got.len(), want.len(), "{name}: frames");
+        let sizes = |v: &[(u32, (u32, u32))]| v.iter().map(|f| f.1).collect::<Vec<_>>();
+        assert_eq!(sizes(&got), sizes(&want), "{name}: sizes");
+        let differ: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
+        let allowed = match name.as_str() {
+            "texture_h264.mp4" => 1,
+            "sizes_h264.mp4" => 3,
+            _ => 0,
+        };
+        assert!(differ.len() <= allowed, "{name}: frames {differ:?} differ");
+        checked += 1;
+    }
+    // counter_h264, odd_size, texture_h264, gop_h264, sizes_h264.
+    assert_eq!(checked, 5, "H.264 clips checked");
+}
+
+/// A seek gives exactly the frame asked for, then the one after it: keyframes, frames
+/// between (B-frames among them), the last frame; past the end, nothing.
+#[test]
+fn openh264_seeks_to_the_exact_frame() {
+    if !ffmpeg_installed() {
+        return;
+    }
+    // The keyframes-6-apart clip in Matroska too (seeks there go by the demuxer's index).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mkv = dir.path().join("gop_h264.mkv");
+    let remux = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-i"])
+        .args([
+            clip("gop_h264.mp4").as_path(),
+            Path::new("-c"),
+            Path::new("copy"),
+            &mkv,
+        ])
+        .status()
+        .expect("ffmpeg runs");
+    assert!(remux.success());
+    for path in ["gop_h264.mp4", "full_h264.mp4", "texture_h264.mp4"]
+        .iter()
+        .map(|n| clip(n))
+        .chain([mkv])
+    {
+        let name = path.file_name().and_then(|n| n.to_str()).expect("name");
+        let all = frames(&path);
+        let n = all.len() as u64;
+        let bound = openh264_bound(name);
+        let mut reader = cudalens::video::HostFrames::openh264(&path, None).expect("opens");
+        for k in [n - 1, 5, 0, 6, 7, 11, 1, n / 2, n - 2] {
+            reader.seek(k).expect("seeks");
+            let f = reader.next_frame().expect("decodes").expect("a frame");
+            if let Err(e) = within(&f, &all[k as usize], bound) {
+                panic!("{name}: seek to {k}: {e}");
+            }
+            match reader.next_frame().expect("decodes") {
+                Some(next) => {
+                    if let Err(e) = within(&next, &all[k as usize + 1], bound) {
+                        panic!("{name}: after {k}: {e}");
+                    }
+                }
+                None => assert_eq!(k, n - 1, "{name}: nothing after {k}"),
+            }
+        }
+        reader.seek(n).expect("seeks");
+        assert!(reader.next_frame().expect("the end").is_none(), "{name}");
+    }
+}
+
+/// Without ffmpeg on the PATH (and on the CPU backend, so NVDEC does not take it either)
+/// `apply` runs the shipped clip through OpenH264 and says so, each frame the CPU filter of
+/// OpenH264's frame; `histogram` counts every frame of a clip.
+#[test]
+fn apply_and_histogram_decode_by_openh264_without_ffmpeg() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let input = common::repo_root().join("assets/chelsea.mp4");
+    let pattern = d.join("%06d.png");
+    let r = run_limited(
+        cudalens().env("PATH", "/nonexistent").args([
+            "apply",
+            s(&input),
+            "-o",
+            s(&pattern),
+            "--filter",
+            "sobel",
+            "--backend",
+            "cpu",
+        ]),
+        d,
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    assert!(
+        r.stderr.contains("120 frames")
+            && r.stderr.contains(
+                "decoded by openh264 (the CPU backend; the ffmpeg program is not on the PATH)"
+            ),
+        "{r:#?}"
+    );
+    let filter: Filter = "sobel".parse().expect("spec");
+    for (n, frame) in openh264_frames(&input).iter().enumerate() {
+        let got = image::open(d.join(format!("{n:06}.png")))
+            .expect("a frame")
+            .into_rgba8();
+        let want = filter.apply_cpu(frame);
+        assert!(
+            got.pixels()
+                .zip(want.pixels())
+                .all(|(a, b)| a.0[..3] == b.0[..3]),
+            "frame {n}"
+        );
+    }
+    assert!(!d.join("000120.png").exists(), "a frame too many");
+    let r = run_limited(
+        cudalens().env("PATH", "/nonexistent").args([
+            "histogram",
+            s(&clip("counter_h264.mp4")),
+            "--json",
+            "--backend",
+            "cpu",
+        ]),
+        d,
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+    assert_eq!(doc["frames"], 24);
+    for (c, want) in [("r", 115.0), ("g", 140.0), ("b", 128.0)] {
+        let mean = doc["stats"][c]["mean"].as_f64().expect("mean");
+        assert!(
+            (mean - want).abs() <= 3.0,
+            "{c}: mean {mean}, made as {want}"
+        );
+    }
+}
+
+/// What OpenH264 does not decode is refused when it opens, in a line that names the
+/// stream and what would decode it; a describe needs no ffprobe where the Rust demuxer
+/// reads the file.
+#[test]
+fn openh264_refuses_what_it_does_not_decode() {
+    use cudalens::video::HostFrames;
+    for (name, line) in [
+        (
+            "counter_hevc10.mkv",
+            "HEVC 10-bit needs NVDEC or the ffmpeg program",
+        ),
+        ("texture_vp9.webm", "VP9 needs NVDEC or the ffmpeg program"),
+        ("high10_h264.mp4", "H.264 10-bit needs the ffmpeg program"),
+    ] {
+        let e = HostFrames::openh264(&clip(name), None)
+            .err()
+            .expect("refused");
+        let text = e.to_string();
+        assert!(text.contains(name) && text.contains(line), "{text}");
+        assert!(text.contains("not on the PATH (install ffmpeg)") && !text.contains('\n'));
+    }
+    let info = cudalens::video::describe(&clip("high10_h264.mp4")).expect("described");
+    assert_eq!(
+        (info.codec.as_str(), info.pixel_format.as_str()),
+        ("h264", "yuv420p10le")
     );
 }

@@ -70,6 +70,16 @@ sized() { # codec, output, then size:source pairs
 }
 sized h264 sizes_h264.mp4 96x64:testsrc2 64x48:mandelbrot 160x96:testsrc2 96x64:mandelbrot
 sized vp9 sizes_vp9.webm 176x144:testsrc2 128x128:mandelbrot 256x144:testsrc2 176x144:mandelbrot
+# H.264 for OpenH264 against FFmpeg: full range BT.601 with B-frames (a pyramid of 3) and
+# keyframes 8 apart at 150×86; 1280×720 with no colour description (BT.709 by its height).
+ff -f lavfi -i "testsrc2=s=150x86:r=24:d=1" \
+    -vf "scale=out_range=full:out_color_matrix=bt601,format=yuv420p" -c:v libx264 \
+    -preset medium -crf 16 -bf 3 -g 8 -keyint_min 8 -sc_threshold 0 -color_range pc \
+    -colorspace bt470bg -color_primaries bt470bg -color_trc smpte170m full_h264.mp4
+ff -f lavfi -i "testsrc2=s=1280x720:r=24:d=0.25" -c:v libx264 -preset medium -crf 30 -bf 2 \
+    -pix_fmt yuv420p hd_h264.mp4
+# H.264 High 10, which OpenH264 does not decode (a refusal in one line without ffmpeg).
+ff -f lavfi -i "$counter" -frames:v 6 -c:v libx264 -pix_fmt yuv420p10le high10_h264.mp4
 # Turned a quarter by its track matrix (as phones write them).
 ff -i odd_size.mp4 -c copy -metadata:s:v:0 rotate=90 turned.mp4
 # Sound only.

@@ -56,13 +56,15 @@ pub fn run() -> Result<(), CliError> {
     match nvdec {
         Ok(lines) => println!("NVDEC:          {}", lines.join(", ")),
         Err(reason) => {
-            println!("NVDEC:          unavailable ({reason}); videos decode with ffmpeg")
+            println!(
+                "NVDEC:          unavailable ({reason}); videos decode with ffmpeg, else H.264 with OpenH264"
+            )
         }
     }
     match crate::video::ffmpeg_found() {
         Some(version) => println!("videos:         {version}"),
         None => println!(
-            "videos:         no ffmpeg and ffprobe on the PATH (only what NVDEC decodes opens, in apply and histogram; no video output, no playback in the window)"
+            "videos:         no ffmpeg and ffprobe on the PATH (what NVDEC decodes, and 8-bit H.264 by OpenH264, opens; no video output)"
         ),
     }
     println!("CPU threads:    {}", rayon::current_num_threads());

@@ -52,6 +52,15 @@ impl Codec {
             Codec::Vp9 => "vp9",
         }
     }
+
+    /// The codec as people write it ("H.264").
+    pub fn label(self) -> &'static str {
+        match self {
+            Codec::H264 => "H.264",
+            Codec::Hevc => "HEVC",
+            Codec::Vp9 => "VP9",
+        }
+    }
 }
 
 /// Where decoding resumes after [`Demuxer::seek_frame`].
@@ -243,7 +252,7 @@ pub struct Demuxer {
     source: Source,
     framing: NalFraming,
     codec: Codec,
-    /// Bits a sample, as the codec configuration says (8 or 10).
+    /// Bits a sample, as the codec configuration says.
     depth: u8,
     info: VideoInfo,
     path: PathBuf,
@@ -363,9 +372,15 @@ impl Demuxer {
         self.codec
     }
 
-    /// Bits a sample, as the codec configuration says (8 or 10).
+    /// Bits a sample, as the codec configuration says (8 or 10; H.264 8 to 14).
     pub fn bit_depth(&self) -> u8 {
         self.depth
+    }
+
+    /// The parameter sets of the codec configuration (H.264 and HEVC), each with a start
+    /// code; empty for VP9.
+    pub fn parameter_sets(&self) -> &[u8] {
+        &self.framing.parameter_sets
     }
 
     pub fn info(&self) -> &VideoInfo {
@@ -589,6 +604,18 @@ impl Demuxer {
     }
 }
 
+/// Bits a luma sample: an H.264 stream's as its configuration's SPS says (8 where it says
+/// nothing readable), else 10 or 8 by `ten_bit`.
+fn sample_depth(codec: Codec, framing: &NalFraming, ten_bit: bool) -> u8 {
+    match codec {
+        Codec::H264 => super::h264::first_sps(&framing.parameter_sets)
+            .and_then(Result::ok)
+            .map_or(8, |sps| sps.bit_depth_luma),
+        _ if ten_bit => 10,
+        _ => 8,
+    }
+}
+
 /// The sample layout of a 4:2:0 stream of `depth` bits, as ffmpeg names it.
 fn pixel_format(depth: u8) -> String {
     match depth {
@@ -666,7 +693,7 @@ fn open_mp4(
             ))
         }
     };
-    let depth = if ten_bit { 10 } else { 8 };
+    let depth = sample_depth(codec, &framing, ten_bit);
     let (width, height) = (
         side(u64::from(track.width)).ok_or(DemuxError::NoSize)?,
         side(u64::from(track.height)).ok_or(DemuxError::NoSize)?,
@@ -741,7 +768,7 @@ fn open_matroska(
         other => return Err(DemuxError::Codec(other.to_string())),
     };
     let ten_bit = codec == Codec::Hevc && private.get(17).is_some_and(|b| b & 7 != 0);
-    let depth = if ten_bit { 10 } else { 8 };
+    let depth = sample_depth(codec, &framing, ten_bit);
     let video = track.video().ok_or(DemuxError::NoSize)?;
     let (width, height) = (
         side(video.pixel_width().get()).ok_or(DemuxError::NoSize)?,

@@ -38,6 +38,25 @@ pub enum VideoError {
         frame: u64,
         reason: NvdecError,
     },
+    /// Neither NVDEC, ffmpeg nor OpenH264 decodes the stream: what it is, whether NVDEC
+    /// could, and NVDEC's own reason where NVDEC was asked.
+    #[error(
+        "{path}: {what} needs {}the ffmpeg program, which is not on the PATH (install ffmpeg){}",
+        if *.nvdec_could { "NVDEC or " } else { "" },
+        .nvdec.as_ref().map(|r| format!("; NVDEC: {r}")).unwrap_or_default()
+    )]
+    NoDecoder {
+        path: PathBuf,
+        what: String,
+        nvdec_could: bool,
+        nvdec: Option<String>,
+    },
+    #[error("{path}: frame {frame}: openh264: {reason}")]
+    OpenH264 {
+        path: PathBuf,
+        frame: u64,
+        reason: OpenH264Error,
+    },
     #[error("encoding: {0}")]
     Encode(String),
     #[error("{0}")]
@@ -121,6 +140,38 @@ pub enum NvdecError {
     /// The backend is not CUDA: why (the backend's own reason).
     #[error("{0}")]
     NoCuda(String),
+}
+
+/// Why an H.264 sequence parameter set does not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpsError {
+    #[error("not a sequence parameter set")]
+    NotSps,
+    #[error("the SPS ends early")]
+    Short,
+    #[error("an Exp-Golomb code of more than 32 bits in the SPS")]
+    LongCode,
+    #[error("the SPS's {0} is out of range")]
+    Range(&'static str),
+}
+
+/// Why OpenH264 does not start, or stopped decoding a stream.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenH264Error {
+    #[error("the decoder does not start ({0})")]
+    Create(String),
+    #[error("the stream's data is damaged ({0})")]
+    Damaged(String),
+    #[error("an access unit of {0} bytes")]
+    HugeUnit(usize),
+    #[error("a picture of {0}")]
+    Picture(String),
+    #[error(transparent)]
+    Sps(#[from] SpsError),
+    #[error("the stream turns into H.264 {0}, which openh264 does not decode")]
+    Layout(String),
+    #[error("no frame decoded")]
+    NoFrame,
 }
 
 /// A run of `ffmpeg` or `ffprobe` that ended badly: how, and the last thing it said.

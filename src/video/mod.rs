@@ -1,19 +1,25 @@
 //! Videos: decoded on the GPU by NVDEC ([`nvdec`], demuxed in Rust by [`demux`], converted
-//! by [`yuv`]'s arithmetic), or through the `ffmpeg` program when it is on the PATH: what a
-//! file holds ([`describe`], [`probe`]), its frames as RGBA in presentation order
-//! ([`FrameReader`]), and frames encoded into MP4, Matroska or WebM ([`VideoWriter`]). A
-//! file is checked before anything reads it (a regular file, not empty), so a FIFO or a
-//! folder never blocks a decoder.
+//! by [`yuv`]'s arithmetic), else through the `ffmpeg` program when it is on the PATH, else
+//! (H.264 only) by OpenH264 on the CPU ([`openh264`]; [`HostFrames`] picks between the
+//! last two): what a file holds ([`describe`], [`probe`]), its frames as RGBA in
+//! presentation order ([`FrameReader`]), and frames encoded into MP4, Matroska or WebM
+//! ([`VideoWriter`]). A file is checked before anything reads it (a regular file, not
+//! empty), so a FIFO or a folder never blocks a decoder.
 
 pub mod demux;
 mod error;
 mod ffmpeg;
+pub mod h264;
+mod host;
 mod info;
 pub mod nvdec;
+pub mod openh264;
+mod presentation;
 pub mod yuv;
 
-pub use error::{DemuxError, NvdecError, VideoError};
+pub use error::{DemuxError, NvdecError, OpenH264Error, SpsError, VideoError};
 pub use ffmpeg::Container;
+pub use host::{HostDecoder, HostFrames};
 use image::RgbaImage;
 use info::check_input;
 pub use info::{VideoInfo, MAX_VIDEO_SIDE};

@@ -210,7 +210,36 @@ impl Yuv420 {
         })
     }
 
-    /// Eight times the chroma of plane `c` at luma pixel (x, y) (see the module's siting).
+    /// From three 8-bit planes with rows `strides` bytes apart (Y, Cb, Cr), as a software
+    /// decoder keeps them; None where a plane is too short for its rows.
+    pub fn from_strided(
+        planes: [&[u8]; 3],
+        strides: [usize; 3],
+        (width, height): (u32, u32),
+    ) -> Option<Self> {
+        let (cw, ch) = chroma_size(width, height);
+        let plane = |i: usize, (w, h): (u32, u32)| -> Option<Vec<u16>> {
+            let (w, h) = (w as usize, h as usize);
+            let mut out = Vec::with_capacity(w * h);
+            for row in 0..h {
+                let start = row.checked_mul(strides[i])?;
+                let samples = planes[i].get(start..start.checked_add(w)?)?;
+                out.extend(samples.iter().map(|&v| u16::from(v)));
+            }
+            Some(out)
+        };
+        Some(Self {
+            width,
+            height,
+            y: plane(0, (width, height))?,
+            cb: plane(1, (cw, ch))?,
+            cr: plane(2, (cw, ch))?,
+        })
+    }
+
+    /// Eight times the chroma of plane `c` at luma pixel (x, y) (see the module's siting):
+    /// the definition [`Yuv420::to_rgba`] computes a row at a time.
+    #[cfg(test)]
     fn chroma8(&self, c: &[u16], x: u32, y: u32) -> i32 {
         let (cw, ch) = chroma_size(self.width, self.height);
         let at = |cx: u32, cy: u32| i32::from(c[(cy.min(ch - 1) * cw + cx.min(cw - 1)) as usize]);
@@ -230,15 +259,45 @@ impl Yuv420 {
         3 * column(cy) + column(near)
     }
 
-    /// The picture as RGBA8 by `coefficients`.
+    /// The picture as RGBA8 by `coefficients`, rows in parallel. A row's chroma is mixed
+    /// vertically once per chroma column (¾ its own chroma row, ¼ the nearer other), then
+    /// horizontally per pixel: the module's siting, in the same integers.
     pub fn to_rgba(&self, coefficients: &YuvToRgb) -> RgbaImage {
-        RgbaImage::from_fn(self.width, self.height, |x, y| {
-            let luma = i32::from(self.y[(y * self.width + x) as usize]);
-            let cb8 = self.chroma8(&self.cb, x, y);
-            let cr8 = self.chroma8(&self.cr, x, y);
-            let [r, g, b] = coefficients.rgb(luma, cb8, cr8);
-            image::Rgba([r, g, b, 255])
-        })
+        use rayon::prelude::*;
+        let (w, h) = (self.width as usize, self.height as usize);
+        let (cw, ch) = chroma_size(self.width, self.height);
+        let (cw, ch) = (cw as usize, ch as usize);
+        let mut out = vec![0u8; w * h * 4];
+        out.par_chunks_mut((w * 4).max(1))
+            .enumerate()
+            .for_each(|(y, row)| {
+                let cy = y / 2;
+                let near = if y.is_multiple_of(2) {
+                    cy.saturating_sub(1)
+                } else {
+                    (cy + 1).min(ch - 1)
+                };
+                let mix = |c: &[u16]| -> Vec<i32> {
+                    (0..cw)
+                        .map(|x| 3 * i32::from(c[cy * cw + x]) + i32::from(c[near * cw + x]))
+                        .collect()
+                };
+                let (cb, cr) = (mix(&self.cb), mix(&self.cr));
+                let luma = &self.y[y * w..(y + 1) * w];
+                for (x, (px, &l)) in row.chunks_exact_mut(4).zip(luma).enumerate() {
+                    let cx = x / 2;
+                    let at = |v: &[i32]| {
+                        if x.is_multiple_of(2) {
+                            2 * v[cx]
+                        } else {
+                            v[cx] + v[(cx + 1).min(cw - 1)]
+                        }
+                    };
+                    let [r, g, b] = coefficients.rgb(i32::from(l), at(&cb), at(&cr));
+                    px.copy_from_slice(&[r, g, b, 255]);
+                }
+            });
+        RgbaImage::from_raw(self.width, self.height, out).unwrap_or_default()
     }
 }
 
@@ -343,6 +402,34 @@ mod tests {
         assert_eq!(pic.chroma8(&pic.cb, 3, 2), 8 * 200);
     }
 
+    /// The row-at-a-time conversion equals the per-pixel definition, on pictures of odd
+    /// and even sizes with random samples.
+    #[test]
+    fn rows_convert_as_the_pixels_define() {
+        let k = YuvToRgb::new(BT601);
+        let mut seed = 12345u32;
+        let mut sample = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 24) as u16
+        };
+        for (w, h) in [(1, 1), (2, 2), (3, 5), (7, 4), (16, 9), (33, 17)] {
+            let (cw, ch) = chroma_size(w, h);
+            let pic = Yuv420 {
+                width: w,
+                height: h,
+                y: (0..w * h).map(|_| sample()).collect(),
+                cb: (0..cw * ch).map(|_| sample()).collect(),
+                cr: (0..cw * ch).map(|_| sample()).collect(),
+            };
+            let want = RgbaImage::from_fn(w, h, |x, y| {
+                let luma = i32::from(pic.y[(y * w + x) as usize]);
+                let [r, g, b] = k.rgb(luma, pic.chroma8(&pic.cb, x, y), pic.chroma8(&pic.cr, x, y));
+                image::Rgba([r, g, b, 255])
+            });
+            assert!(pic.to_rgba(&k) == want, "{w}×{h}");
+        }
+    }
+
     #[test]
     fn layouts_read_alike() {
         // 2×2 NV12 with a 4-byte pitch, chroma one row below the luma's two.
@@ -358,5 +445,10 @@ mod tests {
         let c = Yuv420::from_semiplanar(&p016, (1, 1), 4, 4, true, 10).expect("p016");
         assert_eq!((c.y[0], c.cb[0], c.cr[0]), (1023, 1, 2));
         assert!(Yuv420::from_planar(&planar[..5], (2, 2), false).is_none());
+        // The same 2×2 picture in rows 3 bytes apart (chroma 2 apart), and planes too short.
+        let luma = [10, 20, 0, 30, 40];
+        let c = Yuv420::from_strided([&luma, &[100], &[200]], [3, 2, 2], (2, 2)).expect("rows");
+        assert_eq!(c, b);
+        assert!(Yuv420::from_strided([&luma[..4], &[100], &[200]], [3, 2, 2], (2, 2)).is_none());
     }
 }

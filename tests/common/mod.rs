@@ -135,3 +135,4 @@ pub fn installed(program: &str, arg: &str) -> bool {
 
 pub mod hostile_files;
 pub mod process;
+pub mod video;

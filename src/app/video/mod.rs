@@ -101,11 +101,7 @@ pub fn video_controls_ui(ui: &mut egui::Ui, player: &mut VideoPlayer) -> Option<
             text.push_str(" · seeking…");
         }
         let decoder = player.decoded_by();
-        let short = match decoder {
-            crate::pipeline::VideoDecoder::Nvdec => "NVDEC",
-            crate::pipeline::VideoDecoder::Ffmpeg(_) => "ffmpeg",
-        };
-        text.push_str(&format!(" · {short}"));
+        text.push_str(&format!(" · {}", decoder.name()));
         ui.label(text)
             .on_hover_text(format!("decoded by {decoder}"));
     });

@@ -3,12 +3,13 @@
 //! frame is due; frames that come too late to be shown are dropped and counted. Seeks and
 //! steps never wait: the decoder thread moves to the exact frame and it shows when it
 //! arrives. On CUDA NVDEC decodes and frames stay on the device;
-//! otherwise (or where NVDEC refuses the file) `ffmpeg` decodes into host memory.
+//! otherwise (or where NVDEC refuses the file) `ffmpeg`, else OpenH264, decodes into host
+//! memory.
 
 use crate::cuda::CudaDevice;
 use crate::pipeline::VideoDecoder;
 use crate::video::nvdec::{DeviceFrame, FramePool, NvdecReader};
-use crate::video::{FrameReader, VideoError, VideoInfo};
+use crate::video::{HostFrames, VideoError, VideoInfo};
 use image::RgbaImage;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{
@@ -71,21 +72,14 @@ trait FrameSource: Send {
     }
 }
 
-/// `ffmpeg` decoding into host memory; a seek starts it again at the frame.
-struct FfmpegFrames {
-    path: PathBuf,
-    info: VideoInfo,
-    reader: FrameReader,
-}
-
-impl FrameSource for FfmpegFrames {
+/// `ffmpeg` (else OpenH264) decoding into host memory.
+impl FrameSource for HostFrames {
     fn next(&mut self) -> Result<Option<FramePixels>, VideoError> {
-        Ok(self.reader.next_frame()?.map(FramePixels::Host))
+        Ok(self.next_frame()?.map(FramePixels::Host))
     }
 
     fn seek(&mut self, index: u64) -> Result<(), VideoError> {
-        self.reader = FrameReader::open_at(&self.path, self.info.clone(), index)?;
-        Ok(())
+        HostFrames::seek(self, index)
     }
 }
 
@@ -110,8 +104,8 @@ impl FrameSource for NvdecFrames {
     }
 }
 
-/// NVDEC on `device` where it takes the file, else `ffmpeg` (with the reason); the
-/// stream's description.
+/// NVDEC on `device` where it takes the file, else `ffmpeg`, else OpenH264 (with the
+/// reason); the stream's description.
 fn open_source(
     path: &Path,
     device: Option<&CudaDevice>,
@@ -123,24 +117,12 @@ fn open_source(
             Err(e) => Some(e),
         },
     };
-    let ffmpeg = crate::video::probe(path).and_then(|info| {
-        let reader = FrameReader::open_at(path, info.clone(), 0)?;
-        Ok((reader, info))
-    });
-    match (ffmpeg, refused) {
-        (Ok((reader, info)), refused) => {
-            let why = refused.map_or_else(|| "no CUDA device frames".into(), |e| e.to_string());
-            let source = FfmpegFrames {
-                path: path.to_path_buf(),
-                info: info.clone(),
-                reader,
-            };
-            Ok((Box::new(source), info, VideoDecoder::Ffmpeg(why)))
-        }
-        // Without ffmpeg, NVDEC's reason is the one that says what is wrong with the file.
-        (Err(VideoError::NoFfmpeg(_)), Some(refused)) => Err(refused),
-        (Err(e), _) => Err(e),
-    }
+    let frames =
+        HostFrames::open(path, None, None).map_err(|e| e.with_nvdec_reason(refused.as_ref()))?;
+    let why = refused.map_or_else(|| "no CUDA device frames".into(), |e| e.to_string());
+    let decoder = VideoDecoder::host(frames.decoder(), why);
+    let info = frames.info().clone();
+    Ok((Box::new(frames), info, decoder))
 }
 
 fn open_nvdec(path: &Path, device: &CudaDevice) -> Result<(NvdecFrames, VideoInfo), VideoError> {
@@ -332,6 +314,30 @@ impl VideoPlayer {
         device: Option<&CudaDevice>,
     ) -> Result<(Self, ShownFrame), VideoError> {
         let (source, info, decoded_by) = open_source(path, device)?;
+        Self::start(path, wake, source, info, decoded_by)
+    }
+
+    /// A player of `frames` whatever else decodes here (tests make OpenH264 run where
+    /// ffmpeg is installed).
+    #[cfg(test)]
+    pub(super) fn open_host(
+        path: &Path,
+        wake: Waker,
+        frames: HostFrames,
+    ) -> Result<(Self, ShownFrame), VideoError> {
+        let info = frames.info().clone();
+        let decoded_by = VideoDecoder::host(frames.decoder(), "a test's choice".into());
+        Self::start(path, wake, Box::new(frames), info, decoded_by)
+    }
+
+    /// Starts the decoder thread on `source` and waits for the first frame.
+    fn start(
+        path: &Path,
+        wake: Waker,
+        source: Box<dyn FrameSource>,
+        info: VideoInfo,
+        decoded_by: VideoDecoder,
+    ) -> Result<(Self, ShownFrame), VideoError> {
         let decoder = Decoder::start(source, wake)?;
         let mut player = Self {
             path: path.to_path_buf(),

@@ -80,6 +80,44 @@ fn poll_until(
     }
 }
 
+/// Steps, seeks (last, middle, first), the ends and a seek past the end on the counter
+/// clip `name` of `count` frames, played by `opened`.
+fn check_seeks_and_steps(name: &str, count: u64, opened: (VideoPlayer, ShownFrame)) {
+    let (mut player, first) = opened;
+    assert_eq!((first.index, frame_number(&first)), (0, 0), "{name}");
+    assert_eq!(player.frame_count(), Some(count), "{name}");
+    for want in [1, 2, 3] {
+        player.step_forward();
+        let f = arrived(&mut player).expect("a frame");
+        assert_eq!((f.index, frame_number(&f)), (want, want), "{name}");
+    }
+    player.step_back().expect("steps back");
+    assert!(player.is_seeking());
+    let back = arrived(&mut player).expect("a frame");
+    assert_eq!((back.index, frame_number(&back)), (2, 2), "{name}");
+    for target in [count - 1, count / 2 + 1, 1, 0] {
+        player.seek(target).expect("seeks");
+        let f = arrived(&mut player).expect("a frame");
+        assert_eq!((f.index, frame_number(&f)), (target, target), "{name}");
+        assert_eq!(player.shown(), target);
+    }
+    // Before the first frame there is none; after the last neither (the end says so).
+    player.step_back().expect("steps back");
+    assert!(!player.is_seeking() && player.shown() == 0);
+    player.seek(count - 1).expect("seeks");
+    arrived(&mut player).expect("the last frame");
+    player.step_forward();
+    assert!(
+        arrived(&mut player).is_none(),
+        "{name}: a frame after the last"
+    );
+    assert_eq!(player.shown(), count - 1);
+    // A seek past the end shows the last frame.
+    player.seek(count + 10).expect("seeks");
+    let last = arrived(&mut player).expect("the last frame");
+    assert_eq!(frame_number(&last), count - 1, "{name}");
+}
+
 #[test]
 fn seeks_and_steps_land_on_the_exact_frame() {
     if !ffmpeg_installed() {
@@ -90,39 +128,20 @@ fn seeks_and_steps_land_on_the_exact_frame() {
         ("counter_hevc10.mkv", 12),
         ("counter_vp9.webm", 12),
     ] {
-        let (mut player, first) = open(&clip(name)).expect("opens");
-        assert_eq!((first.index, frame_number(&first)), (0, 0), "{name}");
-        assert_eq!(player.frame_count(), Some(count), "{name}");
-        for want in [1, 2, 3] {
-            player.step_forward();
-            let f = arrived(&mut player).expect("a frame");
-            assert_eq!((f.index, frame_number(&f)), (want, want), "{name}");
-        }
-        player.step_back().expect("steps back");
-        assert!(player.is_seeking());
-        let back = arrived(&mut player).expect("a frame");
-        assert_eq!((back.index, frame_number(&back)), (2, 2), "{name}");
-        for target in [count - 1, count / 2 + 1, 1, 0] {
-            player.seek(target).expect("seeks");
-            let f = arrived(&mut player).expect("a frame");
-            assert_eq!((f.index, frame_number(&f)), (target, target), "{name}");
-            assert_eq!(player.shown(), target);
-        }
-        // Before the first frame there is none; after the last neither (the end says so).
-        player.step_back().expect("steps back");
-        assert!(!player.is_seeking() && player.shown() == 0);
-        player.seek(count - 1).expect("seeks");
-        arrived(&mut player).expect("the last frame");
-        player.step_forward();
-        assert!(
-            arrived(&mut player).is_none(),
-            "{name}: a frame after the last"
-        );
-        assert_eq!(player.shown(), count - 1);
-        // A seek past the end shows the last frame.
-        player.seek(count + 10).expect("seeks");
-        let last = arrived(&mut player).expect("the last frame");
-        assert_eq!(frame_number(&last), count - 1, "{name}");
+        check_seeks_and_steps(name, count, open(&clip(name)).expect("opens"));
+    }
+}
+
+/// The same through OpenH264, ffmpeg or not: H.264 with B-frames, keyframes first only
+/// and 6 apart (seeks from a keyframe that is not the first).
+#[test]
+fn openh264_seeks_and_steps_land_on_the_exact_frame() {
+    for name in ["counter_h264.mp4", "gop_h264.mp4"] {
+        let frames = crate::video::HostFrames::openh264(&clip(name), None).expect("opens");
+        let opened =
+            VideoPlayer::open_host(&clip(name), std::sync::Arc::new(|| {}), frames).expect("plays");
+        assert_eq!(opened.0.decoded_by().name(), "openh264");
+        check_seeks_and_steps(name, 24, opened);
     }
 }
 

@@ -15,8 +15,9 @@ use crate::pipeline::{
     choose_backend, BackendRequest, BackendStatus, FrameReport, GpuPixelFormat, PipelineError,
 };
 use crate::pixels::PixelImage;
+use crate::video::demux::Demuxer;
 use crate::video::nvdec::NvdecReader;
-use crate::video::{FrameReader, NvdecError, VideoError, VideoFile};
+use crate::video::{HostDecoder, HostFrames, NvdecError, VideoError, VideoFile};
 use image::RgbaImage;
 
 /// A processed image with its report and the backend (and interop path) that made it.
@@ -245,21 +246,60 @@ pub enum VideoDecoder {
     Nvdec,
     /// The `ffmpeg` program, frames uploaded from the host; why NVDEC did not decode.
     Ffmpeg(String),
+    /// OpenH264 on the CPU, frames uploaded from the host; why neither NVDEC nor ffmpeg.
+    OpenH264(String),
+}
+
+impl VideoDecoder {
+    /// The decoder of host frames from `decoder`, NVDEC not decoding for `why`.
+    pub fn host(decoder: HostDecoder, why: String) -> Self {
+        match decoder {
+            HostDecoder::Ffmpeg => VideoDecoder::Ffmpeg(why),
+            HostDecoder::OpenH264 => {
+                VideoDecoder::OpenH264(format!("{why}; the ffmpeg program is not on the PATH"))
+            }
+        }
+    }
+
+    /// The decoder's name alone.
+    pub fn name(&self) -> &'static str {
+        match self {
+            VideoDecoder::Nvdec => "NVDEC",
+            VideoDecoder::Ffmpeg(_) => "ffmpeg",
+            VideoDecoder::OpenH264(_) => "openh264",
+        }
+    }
 }
 
 impl std::fmt::Display for VideoDecoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             VideoDecoder::Nvdec => write!(f, "NVDEC"),
-            VideoDecoder::Ffmpeg(why) => write!(f, "ffmpeg ({why})"),
+            VideoDecoder::Ffmpeg(why) | VideoDecoder::OpenH264(why) => {
+                write!(f, "{} ({why})", self.name())
+            }
         }
     }
+}
+
+/// `video`'s frames in host memory (ffmpeg, else OpenH264; `demuxer` the file's where still
+/// held), NVDEC not decoding for `why`; a refusal carries NVDEC's reason (`nvdec`).
+fn host_frames(
+    video: &VideoFile,
+    demuxer: Option<Demuxer>,
+    why: String,
+    nvdec: Option<&VideoError>,
+) -> Result<(HostFrames, VideoDecoder), VideoError> {
+    let frames = HostFrames::open(&video.path, Some(video.info.clone()), demuxer)
+        .map_err(|e| e.with_nvdec_reason(nvdec))?;
+    let decoder = VideoDecoder::host(frames.decoder(), why);
+    Ok((frames, decoder))
 }
 
 /// Runs `filters` on every frame of `video` and hands each result to `sink` in
 /// presentation order. On CUDA (either interop path) NVDEC decodes each frame straight
 /// into the frame's source (no host copy); otherwise, or where NVDEC cannot take the file,
-/// ffmpeg decodes and frames go through the host as stills do.
+/// ffmpeg (else OpenH264) decodes and frames go through the host as stills do.
 pub fn process_video_headless<E: From<PipelineError> + From<VideoError>>(
     video: &mut VideoFile,
     filters: &[Stage],
@@ -270,23 +310,25 @@ pub fn process_video_headless<E: From<PipelineError> + From<VideoError>>(
     let demuxer = video.take_demuxer();
     let (path, info) = (video.path.as_path(), &video.info);
     let size = (info.width, info.height);
-    let host_frames = |why: String, sink: &mut dyn FnMut(HeadlessOutput) -> Result<(), E>| {
-        let mut reader = FrameReader::open_at(path, info.clone(), 0)?;
+    let on_host = |why: String,
+                   demuxer: Option<Demuxer>,
+                   sink: &mut dyn FnMut(HeadlessOutput) -> Result<(), E>| {
+        let (mut frames, decoder) = host_frames(video, demuxer, why, None)?;
         process_frames_headless(
             size,
             filters,
             request,
             interop,
-            || reader.next_frame().map_err(E::from),
+            || frames.next_frame().map_err(E::from),
             sink,
         )?;
-        Ok(VideoDecoder::Ffmpeg(why))
+        Ok(decoder)
     };
     if request == BackendRequest::Cpu {
-        return host_frames("the CPU backend".into(), &mut sink);
+        return on_host("the CPU backend".into(), demuxer, &mut sink);
     }
     let opened = match choose_backend(request, cuda_headless_gl, |gl| gl.renderer.clone())? {
-        (None, status) => return host_frames(status.reason, &mut sink),
+        (None, status) => return on_host(status.reason, demuxer, &mut sink),
         (Some(gl), _) => gl,
     };
     let gl = &opened.gl;
@@ -306,19 +348,19 @@ pub fn process_video_headless<E: From<PipelineError> + From<VideoError>>(
         Ok(mut reader) => run_nvdec_frames(gl, &mut runner, filters, &mut reader, &mut sink)
             .map(|()| VideoDecoder::Nvdec),
         Err(refused) => {
-            log::info!("{refused}: decoding with ffmpeg");
-            FrameReader::open_at(path, info.clone(), 0)
+            log::info!("{refused}: decoding on the host");
+            host_frames(video, None, refused.to_string(), Some(&refused))
                 .map_err(E::from)
-                .and_then(|mut reader| {
+                .and_then(|(mut frames, decoder)| {
                     run_host_frames(
                         gl,
                         &mut runner,
                         filters,
-                        || reader.next_frame().map_err(E::from),
+                        || frames.next_frame().map_err(E::from),
                         &mut sink,
-                    )
+                    )?;
+                    Ok(decoder)
                 })
-                .map(|()| VideoDecoder::Ffmpeg(refused.to_string()))
         }
     };
     runner.destroy(gl);

@@ -14,9 +14,10 @@ mod ffi;
 
 pub use device_frames::{DeviceFrame, FramePool};
 
-use super::demux::{Codec, Demuxer, SeekStart};
+use super::demux::{Codec, Demuxer, Packet};
 use super::error::{NvdecError, VideoError};
 use super::info::{VideoInfo, MAX_VIDEO_SIDE};
+use super::presentation::{Presentation, Presenting};
 use super::yuv::{Matrix, Yuv420, YuvFormat, YuvToRgb};
 use crate::cuda::{load_function, load_module, ArrayRef, CudaDevice, CudaError, SurfaceObject};
 use cudarc::driver::{
@@ -115,7 +116,7 @@ pub struct DecoderChanges {
 }
 
 /// A picture the parser readied for display.
-enum Shown {
+pub(super) enum Shown {
     /// Still in the decoder's surface `picture_index`.
     Decoded(ffi::ParserDispInfo),
     /// Copied out before the decoder changed for a new stream size.
@@ -132,7 +133,7 @@ impl Shown {
 }
 
 /// A frame's samples in device memory of the reader's own.
-struct HeldFrame {
+pub(super) struct HeldFrame {
     samples: SemiPlanar,
     timestamp: i64,
     buffer: CudaSlice<u8>,
@@ -473,40 +474,7 @@ pub struct NvdecReader {
     path: PathBuf,
     /// The number of the next frame handed out (presentation order).
     frame: u64,
-    /// The end of the stream was sent to the parser.
-    flushed: bool,
-    /// Decoded frames dropped before the one a seek asked for.
-    skip: Skip,
-    /// A frame was shown since the reader opened (a stream with none is an error).
-    shown_any: bool,
-}
-
-/// What [`NvdecReader::seek`] leaves to drop of the frames decoded from its keyframe.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Skip {
-    Nothing,
-    /// Frames shown before this time.
-    Before(i64),
-    /// This many frames.
-    First(u64),
-}
-
-impl Skip {
-    /// Whether a frame shown at `pts` is dropped (counting it when counted).
-    fn drops(&mut self, pts: i64) -> bool {
-        match self {
-            Skip::Nothing => false,
-            Skip::Before(t) if pts < *t => true,
-            Skip::First(n) if *n > 0 => {
-                *n -= 1;
-                true
-            }
-            _ => {
-                *self = Skip::Nothing;
-                false
-            }
-        }
-    }
+    presentation: Presentation,
 }
 
 /// Makes a parser for `codec` whose callbacks write `state`.
@@ -596,9 +564,7 @@ impl NvdecReader {
             kernels,
             path: path.to_path_buf(),
             frame: 0,
-            flushed: false,
-            skip: Skip::Nothing,
-            shown_any: false,
+            presentation: Presentation::default(),
         };
         created.map_err(cuda)?;
         Ok(reader)
@@ -648,7 +614,7 @@ impl NvdecReader {
     }
 
     /// Sends one packet (or the end of the stream) to the parser.
-    fn parse(&mut self, packet: Option<&super::demux::Packet>) -> Result<(), VideoError> {
+    fn parse(&mut self, packet: Option<&Packet>) -> Result<(), VideoError> {
         if self.parser.is_null() {
             return Err(self.failed(CudaError::Missing("NVDEC parser")));
         }
@@ -684,12 +650,9 @@ impl NvdecReader {
         self.destroy_parser();
         self.state.ready.clear();
         self.state.failure = None;
-        self.skip = match self.demux.seek_frame(index)? {
-            SeekStart::Pts(pts) => Skip::Before(pts),
-            SeekStart::Count(n) => Skip::First(n),
-        };
+        let start = self.demux.seek_frame(index)?;
+        self.presentation.seek(start);
         self.frame = index;
-        self.flushed = false;
         self.device.bind().map_err(|e| self.failed(e))?;
         let lib = self.state.lib;
         self.parser =
@@ -710,33 +673,6 @@ impl NvdecReader {
             log::warn!("cuvidDestroyVideoParser failed ({code})");
         }
         self.parser = std::ptr::null_mut();
-    }
-
-    /// The next picture to show, in presentation order (those a seek skips are dropped
-    /// here); None after the last.
-    fn next_shown(&mut self) -> Result<Option<Shown>, VideoError> {
-        loop {
-            if let Some(shown) = self.state.ready.pop_front() {
-                if self.skip.drops(shown.timestamp()) {
-                    continue;
-                }
-                self.shown_any = true;
-                return Ok(Some(shown));
-            }
-            if self.flushed {
-                if !self.shown_any && self.skip == Skip::Nothing {
-                    return Err(self.failed(NvdecError::NoFrame));
-                }
-                return Ok(None);
-            }
-            match self.demux.next_packet()? {
-                Some(packet) => self.parse(Some(&packet))?,
-                None => {
-                    self.parse(None)?;
-                    self.flushed = true;
-                }
-            }
-        }
     }
 
     /// The next frame in presentation order, mapped; None after the last.
@@ -790,6 +726,32 @@ impl NvdecReader {
             index: frame,
             held: None,
         }))
+    }
+}
+
+/// Pictures the parser readied for display, in its display order.
+impl Presenting for NvdecReader {
+    type Frame = Shown;
+
+    fn presentation(&mut self) -> &mut Presentation {
+        &mut self.presentation
+    }
+
+    fn ready(&mut self, _ended: bool) -> Option<(i64, Shown)> {
+        let shown = self.state.ready.pop_front()?;
+        Some((shown.timestamp(), shown))
+    }
+
+    fn packet(&mut self) -> Result<Option<Packet>, VideoError> {
+        self.demux.next_packet()
+    }
+
+    fn send(&mut self, packet: Option<&Packet>) -> Result<(), VideoError> {
+        self.parse(packet)
+    }
+
+    fn no_frame(&self) -> VideoError {
+        self.failed(NvdecError::NoFrame)
     }
 }
 
