@@ -137,12 +137,12 @@ macro_rules! typed_kernel {
     };
 }
 
-/// Whether the typed Sobel and 3×3 median of `layout` slide strips (`slide_window_strip`):
-/// stored texels of at most `TYPED_STRIP_MAX_TEXEL_BYTES` (`SlidesStrips` in
-/// kernels/typed.cuh, the same rule); wider ones run one thread a pixel.
+/// Whether the typed Sobel and 3×3 median of `layout` (a stage's: its channels are the
+/// stored ones, grey 1, else 4) slide strips (`slide_window_strip`): texels of at most
+/// `TYPED_STRIP_MAX_TEXEL_BYTES` (`SlidesStrips` in kernels/typed.cuh, the same rule);
+/// wider ones run one thread a pixel.
 pub fn slides_strips(layout: (SampleType, u8)) -> bool {
-    let stored_channels = if layout.1 == 1 { 1 } else { 4 };
-    layout.0.bytes() * stored_channels <= TYPED_STRIP_MAX_TEXEL_BYTES as usize
+    layout.0.bytes() * usize::from(layout.1) <= TYPED_STRIP_MAX_TEXEL_BYTES as usize
 }
 
 /// Bytes of a typed stage's f32 (or u32) plane of its colour channels.

@@ -285,7 +285,7 @@ fn launch_typed(stage: &mut GpuStage<'_>, radius: u32) -> Result<(), CudaError> 
     let (s, d) = (stage.input.handle(), stage.output.handle());
     let (wi, hi, r) = (w as i32, h as i32, radius as i32);
     if radius <= TYPED_BOX_TILE_RADIUS {
-        let colours = u32::from(stage.layout.1.min(3));
+        let colours = stage.colour_channels() as u32;
         let cfg = LaunchConfig {
             grid_dim: (w.div_ceil(TYPED_BLOCK_X), h.div_ceil(TYPED_BOX_TILE_ROWS), 1),
             block_dim: (TYPED_BLOCK_X, TYPED_BLOCK_Y, 1),

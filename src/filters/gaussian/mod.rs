@@ -189,7 +189,7 @@ pub(super) fn typed_passes(
     let (w, h) = (stage.width, stage.height);
     check_scratch("gauss_rows", stage.scratch.len(), colour_plane_bytes(w, h, stage.layout))?;
     let stride = gauss_rows_stride(radius);
-    let colours = u32::from(stage.layout.1.min(3));
+    let colours = stage.colour_channels() as u32;
     let rows = LaunchConfig {
         grid_dim: (w.div_ceil(32 * CONV_RUN), h.div_ceil(GAUSS_ROWS_WARPS), 1),
         block_dim: (32, GAUSS_ROWS_WARPS, 1),
